@@ -1,0 +1,53 @@
+// Command precedent is the one binary of Precedent: admission webhooks and reconciler (serve), a local
+// control plane (dev), and the offline and cluster front doors of the engine (effective, validate,
+// explain, access, mesh, export). Installed as kubectl-precedent it is also a kubectl plugin.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// exitError carries a process exit status out of a subcommand (validate: 1 for errors, 2 for unreadable input).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// subcommands are registered by the files that define them (one file per subcommand).
+var subcommands []func() *cobra.Command
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "precedent",
+		Short:         "Admission, effective-policy projection and status for Gateway API inherited policies",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	for _, c := range subcommands {
+		root.AddCommand(c())
+	}
+	return root
+}
+
+func main() {
+	err := newRootCmd().Execute()
+	if err == nil {
+		return
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil && ee.err.Error() != "" {
+			fmt.Fprintln(os.Stderr, "error:", ee.err)
+		}
+		os.Exit(ee.code)
+	}
+	fmt.Fprintln(os.Stderr, "error:", err)
+	os.Exit(2)
+}

@@ -1,0 +1,176 @@
+package access
+
+import (
+	"fmt"
+	"slices"
+)
+
+// DefaultWarningLimit is the number of warnings ProjectWrite returns at most when no limit is given.
+const DefaultWarningLimit = 10
+
+// ProjectWrite returns the admission warnings for a write of policy written, given every other
+// AccessPolicy in the cluster (others; an entry with written's namespace/name is the stored version,
+// which the write replaces) and the topology. For a Gateway-level write: the grants of Backend-level
+// policies behind the Gateway that were reachable before the write and are not after it. For a
+// Backend-level write: the grants of written that a Gateway in front of its Backend denies. A grant
+// is a (source, tool) an allow rule lets through; ExternalAuth outcomes are unknown and assumed to
+// allow. Warnings name policies, sources and tools only; they are deduplicated and at most limit
+// (DefaultWarningLimit when limit <= 0), the last one saying how many more there are.
+func ProjectWrite(written Policy, others []Policy, topo *Topology, s Settings, limit int) []string {
+	s = s.withDefaults()
+	pr := projector{allAllow: s.Combine == AllAllow, seen: map[string]bool{}}
+	if topo == nil {
+		topo = &Topology{}
+	}
+	var old *Policy
+	rest := make([]*Policy, 0, len(others))
+	for i := range others {
+		if others[i].Namespace == written.Namespace && others[i].Name == written.Name {
+			old = &others[i]
+			continue
+		}
+		rest = append(rest, &others[i])
+	}
+	if written.Level() == LevelGateway {
+		gateways := targetKeys(&written, GatewayGroup, GatewayKind)
+		if old != nil {
+			gateways = append(gateways, targetKeys(old, GatewayGroup, GatewayKind)...)
+		}
+		slices.Sort(gateways)
+		gateways = slices.Compact(gateways)
+		backends := backendIndex(rest, s)
+		for _, gw := range gateways {
+			before := gatewayPolicies(rest, old, gw)
+			after := gatewayPolicies(rest, &written, gw)
+			pr.gatewayWrite(gw, newLevelCheck(before), newLevelCheck(after), topo.BackendsBehind(gw), backends)
+		}
+	} else {
+		for _, b := range targetKeys(&written, s.BackendGroup, s.BackendKind) {
+			for _, gw := range topo.GatewaysInFront(b) {
+				check := newLevelCheck(gatewayPolicies(rest, nil, gw))
+				pr.grants(gw, &written, check, nil)
+			}
+		}
+	}
+	return capWarnings(pr.warnings, limit)
+}
+
+type projector struct {
+	allAllow bool
+	seen     map[string]bool
+	warnings []string
+}
+
+func (pr *projector) gatewayWrite(gw string, before, after *levelCheck, behind []string, backends map[string][]*Policy) {
+	for _, b := range behind {
+		for _, bp := range backends[b] {
+			pr.grants(gw, bp, after, before)
+		}
+	}
+}
+
+// grants warns about each grant of p that check denies at gateway gw and, when before is given,
+// that before let through.
+func (pr *projector) grants(gw string, p *Policy, check, before *levelCheck) {
+	for i := range p.Rules {
+		r := &p.Rules[i]
+		switch r.Type {
+		case AllTools:
+			if reason, ok := check.reachableAny(r.Source, pr.allAllow); !ok {
+				if _, was := before.reachableAnyOrTrue(r.Source, pr.allAllow); was {
+					pr.add(fmt.Sprintf("all tools granted to %s by %s are denied at gateway %s: %s", r.Source, p.Key(), gw, reason))
+				}
+			}
+		case InlineTools:
+			for _, t := range r.Tools {
+				if reason, ok := check.reachable(r.Source, t, pr.allAllow); !ok {
+					if _, was := before.reachableOrTrue(r.Source, t, pr.allAllow); was {
+						pr.add(fmt.Sprintf("tool `%s` granted to %s by %s is denied at gateway %s: %s", t, r.Source, p.Key(), gw, reason))
+					}
+				}
+			}
+		}
+	}
+}
+
+func (pr *projector) add(w string) {
+	if !pr.seen[w] {
+		pr.seen[w] = true
+		pr.warnings = append(pr.warnings, w)
+	}
+}
+
+func capWarnings(ws []string, limit int) []string {
+	if limit <= 0 {
+		limit = DefaultWarningLimit
+	}
+	if len(ws) <= limit {
+		return ws
+	}
+	if limit == 1 {
+		return []string{fmt.Sprintf("%d grants become unreachable", len(ws))}
+	}
+	more := len(ws) - (limit - 1)
+	return append(ws[:limit-1:limit-1], fmt.Sprintf("and %d more unreachable grants", more))
+}
+
+// targetKeys returns "namespace/name" of p's targets of group/kind.
+func targetKeys(p *Policy, group, kind string) []string {
+	var keys []string
+	for _, t := range p.Targets {
+		if t.Group == group && t.Kind == kind {
+			keys = append(keys, p.Namespace+"/"+t.Name)
+		}
+	}
+	return keys
+}
+
+// gatewayPolicies returns the policies among rest and extra (when not nil) that target gateway gw,
+// in precedence order.
+func gatewayPolicies(rest []*Policy, extra *Policy, gw string) []Policy {
+	var ps []Policy
+	for _, p := range rest {
+		if targetsKey(p, GatewayGroup, GatewayKind, gw) {
+			ps = append(ps, *p)
+		}
+	}
+	if extra != nil && targetsKey(extra, GatewayGroup, GatewayKind, gw) {
+		ps = append(ps, *extra)
+	}
+	SortByPrecedence(ps)
+	return ps
+}
+
+// backendIndex maps each backend "namespace/name" to the policies targeting it, in precedence order.
+func backendIndex(rest []*Policy, s Settings) map[string][]*Policy {
+	idx := map[string][]*Policy{}
+	for _, p := range rest {
+		for _, k := range targetKeys(p, s.BackendGroup, s.BackendKind) {
+			if l := idx[k]; len(l) == 0 || l[len(l)-1] != p {
+				idx[k] = append(l, p)
+			}
+		}
+	}
+	for _, l := range idx {
+		slices.SortStableFunc(l, func(a, b *Policy) int {
+			switch {
+			case before(a, b):
+				return -1
+			case before(b, a):
+				return 1
+			}
+			return 0
+		})
+	}
+	return idx
+}
+
+func targetsKey(p *Policy, group, kind, key string) bool {
+	for _, t := range p.Targets {
+		if t.Group == group && t.Kind == kind && len(key) == len(p.Namespace)+1+len(t.Name) &&
+			key[:len(p.Namespace)] == p.Namespace && key[len(p.Namespace)] == '/' && key[len(p.Namespace)+1:] == t.Name {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,179 @@
+package mesh
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// The managed kinds of the mesh profile.
+const (
+	KindMeshTimeout           = "MeshTimeout"
+	KindMeshTrafficPermission = "MeshTrafficPermission"
+)
+
+// The targetRef kinds of the MADR.
+const (
+	Mesh             = "Mesh"
+	MeshSubset       = "MeshSubset"
+	Service          = "Service"
+	ServiceSubset    = "ServiceSubset"
+	Proxy            = "Proxy"
+	MeshGatewayRoute = "MeshGatewayRoute"
+	HTTPRoute        = "HTTPRoute"
+)
+
+// ServiceTag is the tag that names a Dataplane inbound's (or outbound's) service.
+const ServiceTag = "kuma.io/service"
+
+// Direction says which array of a policy is merged: To (outbounds) or From (inbound sources).
+type Direction int
+
+const (
+	To Direction = iota
+	From
+)
+
+// String returns the field name of the direction's array: "to" or "from".
+func (d Direction) String() string {
+	if d == From {
+		return "from"
+	}
+	return "to"
+}
+
+// TargetRef is the MADR's selector: a kind, and a name and tags when the kind takes them.
+type TargetRef struct {
+	Kind string
+	Name string
+	Tags map[string]string
+}
+
+// Element is one entry of a `to` or `from` array: its targetRef and the configuration fields that
+// sit inline next to it (everything but `targetRef`).
+type Element struct {
+	TargetRef TargetRef
+	Conf      map[string]interface{}
+}
+
+// Policy is the typed view of a MeshTimeout or MeshTrafficPermission.
+type Policy struct {
+	Kind      string
+	Namespace string
+	Name      string
+	TargetRef TargetRef
+	To        []Element
+	From      []Element
+}
+
+// Elements returns the policy's array for the direction.
+func (p *Policy) Elements(d Direction) []Element {
+	if d == From {
+		return p.From
+	}
+	return p.To
+}
+
+// ID is the policy's namespace/name (its name alone when it has no namespace).
+func (p *Policy) ID() string {
+	if p.Namespace == "" {
+		return p.Name
+	}
+	return p.Namespace + "/" + p.Name
+}
+
+// ElementPath is the field path of element i of the direction's array, e.g. "spec.to[1]".
+func ElementPath(d Direction, i int) string {
+	return fmt.Sprintf("spec.%s[%d]", d, i)
+}
+
+// Validate runs the stateless checks of the mesh profile on obj and returns the errors with the
+// exact path of each (`spec.to[1].targetRef.kind: Unsupported value: …`). Malformed input (wrong
+// types, missing fields) yields field errors, never a panic.
+func Validate(obj *unstructured.Unstructured) field.ErrorList {
+	_, errs := Parse(obj)
+	return errs
+}
+
+// Parse returns the typed view of obj and the errors of Validate. The view holds whatever could be
+// read; use it only when the error list is empty.
+func Parse(obj *unstructured.Unstructured) (Policy, field.ErrorList) {
+	p := Policy{Kind: obj.GetKind(), Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	var errs field.ErrorList
+	if _, ok := confSchemas[p.Kind]; !ok {
+		return p, append(errs, field.NotSupported(field.NewPath("kind"), p.Kind, []string{KindMeshTimeout, KindMeshTrafficPermission}))
+	}
+	specPath := field.NewPath("spec")
+	raw, found := obj.Object["spec"]
+	if !found || raw == nil {
+		return p, append(errs, field.Required(specPath, "set spec.targetRef and spec.to or spec.from"))
+	}
+	spec, ok := raw.(map[string]interface{})
+	if !ok {
+		return p, append(errs, field.TypeInvalid(specPath, raw, "must be an object"))
+	}
+	var tr TargetRef
+	tr, errs = parseTargetRef(spec["targetRef"], specPath.Child("targetRef"), topKinds, errs)
+	p.TargetRef = tr
+	listTyped := true
+	for _, d := range []Direction{To, From} {
+		raw, found := spec[d.String()]
+		if !found || raw == nil {
+			continue
+		}
+		path := specPath.Child(d.String())
+		list, ok := raw.([]interface{})
+		if !ok {
+			listTyped = false
+			errs = append(errs, field.TypeInvalid(path, raw, "must be a list"))
+			continue
+		}
+		if d == To && p.Kind == KindMeshTrafficPermission {
+			listTyped = false
+			errs = append(errs, field.Forbidden(path, "MeshTrafficPermission configures inbound traffic only: use spec.from"))
+			continue
+		}
+		elems := make([]Element, 0, len(list))
+		for i, item := range list {
+			var e Element
+			e, errs = parseElement(item, path.Index(i), d, p.Kind, errs)
+			elems = append(elems, e)
+		}
+		if d == To {
+			p.To = elems
+		} else {
+			p.From = elems
+		}
+	}
+	if listTyped && len(p.To)+len(p.From) == 0 {
+		detail := "at least one of spec.to or spec.from must have an element"
+		if p.Kind == KindMeshTrafficPermission {
+			detail = "spec.from must have an element"
+		}
+		errs = append(errs, field.Required(specPath, detail))
+	}
+	errs = unknownFields(spec, specPath, errs, "targetRef", "to", "from")
+	return p, errs
+}
+
+func parseElement(raw interface{}, path *field.Path, d Direction, kind string, errs field.ErrorList) (Element, field.ErrorList) {
+	var e Element
+	m, ok := raw.(map[string]interface{})
+	if !ok {
+		return e, append(errs, field.TypeInvalid(path, raw, "must be an object with a targetRef"))
+	}
+	allowed := toKinds
+	if d == From {
+		allowed = fromKinds
+	}
+	e.TargetRef, errs = parseTargetRef(m["targetRef"], path.Child("targetRef"), allowed, errs)
+	e.Conf = make(map[string]interface{}, len(m))
+	for k, v := range m {
+		if k != "targetRef" {
+			e.Conf[k] = v
+		}
+	}
+	errs = checkConf(e.Conf, path, kind, errs)
+	return e, errs
+}

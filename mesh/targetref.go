@@ -1,0 +1,179 @@
+package mesh
+
+import (
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+var (
+	// topKinds are the kinds a policy's own spec.targetRef may have.
+	topKinds = []string{Mesh, MeshSubset, Service, ServiceSubset, Proxy, MeshGatewayRoute, HTTPRoute}
+	// toKinds are the kinds an element of spec.to may target.
+	toKinds = []string{Mesh, Service, HTTPRoute}
+	// fromKinds are the kinds an element of spec.from may target.
+	fromKinds = []string{Mesh, MeshSubset, Service, ServiceSubset}
+)
+
+// levels ranks the kinds that select a proxy, least to most specific. Route kinds select no proxy.
+var levels = map[string]int{Mesh: 1, MeshSubset: 2, Service: 3, ServiceSubset: 4, Proxy: 5}
+
+func namesRequired(kind string) bool {
+	switch kind {
+	case Service, ServiceSubset, Proxy, MeshGatewayRoute, HTTPRoute:
+		return true
+	}
+	return false
+}
+
+func isSubset(kind string) bool { return kind == MeshSubset || kind == ServiceSubset }
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func parseTargetRef(raw interface{}, path *field.Path, allowed []string, errs field.ErrorList) (TargetRef, field.ErrorList) {
+	var r TargetRef
+	if raw == nil {
+		return r, append(errs, field.Required(path, "set targetRef.kind"))
+	}
+	m, ok := raw.(map[string]interface{})
+	if !ok {
+		return r, append(errs, field.TypeInvalid(path, raw, "must be an object"))
+	}
+	errs = unknownFields(m, path, errs, "kind", "name", "tags")
+	kindPath, namePath, tagsPath := path.Child("kind"), path.Child("name"), path.Child("tags")
+	switch k := m["kind"].(type) {
+	case nil:
+		errs = append(errs, field.Required(kindPath, ""))
+	case string:
+		r.Kind = k
+	default:
+		errs = append(errs, field.TypeInvalid(kindPath, k, "must be a string"))
+	}
+	_, hasName := m["name"]
+	switch n := m["name"].(type) {
+	case nil:
+	case string:
+		r.Name = n
+	default:
+		errs = append(errs, field.TypeInvalid(namePath, n, "must be a string"))
+	}
+	_, hasTags := m["tags"]
+	switch t := m["tags"].(type) {
+	case nil:
+	case map[string]interface{}:
+		r.Tags = make(map[string]string, len(t))
+		for _, k := range sortedKeys(t) {
+			v, ok := t[k].(string)
+			switch {
+			case k == "":
+				errs = append(errs, field.Invalid(tagsPath, k, "tag names must not be empty"))
+			case !ok:
+				errs = append(errs, field.TypeInvalid(tagsPath.Key(k), t[k], "must be a string"))
+			default:
+				r.Tags[k] = v
+			}
+		}
+	default:
+		errs = append(errs, field.TypeInvalid(tagsPath, t, "must be a map of tag names to values"))
+	}
+	if r.Kind == "" {
+		return r, errs
+	}
+	if !contains(allowed, r.Kind) {
+		return r, append(errs, field.NotSupported(kindPath, r.Kind, allowed))
+	}
+	switch {
+	case namesRequired(r.Kind) && r.Name == "" && !hasName:
+		errs = append(errs, field.Required(namePath, "required when kind is "+r.Kind))
+	case namesRequired(r.Kind) && r.Name == "":
+		errs = append(errs, field.Invalid(namePath, r.Name, "must not be empty when kind is "+r.Kind))
+	case !namesRequired(r.Kind) && hasName:
+		errs = append(errs, field.Forbidden(namePath, "must not be set when kind is "+r.Kind))
+	}
+	if hasTags && !isSubset(r.Kind) {
+		errs = append(errs, field.Forbidden(tagsPath, "allowed only when kind is MeshSubset or ServiceSubset"))
+	}
+	return r, errs
+}
+
+func unknownFields(m map[string]interface{}, path *field.Path, errs field.ErrorList, known ...string) field.ErrorList {
+	for _, k := range sortedKeys(m) {
+		if !contains(known, k) {
+			errs = append(errs, field.Forbidden(path.Child(k), "unknown field: supported fields are "+strings.Join(known, ", ")))
+		}
+	}
+	return errs
+}
+
+func sortedKeys(m map[string]interface{}) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// SelectsProxy says whether the top-level targetRef r selects the Dataplane dp: Mesh every proxy,
+// MeshSubset a proxy with an inbound carrying all the tags, Service a proxy with an inbound of that
+// kuma.io/service, ServiceSubset both, Proxy the Dataplane of that name. Route kinds select none.
+func (r *TargetRef) SelectsProxy(dp *Dataplane) bool {
+	switch r.Kind {
+	case Mesh:
+		return true
+	case Proxy:
+		return dp.Name == r.Name
+	case MeshSubset, Service, ServiceSubset:
+		for _, in := range dp.Inbound {
+			if r.selectsTags(in) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Selects says whether the element targetRef r selects the target (an outbound or a source).
+// HTTPRoute and MeshGatewayRoute select no whole service.
+func (r *TargetRef) Selects(t *Selector) bool {
+	if r.Kind == Mesh {
+		return true
+	}
+	tags := t.Tags
+	if t.Service != "" && tags[ServiceTag] != t.Service {
+		tags = t.withService()
+	}
+	return r.selectsTags(tags)
+}
+
+// selectsTags matches the tags of one inbound (or one source, or one outbound).
+func (r *TargetRef) selectsTags(tags map[string]string) bool {
+	switch r.Kind {
+	case Mesh:
+		return true
+	case Service:
+		return tags[ServiceTag] == r.Name
+	case ServiceSubset:
+		return tags[ServiceTag] == r.Name && hasAll(tags, r.Tags)
+	case MeshSubset:
+		return hasAll(tags, r.Tags)
+	}
+	return false
+}
+
+func hasAll(tags, want map[string]string) bool {
+	for k, v := range want {
+		if got, ok := tags[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
+}

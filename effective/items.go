@@ -1,0 +1,111 @@
+package effective
+
+import (
+	"sort"
+
+	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/topology"
+)
+
+// Item is the effective policy of one path as the CLI contract prints it.
+type Item struct {
+	Kind     string                 `json:"kind"`
+	Gateway  string                 `json:"gateway"`
+	Listener string                 `json:"listener"`
+	Route    string                 `json:"route"`
+	Rule     string                 `json:"rule"`
+	Spec     map[string]interface{} `json:"spec"`
+	Sources  map[string]string      `json:"sources"`
+}
+
+// ItemKey is the displayed path of an item: the listener and the rule are shown only when a policy
+// of the path targets that section; paths that differ only in hidden sections share one item (they
+// have the same policies, hence the same effective policy).
+type ItemKey struct {
+	Gateway, Listener, Route, Rule string
+}
+
+// Reached returns the indexes of the paths reached by at least one policy of this view, optionally
+// only those beneath target (nil: all).
+func (s *Snapshot) Reached(target *topology.Target) []int {
+	var candidates []int
+	if target != nil {
+		candidates = s.Graph.PathsFor(*target)
+	} else {
+		candidates = make([]int, len(s.Graph.Paths))
+		for i := range candidates {
+			candidates[i] = i
+		}
+	}
+	var out []int
+	for _, i := range candidates {
+		if len(s.Levels(s.Graph.Paths[i])) > 0 {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// KeyOf returns the displayed key of a path.
+func (s *Snapshot) KeyOf(path topology.Path) ItemKey {
+	k := ItemKey{Gateway: path.Gateway.String()}
+	if path.RouteKind != "" {
+		k.Route = path.Route.String()
+	}
+	for _, lv := range s.Levels(path) {
+		switch lv.Level {
+		case topology.LevelListener:
+			k.Listener = path.Listener
+		case topology.LevelRule:
+			k.Rule = path.Rule
+		}
+	}
+	if path.RouteKind == "" {
+		k.Listener = path.Listener
+	}
+	return k
+}
+
+// Items computes the effective policy of the given paths, one item per displayed key, sorted by
+// gateway, then route, then rule, then listener.
+func (s *Snapshot) Items(paths []int) []Item {
+	seen := map[ItemKey]bool{}
+	var out []Item
+	for _, i := range paths {
+		path := s.Graph.Paths[i]
+		k := s.KeyOf(path)
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, s.ItemFor(k, s.Compute(path)))
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Gateway != b.Gateway {
+			return a.Gateway < b.Gateway
+		}
+		if a.Route != b.Route {
+			return a.Route < b.Route
+		}
+		if a.Rule != b.Rule {
+			return a.Rule < b.Rule
+		}
+		return a.Listener < b.Listener
+	})
+	return out
+}
+
+// ItemFor renders a result.
+func (s *Snapshot) ItemFor(k ItemKey, r Result) Item {
+	rules := make(map[string]interface{}, len(r.Rules))
+	sources := make(map[string]string, len(r.Rules))
+	for id, e := range r.Rules {
+		rules[id] = e.Body
+		sources[id] = e.Source.String()
+	}
+	return Item{
+		Kind: s.Kind.GVK.Kind, Gateway: k.Gateway, Listener: k.Listener, Route: k.Route, Rule: k.Rule,
+		Spec: policy.BareForm(s.Kind, rules), Sources: sources,
+	}
+}

@@ -1,0 +1,121 @@
+package policy
+
+import (
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Profile names a family of policy kinds that share one merge model.
+type Profile string
+
+const (
+	// ProfileDefaultsOverrides is the Kuadrant RFC model: bare rules, or defaults/overrides blocks of
+	// named rules with strategy, when and unset.
+	ProfileDefaultsOverrides Profile = "defaults-overrides"
+	// ProfileGEP713 is the GEP-713 model: default/override configuration objects merged field by field.
+	ProfileGEP713 Profile = "gep713"
+)
+
+// Group is the API group of the shipped policy kinds.
+const Group = "policy.precedent.dev"
+
+// GatewayGroup is the Gateway API group.
+const GatewayGroup = "gateway.networking.k8s.io"
+
+// Kind describes one managed policy kind: where its fields are and which targets it accepts.
+type Kind struct {
+	GVK     schema.GroupVersionKind `json:"gvk"`
+	Profile Profile                 `json:"profile"`
+	// RulesField is the name of the bare rules field (e.g. "rules", "limits"), also used inside the
+	// defaults and overrides blocks. For ProfileGEP713 it is unused.
+	RulesField string `json:"rulesField,omitempty"`
+	// Sections, when set, means the rules field is a map of sections, each a map of named rules;
+	// the rule id is "<section>.<name>". Empty: the rules field is a flat map and the id is the name.
+	Sections []string `json:"sections,omitempty"`
+	// ConditionField is the name of the D/O condition field in a block ("when"), or "" when the kind
+	// has none (Kuadrant's own when is a request-time predicate, not a D/O condition).
+	ConditionField string `json:"conditionField,omitempty"`
+	// TargetKinds are the group/kinds a policy of this kind may target.
+	TargetKinds []schema.GroupKind `json:"targetKinds,omitempty"`
+}
+
+// String is the short name used in messages.
+func (k Kind) String() string { return k.GVK.Kind }
+
+// AllowsTarget reports whether the kind may target group/kind.
+func (k Kind) AllowsTarget(group, kind string) bool {
+	for _, gk := range k.TargetKinds {
+		if gk.Group == group && gk.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// DefaultTargetKinds are the Gateway API kinds inherited policies attach to.
+var DefaultTargetKinds = []schema.GroupKind{
+	{Group: GatewayGroup, Kind: "Gateway"},
+	{Group: GatewayGroup, Kind: "HTTPRoute"},
+	{Group: GatewayGroup, Kind: "GRPCRoute"},
+}
+
+// AuthSections are the rule sections of an AuthPolicy.
+var AuthSections = []string{"authentication", "metadata", "authorization", "response", "callbacks"}
+
+// Builtin returns the shipped kinds.
+func Builtin() []Kind {
+	gv := schema.GroupVersion{Group: Group, Version: "v1alpha1"}
+	return []Kind{
+		{GVK: gv.WithKind("AuthPolicy"), Profile: ProfileDefaultsOverrides, RulesField: "rules", Sections: AuthSections, ConditionField: "when", TargetKinds: DefaultTargetKinds},
+		{GVK: gv.WithKind("RateLimitPolicy"), Profile: ProfileDefaultsOverrides, RulesField: "limits", ConditionField: "when", TargetKinds: DefaultTargetKinds},
+		{GVK: gv.WithKind("TrafficPolicy"), Profile: ProfileGEP713, TargetKinds: DefaultTargetKinds},
+	}
+}
+
+// Registry finds the Kind for an object's group/kind.
+type Registry struct {
+	kinds []Kind
+}
+
+// NewRegistry builds a registry; later kinds with the same group/kind replace earlier ones.
+func NewRegistry(kinds ...Kind) *Registry {
+	r := &Registry{}
+	for _, k := range kinds {
+		r.add(k)
+	}
+	return r
+}
+
+func (r *Registry) add(k Kind) {
+	for i := range r.kinds {
+		if r.kinds[i].GVK.GroupKind() == k.GVK.GroupKind() {
+			r.kinds[i] = k
+			return
+		}
+	}
+	r.kinds = append(r.kinds, k)
+}
+
+// Lookup returns the kind for a group/kind.
+func (r *Registry) Lookup(gk schema.GroupKind) (Kind, bool) {
+	for _, k := range r.kinds {
+		if k.GVK.GroupKind() == gk {
+			return k, true
+		}
+	}
+	return Kind{}, false
+}
+
+// ByName finds a kind by its Kind name (case-insensitive), or by "Kind.group".
+func (r *Registry) ByName(name string) (Kind, bool) {
+	for _, k := range r.kinds {
+		if strings.EqualFold(k.GVK.Kind, name) || strings.EqualFold(k.GVK.Kind+"."+k.GVK.Group, name) {
+			return k, true
+		}
+	}
+	return Kind{}, false
+}
+
+// Kinds lists the registered kinds.
+func (r *Registry) Kinds() []Kind { return append([]Kind(nil), r.kinds...) }

@@ -1,0 +1,355 @@
+package policy
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Strategy of a defaults or overrides block.
+const (
+	StrategyAtomic = "atomic"
+	StrategyMerge  = "merge"
+)
+
+// Ref names a policy.
+type Ref struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+}
+
+func (r Ref) String() string { return r.Namespace + "/" + r.Name }
+
+// TargetRef is a local policy target reference, with an optional section (listener or route rule).
+type TargetRef struct {
+	Group       string
+	Kind        string
+	Name        string
+	SectionName string
+	// HasNamespace is set when the reference carried a namespace field (forbidden for local refs).
+	HasNamespace bool
+	Path         *field.Path
+}
+
+// Block is a set of rules applied as defaults or overrides.
+type Block struct {
+	// Rules maps rule id to the rule body, as written.
+	Rules    map[string]interface{}
+	Strategy string
+	When     string
+	Path     *field.Path
+}
+
+// Policy is the typed view of one policy object.
+type Policy struct {
+	Kind       Kind
+	Ref        Ref
+	Created    time.Time
+	Generation int64
+	Targets    []TargetRef
+	// Bare holds bare rules (atomic defaults); nil when absent.
+	Bare      *Block
+	Defaults  *Block
+	Overrides *Block
+	Unset     []string
+	// UnsetPath is the path of the unset list.
+	UnsetPath *field.Path
+}
+
+// Blocks returns the defaults-side blocks (bare rules count as atomic defaults) and the overrides block.
+func (p *Policy) DefaultsBlock() *Block {
+	if p.Bare != nil {
+		return p.Bare
+	}
+	return p.Defaults
+}
+
+// RuleIDs lists every rule id the policy declares, sorted.
+func (p *Policy) RuleIDs() []string {
+	seen := map[string]bool{}
+	for _, b := range []*Block{p.Bare, p.Defaults, p.Overrides} {
+		if b == nil {
+			continue
+		}
+		for id := range b.Rules {
+			seen[id] = true
+		}
+	}
+	ids := make([]string, 0, len(seen))
+	for id := range seen {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// Less orders policies by precedence: older creationTimestamp first, then namespace/name.
+func Less(a, b *Policy) bool {
+	if !a.Created.Equal(b.Created) {
+		return a.Created.Before(b.Created)
+	}
+	if a.Ref.Namespace != b.Ref.Namespace {
+		return a.Ref.Namespace < b.Ref.Namespace
+	}
+	return a.Ref.Name < b.Ref.Name
+}
+
+var specPath = field.NewPath("spec")
+
+// View decodes obj as a policy of kind k. Structural problems (wrong types, unknown strategies are
+// left to validate) are returned as field errors; the view is still returned with what could be read.
+func View(k Kind, obj *unstructured.Unstructured) (*Policy, field.ErrorList) {
+	p := &Policy{
+		Kind:       k,
+		Ref:        Ref{Namespace: obj.GetNamespace(), Name: obj.GetName()},
+		Created:    obj.GetCreationTimestamp().Time,
+		Generation: obj.GetGeneration(),
+	}
+	var errs field.ErrorList
+	specRaw, ok := obj.Object["spec"]
+	if !ok || specRaw == nil {
+		return p, field.ErrorList{field.Required(specPath, "a policy needs a spec")}
+	}
+	spec, ok := specRaw.(map[string]interface{})
+	if !ok {
+		return p, field.ErrorList{field.Invalid(specPath, typeName(specRaw), "must be an object")}
+	}
+	errs = append(errs, p.readTargets(spec)...)
+	switch k.Profile {
+	case ProfileGEP713:
+		errs = append(errs, p.readGEP713(spec)...)
+	default:
+		errs = append(errs, p.readDefaultsOverrides(spec)...)
+	}
+	return p, errs
+}
+
+func (p *Policy) readTargets(spec map[string]interface{}) field.ErrorList {
+	var errs field.ErrorList
+	if raw, ok := spec["targetRef"]; ok && raw != nil {
+		t, err := readTarget(raw, specPath.Child("targetRef"))
+		if err != nil {
+			return append(errs, err)
+		}
+		p.Targets = append(p.Targets, t)
+	}
+	if raw, ok := spec["targetRefs"]; ok && raw != nil {
+		list, ok := raw.([]interface{})
+		if !ok {
+			return append(errs, field.Invalid(specPath.Child("targetRefs"), typeName(raw), "must be a list"))
+		}
+		for i, item := range list {
+			t, err := readTarget(item, specPath.Child("targetRefs").Index(i))
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			p.Targets = append(p.Targets, t)
+		}
+	}
+	return errs
+}
+
+func readTarget(raw interface{}, path *field.Path) (TargetRef, *field.Error) {
+	m, ok := raw.(map[string]interface{})
+	if !ok {
+		return TargetRef{}, field.Invalid(path, typeName(raw), "must be an object with group, kind and name")
+	}
+	t := TargetRef{Path: path}
+	for key, dst := range map[string]*string{"group": &t.Group, "kind": &t.Kind, "name": &t.Name, "sectionName": &t.SectionName} {
+		v, ok := m[key]
+		if !ok || v == nil {
+			continue
+		}
+		s, ok := v.(string)
+		if !ok {
+			return TargetRef{}, field.Invalid(path.Child(key), typeName(v), "must be a string")
+		}
+		*dst = s
+	}
+	_, t.HasNamespace = m["namespace"]
+	return t, nil
+}
+
+func (p *Policy) readDefaultsOverrides(spec map[string]interface{}) field.ErrorList {
+	var errs field.ErrorList
+	k := p.Kind
+	if raw, ok := spec[k.RulesField]; ok && raw != nil {
+		rules, rerrs := readRules(k, raw, specPath.Child(k.RulesField))
+		errs = append(errs, rerrs...)
+		p.Bare = &Block{Rules: rules, Strategy: StrategyAtomic, Path: specPath}
+	}
+	for _, name := range []string{"defaults", "overrides"} {
+		raw, ok := spec[name]
+		if !ok || raw == nil {
+			continue
+		}
+		b, berrs := readBlock(k, raw, specPath.Child(name))
+		errs = append(errs, berrs...)
+		if b == nil {
+			continue
+		}
+		if name == "defaults" {
+			p.Defaults = b
+		} else {
+			p.Overrides = b
+		}
+	}
+	if raw, ok := spec["unset"]; ok && raw != nil {
+		p.UnsetPath = specPath.Child("unset")
+		list, ok := raw.([]interface{})
+		if !ok {
+			errs = append(errs, field.Invalid(p.UnsetPath, typeName(raw), "must be a list of rule ids"))
+		} else {
+			for i, item := range list {
+				s, ok := item.(string)
+				if !ok {
+					errs = append(errs, field.Invalid(p.UnsetPath.Index(i), typeName(item), "must be a string rule id"))
+					s = ""
+				}
+				p.Unset = append(p.Unset, s)
+			}
+		}
+	}
+	return errs
+}
+
+func readBlock(k Kind, raw interface{}, path *field.Path) (*Block, field.ErrorList) {
+	m, ok := raw.(map[string]interface{})
+	if !ok {
+		return nil, field.ErrorList{field.Invalid(path, typeName(raw), "must be an object")}
+	}
+	var errs field.ErrorList
+	b := &Block{Path: path, Rules: map[string]interface{}{}}
+	if rr, ok := m[k.RulesField]; ok && rr != nil {
+		b.Rules, errs = readRules(k, rr, path.Child(k.RulesField))
+	}
+	if s, ok := m["strategy"]; ok && s != nil {
+		str, ok := s.(string)
+		if !ok {
+			errs = append(errs, field.Invalid(path.Child("strategy"), typeName(s), "must be a string"))
+		}
+		b.Strategy = str
+	}
+	if k.ConditionField != "" {
+		if w, ok := m[k.ConditionField]; ok && w != nil {
+			str, ok := w.(string)
+			if !ok {
+				errs = append(errs, field.Invalid(path.Child(k.ConditionField), typeName(w), "must be a CEL expression string"))
+			}
+			b.When = str
+		}
+	}
+	return b, errs
+}
+
+// readRules flattens a rules field into rule id → body.
+func readRules(k Kind, raw interface{}, path *field.Path) (map[string]interface{}, field.ErrorList) {
+	rules := map[string]interface{}{}
+	m, ok := raw.(map[string]interface{})
+	if !ok {
+		return rules, field.ErrorList{field.Invalid(path, typeName(raw), "must be a map of named rules")}
+	}
+	if len(k.Sections) == 0 {
+		for name, body := range m {
+			rules[name] = body
+		}
+		return rules, nil
+	}
+	var errs field.ErrorList
+	for _, section := range sortedKeys(m) {
+		if !contains(k.Sections, section) {
+			errs = append(errs, field.NotSupported(path.Child(section), section, k.Sections))
+			continue
+		}
+		sm, ok := m[section].(map[string]interface{})
+		if !ok {
+			if m[section] != nil {
+				errs = append(errs, field.Invalid(path.Child(section), typeName(m[section]), "must be a map of named rules"))
+			}
+			continue
+		}
+		for name, body := range sm {
+			rules[section+"."+name] = body
+		}
+	}
+	return rules, errs
+}
+
+// BareForm renders rules (rule id → body) in the bare form of the kind: {"rules": {section: {name: body}}}
+// or {"limits": {name: body}}. For ProfileGEP713 it rebuilds the nested configuration object.
+func BareForm(k Kind, rules map[string]interface{}) map[string]interface{} {
+	if k.Profile == ProfileGEP713 {
+		return Unflatten(rules)
+	}
+	out := map[string]interface{}{}
+	if len(k.Sections) == 0 {
+		for id, body := range rules {
+			out[id] = body
+		}
+		return map[string]interface{}{k.RulesField: out}
+	}
+	for id, body := range rules {
+		section, name, _ := strings.Cut(id, ".")
+		sm, ok := out[section].(map[string]interface{})
+		if !ok {
+			sm = map[string]interface{}{}
+			out[section] = sm
+		}
+		sm[name] = body
+	}
+	return map[string]interface{}{k.RulesField: out}
+}
+
+// ValidRuleID reports whether id is well formed for the kind ("<section>.<name>" or "<name>").
+func ValidRuleID(k Kind, id string) bool {
+	if id == "" {
+		return false
+	}
+	if len(k.Sections) == 0 {
+		return true
+	}
+	section, name, ok := strings.Cut(id, ".")
+	return ok && name != "" && contains(k.Sections, section)
+}
+
+func typeName(v interface{}) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case int64, int, int32, float64:
+		return "number"
+	case []interface{}:
+		return "list"
+	case map[string]interface{}:
+		return "object"
+	default:
+		return fmt.Sprintf("%T", v)
+	}
+}
+
+func sortedKeys(m map[string]interface{}) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,6 @@
+// Package topology is the Gateway API graph that policies attach to: GatewayClass → Gateway →
+// Listener → HTTPRoute/GRPCRoute → route rule. Attachment is computed from parentRefs and
+// allowedRoutes (never from another controller's status), and an index maps every possible policy
+// target to the paths beneath it, so projecting one policy write touches only the paths it reaches.
+// It takes typed Gateway API objects and does no I/O.
+package topology

@@ -1,0 +1,343 @@
+package topology
+
+import (
+	"fmt"
+	"sort"
+
+	"k8s.io/apimachinery/pkg/labels"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// Group is the Gateway API group.
+const Group = "gateway.networking.k8s.io"
+
+// Level of the hierarchy, least to most specific.
+type Level int
+
+const (
+	LevelGatewayClass Level = iota
+	LevelGateway
+	LevelListener
+	LevelRoute
+	LevelRule
+)
+
+func (l Level) String() string {
+	return [...]string{"gatewayclass", "gateway", "listener", "route", "rule"}[l]
+}
+
+// Key is a namespaced name.
+type Key struct {
+	Namespace string
+	Name      string
+}
+
+func (k Key) String() string {
+	if k.Namespace == "" {
+		return k.Name
+	}
+	return k.Namespace + "/" + k.Name
+}
+
+// Target identifies something a policy can target (kind is HTTPRoute, GRPCRoute, Gateway or
+// GatewayClass, all of the Gateway API group); Section is a listener or route rule name.
+type Target struct {
+	Kind      string
+	Namespace string
+	Name      string
+	Section   string
+}
+
+func (t Target) String() string {
+	s := t.Kind + " " + Key{t.Namespace, t.Name}.String()
+	if t.Section != "" {
+		s += "#" + t.Section
+	}
+	return s
+}
+
+// Path is one (gateway, listener, route, rule) through the graph; Route and Rule are empty for a
+// listener that no route attaches to.
+type Path struct {
+	Class     string
+	Gateway   Key
+	Listener  string
+	RouteKind string
+	Route     Key
+	Rule      string
+}
+
+// Targets lists what a policy may target to reach this path, least specific first, with its level.
+func (p Path) Targets() []LeveledTarget {
+	out := []LeveledTarget{
+		{LevelGatewayClass, Target{Kind: "GatewayClass", Name: p.Class}},
+		{LevelGateway, Target{Kind: "Gateway", Namespace: p.Gateway.Namespace, Name: p.Gateway.Name}},
+		{LevelListener, Target{Kind: "Gateway", Namespace: p.Gateway.Namespace, Name: p.Gateway.Name, Section: p.Listener}},
+	}
+	if p.RouteKind != "" {
+		out = append(out,
+			LeveledTarget{LevelRoute, Target{Kind: p.RouteKind, Namespace: p.Route.Namespace, Name: p.Route.Name}},
+			LeveledTarget{LevelRule, Target{Kind: p.RouteKind, Namespace: p.Route.Namespace, Name: p.Route.Name, Section: p.Rule}})
+	}
+	return out
+}
+
+// LeveledTarget is a target and its level in the hierarchy.
+type LeveledTarget struct {
+	Level  Level
+	Target Target
+}
+
+// Route is an HTTPRoute or GRPCRoute as far as attachment goes.
+type Route struct {
+	Kind    string
+	Key     Key
+	Parents []gwv1.ParentReference
+	// Rules are the rule names, in order; unnamed rules get "rule-<index>" and are listed in Unnamed.
+	Rules   []string
+	Unnamed []string
+}
+
+// Input is what the graph is built from.
+type Input struct {
+	GatewayClasses []gwv1.GatewayClass
+	Gateways       []gwv1.Gateway
+	HTTPRoutes     []gwv1.HTTPRoute
+	GRPCRoutes     []gwv1.GRPCRoute
+	// NamespaceLabels holds the labels of known namespaces, for allowedRoutes selectors.
+	NamespaceLabels map[string]map[string]string
+}
+
+// Graph is the built topology with its indexes.
+type Graph struct {
+	Paths    []Path
+	Gateways map[Key]*gwv1.Gateway
+	Routes   map[Target]*Route // keyed by Kind/Namespace/Name (no section)
+	// Unattached lists routes attached to no Gateway listener.
+	Unattached []Target
+	byTarget   map[Target][]int
+}
+
+// Build computes the paths and indexes. Inputs are not modified.
+func Build(in Input) *Graph {
+	g := &Graph{
+		Gateways: map[Key]*gwv1.Gateway{},
+		Routes:   map[Target]*Route{},
+		byTarget: map[Target][]int{},
+	}
+	for i := range in.Gateways {
+		gw := &in.Gateways[i]
+		g.Gateways[Key{gw.Namespace, gw.Name}] = gw
+	}
+	var routes []*Route
+	for i := range in.HTTPRoutes {
+		r := &in.HTTPRoutes[i]
+		names := make([]*gwv1.SectionName, len(r.Spec.Rules))
+		for j := range r.Spec.Rules {
+			names[j] = r.Spec.Rules[j].Name
+		}
+		routes = append(routes, newRoute("HTTPRoute", r.Namespace, r.Name, r.Spec.ParentRefs, names))
+	}
+	for i := range in.GRPCRoutes {
+		r := &in.GRPCRoutes[i]
+		names := make([]*gwv1.SectionName, len(r.Spec.Rules))
+		for j := range r.Spec.Rules {
+			names[j] = r.Spec.Rules[j].Name
+		}
+		routes = append(routes, newRoute("GRPCRoute", r.Namespace, r.Name, r.Spec.ParentRefs, names))
+	}
+	sort.Slice(routes, func(i, j int) bool { return routeLess(routes[i], routes[j]) })
+
+	attached := map[Key]map[string]bool{} // gateway → listeners with routes
+	for _, r := range routes {
+		rt := Target{Kind: r.Kind, Namespace: r.Key.Namespace, Name: r.Key.Name}
+		g.Routes[rt] = r
+		any := false
+		for _, pr := range r.Parents {
+			gw, listeners := g.parentListeners(r, pr, in.NamespaceLabels)
+			for _, l := range listeners {
+				any = true
+				if attached[gw] == nil {
+					attached[gw] = map[string]bool{}
+				}
+				attached[gw][l] = true
+				for _, rule := range r.Rules {
+					g.add(Path{Class: string(g.Gateways[gw].Spec.GatewayClassName), Gateway: gw, Listener: l, RouteKind: r.Kind, Route: r.Key, Rule: rule})
+				}
+			}
+		}
+		if !any {
+			g.Unattached = append(g.Unattached, rt)
+		}
+	}
+	// Listeners without routes still have an effective policy of their own.
+	keys := make([]Key, 0, len(g.Gateways))
+	for k := range g.Gateways {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+	for _, k := range keys {
+		gw := g.Gateways[k]
+		for _, l := range gw.Spec.Listeners {
+			if !attached[k][string(l.Name)] {
+				g.add(Path{Class: string(gw.Spec.GatewayClassName), Gateway: k, Listener: string(l.Name)})
+			}
+		}
+	}
+	// Routes with no paths still exist as targets (no paths beneath them).
+	for t := range g.Routes {
+		if _, ok := g.byTarget[t]; !ok {
+			g.byTarget[t] = nil
+		}
+	}
+	for k, gw := range g.Gateways {
+		t := Target{Kind: "Gateway", Namespace: k.Namespace, Name: k.Name}
+		if _, ok := g.byTarget[t]; !ok {
+			g.byTarget[t] = nil
+		}
+		for _, l := range gw.Spec.Listeners {
+			lt := t
+			lt.Section = string(l.Name)
+			if _, ok := g.byTarget[lt]; !ok {
+				g.byTarget[lt] = nil
+			}
+		}
+	}
+	for _, gc := range in.GatewayClasses {
+		t := Target{Kind: "GatewayClass", Name: gc.Name}
+		if _, ok := g.byTarget[t]; !ok {
+			g.byTarget[t] = nil
+		}
+	}
+	return g
+}
+
+func newRoute(kind, ns, name string, parents []gwv1.ParentReference, ruleNames []*gwv1.SectionName) *Route {
+	r := &Route{Kind: kind, Key: Key{ns, name}, Parents: parents}
+	for i, n := range ruleNames {
+		if n != nil && *n != "" {
+			r.Rules = append(r.Rules, string(*n))
+			continue
+		}
+		// Unnamed rules get a stable name from their index.
+		gen := fmt.Sprintf("rule-%d", i)
+		r.Rules = append(r.Rules, gen)
+		r.Unnamed = append(r.Unnamed, gen)
+	}
+	if len(r.Rules) == 0 {
+		r.Rules = []string{"rule-0"}
+		r.Unnamed = []string{"rule-0"}
+	}
+	return r
+}
+
+func routeLess(a, b *Route) bool {
+	if a.Key != b.Key {
+		return a.Key.String() < b.Key.String()
+	}
+	return a.Kind < b.Kind
+}
+
+func (g *Graph) add(p Path) {
+	i := len(g.Paths)
+	g.Paths = append(g.Paths, p)
+	for _, lt := range p.Targets() {
+		g.byTarget[lt.Target] = append(g.byTarget[lt.Target], i)
+	}
+}
+
+// parentListeners resolves one parentRef of a route to the listeners it attaches to.
+func (g *Graph) parentListeners(r *Route, pr gwv1.ParentReference, nsLabels map[string]map[string]string) (Key, []string) {
+	if pr.Group != nil && string(*pr.Group) != Group {
+		return Key{}, nil
+	}
+	if pr.Kind != nil && string(*pr.Kind) != "Gateway" {
+		return Key{}, nil
+	}
+	ns := r.Key.Namespace
+	if pr.Namespace != nil && *pr.Namespace != "" {
+		ns = string(*pr.Namespace)
+	}
+	key := Key{ns, string(pr.Name)}
+	gw, ok := g.Gateways[key]
+	if !ok {
+		return key, nil
+	}
+	var out []string
+	for _, l := range gw.Spec.Listeners {
+		if pr.SectionName != nil && *pr.SectionName != "" && *pr.SectionName != l.Name {
+			continue
+		}
+		if pr.Port != nil && *pr.Port != l.Port {
+			continue
+		}
+		if !allowsKind(l, r.Kind) || !allowsNamespace(l, gw.Namespace, r.Key.Namespace, nsLabels) {
+			continue
+		}
+		out = append(out, string(l.Name))
+	}
+	return key, out
+}
+
+func allowsKind(l gwv1.Listener, kind string) bool {
+	if l.AllowedRoutes != nil && len(l.AllowedRoutes.Kinds) > 0 {
+		for _, k := range l.AllowedRoutes.Kinds {
+			if (k.Group == nil || string(*k.Group) == Group) && string(k.Kind) == kind {
+				return true
+			}
+		}
+		return false
+	}
+	switch l.Protocol {
+	case gwv1.HTTPProtocolType, gwv1.HTTPSProtocolType, "":
+		return kind == "HTTPRoute" || kind == "GRPCRoute"
+	}
+	return false
+}
+
+func allowsNamespace(l gwv1.Listener, gwNS, routeNS string, nsLabels map[string]map[string]string) bool {
+	from := gwv1.NamespacesFromSame
+	var sel *metav1.LabelSelector
+	if l.AllowedRoutes != nil && l.AllowedRoutes.Namespaces != nil {
+		if l.AllowedRoutes.Namespaces.From != nil {
+			from = *l.AllowedRoutes.Namespaces.From
+		}
+		sel = l.AllowedRoutes.Namespaces.Selector
+	}
+	switch from {
+	case gwv1.NamespacesFromAll:
+		return true
+	case gwv1.NamespacesFromSelector:
+		if sel == nil {
+			return false
+		}
+		s, err := metav1.LabelSelectorAsSelector(sel)
+		if err != nil {
+			return false
+		}
+		return s.Matches(labels.Set(nsLabels[routeNS]))
+	default:
+		return gwNS == routeNS
+	}
+}
+
+// PathsFor returns the indexes of the paths beneath a target (nil when it reaches none).
+func (g *Graph) PathsFor(t Target) []int { return g.byTarget[t] }
+
+// Exists reports whether a target is a known object (or a known listener / route rule).
+func (g *Graph) Exists(t Target) bool {
+	if _, ok := g.byTarget[t]; ok {
+		return true
+	}
+	if t.Section != "" && (t.Kind == "HTTPRoute" || t.Kind == "GRPCRoute") {
+		if r, ok := g.Routes[Target{Kind: t.Kind, Namespace: t.Namespace, Name: t.Name}]; ok {
+			for _, n := range r.Rules {
+				if n == t.Section {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}

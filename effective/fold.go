@@ -19,11 +19,11 @@ type Result struct {
 
 // folder holds the state of one fold.
 type folder struct {
-	kind    policy.Kind
-	cond    *cel.Evaluator
-	ep      map[string]Entry
-	unset   map[string]policy.Ref // rule id → the most specific policy that unsets it
-	events  []Event
+	kind   policy.Kind
+	cond   *cel.Evaluator
+	ep     map[string]Entry
+	unset  map[string]policy.Ref // rule id → the most specific policy that unsets it
+	events []Event
 }
 
 // Fold computes the effective policy from levels ordered most specific first.

@@ -1,0 +1,42 @@
+package access
+
+import (
+	"fmt"
+	"testing"
+)
+
+// BenchmarkEvaluate: one request through a Gateway and a Backend with 50 policies each. The tool is
+// allowed only by the newest policy of each level, so every policy whose source matches is consulted.
+func BenchmarkEvaluate(b *testing.B) {
+	gw, _, _ := generate(50, 0)
+	var be []Policy
+	for i := 0; i < 50; i++ {
+		be = append(be, policy(fmt.Sprintf("team/be-policy-%03d", i), at(i), beRef("mcp"),
+			inline("agents", sa(fmt.Sprintf("agents-%d/agent", i%5)), "search", fmt.Sprintf("tool-%d", i)),
+			inline("admins", sa("ops/admin"), "delete"),
+		))
+	}
+	req := Request{Source: sa("agents-4/agent"), Tool: "tool-49"}
+	for _, combine := range []string{AnyAllow, AllAllow} {
+		s := withCombine(combine)
+		b.Run(combine, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				Evaluate(req, gw, be, s)
+			}
+		})
+	}
+}
+
+// BenchmarkProjectGatewayWrite: a Gateway-level write with 1,000 Backends (and their policies)
+// behind the Gateway, which already has 5 policies.
+func BenchmarkProjectGatewayWrite(b *testing.B) {
+	gw, be, topo := generate(5, 1000)
+	others := append(gw, be...)
+	written := policy("gw/lockdown", at(5000), gwRef("edge"), inline("agents", sa("agents-0/agent"), "search"))
+	s := DefaultSettings()
+	b.ReportAllocs()
+	for b.Loop() {
+		ProjectWrite(written, others, &topo, s, 0)
+	}
+}

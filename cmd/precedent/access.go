@@ -1,0 +1,188 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/precedent-dev/precedent/access"
+	"github.com/precedent-dev/precedent/manifest"
+)
+
+func init() { subcommands = append(subcommands, newAccessCmd) }
+
+type accessOptions struct {
+	files        []string
+	gateway      string
+	backend      string
+	source       string
+	tool         string
+	externalAuth []string
+	combine      string
+	output       string
+}
+
+func newAccessCmd() *cobra.Command {
+	o := accessOptions{combine: access.AnyAllow, output: "json"}
+	cmd := &cobra.Command{
+		Use:   "access -f PATH --gateway NS/NAME --backend NS/NAME --source serviceaccount:NS/NAME|spiffe:URI --tool NAME",
+		Short: "Decide one tool call through a Gateway to a Backend from the AccessPolicies in files",
+		Long: `Evaluates the AccessPolicies of the files for one request: the policies targeting the Gateway,
+then those targeting the Backend, each level in precedence order (older creationTimestamp, then
+namespace/name). ExternalAuth outcomes cannot be known offline: give them with --external-auth,
+otherwise they are assumed to allow and the trace says "assumed". Prints the decision, where a denial
+happened, and a trace of every rule consulted. Exit status 1 if a policy is invalid, 2 if a file
+cannot be read.`,
+		Example: `  precedent access -f config/samples/access --gateway prod/prod-gateway --backend prod/payment-service \
+    --source serviceaccount:prod/payment-agent --tool get_payment \
+    --external-auth prod/gateway-policy-audit=allow -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return o.run(cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVarP(&o.files, "filename", "f", nil, "file or folder of manifests (repeatable)")
+	f.StringVar(&o.gateway, "gateway", "", "the Gateway the request goes through, NAMESPACE/NAME")
+	f.StringVar(&o.backend, "backend", "", "the Backend the request goes to, NAMESPACE/NAME")
+	f.StringVar(&o.source, "source", "", "who calls: serviceaccount:NAMESPACE/NAME or spiffe:spiffe://TRUST-DOMAIN/PATH")
+	f.StringVar(&o.tool, "tool", "", "the tool called")
+	f.StringArrayVar(&o.externalAuth, "external-auth", nil, "outcome of a policy's ExternalAuth rule, NAMESPACE/NAME=allow|deny (repeatable)")
+	f.StringVar(&o.combine, "combine", o.combine, "how the allow rules of a level combine: anyAllow or allAllow")
+	f.StringVarP(&o.output, "output", "o", o.output, "output format: json")
+	for _, name := range []string{"filename", "gateway", "backend", "source", "tool"} {
+		_ = cmd.MarkFlagRequired(name)
+	}
+	return cmd
+}
+
+func (o *accessOptions) run(stdout, stderr io.Writer) error {
+	if o.output != "json" {
+		return fmt.Errorf("output format %q is not supported: use -o json", o.output)
+	}
+	s := access.DefaultSettings()
+	s.Combine = o.combine
+	if err := s.Validate(); err != nil {
+		return err
+	}
+	gwNS, gwName, err := splitKey("--gateway", o.gateway)
+	if err != nil {
+		return err
+	}
+	beNS, beName, err := splitKey("--backend", o.backend)
+	if err != nil {
+		return err
+	}
+	source, err := access.ParsePrincipal(o.source)
+	if err != nil {
+		return err
+	}
+	if o.tool == "" {
+		return errors.New("--tool is empty: name the tool called")
+	}
+	outcomes, err := parseOutcomes(o.externalAuth)
+	if err != nil {
+		return err
+	}
+
+	objs, err := manifest.Read(o.files...)
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	var policies []access.Policy
+	var others []*unstructured.Unstructured
+	invalid := false
+	for _, obj := range objs {
+		if obj.GetNamespace() == "" {
+			obj.SetNamespace("default")
+		}
+		if !access.IsPolicy(obj.GroupVersionKind().GroupKind()) {
+			others = append(others, obj.Unstructured)
+			continue
+		}
+		p, errs := access.Parse(obj.Unstructured, s)
+		for _, e := range errs {
+			fmt.Fprintf(stderr, "%s %s/%s: %s\n", obj.GetKind(), obj.GetNamespace(), obj.GetName(), e.Error())
+			invalid = true
+		}
+		policies = append(policies, p)
+	}
+	if invalid {
+		return &exitError{code: 1, err: errors.New("")}
+	}
+
+	topo, err := access.NewTopology(others, s)
+	if err != nil {
+		for _, line := range strings.Split(err.Error(), "\n") {
+			fmt.Fprintf(stderr, "Warning: %s: ignored\n", line)
+		}
+	}
+	gw, be := gwNS+"/"+gwName, beNS+"/"+beName
+	if !slices.Contains(topo.GatewaysInFront(be), gw) {
+		fmt.Fprintf(stderr, "Warning: no HTTPRoute in the files sends traffic from gateway %s to backend %s\n", gw, be)
+	}
+	var gatewayPolicies, backendPolicies []access.Policy
+	known := map[string]bool{}
+	for _, p := range policies {
+		known[p.Key()] = true
+		if p.TargetsObject(access.GatewayGroup, access.GatewayKind, gwNS, gwName) {
+			gatewayPolicies = append(gatewayPolicies, p)
+		}
+		if p.TargetsObject(s.BackendGroup, s.BackendKind, beNS, beName) {
+			backendPolicies = append(backendPolicies, p)
+		}
+	}
+	for _, k := range sortedKeys(outcomes) {
+		if !known[k] {
+			fmt.Fprintf(stderr, "Warning: --external-auth %s: no such policy in the files\n", k)
+		}
+	}
+
+	d := access.Evaluate(access.Request{Source: source, Tool: o.tool, ExternalAuth: outcomes}, gatewayPolicies, backendPolicies, s)
+	out, err := json.MarshalIndent(d, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding the decision: %w", err)
+	}
+	_, err = fmt.Fprintf(stdout, "%s\n", out)
+	return err
+}
+
+func splitKey(flag, v string) (string, string, error) {
+	ns, name, ok := strings.Cut(v, "/")
+	if !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+		return "", "", fmt.Errorf("%s %q: write it as NAMESPACE/NAME", flag, v)
+	}
+	return ns, name, nil
+}
+
+func parseOutcomes(flags []string) (map[string]access.Outcome, error) {
+	out := make(map[string]access.Outcome, len(flags))
+	for _, f := range flags {
+		key, v, ok := strings.Cut(f, "=")
+		if _, _, err := splitKey("--external-auth", key); !ok || err != nil {
+			return nil, fmt.Errorf("--external-auth %q: write it as NAMESPACE/NAME=allow or NAMESPACE/NAME=deny", f)
+		}
+		switch o := access.Outcome(v); o {
+		case access.Allow, access.Deny:
+			out[key] = o
+		default:
+			return nil, fmt.Errorf("--external-auth %q: the outcome must be allow or deny", f)
+		}
+	}
+	return out, nil
+}
+
+func sortedKeys(m map[string]access.Outcome) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -17,9 +17,11 @@ var t0 = time.Date(2026, 4, 1, 10, 0, 0, 0, time.UTC)
 // at returns t0 plus n minutes: T1 < T2 as at(1) < at(2).
 func at(n int) time.Time { return t0.Add(time.Duration(n) * time.Minute) }
 
-func sa(key string) Principal     { return Principal{ServiceAccount: key} }
-func spiffe(id string) Principal  { return Principal{SPIFFE: id} }
-func gwRef(name string) TargetRef { return TargetRef{Group: GatewayGroup, Kind: GatewayKind, Name: name} }
+func sa(key string) Principal    { return Principal{ServiceAccount: key} }
+func spiffe(id string) Principal { return Principal{SPIFFE: id} }
+func gwRef(name string) TargetRef {
+	return TargetRef{Group: GatewayGroup, Kind: GatewayKind, Name: name}
+}
 func beRef(name string) TargetRef {
 	return TargetRef{Group: DefaultBackendGroup, Kind: DefaultBackendKind, Name: name}
 }

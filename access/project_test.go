@@ -75,7 +75,7 @@ func TestProjectWrite(t *testing.T) {
 		others:  []Policy{policy("shop/mesh", at(1), beRef("mcp"), inline("id", spiffe("spiffe://example.org/agent"), "x"))},
 		want:    []string{"tool `x` granted to spiffe://example.org/agent by shop/mesh is denied at gateway shop/gw: no gateway rule allows it"},
 	}, {
-		name: "a backend policy on two backends behind the gateway is warned about once",
+		name:    "a backend policy on two backends behind the gateway is warned about once",
 		written: policy("shop/gw-pol", at(9), gwRef("gw"), inline("agent", agent, "x")),
 		others: []Policy{{Namespace: "shop", Name: "both", Targets: []TargetRef{beRef("mcp"), beRef("mcp2")},
 			Rules: []Rule{inline("agent", agent, "y")}}},

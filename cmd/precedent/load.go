@@ -1,0 +1,75 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/precedent-dev/precedent/cel"
+	"github.com/precedent-dev/precedent/config"
+	"github.com/precedent-dev/precedent/effective"
+	"github.com/precedent-dev/precedent/inventory"
+	"github.com/precedent-dev/precedent/manifest"
+	"github.com/precedent-dev/precedent/mutate"
+	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/topology"
+)
+
+// offline is the input of an offline command: the objects of the files, sorted.
+type offline struct {
+	settings config.Settings
+	registry *policy.Registry
+	inv      *inventory.Inventory
+	graph    *topology.Graph
+	cond     *cel.Evaluator
+}
+
+// loadFiles reads the files, applies the static defaults the API server would apply, and builds the
+// topology. Any unreadable input is an exit-2 error.
+func loadFiles(paths []string, s config.Settings) (*offline, error) {
+	if len(paths) == 0 {
+		return nil, &exitError{code: 2, err: errors.New("no input: give one or more -f FILE|DIR")}
+	}
+	objs, err := manifest.Read(paths...)
+	if err != nil {
+		return nil, &exitError{code: 2, err: err}
+	}
+	us := make([]*unstructured.Unstructured, len(objs))
+	srcs := make([]string, len(objs))
+	for i, o := range objs {
+		us[i] = o.Unstructured
+		srcs[i] = fmt.Sprintf("%s: document %d", o.File, o.Index)
+	}
+	reg := s.Registry()
+	for _, u := range us {
+		if k, ok := reg.Lookup(u.GroupVersionKind().GroupKind()); ok {
+			mutate.Apply(k, u)
+		}
+	}
+	inv := inventory.Build(reg, us, srcs)
+	if len(inv.Problems) > 0 {
+		return nil, &exitError{code: 2, err: errors.Join(inv.Problems...)}
+	}
+	cond, err := cel.New(s.CELCostLimit)
+	if err != nil {
+		return nil, err
+	}
+	return &offline{settings: s, registry: reg, inv: inv, graph: topology.Build(inv.Topology), cond: cond}, nil
+}
+
+// snapshot returns the snapshot of one kind over every policy of that kind that could be read.
+func (o *offline) snapshot(k policy.Kind) *effective.Snapshot {
+	return effective.NewSnapshot(k, o.graph, o.inv.Views(k.GVK.Kind), o.cond)
+}
+
+// noteUnnamed says which route rules got generated names.
+func (o *offline) noteUnnamed(w io.Writer) {
+	for _, t := range sortedRouteTargets(o.graph) {
+		r := o.graph.Routes[t]
+		for _, n := range r.Unnamed {
+			fmt.Fprintf(w, "note: %s %s has an unnamed rule, shown as %q\n", r.Kind, r.Key, n)
+		}
+	}
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/precedent-dev/precedent/config"
+	"github.com/precedent-dev/precedent/validate"
+)
+
+func init() { subcommands = append(subcommands, newValidateCmd) }
+
+// profileCheck checks the objects of another profile (access, mesh) in the input; each returns
+// lines already in the contract format.
+type profileCheck func(o *offline) (errs, warns []string)
+
+// profileChecks are registered by the files of the other profiles.
+var profileChecks []profileCheck
+
+func newValidateCmd() *cobra.Command {
+	var files []string
+	var unsetOff bool
+	cmd := &cobra.Command{
+		Use:   "validate -f PATH [-f PATH ...]",
+		Short: "Check every policy in the files against the topology in the files, with the webhook's rules",
+		Long: `Prints one line per error, "<Kind> <ns>/<name>: <field path>: <reason>", and warnings starting
+with "Warning: ". Exit status 1 if any error, 2 if a file cannot be read or parsed.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s := config.Defaults()
+			s.UnsetEnabled = !unsetOff
+			o, err := loadFiles(files, s)
+			if err != nil {
+				return err
+			}
+			errs, warns := o.validate()
+			for _, fn := range profileChecks {
+				e, w := fn(o)
+				errs, warns = append(errs, e...), append(warns, w...)
+			}
+			report(cmd.OutOrStdout(), errs, warns)
+			if len(errs) > 0 {
+				return &exitError{code: 1, err: fmt.Errorf("%d error%s", len(errs), plural(len(errs)))}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringArrayVarP(&files, "filename", "f", nil, "file or folder of manifests (repeatable)")
+	cmd.Flags().BoolVar(&unsetOff, "unset-disabled", false, "check as if the cluster had switched unset off")
+	return cmd
+}
+
+// validate runs the webhook's review over every policy of every managed kind in the input, each
+// against the topology and the other policies of its kind.
+func (o *offline) validate() (errs, warns []string) {
+	for _, k := range o.registry.Kinds() {
+		items := o.inv.Policies[k.GVK.Kind]
+		if len(items) == 0 {
+			continue
+		}
+		snap := o.snapshot(k)
+		sort.SliceStable(items, func(i, j int) bool { return items[i].Policy.Ref.String() < items[j].Policy.Ref.String() })
+		for _, it := range items {
+			before := snap.Without(it.Policy.Ref)
+			out := validate.Review(before, it.Object, o.settings, o.cond)
+			errs = append(errs, lines(k.GVK.Kind, it.Object, out.Errs)...)
+			for _, w := range out.Warnings {
+				warns = append(warns, fmt.Sprintf("%s %s: %s", k.GVK.Kind, nsName(it.Object), w))
+			}
+		}
+	}
+	return errs, warns
+}
+
+func lines(kind string, obj *unstructured.Unstructured, errs field.ErrorList) []string {
+	out := make([]string, 0, len(errs))
+	for _, e := range errs {
+		out = append(out, fmt.Sprintf("%s %s: %s", kind, nsName(obj), e.Error()))
+	}
+	return out
+}
+
+func nsName(u *unstructured.Unstructured) string {
+	if u.GetNamespace() == "" {
+		return u.GetName()
+	}
+	return u.GetNamespace() + "/" + u.GetName()
+}
+
+func report(w io.Writer, errs, warns []string) {
+	for _, e := range errs {
+		fmt.Fprintln(w, e)
+	}
+	for _, wn := range warns {
+		fmt.Fprintln(w, "Warning: "+wn)
+	}
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

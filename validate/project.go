@@ -1,0 +1,274 @@
+package validate
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/precedent-dev/precedent/effective"
+	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/topology"
+)
+
+// Project compares the effective policies before and after a write of one policy, on the paths
+// that policy reaches (before or after), and returns the warnings of DESIGN.md. written is nil for
+// a delete. Warnings name policies, routes and rule ids only, never rule values.
+func Project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy) []string {
+	after := before.Without(ref)
+	if written != nil {
+		after = before.With(written)
+	}
+	paths := map[int]bool{}
+	if old, ok := before.Policy(ref); ok {
+		for _, i := range before.PathsOf(old) {
+			paths[i] = true
+		}
+	}
+	if written != nil {
+		for _, i := range after.PathsOf(written) {
+			paths[i] = true
+		}
+	}
+	idx := make([]int, 0, len(paths))
+	for i := range paths {
+		idx = append(idx, i)
+	}
+	sort.Ints(idx)
+
+	w := &warnings{groups: map[string][]string{}}
+	if written != nil {
+		w.targets(after, written)
+	}
+	unsetUsed := map[string]bool{}
+	changedRoutes := map[string]bool{}
+	for _, i := range idx {
+		path := after.Graph.Paths[i]
+		ra := after.Compute(path)
+		where := describe(path)
+		if written != nil {
+			for _, ev := range ra.Events {
+				w.event(ev, ref, where, written.Kind, unsetUsed)
+			}
+		}
+		rb := before.Compute(path)
+		if !sameRules(rb.Rules, ra.Rules) && path.RouteKind != "" {
+			changedRoutes[path.Route.String()] = true
+		}
+	}
+	if written != nil {
+		for i, id := range written.Unset {
+			if !unsetUsed[id] && policy.ValidRuleID(written.Kind, id) {
+				w.add(fmt.Sprintf("spec.unset[%d]: unset of %s removes nothing: no higher policy sets it as a default on the routes of this policy", i, id))
+			}
+		}
+	}
+	highLevel := false
+	if old, ok := before.Policy(ref); ok {
+		highLevel = isHighLevel(old)
+	}
+	if written != nil {
+		highLevel = highLevel || isHighLevel(written)
+	}
+	if highLevel && len(changedRoutes) > 0 {
+		verb := "this write changes"
+		if written == nil {
+			verb = "removing this policy changes"
+		}
+		w.add(fmt.Sprintf("%s the effective %s of %d route%s", verb, kindOf(before, written), len(changedRoutes), plural(len(changedRoutes))))
+	} else if written == nil && len(changedRoutes) > 0 {
+		w.add(fmt.Sprintf("removing this policy changes the effective %s of %d route%s", kindOf(before, written), len(changedRoutes), plural(len(changedRoutes))))
+	}
+	return w.list()
+}
+
+func kindOf(s *effective.Snapshot, p *policy.Policy) string {
+	if p != nil {
+		return p.Kind.GVK.Kind
+	}
+	return s.Kind.GVK.Kind
+}
+
+func isHighLevel(p *policy.Policy) bool {
+	for _, t := range p.Targets {
+		if t.Kind == "Gateway" || t.Kind == "GatewayClass" {
+			return true
+		}
+	}
+	return false
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// describe names a path for warnings: "route shop/cart" (rule and listener only when they matter to
+// a human reading a warning about a rule-level or listener-only path).
+func describe(p topology.Path) string {
+	if p.RouteKind == "" {
+		return fmt.Sprintf("gateway %s listener %s", p.Gateway, p.Listener)
+	}
+	return "route " + p.Route.String()
+}
+
+func sameRules(a, b map[string]effective.Entry) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for id, ea := range a {
+		eb, ok := b[id]
+		if !ok || ea.Source != eb.Source || !reflect.DeepEqual(ea.Body, eb.Body) {
+			return false
+		}
+	}
+	return true
+}
+
+// warnings groups messages that differ only in where they happen, and keeps first-seen order.
+type warnings struct {
+	order  []string
+	groups map[string][]string
+}
+
+func (w *warnings) add(msg string) { w.addAt(msg, "") }
+
+// addAt records msg (a format with one %s for the place) at a place.
+func (w *warnings) addAt(msg, where string) {
+	places, ok := w.groups[msg]
+	if !ok {
+		w.order = append(w.order, msg)
+	}
+	if where != "" {
+		for _, p := range places {
+			if p == where {
+				return
+			}
+		}
+		places = append(places, where)
+	}
+	w.groups[msg] = places
+}
+
+func (w *warnings) list() []string {
+	out := make([]string, 0, len(w.order))
+	for _, msg := range w.order {
+		places := w.groups[msg]
+		if !strings.Contains(msg, "%s") {
+			out = append(out, msg)
+			continue
+		}
+		out = append(out, fmt.Sprintf(msg, places1(places)))
+	}
+	return out
+}
+
+// places1 renders a list of places briefly: "route a/b", or "3 routes (a/b, a/c, and 1 more)".
+func places1(places []string) string {
+	if len(places) == 1 {
+		return places[0]
+	}
+	const show = 2
+	names := make([]string, 0, show)
+	for i, p := range places {
+		if i == show {
+			break
+		}
+		names = append(names, p[strings.LastIndex(p, " ")+1:])
+	}
+	more := ""
+	if len(places) > show {
+		more = fmt.Sprintf(", and %d more", len(places)-show)
+	}
+	return fmt.Sprintf("%d paths (%s%s)", len(places), strings.Join(names, ", "), more)
+}
+
+func (w *warnings) targets(s *effective.Snapshot, p *policy.Policy) {
+	unattached := map[topology.Target]bool{}
+	for _, t := range s.Graph.Unattached {
+		unattached[t] = true
+	}
+	for _, r := range p.Targets {
+		if r.Group != topology.Group {
+			continue
+		}
+		t := topology.Target{Kind: r.Kind, Namespace: p.Ref.Namespace, Name: r.Name, Section: r.SectionName}
+		if r.Kind == "GatewayClass" {
+			t.Namespace = ""
+		}
+		switch {
+		case !s.Graph.Exists(t):
+			w.add(fmt.Sprintf("%s: target %s not found: the policy has no effect until it exists", r.Path, t))
+		case unattached[topology.Target{Kind: t.Kind, Namespace: t.Namespace, Name: t.Name}]:
+			w.add(fmt.Sprintf("%s: %s %s is attached to no Gateway listener: the policy has no effect until it is", r.Path, t.Kind, topology.Key{Namespace: t.Namespace, Name: t.Name}))
+		}
+	}
+}
+
+func (w *warnings) event(ev effective.Event, ref policy.Ref, where string, k policy.Kind, unsetUsed map[string]bool) {
+	other := ""
+	if ev.Other != nil {
+		other = ev.Other.String()
+	}
+	kind := k.GVK.Kind
+	switch {
+	case ev.Policy == ref:
+		switch ev.Type {
+		case effective.Replaced:
+			w.addAt(fmt.Sprintf("spec.%s of this policy are replaced by %s %s on %%s", ev.Block, kind, other), where)
+		case effective.Kept:
+			w.addAt(fmt.Sprintf("default rule %s is replaced by %s %s on %%s", ev.Rule, kind, other), where)
+		case effective.Unset:
+			w.addAt(fmt.Sprintf("default rule %s is unset by %s %s on %%s", ev.Rule, kind, other), where)
+		case effective.Clipped:
+			w.addAt(fmt.Sprintf("the constraint in spec.overrides clips rule %s of %s %s on %%s", ev.Rule, kind, other), where)
+		case effective.Overridden:
+			w.addAt(fmt.Sprintf("spec.overrides replaces rule %s of %s %s on %%s", ev.Rule, kind, other), where)
+		case effective.UnsetIneffective:
+			w.addAt(fmt.Sprintf("the override of %s makes the unset in %s %s ineffective on %%s", ev.Rule, kind, other), where)
+		case effective.ConditionError:
+			w.addAt(fmt.Sprintf("spec.%s.when does not apply on %%s: %s", ev.Block, ev.Message), where)
+		}
+	case ev.Other != nil && *ev.Other == ref:
+		switch ev.Type {
+		case effective.Overridden:
+			w.addAt(fmt.Sprintf("rule %s on %%s is overridden by %s %s", ev.Rule, kind, other0(ev)), where)
+		case effective.Clipped:
+			w.addAt(fmt.Sprintf("rule %s on %%s is clipped by the constraint of %s %s", ev.Rule, kind, other0(ev)), where)
+		case effective.Unset:
+			unsetUsed[ev.Rule] = true
+		case effective.UnsetIneffective:
+			w.addAt(fmt.Sprintf("spec.unset of %s has no effect on %%s: %s %s overrides it", ev.Rule, kind, other0(ev)), where)
+		}
+	}
+}
+
+// other0 is the acting policy of an event seen from the other side.
+func other0(ev effective.Event) string { return ev.Policy.String() }
+
+// Limit deduplicates warnings and caps them at n, the last one saying how many were left out.
+func Limit(ws []string, n int) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, w := range ws {
+		if seen[w] {
+			continue
+		}
+		seen[w] = true
+		out = append(out, truncate(w, 240))
+	}
+	if n > 0 && len(out) > n {
+		rest := len(out) - (n - 1)
+		out = append(out[:n-1], fmt.Sprintf("and %d more warnings", rest))
+	}
+	return out
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-3] + "..."
+}

@@ -1,0 +1,44 @@
+package validate
+
+import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/precedent-dev/precedent/cel"
+	"github.com/precedent-dev/precedent/config"
+	"github.com/precedent-dev/precedent/effective"
+	"github.com/precedent-dev/precedent/policy"
+)
+
+// Outcome is the decision on one write: errors reject it; warnings are returned either way.
+type Outcome struct {
+	Policy   *policy.Policy
+	Errs     field.ErrorList
+	Warnings []string
+}
+
+// Review runs the whole check of a create or update of obj against before, the snapshot of the
+// other policies of its kind and the topology (obj's own earlier version may be in it; it is
+// replaced). This is the webhook's flow and the offline validate command's.
+func Review(before *effective.Snapshot, obj *unstructured.Unstructured, s config.Settings, cond *cel.Evaluator) Outcome {
+	p, errs := policy.View(before.Kind, obj)
+	out := Outcome{Policy: p}
+	errs = append(errs, Stateless(p, s, cond)...)
+	if len(errs) > 0 {
+		out.Errs = errs
+		return out
+	}
+	serrs, swarns := Stateful(before, p, s)
+	out.Errs = serrs
+	ws := append(swarns, Project(before, p.Ref, p)...)
+	out.Warnings = Limit(ws, s.WarningLimit)
+	return out
+}
+
+// ReviewDelete projects the removal of a policy.
+func ReviewDelete(before *effective.Snapshot, ref policy.Ref, s config.Settings) Outcome {
+	if _, ok := before.Policy(ref); !ok {
+		return Outcome{}
+	}
+	return Outcome{Warnings: Limit(Project(before, ref, nil), s.WarningLimit)}
+}

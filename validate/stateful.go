@@ -1,0 +1,110 @@
+package validate
+
+import (
+	"fmt"
+	"sort"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/precedent-dev/precedent/config"
+	"github.com/precedent-dev/precedent/effective"
+	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/topology"
+)
+
+// Stateful checks p against the other policies of the snapshot. Checks configured to warn return
+// their findings as warnings instead of errors.
+func Stateful(snap *effective.Snapshot, p *policy.Policy, s config.Settings) (field.ErrorList, []string) {
+	var errs field.ErrorList
+	var warns []string
+	add := func(check string, es field.ErrorList) {
+		if s.Action(check) == config.ActionWarn {
+			for _, e := range es {
+				warns = append(warns, e.Error())
+			}
+			return
+		}
+		errs = append(errs, es...)
+	}
+	add(config.CheckUnsetOverride, unsetOverrides(snap, p))
+	if s.OnePolicyPerTarget {
+		add(config.CheckOnePolicyPerTarget, onePerTarget(snap, p))
+	}
+	return errs, warns
+}
+
+// unsetOverrides rejects an unset of a rule that a higher policy's overrides set on any path p reaches.
+func unsetOverrides(snap *effective.Snapshot, p *policy.Policy) field.ErrorList {
+	if len(p.Unset) == 0 {
+		return nil
+	}
+	want := map[string]int{}
+	for i, id := range p.Unset {
+		if _, ok := want[id]; !ok {
+			want[id] = i
+		}
+	}
+	found := map[string]policy.Ref{}
+	own := map[topology.Target]bool{}
+	for _, t := range effective.TargetsOf(p) {
+		own[t] = true
+	}
+	view := snap.With(p)
+	for _, i := range view.PathsOf(p) {
+		path := view.Graph.Paths[i]
+		ts := path.Targets()
+		// Walk from the most specific level up; the levels above p's own are the higher ones.
+		above := false
+		for j := len(ts) - 1; j >= 0; j-- {
+			if own[ts[j].Target] {
+				above = true
+				continue
+			}
+			if !above {
+				continue
+			}
+			for _, q := range view.At(ts[j].Target) {
+				if q.Overrides == nil || q.Ref == p.Ref {
+					continue
+				}
+				for id := range want {
+					if _, ok := q.Overrides.Rules[id]; !ok {
+						continue
+					}
+					if prev, ok := found[id]; !ok || q.Ref.String() < prev.String() {
+						found[id] = q.Ref
+					}
+				}
+			}
+		}
+	}
+	ids := make([]string, 0, len(found))
+	for id := range found {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(a, b int) bool { return want[ids[a]] < want[ids[b]] })
+	var errs field.ErrorList
+	for _, id := range ids {
+		errs = append(errs, field.Forbidden(p.UnsetPath.Index(want[id]),
+			fmt.Sprintf("rule %s is set by the overrides of %s %s and cannot be unset: remove it from spec.unset", id, p.Kind.GVK.Kind, found[id])))
+	}
+	return errs
+}
+
+// onePerTarget rejects a policy whose target already holds an older policy of the same kind.
+func onePerTarget(snap *effective.Snapshot, p *policy.Policy) field.ErrorList {
+	var errs field.ErrorList
+	for i, t := range effective.TargetsOf(p) {
+		for _, q := range snap.Without(p.Ref).At(t) {
+			if policy.Less(q, p) {
+				path := p.Targets[0].Path
+				if i < len(p.Targets) {
+					path = p.Targets[i].Path
+				}
+				errs = append(errs, field.Forbidden(path, fmt.Sprintf("%s %s already targets %s and one policy per target is configured: edit that policy instead", p.Kind.GVK.Kind, q.Ref, t)))
+				break
+			}
+		}
+	}
+	return errs
+}

@@ -1,6 +1,7 @@
 package mesh
 
 import (
+	"fmt"
 	"regexp"
 	"sort"
 	"strings"
@@ -26,8 +27,8 @@ const (
 // confField describes one configuration field of an element: a duration, an enum, or an object
 // of further fields.
 type confField struct {
-	typ      confType
-	enum     []string
+	typ    confType
+	enum   []string
 	fields map[string]confField
 }
 
@@ -80,7 +81,7 @@ func checkField(v interface{}, path *field.Path, f confField, errs field.ErrorLi
 	case durationConf:
 		s, ok := v.(string)
 		if !ok {
-			return append(errs, field.TypeInvalid(path, v, `must be a duration string such as "5s" or "1h30m"`))
+			return append(errs, field.TypeInvalid(path, typeName(v), `must be a duration string such as "5s" or "1h30m"`))
 		}
 		if !durationRE.MatchString(s) {
 			return append(errs, field.Invalid(path, s, `must be a duration such as "5s", "1h30m" or "0.5s"`))
@@ -91,7 +92,7 @@ func checkField(v interface{}, path *field.Path, f confField, errs field.ErrorLi
 	case enumConf:
 		s, ok := v.(string)
 		if !ok {
-			return append(errs, field.TypeInvalid(path, v, "must be a string"))
+			return append(errs, field.TypeInvalid(path, typeName(v), "must be a string"))
 		}
 		if !contains(f.enum, s) {
 			return append(errs, field.NotSupported(path, s, f.enum))
@@ -99,7 +100,7 @@ func checkField(v interface{}, path *field.Path, f confField, errs field.ErrorLi
 	case objectConf:
 		m, ok := v.(map[string]interface{})
 		if !ok {
-			return append(errs, field.TypeInvalid(path, v, "must be an object"))
+			return append(errs, field.TypeInvalid(path, typeName(v), "must be an object"))
 		}
 		return checkFields(m, path, f.fields, nil, errs)
 	}
@@ -113,4 +114,31 @@ func sortedConfKeys(m map[string]confField) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// typeName names the JSON type of v, as the API server does in type errors ("integer", "array"),
+// so that a message never copies a whole value.
+func typeName(v interface{}) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case map[string]interface{}:
+		return "object"
+	case []interface{}:
+		return "array"
+	case string:
+		return "string"
+	case bool:
+		return "boolean"
+	case int, int32, int64:
+		return "integer"
+	case float64:
+		if x := v.(float64); x == float64(int64(x)) {
+			return "integer"
+		}
+		return "number"
+	case float32:
+		return "number"
+	}
+	return fmt.Sprintf("%T", v)
 }

@@ -43,27 +43,28 @@ func (t Selector) String() string {
 	return strings.Join(parts, ",")
 }
 
-// withService returns the tags with kuma.io/service set to the selector's service.
-func (t *Selector) withService() map[string]string {
-	tags := make(map[string]string, len(t.Tags)+1)
-	for k, v := range t.Tags {
-		tags[k] = v
-	}
+// service is the selector's service: Service, or else its kuma.io/service tag.
+func (t *Selector) service() string {
 	if t.Service != "" {
-		tags[ServiceTag] = t.Service
+		return t.Service
 	}
-	return tags
+	return t.Tags[ServiceTag]
 }
 
-// normalized returns the selector with kuma.io/service among its tags, so matching allocates nothing.
-func (t Selector) normalized() Selector {
-	if t.Service == "" {
-		t.Service = t.Tags[ServiceTag]
+// hasAll says whether the selector carries all the tags (kuma.io/service being its service).
+func (t *Selector) hasAll(want map[string]string) bool {
+	for k, v := range want {
+		if k == ServiceTag {
+			if t.service() != v {
+				return false
+			}
+			continue
+		}
+		if got, ok := t.Tags[k]; !ok || got != v {
+			return false
+		}
 	}
-	if t.Tags[ServiceTag] != t.Service {
-		t.Tags = t.withService()
-	}
-	return t
+	return true
 }
 
 // OutboundTo returns the tags of the proxy's outbound to service, and whether it has one.

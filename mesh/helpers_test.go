@@ -85,12 +85,12 @@ func generate(n, outbounds int) ([]Policy, Dataplane) {
 	for i := 0; i < n; i++ {
 		p := Policy{Kind: KindMeshTimeout, Namespace: "mesh-1", Name: fmt.Sprintf("timeouts-%03d", i), TargetRef: tops[i%len(tops)]}
 		p.To = []Element{
-			{TargetRef: TargetRef{Kind: Service, Name: fmt.Sprintf("svc-%02d", i%outbounds)},
-				Conf: map[string]interface{}{"http": map[string]interface{}{"requestTimeout": fmt.Sprintf("%ds", i+1)}}},
-			{TargetRef: TargetRef{Kind: Service, Name: fmt.Sprintf("svc-%02d", (i*7)%outbounds)},
-				Conf: map[string]interface{}{"connectTimeout": fmt.Sprintf("%dms", i+1)}},
-			{TargetRef: TargetRef{Kind: Mesh},
-				Conf: map[string]interface{}{"connectTimeout": "10s", "http": map[string]interface{}{"idleTimeout": "1h", "streamIdleTimeout": "30m"}}},
+			NewElement(TargetRef{Kind: Service, Name: fmt.Sprintf("svc-%02d", i%outbounds)},
+				map[string]interface{}{"http": map[string]interface{}{"requestTimeout": fmt.Sprintf("%ds", i+1)}}),
+			NewElement(TargetRef{Kind: Service, Name: fmt.Sprintf("svc-%02d", (i*7)%outbounds)},
+				map[string]interface{}{"connectTimeout": fmt.Sprintf("%dms", i+1)}),
+			NewElement(TargetRef{Kind: Mesh},
+				map[string]interface{}{"connectTimeout": "10s", "http": map[string]interface{}{"idleTimeout": "1h", "streamIdleTimeout": "30m"}}),
 		}
 		policies = append(policies, p)
 	}

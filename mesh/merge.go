@@ -25,22 +25,28 @@ func Merge(kind string, policies []Policy, proxy Dataplane, d Direction, target 
 // outbounds of one proxy orders the policies once.
 func MergeEntries(entries []Entry, target Selector) Result {
 	m := newMerger()
-	m.run(entries, target.normalized(), nil)
-	res := Result{Conf: m.conf, Origins: make(map[string]string, len(m.origins))}
-	for path, i := range m.origins {
-		res.Origins[path] = entries[i].Policy.Name
-	}
-	return res
+	m.run(entries, target, nil)
+	return m.result(entries)
 }
 
 // merger folds elements into one configuration and remembers which entry set each leaf.
 type merger struct {
-	conf    map[string]interface{}
-	origins map[string]int // dotted leaf path → index of the entry that set it
+	claims map[string]claim // dotted path → the entry that set it (a leaf) or first set a leaf below it (an object)
+	set    []setLeaf        // the leaves set, in order
+}
+
+type claim struct {
+	by     int
+	object bool
+}
+
+type setLeaf struct {
+	leaf *leaf
+	by   int
 }
 
 func newMerger() *merger {
-	return &merger{conf: map[string]interface{}{}, origins: map[string]int{}}
+	return &merger{claims: make(map[string]claim, 8)}
 }
 
 // outcome is what one entry did in one merge: whether it selected the target, whether it set a
@@ -63,65 +69,107 @@ func (m *merger) run(entries []Entry, target Selector, out []outcome) {
 			o = &out[i]
 			o.selected = true
 		}
-		m.object(i, e.Element.Conf, m.conf, "", o)
+		leaves := e.Element.leaves
+		if leaves == nil {
+			leaves = flatten(e.Element.Conf)
+		}
+		m.add(i, leaves, o)
 	}
 }
 
-func (m *merger) object(i int, src, dst map[string]interface{}, prefix string, o *outcome) {
-	for k, v := range src {
-		path := joinPath(prefix, k)
-		sub, isObj := v.(map[string]interface{})
-		cur, exists := dst[k]
-		switch {
-		case isObj && !exists:
-			child := map[string]interface{}{}
-			m.object(i, sub, child, path, o)
-			if len(child) > 0 {
-				dst[k] = child
+// add merges the leaves of entry i: a leaf is set unless an earlier entry set the same path, an
+// object at that path (a leaf below it), or a leaf at a prefix of it.
+func (m *merger) add(i int, leaves []leaf, o *outcome) {
+	for li := range leaves {
+		l := &leaves[li]
+		by := -1
+		if c, ok := m.claims[l.path]; ok {
+			by = c.by
+		} else {
+			for _, p := range l.prefixes {
+				if c, ok := m.claims[p]; ok && !c.object {
+					by = c.by
+					break
+				}
 			}
-		case isObj:
-			if curObj, ok := cur.(map[string]interface{}); ok {
-				m.object(i, sub, curObj, path, o)
-			} else if o != nil && hasLeaf(sub) {
-				o.blocked = append(o.blocked, m.origins[path])
-			}
-		case !exists:
-			dst[k] = copyValue(v)
-			m.origins[path] = i
+		}
+		if by >= 0 {
 			if o != nil {
-				o.set = true
-			}
-		case o != nil:
-			if by, ok := m.origins[path]; ok {
 				o.blocked = append(o.blocked, by)
-			} else {
-				o.blocked = append(o.blocked, m.firstOriginUnder(path))
+			}
+			continue
+		}
+		m.claims[l.path] = claim{by: i}
+		for _, p := range l.prefixes {
+			if _, ok := m.claims[p]; !ok {
+				m.claims[p] = claim{by: i, object: true}
 			}
 		}
+		m.set = append(m.set, setLeaf{leaf: l, by: i})
+		if o != nil {
+			o.set = true
+		}
 	}
 }
 
-// firstOriginUnder returns the entry that set some leaf below path (an object that a leaf of a
-// lower entry collides with).
-func (m *merger) firstOriginUnder(path string) int {
-	best := -1
-	for p, i := range m.origins {
-		if strings.HasPrefix(p, path+".") && (best < 0 || i < best) {
-			best = i
+// result builds the merged configuration and its origins.
+func (m *merger) result(entries []Entry) Result {
+	res := Result{Conf: map[string]interface{}{}, Origins: make(map[string]string, len(m.set))}
+	for _, s := range m.set {
+		dst := res.Conf
+		segs := s.leaf.segs
+		for _, seg := range segs[:len(segs)-1] {
+			next, ok := dst[seg].(map[string]interface{})
+			if !ok {
+				next = map[string]interface{}{}
+				dst[seg] = next
+			}
+			dst = next
 		}
+		dst[segs[len(segs)-1]] = copyValue(s.leaf.value)
+		res.Origins[s.leaf.path] = entries[s.by].Policy.Name
 	}
-	return best
+	return res
 }
 
-// hasLeaf says whether an object sets any field (an empty object sets nothing).
-func hasLeaf(m map[string]interface{}) bool {
-	for _, v := range m {
-		sub, ok := v.(map[string]interface{})
-		if !ok || hasLeaf(sub) {
-			return true
+// leaf is one field an element sets: a scalar or a list (lists are atomic), at a dotted path.
+// Empty objects set nothing.
+type leaf struct {
+	path     string
+	segs     []string
+	prefixes []string // dotted paths of the objects above the leaf, outermost first
+	value    interface{}
+}
+
+// flatten lists the leaves of a configuration, in path order.
+func flatten(conf map[string]interface{}) []leaf {
+	var out []leaf
+	var walk func(m map[string]interface{}, segs []string)
+	walk = func(m map[string]interface{}, segs []string) {
+		for _, k := range sortedKeys(m) {
+			s := append(segs[:len(segs):len(segs)], k)
+			if sub, ok := m[k].(map[string]interface{}); ok {
+				walk(sub, s)
+				continue
+			}
+			l := leaf{path: strings.Join(s, "."), segs: s, value: m[k]}
+			for n := 1; n < len(s); n++ {
+				l.prefixes = append(l.prefixes, strings.Join(s[:n], "."))
+			}
+			out = append(out, l)
 		}
 	}
-	return false
+	walk(conf, nil)
+	if out == nil {
+		out = []leaf{}
+	}
+	return out
+}
+
+// NewElement returns an element with its configuration prepared for merging (Parse does this for
+// the elements it reads). conf must not change afterwards.
+func NewElement(ref TargetRef, conf map[string]interface{}) Element {
+	return Element{TargetRef: ref, Conf: conf, leaves: flatten(conf)}
 }
 
 // copyValue copies lists and objects so that a result never aliases its input.

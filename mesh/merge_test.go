@@ -336,7 +336,9 @@ spec:
 // that is an object in a higher element is not replaced by a scalar of a lower one.
 func TestMergeValues(t *testing.T) {
 	dp := proxy("p", map[string]string{ServiceTag: "web"}, "backend")
-	el := func(conf map[string]interface{}) Element { return Element{TargetRef: TargetRef{Kind: Mesh}, Conf: conf} }
+	el := func(conf map[string]interface{}) Element {
+		return Element{TargetRef: TargetRef{Kind: Mesh}, Conf: conf}
+	}
 	policies := []Policy{
 		{Kind: "K", Name: "b", TargetRef: TargetRef{Kind: Mesh}, To: []Element{
 			el(map[string]interface{}{"list": []interface{}{"x"}, "obj": map[string]interface{}{"a": map[string]interface{}{"deep": "1"}}, "empty": map[string]interface{}{}}),

@@ -40,20 +40,23 @@ func order(kind string, policies []Policy, proxy *Dataplane, before nameOrder) [
 			out = append(out, p)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return higher(out[i], out[j], before) })
+	sort.Slice(out, func(i, j int) bool { return higher(out[i], out[j], before) })
 	return out
 }
 
 // higher says whether policy a has priority over policy b.
 func higher(a, b *Policy, before nameOrder) bool {
-	la, lb := levels[a.TargetRef.Kind], levels[b.TargetRef.Kind]
+	la, lb := level(a.TargetRef.Kind), level(b.TargetRef.Kind)
 	if la != lb {
 		return la > lb
 	}
 	if a.Name != b.Name {
 		return before(a.Name, b.Name)
 	}
-	return before(a.Namespace, b.Namespace)
+	if a.Namespace != b.Namespace {
+		return before(a.Namespace, b.Namespace)
+	}
+	return false
 }
 
 // Entries concatenates the direction's arrays of the ordered policies, highest priority first,

@@ -54,7 +54,9 @@ type TargetRef struct {
 // sit inline next to it (everything but `targetRef`).
 type Element struct {
 	TargetRef TargetRef
-	Conf      map[string]interface{}
+	Conf      map[string]interface{} // read-only once parsed
+
+	leaves []leaf // Conf flattened for the merge; nil when the element was built by hand
 }
 
 // Policy is the typed view of a MeshTimeout or MeshTrafficPermission.
@@ -111,7 +113,7 @@ func Parse(obj *unstructured.Unstructured) (Policy, field.ErrorList) {
 	}
 	spec, ok := raw.(map[string]interface{})
 	if !ok {
-		return p, append(errs, field.TypeInvalid(specPath, raw, "must be an object"))
+		return p, append(errs, field.TypeInvalid(specPath, typeName(raw), "must be an object"))
 	}
 	var tr TargetRef
 	tr, errs = parseTargetRef(spec["targetRef"], specPath.Child("targetRef"), topKinds, errs)
@@ -126,7 +128,7 @@ func Parse(obj *unstructured.Unstructured) (Policy, field.ErrorList) {
 		list, ok := raw.([]interface{})
 		if !ok {
 			listTyped = false
-			errs = append(errs, field.TypeInvalid(path, raw, "must be a list"))
+			errs = append(errs, field.TypeInvalid(path, typeName(raw), "must be a list"))
 			continue
 		}
 		if d == To && p.Kind == KindMeshTrafficPermission {
@@ -161,7 +163,7 @@ func parseElement(raw interface{}, path *field.Path, d Direction, kind string, e
 	var e Element
 	m, ok := raw.(map[string]interface{})
 	if !ok {
-		return e, append(errs, field.TypeInvalid(path, raw, "must be an object with a targetRef"))
+		return e, append(errs, field.TypeInvalid(path, typeName(raw), "must be an object with a targetRef"))
 	}
 	allowed := toKinds
 	if d == From {
@@ -175,5 +177,6 @@ func parseElement(raw interface{}, path *field.Path, d Direction, kind string, e
 		}
 	}
 	errs = checkConf(e.Conf, path, kind, errs)
+	e.leaves = flatten(e.Conf)
 	return e, errs
 }

@@ -119,7 +119,7 @@ func Shadowed(policies []Policy, dataplanes []Dataplane) []Warning {
 // simulate merges the entries for one target and records each element's outcome.
 func simulate(entries []Entry, d Direction, t Selector, stats map[elemKey]*elemStat) {
 	out := make([]outcome, len(entries))
-	newMerger().run(entries, t.normalized(), out)
+	newMerger().run(entries, t, out)
 	for i, o := range out {
 		if !o.selected || (!o.set && len(o.blocked) == 0) {
 			continue
@@ -168,7 +168,11 @@ func collect(stats map[elemKey]*elemStat) []Warning {
 			}
 		}
 	}
-	var out []Warning
+	type sortable struct {
+		w Warning
+		k elemKey
+	}
+	var list []sortable
 	for p, ps := range policies {
 		if len(ps.elems) == 0 {
 			continue
@@ -178,7 +182,7 @@ func collect(stats map[elemKey]*elemStat) []Warning {
 			for _, b := range sortPolicies(ps.by) {
 				w.By = append(w.By, policyRef(b, ""))
 			}
-			out = append(out, w)
+			list = append(list, sortable{w, elemKey{p: p, i: -1}})
 			continue
 		}
 		for _, k := range ps.elems {
@@ -186,10 +190,26 @@ func collect(stats map[elemKey]*elemStat) []Warning {
 			for _, b := range sortElems(stats[k].by) {
 				w.By = append(w.By, policyRef(b.p, ElementPath(b.d, b.i)))
 			}
-			out = append(out, w)
+			list = append(list, sortable{w, k})
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	sort.Slice(list, func(i, j int) bool {
+		a, b := list[i], list[j]
+		if a.w.Kind != b.w.Kind {
+			return a.w.Kind < b.w.Kind
+		}
+		if a.w.ID() != b.w.ID() {
+			return a.w.ID() < b.w.ID()
+		}
+		if a.k.d != b.k.d {
+			return a.k.d < b.k.d
+		}
+		return a.k.i < b.k.i
+	})
+	out := make([]Warning, len(list))
+	for i := range list {
+		out[i] = list[i].w
+	}
 	return out
 }
 
@@ -250,7 +270,7 @@ func WriteWarnings(written Policy, existing []Policy, dataplanes []Dataplane) []
 	seen := map[string]bool{}
 	for _, w := range Shadowed(after, dataplanes) {
 		mine := same(&Policy{Kind: w.Kind, Namespace: w.Namespace, Name: w.Name})
-		if !mine && (!shadowedBy(w, &written, same) || before[w.Ref.Kind+" "+w.ID()+" "+w.Path]) {
+		if !mine && (!shadowedBy(w, same) || before[w.Ref.Kind+" "+w.ID()+" "+w.Path]) {
 			continue
 		}
 		if s := w.String(); !seen[s] {
@@ -264,7 +284,7 @@ func WriteWarnings(written Policy, existing []Policy, dataplanes []Dataplane) []
 	return lines
 }
 
-func shadowedBy(w Warning, written *Policy, same func(*Policy) bool) bool {
+func shadowedBy(w Warning, same func(*Policy) bool) bool {
 	for _, b := range w.By {
 		if same(&Policy{Kind: b.Kind, Namespace: b.Namespace, Name: b.Name}) {
 			return true

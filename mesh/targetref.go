@@ -16,8 +16,22 @@ var (
 	fromKinds = []string{Mesh, MeshSubset, Service, ServiceSubset}
 )
 
-// levels ranks the kinds that select a proxy, least to most specific. Route kinds select no proxy.
-var levels = map[string]int{Mesh: 1, MeshSubset: 2, Service: 3, ServiceSubset: 4, Proxy: 5}
+// level ranks the kinds that select a proxy, least to most specific. Route kinds select none (0).
+func level(kind string) int {
+	switch kind {
+	case Mesh:
+		return 1
+	case MeshSubset:
+		return 2
+	case Service:
+		return 3
+	case ServiceSubset:
+		return 4
+	case Proxy:
+		return 5
+	}
+	return 0
+}
 
 func namesRequired(kind string) bool {
 	switch kind {
@@ -45,7 +59,7 @@ func parseTargetRef(raw interface{}, path *field.Path, allowed []string, errs fi
 	}
 	m, ok := raw.(map[string]interface{})
 	if !ok {
-		return r, append(errs, field.TypeInvalid(path, raw, "must be an object"))
+		return r, append(errs, field.TypeInvalid(path, typeName(raw), "must be an object"))
 	}
 	errs = unknownFields(m, path, errs, "kind", "name", "tags")
 	kindPath, namePath, tagsPath := path.Child("kind"), path.Child("name"), path.Child("tags")
@@ -55,7 +69,7 @@ func parseTargetRef(raw interface{}, path *field.Path, allowed []string, errs fi
 	case string:
 		r.Kind = k
 	default:
-		errs = append(errs, field.TypeInvalid(kindPath, k, "must be a string"))
+		errs = append(errs, field.TypeInvalid(kindPath, typeName(k), "must be a string"))
 	}
 	_, hasName := m["name"]
 	switch n := m["name"].(type) {
@@ -63,7 +77,7 @@ func parseTargetRef(raw interface{}, path *field.Path, allowed []string, errs fi
 	case string:
 		r.Name = n
 	default:
-		errs = append(errs, field.TypeInvalid(namePath, n, "must be a string"))
+		errs = append(errs, field.TypeInvalid(namePath, typeName(n), "must be a string"))
 	}
 	_, hasTags := m["tags"]
 	switch t := m["tags"].(type) {
@@ -76,13 +90,13 @@ func parseTargetRef(raw interface{}, path *field.Path, allowed []string, errs fi
 			case k == "":
 				errs = append(errs, field.Invalid(tagsPath, k, "tag names must not be empty"))
 			case !ok:
-				errs = append(errs, field.TypeInvalid(tagsPath.Key(k), t[k], "must be a string"))
+				errs = append(errs, field.TypeInvalid(tagsPath.Key(k), typeName(t[k]), "must be a string"))
 			default:
 				r.Tags[k] = v
 			}
 		}
 	default:
-		errs = append(errs, field.TypeInvalid(tagsPath, t, "must be a map of tag names to values"))
+		errs = append(errs, field.TypeInvalid(tagsPath, typeName(t), "must be a map of tag names to values"))
 	}
 	if r.Kind == "" {
 		return r, errs
@@ -133,7 +147,8 @@ func (r *TargetRef) SelectsProxy(dp *Dataplane) bool {
 		return dp.Name == r.Name
 	case MeshSubset, Service, ServiceSubset:
 		for _, in := range dp.Inbound {
-			if r.selectsTags(in) {
+			in := Selector{Tags: in}
+			if r.Selects(&in) {
 				return true
 			}
 		}
@@ -144,36 +159,16 @@ func (r *TargetRef) SelectsProxy(dp *Dataplane) bool {
 // Selects says whether the element targetRef r selects the target (an outbound or a source).
 // HTTPRoute and MeshGatewayRoute select no whole service.
 func (r *TargetRef) Selects(t *Selector) bool {
-	if r.Kind == Mesh {
-		return true
-	}
-	tags := t.Tags
-	if t.Service != "" && tags[ServiceTag] != t.Service {
-		tags = t.withService()
-	}
-	return r.selectsTags(tags)
-}
-
-// selectsTags matches the tags of one inbound (or one source, or one outbound).
-func (r *TargetRef) selectsTags(tags map[string]string) bool {
 	switch r.Kind {
 	case Mesh:
 		return true
 	case Service:
-		return tags[ServiceTag] == r.Name
+		return t.service() == r.Name
 	case ServiceSubset:
-		return tags[ServiceTag] == r.Name && hasAll(tags, r.Tags)
+		return t.service() == r.Name && t.hasAll(r.Tags)
 	case MeshSubset:
-		return hasAll(tags, r.Tags)
+		return t.hasAll(r.Tags)
 	}
 	return false
 }
 
-func hasAll(tags, want map[string]string) bool {
-	for k, v := range want {
-		if got, ok := tags[k]; !ok || got != v {
-			return false
-		}
-	}
-	return true
-}

@@ -46,24 +46,48 @@ func (s *Snapshot) Reached(target *topology.Target) []int {
 	return out
 }
 
-// KeyOf returns the displayed key of a path.
+// KeyOf returns the displayed key of a path: the listener is shown when some listener of its
+// Gateway has a policy (or the path has no route), the rule when some rule of its route has one.
 func (s *Snapshot) KeyOf(path topology.Path) ItemKey {
 	k := ItemKey{Gateway: path.Gateway.String()}
+	if path.RouteKind == "" || s.listenersSplit(path.Gateway) {
+		k.Listener = path.Listener
+	}
 	if path.RouteKind != "" {
 		k.Route = path.Route.String()
-	}
-	for _, lv := range s.Levels(path) {
-		switch lv.Level {
-		case topology.LevelListener:
-			k.Listener = path.Listener
-		case topology.LevelRule:
+		if s.rulesSplit(topology.Target{Kind: path.RouteKind, Namespace: path.Route.Namespace, Name: path.Route.Name}) {
 			k.Rule = path.Rule
 		}
 	}
-	if path.RouteKind == "" {
-		k.Listener = path.Listener
-	}
 	return k
+}
+
+func (s *Snapshot) listenersSplit(gw topology.Key) bool {
+	g, ok := s.Graph.Gateways[gw]
+	if !ok {
+		return false
+	}
+	for _, l := range g.Spec.Listeners {
+		if len(s.At(topology.Target{Kind: "Gateway", Namespace: gw.Namespace, Name: gw.Name, Section: string(l.Name)})) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Snapshot) rulesSplit(route topology.Target) bool {
+	r, ok := s.Graph.Routes[route]
+	if !ok {
+		return false
+	}
+	for _, name := range r.Rules {
+		t := route
+		t.Section = name
+		if len(s.At(t)) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Items computes the effective policy of the given paths, one item per displayed key, sorted by

@@ -23,6 +23,10 @@ type Outcome struct {
 func Review(before *effective.Snapshot, obj *unstructured.Unstructured, s config.Settings, cond *cel.Evaluator) Outcome {
 	p, errs := policy.View(before.Kind, obj)
 	out := Outcome{Policy: p}
+	if _, ok := obj.Object["spec"].(map[string]interface{}); !ok {
+		out.Errs = errs // nothing else can be read
+		return out
+	}
 	errs = append(errs, Stateless(p, s, cond)...)
 	if len(errs) > 0 {
 		out.Errs = errs

@@ -171,4 +171,3 @@ func (r *TargetRef) Selects(t *Selector) bool {
 	}
 	return false
 }
-

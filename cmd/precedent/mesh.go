@@ -1,0 +1,195 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/precedent-dev/precedent/manifest"
+	"github.com/precedent-dev/precedent/mesh"
+)
+
+func init() { subcommands = append(subcommands, newMeshCmd) }
+
+type meshOptions struct {
+	files    []string
+	kind     string
+	proxy    string
+	outbound string
+	from     string
+	output   string
+}
+
+func newMeshCmd() *cobra.Command {
+	o := meshOptions{output: "json"}
+	cmd := &cobra.Command{
+		Use:   "mesh -f PATH --kind KIND --proxy NAME (--outbound SERVICE | --from SERVICE[,TAG=VALUE...])",
+		Short: "Merge the mesh policies (Kuma targetRef model) for one outbound or one source of a proxy",
+		Long: `Merges the MeshTimeouts or MeshTrafficPermissions of the files for one Dataplane, as the Kuma MADR
+"New Policy Matching" states: the policies whose targetRef selects the proxy, most specific level
+first (Proxy, ServiceSubset, Service, MeshSubset, Mesh) and within a level the name that sorts later
+first (current Kuma lets the smaller name win); their to (or from) arrays concatenated; the elements
+that select the outbound (or the source) merged field by field, the first that sets a field winning.
+Prints {"conf": {...}, "origins": {"<field path>": "<policy name>"}}. Exit status 1 if a policy or
+Dataplane is invalid or the proxy is unknown, 2 if a file cannot be read or a flag is wrong.`,
+		Example: `  precedent mesh -f config/samples/mesh --kind MeshTimeout --proxy web-v1 --outbound backend -o json
+  precedent mesh -f config/samples/mesh --kind MeshTrafficPermission --proxy backend-1 --from web,version=v1 -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return o.run(cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVarP(&o.files, "filename", "f", nil, "file or folder of manifests: policies and Dataplanes (repeatable)")
+	f.StringVar(&o.kind, "kind", "", "the policy kind: MeshTimeout or MeshTrafficPermission")
+	f.StringVar(&o.proxy, "proxy", "", "the Dataplane, NAME or NAMESPACE/NAME")
+	f.StringVar(&o.outbound, "outbound", "", "merge the to arrays for the proxy's outbound to SERVICE")
+	f.StringVar(&o.from, "from", "", "merge the from arrays for traffic from SERVICE[,TAG=VALUE...]")
+	f.StringVarP(&o.output, "output", "o", o.output, "output format: json")
+	for _, name := range []string{"filename", "kind", "proxy"} {
+		_ = cmd.MarkFlagRequired(name)
+	}
+	cmd.MarkFlagsMutuallyExclusive("outbound", "from")
+	cmd.MarkFlagsOneRequired("outbound", "from")
+	return cmd
+}
+
+func (o *meshOptions) run(stdout, stderr io.Writer) error {
+	if o.output != "json" {
+		return fmt.Errorf("output format %q is not supported: use -o json", o.output)
+	}
+	kind, err := meshKind(o.kind)
+	if err != nil {
+		return err
+	}
+	dir, target := mesh.To, mesh.Selector{Service: o.outbound}
+	if o.from != "" {
+		dir = mesh.From
+		if target, err = parseSource(o.from); err != nil {
+			return err
+		}
+	}
+	if dir == mesh.To && kind == mesh.KindMeshTrafficPermission {
+		return errors.New("MeshTrafficPermission has only from arrays: use --from SERVICE[,TAG=VALUE...]")
+	}
+
+	objs, err := manifest.Read(o.files...)
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	var policies []mesh.Policy
+	var dataplanes []mesh.Dataplane
+	invalid := false
+	for _, obj := range objs {
+		switch obj.GetKind() {
+		case mesh.KindDataplane:
+			dp, err := mesh.ParseDataplane(obj.Unstructured)
+			if err != nil {
+				fmt.Fprintf(stderr, "Dataplane %s: %v\n", objectID(obj.GetNamespace(), obj.GetName()), err)
+				invalid = true
+				continue
+			}
+			dataplanes = append(dataplanes, dp)
+		case kind:
+			p, errs := mesh.Parse(obj.Unstructured)
+			for _, e := range errs {
+				fmt.Fprintf(stderr, "%s %s: %s\n", kind, p.ID(), e.Error())
+				invalid = true
+			}
+			policies = append(policies, p)
+		}
+	}
+	if invalid {
+		return &exitError{code: 1, err: errors.New("")}
+	}
+	dp, err := findProxy(dataplanes, o.proxy)
+	if err != nil {
+		return &exitError{code: 1, err: err}
+	}
+	if dir == mesh.To {
+		if tags, ok := dp.OutboundTo(o.outbound); ok {
+			target.Tags = tags
+		} else {
+			fmt.Fprintf(stderr, "Warning: proxy %s declares no outbound to service %s: merged as if it had one\n", o.proxy, o.outbound)
+		}
+	}
+	res := mesh.Merge(kind, policies, dp, dir, target)
+	out, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding the merged configuration: %w", err)
+	}
+	_, err = fmt.Fprintf(stdout, "%s\n", out)
+	return err
+}
+
+// meshKind accepts the kind in any case, singular or plural.
+func meshKind(s string) (string, error) {
+	for _, k := range []string{mesh.KindMeshTimeout, mesh.KindMeshTrafficPermission} {
+		if strings.EqualFold(s, k) || strings.EqualFold(s, k+"s") {
+			return k, nil
+		}
+	}
+	return "", fmt.Errorf("--kind %q: the mesh kinds are %s and %s", s, mesh.KindMeshTimeout, mesh.KindMeshTrafficPermission)
+}
+
+// parseSource reads SERVICE[,TAG=VALUE...].
+func parseSource(s string) (mesh.Selector, error) {
+	parts := strings.Split(s, ",")
+	sel := mesh.Selector{Service: parts[0], Tags: map[string]string{mesh.ServiceTag: parts[0]}}
+	if sel.Service == "" || strings.Contains(sel.Service, "=") {
+		return sel, fmt.Errorf("--from %q: write it as SERVICE[,TAG=VALUE...], e.g. web,version=v1", s)
+	}
+	for _, p := range parts[1:] {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok || k == "" {
+			return sel, fmt.Errorf("--from %q: tag %q: write tags as TAG=VALUE", s, p)
+		}
+		if k == mesh.ServiceTag && v != sel.Service {
+			return sel, fmt.Errorf("--from %q: the service is %s, not %s", s, sel.Service, v)
+		}
+		sel.Tags[k] = v
+	}
+	return sel, nil
+}
+
+// findProxy finds the Dataplane named NAME (in any namespace, if unique) or NAMESPACE/NAME.
+func findProxy(dataplanes []mesh.Dataplane, ref string) (mesh.Dataplane, error) {
+	ns, name, qualified := strings.Cut(ref, "/")
+	if !qualified {
+		ns, name = "", ref
+	}
+	var found []mesh.Dataplane
+	names := make([]string, 0, len(dataplanes))
+	for _, dp := range dataplanes {
+		names = append(names, objectID(dp.Namespace, dp.Name))
+		if dp.Name == name && (!qualified || dp.Namespace == ns) {
+			found = append(found, dp)
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		if len(names) == 0 {
+			return mesh.Dataplane{}, fmt.Errorf("proxy %q not found: the files hold no Dataplane", ref)
+		}
+		sort.Strings(names)
+		if len(names) > 10 {
+			names = append(names[:10], fmt.Sprintf("and %d more", len(names)-10))
+		}
+		return mesh.Dataplane{}, fmt.Errorf("proxy %q not found: no Dataplane of that name in the files (Dataplanes: %s)", ref, strings.Join(names, ", "))
+	}
+	return mesh.Dataplane{}, fmt.Errorf("proxy %q is ambiguous: %d Dataplanes of that name; write NAMESPACE/NAME", ref, len(found))
+}
+
+func objectID(ns, name string) string {
+	if ns == "" {
+		return name
+	}
+	return ns + "/" + name
+}

@@ -1,0 +1,207 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/precedent-dev/precedent/mesh"
+)
+
+const meshSamples = "../../config/samples/mesh"
+
+func runMesh(t *testing.T, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	cmd := newMeshCmd()
+	var out, errOut bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&errOut)
+	cmd.SetArgs(args)
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	err = cmd.Execute()
+	return out.String(), errOut.String(), err
+}
+
+// The MADR's worked examples (seed 002) through the CLI, on config/samples/mesh. The samples write
+// 00-base-timeouts with idleTimeout where the MADR's policy says streamIdleTimeout: its merged
+// listings say idleTimeout.
+func TestMeshSamples(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want mesh.Result
+	}{
+		{
+			name: "timeouts of web for backend",
+			args: []string{"--kind", "MeshTimeout", "--proxy", "web-v1", "--outbound", "backend"},
+			want: mesh.Result{
+				Conf:    map[string]interface{}{"connectTimeout": "5s", "http": map[string]interface{}{"requestTimeout": "15s", "idleTimeout": "0s"}},
+				Origins: map[string]string{"connectTimeout": "web-timeouts", "http.requestTimeout": "web-timeouts", "http.idleTimeout": "01-consume-backend-timeouts"},
+			},
+		},
+		{
+			name: "timeouts of web for payments",
+			args: []string{"--kind", "MeshTimeout", "--proxy", "mesh-1/web-v1", "--outbound", "payments"},
+			want: mesh.Result{
+				Conf:    map[string]interface{}{"connectTimeout": "5s", "http": map[string]interface{}{"requestTimeout": "5s", "idleTimeout": "1h"}},
+				Origins: map[string]string{"connectTimeout": "web-timeouts", "http.requestTimeout": "00-base-timeouts", "http.idleTimeout": "00-base-timeouts"},
+			},
+		},
+		{
+			name: "permission of backend for web v1",
+			args: []string{"--kind", "MeshTrafficPermission", "--proxy", "backend-1", "--from", "web,version=v1"},
+			want: mesh.Result{Conf: map[string]interface{}{"action": "DENY"}, Origins: map[string]string{"action": "backend-permissions"}},
+		},
+		{
+			name: "permission of backend for infra-monitoring",
+			args: []string{"--kind", "MeshTrafficPermission", "--proxy", "backend-1", "--from", "infra-monitoring"},
+			want: mesh.Result{Conf: map[string]interface{}{"action": "ALLOW"}, Origins: map[string]string{"action": "backend-permissions"}},
+		},
+		{
+			name: "permission of backend for infra-logger",
+			args: []string{"--kind", "meshtrafficpermissions", "--proxy", "backend-1", "--from", "infra-logger,kuma.io/zone=us-east"},
+			want: mesh.Result{Conf: map[string]interface{}{"action": "ALLOW"}, Origins: map[string]string{"action": "backend-permissions"}},
+		},
+		{
+			name: "permission of web for backend",
+			args: []string{"--kind", "MeshTrafficPermission", "--proxy", "web-v2", "--from", "backend"},
+			want: mesh.Result{Conf: map[string]interface{}{"action": "DENY"}, Origins: map[string]string{"action": "allow-only-infra"}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stdout, stderr, err := runMesh(t, append([]string{"-f", meshSamples, "-o", "json"}, tt.args...)...)
+			if err != nil || stderr != "" {
+				t.Fatalf("err = %v, stderr = %q", err, stderr)
+			}
+			var got mesh.Result
+			if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+				t.Fatalf("stdout is not a result: %v\n%s", err, stdout)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("precedent mesh (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestMeshErrors(t *testing.T) {
+	dir := t.TempDir()
+	invalid := filepath.Join(dir, "invalid.yaml")
+	if err := os.WriteFile(invalid, []byte(`apiVersion: policy.precedent.dev/v1alpha1
+kind: MeshTimeout
+metadata: {name: bad, namespace: mesh-1}
+spec:
+  targetRef: {kind: Mesh}
+  to: [{targetRef: {kind: Proxy, name: web-v1}, connectTimeout: 1s}]
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	broken := filepath.Join(dir, "broken.yaml")
+	if err := os.WriteFile(broken, []byte("kind: [\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name       string
+		args       []string
+		wantCode   int // 0: a plain error (exit 2 from main), -1: no error
+		wantErr    string
+		wantStderr string
+	}{
+		{
+			name:     "unknown proxy",
+			args:     []string{"-f", meshSamples, "--kind", "MeshTimeout", "--proxy", "nope", "--outbound", "backend"},
+			wantCode: 1,
+			wantErr:  `proxy "nope" not found: no Dataplane of that name in the files (Dataplanes: mesh-1/backend-1, mesh-1/infra-logger-1, mesh-1/infra-monitoring-1, mesh-1/payments-1, mesh-1/web-v1, mesh-1/web-v2)`,
+		},
+		{
+			name:     "proxy in another namespace",
+			args:     []string{"-f", meshSamples, "--kind", "MeshTimeout", "--proxy", "other/web-v1", "--outbound", "backend"},
+			wantCode: 1,
+			wantErr:  `proxy "other/web-v1" not found: no Dataplane of that name in the files (Dataplanes: mesh-1/backend-1, mesh-1/infra-logger-1, mesh-1/infra-monitoring-1, mesh-1/payments-1, mesh-1/web-v1, mesh-1/web-v2)`,
+		},
+		{
+			name:     "missing file",
+			args:     []string{"-f", filepath.Join(dir, "missing.yaml"), "--kind", "MeshTimeout", "--proxy", "web-v1", "--outbound", "backend"},
+			wantCode: 2,
+			wantErr:  filepath.Join(dir, "missing.yaml") + ": no such file or directory",
+		},
+		{
+			name:     "unparsable file",
+			args:     []string{"-f", broken, "--kind", "MeshTimeout", "--proxy", "web-v1", "--outbound", "backend"},
+			wantCode: 2,
+			wantErr:  broken + ": document 0: error converting YAML to JSON: yaml: line 1: did not find expected node content",
+		},
+		{
+			name:       "invalid policy",
+			args:       []string{"-f", meshSamples, "-f", invalid, "--kind", "MeshTimeout", "--proxy", "web-v1", "--outbound", "backend"},
+			wantCode:   1,
+			wantStderr: "MeshTimeout mesh-1/bad: spec.to[0].targetRef.kind: Unsupported value: \"Proxy\": supported values: \"Mesh\", \"Service\", \"HTTPRoute\"\n",
+		},
+		{
+			name:       "invalid policy of another kind is not read",
+			args:       []string{"-f", meshSamples, "-f", invalid, "--kind", "MeshTrafficPermission", "--proxy", "backend-1", "--from", "web"},
+			wantCode:   -1,
+			wantStderr: "",
+		},
+		{
+			name:    "unknown kind",
+			args:    []string{"-f", meshSamples, "--kind", "TrafficPolicy", "--proxy", "web-v1", "--outbound", "backend"},
+			wantErr: `--kind "TrafficPolicy": the mesh kinds are MeshTimeout and MeshTrafficPermission`,
+		},
+		{
+			name:    "traffic permission for an outbound",
+			args:    []string{"-f", meshSamples, "--kind", "MeshTrafficPermission", "--proxy", "web-v1", "--outbound", "backend"},
+			wantErr: "MeshTrafficPermission has only from arrays: use --from SERVICE[,TAG=VALUE...]",
+		},
+		{
+			name:    "malformed source",
+			args:    []string{"-f", meshSamples, "--kind", "MeshTrafficPermission", "--proxy", "web-v1", "--from", "web,version"},
+			wantErr: `--from "web,version": tag "version": write tags as TAG=VALUE`,
+		},
+		{
+			name:    "both outbound and from",
+			args:    []string{"-f", meshSamples, "--kind", "MeshTimeout", "--proxy", "web-v1", "--outbound", "backend", "--from", "web"},
+			wantErr: "if any flags in the group [outbound from] are set none of the others can be; [from outbound] were all set",
+		},
+		{
+			name:       "outbound the proxy does not declare",
+			args:       []string{"-f", meshSamples, "--kind", "MeshTimeout", "--proxy", "payments-1", "--outbound", "backend"},
+			wantCode:   -1,
+			wantStderr: "Warning: proxy payments-1 declares no outbound to service backend: merged as if it had one\n",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, stderr, err := runMesh(t, tt.args...)
+			if diff := cmp.Diff(tt.wantStderr, stderr); diff != "" {
+				t.Errorf("stderr (-want +got):\n%s", diff)
+			}
+			if tt.wantCode < 0 {
+				if err != nil {
+					t.Fatalf("err = %v, want none", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("err = nil, want exit %d", tt.wantCode)
+			}
+			code := 0
+			var ee *exitError
+			if errors.As(err, &ee) {
+				code = ee.code
+			}
+			if code != tt.wantCode {
+				t.Errorf("exit code = %d, want %d", code, tt.wantCode)
+			}
+			if tt.wantErr != "" && err.Error() != tt.wantErr {
+				t.Errorf("error:\n got %q\nwant %q", err.Error(), tt.wantErr)
+			}
+		})
+	}
+}

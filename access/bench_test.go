@@ -5,8 +5,9 @@ import (
 	"testing"
 )
 
-// BenchmarkEvaluate: one request through a Gateway and a Backend with 50 policies each. The tool is
-// allowed only by the newest policy of each level, so every policy whose source matches is consulted.
+// BenchmarkEvaluate: one request through a Gateway and a Backend with 50 policies each, allowed.
+// anyAllow: the tool is allowed only by the newest policy of each level, so every policy whose source
+// matches (10 a level) is consulted. allAllow: every policy must allow, so all 100 are consulted.
 func BenchmarkEvaluate(b *testing.B) {
 	gw, _, _ := generate(50, 0)
 	var be []Policy
@@ -16,13 +17,21 @@ func BenchmarkEvaluate(b *testing.B) {
 			inline("admins", sa("ops/admin"), "delete"),
 		))
 	}
-	req := Request{Source: sa("agents-4/agent"), Tool: "tool-49"}
-	for _, combine := range []string{AnyAllow, AllAllow} {
-		s := withCombine(combine)
-		b.Run(combine, func(b *testing.B) {
+	for _, bc := range []struct {
+		combine string
+		req     Request
+	}{
+		{AnyAllow, Request{Source: sa("agents-4/agent"), Tool: "tool-49"}},
+		{AllAllow, Request{Source: sa("ops/admin"), Tool: "delete"}},
+	} {
+		s := withCombine(bc.combine)
+		if d := Evaluate(bc.req, gw, be, s); d.Decision != Allow {
+			b.Fatalf("%s: %+v", bc.combine, d)
+		}
+		b.Run(bc.combine, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				Evaluate(req, gw, be, s)
+				Evaluate(bc.req, gw, be, s)
 			}
 		})
 	}

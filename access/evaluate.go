@@ -55,12 +55,27 @@ type TraceEntry struct {
 // must allow the tool (AnyAllow), or every policy with allow rules must (AllAllow). Only the rules
 // whose source matches are consulted and traced. The inputs are not modified.
 func Evaluate(req Request, gatewayPolicies, backendPolicies []Policy, s Settings) Decision {
-	d := Decision{Decision: Allow, Trace: make([]TraceEntry, 0, 4)}
+	// One allocation for the trace: at most the rules whose source matches are consulted.
+	n := matching(gatewayPolicies, req.Source) + matching(backendPolicies, req.Source)
+	d := Decision{Decision: Allow, Trace: make([]TraceEntry, 0, n)}
 	allAllow := s.Combine == AllAllow
 	if evaluateLevel(&d, LevelGateway, &req, gatewayPolicies, allAllow) {
 		evaluateLevel(&d, LevelBackend, &req, backendPolicies, allAllow)
 	}
 	return d
+}
+
+// matching counts the rules of ps whose source is source.
+func matching(ps []Policy, source Principal) int {
+	n := 0
+	for i := range ps {
+		for j := range ps[i].Rules {
+			if ps[i].Rules[j].Source == source {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // evaluateLevel runs steps 2 and 3 on one level and reports whether the level passes; on a denial it

@@ -28,7 +28,7 @@ func beRef(name string) TargetRef {
 
 func policy(key string, created time.Time, target TargetRef, rules ...Rule) Policy {
 	ns, name, _ := strings.Cut(key, "/")
-	return Policy{Namespace: ns, Name: name, CreationTimestamp: created, Targets: []TargetRef{target}, Rules: rules}
+	return Policy{Namespace: ns, Name: name, CreationTimestamp: created, Targets: []TargetRef{target}, Rules: rules, key: key}
 }
 
 func inline(name string, src Principal, tools ...string) Rule {

@@ -31,6 +31,7 @@ func Parse(obj *unstructured.Unstructured, s Settings) (Policy, field.ErrorList)
 		Name:              obj.GetName(),
 		CreationTimestamp: obj.GetCreationTimestamp().Time,
 	}
+	p.key = p.Namespace + "/" + p.Name
 	specPath := field.NewPath("spec")
 	raw, ok := obj.Object["spec"]
 	if !ok || raw == nil {

@@ -41,7 +41,7 @@ func TestParse(t *testing.T) {
 		t.Fatalf("Parse: %v", errs)
 	}
 	want := Policy{
-		Namespace: "shop", Name: "pol", CreationTimestamp: time.Date(2026, 4, 1, 10, 0, 0, 0, time.Local),
+		Namespace: "shop", Name: "pol", key: "shop/pol", CreationTimestamp: time.Date(2026, 4, 1, 10, 0, 0, 0, time.Local),
 		Targets: []TargetRef{beRef("mcp"), {Group: DefaultBackendGroup, Kind: DefaultBackendKind, Name: "mcp", SectionName: "http"}},
 		Rules: []Rule{
 			inline("agent", sa("shop/agent"), "search", "fetch"),
@@ -49,7 +49,7 @@ func TestParse(t *testing.T) {
 			inline("mesh", spiffe("spiffe://example.org/ns/x/sa/y")),
 		},
 	}
-	if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) })); diff != "" {
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(Policy{}), cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) })); diff != "" {
 		t.Errorf("Parse() mismatch (-want +got):\n%s", diff)
 	}
 	if got.Level() != LevelBackend {

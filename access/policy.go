@@ -44,6 +44,8 @@ type Policy struct {
 	CreationTimestamp time.Time
 	Targets           []TargetRef
 	Rules             []Rule
+
+	key string // "namespace/name", kept by Parse so that evaluation does not build it per trace entry
 }
 
 // TargetRef is one entry of spec.targetRefs (local: the target is in the policy's namespace).
@@ -63,7 +65,12 @@ type Rule struct {
 }
 
 // Key is the policy's "namespace/name".
-func (p *Policy) Key() string { return p.Namespace + "/" + p.Name }
+func (p *Policy) Key() string {
+	if n := len(p.Namespace); len(p.key) == n+1+len(p.Name) && p.key[:n] == p.Namespace && p.key[n+1:] == p.Name {
+		return p.key
+	}
+	return p.Namespace + "/" + p.Name
+}
 
 // Level is the level the policy attaches to, from its first target (all targets share one kind).
 func (p *Policy) Level() Level {

@@ -46,13 +46,15 @@ control-plane: $(ETCD) $(KUBE_APISERVER) ## Build (or reuse) the pinned etcd + k
 	@echo ">> control plane: $$($(KUBE_APISERVER) --version) / etcd $(ETCD_VERSION) in $(CP_DIR)"
 
 .PHONY: test
+UNIT_PKGS = $$($(GO) list ./... | grep -v /test/)
+
 test: control-plane ## Unit tests, then the envtest suites against the real kube-apiserver + etcd (what CI runs).
-	$(GO) test ./...
+	$(GO) test $(UNIT_PKGS)
 	$(GO) test -p 1 -count=1 ./test/...
 
 .PHONY: unit
 unit: ## Unit tests only (no control plane).
-	$(GO) test $$($(GO) list ./... | grep -v /test/)
+	$(GO) test $(UNIT_PKGS)
 
 .PHONY: verify
 verify: ## gofmt, go vet, then `make test`.
@@ -62,7 +64,7 @@ verify: ## gofmt, go vet, then `make test`.
 
 .PHONY: bench
 bench: ## Benchmarks with allocations (engine, projection, access, mesh).
-	$(GO) test -run '^$$' -bench . -benchmem $$($(GO) list ./... | grep -v /test/)
+	$(GO) test -run '^$$' -bench . -benchmem $(UNIT_PKGS)
 
 .PHONY: fuzz
 fuzz: ## Run the fuzz targets for FUZZTIME each (default 30s).

@@ -55,6 +55,7 @@ func parseTargets(spec map[string]interface{}, path *field.Path, s Settings) ([]
 	}
 	targets := make([]TargetRef, 0, len(items))
 	seen := make(map[TargetRef]bool, len(items))
+	firstKind := ""
 	for i, item := range items {
 		ip := path.Index(i)
 		m, ok := item.(map[string]interface{})
@@ -93,8 +94,12 @@ func parseTargets(spec map[string]interface{}, path *field.Path, s Settings) ([]
 		default:
 			errs = append(errs, field.NotSupported(ip.Child("kind"), t.Kind, []string{GatewayKind, s.BackendKind}))
 		}
-		if i > 0 && len(targets) > 0 && t.Kind != "" && targets[0].Kind != "" && t.Kind != targets[0].Kind {
-			errs = append(errs, field.Invalid(ip.Child("kind"), t.Kind, "all targetRefs must have the same kind"))
+		if supported(t.Kind, s) {
+			if firstKind == "" {
+				firstKind = t.Kind
+			} else if t.Kind != firstKind {
+				errs = append(errs, field.Invalid(ip.Child("kind"), t.Kind, "all targetRefs must have the same kind"))
+			}
 		}
 		if seen[t] {
 			errs = append(errs, field.Duplicate(ip, targetString(t)))
@@ -104,6 +109,8 @@ func parseTargets(spec map[string]interface{}, path *field.Path, s Settings) ([]
 	}
 	return targets, errs
 }
+
+func supported(kind string, s Settings) bool { return kind == GatewayKind || kind == s.BackendKind }
 
 func targetString(t TargetRef) string {
 	s := t.Kind + "/" + t.Name

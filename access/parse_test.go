@@ -96,9 +96,17 @@ func TestValidate(t *testing.T) {
 		}() + agentRule,
 		want: []string{"spec.targetRefs: Too many: 11: must have at most 10 items"},
 	}, {
-		name: "target kind not allowed",
-		doc:  header + "spec:\n  targetRefs: [{group: '', kind: Service, name: svc}]\n" + agentRule,
-		want: []string{`spec.targetRefs[0].kind: Unsupported value: "Service": supported values: "Gateway", "XBackend"`},
+		name: "target kind not allowed, and not counted as another kind",
+		doc: header + `spec:
+  targetRefs:
+  - {group: '', kind: Service, name: svc}
+  - {group: gateway.networking.k8s.io, kind: Gateway, name: gw}
+  - {group: agentic.prototype.x-k8s.io, kind: XBackend, name: mcp}
+` + agentRule,
+		want: []string{
+			`spec.targetRefs[0].kind: Unsupported value: "Service": supported values: "Gateway", "XBackend"`,
+			`spec.targetRefs[2].kind: Invalid value: "XBackend": all targetRefs must have the same kind`,
+		},
 	}, {
 		name: "gateway of the wrong group",
 		doc:  header + "spec:\n  targetRefs: [{group: example.com, kind: Gateway, name: gw}]\n" + agentRule,

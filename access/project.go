@@ -15,7 +15,9 @@ const DefaultWarningLimit = 10
 // Backend-level write: the grants of written that a Gateway in front of its Backend denies. A grant
 // is a (source, tool) an allow rule lets through; ExternalAuth outcomes are unknown and assumed to
 // allow. Warnings name policies, sources and tools only; they are deduplicated and at most limit
-// (DefaultWarningLimit when limit <= 0), the last one saying how many more there are.
+// (DefaultWarningLimit when limit <= 0), the last one saying how many more there are. A target's
+// sectionName (a Gateway listener) is not modelled: the policy counts for the whole Gateway. Re-applying
+// an unchanged Gateway-level policy warns about nothing, since it makes nothing newly unreachable.
 func ProjectWrite(written Policy, others []Policy, topo *Topology, s Settings, limit int) []string {
 	s = s.withDefaults()
 	pr := projector{allAllow: s.Combine == AllAllow, seen: map[string]bool{}}

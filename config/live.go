@@ -1,0 +1,113 @@
+package config
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+)
+
+// GVK is the PrecedentConfig kind; Name is the name of the one object that is read.
+var GVK = schema.GroupVersionKind{Group: "policy.precedent.dev", Version: "v1alpha1", Kind: "PrecedentConfig"}
+
+// Name of the singleton PrecedentConfig.
+const Name = "cluster"
+
+// Live holds the settings in force. It starts at Defaults(), follows the PrecedentConfig named
+// cluster, keeps the last good settings when the object is invalid, and goes back to Defaults()
+// when it is deleted. Reads are one atomic load.
+type Live struct {
+	cur atomic.Pointer[state]
+	log logr.Logger
+}
+
+type state struct {
+	settings        Settings
+	resourceVersion string
+}
+
+// NewLive returns settings in force s until a PrecedentConfig is seen.
+func NewLive(s Settings, log logr.Logger) *Live {
+	l := &Live{log: log}
+	l.cur.Store(&state{settings: s})
+	return l
+}
+
+// Current returns the settings in force.
+func (l *Live) Current() Settings { return l.cur.Load().settings }
+
+// ResourceVersion is the resourceVersion of the PrecedentConfig the settings in force were read
+// from ("" for the defaults), so callers can tell that a write has been observed.
+func (l *Live) ResourceVersion() string { return l.cur.Load().resourceVersion }
+
+// Decode reads and validates the spec of a PrecedentConfig, starting from Defaults() so that absent
+// fields keep their default. Errors carry the field paths of the object.
+func Decode(u *unstructured.Unstructured) (Settings, field.ErrorList) {
+	s := Defaults()
+	spec := field.NewPath("spec")
+	if u.GetName() != Name {
+		return s, field.ErrorList{field.Invalid(field.NewPath("metadata", "name"), u.GetName(), "the PrecedentConfig is a singleton and must be named cluster")}
+	}
+	raw, ok := u.Object["spec"]
+	if ok && raw != nil {
+		b, err := json.Marshal(raw)
+		if err != nil {
+			return s, field.ErrorList{field.Invalid(spec, "", err.Error())}
+		}
+		// Go's decoder matches keys case-insensitively, so kinds[].gvk.group fills GVK.Group.
+		if err := json.Unmarshal(b, &s); err != nil {
+			return s, field.ErrorList{field.Invalid(spec, "", fmt.Sprintf("cannot read the settings: %v", err))}
+		}
+	}
+	s.Default()
+	return s, s.Validate(spec)
+}
+
+// Watch follows the PrecedentConfig through the cache's informer.
+func (l *Live) Watch(ctx context.Context, c cache.Informers) error {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(GVK)
+	inf, err := c.GetInformer(ctx, u)
+	if err != nil {
+		return fmt.Errorf("watching %s: %w", GVK.Kind, err)
+	}
+	_, err = inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj interface{}) { l.observe(obj) },
+		UpdateFunc: func(_, obj interface{}) { l.observe(obj) },
+		DeleteFunc: func(obj interface{}) {
+			if d, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+				obj = d.Obj
+			}
+			if u, ok := obj.(*unstructured.Unstructured); ok && u.GetName() == Name {
+				l.cur.Store(&state{settings: Defaults()})
+				l.log.Info("settings reset to defaults: PrecedentConfig deleted", "settings", Defaults().String())
+			}
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("watching %s: %w", GVK.Kind, err)
+	}
+	return nil
+}
+
+func (l *Live) observe(obj interface{}) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok || u.GetName() != Name {
+		return
+	}
+	s, errs := Decode(u)
+	if len(errs) > 0 {
+		l.log.Error(errs.ToAggregate(), "invalid PrecedentConfig ignored: the last good settings stay in force",
+			"resourceVersion", u.GetResourceVersion(), "settings", l.Current().String())
+		return
+	}
+	l.cur.Store(&state{settings: s, resourceVersion: u.GetResourceVersion()})
+	l.log.Info("settings changed", "resourceVersion", u.GetResourceVersion(), "settings", s.String())
+}

@@ -255,15 +255,20 @@ func WriteWarnings(written Policy, existing []Policy, dataplanes []Dataplane) []
 	same := func(p *Policy) bool {
 		return p.Kind == written.Kind && p.Namespace == written.Namespace && p.Name == written.Name
 	}
-	after := make([]Policy, 0, len(existing)+1)
+	// Kinds do not shadow each other: only the written kind is analysed.
+	var kept, after []Policy
 	for i := range existing {
+		if existing[i].Kind != written.Kind {
+			continue
+		}
+		kept = append(kept, existing[i])
 		if !same(&existing[i]) {
 			after = append(after, existing[i])
 		}
 	}
 	after = append(after, written)
 	before := map[string]bool{}
-	for _, w := range Shadowed(existing, dataplanes) {
+	for _, w := range Shadowed(kept, dataplanes) {
 		before[w.Ref.Kind+" "+w.ID()+" "+w.Path] = true
 	}
 	var lines []string

@@ -1,0 +1,45 @@
+package webhook
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/klog/v2"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/precedent-dev/precedent/config"
+	"github.com/precedent-dev/precedent/mutate"
+)
+
+// Defaulter is the mutating handler: defaulting a schema cannot express, as JSON patches. Its
+// webhook is registered with matchConditions, so only objects it would change reach it.
+type Defaulter struct {
+	Settings *config.Live
+	Log      logr.Logger
+}
+
+var _ admission.Handler = (*Defaulter)(nil)
+
+// Handle returns mutate.Patch for a managed kind, and allows anything else unchanged.
+func (d *Defaulter) Handle(_ context.Context, req admission.Request) admission.Response {
+	gk := schema.GroupKind{Group: req.Kind.Group, Kind: req.Kind.Kind}
+	k, ok := d.Settings.Current().Registry().Lookup(gk)
+	if !ok || len(req.Object.Raw) == 0 {
+		return admission.Allowed("")
+	}
+	u := &unstructured.Unstructured{}
+	if err := json.Unmarshal(req.Object.Raw, &u.Object); err != nil {
+		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding %s: %w", gk.Kind, err))
+	}
+	ops := mutate.Patch(k, u)
+	d.Log.V(1).Info("defaulted", "kind", gk.Kind, "policy", klog.KRef(req.Namespace, req.Name), "patches", len(ops))
+	if len(ops) == 0 {
+		return admission.Allowed("")
+	}
+	return admission.Patched("", ops...)
+}

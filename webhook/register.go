@@ -1,0 +1,160 @@
+package webhook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/go-logr/logr"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/precedent-dev/precedent/config"
+	"github.com/precedent-dev/precedent/mesh"
+	"github.com/precedent-dev/precedent/policy"
+)
+
+// Paths the handlers are served on.
+const (
+	ValidatePath = "/validate"
+	MutatePath   = "/mutate"
+)
+
+// Names of the webhook configurations and of their webhooks.
+const (
+	ConfigurationName = "precedent"
+	policiesWebhook   = "policies.precedent.dev"
+	settingsWebhook   = "precedentconfigs.precedent.dev"
+	defaultsWebhook   = "defaults.precedent.dev"
+)
+
+// NewScheme knows the built-in kinds and the Gateway API kinds; policies are read unstructured.
+func NewScheme() (*runtime.Scheme, error) {
+	s := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(s); err != nil {
+		return nil, err
+	}
+	if err := gwv1.Install(s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Register watches the settings and the state through the manager's cache, serves the handlers on
+// the manager's webhook server and adds a readiness check that passes once the cache is synced.
+func Register(ctx context.Context, mgr manager.Manager, live *config.Live, log logr.Logger) (*State, error) {
+	if err := live.Watch(ctx, mgr.GetCache()); err != nil {
+		if !meta.IsNoMatchError(err) {
+			return nil, err
+		}
+		log.Info("PrecedentConfig CRD not installed: the default settings stay in force")
+	}
+	st := NewState(log.WithName("state"))
+	if err := st.Watch(ctx, mgr.GetCache(), live.Current().Registry().Kinds()); err != nil {
+		return nil, err
+	}
+	srv := mgr.GetWebhookServer()
+	srv.Register(ValidatePath, &admission.Webhook{Handler: &Validator{Settings: live, State: st, Log: log.WithName("validate")}})
+	srv.Register(MutatePath, &admission.Webhook{Handler: &Defaulter{Settings: live, Log: log.WithName("mutate")}})
+	if err := mgr.AddReadyzCheck("policy-cache", func(*http.Request) error {
+		if !st.Synced() {
+			return errors.New("policy cache not synced")
+		}
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("adding the readiness check: %w", err)
+	}
+	return st, nil
+}
+
+// ClientConfig says how the API server reaches a path of the webhook server.
+type ClientConfig func(path string) admissionregistrationv1.WebhookClientConfig
+
+// URLClientConfig reaches the server at base (e.g. https://127.0.0.1:9443) with caBundle.
+func URLClientConfig(base string, caBundle []byte) ClientConfig {
+	return func(path string) admissionregistrationv1.WebhookClientConfig {
+		u := strings.TrimSuffix(base, "/") + path
+		return admissionregistrationv1.WebhookClientConfig{URL: &u, CABundle: caBundle}
+	}
+}
+
+// mutateCondition is evaluated by the API server: only a defaults or overrides block without a
+// strategy reaches the mutating webhook (the shipped CRDs default it in their schema, so for them
+// the webhook is never called).
+const mutateCondition = `has(object.spec) && ((has(object.spec.defaults) && !has(object.spec.defaults.strategy)) || (has(object.spec.overrides) && !has(object.spec.overrides.strategy)))`
+
+// Configurations builds the webhook configurations for kinds (plus the shipped access and mesh
+// kinds and PrecedentConfig): admission review v1, no side effects, 5 s, failing closed.
+func Configurations(kinds []policy.Kind, cc ClientConfig) (*admissionregistrationv1.MutatingWebhookConfiguration, *admissionregistrationv1.ValidatingWebhookConfiguration) {
+	var policyRules, defaultRules []admissionregistrationv1.RuleWithOperations
+	cud := []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete}
+	cu := cud[:2]
+	for _, k := range kinds {
+		policyRules = append(policyRules, rule(k.GVK.Group, k.GVK.Version, Plural(k.GVK.Kind), cud, admissionregistrationv1.NamespacedScope))
+		if k.Profile == policy.ProfileDefaultsOverrides {
+			defaultRules = append(defaultRules, rule(k.GVK.Group, k.GVK.Version, Plural(k.GVK.Kind), cu, admissionregistrationv1.NamespacedScope))
+		}
+	}
+	for _, kind := range []string{"AccessPolicy", mesh.KindMeshTimeout, mesh.KindMeshTrafficPermission} {
+		policyRules = append(policyRules, rule(policy.Group, "v1alpha1", Plural(kind), cu, admissionregistrationv1.NamespacedScope))
+	}
+	none := admissionregistrationv1.SideEffectClassNone
+	fail := admissionregistrationv1.Fail
+	timeout := int32(5)
+	equivalent := admissionregistrationv1.Equivalent
+	v := &admissionregistrationv1.ValidatingWebhookConfiguration{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingWebhookConfiguration"},
+		ObjectMeta: metav1.ObjectMeta{Name: ConfigurationName},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{
+			{
+				Name: policiesWebhook, ClientConfig: cc(ValidatePath), Rules: policyRules,
+				AdmissionReviewVersions: []string{"v1"}, SideEffects: &none, FailurePolicy: &fail,
+				TimeoutSeconds: &timeout, MatchPolicy: &equivalent,
+			},
+			{
+				Name: settingsWebhook, ClientConfig: cc(ValidatePath),
+				Rules:                   []admissionregistrationv1.RuleWithOperations{rule(config.GVK.Group, config.GVK.Version, "precedentconfigs", cud, admissionregistrationv1.ClusterScope)},
+				AdmissionReviewVersions: []string{"v1"}, SideEffects: &none, FailurePolicy: &fail,
+				TimeoutSeconds: &timeout, MatchPolicy: &equivalent,
+			},
+		},
+	}
+	m := &admissionregistrationv1.MutatingWebhookConfiguration{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "MutatingWebhookConfiguration"},
+		ObjectMeta: metav1.ObjectMeta{Name: ConfigurationName},
+		Webhooks: []admissionregistrationv1.MutatingWebhook{{
+			Name: defaultsWebhook, ClientConfig: cc(MutatePath), Rules: defaultRules,
+			AdmissionReviewVersions: []string{"v1"}, SideEffects: &none, FailurePolicy: &fail,
+			TimeoutSeconds: &timeout, MatchPolicy: &equivalent,
+			MatchConditions: []admissionregistrationv1.MatchCondition{{Name: "block-without-strategy", Expression: mutateCondition}},
+		}},
+	}
+	return m, v
+}
+
+func rule(group, version, resource string, ops []admissionregistrationv1.OperationType, scope admissionregistrationv1.ScopeType) admissionregistrationv1.RuleWithOperations {
+	return admissionregistrationv1.RuleWithOperations{
+		Operations: ops,
+		Rule:       admissionregistrationv1.Rule{APIGroups: []string{group}, APIVersions: []string{version}, Resources: []string{resource}, Scope: &scope},
+	}
+}
+
+// Plural is the resource name of a kind, by the rule CRDs follow (AuthPolicy → authpolicies).
+func Plural(kind string) string {
+	k := strings.ToLower(kind)
+	switch {
+	case strings.HasSuffix(k, "y") && !strings.HasSuffix(k, "ay") && !strings.HasSuffix(k, "ey") && !strings.HasSuffix(k, "oy"):
+		return k[:len(k)-1] + "ies"
+	case strings.HasSuffix(k, "s"), strings.HasSuffix(k, "x"), strings.HasSuffix(k, "ch"), strings.HasSuffix(k, "sh"):
+		return k + "es"
+	}
+	return k + "s"
+}

@@ -1,0 +1,240 @@
+package webhook
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"sync"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/precedent-dev/precedent/cel"
+	"github.com/precedent-dev/precedent/effective"
+	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/topology"
+)
+
+// State is what the validating handler reads: the Gateway API topology, the namespaces' labels and
+// the policies of every managed kind, kept current by informer event handlers. Every event bumps a
+// generation counter; the topology graph and the per-kind snapshots are rebuilt lazily, on the first
+// request after a change, and shared by every request until the next change. No request lists
+// anything.
+type State struct {
+	log logr.Logger
+
+	mu         sync.Mutex
+	classes    map[string]*gwv1.GatewayClass
+	gateways   map[types.NamespacedName]*gwv1.Gateway
+	httpRoutes map[types.NamespacedName]*gwv1.HTTPRoute
+	grpcRoutes map[types.NamespacedName]*gwv1.GRPCRoute
+	nsLabels   map[string]map[string]string
+	policies   map[schema.GroupKind]map[types.NamespacedName]*unstructured.Unstructured
+	topoGen    uint64
+	policyGen  map[schema.GroupKind]uint64
+
+	graph    *topology.Graph
+	graphGen uint64
+	snaps    map[schema.GroupKind]*built
+	evals    map[uint64]*cel.Evaluator
+
+	synced []func() bool
+}
+
+// built is a snapshot with the generations it was built from.
+type built struct {
+	snap      *effective.Snapshot
+	kind      policy.Kind
+	graph     *topology.Graph
+	policyGen uint64
+}
+
+// NewState returns an empty state; Watch fills it.
+func NewState(log logr.Logger) *State {
+	return &State{
+		log:        log,
+		classes:    map[string]*gwv1.GatewayClass{},
+		gateways:   map[types.NamespacedName]*gwv1.Gateway{},
+		httpRoutes: map[types.NamespacedName]*gwv1.HTTPRoute{},
+		grpcRoutes: map[types.NamespacedName]*gwv1.GRPCRoute{},
+		nsLabels:   map[string]map[string]string{},
+		policies:   map[schema.GroupKind]map[types.NamespacedName]*unstructured.Unstructured{},
+		policyGen:  map[schema.GroupKind]uint64{},
+		snaps:      map[schema.GroupKind]*built{},
+		evals:      map[uint64]*cel.Evaluator{},
+		topoGen:    1,
+	}
+}
+
+// Watch registers event handlers on the cache's informers for the topology, the namespaces and the
+// policy kinds. A policy kind whose CRD is not installed is skipped (and logged).
+func (s *State) Watch(ctx context.Context, c cache.Informers, kinds []policy.Kind) error {
+	topo := []struct {
+		obj client.Object
+		set func(client.Object)
+		del func(types.NamespacedName)
+	}{
+		{&gwv1.GatewayClass{}, func(o client.Object) { s.classes[o.GetName()] = o.(*gwv1.GatewayClass) }, func(k types.NamespacedName) { delete(s.classes, k.Name) }},
+		{&gwv1.Gateway{}, func(o client.Object) { s.gateways[key(o)] = o.(*gwv1.Gateway) }, func(k types.NamespacedName) { delete(s.gateways, k) }},
+		{&gwv1.HTTPRoute{}, func(o client.Object) { s.httpRoutes[key(o)] = o.(*gwv1.HTTPRoute) }, func(k types.NamespacedName) { delete(s.httpRoutes, k) }},
+		{&gwv1.GRPCRoute{}, func(o client.Object) { s.grpcRoutes[key(o)] = o.(*gwv1.GRPCRoute) }, func(k types.NamespacedName) { delete(s.grpcRoutes, k) }},
+		{namespaceMeta(), func(o client.Object) { s.nsLabels[o.GetName()] = o.GetLabels() }, func(k types.NamespacedName) { delete(s.nsLabels, k.Name) }},
+	}
+	for _, t := range topo {
+		set, del := t.set, t.del
+		bump := func() { s.topoGen++ }
+		if err := s.handle(ctx, c, t.obj, set, del, bump); err != nil {
+			return err
+		}
+	}
+	for _, k := range kinds {
+		gk := k.GVK.GroupKind()
+		s.policies[gk] = map[types.NamespacedName]*unstructured.Unstructured{}
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(k.GVK)
+		set := func(o client.Object) { s.policies[gk][key(o)] = o.(*unstructured.Unstructured) }
+		del := func(n types.NamespacedName) { delete(s.policies[gk], n) }
+		bump := func() { s.policyGen[gk]++ }
+		if err := s.handle(ctx, c, u, set, del, bump); err != nil {
+			if meta.IsNoMatchError(err) {
+				s.log.Info("policy kind not installed: its writes are checked without the other policies of the kind", "kind", k.GVK.Kind)
+				continue
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *State) handle(ctx context.Context, c cache.Informers, obj client.Object, set func(client.Object), del func(types.NamespacedName), bump func()) error {
+	inf, err := c.GetInformer(ctx, obj, cache.BlockUntilSynced(false))
+	if err != nil {
+		return fmt.Errorf("watching %T: %w", obj, err)
+	}
+	onSet := func(o interface{}) {
+		co, ok := o.(client.Object)
+		if !ok {
+			return
+		}
+		s.mu.Lock()
+		set(co)
+		bump()
+		s.mu.Unlock()
+	}
+	reg, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    onSet,
+		UpdateFunc: func(_, o interface{}) { onSet(o) },
+		DeleteFunc: func(o interface{}) {
+			if d, ok := o.(toolscache.DeletedFinalStateUnknown); ok {
+				o = d.Obj
+			}
+			co, ok := o.(client.Object)
+			if !ok {
+				return
+			}
+			s.mu.Lock()
+			del(key(co))
+			bump()
+			s.mu.Unlock()
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("watching %T: %w", obj, err)
+	}
+	s.mu.Lock()
+	s.synced = append(s.synced, reg.HasSynced)
+	s.mu.Unlock()
+	return nil
+}
+
+// Synced reports whether every watched informer has delivered its initial list.
+func (s *State) Synced() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, f := range s.synced {
+		if !f() {
+			return false
+		}
+	}
+	return len(s.synced) > 0
+}
+
+// Evaluator returns the CEL evaluator for a cost limit, shared across requests (its program cache
+// too).
+func (s *State) Evaluator(costLimit uint64) (*cel.Evaluator, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e, ok := s.evals[costLimit]; ok {
+		return e, nil
+	}
+	e, err := cel.New(costLimit)
+	if err != nil {
+		return nil, err
+	}
+	s.evals[costLimit] = e
+	return e, nil
+}
+
+// Snapshot returns the snapshot of kind k: reused when nothing changed since it was built.
+func (s *State) Snapshot(k policy.Kind, cond *cel.Evaluator) *effective.Snapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.graph == nil || s.graphGen != s.topoGen {
+		s.graph = topology.Build(s.input())
+		s.graphGen = s.topoGen
+	}
+	gk := k.GVK.GroupKind()
+	b := s.snaps[gk]
+	if b != nil && b.graph == s.graph && b.policyGen == s.policyGen[gk] && b.snap.Cond == cond && reflect.DeepEqual(b.kind, k) {
+		return b.snap
+	}
+	views := make([]*policy.Policy, 0, len(s.policies[gk]))
+	for _, u := range s.policies[gk] {
+		if p, _ := policy.View(k, u); p != nil {
+			views = append(views, p)
+		}
+	}
+	b = &built{snap: effective.NewSnapshot(k, s.graph, views, cond), kind: k, graph: s.graph, policyGen: s.policyGen[gk]}
+	s.snaps[gk] = b
+	return b.snap
+}
+
+// input copies the topology maps into the engine's input (on a rebuild only).
+func (s *State) input() topology.Input {
+	in := topology.Input{NamespaceLabels: make(map[string]map[string]string, len(s.nsLabels))}
+	for _, o := range s.classes {
+		in.GatewayClasses = append(in.GatewayClasses, *o)
+	}
+	for _, o := range s.gateways {
+		in.Gateways = append(in.Gateways, *o)
+	}
+	for _, o := range s.httpRoutes {
+		in.HTTPRoutes = append(in.HTTPRoutes, *o)
+	}
+	for _, o := range s.grpcRoutes {
+		in.GRPCRoutes = append(in.GRPCRoutes, *o)
+	}
+	for n, l := range s.nsLabels {
+		in.NamespaceLabels[n] = l
+	}
+	return in
+}
+
+func key(o client.Object) types.NamespacedName {
+	return types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}
+}
+
+// namespaceMeta is a metadata-only Namespace: the labels are all the topology needs.
+func namespaceMeta() *metav1.PartialObjectMetadata {
+	m := &metav1.PartialObjectMetadata{}
+	m.SetGroupVersionKind(schema.GroupVersionKind{Version: "v1", Kind: "Namespace"})
+	return m
+}

@@ -1,0 +1,141 @@
+package webhook
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/go-logr/logr"
+	admissionv1 "k8s.io/api/admission/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/klog/v2"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/precedent-dev/precedent/access"
+	"github.com/precedent-dev/precedent/config"
+	"github.com/precedent-dev/precedent/mesh"
+	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/validate"
+)
+
+// Validator is the validating handler of every managed kind and of PrecedentConfig.
+type Validator struct {
+	Settings *config.Live
+	State    *State
+	Log      logr.Logger
+}
+
+var _ admission.Handler = (*Validator)(nil)
+
+// Handle decodes the object once, then dispatches on its kind.
+func (v *Validator) Handle(ctx context.Context, req admission.Request) admission.Response {
+	start := time.Now()
+	resp, kind := v.handle(req)
+	decision := decisionAllowed
+	switch {
+	case resp.Result != nil && resp.Result.Code >= 500:
+		decision = decisionError
+	case !resp.Allowed:
+		decision = decisionDenied
+	}
+	elapsed := time.Since(start)
+	admissionDuration.WithLabelValues(kind, string(req.Operation), decision).Observe(elapsed.Seconds())
+	if n := len(resp.Warnings); n > 0 {
+		admissionWarnings.WithLabelValues(kind).Add(float64(n))
+	}
+	v.Log.V(1).Info("reviewed", "kind", kind, "policy", klog.KRef(req.Namespace, req.Name), "operation", req.Operation,
+		"dryRun", req.DryRun != nil && *req.DryRun, "decision", decision, "warnings", len(resp.Warnings), "duration", elapsed)
+	return resp
+}
+
+func (v *Validator) handle(req admission.Request) (admission.Response, string) {
+	gk := schema.GroupKind{Group: req.Kind.Group, Kind: req.Kind.Kind}
+	if !v.State.Synced() {
+		return admission.Errored(http.StatusServiceUnavailable, fmt.Errorf("the policy cache is not synced yet: retry")), gk.Kind
+	}
+	raw := req.Object.Raw
+	if req.Operation == admissionv1.Delete {
+		raw = req.OldObject.Raw
+	}
+	u := &unstructured.Unstructured{}
+	if err := json.Unmarshal(raw, &u.Object); err != nil {
+		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding %s: %w", gk.Kind, err)), gk.Kind
+	}
+	s := v.Settings.Current()
+	if gk == config.GVK.GroupKind() {
+		return v.config(req, u), gk.Kind
+	}
+	if k, ok := s.Registry().Lookup(gk); ok {
+		return v.policy(req, k, u, s), gk.Kind
+	}
+	if req.Operation == admissionv1.Delete {
+		return admission.Allowed(""), gk.Kind
+	}
+	switch {
+	case access.IsPolicy(gk):
+		as := access.Settings{BackendGroup: s.Access.BackendGroup, BackendKind: s.Access.BackendKind,
+			AllowMixedAuthorization: s.Access.AllowMixedAuthorization, Combine: s.Access.Combine}
+		return respond(gk, u.GetName(), access.Validate(u, as), nil), gk.Kind
+	case gk.Group == policy.Group && (gk.Kind == mesh.KindMeshTimeout || gk.Kind == mesh.KindMeshTrafficPermission):
+		return respond(gk, u.GetName(), mesh.Validate(u), nil), gk.Kind
+	}
+	return admission.Allowed(""), gk.Kind
+}
+
+// policy reviews a write of a defaults/overrides or GEP-713 policy against the cached snapshot.
+func (v *Validator) policy(req admission.Request, k policy.Kind, u *unstructured.Unstructured, s config.Settings) admission.Response {
+	cond, err := v.State.Evaluator(s.CELCostLimit)
+	if err != nil {
+		return admission.Errored(http.StatusInternalServerError, err)
+	}
+	snap := v.State.Snapshot(k, cond)
+	var out validate.Outcome
+	if req.Operation == admissionv1.Delete {
+		out = validate.ReviewDelete(snap, policy.Ref{Namespace: u.GetNamespace(), Name: u.GetName()}, s)
+	} else {
+		out = validate.Review(snap, u, s, cond)
+	}
+	return respond(k.GVK.GroupKind(), u.GetName(), out.Errs, out.Warnings)
+}
+
+// config validates a PrecedentConfig write with the same decoding the live loader uses.
+func (v *Validator) config(req admission.Request, u *unstructured.Unstructured) admission.Response {
+	if req.Operation == admissionv1.Delete {
+		if u.GetName() != config.Name {
+			return admission.Allowed("")
+		}
+		return admission.Allowed("").WithWarnings("deleting PrecedentConfig cluster puts the default settings in force")
+	}
+	_, errs := config.Decode(u)
+	return respond(config.GVK.GroupKind(), u.GetName(), errs, nil)
+}
+
+// respond turns field errors into the API server's Invalid status, one cause per field, and adds the
+// warnings either way.
+func respond(gk schema.GroupKind, name string, errs field.ErrorList, warnings []string) admission.Response {
+	if len(errs) == 0 {
+		return admission.Allowed("").WithWarnings(warnings...)
+	}
+	for _, e := range errs {
+		admissionRejections.WithLabelValues(checkName(e)).Inc()
+	}
+	st := apierrors.NewInvalid(gk, name, errs).Status()
+	resp := admission.Denied(st.Message)
+	resp.Result = &st
+	return resp.WithWarnings(warnings...)
+}
+
+var indexes = regexp.MustCompile(`\[[^\]]*\]`)
+
+// checkName labels a rejection by its error type and field path without indexes or keys, e.g.
+// "FieldValueForbidden:spec.unset", a small fixed set.
+func checkName(e *field.Error) string {
+	return string(e.Type) + ":" + strings.TrimSuffix(indexes.ReplaceAllString(e.Field, ""), ".")
+}

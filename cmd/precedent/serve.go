@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2/textlogger"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	"github.com/precedent-dev/precedent/config"
+	"github.com/precedent-dev/precedent/webhook"
+)
+
+func init() { subcommands = append(subcommands, newServeCmd) }
+
+// serveOptions are the flags of serve (dev sets them itself).
+type serveOptions struct {
+	host, certDir           string
+	port                    int
+	metricsAddr, probeAddr  string
+	leaderElect             bool
+	leaderElectionNamespace string
+	verbosity               int
+	kubeconfig              string
+	onReady                 func() // called once the webhook server serves and the cache is synced
+	logger                  logr.Logger
+}
+
+// whenReady runs on every replica, leader or not (like the webhooks).
+type whenReady func(ctx context.Context) error
+
+func (f whenReady) Start(ctx context.Context) error { return f(ctx) }
+func (whenReady) NeedLeaderElection() bool          { return false }
+
+func newServeCmd() *cobra.Command {
+	o := &serveOptions{}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the admission webhooks (TLS) with health, readiness and Prometheus metrics endpoints",
+		Long: `Runs a controller-runtime manager: the validating and mutating webhooks of every managed kind and of
+PrecedentConfig (TLS only, certificates from --cert-dir, reloaded when they rotate), an informer cache of
+the Gateway API topology and the policies, /healthz and /readyz, and /metrics.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.logger = textlogger.NewLogger(textlogger.NewConfig(textlogger.Verbosity(o.verbosity)))
+			cfg, err := ctrl.GetConfig()
+			if err != nil {
+				return fmt.Errorf("loading the kubeconfig: %w", err)
+			}
+			return serve(ctrl.SetupSignalHandler(), cfg, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.host, "webhook-host", "", "address the webhook server binds (empty: all)")
+	f.IntVar(&o.port, "webhook-port", 9443, "port of the webhook server (TLS)")
+	f.StringVar(&o.certDir, "cert-dir", "/tmp/k8s-webhook-server/serving-certs", "folder holding tls.crt and tls.key (reloaded on change)")
+	f.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", `address of /metrics ("0" disables it)`)
+	f.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")
+	f.BoolVar(&o.leaderElect, "leader-elect", false, "elect a leader among replicas (for the status reconciler; webhooks serve on every replica)")
+	f.StringVar(&o.leaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader-election Lease (default: the pod's)")
+	f.IntVarP(&o.verbosity, "v", "v", 0, "log verbosity (1 logs every admission)")
+	return cmd
+}
+
+// serve runs the manager until ctx ends.
+func serve(ctx context.Context, cfg *rest.Config, o *serveOptions) error {
+	log := o.logger
+	ctrl.SetLogger(log)
+	scheme, err := webhook.NewScheme()
+	if err != nil {
+		return err
+	}
+	mgr, err := ctrl.NewManager(cfg, manager.Options{
+		Scheme:                        scheme,
+		Logger:                        log,
+		Cache:                         cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
+		Metrics:                       metricsserver.Options{BindAddress: o.metricsAddr},
+		HealthProbeBindAddress:        o.probeAddr,
+		LeaderElection:                o.leaderElect,
+		LeaderElectionID:              "precedent.policy.precedent.dev",
+		LeaderElectionNamespace:       o.leaderElectionNamespace,
+		LeaderElectionReleaseOnCancel: true,
+		WebhookServer: ctrlwebhook.NewServer(ctrlwebhook.Options{
+			Host: o.host, Port: o.port, CertDir: o.certDir,
+			TLSOpts: []func(*tls.Config){func(c *tls.Config) { c.MinVersion = tls.VersionTLS12 }},
+		}),
+	})
+	if err != nil {
+		return fmt.Errorf("creating the manager: %w", err)
+	}
+	live := config.NewLive(config.Defaults(), log.WithName("settings"))
+	st, err := webhook.Register(ctx, mgr, live, log.WithName("webhook"))
+	if err != nil {
+		return err
+	}
+	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
+		return err
+	}
+	if err := mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker()); err != nil {
+		return err
+	}
+	if o.onReady != nil {
+		if err := mgr.Add(whenReady(func(ctx context.Context) error {
+			if !mgr.GetCache().WaitForCacheSync(ctx) {
+				return nil
+			}
+			for !st.Synced() || mgr.GetWebhookServer().StartedChecker()(nil) != nil {
+				select {
+				case <-ctx.Done():
+					return nil
+				case <-time.After(20 * time.Millisecond):
+				}
+			}
+			o.onReady()
+			<-ctx.Done()
+			return nil
+		})); err != nil {
+			return err
+		}
+	}
+	log.Info("starting", "webhookPort", o.port, "certDir", o.certDir, "settings", live.Current().String())
+	if err := mgr.Start(ctx); err != nil {
+		return fmt.Errorf("running the manager: %w", err)
+	}
+	return nil
+}

@@ -69,3 +69,24 @@ bench: ## Benchmarks with allocations (engine, projection, access, mesh).
 .PHONY: fuzz
 fuzz: ## Run the fuzz targets for FUZZTIME each (default 30s).
 	$(GO) test -run '^$$' -fuzz FuzzEngine -fuzztime $(or $(FUZZTIME),30s) ./validate
+
+GATEWAY_API_DIR = $(shell $(GO) list -m -f '{{.Dir}}' sigs.k8s.io/gateway-api)
+
+.PHONY: gateway-crds
+gateway-crds: ## Copy the Gateway API standard CRDs of the go.mod version into config/crd/gateway-api.
+	@mkdir -p config/crd/gateway-api
+	rm -f config/crd/gateway-api/*.yaml
+	cp $(GATEWAY_API_DIR)/config/crd/standard/gateway.networking.k8s.io_*.yaml config/crd/gateway-api/
+	rm -f config/crd/gateway-api/*_vap_*.yaml
+	chmod 644 config/crd/gateway-api/*.yaml
+	@echo ">> Gateway API $$($(GO) list -m -f '{{.Version}}' sigs.k8s.io/gateway-api) standard CRDs in config/crd/gateway-api"
+
+.PHONY: run
+run: ## Build the control plane (first time: minutes) and the binary, then run `bin/precedent dev` until Ctrl-C.
+	@if [ ! -x $(KUBE_APISERVER) ] || [ ! -x $(ETCD) ]; then \
+	  echo ">> first run on this machine: building the pinned control plane from the Go module proxy"; \
+	  echo ">>   what: etcd $(ETCD_VERSION) (about 30 s) and kube-apiserver $(KUBE_VERSION) (about 5-6 minutes on 2 cores)"; \
+	  echo ">>   why:  precedent dev runs a real API server and etcd locally; the binaries are cached in $(CP_DIR) and reused"; \
+	fi
+	@$(MAKE) --no-print-directory control-plane build
+	$(BIN)/precedent dev $(DEV_FLAGS)

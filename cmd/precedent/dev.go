@@ -1,0 +1,199 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2/textlogger"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/precedent-dev/precedent/config"
+	"github.com/precedent-dev/precedent/controlplane"
+	"github.com/precedent-dev/precedent/webhook"
+)
+
+func init() { subcommands = append(subcommands, newDevCmd) }
+
+type devOptions struct {
+	kubeconfigOut string
+	assetsDir     string
+	crdDirs       []string
+	samples       string
+	verbosity     int
+}
+
+func newDevCmd() *cobra.Command {
+	o := &devOptions{}
+	cmd := &cobra.Command{
+		Use:   "dev",
+		Short: "Run a local etcd + kube-apiserver with Precedent's webhooks, the CRDs and the samples",
+		Long: `Starts etcd and kube-apiserver (the pinned binaries of ` + "`make control-plane`" + `), installs the Gateway API
+and Precedent CRDs, serves the webhooks on 127.0.0.1 with an in-memory self-signed certificate registered in
+the API server, applies config/samples/, writes a kubeconfig and runs until interrupted (Ctrl-C), then stops
+everything it started. Run it from the repository root (` + "`make run`" + ` does).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return o.run(ctx, cmd.OutOrStdout())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.kubeconfigOut, "kubeconfig-out", "bin/dev.kubeconfig", "where to write the kubeconfig of the local cluster")
+	f.StringVar(&o.assetsDir, "control-plane", "bin/control-plane", "folder of the etcd and kube-apiserver binaries (KUBEBUILDER_ASSETS overrides it)")
+	f.StringArrayVar(&o.crdDirs, "crd-dir", []string{"config/crd/gateway-api", "config/crd"}, "folders of CRDs to install (repeatable)")
+	f.StringVar(&o.samples, "samples", "config/samples", `folder of samples to apply, one sub-folder at a time ("" applies none)`)
+	f.IntVarP(&o.verbosity, "v", "v", 0, "log verbosity of the manager (0: errors only; 1: every admission)")
+	return cmd
+}
+
+func (o *devOptions) run(ctx context.Context, out io.Writer) error {
+	start := time.Now()
+	step := func(format string, args ...interface{}) { fmt.Fprintf(out, "  ✓ "+format+"\n", args...) }
+	fmt.Fprintln(out, "precedent dev: starting a local control plane with Precedent's webhooks")
+	env, err := controlplane.Start(controlplane.Options{AssetsDir: o.assetsDir, CRDDirs: o.crdDirs, Step: step})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := env.Stop(); err != nil {
+			fmt.Fprintln(out, "error stopping the control plane:", err)
+			return
+		}
+		fmt.Fprintln(out, "stopped: webhooks, kube-apiserver and etcd")
+	}()
+
+	mgrCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ready := make(chan struct{})
+	done := make(chan error, 1)
+	so := &serveOptions{
+		host: "127.0.0.1", port: env.Port, certDir: env.CertDir, metricsAddr: "0", probeAddr: "0",
+		logger:  devLogger(o.verbosity),
+		onReady: func() { close(ready) },
+	}
+	go func() { done <- serve(mgrCtx, env.Config, so) }()
+	defer func() { cancel(); <-done }()
+	select {
+	case <-ready:
+	case err := <-done:
+		return fmt.Errorf("webhook server: %w", err)
+	case <-ctx.Done():
+		return nil
+	}
+	step("webhook server on https://127.0.0.1:%d, informer cache synced", env.Port)
+
+	quiet := rest.CopyConfig(env.Config)
+	quiet.WarningHandler = rest.NoWarnings{}
+	c, err := client.New(quiet, client.Options{})
+	if err != nil {
+		return err
+	}
+	if err := env.RegisterWebhooks(ctx, c, config.Defaults().Registry().Kinds()); err != nil {
+		return err
+	}
+	if err := env.WaitWebhooksCalled(ctx, func(ctx context.Context) bool { return webhookAnswers(ctx, c) }); err != nil {
+		return fmt.Errorf("the API server does not call the webhooks: %w", err)
+	}
+	step("webhooks registered: the API server calls them (validating %s, mutating %s)", webhook.ValidatePath, webhook.MutatePath)
+
+	if o.samples != "" {
+		applied, err := controlplane.ApplySamples(ctx, c, o.samples, "try")
+		if err != nil {
+			return err
+		}
+		for _, a := range applied {
+			switch {
+			case a.Skipped != "":
+				step("samples %s skipped: %s", a.Folder, a.Skipped)
+			default:
+				step("samples %s applied: %d objects", a.Folder, a.Created)
+			}
+			for _, r := range a.Rejected {
+				fmt.Fprintln(out, "    rejected:", r)
+			}
+		}
+	}
+
+	kc, _, err := env.AddAdmin("dev")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(o.kubeconfigOut), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(o.kubeconfigOut, kc, 0o600); err != nil {
+		return fmt.Errorf("writing the kubeconfig: %w", err)
+	}
+	step("kubeconfig written (%s since start)", time.Since(start).Round(100*time.Millisecond))
+	fmt.Fprintf(out, "ready: kubeconfig=%s\n", o.kubeconfigOut)
+	kubectl := "kubectl --kubeconfig " + o.kubeconfigOut
+	try := filepath.Join(filepath.Dir(o.samples), filepath.Base(o.samples), "try")
+	fmt.Fprintf(out, `
+try this (Ctrl-C stops everything):
+  # rejected: unset of a rule that the Gateway policy c1/gw-policy sets as an override
+  %[1]s apply -f %[2]s/rejected-unset.yaml
+  # rejected: bare rules together with spec.defaults
+  %[1]s apply -f %[2]s/rejected-mixed.yaml
+  # admitted with a warning: rule authorization.b is overridden by c1/gw-policy
+  %[1]s apply -f %[2]s/warning-overridden.yaml
+  # the same, without writing anything
+  %[1]s apply --dry-run=server -f %[2]s/warning-overridden.yaml
+  # switch unset off for the whole cluster, then try an unset again
+  %[1]s apply -f %[2]s/unset-off.yaml
+`, kubectl, try)
+
+	select {
+	case <-ctx.Done():
+		fmt.Fprintln(out, "\nstopping")
+		return nil
+	case err := <-done:
+		return fmt.Errorf("webhook server stopped: %w", err)
+	}
+}
+
+// webhookAnswers reports whether a server-side dry-run of an invalid policy is rejected by
+// Precedent's validating webhook (and not only by the schema).
+func webhookAnswers(ctx context.Context, c client.Client) bool {
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion("policy.precedent.dev/v1alpha1")
+	u.SetKind("RateLimitPolicy")
+	u.SetNamespace("default")
+	u.SetName("precedent-dev-probe")
+	u.Object["spec"] = map[string]interface{}{
+		"targetRef": map[string]interface{}{"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": "probe"},
+		"unset":     []interface{}{"probe", "probe"},
+	}
+	err := c.Create(ctx, u, client.DryRunAll)
+	return apierrors.IsInvalid(err) && strings.Contains(err.Error(), "denied the request")
+}
+
+// devLogger logs errors only, unless verbosity > 0.
+func devLogger(v int) logr.Logger {
+	l := textlogger.NewLogger(textlogger.NewConfig(textlogger.Verbosity(v)))
+	if v > 0 {
+		return l
+	}
+	return logr.New(errorsOnly{l.GetSink()})
+}
+
+type errorsOnly struct{ logr.LogSink }
+
+func (errorsOnly) Enabled(int) bool { return false }
+func (s errorsOnly) WithValues(kv ...interface{}) logr.LogSink {
+	return errorsOnly{s.LogSink.WithValues(kv...)}
+}
+func (s errorsOnly) WithName(n string) logr.LogSink { return errorsOnly{s.LogSink.WithName(n)} }
+

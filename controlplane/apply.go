@@ -91,4 +91,3 @@ func applyFolder(ctx context.Context, c client.Client, dir string) (Applied, err
 	}
 	return a, nil
 }
-

@@ -196,4 +196,3 @@ func (s errorsOnly) WithValues(kv ...interface{}) logr.LogSink {
 	return errorsOnly{s.LogSink.WithValues(kv...)}
 }
 func (s errorsOnly) WithName(n string) logr.LogSink { return errorsOnly{s.LogSink.WithName(n)} }
-

@@ -22,6 +22,7 @@ type offline struct {
 	settings config.Settings
 	registry *policy.Registry
 	inv      *inventory.Inventory
+	objects  []*unstructured.Unstructured
 	graph    *topology.Graph
 	cond     *cel.Evaluator
 }
@@ -56,7 +57,7 @@ func loadFiles(paths []string, s config.Settings) (*offline, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &offline{settings: s, registry: reg, inv: inv, graph: topology.Build(inv.Topology), cond: cond}, nil
+	return &offline{settings: s, registry: reg, inv: inv, objects: us, graph: topology.Build(inv.Topology), cond: cond}, nil
 }
 
 // snapshot returns the snapshot of one kind over every policy of that kind that could be read.

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/precedent-dev/precedent/access"
+	"github.com/precedent-dev/precedent/mesh"
+)
+
+func init() { profileChecks = append(profileChecks, validateAccess, validateMesh) }
+
+// accessSettings maps the live settings onto the access profile's.
+func accessSettings(o *offline) access.Settings {
+	a := o.settings.Access
+	return access.Settings{BackendGroup: a.BackendGroup, BackendKind: a.BackendKind, AllowMixedAuthorization: a.AllowMixedAuthorization, Combine: a.Combine}
+}
+
+// validateAccess checks every AccessPolicy (and XAccessPolicy) of the input, and projects each
+// write against the other access policies and the Gateway → route → Backend topology of the input.
+func validateAccess(o *offline) (errs, warns []string) {
+	s := accessSettings(o)
+	var objs []*unstructured.Unstructured
+	var valid []access.Policy
+	for _, u := range o.objects {
+		if !access.IsPolicy(u.GroupVersionKind().GroupKind()) {
+			continue
+		}
+		p, perrs := access.Parse(u, s)
+		errs = append(errs, lines(u.GetKind(), u, perrs)...)
+		if len(perrs) == 0 {
+			objs = append(objs, u)
+			valid = append(valid, p)
+		}
+	}
+	if len(valid) == 0 {
+		return errs, nil
+	}
+	topo, err := access.NewTopology(o.objects, s)
+	if err != nil {
+		return append(errs, fmt.Sprintf("access topology: %v", err)), nil
+	}
+	for i, p := range valid {
+		for _, w := range access.ProjectWrite(p, valid, &topo, s, o.settings.WarningLimit) {
+			warns = append(warns, fmt.Sprintf("%s %s: %s", objs[i].GetKind(), nsName(objs[i]), w))
+		}
+	}
+	return errs, warns
+}
+
+var meshGroup = "policy.precedent.dev"
+
+func isMeshPolicy(gk schema.GroupKind) bool {
+	return gk.Group == meshGroup && (gk.Kind == mesh.KindMeshTimeout || gk.Kind == mesh.KindMeshTrafficPermission)
+}
+
+// validateMesh checks every mesh policy of the input and reports elements that can never take
+// effect for any Dataplane of the input.
+func validateMesh(o *offline) (errs, warns []string) {
+	var policies []mesh.Policy
+	var objs []*unstructured.Unstructured
+	var dataplanes []mesh.Dataplane
+	for _, u := range o.objects {
+		gvk := u.GroupVersionKind()
+		switch {
+		case isMeshPolicy(gvk.GroupKind()):
+			p, perrs := mesh.Parse(u)
+			errs = append(errs, lines(u.GetKind(), u, perrs)...)
+			if len(perrs) == 0 {
+				policies = append(policies, p)
+				objs = append(objs, u)
+			}
+		case gvk.Kind == "Dataplane" && gvk.Group == "kuma.io":
+			dp, err := mesh.ParseDataplane(u)
+			if err != nil {
+				errs = append(errs, fmt.Sprintf("Dataplane %s: %v", nsName(u), err))
+				continue
+			}
+			dataplanes = append(dataplanes, dp)
+		}
+	}
+	for i, p := range policies {
+		for _, w := range mesh.WriteWarnings(p, policies, dataplanes) {
+			warns = append(warns, fmt.Sprintf("%s %s: %s", objs[i].GetKind(), nsName(objs[i]), w))
+		}
+	}
+	return errs, warns
+}

@@ -34,8 +34,12 @@ func Review(before *effective.Snapshot, obj *unstructured.Unstructured, s config
 	}
 	serrs, swarns := Stateful(before, p, s)
 	out.Errs = serrs
-	ws := append(swarns, Project(before, p.Ref, p)...)
-	out.Warnings = Limit(ws, s.WarningLimit)
+	if len(serrs) > 0 {
+		// A rejected write changes nothing: projecting it would only add noise to the errors.
+		out.Warnings = Limit(swarns, s.WarningLimit)
+		return out
+	}
+	out.Warnings = Limit(append(swarns, Project(before, p.Ref, p)...), s.WarningLimit)
 	return out
 }
 

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func run(args ...string) (stdout, stderr string, code int) {
+	var out, errb bytes.Buffer
+	cmd := newRootCmd()
+	cmd.SetOut(&out)
+	cmd.SetErr(&errb)
+	cmd.SetArgs(args)
+	err := cmd.Execute()
+	var ee *exitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		code = ee.code
+	default:
+		code = 2
+	}
+	return out.String(), errb.String(), code
+}
+
+func TestValidateSamplesPass(t *testing.T) {
+	out, _, code := run("validate", "-f", "../../config/samples")
+	if code != 0 {
+		t.Fatalf("validate config/samples: exit %d\n%s", code, out)
+	}
+}
+
+func TestValidateInvalid(t *testing.T) {
+	out, _, code := run("validate", "-f", "testdata/invalid")
+	want := `AuthPolicy shop/route-policy: spec.unset[0]: Forbidden: rule authorization.b is set by the overrides of AuthPolicy gateway-system/gw-policy and cannot be unset: remove it from spec.unset
+RateLimitPolicy shop/mixed: spec.limits: Forbidden: bare limits cannot be combined with spec.defaults or spec.overrides: move them into spec.defaults
+RateLimitPolicy shop/mixed: spec.overrides.when: Invalid value: "self.limits.x.rates[0].limit >": compilation failed: ERROR: <input>:1:31: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}
+ | self.limits.x.rates[0].limit >
+ | ..............................^
+Warning: AuthPolicy gateway-system/gw-policy: the override of authorization.b makes the unset in AuthPolicy shop/route-policy ineffective on route shop/cart
+Warning: AuthPolicy gateway-system/gw-policy: this write changes the effective AuthPolicy of 1 route
+`
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	if diff := cmp.Diff(want, out); diff != "" {
+		t.Errorf("output (-want +got):\n%s", diff)
+	}
+}
+
+func TestValidateUnreadable(t *testing.T) {
+	_, _, code := run("validate", "-f", "testdata/broken")
+	if code != 2 {
+		t.Errorf("malformed file: exit %d, want 2", code)
+	}
+	_, _, code = run("validate", "-f", "testdata/does-not-exist")
+	if code != 2 {
+		t.Errorf("missing file: exit %d, want 2", code)
+	}
+}
+
+func TestEffectiveJSON(t *testing.T) {
+	out, _, code := run("effective", "-f", "../../config/samples/rfc/b2", "--kind", "AuthPolicy", "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	want := `{
+  "items": [
+    {
+      "kind": "AuthPolicy",
+      "gateway": "b2/gw",
+      "listener": "",
+      "route": "b2/route",
+      "rule": "",
+      "spec": {
+        "rules": {
+          "authentication": {
+            "a": {
+              "apiKey": {
+                "selector": {
+                  "matchLabels": {
+                    "app": "gw"
+                  }
+                }
+              }
+            }
+          },
+          "authorization": {
+            "b": {
+              "opa": {
+                "rego": "allow = input.user == \"shop\""
+              }
+            },
+            "c": {
+              "patternMatching": {
+                "patterns": [
+                  {
+                    "operator": "eq",
+                    "selector": "request.path",
+                    "value": "/cart"
+                  }
+                ]
+              }
+            }
+          }
+        }
+      },
+      "sources": {
+        "authentication.a": "b2/gw-policy",
+        "authorization.b": "b2/route-policy",
+        "authorization.c": "b2/route-policy"
+      }
+    }
+  ]
+}
+`
+	if diff := cmp.Diff(want, out); diff != "" {
+		t.Errorf("output (-want +got):\n%s", diff)
+	}
+	out, _, _ = run("effective", "-f", "../../config/samples/rfc", "--kind", "AuthPolicy", "--target", "httproute/c1/route", "-o", "json")
+	if !bytes.Contains([]byte(out), []byte(`"route": "c1/route"`)) || bytes.Contains([]byte(out), []byte(`"b2/route"`)) {
+		t.Errorf("--target did not select c1/route only:\n%s", out)
+	}
+}

@@ -1,0 +1,120 @@
+package webhook_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/precedent-dev/precedent/config"
+)
+
+// writeConfig creates or replaces the PrecedentConfig named name with spec.
+func writeConfig(c client.Client, name string, spec map[string]interface{}) (*unstructured.Unstructured, error) {
+	ctx := context.Background()
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(config.GVK)
+	u.SetName(name)
+	u.Object["spec"] = spec
+	cur := &unstructured.Unstructured{}
+	cur.SetGroupVersionKind(config.GVK)
+	err := c.Get(ctx, client.ObjectKey{Name: name}, cur)
+	switch {
+	case apierrors.IsNotFound(err):
+		return u, c.Create(ctx, u)
+	case err != nil:
+		return nil, err
+	}
+	u.SetResourceVersion(cur.GetResourceVersion())
+	return u, c.Update(ctx, u)
+}
+
+// setConfig writes the PrecedentConfig cluster and waits until the webhook's settings come from
+// that very write (the informer has delivered it), so the next admission obeys it.
+func setConfig(t *testing.T, c client.Client, spec map[string]interface{}) {
+	t.Helper()
+	u, err := writeConfig(c, config.Name, spec)
+	if err != nil {
+		t.Fatalf("writing PrecedentConfig: %v", err)
+	}
+	eventually(t, 10*time.Second, func() (bool, string) {
+		return live.ResourceVersion() == u.GetResourceVersion(), fmt.Sprintf("settings from resourceVersion %q, want %q", live.ResourceVersion(), u.GetResourceVersion())
+	})
+}
+
+func TestUnsetSwitch(t *testing.T) {
+	c, _ := newClient()
+	ns := namespace(t, c)
+	createTopology(t, c, ns)
+	t.Cleanup(func() { setConfig(t, c, map[string]interface{}{}) })
+	policy := func(name string) *unstructured.Unstructured {
+		return objectIn(ns, `
+apiVersion: policy.precedent.dev/v1alpha1
+kind: AuthPolicy
+metadata: {name: `+name+`, namespace: "{{ns}}"}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: route}
+  unset: [authorization.a]`)
+	}
+
+	setConfig(t, c, map[string]interface{}{"unsetEnabled": false})
+	err := c.Create(context.Background(), policy("unset-off"))
+	got, msg, ok := causes(err)
+	want := []cause{{metav1.CauseTypeForbidden, "spec.unset"}}
+	if !ok || !cmp.Equal(want, got) {
+		t.Fatalf("with unset switched off: got %v (%v), want causes %v", got, errString(err), want)
+	}
+	if !strings.Contains(msg, "unset is switched off in this cluster") {
+		t.Errorf("message %q does not say unset is switched off", msg)
+	}
+
+	setConfig(t, c, map[string]interface{}{"unsetEnabled": true})
+	if err := c.Create(context.Background(), policy("unset-on")); err != nil {
+		t.Fatalf("with unset switched back on: %v", err)
+	}
+}
+
+func TestInvalidConfigRejected(t *testing.T) {
+	c, _ := newClient()
+	setConfig(t, c, map[string]interface{}{"warningLimit": int64(5)})
+	t.Cleanup(func() { setConfig(t, c, map[string]interface{}{}) })
+	good := live.Current()
+	kind := map[string]interface{}{"gvk": map[string]interface{}{"group": "kuadrant.io", "version": "v1", "kind": "AuthPolicy"}, "profile": "defaults-overrides", "rulesField": "rules"}
+	tests := []struct {
+		name string
+		obj  string
+		spec map[string]interface{}
+		want []cause
+	}{
+		{name: "duplicate configured kind (webhook)", obj: config.Name, spec: map[string]interface{}{"kinds": []interface{}{kind, kind}},
+			want: []cause{{metav1.CauseTypeFieldValueDuplicate, "spec.kinds[1].gvk"}}},
+		{name: "warning limit out of range (schema)", obj: config.Name, spec: map[string]interface{}{"warningLimit": int64(0)},
+			want: []cause{{metav1.CauseTypeFieldValueInvalid, "spec.warningLimit"}}},
+		{name: "unknown check action (schema)", obj: config.Name, spec: map[string]interface{}{"actions": map[string]interface{}{"unsetOverride": "ignore"}},
+			want: []cause{{metav1.CauseTypeFieldValueNotSupported, "spec.actions.unsetOverride"}, schemaStopped}},
+		{name: "not the singleton", obj: "other", spec: map[string]interface{}{},
+			want: []cause{{metav1.CauseTypeFieldValueInvalid, "<nil>"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := writeConfig(c, tt.obj, tt.spec)
+			got, _, ok := causes(err)
+			if !ok {
+				t.Fatalf("not rejected as Invalid: %v", errString(err))
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("causes (-want +got):\n%s\n%v", diff, err)
+			}
+			if diff := cmp.Diff(good, live.Current()); diff != "" {
+				t.Errorf("settings changed (-good +now):\n%s", diff)
+			}
+		})
+	}
+}

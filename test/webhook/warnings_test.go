@@ -1,0 +1,231 @@
+package webhook_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+const gatewayOverride = `
+apiVersion: policy.precedent.dev/v1alpha1
+kind: AuthPolicy
+metadata: {name: gw-policy, namespace: "{{ns}}"}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}
+  overrides: {strategy: merge, rules: {authorization: {b: {opa: {rego: allow = true}}}}}`
+
+const routePolicy = `
+apiVersion: policy.precedent.dev/v1alpha1
+kind: AuthPolicy
+metadata: {name: route-policy, namespace: "{{ns}}"}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: route}
+  rules: {authorization: {b: {opa: {rego: allow = false}}, c: {opa: {rego: allow = false}}}}`
+
+// warningsOf runs write with a server-side dry-run until its warnings equal want (the webhook's cache
+// follows the test's objects), then for real, and asserts the same warnings both times.
+func warningsOf(t *testing.T, rec *recorder, want []string, write func(dry bool) error) {
+	t.Helper()
+	rec.take()
+	eventually(t, 10*time.Second, func() (bool, string) {
+		err := write(true)
+		got := rec.take()
+		if err != nil {
+			return false, "dry-run rejected: " + err.Error()
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			return false, "dry-run warnings (-want +got):\n" + diff
+		}
+		return true, ""
+	})
+	if err := write(false); err != nil {
+		t.Fatalf("write rejected: %v", err)
+	}
+	if diff := cmp.Diff(want, rec.take()); diff != "" {
+		t.Fatalf("warnings (-want +got):\n%s", diff)
+	}
+}
+
+
+func TestWarnings(t *testing.T) {
+	c, rec := newClient()
+	ctx := context.Background()
+	ns := namespace(t, c)
+	createTopology(t, c, ns)
+	mustCreate(t, c, objectIn(ns, gatewayOverride))
+
+	route := objectIn(ns, routePolicy)
+	t.Run("create", func(t *testing.T) {
+		warningsOf(t, rec, []string{
+			"rule authorization.b on route " + ns + "/route is overridden by AuthPolicy " + ns + "/gw-policy",
+		}, func(dry bool) error {
+			o := route.DeepCopy()
+			if dry {
+				return c.Create(ctx, o, client.DryRunAll)
+			}
+			return c.Create(ctx, o)
+		})
+		// the dry-runs persisted nothing before the real create: the real create succeeded
+	})
+
+	t.Run("update", func(t *testing.T) {
+		warningsOf(t, rec, []string{
+			"rule authorization.b on route " + ns + "/route is overridden by AuthPolicy " + ns + "/gw-policy",
+		}, func(dry bool) error {
+			cur := &unstructured.Unstructured{}
+			cur.SetGroupVersionKind(route.GroupVersionKind())
+			if err := c.Get(ctx, client.ObjectKeyFromObject(route), cur); err != nil {
+				return err
+			}
+			_ = unstructured.SetNestedField(cur.Object, map[string]interface{}{"opa": map[string]interface{}{"rego": "allow = true"}}, "spec", "rules", "authorization", "d")
+			if dry {
+				return c.Update(ctx, cur, client.DryRunAll)
+			}
+			return c.Update(ctx, cur)
+		})
+	})
+
+	t.Run("delete of the Gateway policy", func(t *testing.T) {
+		gw := objectIn(ns, gatewayOverride)
+		warningsOf(t, rec, []string{
+			"removing this policy changes the effective AuthPolicy of 1 route",
+		}, func(dry bool) error {
+			if dry {
+				return c.Delete(ctx, gw.DeepCopy(), client.DryRunAll)
+			}
+			return c.Delete(ctx, gw.DeepCopy())
+		})
+		eventually(t, 10*time.Second, func() (bool, string) {
+			err := c.Get(ctx, client.ObjectKeyFromObject(gw), gw.DeepCopy())
+			return apierrors.IsNotFound(err), "get after delete: " + errString(err)
+		})
+	})
+}
+
+func TestDryRunPersistsNothing(t *testing.T) {
+	c, rec := newClient()
+	ctx := context.Background()
+	ns := namespace(t, c)
+	createTopology(t, c, ns)
+	mustCreate(t, c, objectIn(ns, gatewayOverride))
+	want := []string{"rule authorization.b on route " + ns + "/route is overridden by AuthPolicy " + ns + "/gw-policy"}
+	eventually(t, 10*time.Second, func() (bool, string) {
+		err := c.Create(ctx, objectIn(ns, routePolicy), client.DryRunAll)
+		got := rec.take()
+		return err == nil && cmp.Equal(want, got), "dry-run: " + errString(err) + ", warnings: " + strings.Join(got, " | ")
+	})
+	list := &unstructured.UnstructuredList{}
+	list.SetAPIVersion("policy.precedent.dev/v1alpha1")
+	list.SetKind("AuthPolicyList")
+	if err := c.List(ctx, list, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range list.Items {
+		names = append(names, p.GetName())
+	}
+	if diff := cmp.Diff([]string{"gw-policy"}, names); diff != "" {
+		t.Errorf("policies after dry-runs (-want +got):\n%s", diff)
+	}
+	// A dry-run delete warns like a real one and leaves the policy in place.
+	gw := objectIn(ns, gatewayOverride)
+	if err := c.Delete(ctx, gw.DeepCopy(), client.DryRunAll); err != nil {
+		t.Fatal(err)
+	}
+	rec.take()
+	if err := c.Get(ctx, client.ObjectKeyFromObject(gw), gw.DeepCopy()); err != nil {
+		t.Errorf("policy gone after a dry-run delete: %v", err)
+	}
+}
+
+// kubectl runs kubectl against the test API server and returns its exit error, stdout and stderr.
+func kubectl(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	cmd := exec.Command("kubectl", append([]string{"--kubeconfig", kubeconfig}, args...)...)
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	return out.String(), errb.String(), err
+}
+
+func warningLines(stderr string) []string {
+	var out []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(l, "Warning: ") {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func TestKubectl(t *testing.T) {
+	if _, err := exec.LookPath("kubectl"); err != nil {
+		t.Skip("kubectl not installed")
+	}
+	c, _ := newClient()
+	ns := namespace(t, c)
+	createTopology(t, c, ns)
+	mustCreate(t, c, objectIn(ns, gatewayOverride))
+	dir := t.TempDir()
+	file := func(name, doc string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(strings.ReplaceAll(doc, "{{ns}}", ns)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	warned := file("route.yaml", routePolicy)
+	want := []string{"Warning: rule authorization.b on route " + ns + "/route is overridden by AuthPolicy " + ns + "/gw-policy"}
+
+	t.Run("apply --dry-run=server", func(t *testing.T) {
+		var stdout, stderr string
+		eventually(t, 10*time.Second, func() (bool, string) {
+			var err error
+			stdout, stderr, err = kubectl(t, "apply", "--dry-run=server", "-f", warned)
+			return err == nil && cmp.Equal(want, warningLines(stderr)), "stderr: " + stderr + " err: " + errString(err)
+		})
+		if !strings.Contains(stdout, "authpolicy.policy.precedent.dev/route-policy created (server dry run)") {
+			t.Errorf("stdout: %s", stdout)
+		}
+	})
+	t.Run("apply", func(t *testing.T) {
+		stdout, stderr, err := kubectl(t, "apply", "-f", warned)
+		if err != nil {
+			t.Fatalf("%v: %s", err, stderr)
+		}
+		if diff := cmp.Diff(want, warningLines(stderr)); diff != "" {
+			t.Errorf("Warning: lines (-want +got):\n%s", diff)
+		}
+		if !strings.Contains(stdout, "authpolicy.policy.precedent.dev/route-policy created") {
+			t.Errorf("stdout: %s", stdout)
+		}
+	})
+	t.Run("apply rejected", func(t *testing.T) {
+		rejected := file("unset.yaml", `
+apiVersion: policy.precedent.dev/v1alpha1
+kind: AuthPolicy
+metadata: {name: unset-policy, namespace: "{{ns}}"}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: route}
+  unset: [authorization.b]`)
+		for _, args := range [][]string{{"apply", "--dry-run=server", "-f", rejected}, {"apply", "-f", rejected}} {
+			_, stderr, err := kubectl(t, args...)
+			if err == nil {
+				t.Fatalf("kubectl %v admitted the policy", args)
+			}
+			wantErr := `The AuthPolicy "unset-policy" is invalid: spec.unset[0]: Forbidden: rule authorization.b is set by the overrides of AuthPolicy ` + ns + `/gw-policy and cannot be unset: remove it from spec.unset`
+			if !strings.Contains(stderr, wantErr) {
+				t.Errorf("kubectl %v stderr:\n%s\nwant a line:\n%s", args, stderr, wantErr)
+			}
+		}
+	})
+}

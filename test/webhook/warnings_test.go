@@ -55,7 +55,6 @@ func warningsOf(t *testing.T, rec *recorder, want []string, write func(dry bool)
 	}
 }
 
-
 func TestWarnings(t *testing.T) {
 	c, rec := newClient()
 	ctx := context.Background()

@@ -21,16 +21,17 @@ func init() { subcommands = append(subcommands, newEffectiveCmd) }
 func newEffectiveCmd() *cobra.Command {
 	var files []string
 	var kind, target, output string
+	var cf clusterFlags
 	cmd := &cobra.Command{
-		Use:   "effective -f PATH --kind KIND [--target KIND/NAMESPACE/NAME] [-o json|yaml|table]",
+		Use:   "effective [-f PATH] --kind KIND [--target KIND/NAMESPACE/NAME] [-o json|yaml|table]",
 		Short: "Print the effective policy of every Gateway/Route path that policies of a kind reach",
 		Long: `Prints one item per path (gateway, listener, route, rule) reached by policies of KIND, with the
 effective policy in bare form and, per rule id, the policy it came from. The listener and the rule are
-shown only where a policy targets that section.`,
+shown only where a policy targets that section. Without -f, reads the cluster of the kubeconfig (like
+kubectl: -n/--namespace limits the paths to routes in that namespace, -A shows all).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s := config.Defaults()
-			o, err := loadFiles(files, s)
+			o, ns, err := load(cmd, files, &cf)
 			if err != nil {
 				return err
 			}
@@ -48,7 +49,7 @@ shown only where a policy targets that section.`,
 			}
 			o.noteUnnamed(cmd.ErrOrStderr())
 			snap := o.snapshot(k)
-			items := snap.Items(snap.Reached(t))
+			items := inNamespace(snap.Items(snap.Reached(t)), ns)
 			if items == nil {
 				items = []effective.Item{}
 			}
@@ -60,7 +61,36 @@ shown only where a policy targets that section.`,
 	cmd.Flags().StringVar(&target, "target", "", "only paths beneath this target: KIND/NAMESPACE/NAME, e.g. httproute/shop/cart")
 	cmd.Flags().StringVarP(&output, "output", "o", "table", "output format: json, yaml or table")
 	_ = cmd.MarkFlagRequired("kind")
+	cf.add(cmd)
 	return cmd
+}
+
+// load reads the files, or the cluster when there are none. ns is the namespace filter ("" = all).
+func load(cmd *cobra.Command, files []string, cf *clusterFlags) (*offline, string, error) {
+	s := config.Defaults()
+	if len(files) > 0 {
+		o, err := loadFiles(files, s)
+		return o, "", err
+	}
+	return loadCluster(cmd.Context(), cf, s, cmd.ErrOrStderr())
+}
+
+// inNamespace keeps the items whose route (or, for listener-only items, Gateway) is in ns.
+func inNamespace(items []effective.Item, ns string) []effective.Item {
+	if ns == "" {
+		return items
+	}
+	var out []effective.Item
+	for _, it := range items {
+		where := it.Route
+		if where == "" {
+			where = it.Gateway
+		}
+		if strings.HasPrefix(where, ns+"/") {
+			out = append(out, it)
+		}
+	}
+	return out
 }
 
 // parseTarget reads KIND/NAMESPACE/NAME (or gatewayclass/NAME), kind case-insensitive.

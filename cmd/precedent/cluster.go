@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/precedent-dev/precedent/cel"
+	"github.com/precedent-dev/precedent/config"
+	"github.com/precedent-dev/precedent/inventory"
+	"github.com/precedent-dev/precedent/mutate"
+	"github.com/precedent-dev/precedent/topology"
+)
+
+// clusterFlags are kubectl's connection flags, so `kubectl precedent …` behaves like kubectl.
+type clusterFlags struct {
+	kubeconfig    string
+	context       string
+	namespace     string
+	allNamespaces bool
+}
+
+func (f *clusterFlags) add(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "path to the kubeconfig (default: $KUBECONFIG or ~/.kube/config)")
+	cmd.Flags().StringVar(&f.context, "context", "", "kubeconfig context to use")
+	cmd.Flags().StringVarP(&f.namespace, "namespace", "n", "", "only paths through routes (and Gateways) in this namespace (default: the context's namespace)")
+	cmd.Flags().BoolVarP(&f.allNamespaces, "all-namespaces", "A", false, "paths in every namespace")
+}
+
+// namespaceFilter returns the namespace whose paths to show ("" for all).
+func (f *clusterFlags) namespaceFilter(cfg clientcmd.ClientConfig) (string, error) {
+	if f.allNamespaces {
+		return "", nil
+	}
+	if f.namespace != "" {
+		return f.namespace, nil
+	}
+	ns, _, err := cfg.Namespace()
+	return ns, err
+}
+
+func (f *clusterFlags) clientConfig() clientcmd.ClientConfig {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = f.kubeconfig
+	return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: f.context})
+}
+
+// loadCluster reads the topology and the managed policies from the cluster with the caller's own
+// credentials (so RBAC decides what they can see). Kinds whose CRD is not installed are skipped.
+// Policies in namespaces the caller cannot list are left out, and a note says so on w.
+func loadCluster(ctx context.Context, f *clusterFlags, s config.Settings, w io.Writer) (*offline, string, error) {
+	cc := f.clientConfig()
+	rest, err := cc.ClientConfig()
+	if err != nil {
+		return nil, "", &exitError{code: 2, err: fmt.Errorf("loading kubeconfig: %w", err)}
+	}
+	rest.Timeout = 30 * time.Second
+	c, err := client.New(rest, client.Options{})
+	if err != nil {
+		return nil, "", &exitError{code: 2, err: fmt.Errorf("connecting to the cluster: %w", err)}
+	}
+	ns, err := f.namespaceFilter(cc)
+	if err != nil {
+		return nil, "", &exitError{code: 2, err: err}
+	}
+	reg := s.Registry()
+	gvks := []schema.GroupVersionKind{
+		{Group: topology.Group, Version: "v1", Kind: "GatewayClass"},
+		{Group: topology.Group, Version: "v1", Kind: "Gateway"},
+		{Group: topology.Group, Version: "v1", Kind: "HTTPRoute"},
+		{Group: topology.Group, Version: "v1", Kind: "GRPCRoute"},
+		{Version: "v1", Kind: "Namespace"},
+	}
+	for _, k := range reg.Kinds() {
+		gvks = append(gvks, k.GVK)
+	}
+	var objs []*unstructured.Unstructured
+	for _, gvk := range gvks {
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+		err := c.List(ctx, list)
+		switch {
+		case meta.IsNoMatchError(err) || apierrors.IsNotFound(err):
+			continue // CRD not installed
+		case apierrors.IsForbidden(err) && ns != "":
+			// Fall back to the one namespace the caller asked about.
+			err = c.List(ctx, list, client.InNamespace(ns))
+			if err == nil {
+				fmt.Fprintf(w, "note: cannot list %s in every namespace; using namespace %s only\n", gvk.Kind, ns)
+			}
+		}
+		if apierrors.IsForbidden(err) {
+			fmt.Fprintf(w, "note: not allowed to list %s: left out\n", gvk.Kind)
+			continue
+		}
+		if err != nil {
+			return nil, "", fmt.Errorf("listing %s: %w", gvk.Kind, err)
+		}
+		for i := range list.Items {
+			objs = append(objs, &list.Items[i])
+		}
+	}
+	for _, u := range objs {
+		if k, ok := reg.Lookup(u.GroupVersionKind().GroupKind()); ok {
+			mutate.Apply(k, u)
+		}
+	}
+	inv := inventory.Build(reg, objs, nil)
+	cond, err := cel.New(s.CELCostLimit)
+	if err != nil {
+		return nil, "", err
+	}
+	return &offline{settings: s, registry: reg, inv: inv, objects: objs, graph: topology.Build(inv.Topology), cond: cond}, ns, nil
+}

@@ -1,0 +1,286 @@
+package reconcile
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/precedent-dev/precedent/cel"
+	"github.com/precedent-dev/precedent/config"
+	"github.com/precedent-dev/precedent/effective"
+	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/topology"
+)
+
+// ControllerName is written in PolicyAncestorStatus entries.
+const ControllerName = "policy.precedent.dev/precedent"
+
+// Source gives the reconciler the same snapshots the webhook reads (webhook.State implements it).
+type Source interface {
+	Snapshot(k policy.Kind, cond *cel.Evaluator) *effective.Snapshot
+	Evaluator(costLimit uint64) (*cel.Evaluator, error)
+}
+
+// Settings gives the settings in force (config.Live implements it).
+type Settings interface {
+	Current() config.Settings
+}
+
+// Reconciler keeps the status of the policies of one kind true.
+type Reconciler struct {
+	Client   client.Client
+	Kind     policy.Kind
+	Source   Source
+	Settings Settings
+	Recorder events.EventRecorder
+	Log      logr.Logger
+}
+
+// SetupWithManager registers one controller per managed kind (leader-elected with the manager).
+func SetupWithManager(mgr ctrl.Manager, src Source, live Settings, log logr.Logger) error {
+	for _, k := range live.Current().Registry().Kinds() {
+		if _, err := mgr.GetRESTMapper().RESTMapping(k.GVK.GroupKind(), k.GVK.Version); err != nil {
+			log.Info("policy kind not installed: not reconciled", "kind", k.GVK.Kind)
+			continue
+		}
+		r := &Reconciler{Client: mgr.GetClient(), Kind: k, Source: src, Settings: live,
+			Recorder: mgr.GetEventRecorder("precedent"), Log: log.WithValues("kind", k.GVK.Kind)}
+		if err := r.setup(mgr); err != nil {
+			return fmt.Errorf("setting up the %s status controller: %w", k.GVK.Kind, err)
+		}
+	}
+	return nil
+}
+
+func (r *Reconciler) newObject() *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(r.Kind.GVK)
+	return u
+}
+
+func (r *Reconciler) setup(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("status-" + r.Kind.GVK.Kind).
+		For(r.newObject(), builder.WithPredicates()).
+		Watches(r.newObject(), handler.EnqueueRequestsFromMapFunc(r.neighbours)).
+		Watches(&gwv1.Gateway{}, handler.EnqueueRequestsFromMapFunc(r.byTopology("Gateway"))).
+		Watches(&gwv1.HTTPRoute{}, handler.EnqueueRequestsFromMapFunc(r.byTopology("HTTPRoute"))).
+		Watches(&gwv1.GRPCRoute{}, handler.EnqueueRequestsFromMapFunc(r.byTopology("GRPCRoute"))).
+		Complete(r)
+}
+
+func (r *Reconciler) snapshot() (*effective.Snapshot, config.Settings, error) {
+	s := r.Settings.Current()
+	ev, err := r.Source.Evaluator(s.CELCostLimit)
+	if err != nil {
+		return nil, s, err
+	}
+	k := r.Kind
+	if kk, ok := s.Registry().Lookup(r.Kind.GVK.GroupKind()); ok {
+		k = kk
+	}
+	return r.Source.Snapshot(k, ev), s, nil
+}
+
+// neighbours maps a policy event to the other policies on the paths it reaches: their Enforced
+// condition may change with it. The work is bounded by those paths.
+func (r *Reconciler) neighbours(_ context.Context, obj client.Object) []reconcile.Request {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return nil
+	}
+	snap, _, err := r.snapshot()
+	if err != nil {
+		return nil
+	}
+	p, _ := policy.View(r.Kind, u)
+	return requests(snap, snap.PathsOf(p), p.Ref)
+}
+
+// byTopology maps a Gateway or route event to the policies on its paths.
+func (r *Reconciler) byTopology(kind string) handler.MapFunc {
+	return func(_ context.Context, obj client.Object) []reconcile.Request {
+		snap, _, err := r.snapshot()
+		if err != nil {
+			return nil
+		}
+		t := topology.Target{Kind: kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}
+		reqs := requests(snap, snap.Graph.PathsFor(t), policy.Ref{})
+		// Policies that target the object directly, even when it has no paths (TargetNotFound → Accepted).
+		for _, p := range snap.At(t) {
+			reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: p.Ref.Namespace, Name: p.Ref.Name}})
+		}
+		return reqs
+	}
+}
+
+func requests(snap *effective.Snapshot, paths []int, skip policy.Ref) []reconcile.Request {
+	seen := map[policy.Ref]bool{skip: true}
+	var out []reconcile.Request
+	for _, i := range paths {
+		for _, lv := range snap.Levels(snap.Graph.Paths[i]) {
+			for _, p := range lv.Policies {
+				if !seen[p.Ref] {
+					seen[p.Ref] = true
+					out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: p.Ref.Namespace, Name: p.Ref.Name}})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Reconcile computes the status of one policy and writes it when its meaning changed.
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	u := r.newObject()
+	if err := r.Client.Get(ctx, req.NamespacedName, u); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	snap, s, err := r.snapshot()
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	p, viewErrs := policy.View(r.Kind, u)
+	invalid := append(viewErrs, Invalid(snap, p, s)...)
+	st := Compute(snap, p, invalid, s)
+
+	oldConds := conditionsOf(u)
+	conds := append([]metav1.Condition(nil), oldConds...)
+	for _, c := range st.Conditions {
+		meta.SetStatusCondition(&conds, c)
+	}
+	ancestors := ancestorsOf(st, conds)
+	status, _ := u.Object["status"].(map[string]interface{})
+	if sameConditions(oldConds, conds) && reflect.DeepEqual(status["ancestors"], ancestors) {
+		skippedWrites.WithLabelValues(r.Kind.GVK.Kind).Inc()
+		return reconcile.Result{}, nil
+	}
+	newStatus := map[string]interface{}{}
+	for k, v := range status {
+		newStatus[k] = v
+	}
+	condsU, err := toUnstructuredList(conds)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	newStatus["conditions"] = condsU
+	if ancestors == nil {
+		delete(newStatus, "ancestors")
+	} else {
+		newStatus["ancestors"] = ancestors
+	}
+	u.Object["status"] = newStatus
+	if err := r.Client.Status().Update(ctx, u); err != nil {
+		if apierrors.IsConflict(err) {
+			return reconcile.Result{Requeue: true}, nil
+		}
+		return reconcile.Result{}, err
+	}
+	statusWrites.WithLabelValues(r.Kind.GVK.Kind).Inc()
+	r.Log.V(1).Info("status written", "policy", klog.KObj(u))
+	r.events(u, oldConds, conds)
+	return reconcile.Result{}, nil
+}
+
+// events records a Kubernetes Event when a policy becomes overridden or invalid.
+func (r *Reconciler) events(u *unstructured.Unstructured, before, after []metav1.Condition) {
+	if r.Recorder == nil {
+		return
+	}
+	for _, c := range []struct{ t, reason string }{{TypeEnforced, ReasonOverridden}, {TypeAccepted, ReasonInvalid}, {TypeAccepted, ReasonConflicted}} {
+		now := meta.FindStatusCondition(after, c.t)
+		if now == nil || now.Reason != c.reason {
+			continue
+		}
+		if was := meta.FindStatusCondition(before, c.t); was != nil && was.Reason == c.reason {
+			continue
+		}
+		r.Recorder.Eventf(u, nil, corev1.EventTypeWarning, now.Reason, "Reconcile", "%s", now.Message)
+	}
+}
+
+func conditionsOf(u *unstructured.Unstructured) []metav1.Condition {
+	raw, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	var out []metav1.Condition
+	for _, item := range raw {
+		m, ok := item.(map[string]interface{})
+		if !ok {
+			continue
+		}
+		var c metav1.Condition
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &c); err == nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// sameConditions compares conditions by meaning (type, status, reason, message, generation).
+func sameConditions(a, b []metav1.Condition) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, c := range a {
+		d := meta.FindStatusCondition(b, c.Type)
+		if d == nil || d.Status != c.Status || d.Reason != c.Reason || d.Message != c.Message || d.ObservedGeneration != c.ObservedGeneration {
+			return false
+		}
+	}
+	return true
+}
+
+func toUnstructuredList(conds []metav1.Condition) ([]interface{}, error) {
+	out := make([]interface{}, 0, len(conds))
+	for i := range conds {
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&conds[i])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// ancestorsOf renders one PolicyAncestorStatus per Gateway ancestor, carrying the Accepted condition.
+func ancestorsOf(st Status, conds []metav1.Condition) []interface{} {
+	if len(st.Gateways) == 0 {
+		return nil
+	}
+	acc := meta.FindStatusCondition(conds, TypeAccepted)
+	out := make([]interface{}, 0, len(st.Gateways))
+	for _, gw := range st.Gateways {
+		group := gwv1.Group(topology.Group)
+		kind := gwv1.Kind("Gateway")
+		ns := gwv1.Namespace(gw.Namespace)
+		a := gwv1.PolicyAncestorStatus{
+			AncestorRef:    gwv1.ParentReference{Group: &group, Kind: &kind, Namespace: &ns, Name: gwv1.ObjectName(gw.Name)},
+			ControllerName: ControllerName,
+		}
+		if acc != nil {
+			a.Conditions = []metav1.Condition{*acc}
+		}
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&a)
+		if err != nil {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}

@@ -23,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	ctrl "sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
@@ -47,6 +48,7 @@ func TestMain(m *testing.M) {
 
 func run(m *testing.M) int {
 	start := time.Now()
+	ctrllog.SetLogger(logr.Discard())
 	var err error
 	env, err = controlplane.Start(controlplane.Options{
 		AssetsDir: filepath.Join(root, "bin", "control-plane"),

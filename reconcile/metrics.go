@@ -40,3 +40,6 @@ func counterValue(c *prometheus.CounterVec, label string) float64 {
 	}
 	return out
 }
+
+// Unchanged returns the number of reconciles for kind that found the status already true.
+func Unchanged(kind string) float64 { return counterValue(skippedWrites, kind) }

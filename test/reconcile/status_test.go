@@ -1,0 +1,190 @@
+package reconcile_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/yaml"
+
+	"github.com/precedent-dev/precedent/reconcile"
+)
+
+const gatewayAndRoute = `
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw}
+spec:
+  gatewayClassName: example
+  listeners: [{name: http, port: 80, protocol: HTTP}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: route}
+spec:
+  parentRefs: [{name: gw}]
+  rules: [{name: main}]
+`
+
+func docs(y string) []string { return splitDocs(y) }
+
+const routePolicy = `
+apiVersion: policy.precedent.dev/v1alpha1
+kind: AuthPolicy
+metadata: {name: route-policy}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: route}
+  rules:
+    authorization:
+      b: {opa: {rego: allow = true}}
+`
+
+const gatewayOverride = `
+apiVersion: policy.precedent.dev/v1alpha1
+kind: AuthPolicy
+metadata: {name: gw-policy}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}
+  overrides:
+    strategy: atomic
+    rules:
+      authorization:
+        z: {opa: {rego: allow = false}}
+`
+
+// conditions reads the status conditions of an AuthPolicy, rendered "Type=Status/Reason: message".
+func conditions(ns, name string) (map[string]metav1.Condition, string, *unstructured.Unstructured) {
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion("policy.precedent.dev/v1alpha1")
+	u.SetKind("AuthPolicy")
+	if err := c.Get(context.Background(), types.NamespacedName{Namespace: ns, Name: name}, u); err != nil {
+		return nil, err.Error(), nil
+	}
+	raw, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	out := map[string]metav1.Condition{}
+	for _, item := range raw {
+		var cond metav1.Condition
+		if m, ok := item.(map[string]interface{}); ok && runtime.DefaultUnstructuredConverter.FromUnstructured(m, &cond) == nil {
+			out[cond.Type] = cond
+		}
+	}
+	b, _ := yaml.Marshal(u.Object["status"])
+	return out, string(b), u
+}
+
+func expect(t *testing.T, ns, name, ctype string, status metav1.ConditionStatus, reason, message string) {
+	t.Helper()
+	eventually(t, fmt.Sprintf("%s %s=%s/%s", name, ctype, status, reason), func() (bool, string) {
+		conds, state, _ := conditions(ns, name)
+		got, ok := conds[ctype]
+		return ok && got.Status == status && got.Reason == reason && got.Message == message && got.ObservedGeneration > 0, state
+	})
+}
+
+func TestEnforcedTransitions(t *testing.T) {
+	ns := namespace(t)
+	apply(t, ns, docs(gatewayAndRoute)...)
+	apply(t, ns, routePolicy)
+	expect(t, ns, "route-policy", reconcile.TypeAccepted, metav1.ConditionTrue, "Accepted", "Policy has been accepted")
+	expect(t, ns, "route-policy", reconcile.TypeEnforced, metav1.ConditionTrue, "Enforced", "Policy has been successfully enforced")
+
+	// A Gateway override created later takes the route over.
+	gw := apply(t, ns, gatewayOverride)[0]
+	expect(t, ns, "route-policy", reconcile.TypeEnforced, metav1.ConditionFalse, "Overridden", "Policy has been overridden by "+ns+"/gw-policy")
+	expect(t, ns, "gw-policy", reconcile.TypeEnforced, metav1.ConditionTrue, "Enforced", "Policy has been successfully enforced")
+
+	// The ancestors name the Gateway.
+	_, _, u := conditions(ns, "gw-policy")
+	anc, _, _ := unstructured.NestedSlice(u.Object, "status", "ancestors")
+	if len(anc) != 1 {
+		t.Fatalf("ancestors = %v, want one entry for the Gateway", anc)
+	}
+	if name, _, _ := unstructured.NestedString(anc[0].(map[string]interface{}), "ancestorRef", "name"); name != "gw" {
+		t.Errorf("ancestorRef.name = %q, want gw", name)
+	}
+
+	// Deleting it gives the route back.
+	if err := c.Delete(context.Background(), gw); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, ns, "route-policy", reconcile.TypeEnforced, metav1.ConditionTrue, "Enforced", "Policy has been successfully enforced")
+}
+
+func TestPartiallyEnforced(t *testing.T) {
+	ns := namespace(t)
+	apply(t, ns, docs(gatewayAndRoute)...)
+	apply(t, ns, routePolicy, `
+apiVersion: policy.precedent.dev/v1alpha1
+kind: AuthPolicy
+metadata: {name: gw-policy}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}
+  overrides:
+    strategy: merge
+    rules:
+      authorization:
+        b: {opa: {rego: allow = false}}
+        c: {opa: {rego: allow = false}}
+`)
+	expect(t, ns, "route-policy", reconcile.TypeEnforced, metav1.ConditionFalse, "Overridden", "Policy has been overridden by "+ns+"/gw-policy")
+	// A second rule of the route survives: partially enforced.
+	_, _, u := conditions(ns, "route-policy")
+	if err := unstructured.SetNestedField(u.Object, map[string]interface{}{"opa": map[string]interface{}{"rego": "allow = true"}}, "spec", "rules", "authorization", "d"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Update(context.Background(), u); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, ns, "route-policy", reconcile.TypeEnforced, metav1.ConditionTrue, "PartiallyEnforced",
+		"Policy has been successfully enforced. The following rules have been overridden by "+ns+"/gw-policy: authorization.b")
+}
+
+func TestTargetNotFoundThenAccepted(t *testing.T) {
+	ns := namespace(t)
+	apply(t, ns, routePolicy)
+	expect(t, ns, "route-policy", reconcile.TypeAccepted, metav1.ConditionFalse, "TargetNotFound", "Policy target HTTPRoute "+ns+"/route was not found")
+	apply(t, ns, docs(gatewayAndRoute)...)
+	expect(t, ns, "route-policy", reconcile.TypeAccepted, metav1.ConditionTrue, "Accepted", "Policy has been accepted")
+}
+
+// TestSteadyStateWritesNothing touches the topology without changing any policy's meaning and
+// checks that the reconciler runs but writes no status.
+func TestSteadyStateWritesNothing(t *testing.T) {
+	ns := namespace(t)
+	objs := apply(t, ns, docs(gatewayAndRoute)...)
+	apply(t, ns, routePolicy)
+	expect(t, ns, "route-policy", reconcile.TypeEnforced, metav1.ConditionTrue, "Enforced", "Policy has been successfully enforced")
+	writes, unchanged := reconcile.Writes("AuthPolicy"), reconcile.Unchanged("AuthPolicy")
+
+	gw := objs[0]
+	if err := c.Get(context.Background(), types.NamespacedName{Namespace: ns, Name: gw.GetName()}, gw); err != nil {
+		t.Fatal(err)
+	}
+	gw.SetAnnotations(map[string]string{"touched": "yes"})
+	if err := c.Update(context.Background(), gw); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the reconciler runs after the touch", func() (bool, string) {
+		return reconcile.Unchanged("AuthPolicy") > unchanged, fmt.Sprintf("unchanged=%v", reconcile.Unchanged("AuthPolicy"))
+	})
+	if got := reconcile.Writes("AuthPolicy"); got != writes {
+		t.Errorf("status writes went from %v to %v on a change that means nothing", writes, got)
+	}
+	conds, _, _ := conditions(ns, "route-policy")
+	if meta.IsStatusConditionTrue(mapToList(conds), reconcile.TypeEnforced) != true {
+		t.Errorf("Enforced lost: %v", conds)
+	}
+}
+
+func mapToList(m map[string]metav1.Condition) []metav1.Condition {
+	var out []metav1.Condition
+	for _, c := range m {
+		out = append(out, c)
+	}
+	return out
+}

@@ -77,7 +77,7 @@ func (r *Reconciler) newObject() *unstructured.Unstructured {
 
 func (r *Reconciler) setup(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
-		Named("status-" + r.Kind.GVK.Kind).
+		Named("status-"+r.Kind.GVK.Kind).
 		For(r.newObject(), builder.WithPredicates()).
 		Watches(r.newObject(), handler.EnqueueRequestsFromMapFunc(r.neighbours)).
 		Watches(&gwv1.Gateway{}, handler.EnqueueRequestsFromMapFunc(r.byTopology("Gateway"))).

@@ -24,6 +24,12 @@ export KUBEBUILDER_ASSETS := $(BIN)/control-plane
 help: ## List the targets.
 	@awk 'BEGIN{FS=":.*## "} /^[a-zA-Z_-]+:.*## /{printf "  %-14s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
+.PHONY: install
+install: ## Install precedent and the kubectl plugin kubectl-precedent into $(GOBIN) (default: go env GOPATH/bin).
+	$(GO) install ./cmd/precedent
+	ln -sf precedent "$$($(GO) env GOPATH)/bin/kubectl-precedent"
+	@echo ">> installed; make sure $$($(GO) env GOPATH)/bin is on PATH, then: kubectl precedent effective --kind AuthPolicy -A"
+
 .PHONY: build
 build: ## Build bin/precedent (also installed as bin/kubectl-precedent).
 	$(GO) build -o $(BIN)/precedent ./cmd/precedent

@@ -1,0 +1,110 @@
+package reconcile_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/yaml"
+
+	"github.com/precedent-dev/precedent/reconcile"
+)
+
+// TestKubectlPluginMatchesOffline runs `kubectl precedent effective` and `explain` against the
+// cluster and `precedent … -f` over the same objects written to files, and expects the same output.
+func TestKubectlPluginMatchesOffline(t *testing.T) {
+	if _, err := exec.LookPath("kubectl"); err != nil {
+		t.Fatalf("kubectl is needed for the plugin test: %v", err)
+	}
+	bin := t.TempDir()
+	build := exec.Command("go", "build", "-o", filepath.Join(bin, "kubectl-precedent"), "github.com/precedent-dev/precedent/cmd/precedent")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building kubectl-precedent: %v\n%s", err, out)
+	}
+	ns := namespace(t)
+	apply(t, ns, docs(gatewayAndRoute)...)
+	apply(t, ns, routePolicy, `
+apiVersion: policy.precedent.dev/v1alpha1
+kind: AuthPolicy
+metadata: {name: gw-policy}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}
+  defaults:
+    strategy: merge
+    rules:
+      authentication:
+        a: {apiKey: {}}
+  overrides:
+    strategy: merge
+    rules:
+      authorization:
+        b: {opa: {rego: allow = false}}
+`)
+	expect(t, ns, "route-policy", reconcile.TypeEnforced, metav1.ConditionFalse, "Overridden", "Policy has been overridden by "+ns+"/gw-policy")
+
+	// The same objects, as files.
+	dir := t.TempDir()
+	var manifest bytes.Buffer
+	for _, ref := range []struct{ apiVersion, kind, name string }{
+		{"gateway.networking.k8s.io/v1", "Gateway", "gw"}, {"gateway.networking.k8s.io/v1", "HTTPRoute", "route"},
+		{"policy.precedent.dev/v1alpha1", "AuthPolicy", "route-policy"}, {"policy.precedent.dev/v1alpha1", "AuthPolicy", "gw-policy"},
+	} {
+		u := &unstructured.Unstructured{}
+		u.SetAPIVersion(ref.apiVersion)
+		u.SetKind(ref.kind)
+		if err := c.Get(context.Background(), types.NamespacedName{Namespace: ns, Name: ref.name}, u); err != nil {
+			t.Fatal(err)
+		}
+		b, err := yaml.Marshal(u.Object)
+		if err != nil {
+			t.Fatal(err)
+		}
+		manifest.WriteString("---\n")
+		manifest.Write(b)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "objects.yaml"), manifest.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	cases := [][]string{
+		{"effective", "--kind", "AuthPolicy", "-o", "json"},
+		{"effective", "--kind", "AuthPolicy"},
+		{"explain", "--kind", "AuthPolicy", "--target", "httproute/" + ns + "/route", "--rule", "authorization.b"},
+		{"explain", "--kind", "AuthPolicy", "--policy", ns + "/gw-policy"},
+	}
+	for _, args := range cases {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			kubectl := exec.Command("kubectl", append(append([]string{"precedent"}, args...), "--kubeconfig", kubeconfig, "-n", ns)...)
+			kubectl.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+			cluster, err := kubectl.Output()
+			if err != nil {
+				t.Fatalf("kubectl precedent %v: %v\n%s", args, err, stderr(err))
+			}
+			offline, err := exec.Command(filepath.Join(bin, "kubectl-precedent"), append(args, "-f", dir)...).Output()
+			if err != nil {
+				t.Fatalf("precedent %v -f: %v\n%s", args, err, stderr(err))
+			}
+			if diff := cmp.Diff(string(offline), string(cluster)); diff != "" {
+				t.Errorf("kubectl precedent %v differs from offline (-offline +cluster):\n%s", args, diff)
+			}
+			if len(cluster) == 0 || !strings.Contains(string(cluster), ns) {
+				t.Errorf("kubectl precedent %v printed nothing about namespace %s:\n%s", args, ns, cluster)
+			}
+		})
+	}
+}
+
+func stderr(err error) string {
+	if ee, ok := err.(*exec.ExitError); ok {
+		return string(ee.Stderr)
+	}
+	return ""
+}

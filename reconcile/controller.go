@@ -65,6 +65,9 @@ func SetupWithManager(mgr ctrl.Manager, src Source, live Settings, log logr.Logg
 		if err := r.setup(mgr); err != nil {
 			return fmt.Errorf("setting up the %s status controller: %w", k.GVK.Kind, err)
 		}
+		if err := setupAffected(mgr, r, r.Log.WithName("affected")); err != nil {
+			return fmt.Errorf("setting up the %s Affected controller: %w", k.GVK.Kind, err)
+		}
 	}
 	return nil
 }

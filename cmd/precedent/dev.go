@@ -31,6 +31,7 @@ type devOptions struct {
 	assetsDir     string
 	crdDirs       []string
 	samples       string
+	try           string
 	verbosity     int
 }
 
@@ -55,6 +56,7 @@ everything it started. Run it from the repository root (` + "`make run`" + ` doe
 	f.StringVar(&o.assetsDir, "control-plane", "bin/control-plane", "folder of the etcd and kube-apiserver binaries (KUBEBUILDER_ASSETS overrides it)")
 	f.StringArrayVar(&o.crdDirs, "crd-dir", []string{"config/crd/gateway-api", "config/crd"}, "folders of CRDs to install (repeatable)")
 	f.StringVar(&o.samples, "samples", "config/samples", `folder of samples to apply, one sub-folder at a time ("" applies none)`)
+	f.StringVar(&o.try, "try", "config/try", "folder of the manifests the \"try this\" commands apply")
 	f.IntVarP(&o.verbosity, "v", "v", 0, "log verbosity of the manager (0: errors only; 1: every admission)")
 	return cmd
 }
@@ -110,7 +112,7 @@ func (o *devOptions) run(ctx context.Context, out io.Writer) error {
 	step("webhooks registered: the API server calls them (validating %s, mutating %s)", webhook.ValidatePath, webhook.MutatePath)
 
 	if o.samples != "" {
-		applied, err := controlplane.ApplySamples(ctx, c, o.samples, "try")
+		applied, err := controlplane.ApplySamples(ctx, c, o.samples)
 		if err != nil {
 			return err
 		}
@@ -140,7 +142,7 @@ func (o *devOptions) run(ctx context.Context, out io.Writer) error {
 	step("kubeconfig written (%s since start)", time.Since(start).Round(100*time.Millisecond))
 	fmt.Fprintf(out, "ready: kubeconfig=%s\n", o.kubeconfigOut)
 	kubectl := "kubectl --kubeconfig " + o.kubeconfigOut
-	try := filepath.Join(filepath.Dir(o.samples), filepath.Base(o.samples), "try")
+	try := o.try
 	fmt.Fprintf(out, `
 try this (Ctrl-C stops everything):
   # rejected: unset of a rule that the Gateway policy c1/gw-policy sets as an override

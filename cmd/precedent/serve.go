@@ -18,6 +18,7 @@ import (
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/precedent-dev/precedent/config"
+	"github.com/precedent-dev/precedent/reconcile"
 	"github.com/precedent-dev/precedent/webhook"
 )
 
@@ -101,6 +102,10 @@ func serve(ctx context.Context, cfg *rest.Config, o *serveOptions) error {
 	live := config.NewLive(config.Defaults(), log.WithName("settings"))
 	st, err := webhook.Register(ctx, mgr, live, log.WithName("webhook"))
 	if err != nil {
+		return err
+	}
+	// The status reconciler reads the same state as the webhook; it runs only on the leader.
+	if err := reconcile.SetupWithManager(mgr, st, live, log.WithName("reconcile")); err != nil {
 		return err
 	}
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {

@@ -1,0 +1,163 @@
+package reconcile
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/precedent-dev/precedent/effective"
+	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/topology"
+)
+
+// Reasons of the <Kind>Affected condition (the RFC's "Policy discoverability").
+const (
+	ReasonAffected          = "Affected"
+	ReasonPartiallyAffected = "PartiallyAffected"
+	ReasonUnaffected        = "Unaffected"
+)
+
+// AffectedType is the condition type written on Gateways for a policy kind.
+func AffectedType(k policy.Kind) string { return policy.Group + "/" + k.GVK.Kind + "Affected" }
+
+// fieldManager owns only Precedent's condition entries of a Gateway's status (server-side apply on
+// the status subresource: the Gateway's own controller keeps its conditions).
+const fieldManager = "precedent-affected"
+
+// AffectedReconciler keeps the <Kind>Affected condition on Gateways targeted by policies of a kind.
+type AffectedReconciler struct {
+	Reconciler
+}
+
+func (r *AffectedReconciler) setup(mgr ctrl.Manager) error {
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("affected-" + r.Kind.GVK.Kind).
+		For(&gwv1.Gateway{}).
+		Watches(r.newObject(), handler.EnqueueRequestsFromMapFunc(r.targetGateways)).
+		Complete(r)
+}
+
+// targetGateways maps a policy event to the Gateways it targets (directly or by a listener).
+func (r *AffectedReconciler) targetGateways(_ context.Context, obj client.Object) []reconcile.Request {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return nil
+	}
+	p, _ := policy.View(r.Kind, u)
+	seen := map[types.NamespacedName]bool{}
+	var out []reconcile.Request
+	for _, t := range effective.TargetsOf(p) {
+		n := types.NamespacedName{Namespace: t.Namespace, Name: t.Name}
+		if t.Kind == "Gateway" && !seen[n] {
+			seen[n] = true
+			out = append(out, reconcile.Request{NamespacedName: n})
+		}
+	}
+	return out
+}
+
+// Reconcile applies the condition when its meaning changed.
+func (r *AffectedReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	gw := &gwv1.Gateway{}
+	if err := r.Client.Get(ctx, req.NamespacedName, gw); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	snap, s, err := r.snapshot()
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	if !s.AffectedCondition {
+		return reconcile.Result{}, nil
+	}
+	want := affected(snap, gw, s)
+	want.Type = AffectedType(r.Kind)
+	want.ObservedGeneration = gw.Generation
+	if cur := meta.FindStatusCondition(gw.Status.Conditions, want.Type); cur != nil &&
+		cur.Status == want.Status && cur.Reason == want.Reason && cur.Message == want.Message && cur.ObservedGeneration == want.ObservedGeneration {
+		return reconcile.Result{}, nil
+	}
+	want.LastTransitionTime = metav1.Now()
+	if cur := meta.FindStatusCondition(gw.Status.Conditions, want.Type); cur != nil && cur.Status == want.Status {
+		want.LastTransitionTime = cur.LastTransitionTime
+	}
+	cond, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&want)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	patch := &unstructured.Unstructured{Object: map[string]interface{}{
+		"apiVersion": "gateway.networking.k8s.io/v1", "kind": "Gateway",
+		"metadata": map[string]interface{}{"name": gw.Name, "namespace": gw.Namespace},
+		"status":   map[string]interface{}{"conditions": []interface{}{cond}},
+	}}
+	if err := r.Client.Status().Patch(ctx, patch, client.Apply, client.FieldOwner(fieldManager+"-"+strings.ToLower(r.Kind.GVK.Kind)), client.ForceOwnership); err != nil {
+		return reconcile.Result{}, fmt.Errorf("applying %s on Gateway %s: %w", want.Type, req.NamespacedName, err)
+	}
+	statusWrites.WithLabelValues("Gateway").Inc()
+	return reconcile.Result{}, nil
+}
+
+// affected computes the condition for one Gateway: the policies of the kind that target it (or one
+// of its listeners) and are enforced.
+func affected(snap *effective.Snapshot, gw *gwv1.Gateway, _ interface{}) metav1.Condition {
+	whole := map[string]bool{}
+	sections := map[string]map[string]bool{}
+	base := topology.Target{Kind: "Gateway", Namespace: gw.Namespace, Name: gw.Name}
+	enforcedP := func(p *policy.Policy) bool {
+		e, _ := enforced(snap, p)
+		return e.ok
+	}
+	for _, p := range snap.At(base) {
+		if enforcedP(p) {
+			whole[p.Ref.String()] = true
+		}
+	}
+	for _, l := range gw.Spec.Listeners {
+		t := base
+		t.Section = string(l.Name)
+		for _, p := range snap.At(t) {
+			if whole[p.Ref.String()] || !enforcedP(p) {
+				continue
+			}
+			if sections[p.Ref.String()] == nil {
+				sections[p.Ref.String()] = map[string]bool{}
+			}
+			sections[p.Ref.String()][string(l.Name)] = true
+		}
+	}
+	kind := snap.Kind.GVK.Kind
+	switch {
+	case len(whole) > 0:
+		return metav1.Condition{Status: metav1.ConditionTrue, Reason: ReasonAffected,
+			Message: fmt.Sprintf("The object is affected by %s %s", kind, strings.Join(sortedKeys(whole), ", "))}
+	case len(sections) > 0:
+		var parts []string
+		for _, ref := range sortedKeys(sections) {
+			ls := sortedKeys(sections[ref])
+			sort.Strings(ls)
+			parts = append(parts, fmt.Sprintf("%s (%s)", ref, strings.Join(ls, ", ")))
+		}
+		return metav1.Condition{Status: metav1.ConditionTrue, Reason: ReasonPartiallyAffected,
+			Message: fmt.Sprintf("The following listeners of the object are affected by %s %s", kind, strings.Join(parts, "; "))}
+	}
+	return metav1.Condition{Status: metav1.ConditionFalse, Reason: ReasonUnaffected, Message: fmt.Sprintf("The object is not affected by any %s", kind)}
+}
+
+// setupAffected registers the Affected controller of one kind.
+func setupAffected(mgr ctrl.Manager, r *Reconciler, log logr.Logger) error {
+	a := &AffectedReconciler{Reconciler: *r}
+	a.Log = log
+	return a.setup(mgr)
+}

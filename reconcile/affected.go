@@ -44,7 +44,7 @@ type AffectedReconciler struct {
 
 func (r *AffectedReconciler) setup(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
-		Named("affected-" + r.Kind.GVK.Kind).
+		Named("affected-"+r.Kind.GVK.Kind).
 		For(&gwv1.Gateway{}).
 		Watches(r.newObject(), handler.EnqueueRequestsFromMapFunc(r.targetGateways)).
 		Complete(r)

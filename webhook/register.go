@@ -12,11 +12,13 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/precedent-dev/precedent/access"
 	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/mesh"
 	"github.com/precedent-dev/precedent/policy"
@@ -61,6 +63,10 @@ func Register(ctx context.Context, mgr manager.Manager, live *config.Live, log l
 	if err := st.Watch(ctx, mgr.GetCache(), live.Current().Registry().Kinds()); err != nil {
 		return nil, err
 	}
+	a := live.Current().Access
+	if err := st.WatchProfiles(ctx, mgr.GetCache(), mgr.GetRESTMapper(), schema.GroupKind{Group: a.BackendGroup, Kind: a.BackendKind}); err != nil {
+		return nil, err
+	}
 	srv := mgr.GetWebhookServer()
 	srv.Register(ValidatePath, &admission.Webhook{Handler: &Validator{Settings: live, State: st, Log: log.WithName("validate")}})
 	srv.Register(MutatePath, &admission.Webhook{Handler: &Defaulter{Settings: live, Log: log.WithName("mutate")}})
@@ -92,7 +98,7 @@ func URLClientConfig(base string, caBundle []byte) ClientConfig {
 const mutateCondition = `has(object.spec) && ((has(object.spec.defaults) && !has(object.spec.defaults.strategy)) || (has(object.spec.overrides) && !has(object.spec.overrides.strategy)))`
 
 // Configurations builds the webhook configurations for kinds (plus the shipped access and mesh
-// kinds and PrecedentConfig): admission review v1, no side effects, 5 s, failing closed.
+// kinds, kube-agentic-networking's XAccessPolicy and PrecedentConfig): admission review v1, no side effects, 5 s, failing closed.
 func Configurations(kinds []policy.Kind, cc ClientConfig) (*admissionregistrationv1.MutatingWebhookConfiguration, *admissionregistrationv1.ValidatingWebhookConfiguration) {
 	var policyRules, defaultRules []admissionregistrationv1.RuleWithOperations
 	cud := []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete}
@@ -103,9 +109,14 @@ func Configurations(kinds []policy.Kind, cc ClientConfig) (*admissionregistratio
 			defaultRules = append(defaultRules, rule(k.GVK.Group, k.GVK.Version, Plural(k.GVK.Kind), cu, admissionregistrationv1.NamespacedScope))
 		}
 	}
-	for _, kind := range []string{"AccessPolicy", mesh.KindMeshTimeout, mesh.KindMeshTrafficPermission} {
+	for _, kind := range []string{access.AccessPolicyKind.Kind, mesh.KindMeshTimeout, mesh.KindMeshTrafficPermission} {
 		policyRules = append(policyRules, rule(policy.Group, "v1alpha1", Plural(kind), cu, admissionregistrationv1.NamespacedScope))
 	}
+	// kube-agentic-networking's XAccessPolicy, in whatever version its CRD serves: a rule for a
+	// resource that is not installed matches nothing and costs nothing, so it is always there and the
+	// webhook checks XAccessPolicies from the moment their CRD appears, without re-registering.
+	x := access.XAccessPolicyKind
+	policyRules = append(policyRules, rule(x.Group, "*", Plural(x.Kind), cu, admissionregistrationv1.NamespacedScope))
 	none := admissionregistrationv1.SideEffectClassNone
 	fail := admissionregistrationv1.Fail
 	timeout := int32(5)

@@ -23,8 +23,9 @@ import (
 	"github.com/precedent-dev/precedent/topology"
 )
 
-// State is what the validating handler reads: the Gateway API topology, the namespaces' labels and
-// the policies of every managed kind, kept current by informer event handlers. Every event bumps a
+// State is what the validating handler reads: the Gateway API topology, the namespaces' labels,
+// the policies of every managed kind, and for the access and mesh profiles their policies, the
+// Backend objects and the Dataplanes, kept current by informer event handlers. Every event bumps a
 // generation counter; the topology graph and the per-kind snapshots are rebuilt lazily, on the first
 // request after a change, and shared by every request until the next change. No request lists
 // anything.
@@ -47,6 +48,8 @@ type State struct {
 	evals    map[uint64]*cel.Evaluator
 
 	synced []func() bool
+
+	profiles // the access and mesh profiles' objects and views (state_profiles.go)
 }
 
 // built is a snapshot with the generations it was built from.
@@ -71,6 +74,7 @@ func NewState(log logr.Logger) *State {
 		snaps:      map[schema.GroupKind]*built{},
 		evals:      map[uint64]*cel.Evaluator{},
 		topoGen:    1,
+		profiles:   newProfiles(),
 	}
 }
 

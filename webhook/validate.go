@@ -20,7 +20,6 @@ import (
 
 	"github.com/precedent-dev/precedent/access"
 	"github.com/precedent-dev/precedent/config"
-	"github.com/precedent-dev/precedent/mesh"
 	"github.com/precedent-dev/precedent/policy"
 	"github.com/precedent-dev/precedent/validate"
 )
@@ -80,11 +79,9 @@ func (v *Validator) handle(req admission.Request) (admission.Response, string) {
 	}
 	switch {
 	case access.IsPolicy(gk):
-		as := access.Settings{BackendGroup: s.Access.BackendGroup, BackendKind: s.Access.BackendKind,
-			AllowMixedAuthorization: s.Access.AllowMixedAuthorization, Combine: s.Access.Combine}
-		return respond(gk, u.GetName(), access.Validate(u, as), nil), gk.Kind
-	case gk.Group == policy.Group && (gk.Kind == mesh.KindMeshTimeout || gk.Kind == mesh.KindMeshTrafficPermission):
-		return respond(gk, u.GetName(), mesh.Validate(u), nil), gk.Kind
+		return v.accessPolicy(gk, u, s), gk.Kind
+	case gk == meshTimeoutKind || gk == meshPermissionKind:
+		return v.meshPolicy(gk, u, s), gk.Kind
 	}
 	return admission.Allowed(""), gk.Kind
 }

@@ -1,0 +1,72 @@
+package webhook
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	"github.com/precedent-dev/precedent/access"
+	"github.com/precedent-dev/precedent/config"
+	"github.com/precedent-dev/precedent/mesh"
+	"github.com/precedent-dev/precedent/validate"
+)
+
+// accessSettings maps the live settings onto the access profile's.
+func accessSettings(s config.Settings) access.Settings {
+	a := s.Access
+	return access.Settings{BackendGroup: a.BackendGroup, BackendKind: a.BackendKind, AllowMixedAuthorization: a.AllowMixedAuthorization, Combine: a.Combine}
+}
+
+// accessPolicy reviews a write of an AccessPolicy or XAccessPolicy: the stateless checks under the
+// live settings (the Backend kind, the mixing switch), then warnings for targets that do not exist
+// and the projection against the other policies of its kind over the Gateway → HTTPRoute → Backend
+// topology (with the live combine mode).
+func (v *Validator) accessPolicy(gk schema.GroupKind, u *unstructured.Unstructured, s config.Settings) admission.Response {
+	as := accessSettings(s)
+	p, errs := access.Parse(u, as)
+	if len(errs) > 0 {
+		return respond(gk, u.GetName(), errs, nil)
+	}
+	ws := v.accessTargets(&p, as)
+	budget := max(s.WarningLimit-len(ws), 1)
+	ws = append(ws, access.ProjectWrite(p, v.State.AccessPolicies(gk, as), v.State.AccessTopology(as), as, budget)...)
+	return respond(gk, u.GetName(), nil, validate.Limit(ws, s.WarningLimit))
+}
+
+// accessTargets warns about each target that is not in the cluster: a Gateway, or a Backend when
+// its kind is watched (without its CRD nothing is known about Backends, and nothing is said).
+func (v *Validator) accessTargets(p *access.Policy, as access.Settings) []string {
+	var ws []string
+	backend := schema.GroupKind{Group: as.BackendGroup, Kind: as.BackendKind}
+	for i, t := range p.Targets {
+		n := types.NamespacedName{Namespace: p.Namespace, Name: t.Name}
+		exists, known := true, true
+		if t.Kind == access.GatewayKind {
+			exists = v.State.GatewayExists(n)
+		} else {
+			exists, known = v.State.BackendExists(backend, n)
+		}
+		if known && !exists {
+			path := field.NewPath("spec", "targetRefs").Index(i)
+			ws = append(ws, fmt.Sprintf("%s: target %s %s not found: the policy has no effect until it exists", path, t.Kind, n))
+		}
+	}
+	return ws
+}
+
+// meshPolicy reviews a write of a MeshTimeout or MeshTrafficPermission: the stateless checks, then
+// the elements that can never take effect on any Dataplane of its mesh, its own and those of other
+// policies that this write newly shadows.
+func (v *Validator) meshPolicy(gk schema.GroupKind, u *unstructured.Unstructured, s config.Settings) admission.Response {
+	p, errs := mesh.Parse(u)
+	if len(errs) > 0 {
+		return respond(gk, u.GetName(), errs, nil)
+	}
+	name := policyMesh(u)
+	ws := mesh.WriteWarnings(p, v.State.MeshPolicies(gk, name), v.State.Dataplanes(name))
+	return respond(gk, u.GetName(), nil, validate.Limit(ws, s.WarningLimit))
+}

@@ -85,6 +85,9 @@ func (r *AffectedReconciler) Reconcile(ctx context.Context, req reconcile.Reques
 	want := affected(snap, gw, s)
 	want.Type = AffectedType(r.Kind)
 	want.ObservedGeneration = gw.Generation
+	if want.Reason == ReasonUnaffected && meta.FindStatusCondition(gw.Status.Conditions, want.Type) == nil {
+		return reconcile.Result{}, nil // never affected: nothing to say (the RFC adds the condition to targeted objects)
+	}
 	if cur := meta.FindStatusCondition(gw.Status.Conditions, want.Type); cur != nil &&
 		cur.Status == want.Status && cur.Reason == want.Reason && cur.Message == want.Message && cur.ObservedGeneration == want.ObservedGeneration {
 		return reconcile.Result{}, nil

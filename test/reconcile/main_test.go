@@ -56,7 +56,12 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer func() { cancel(); <-done }()
-	if c, err = client.New(env.Config, client.Options{}); err != nil {
+	scheme, err := webhook.NewScheme()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if c, err = client.New(env.Config, client.Options{Scheme: scheme}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

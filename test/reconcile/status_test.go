@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/precedent-dev/precedent/reconcile"
@@ -187,4 +188,30 @@ func mapToList(m map[string]metav1.Condition) []metav1.Condition {
 		out = append(out, c)
 	}
 	return out
+}
+
+// TestGatewayAffected checks the AuthPolicyAffected condition on a Gateway: absent while no policy
+// targets it, Affected once an enforced Gateway policy does, Unaffected after it is deleted.
+func TestGatewayAffected(t *testing.T) {
+	ns := namespace(t)
+	apply(t, ns, docs(gatewayAndRoute)...)
+	ctype := "policy.precedent.dev/AuthPolicyAffected"
+	affected := func(status metav1.ConditionStatus, reason, message string) {
+		t.Helper()
+		eventually(t, ctype+"="+reason, func() (bool, string) {
+			gw := &gwv1.Gateway{}
+			if err := c.Get(context.Background(), types.NamespacedName{Namespace: ns, Name: "gw"}, gw); err != nil {
+				return false, err.Error()
+			}
+			got := meta.FindStatusCondition(gw.Status.Conditions, ctype)
+			b, _ := yaml.Marshal(gw.Status.Conditions)
+			return got != nil && got.Status == status && got.Reason == reason && got.Message == message, string(b)
+		})
+	}
+	pol := apply(t, ns, gatewayOverride)[0]
+	affected(metav1.ConditionTrue, "Affected", "The object is affected by AuthPolicy "+ns+"/gw-policy")
+	if err := c.Delete(context.Background(), pol); err != nil {
+		t.Fatal(err)
+	}
+	affected(metav1.ConditionFalse, "Unaffected", "The object is not affected by any AuthPolicy")
 }

@@ -116,7 +116,7 @@ func TestIndex(t *testing.T) {
 		t    Target
 		want int
 	}{
-		{Target{Kind: "Gateway", Namespace: "infra", Name: "gw"}, 3},              // two rules on listener a, and listener b alone
+		{Target{Kind: "Gateway", Namespace: "infra", Name: "gw"}, 3},               // two rules on listener a, and listener b alone
 		{Target{Kind: "Gateway", Namespace: "infra", Name: "gw", Section: "a"}, 2}, // the route's two rules
 		{Target{Kind: "Gateway", Namespace: "infra", Name: "gw", Section: "b"}, 1}, // no route: the listener's own path
 		{Target{Kind: "HTTPRoute", Namespace: "shop", Name: "r"}, 2},

@@ -33,17 +33,17 @@ func snapshotOf(t testing.TB, kind string, objs []manifest.Object) *effective.Sn
 		us[i] = objs[i].Unstructured
 	}
 	inv := inventory.Build(reg, us, nil)
-	for _, it := range inv.Policies[kind] {
+	k, _ := reg.ByName(kind)
+	for _, it := range inv.Items(k) {
 		if len(it.Errs) > 0 {
 			t.Fatalf("policy %s: %v", it.Policy.Ref, it.Errs.ToAggregate())
 		}
 	}
-	k, _ := reg.ByName(kind)
 	ev, err := cel.New(0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return effective.NewSnapshot(k, topology.Build(inv.Topology), inv.Views(kind), ev)
+	return effective.NewSnapshot(k, topology.Build(inv.Topology), inv.Views(k), ev)
 }
 
 func spec(t testing.TB, y string) map[string]interface{} {

@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -24,8 +25,8 @@ type Item struct {
 // Inventory is the sorted input.
 type Inventory struct {
 	Topology topology.Input
-	// Policies by kind name (e.g. "AuthPolicy"), in input order.
-	Policies map[string][]*Item
+	// Policies by group/kind, in input order.
+	Policies map[schema.GroupKind][]*Item
 	// Others are objects that are neither topology nor managed policies (kept for other profiles).
 	Others []*unstructured.Unstructured
 	// Problems are objects of a known topology kind that could not be converted.
@@ -34,7 +35,7 @@ type Inventory struct {
 
 // Build sorts objects. sources gives, for each object, a description of where it came from ("" ok).
 func Build(reg *policy.Registry, objs []*unstructured.Unstructured, sources []string) *Inventory {
-	inv := &Inventory{Policies: map[string][]*Item{}, Topology: topology.Input{NamespaceLabels: map[string]map[string]string{}}}
+	inv := &Inventory{Policies: map[schema.GroupKind][]*Item{}, Topology: topology.Input{NamespaceLabels: map[string]map[string]string{}}}
 	for i, u := range objs {
 		src := ""
 		if i < len(sources) {
@@ -46,7 +47,8 @@ func Build(reg *policy.Registry, objs []*unstructured.Unstructured, sources []st
 		}
 		if k, ok := reg.Lookup(gvk.GroupKind()); ok {
 			p, errs := policy.View(k, u)
-			inv.Policies[k.GVK.Kind] = append(inv.Policies[k.GVK.Kind], &Item{Object: u, Policy: p, Errs: errs, Source: src})
+			gk := k.GVK.GroupKind()
+			inv.Policies[gk] = append(inv.Policies[gk], &Item{Object: u, Policy: p, Errs: errs, Source: src})
 			continue
 		}
 		if gvk.Group == "" && gvk.Kind == "Namespace" {
@@ -100,10 +102,13 @@ func key(u *unstructured.Unstructured) string {
 	return u.GetNamespace() + "/" + u.GetName()
 }
 
-// Views returns the policy views of a kind (only those that could be read at all).
-func (inv *Inventory) Views(kind string) []*policy.Policy {
+// Items returns the policy objects of a kind.
+func (inv *Inventory) Items(k policy.Kind) []*Item { return inv.Policies[k.GVK.GroupKind()] }
+
+// Views returns the policy views of a kind.
+func (inv *Inventory) Views(k policy.Kind) []*policy.Policy {
 	var out []*policy.Policy
-	for _, it := range inv.Policies[kind] {
+	for _, it := range inv.Items(k) {
 		out = append(out, it.Policy)
 	}
 	return out

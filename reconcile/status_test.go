@@ -33,7 +33,7 @@ func load(t *testing.T, kind string, paths ...string) *effective.Snapshot {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return effective.NewSnapshot(k, topology.Build(inv.Topology), inv.Views(kind), ev)
+	return effective.NewSnapshot(k, topology.Build(inv.Topology), inv.Views(k), ev)
 }
 
 func TestCompute(t *testing.T) {

@@ -39,7 +39,7 @@ func world(t testing.TB, kind string, extra ...string) *effective.Snapshot {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return effective.NewSnapshot(k, topology.Build(inv.Topology), inv.Views(kind), ev)
+	return effective.NewSnapshot(k, topology.Build(inv.Topology), inv.Views(k), ev)
 }
 
 func obj(t testing.TB, y string) *unstructured.Unstructured {

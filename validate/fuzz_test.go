@@ -48,9 +48,9 @@ func FuzzEngine(f *testing.F) {
 		inv := inventory.Build(reg, us, nil)
 		graph := topology.Build(inv.Topology)
 		for _, k := range reg.Kinds() {
-			snap := effective.NewSnapshot(k, graph, inv.Views(k.GVK.Kind), ev)
+			snap := effective.NewSnapshot(k, graph, inv.Views(k), ev)
 			snap.Items(snap.Reached(nil))
-			for _, it := range inv.Policies[k.GVK.Kind] {
+			for _, it := range inv.Items(k) {
 				validate.Review(snap.Without(it.Policy.Ref), it.Object, s, ev)
 				validate.ReviewDelete(snap, it.Policy.Ref, s)
 			}

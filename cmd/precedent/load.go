@@ -37,11 +37,24 @@ func loadFiles(paths []string, s config.Settings) (*offline, error) {
 	if err != nil {
 		return nil, &exitError{code: 2, err: err}
 	}
-	us := make([]*unstructured.Unstructured, len(objs))
-	srcs := make([]string, len(objs))
-	for i, o := range objs {
-		us[i] = o.Unstructured
-		srcs[i] = fmt.Sprintf("%s: document %d", o.File, o.Index)
+	us := make([]*unstructured.Unstructured, 0, len(objs))
+	srcs := make([]string, 0, len(objs))
+	for _, o := range objs {
+		if o.GroupVersionKind().GroupKind() == config.GVK.GroupKind() {
+			// The cluster's settings travel with the manifests: managed kinds, unset switch, ...
+			unsetOff := !s.UnsetEnabled
+			cs, errs := config.Decode(o.Unstructured)
+			if len(errs) > 0 {
+				return nil, &exitError{code: 2, err: fmt.Errorf("%s: document %d: PrecedentConfig %s: %w", o.File, o.Index, o.GetName(), errs.ToAggregate())}
+			}
+			s = cs
+			if unsetOff {
+				s.UnsetEnabled = false
+			}
+			continue
+		}
+		us = append(us, o.Unstructured)
+		srcs = append(srcs, fmt.Sprintf("%s: document %d", o.File, o.Index))
 	}
 	reg := s.Registry()
 	for _, u := range us {
@@ -62,7 +75,7 @@ func loadFiles(paths []string, s config.Settings) (*offline, error) {
 
 // snapshot returns the snapshot of one kind over every policy of that kind that could be read.
 func (o *offline) snapshot(k policy.Kind) *effective.Snapshot {
-	return effective.NewSnapshot(k, o.graph, o.inv.Views(k.GVK.Kind), o.cond)
+	return effective.NewSnapshot(k, o.graph, o.inv.Views(k), o.cond)
 }
 
 // noteUnnamed says which route rules got generated names.

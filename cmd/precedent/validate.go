@@ -59,7 +59,7 @@ with "Warning: ". Exit status 1 if any error, 2 if a file cannot be read or pars
 // against the topology and the other policies of its kind.
 func (o *offline) validate() (errs, warns []string) {
 	for _, k := range o.registry.Kinds() {
-		items := o.inv.Policies[k.GVK.Kind]
+		items := o.inv.Items(k)
 		if len(items) == 0 {
 			continue
 		}

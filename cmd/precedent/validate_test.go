@@ -125,3 +125,47 @@ func TestEffectiveJSON(t *testing.T) {
 		t.Errorf("--target did not select c1/route only:\n%s", out)
 	}
 }
+
+// TestConfiguredKind manages a Kuadrant-shaped CRD by configuration (a PrecedentConfig in the input):
+// its defaults block has no strategy (defaulted to atomic, as the API server would not) and its
+// `when` is not a D/O condition.
+func TestConfiguredKind(t *testing.T) {
+	out, _, code := run("effective", "-f", "testdata/configured", "--kind", "RateLimitPolicy.kuadrant.io", "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	want := `{
+  "items": [
+    {
+      "kind": "RateLimitPolicy",
+      "gateway": "kuadrant/gw",
+      "listener": "",
+      "route": "kuadrant/toystore",
+      "rule": "",
+      "spec": {
+        "limits": {
+          "per-user": {
+            "rates": [
+              {
+                "limit": 5,
+                "window": "1m"
+              }
+            ]
+          }
+        }
+      },
+      "sources": {
+        "per-user": "kuadrant/toystore-rlp"
+      }
+    }
+  ]
+}
+`
+	if diff := cmp.Diff(want, out); diff != "" {
+		t.Errorf("atomic defaults of the Gateway policy must be replaced whole (-want +got):\n%s", diff)
+	}
+	out, _, code = run("validate", "-f", "testdata/configured")
+	if code != 0 || out != "Warning: RateLimitPolicy kuadrant/gw-rlp: spec.defaults of this policy are replaced by RateLimitPolicy kuadrant/toystore-rlp on route kuadrant/toystore\n" {
+		t.Errorf("validate: exit %d, output:\n%s", code, out)
+	}
+}

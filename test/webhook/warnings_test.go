@@ -168,7 +168,7 @@ func warningLines(stderr string) []string {
 
 func TestKubectl(t *testing.T) {
 	if _, err := exec.LookPath("kubectl"); err != nil {
-		t.Skip("kubectl not installed")
+		t.Fatalf("kubectl is needed for this test (it is part of the toolchain): %v", err)
 	}
 	c, _ := newClient()
 	ns := namespace(t, c)

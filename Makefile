@@ -22,7 +22,7 @@ export KUBEBUILDER_ASSETS := $(BIN)/control-plane
 
 .PHONY: help
 help: ## List the targets.
-	@awk 'BEGIN{FS=":.*## "} /^[a-zA-Z_-]+:.*## /{printf "  %-14s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@awk 'BEGIN{FS=":.*## "} /^[a-zA-Z_-]+:.*## /{printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 .PHONY: install
 install: ## Install precedent and the kubectl plugin kubectl-precedent into $(GOBIN) (default: go env GOPATH/bin).
@@ -71,6 +71,16 @@ verify: ## gofmt, go vet, then `make test`.
 .PHONY: bench
 bench: ## Benchmarks with allocations (engine, projection, access, mesh).
 	$(GO) test -run '^$$' -bench . -benchmem $(UNIT_PKGS)
+
+# The API-server benchmarks are behind the `bench` build tag (`make test` does not run them); each
+# starts its own etcd + kube-apiserver and loads 1,000 Gateways, 10,000 HTTPRoutes and 5,000
+# RateLimitPolicies. BENCH_ARGS passes flags, e.g. BENCH_ARGS='-rounds 500 -scale 0.1'.
+BENCH_FLAGS = -tags bench -count=1 -v -timeout 15m
+
+.PHONY: bench-admission
+bench-admission: control-plane ## Cost of admission per write on a loaded API server (none, VAP, no-op webhook, Precedent), then the validating handler alone.
+	$(GO) test $(BENCH_FLAGS) -run '^TestAdmissionCost$$' ./test/bench $(if $(BENCH_ARGS),-args $(BENCH_ARGS))
+	$(GO) test -run '^$$' -bench '^BenchmarkValidate$$' -benchtime 3000x -benchmem ./webhook
 
 .PHONY: fuzz
 fuzz: ## Run the fuzz targets for FUZZTIME each (default 30s).

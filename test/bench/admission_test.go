@@ -1,0 +1,393 @@
+//go:build bench
+
+package bench
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrl "sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+	"sigs.k8s.io/yaml"
+
+	"github.com/precedent-dev/precedent/config"
+	"github.com/precedent-dev/precedent/controlplane"
+	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/test/gen"
+	"github.com/precedent-dev/precedent/vap"
+	"github.com/precedent-dev/precedent/webhook"
+)
+
+var (
+	rounds = flag.Int("rounds", 2000, "measured rounds of TestAdmissionCost; a round sends one route-level and one Gateway-level dry-run create under each mode")
+	warmup = flag.Int("warmup", 200, "unmeasured rounds before the measured ones")
+)
+
+// A mode is one way a policy kind is admitted; each has its own copy of the RateLimitPolicy CRD
+// (same schema, another group) except Precedent's, which is the shipped kind.
+type mode struct {
+	id, name, group string
+}
+
+var modes = []mode{
+	{"a", "no admission", "none.bench.precedent.dev"},
+	{"b", "exported ValidatingAdmissionPolicy", "vap.bench.precedent.dev"},
+	{"c", "no-op webhook (Precedent's server)", "noop.bench.precedent.dev"},
+	{"d", "Precedent's webhooks", policy.Group},
+}
+
+// noopPath serves the webhook that admits everything, on Precedent's webhook server.
+const noopPath = "/noop"
+
+// TestAdmissionCost is `make bench-admission`: one API server holding the generated world, and
+// server-side dry-run creates of the world's policies under a new name, alternating request by
+// request between the four modes.
+func TestAdmissionCost(t *testing.T) {
+	report("machine: %s", machine())
+	env := startControlPlane(t)
+	c := newClient(t, env)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	installCopies(ctx, t, c)
+	w := loadWorld(t, c, worldSize())
+	installVAP(ctx, t, c, inGroup(w.Kind, modes[1].group))
+
+	t0 := time.Now()
+	srv := startWebhooks(ctx, t, env)
+	if err := env.RegisterWebhooks(ctx, c, config.Defaults().Registry().Kinds()); err != nil {
+		t.Fatal(err)
+	}
+	registerNoop(ctx, t, c)
+	waitAdmission(ctx, t, c, w.Kind, srv)
+	report("manager synced on the world, webhooks and VAP in force in %s", since(t0))
+
+	var routeLevel, gatewayLevel []*policy.Policy
+	for _, p := range w.Policies {
+		if p.Targets[0].Kind == "Gateway" {
+			gatewayLevel = append(gatewayLevel, p)
+		} else {
+			routeLevel = append(routeLevel, p)
+		}
+	}
+	levels := []struct {
+		name     string
+		policies []*policy.Policy
+	}{{"route", routeLevel}, {"gateway", gatewayLevel}}
+
+	// lat[level][mode] holds the measured latencies.
+	lat := make([][][]time.Duration, len(levels))
+	for l := range lat {
+		lat[l] = make([][]time.Duration, len(modes))
+	}
+	run := func(r int, record bool) {
+		for l, lv := range levels {
+			p := *lv.policies[(r*7919)%len(lv.policies)]
+			p.Ref.Name = fmt.Sprintf("bench-%d", r)
+			base, err := gen.PolicyObject(&p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			unstructured.RemoveNestedField(base.Object, "metadata", "creationTimestamp")
+			for j := range modes {
+				m := (r + j) % len(modes) // rotate which mode goes first
+				u := base.DeepCopy()
+				u.SetAPIVersion(modes[m].group + "/" + w.Kind.GVK.Version)
+				t0 := time.Now()
+				err := c.Create(ctx, u, client.DryRunAll)
+				d := time.Since(t0)
+				if err != nil {
+					t.Fatalf("dry-run create of %s %s/%s under (%s): %v", u.GetAPIVersion(), u.GetNamespace(), u.GetName(), modes[m].id, err)
+				}
+				if record {
+					lat[l][m] = append(lat[l][m], d)
+				}
+			}
+		}
+	}
+	for r := 0; r < *warmup; r++ {
+		run(r, false)
+	}
+	before := srv.counts()
+	report("measuring %d rounds x %d levels x %d modes, one request at a time; %s", *rounds, len(levels), len(modes), machine())
+	t0 = time.Now()
+	for r := *warmup; r < *warmup+*rounds; r++ {
+		run(r, true)
+	}
+	after := srv.counts()
+	report("measured in %s; %s", since(t0), machine())
+
+	fmt.Printf("\n%-8s %-40s %6s %10s %10s\n", "level", "mode", "n", "p50", "p99")
+	var all [][]time.Duration = make([][]time.Duration, len(modes))
+	for l, lv := range levels {
+		for m, md := range modes {
+			all[m] = append(all[m], lat[l][m]...)
+			fmt.Printf("%-8s (%s) %-36s %6d %10s %10s\n", lv.name, md.id, md.name, len(lat[l][m]), us(quantile(lat[l][m], .5)), us(quantile(lat[l][m], .99)))
+		}
+	}
+	for m, md := range modes {
+		fmt.Printf("%-8s (%s) %-36s %6d %10s %10s\n", "both", md.id, md.name, len(all[m]), us(quantile(all[m], .5)), us(quantile(all[m], .99)))
+	}
+	fmt.Printf("\n%-8s %12s %12s %12s %12s %12s\n", "level", "d/c p50", "d/b p50", "d/a p50", "d-c p50", "d/c p99")
+	for l, lv := range levels {
+		ratios(lv.name, lat[l])
+	}
+	ratios("both", all)
+
+	calls := func(path string) int64 { return after[path] - before[path] }
+	fmt.Printf("\nwebhook calls during the measured rounds (%d requests per mode):\n", *rounds*len(levels))
+	fmt.Printf("  Precedent validating %s: %d\n  Precedent mutating %s: %d (must be 0: none of these writes needs mutation)\n  no-op %s: %d\n\n",
+		webhook.ValidatePath, calls(webhook.ValidatePath), webhook.MutatePath, calls(webhook.MutatePath), noopPath, calls(noopPath))
+	if n := calls(webhook.MutatePath); n != 0 {
+		t.Errorf("the mutating webhook was called %d times for writes that need no mutation", n)
+	}
+	if n := calls(webhook.ValidatePath); n != int64(*rounds*len(levels)) {
+		t.Errorf("the validating webhook was called %d times, want %d", n, *rounds*len(levels))
+	}
+	if n := calls(noopPath); n != int64(*rounds*len(levels)) {
+		t.Errorf("the no-op webhook was called %d times, want %d", n, *rounds*len(levels))
+	}
+}
+
+func ratios(name string, lat [][]time.Duration) {
+	p50 := func(m int) float64 { return float64(quantile(lat[m], .5)) }
+	p99 := func(m int) float64 { return float64(quantile(lat[m], .99)) }
+	fmt.Printf("%-8s %12.3f %12.3f %12.3f %12s %12.3f\n", name, p50(3)/p50(2), p50(3)/p50(1), p50(3)/p50(0),
+		us(time.Duration(p50(3)-p50(2))), p99(3)/p99(2))
+}
+
+func us(d time.Duration) string { return fmt.Sprintf("%.0fµs", float64(d)/float64(time.Microsecond)) }
+
+// inGroup is kind k moved to another API group.
+func inGroup(k policy.Kind, group string) policy.Kind {
+	k.GVK.Group = group
+	return k
+}
+
+// installCopies installs the RateLimitPolicy CRD under the groups of modes a to c and waits until
+// they are served.
+func installCopies(ctx context.Context, t *testing.T, c client.Client) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(root, "config", "crd", "ratelimitpolicy.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range modes[:3] {
+		crd := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal(raw, &crd.Object); err != nil {
+			t.Fatal(err)
+		}
+		crd.SetName("ratelimitpolicies." + m.group)
+		if err := unstructured.SetNestedField(crd.Object, m.group, "spec", "group"); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Create(ctx, crd); err != nil {
+			t.Fatalf("installing the CRD copy for (%s): %v", m.id, err)
+		}
+	}
+	for _, m := range modes[:3] {
+		l := &unstructured.UnstructuredList{}
+		l.SetAPIVersion(m.group + "/v1alpha1")
+		l.SetKind("RateLimitPolicyList")
+		err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+			return c.List(ctx, l, client.Limit(1)) == nil, nil
+		})
+		if err != nil {
+			t.Fatalf("the CRD copy for (%s) is not served: %v", m.id, err)
+		}
+	}
+}
+
+// installVAP creates what `precedent export vap` writes for kind k.
+func installVAP(ctx context.Context, t *testing.T, c client.Client, k policy.Kind) {
+	t.Helper()
+	out, err := vap.Render([]policy.Kind{k}, webhook.Plural)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(out), 4096)
+	n := 0
+	for {
+		u := &unstructured.Unstructured{}
+		err := dec.Decode(&u.Object)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("reading the exported VAP: %v", err)
+		}
+		if len(u.Object) == 0 {
+			continue
+		}
+		if err := c.Create(ctx, u); err != nil {
+			t.Fatalf("creating %s %s: %v", u.GetKind(), u.GetName(), err)
+		}
+		n++
+	}
+	report("exported VAP installed for %s: %d objects", k.GVK.GroupKind(), n)
+}
+
+// countingServer is the manager's webhook server, counting the requests each path receives.
+type countingServer struct {
+	ctrlwebhook.Server
+	mu    sync.Mutex
+	calls map[string]*atomic.Int64
+}
+
+func (s *countingServer) Register(path string, h http.Handler) {
+	n := &atomic.Int64{}
+	s.mu.Lock()
+	s.calls[path] = n
+	s.mu.Unlock()
+	s.Server.Register(path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		h.ServeHTTP(w, r)
+	}))
+}
+
+func (s *countingServer) counts() map[string]int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]int64{}
+	for p, n := range s.calls {
+		out[p] = n.Load()
+	}
+	return out
+}
+
+// startWebhooks runs a manager configured as `precedent serve` configures it, serving Precedent's
+// handlers and, beside them on the same server, a handler that admits everything; it waits until
+// the state is synced and the server listens.
+func startWebhooks(ctx context.Context, t *testing.T, env *controlplane.Env) *countingServer {
+	t.Helper()
+	scheme, err := webhook.NewScheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &countingServer{calls: map[string]*atomic.Int64{}, Server: ctrlwebhook.NewServer(ctrlwebhook.Options{
+		Host: "127.0.0.1", Port: env.Port, CertDir: env.CertDir, TLSOpts: serveTLS,
+	})}
+	log := logr.Discard()
+	mgr, err := ctrl.New(unlimited(env.Config), ctrl.Options{
+		Scheme:        scheme,
+		Logger:        log,
+		Cache:         cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
+		Metrics:       metricsserver.Options{BindAddress: "0"},
+		WebhookServer: srv,
+	})
+	if err != nil {
+		t.Fatalf("creating the manager: %v", err)
+	}
+	live := config.NewLive(config.Defaults(), log)
+	st, err := webhook.Register(ctx, mgr, live, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Register(noopPath, &admission.Webhook{Handler: admission.HandlerFunc(func(context.Context, admission.Request) admission.Response {
+		return admission.Allowed("")
+	})})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := mgr.Start(ctx); err != nil {
+			fmt.Fprintln(os.Stderr, "manager:", err)
+		}
+	}()
+	t.Cleanup(func() { <-done })
+	err = wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 5*time.Minute, true, func(context.Context) (bool, error) {
+		return st.Synced() && srv.StartedChecker()(nil) == nil, nil
+	})
+	if err != nil {
+		t.Fatalf("the manager did not become ready: %v", err)
+	}
+	return srv
+}
+
+// registerNoop registers the no-op webhook for the kind of mode c: a copy of Precedent's own
+// validating webhook (same CA, timeout, failure policy, match policy, review versions), pointed at
+// noopPath, for that kind only.
+func registerNoop(ctx context.Context, t *testing.T, c client.Client) {
+	t.Helper()
+	pv := &admissionregistrationv1.ValidatingWebhookConfiguration{}
+	if err := c.Get(ctx, types.NamespacedName{Name: webhook.ConfigurationName}, pv); err != nil {
+		t.Fatal(err)
+	}
+	wh := *pv.Webhooks[0].DeepCopy()
+	url := strings.TrimSuffix(*wh.ClientConfig.URL, webhook.ValidatePath) + noopPath
+	wh.Name = "noop.bench.precedent.dev"
+	wh.ClientConfig.URL = &url
+	r := wh.Rules[0]
+	r.APIGroups = []string{modes[2].group}
+	r.Resources = []string{webhook.Plural("RateLimitPolicy")}
+	wh.Rules = []admissionregistrationv1.RuleWithOperations{r}
+	v := &admissionregistrationv1.ValidatingWebhookConfiguration{Webhooks: []admissionregistrationv1.ValidatingWebhook{wh}}
+	v.Name = "bench-noop"
+	if err := c.Create(ctx, v); err != nil {
+		t.Fatalf("registering the no-op webhook: %v", err)
+	}
+}
+
+// waitAdmission waits until each mode's admission is in force (configurations take effect
+// asynchronously in the API server): the VAP and Precedent reject a duplicate unset, the no-op
+// webhook is called.
+func waitAdmission(ctx context.Context, t *testing.T, c client.Client, k policy.Kind, srv *countingServer) {
+	t.Helper()
+	probe := func(group string) error {
+		u := &unstructured.Unstructured{Object: map[string]interface{}{
+			"apiVersion": group + "/" + k.GVK.Version, "kind": k.GVK.Kind,
+			"metadata": map[string]interface{}{"name": "probe", "namespace": "infra"},
+			"spec": map[string]interface{}{
+				"targetRef": map[string]interface{}{"group": policy.GatewayGroup, "kind": "Gateway", "name": "gw-0"},
+				"unset":     []interface{}{"a", "a"},
+			},
+		}}
+		return c.Create(ctx, u, client.DryRunAll)
+	}
+	checks := []struct {
+		what string
+		ok   func() bool
+	}{
+		{"the exported VAP rejects a duplicate unset", func() bool {
+			err := probe(modes[1].group)
+			return err != nil && strings.Contains(err.Error(), "ValidatingAdmissionPolicy")
+		}},
+		{"the no-op webhook is called", func() bool {
+			_ = probe(modes[2].group)
+			return srv.counts()[noopPath] > 0
+		}},
+		{"Precedent's webhook rejects a duplicate unset", func() bool {
+			err := probe(modes[3].group)
+			return apierrors.IsInvalid(err) && strings.Contains(err.Error(), "denied the request")
+		}},
+	}
+	for _, ch := range checks {
+		err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+			return ch.ok(), nil
+		})
+		if err != nil {
+			t.Fatalf("waiting until %s: %v", ch.what, err)
+		}
+	}
+}

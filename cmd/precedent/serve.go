@@ -4,19 +4,23 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2/textlogger"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
+	"github.com/precedent-dev/precedent/certs"
 	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/reconcile"
 	"github.com/precedent-dev/precedent/webhook"
@@ -33,8 +37,11 @@ type serveOptions struct {
 	leaderElectionNamespace string
 	verbosity               int
 	kubeconfig              string
-	onReady                 func() // called once the webhook server serves and the cache is synced
-	logger                  logr.Logger
+	// certSecret (namespace/name), when set, selects the built-in certificate mode.
+	certSecret string
+	serviceDNS []string
+	onReady    func() // called once the webhook server serves and the cache is synced
+	logger     logr.Logger
 }
 
 // whenReady runs on every replica, leader or not (like the webhooks).
@@ -65,6 +72,8 @@ the Gateway API topology and the policies, /healthz and /readyz, and /metrics.`,
 	f.StringVar(&o.host, "webhook-host", "", "address the webhook server binds (empty: all)")
 	f.IntVar(&o.port, "webhook-port", 9443, "port of the webhook server (TLS)")
 	f.StringVar(&o.certDir, "cert-dir", "/tmp/k8s-webhook-server/serving-certs", "folder holding tls.crt and tls.key (reloaded on change)")
+	f.StringVar(&o.certSecret, "cert-secret", "", `built-in certificate mode, without cert-manager: NAMESPACE/NAME of the Secret that keeps the CA and the serving certificate; the CA is injected into the webhook configurations and the certificate rotated before expiry`)
+	f.StringSliceVar(&o.serviceDNS, "service-dns", []string{"precedent-webhook.precedent-system.svc"}, "DNS names of the webhook Service, for the built-in certificate mode")
 	f.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", `address of /metrics ("0" disables it)`)
 	f.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")
 	f.BoolVar(&o.leaderElect, "leader-elect", false, "elect a leader among replicas (for the status reconciler; webhooks serve on every replica)")
@@ -98,6 +107,11 @@ func serve(ctx context.Context, cfg *rest.Config, o *serveOptions) error {
 	})
 	if err != nil {
 		return fmt.Errorf("creating the manager: %w", err)
+	}
+	if o.certSecret != "" {
+		if err := builtinCerts(ctx, cfg, mgr, o, log.WithName("certs")); err != nil {
+			return err
+		}
 	}
 	live := config.NewLive(config.Defaults(), log.WithName("settings"))
 	st, err := webhook.Register(ctx, mgr, live, log.WithName("webhook"))
@@ -138,4 +152,25 @@ func serve(ctx context.Context, cfg *rest.Config, o *serveOptions) error {
 		return fmt.Errorf("running the manager: %w", err)
 	}
 	return nil
+}
+
+// builtinCerts issues (or reads) the serving certificate from the Secret before the webhook server
+// starts, and keeps it fresh on every replica.
+func builtinCerts(ctx context.Context, cfg *rest.Config, mgr manager.Manager, o *serveOptions, log logr.Logger) error {
+	ns, name, ok := strings.Cut(o.certSecret, "/")
+	if !ok || ns == "" || name == "" {
+		return fmt.Errorf("--cert-secret %q: want NAMESPACE/NAME", o.certSecret)
+	}
+	direct, err := client.New(cfg, client.Options{Scheme: mgr.GetScheme()})
+	if err != nil {
+		return err
+	}
+	b := &certs.Bootstrap{
+		Client: direct, Secret: types.NamespacedName{Namespace: ns, Name: name}, DNSNames: o.serviceDNS, CertDir: o.certDir,
+		Mutating: webhook.ConfigurationName, Validating: webhook.ConfigurationName, Log: log,
+	}
+	if err := b.Ensure(ctx); err != nil {
+		return fmt.Errorf("bootstrapping the serving certificate: %w", err)
+	}
+	return mgr.Add(b)
 }

@@ -1,0 +1,136 @@
+package mesh_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// dataplanes is the mesh {{ns}}: one proxy of service web (version v1) with an outbound to backend.
+const dataplanes = `
+apiVersion: kuma.io/v1alpha1
+kind: Dataplane
+mesh: "{{ns}}"
+metadata: {name: web-1, namespace: "{{ns}}"}
+spec:
+  networking:
+    address: 10.0.0.1
+    inbound: [{port: 8080, tags: {kuma.io/service: web, version: v1}}]
+    outbound: [{port: 8081, tags: {kuma.io/service: backend}}]`
+
+// policy is a mesh policy of kind named name in {{ns}} and in mesh {{ns}}, with spec (YAML, indented
+// two spaces).
+func policy(kind, name, spec string) string {
+	return fmt.Sprintf("apiVersion: policy.precedent.dev/v1alpha1\nkind: %s\nmetadata: {name: %s, namespace: \"{{ns}}\", labels: {kuma.io/mesh: \"{{ns}}\"}}\nspec:\n%s", kind, name, spec)
+}
+
+const webTimeouts = "  targetRef: {kind: Service, name: web}\n  to: [{targetRef: {kind: Mesh}, connectTimeout: 5s}]\n"
+
+func TestWriteShadowsAnotherPolicysElement(t *testing.T) {
+	c, rec := newClient()
+	ns := namespace(t, c)
+	createAll(t, c, ns, dataplanes)
+	createAll(t, c, ns, policy("MeshTimeout", "base", ""+
+		"  targetRef: {kind: Mesh}\n"+
+		"  to:\n"+
+		"  - {targetRef: {kind: Mesh}, connectTimeout: 10s}\n"+
+		"  - {targetRef: {kind: Service, name: backend}, http: {requestTimeout: 5s}}\n"))
+	warningsOf(t, c, rec, objectIn(ns, policy("MeshTimeout", "web-timeouts", webTimeouts)), []string{
+		fmt.Sprintf("MeshTimeout %s/base: spec.to[0] never takes effect on any Dataplane: every field it sets is set first by spec.to[0] of %s/web-timeouts", ns, ns),
+	})
+}
+
+func TestWriteWithItsOwnElementShadowed(t *testing.T) {
+	c, rec := newClient()
+	ns := namespace(t, c)
+	createAll(t, c, ns, dataplanes)
+	warningsOf(t, c, rec, objectIn(ns, policy("MeshTimeout", "p", ""+
+		"  targetRef: {kind: Mesh}\n"+
+		"  to:\n"+
+		"  - {targetRef: {kind: Mesh}, connectTimeout: 1s, http: {requestTimeout: 1s}}\n"+
+		"  - {targetRef: {kind: Service, name: backend}, connectTimeout: 2s}\n")), []string{
+		fmt.Sprintf("MeshTimeout %s/p: spec.to[1] never takes effect on any Dataplane: every field it sets is set first by spec.to[0] of %s/p", ns, ns),
+	})
+}
+
+func TestWriteOfAPolicyThatNeverTakesEffect(t *testing.T) {
+	c, rec := newClient()
+	ns := namespace(t, c)
+	createAll(t, c, ns, dataplanes)
+	createAll(t, c, ns, policy("MeshTimeout", "web-timeouts", webTimeouts))
+	warningsOf(t, c, rec, objectIn(ns, policy("MeshTimeout", "00-low", "  targetRef: {kind: Mesh}\n  to: [{targetRef: {kind: Mesh}, connectTimeout: 1s}]\n")), []string{
+		fmt.Sprintf("MeshTimeout %s/00-low never takes effect on any Dataplane: every field it sets is set first by %s/web-timeouts", ns, ns),
+	})
+}
+
+func TestPermissionShadowed(t *testing.T) {
+	c, rec := newClient()
+	ns := namespace(t, c)
+	createAll(t, c, ns, dataplanes)
+	createAll(t, c, ns, policy("MeshTrafficPermission", "allow-all", "  targetRef: {kind: Mesh}\n  from: [{targetRef: {kind: Mesh}, action: ALLOW}]\n"))
+	warningsOf(t, c, rec, objectIn(ns, policy("MeshTrafficPermission", "web", "  targetRef: {kind: Service, name: web}\n  from: [{targetRef: {kind: Mesh}, action: DENY}]\n")), []string{
+		fmt.Sprintf("MeshTrafficPermission %s/allow-all never takes effect on any Dataplane: every field it sets is set first by %s/web", ns, ns),
+	})
+}
+
+// TestKindsAndMeshesApart: a MeshTrafficPermission does not shadow a MeshTimeout, and a policy of
+// another mesh (label kuma.io/mesh) is analysed against that mesh's Dataplanes only: here none.
+func TestKindsAndMeshesApart(t *testing.T) {
+	c, rec := newClient()
+	ns := namespace(t, c)
+	createAll(t, c, ns, dataplanes)
+	shadowing := policy("MeshTimeout", "p", ""+
+		"  targetRef: {kind: Mesh}\n"+
+		"  to:\n"+
+		"  - {targetRef: {kind: Mesh}, connectTimeout: 1s}\n"+
+		"  - {targetRef: {kind: Mesh}, connectTimeout: 2s}\n")
+	dryRunWarnings(t, c, rec, objectIn(ns, shadowing), []string{
+		fmt.Sprintf("MeshTimeout %s/p: spec.to[1] never takes effect on any Dataplane: every field it sets is set first by spec.to[0] of %s/p", ns, ns),
+	})
+	warningsOf(t, c, rec, objectIn(ns, strings.Replace(shadowing, `kuma.io/mesh: "{{ns}}"`, "kuma.io/mesh: other", 1)), nil)
+	warningsOf(t, c, rec, objectIn(ns, policy("MeshTrafficPermission", "p", "  targetRef: {kind: Mesh}\n  from: [{targetRef: {kind: Mesh}, action: ALLOW}]\n")), nil)
+}
+
+// TestWarningLimit: the mesh warnings obey warningLimit like the others.
+func TestWarningLimit(t *testing.T) {
+	c, rec := newClient()
+	ns := namespace(t, c)
+	t.Cleanup(func() { setConfig(t, c, map[string]interface{}{}) })
+	setConfig(t, c, map[string]interface{}{"warningLimit": int64(2)})
+	createAll(t, c, ns, dataplanes)
+	warningsOf(t, c, rec, objectIn(ns, policy("MeshTimeout", "p", ""+
+		"  targetRef: {kind: Mesh}\n"+
+		"  to:\n"+
+		"  - {targetRef: {kind: Mesh}, connectTimeout: 1s}\n"+
+		"  - {targetRef: {kind: Mesh}, connectTimeout: 2s}\n"+
+		"  - {targetRef: {kind: Mesh}, connectTimeout: 3s}\n"+
+		"  - {targetRef: {kind: Mesh}, connectTimeout: 4s}\n")), []string{
+		fmt.Sprintf("MeshTimeout %s/p: spec.to[1] never takes effect on any Dataplane: every field it sets is set first by spec.to[0] of %s/p", ns, ns),
+		"and 2 more warnings",
+	})
+}
+
+// dryRunWarnings asserts the warnings of a server-side dry-run create of obj, polling until they
+// match, and that nothing was persisted.
+func dryRunWarnings(t *testing.T, c client.Client, rec *recorder, obj *unstructured.Unstructured, want []string) {
+	t.Helper()
+	rec.take()
+	eventually(t, 10*time.Second, func() (bool, string) {
+		err := c.Create(context.Background(), obj.DeepCopy(), client.DryRunAll)
+		got := rec.take()
+		if err != nil {
+			return false, "dry-run rejected: " + err.Error()
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			return false, "dry-run warnings (-want +got):\n" + diff
+		}
+		return true, ""
+	})
+	assertAbsent(t, c, obj)
+}

@@ -82,6 +82,10 @@ bench-admission: control-plane ## Cost of admission per write on a loaded API se
 	$(GO) test $(BENCH_FLAGS) -run '^TestAdmissionCost$$' ./test/bench $(if $(BENCH_ARGS),-args $(BENCH_ARGS))
 	$(GO) test -run '^$$' -bench '^BenchmarkValidate$$' -benchtime 3000x -benchmem ./webhook
 
+.PHONY: bench-reconcile
+bench-reconcile: control-plane ## Status reconciler from cold on a loaded API server: time to settle, status writes, writes in a minute of steady state.
+	$(GO) test $(BENCH_FLAGS) -run '^TestReconcileSettle$$' ./test/bench $(if $(BENCH_ARGS),-args $(BENCH_ARGS))
+
 .PHONY: fuzz
 fuzz: ## Run the fuzz targets for FUZZTIME each (default 30s).
 	$(GO) test -run '^$$' -fuzz FuzzEngine -fuzztime $(or $(FUZZTIME),30s) ./validate

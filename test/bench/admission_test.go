@@ -36,6 +36,7 @@ import (
 	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/controlplane"
 	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/reconcile"
 	"github.com/precedent-dev/precedent/test/gen"
 	"github.com/precedent-dev/precedent/vap"
 	"github.com/precedent-dev/precedent/webhook"
@@ -76,7 +77,7 @@ func TestAdmissionCost(t *testing.T) {
 	installVAP(ctx, t, c, inGroup(w.Kind, modes[1].group))
 
 	t0 := time.Now()
-	srv := startWebhooks(ctx, t, env)
+	srv := startWebhooks(ctx, t, env, false)
 	if err := env.RegisterWebhooks(ctx, c, config.Defaults().Registry().Kinds()); err != nil {
 		t.Fatal(err)
 	}
@@ -278,9 +279,9 @@ func (s *countingServer) counts() map[string]int64 {
 }
 
 // startWebhooks runs a manager configured as `precedent serve` configures it, serving Precedent's
-// handlers and, beside them on the same server, a handler that admits everything; it waits until
-// the state is synced and the server listens.
-func startWebhooks(ctx context.Context, t *testing.T, env *controlplane.Env) *countingServer {
+// handlers and, beside them on the same server, a handler that admits everything; with reconciler,
+// the status controllers too. It waits until the state is synced and the server listens.
+func startWebhooks(ctx context.Context, t *testing.T, env *controlplane.Env, reconciler bool) *countingServer {
 	t.Helper()
 	scheme, err := webhook.NewScheme()
 	if err != nil {
@@ -304,6 +305,11 @@ func startWebhooks(ctx context.Context, t *testing.T, env *controlplane.Env) *co
 	st, err := webhook.Register(ctx, mgr, live, log)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if reconciler {
+		if err := reconcile.SetupWithManager(mgr, st, live, log); err != nil {
+			t.Fatal(err)
+		}
 	}
 	srv.Register(noopPath, &admission.Webhook{Handler: admission.HandlerFunc(func(context.Context, admission.Request) admission.Response {
 		return admission.Allowed("")

@@ -1,0 +1,219 @@
+//go:build bench
+
+package bench
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/precedent-dev/precedent/controlplane"
+	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/reconcile"
+	"github.com/precedent-dev/precedent/webhook"
+)
+
+var (
+	steady    = flag.Duration("steady", time.Minute, "steady-state window of TestReconcileSettle")
+	quiet     = flag.Duration("quiet", 5*time.Second, "TestReconcileSettle: settled once every policy has its conditions and no status write came for this long")
+	settleMax = flag.Duration("settle-timeout", 10*time.Minute, "TestReconcileSettle: give up settling after this long")
+)
+
+// TestReconcileSettle is `make bench-reconcile`: the generated world in one API server, then the
+// manager with the status reconciler from a cold start. It measures the time until every policy
+// has Accepted and Enforced conditions for its generation, the status writes made to get there, and
+// the writes in the following minute of steady state (target zero).
+func TestReconcileSettle(t *testing.T) {
+	report("machine: %s", machine())
+	env := startControlPlane(t)
+	c := newClient(t, env)
+	w := loadWorld(t, c, worldSize())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	tr := watchStatus(ctx, t, env, w.Kind)
+	if n := tr.policyCount(); n != len(w.Policies) {
+		t.Fatalf("the watch sees %d policies, want %d", n, len(w.Policies))
+	}
+	kind := w.Kind.GVK.Kind
+	writes := func() (float64, float64) { return reconcile.Writes(kind), reconcile.Writes("Gateway") }
+
+	report("starting the manager (webhook state + status reconciler) from cold; %s", machine())
+	t0 := time.Now()
+	startWebhooks(ctx, t, env, true)
+	synced := time.Since(t0)
+	var allConds time.Duration
+	lastWrite, lastP, lastG := time.Now(), 0.0, 0.0
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, *settleMax, true, func(context.Context) (bool, error) {
+		p, g := writes()
+		if p != lastP || g != lastG {
+			lastWrite, lastP, lastG = time.Now(), p, g
+		}
+		if allConds == 0 && tr.settledCount() == len(w.Policies) {
+			allConds = time.Since(t0)
+		}
+		return allConds > 0 && time.Since(lastWrite) >= *quiet, nil
+	})
+	if err != nil {
+		t.Fatalf("not settled within %s: %d of %d policies have both conditions; %.0f policy and %.0f Gateway status writes",
+			*settleMax, tr.settledCount(), len(w.Policies), lastP, lastG)
+	}
+	settled := lastWrite.Sub(t0)
+	p0, g0 := writes()
+	seenP0, seenG0 := tr.updates()
+	report("cache synced and webhook serving after %s", synced.Round(time.Millisecond))
+	report("every one of %d policies has Accepted and Enforced for its generation after %s (from manager start)", len(w.Policies), allConds.Round(time.Millisecond))
+	report("last status write at %s; settled (no write for %s) at %s", settled.Round(time.Millisecond), *quiet, since(t0))
+	report("status writes to settle: %.0f %s (unchanged, no write: %.0f), %.0f Gateway (Affected conditions); update events seen by the watch: %d policies, %d Gateways",
+		p0, kind, reconcile.Unchanged(kind), g0, seenP0, seenG0)
+	report("policy conditions: %s", tr.reasons())
+
+	report("steady state: watching writes for %s; %s", *steady, machine())
+	select {
+	case <-time.After(*steady):
+	case <-ctx.Done():
+	}
+	p1, g1 := writes()
+	seenP1, seenG1 := tr.updates()
+	report("writes during %s of steady state: %.0f %s, %.0f Gateway; update events seen by the watch: %d policies, %d Gateways; %s",
+		*steady, p1-p0, kind, g1-g0, seenP1-seenP0, seenG1-seenG0, machine())
+	if p1 != p0 || g1 != g0 {
+		t.Errorf("status writes in steady state: %.0f %s, %.0f Gateway, want none", p1-p0, kind, g1-g0)
+	}
+}
+
+// statusWatch follows the policies and Gateways through a watch of its own (not the manager's):
+// which policies carry both conditions for their generation, and how many updates each kind saw.
+type statusWatch struct {
+	kind       policy.Kind
+	mu         sync.Mutex
+	conds      map[types.NamespacedName]string // "" until both conditions are set
+	policyUpds int
+	gwUpds     int
+}
+
+func watchStatus(ctx context.Context, t *testing.T, env *controlplane.Env, k policy.Kind) *statusWatch {
+	t.Helper()
+	scheme, err := webhook.NewScheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, err := cache.New(unlimited(env.Config), cache.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &statusWatch{kind: k, conds: map[types.NamespacedName]string{}}
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(k.GVK)
+	pinf, err := ca.GetInformer(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = pinf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    func(o interface{}) { tr.policy(o, false) },
+		UpdateFunc: func(_, o interface{}) { tr.policy(o, true) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ginf, err := ca.GetInformer(ctx, &gwv1.Gateway{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ginf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		UpdateFunc: func(_, _ interface{}) { tr.mu.Lock(); tr.gwUpds++; tr.mu.Unlock() },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = ca.Start(ctx) }()
+	if !ca.WaitForCacheSync(ctx) {
+		t.Fatal("the status watch did not sync")
+	}
+	return tr
+}
+
+func (tr *statusWatch) policy(o interface{}, update bool) {
+	u, ok := o.(*unstructured.Unstructured)
+	if !ok {
+		return
+	}
+	var conds []metav1.Condition
+	if raw, found, _ := unstructured.NestedSlice(u.Object, "status", "conditions"); found {
+		for _, r := range raw {
+			var c metav1.Condition
+			if m, ok := r.(map[string]interface{}); ok && runtime.DefaultUnstructuredConverter.FromUnstructured(m, &c) == nil {
+				conds = append(conds, c)
+			}
+		}
+	}
+	state := ""
+	a, e := meta.FindStatusCondition(conds, "Accepted"), meta.FindStatusCondition(conds, "Enforced")
+	if a != nil && e != nil && a.ObservedGeneration == u.GetGeneration() && e.ObservedGeneration == u.GetGeneration() {
+		state = fmt.Sprintf("Accepted=%s/%s Enforced=%s/%s", a.Status, a.Reason, e.Status, e.Reason)
+	}
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	tr.conds[client.ObjectKeyFromObject(u)] = state
+	if update {
+		tr.policyUpds++
+	}
+}
+
+func (tr *statusWatch) policyCount() int {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	return len(tr.conds)
+}
+
+func (tr *statusWatch) settledCount() int {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	n := 0
+	for _, s := range tr.conds {
+		if s != "" {
+			n++
+		}
+	}
+	return n
+}
+
+func (tr *statusWatch) updates() (policies, gateways int) {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	return tr.policyUpds, tr.gwUpds
+}
+
+// reasons counts the policies by their pair of conditions.
+func (tr *statusWatch) reasons() string {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	count := map[string]int{}
+	for _, s := range tr.conds {
+		if s == "" {
+			s = "(no conditions)"
+		}
+		count[s]++
+	}
+	var out []string
+	for s, n := range count {
+		out = append(out, fmt.Sprintf("%d %s", n, s))
+	}
+	sort.Strings(out)
+	return strings.Join(out, "; ")
+}

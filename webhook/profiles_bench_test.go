@@ -1,0 +1,129 @@
+package webhook
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/go-logr/logr"
+	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/precedent-dev/precedent/access"
+	"github.com/precedent-dev/precedent/config"
+	"github.com/precedent-dev/precedent/mesh"
+)
+
+// benchValidator is a Validator over a State filled by hand, as synced.
+func benchValidator(s *State) *Validator {
+	s.synced = append(s.synced, func() bool { return true })
+	return &Validator{Settings: config.NewLive(config.Defaults(), logr.Discard()), State: s, Log: logr.Discard()}
+}
+
+func createRequest(gvk schema.GroupVersionKind, obj map[string]interface{}) admission.Request {
+	raw, _ := json.Marshal(obj)
+	return admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
+		Operation: admissionv1.Create,
+		Kind:      metav1.GroupVersionKind{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind},
+		Object:    runtime.RawExtension{Raw: raw},
+	}}
+}
+
+func accessObject(name, targetKind, targetGroup, target string, tools ...interface{}) map[string]interface{} {
+	return map[string]interface{}{
+		"apiVersion": "policy.precedent.dev/v1alpha1", "kind": "AccessPolicy",
+		"metadata": map[string]interface{}{"name": name, "namespace": "shop", "creationTimestamp": "2025-01-01T00:00:00Z"},
+		"spec": map[string]interface{}{
+			"targetRefs": []interface{}{map[string]interface{}{"group": targetGroup, "kind": targetKind, "name": target}},
+			"rules": []interface{}{map[string]interface{}{"name": "agent",
+				"source":        map[string]interface{}{"type": "ServiceAccount", "serviceAccount": map[string]interface{}{"name": "agent"}},
+				"authorization": map[string]interface{}{"type": "InlineTools", "tools": tools}}},
+		},
+	}
+}
+
+// BenchmarkAccessGatewayWrite: the webhook's review of a Gateway-level AccessPolicy write with 1,000
+// Backends behind the Gateway (one HTTPRoute each), each with a Backend-level policy granting two
+// tools, one of which the write denies: 1,000 unreachable grants, capped to the warning limit.
+func BenchmarkAccessGatewayWrite(b *testing.B) {
+	const backends = 1000
+	s := NewState(logr.Discard())
+	s.gateways[types.NamespacedName{Namespace: "shop", Name: "gw"}] = &gwv1.Gateway{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "gw"},
+		Spec:       gwv1.GatewaySpec{Listeners: []gwv1.Listener{{Name: "http", Port: 80, Protocol: gwv1.HTTPProtocolType}}},
+	}
+	group, kind := gwv1.Group(access.DefaultBackendGroup), gwv1.Kind(access.DefaultBackendKind)
+	s.policies[access.AccessPolicyKind] = map[types.NamespacedName]*unstructured.Unstructured{}
+	for i := 0; i < backends; i++ {
+		name := fmt.Sprintf("b%d", i)
+		r := &gwv1.HTTPRoute{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: name}}
+		r.Spec.ParentRefs = []gwv1.ParentReference{{Name: "gw"}}
+		r.Spec.Rules = []gwv1.HTTPRouteRule{{BackendRefs: []gwv1.HTTPBackendRef{{BackendRef: gwv1.BackendRef{BackendObjectReference: gwv1.BackendObjectReference{Group: &group, Kind: &kind, Name: gwv1.ObjectName(name)}}}}}}
+		s.httpRoutes[types.NamespacedName{Namespace: "shop", Name: name}] = r
+		u := &unstructured.Unstructured{Object: accessObject("pol-"+name, access.DefaultBackendKind, access.DefaultBackendGroup, name, "x", fmt.Sprintf("t%d", i))}
+		s.policies[access.AccessPolicyKind][key(u)] = u
+	}
+	s.topoGen++
+	s.policyGen[access.AccessPolicyKind]++
+	v := benchValidator(s)
+	req := createRequest(access.AccessPolicyKind.WithVersion("v1alpha1"), accessObject("gw-pol", "Gateway", access.GatewayGroup, "gw", "x"))
+	if resp := v.Handle(context.Background(), req); !resp.Allowed || len(resp.Warnings) != config.Defaults().WarningLimit {
+		b.Fatalf("allowed %t, %d warnings: %v", resp.Allowed, len(resp.Warnings), resp.Result)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		v.Handle(context.Background(), req)
+	}
+}
+
+// BenchmarkMeshWrite: the webhook's review of a MeshTimeout write in a mesh of 200 MeshTimeouts
+// (Service-level, one per service) and 50 Dataplanes with 20 outbounds each.
+func BenchmarkMeshWrite(b *testing.B) {
+	const policies, proxies, outbounds = 200, 50, 20
+	s := NewState(logr.Discard())
+	s.policies[meshTimeoutKind] = map[types.NamespacedName]*unstructured.Unstructured{}
+	timeout := func(name, top string, to []interface{}) map[string]interface{} {
+		return map[string]interface{}{
+			"apiVersion": "policy.precedent.dev/v1alpha1", "kind": "MeshTimeout",
+			"metadata": map[string]interface{}{"name": name, "namespace": "kuma-system"},
+			"spec":     map[string]interface{}{"targetRef": map[string]interface{}{"kind": "Service", "name": top}, "to": to},
+		}
+	}
+	for i := 0; i < policies; i++ {
+		to := []interface{}{
+			map[string]interface{}{"targetRef": map[string]interface{}{"kind": "Service", "name": fmt.Sprintf("svc-%d", (i+1)%outbounds)}, "connectTimeout": "1s"},
+			map[string]interface{}{"targetRef": map[string]interface{}{"kind": "Mesh"}, "http": map[string]interface{}{"requestTimeout": "5s"}},
+		}
+		u := &unstructured.Unstructured{Object: timeout(fmt.Sprintf("p-%03d", i), fmt.Sprintf("svc-%d", i%proxies), to)}
+		s.policies[meshTimeoutKind][key(u)] = u
+	}
+	for i := 0; i < proxies; i++ {
+		dp := mesh.Dataplane{Namespace: "kuma-demo", Name: fmt.Sprintf("dp-%d", i), Inbound: []map[string]string{{mesh.ServiceTag: fmt.Sprintf("svc-%d", i)}}}
+		for o := 0; o < outbounds; o++ {
+			dp.Outbound = append(dp.Outbound, map[string]string{mesh.ServiceTag: fmt.Sprintf("svc-%d", o)})
+		}
+		s.dataplanes[types.NamespacedName{Namespace: dp.Namespace, Name: dp.Name}] = storedDataplane{mesh: defaultMesh, dp: dp}
+	}
+	s.policyGen[meshTimeoutKind]++
+	s.dpGen++
+	v := benchValidator(s)
+	req := createRequest(meshTimeoutKind.WithVersion("v1alpha1"), timeout("written", "svc-1", []interface{}{
+		map[string]interface{}{"targetRef": map[string]interface{}{"kind": "Mesh"}, "connectTimeout": "2s"},
+	}))
+	if resp := v.Handle(context.Background(), req); !resp.Allowed {
+		b.Fatalf("rejected: %v", resp.Result)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		v.Handle(context.Background(), req)
+	}
+}

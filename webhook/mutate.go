@@ -7,11 +7,13 @@ import (
 	"net/http"
 
 	"github.com/go-logr/logr"
+	"gomodules.xyz/jsonpatch/v2"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
+	"github.com/precedent-dev/precedent/access"
 	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/mutate"
 )
@@ -28,15 +30,24 @@ var _ admission.Handler = (*Defaulter)(nil)
 // Handle returns mutate.Patch for a managed kind, and allows anything else unchanged.
 func (d *Defaulter) Handle(_ context.Context, req admission.Request) admission.Response {
 	gk := schema.GroupKind{Group: req.Kind.Group, Kind: req.Kind.Kind}
-	k, ok := d.Settings.Current().Registry().Lookup(gk)
-	if !ok || len(req.Object.Raw) == 0 {
+	k, managed := d.Settings.Current().Registry().Lookup(gk)
+	isAccess := access.IsPolicy(gk)
+	if (!managed && !isAccess) || len(req.Object.Raw) == 0 {
 		return admission.Allowed("")
 	}
 	u := &unstructured.Unstructured{}
 	if err := json.Unmarshal(req.Object.Raw, &u.Object); err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding %s: %w", gk.Kind, err))
 	}
-	ops := mutate.Patch(k, u)
+	if u.GetNamespace() == "" {
+		u.SetNamespace(req.Namespace) // the API server fills it in after mutation on create
+	}
+	var ops []jsonpatch.JsonPatchOperation
+	if isAccess {
+		ops = mutate.AccessPatch(u)
+	} else {
+		ops = mutate.Patch(k, u)
+	}
 	d.Log.V(1).Info("defaulted", "kind", gk.Kind, "policy", klog.KRef(req.Namespace, req.Name), "patches", len(ops))
 	if len(ops) == 0 {
 		return admission.Allowed("")

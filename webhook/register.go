@@ -36,6 +36,8 @@ const (
 	policiesWebhook   = "policies.precedent.dev"
 	settingsWebhook   = "precedentconfigs.precedent.dev"
 	defaultsWebhook   = "defaults.precedent.dev"
+	// accessDefaultsWebhook defaults the namespace of AccessPolicy ServiceAccount sources.
+	accessDefaultsWebhook = "access-defaults.precedent.dev"
 )
 
 // NewScheme knows the built-in kinds and the Gateway API kinds; policies are read unstructured.
@@ -97,6 +99,10 @@ func URLClientConfig(base string, caBundle []byte) ClientConfig {
 // the webhook is never called).
 const mutateCondition = `has(object.spec) && ((has(object.spec.defaults) && !has(object.spec.defaults.strategy)) || (has(object.spec.overrides) && !has(object.spec.overrides.strategy)))`
 
+// accessCondition: only an AccessPolicy with a ServiceAccount source lacking a namespace reaches the
+// mutating webhook, which defaults it to the policy's namespace.
+const accessCondition = `has(object.spec) && has(object.spec.rules) && object.spec.rules.exists(r, has(r.source) && has(r.source.serviceAccount) && !has(r.source.serviceAccount.namespace))`
+
 // Configurations builds the webhook configurations for kinds (plus the shipped access and mesh
 // kinds, kube-agentic-networking's XAccessPolicy and PrecedentConfig): admission review v1, no side effects, 5 s, failing closed.
 func Configurations(kinds []policy.Kind, cc ClientConfig) (*admissionregistrationv1.MutatingWebhookConfiguration, *admissionregistrationv1.ValidatingWebhookConfiguration) {
@@ -117,6 +123,10 @@ func Configurations(kinds []policy.Kind, cc ClientConfig) (*admissionregistratio
 	// webhook checks XAccessPolicies from the moment their CRD appears, without re-registering.
 	x := access.XAccessPolicyKind
 	policyRules = append(policyRules, rule(x.Group, "*", Plural(x.Kind), cu, admissionregistrationv1.NamespacedScope))
+	accessRules := []admissionregistrationv1.RuleWithOperations{
+		rule(policy.Group, "v1alpha1", Plural(access.AccessPolicyKind.Kind), cu, admissionregistrationv1.NamespacedScope),
+		rule(x.Group, "*", Plural(x.Kind), cu, admissionregistrationv1.NamespacedScope),
+	}
 	none := admissionregistrationv1.SideEffectClassNone
 	fail := admissionregistrationv1.Fail
 	timeout := int32(5)
@@ -146,6 +156,11 @@ func Configurations(kinds []policy.Kind, cc ClientConfig) (*admissionregistratio
 			AdmissionReviewVersions: []string{"v1"}, SideEffects: &none, FailurePolicy: &fail,
 			TimeoutSeconds: &timeout, MatchPolicy: &equivalent,
 			MatchConditions: []admissionregistrationv1.MatchCondition{{Name: "block-without-strategy", Expression: mutateCondition}},
+		}, {
+			Name: accessDefaultsWebhook, ClientConfig: cc(MutatePath), Rules: accessRules,
+			AdmissionReviewVersions: []string{"v1"}, SideEffects: &none, FailurePolicy: &fail,
+			TimeoutSeconds: &timeout, MatchPolicy: &equivalent,
+			MatchConditions: []admissionregistrationv1.MatchCondition{{Name: "service-account-without-namespace", Expression: accessCondition}},
 		}},
 	}
 	return m, v

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"time"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
@@ -13,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -20,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/precedent-dev/precedent/cel"
@@ -31,6 +34,18 @@ import (
 
 // ControllerName is written in PolicyAncestorStatus entries.
 const ControllerName = "policy.precedent.dev/precedent"
+
+// awaitSettings waits (briefly) until the live settings have read the PrecedentConfig version rv:
+// both follow the same informer, in no particular order.
+func (r *Reconciler) awaitSettings(ctx context.Context, rv string) {
+	v, ok := r.Settings.(interface{ ResourceVersion() string })
+	if !ok {
+		return
+	}
+	_ = wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 2*time.Second, true, func(context.Context) (bool, error) {
+		return v.ResourceVersion() == rv, nil
+	})
+}
 
 // Source gives the reconciler the same snapshots the webhook reads (webhook.State implements it).
 type Source interface {
@@ -79,7 +94,11 @@ func (r *Reconciler) newObject() *unstructured.Unstructured {
 }
 
 func (r *Reconciler) setup(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr)
+	if _, err := mgr.GetRESTMapper().RESTMapping(config.GVK.GroupKind(), config.GVK.Version); err == nil {
+		b = b.WatchesRawSource(r.settingsSource(mgr))
+	}
+	return b.
 		Named("status-"+r.Kind.GVK.Kind).
 		For(r.newObject(), builder.WithPredicates()).
 		Watches(r.newObject(), handler.EnqueueRequestsFromMapFunc(r.neighbours)).
@@ -87,6 +106,27 @@ func (r *Reconciler) setup(mgr ctrl.Manager) error {
 		Watches(&gwv1.HTTPRoute{}, handler.EnqueueRequestsFromMapFunc(r.byTopology("HTTPRoute"))).
 		Watches(&gwv1.GRPCRoute{}, handler.EnqueueRequestsFromMapFunc(r.byTopology("GRPCRoute"))).
 		Complete(r)
+}
+
+// settingsSource re-reconciles every policy of the kind when the PrecedentConfig changes (the unset
+// switch or one-policy-per-target change what Accepted means). Rare, so listing from the cache is fine.
+func (r *Reconciler) settingsSource(mgr ctrl.Manager) source.TypedSource[reconcile.Request] {
+	cfg := &unstructured.Unstructured{}
+	cfg.SetGroupVersionKind(config.GVK)
+	return source.Kind(mgr.GetCache(), client.Object(cfg), handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
+		r.awaitSettings(ctx, obj.GetResourceVersion())
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(r.Kind.GVK.GroupVersion().WithKind(r.Kind.GVK.Kind + "List"))
+		if err := r.Client.List(ctx, list); err != nil {
+			r.Log.Error(err, "listing policies after a settings change")
+			return nil
+		}
+		out := make([]reconcile.Request, 0, len(list.Items))
+		for i := range list.Items {
+			out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: list.Items[i].GetNamespace(), Name: list.Items[i].GetName()}})
+		}
+		return out
+	}))
 }
 
 func (r *Reconciler) snapshot() (*effective.Snapshot, config.Settings, error) {

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/precedent-dev/precedent/test/harness"
 )
 
 // accessPolicy is an AccessPolicy p in {{ns}} with the given spec body (YAML, indented two spaces).
@@ -35,18 +37,18 @@ const (
 // return Invalid with these causes, whether the CRD schema or the webhook caught it, and persist
 // nothing.
 func TestRejections(t *testing.T) {
-	c, _ := newClient()
-	ns := namespace(t, c)
+	c, _ := h.NewClient()
+	ns := harness.Namespace(t, c)
 	tests := []struct {
 		name string
 		spec string
-		want rejection
+		want harness.Rejection
 	}{
 		{
 			name: "target kind is neither Gateway nor the configured Backend kind (webhook)",
 			spec: `  targetRefs: [{group: "", kind: Service, name: shop}]
 ` + agentRule,
-			want: rejection{causes: []cause{{metav1.CauseTypeFieldValueNotSupported, "spec.targetRefs[0].kind"}}, message: `Unsupported value: "Service"`, webhook: true},
+			want: harness.Rejection{Causes: []harness.Cause{{Type: metav1.CauseTypeFieldValueNotSupported, Field: "spec.targetRefs[0].kind"}}, Message: `Unsupported value: "Service"`, Webhook: true},
 		},
 		{
 			name: "targets of two kinds (CRD schema)",
@@ -54,7 +56,7 @@ func TestRejections(t *testing.T) {
   - {group: gateway.networking.k8s.io, kind: Gateway, name: gw}
   - {group: agentic.prototype.x-k8s.io, kind: XBackend, name: shop}
 ` + agentRule,
-			want: rejection{causes: []cause{{metav1.CauseTypeFieldValueInvalid, "spec.targetRefs"}}, message: "all targetRefs must have the same kind"},
+			want: harness.Rejection{Causes: []harness.Cause{{Type: metav1.CauseTypeFieldValueInvalid, Field: "spec.targetRefs"}}, Message: "all targetRefs must have the same kind"},
 		},
 		{
 			name: "the same target twice (CRD schema)",
@@ -62,13 +64,13 @@ func TestRejections(t *testing.T) {
   - {group: gateway.networking.k8s.io, kind: Gateway, name: gw}
   - {group: gateway.networking.k8s.io, kind: Gateway, name: gw}
 ` + agentRule,
-			want: rejection{causes: []cause{{metav1.CauseTypeFieldValueInvalid, "spec.targetRefs"}}, message: "each target may appear once in targetRefs"},
+			want: harness.Rejection{Causes: []harness.Cause{{Type: metav1.CauseTypeFieldValueInvalid, Field: "spec.targetRefs"}}, Message: "each target may appear once in targetRefs"},
 		},
 		{
 			name: "no targets (CRD schema)",
 			spec: `  targetRefs: []
 ` + agentRule,
-			want: rejection{causes: []cause{{metav1.CauseTypeFieldValueInvalid, "spec.targetRefs"}}, message: "should have at least 1 items"},
+			want: harness.Rejection{Causes: []harness.Cause{{Type: metav1.CauseTypeFieldValueInvalid, Field: "spec.targetRefs"}}, Message: "should have at least 1 items"},
 		},
 		{
 			name: "two rules with one name (CRD schema)",
@@ -76,7 +78,7 @@ func TestRejections(t *testing.T) {
   - {name: r, source: {type: ServiceAccount, serviceAccount: {name: a}}}
   - {name: r, source: {type: ServiceAccount, serviceAccount: {name: b}}}
 `,
-			want: rejection{causes: []cause{{metav1.CauseTypeFieldValueDuplicate, "spec.rules[1]"}}, message: "Duplicate value"},
+			want: harness.Rejection{Causes: []harness.Cause{{Type: metav1.CauseTypeFieldValueDuplicate, Field: "spec.rules[1]"}}, Message: "Duplicate value"},
 		},
 		{
 			name: "InlineTools with externalAuth (CRD schema)",
@@ -85,7 +87,7 @@ func TestRejections(t *testing.T) {
     source: {type: ServiceAccount, serviceAccount: {name: a}}
     authorization: {type: InlineTools, tools: [x], externalAuth: {protocol: GRPC, backendRef: {name: authz}}}
 `,
-			want: rejection{causes: []cause{{metav1.CauseTypeFieldValueInvalid, "spec.rules[0].authorization"}}, message: "an InlineTools authorization sets tools and not externalAuth"},
+			want: harness.Rejection{Causes: []harness.Cause{{Type: metav1.CauseTypeFieldValueInvalid, Field: "spec.rules[0].authorization"}}, Message: "an InlineTools authorization sets tools and not externalAuth"},
 		},
 		{
 			name: "two ExternalAuth rules (CRD schema)",
@@ -93,7 +95,7 @@ func TestRejections(t *testing.T) {
   - {name: a, source: {type: ServiceAccount, serviceAccount: {name: a}}, authorization: ` + extAuth + `}
   - {name: b, source: {type: ServiceAccount, serviceAccount: {name: b}}, authorization: ` + extAuth + `}
 `,
-			want: rejection{causes: []cause{{metav1.CauseTypeFieldValueInvalid, "spec.rules"}}, message: "a policy may hold at most one ExternalAuth rule"},
+			want: harness.Rejection{Causes: []harness.Cause{{Type: metav1.CauseTypeFieldValueInvalid, Field: "spec.rules"}}, Message: "a policy may hold at most one ExternalAuth rule"},
 		},
 		{
 			name: "InlineTools and ExternalAuth in one policy while the cluster forbids it (webhook)",
@@ -101,12 +103,12 @@ func TestRejections(t *testing.T) {
   - {name: inline, source: {type: ServiceAccount, serviceAccount: {name: a}}, authorization: {type: InlineTools, tools: [x]}}
   - {name: ext, source: {type: ServiceAccount, serviceAccount: {name: b}}, authorization: ` + extAuth + `}
 `,
-			want: rejection{causes: []cause{{metav1.CauseTypeForbidden, "spec.rules[1].authorization.type"}}, message: "InlineTools and ExternalAuth rules may not be mixed in one policy", webhook: true},
+			want: harness.Rejection{Causes: []harness.Cause{{Type: metav1.CauseTypeForbidden, Field: "spec.rules[1].authorization.type"}}, Message: "InlineTools and ExternalAuth rules may not be mixed in one policy", Webhook: true},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assertRejected(t, c, objectIn(ns, accessPolicy("AccessPolicy", tt.spec)), tt.want)
+			harness.AssertRejected(t, c, harness.ObjectIn(ns, accessPolicy("AccessPolicy", tt.spec)), tt.want)
 		})
 	}
 }
@@ -114,23 +116,23 @@ func TestRejections(t *testing.T) {
 // TestMixingSwitch flips access.allowMixedAuthorization in PrecedentConfig: the next admission obeys
 // it, without restart.
 func TestMixingSwitch(t *testing.T) {
-	c, _ := newClient()
-	ns := namespace(t, c)
-	t.Cleanup(func() { setConfig(t, c, map[string]interface{}{}) })
+	c, _ := h.NewClient()
+	ns := harness.Namespace(t, c)
+	t.Cleanup(func() { h.SetConfig(t, c, map[string]interface{}{}) })
 	mixed := func(name string) string {
 		return strings.Replace(accessPolicy("AccessPolicy", gatewayTarget+`  rules:
   - {name: inline, source: {type: ServiceAccount, serviceAccount: {name: a}}, authorization: {type: InlineTools, tools: [x]}}
   - {name: ext, source: {type: ServiceAccount, serviceAccount: {name: b}}, authorization: `+extAuth+`}
 `), "name: p,", "name: "+name+",", 1)
 	}
-	forbidden := rejection{causes: []cause{{metav1.CauseTypeForbidden, "spec.rules[1].authorization.type"}}, message: "InlineTools and ExternalAuth rules may not be mixed in one policy", webhook: true}
+	forbidden := harness.Rejection{Causes: []harness.Cause{{Type: metav1.CauseTypeForbidden, Field: "spec.rules[1].authorization.type"}}, Message: "InlineTools and ExternalAuth rules may not be mixed in one policy", Webhook: true}
 
-	setConfig(t, c, map[string]interface{}{"access": map[string]interface{}{"allowMixedAuthorization": true}})
-	createAll(t, c, ns, mixed("allowed"))
+	h.SetConfig(t, c, map[string]interface{}{"access": map[string]interface{}{"allowMixedAuthorization": true}})
+	harness.Apply(t, c, ns, mixed("allowed"))
 
-	setConfig(t, c, map[string]interface{}{"access": map[string]interface{}{"allowMixedAuthorization": false}})
-	assertRejected(t, c, objectIn(ns, mixed("forbidden")), forbidden)
+	h.SetConfig(t, c, map[string]interface{}{"access": map[string]interface{}{"allowMixedAuthorization": false}})
+	harness.AssertRejected(t, c, harness.ObjectIn(ns, mixed("forbidden")), forbidden)
 
-	setConfig(t, c, map[string]interface{}{"access": map[string]interface{}{"allowMixedAuthorization": true}})
-	createAll(t, c, ns, mixed("allowed-again"))
+	h.SetConfig(t, c, map[string]interface{}{"access": map[string]interface{}{"allowMixedAuthorization": true}})
+	harness.Apply(t, c, ns, mixed("allowed-again"))
 }

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/precedent-dev/precedent/test/harness"
 )
 
 // topology is a Gateway gw, an HTTPRoute route on it sending traffic to the XBackend shop, and shop.
@@ -68,12 +68,12 @@ func unreachable(ns, tool, reason string) string {
 }
 
 func TestGatewayWriteWarnsOfUnreachableBackendGrants(t *testing.T) {
-	c, rec := newClient()
-	ns := namespace(t, c)
-	createAll(t, c, ns, topology)
-	createAll(t, c, ns, grant("AccessPolicy", "backend-pol", "shop", "x", "y"))
-	gw := objectIn(ns, grant("AccessPolicy", "gw-pol", "gw", "x"))
-	warningsOf(t, c, rec, gw, []string{unreachable(ns, "y", "no gateway rule allows it")})
+	c, rec := h.NewClient()
+	ns := harness.Namespace(t, c)
+	harness.Apply(t, c, ns, topology)
+	harness.Apply(t, c, ns, grant("AccessPolicy", "backend-pol", "shop", "x", "y"))
+	gw := harness.ObjectIn(ns, grant("AccessPolicy", "gw-pol", "gw", "x"))
+	harness.WarningsOf(t, c, rec, gw, []string{unreachable(ns, "y", "no gateway rule allows it")})
 
 	// Re-applying it makes nothing newly unreachable: no warning.
 	cur := &unstructured.Unstructured{}
@@ -84,38 +84,38 @@ func TestGatewayWriteWarnsOfUnreachableBackendGrants(t *testing.T) {
 	if err := c.Update(context.Background(), cur); err != nil {
 		t.Fatalf("update rejected: %v", err)
 	}
-	if ws := rec.take(); len(ws) != 0 {
+	if ws := rec.Take(); len(ws) != 0 {
 		t.Errorf("unchanged update warned: %q", ws)
 	}
 }
 
 func TestBackendWriteWarnsOfGrantsTheGatewayDenies(t *testing.T) {
-	c, rec := newClient()
-	ns := namespace(t, c)
-	createAll(t, c, ns, topology)
-	createAll(t, c, ns, grant("AccessPolicy", "gw-pol", "gw", "x"))
-	warningsOf(t, c, rec, objectIn(ns, grant("AccessPolicy", "backend-pol", "shop", "x", "y")),
+	c, rec := h.NewClient()
+	ns := harness.Namespace(t, c)
+	harness.Apply(t, c, ns, topology)
+	harness.Apply(t, c, ns, grant("AccessPolicy", "gw-pol", "gw", "x"))
+	harness.WarningsOf(t, c, rec, harness.ObjectIn(ns, grant("AccessPolicy", "backend-pol", "shop", "x", "y")),
 		[]string{unreachable(ns, "y", "no gateway rule allows it")})
 }
 
 func TestTargetNotFound(t *testing.T) {
-	c, rec := newClient()
-	ns := namespace(t, c)
-	warningsOf(t, c, rec, objectIn(ns, grant("AccessPolicy", "gw-pol", "gw", "x")),
+	c, rec := h.NewClient()
+	ns := harness.Namespace(t, c)
+	harness.WarningsOf(t, c, rec, harness.ObjectIn(ns, grant("AccessPolicy", "gw-pol", "gw", "x")),
 		[]string{fmt.Sprintf("spec.targetRefs[0]: target Gateway %s/gw not found: the policy has no effect until it exists", ns)})
-	warningsOf(t, c, rec, objectIn(ns, grant("AccessPolicy", "backend-pol", "shop", "x")),
+	harness.WarningsOf(t, c, rec, harness.ObjectIn(ns, grant("AccessPolicy", "backend-pol", "shop", "x")),
 		[]string{fmt.Sprintf("spec.targetRefs[0]: target XBackend %s/shop not found: the policy has no effect until it exists", ns)})
 }
 
 // TestWarningLimit: six unreachable grants under warningLimit 3 come back as two and a count.
 func TestWarningLimit(t *testing.T) {
-	c, rec := newClient()
-	ns := namespace(t, c)
-	t.Cleanup(func() { setConfig(t, c, map[string]interface{}{}) })
-	setConfig(t, c, map[string]interface{}{"warningLimit": int64(3)})
-	createAll(t, c, ns, topology)
-	createAll(t, c, ns, grant("AccessPolicy", "backend-pol", "shop", "t1", "t2", "t3", "t4", "t5", "t6"))
-	warningsOf(t, c, rec, objectIn(ns, grant("AccessPolicy", "gw-pol", "gw")), []string{
+	c, rec := h.NewClient()
+	ns := harness.Namespace(t, c)
+	t.Cleanup(func() { h.SetConfig(t, c, map[string]interface{}{}) })
+	h.SetConfig(t, c, map[string]interface{}{"warningLimit": int64(3)})
+	harness.Apply(t, c, ns, topology)
+	harness.Apply(t, c, ns, grant("AccessPolicy", "backend-pol", "shop", "t1", "t2", "t3", "t4", "t5", "t6"))
+	harness.WarningsOf(t, c, rec, harness.ObjectIn(ns, grant("AccessPolicy", "gw-pol", "gw")), []string{
 		unreachable(ns, "t1", "no gateway rule allows it"),
 		unreachable(ns, "t2", "no gateway rule allows it"),
 		"and 4 more unreachable grants",
@@ -125,39 +125,20 @@ func TestWarningLimit(t *testing.T) {
 // TestCombineSwitch flips access.combine: under anyAllow gw-a's allow of y suffices; under allAllow
 // gw-b, which lists only x, denies y.
 func TestCombineSwitch(t *testing.T) {
-	c, rec := newClient()
-	ns := namespace(t, c)
-	t.Cleanup(func() { setConfig(t, c, map[string]interface{}{}) })
-	createAll(t, c, ns, topology)
-	createAll(t, c, ns, grant("AccessPolicy", "gw-a", "gw", "x", "y")+"\n---\n"+grant("AccessPolicy", "gw-b", "gw", "x"))
-	backend := objectIn(ns, grant("AccessPolicy", "backend-pol", "shop", "y"))
+	c, rec := h.NewClient()
+	ns := harness.Namespace(t, c)
+	t.Cleanup(func() { h.SetConfig(t, c, map[string]interface{}{}) })
+	harness.Apply(t, c, ns, topology)
+	harness.Apply(t, c, ns, grant("AccessPolicy", "gw-a", "gw", "x", "y")+"\n---\n"+grant("AccessPolicy", "gw-b", "gw", "x"))
+	backend := harness.ObjectIn(ns, grant("AccessPolicy", "backend-pol", "shop", "y"))
 	combine := func(mode string) {
-		setConfig(t, c, map[string]interface{}{"access": map[string]interface{}{"combine": mode}})
+		h.SetConfig(t, c, map[string]interface{}{"access": map[string]interface{}{"combine": mode}})
 	}
 
 	combine("allAllow")
-	dryRunWarnings(t, c, rec, backend, []string{unreachable(ns, "y", "gateway policy "+ns+"/gw-b does not allow it")})
+	harness.DryRunWarnings(t, c, rec, backend, []string{unreachable(ns, "y", "gateway policy "+ns+"/gw-b does not allow it")})
 	combine("anyAllow")
-	dryRunWarnings(t, c, rec, backend, nil)
+	harness.DryRunWarnings(t, c, rec, backend, nil)
 	combine("allAllow")
-	warningsOf(t, c, rec, backend, []string{unreachable(ns, "y", "gateway policy "+ns+"/gw-b does not allow it")})
-}
-
-// dryRunWarnings asserts the warnings of a server-side dry-run create of obj, polling until they
-// match, and that nothing was persisted.
-func dryRunWarnings(t *testing.T, c client.Client, rec *recorder, obj *unstructured.Unstructured, want []string) {
-	t.Helper()
-	rec.take()
-	eventually(t, 10*time.Second, func() (bool, string) {
-		err := c.Create(context.Background(), obj.DeepCopy(), client.DryRunAll)
-		got := rec.take()
-		if err != nil {
-			return false, "dry-run rejected: " + err.Error()
-		}
-		if diff := cmp.Diff(want, got); diff != "" {
-			return false, "dry-run warnings (-want +got):\n" + diff
-		}
-		return true, ""
-	})
-	assertAbsent(t, c, obj)
+	harness.WarningsOf(t, c, rec, backend, []string{unreachable(ns, "y", "gateway policy "+ns+"/gw-b does not allow it")})
 }

@@ -9,58 +9,39 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrl "sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
-	"sigs.k8s.io/yaml"
 
 	"github.com/precedent-dev/precedent/certs"
 	"github.com/precedent-dev/precedent/config"
-	"github.com/precedent-dev/precedent/controlplane"
+	"github.com/precedent-dev/precedent/test/harness"
 	"github.com/precedent-dev/precedent/webhook"
 )
 
 var (
-	env  *controlplane.Env
-	c    client.Client
-	root = filepath.Join("..", "..")
+	// h is the package's control plane; the test runs its own webhook server on it.
+	h *harness.Harness
+	c client.Client
 )
 
-func TestMain(m *testing.M) { os.Exit(run(m)) }
-
-func run(m *testing.M) int {
+func TestMain(m *testing.M) {
 	var err error
-	env, err = controlplane.Start(controlplane.Options{
-		AssetsDir: filepath.Join(root, "bin", "control-plane"),
-		CRDDirs:   []string{filepath.Join(root, "config", "crd", "gateway-api"), filepath.Join(root, "config", "crd")},
-	})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "starting the control plane:", err)
-		return 1
-	}
-	defer env.Stop()
-	scheme, err := webhook.NewScheme()
-	if err == nil {
-		c, err = client.New(env.Config, client.Options{Scheme: scheme})
-	}
-	if err != nil {
+	if h, err = harness.Start(harness.Options{}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		return 1
+		os.Exit(1)
 	}
-	return m.Run()
+	c, _ = h.Client()
+	os.Exit(h.Run(m))
 }
 
 func bootstrap(dir string) *certs.Bootstrap {
@@ -71,21 +52,6 @@ func bootstrap(dir string) *certs.Bootstrap {
 	}
 }
 
-// answers reports whether the API server reaches the webhook over TLS: a duplicate unset (which
-// only the webhook sees) is denied by it, instead of failing the call.
-func answers(ctx context.Context) (bool, string) {
-	u := &unstructured.Unstructured{}
-	_ = yaml.Unmarshal([]byte(`
-apiVersion: policy.precedent.dev/v1alpha1
-kind: RateLimitPolicy
-metadata: {name: probe, namespace: default}
-spec:
-  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: probe}
-  unset: [a, a]`), &u.Object)
-	err := c.Create(ctx, u, client.DryRunAll)
-	return apierrors.IsInvalid(err) && strings.Contains(err.Error(), "denied the request"), fmt.Sprint(err)
-}
-
 func TestBootstrapInjectRotate(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -93,7 +59,7 @@ func TestBootstrapInjectRotate(t *testing.T) {
 
 	// Webhook configurations with no caBundle, pointing at https://localhost:<port>.
 	kinds := config.Defaults().Registry().Kinds()
-	m, v := webhook.Configurations(kinds, webhook.URLClientConfig(fmt.Sprintf("https://localhost:%d", env.Port), nil))
+	m, v := webhook.Configurations(kinds, webhook.URLClientConfig(fmt.Sprintf("https://localhost:%d", h.Env.Port), nil))
 	for _, o := range []client.Object{m, v} {
 		if err := c.Create(ctx, o); err != nil {
 			t.Fatal(err)
@@ -118,9 +84,9 @@ func TestBootstrapInjectRotate(t *testing.T) {
 	}
 
 	// A webhook server on replica a's files: the API server must trust it through the injected CA.
-	mgr, err := ctrl.New(env.Config, ctrl.Options{
+	mgr, err := ctrl.New(h.Env.Config, ctrl.Options{
 		Scheme: c.Scheme(), Logger: logr.Discard(), Metrics: metricsserver.Options{BindAddress: "0"},
-		WebhookServer: ctrlwebhook.NewServer(ctrlwebhook.Options{Host: "127.0.0.1", Port: env.Port, CertDir: a.CertDir}),
+		WebhookServer: ctrlwebhook.NewServer(ctrlwebhook.Options{Host: "127.0.0.1", Port: h.Env.Port, CertDir: a.CertDir}),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -129,7 +95,7 @@ func TestBootstrapInjectRotate(t *testing.T) {
 		t.Fatal(err)
 	}
 	go func() { _ = mgr.Start(ctx) }()
-	eventually(t, "the API server calls the webhook over TLS", func() (bool, string) { return answers(ctx) })
+	harness.Eventually(t, "the API server calls the webhook over TLS", func() (bool, string) { return harness.Denied(ctx, c, harness.Probe) })
 
 	// Rotation: 70 days later the serving certificate (90 days, renewed 30 days before) is renewed,
 	// signed by the same CA, so the API server keeps trusting the server without a new caBundle.
@@ -152,7 +118,7 @@ func TestBootstrapInjectRotate(t *testing.T) {
 	if !bytes.Equal(onDisk, sec.Data[corev1.TLSCertKey]) {
 		t.Fatal("the rotated certificate was not written for the webhook server")
 	}
-	eventually(t, "the API server still calls the webhook after rotation", func() (bool, string) { return answers(ctx) })
+	harness.Eventually(t, "the API server still calls the webhook after rotation", func() (bool, string) { return harness.Denied(ctx, c, harness.Probe) })
 
 	// Replica b picks the rotated certificate up on its next check instead of issuing its own.
 	if err := b.Ensure(ctx); err != nil {
@@ -165,17 +131,4 @@ func TestBootstrapInjectRotate(t *testing.T) {
 	_ = c.Delete(ctx, m)
 	_ = c.Delete(ctx, v)
 	_ = c.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: a.Secret.Namespace, Name: a.Secret.Name}})
-}
-
-func eventually(t *testing.T, what string, cond func() (bool, string)) {
-	t.Helper()
-	var last string
-	err := wait.PollUntilContextTimeout(context.Background(), 50*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
-		ok, state := cond()
-		last = state
-		return ok, nil
-	})
-	if err != nil {
-		t.Fatalf("%s: not reached before the deadline; last state: %s", what, last)
-	}
 }

@@ -1,15 +1,11 @@
 package mesh_test
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/google/go-cmp/cmp"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/controller-runtime/pkg/client"
+	"github.com/precedent-dev/precedent/test/harness"
 )
 
 // dataplanes is the mesh {{ns}}: one proxy of service web (version v1) with an outbound to backend.
@@ -33,24 +29,24 @@ func policy(kind, name, spec string) string {
 const webTimeouts = "  targetRef: {kind: Service, name: web}\n  to: [{targetRef: {kind: Mesh}, connectTimeout: 5s}]\n"
 
 func TestWriteShadowsAnotherPolicysElement(t *testing.T) {
-	c, rec := newClient()
-	ns := namespace(t, c)
-	createAll(t, c, ns, dataplanes)
-	createAll(t, c, ns, policy("MeshTimeout", "base", ""+
+	c, rec := h.NewClient()
+	ns := harness.Namespace(t, c)
+	harness.Apply(t, c, ns, dataplanes)
+	harness.Apply(t, c, ns, policy("MeshTimeout", "base", ""+
 		"  targetRef: {kind: Mesh}\n"+
 		"  to:\n"+
 		"  - {targetRef: {kind: Mesh}, connectTimeout: 10s}\n"+
 		"  - {targetRef: {kind: Service, name: backend}, http: {requestTimeout: 5s}}\n"))
-	warningsOf(t, c, rec, objectIn(ns, policy("MeshTimeout", "web-timeouts", webTimeouts)), []string{
+	harness.WarningsOf(t, c, rec, harness.ObjectIn(ns, policy("MeshTimeout", "web-timeouts", webTimeouts)), []string{
 		fmt.Sprintf("MeshTimeout %s/base: spec.to[0] never takes effect on any Dataplane: every field it sets is set first by spec.to[0] of %s/web-timeouts", ns, ns),
 	})
 }
 
 func TestWriteWithItsOwnElementShadowed(t *testing.T) {
-	c, rec := newClient()
-	ns := namespace(t, c)
-	createAll(t, c, ns, dataplanes)
-	warningsOf(t, c, rec, objectIn(ns, policy("MeshTimeout", "p", ""+
+	c, rec := h.NewClient()
+	ns := harness.Namespace(t, c)
+	harness.Apply(t, c, ns, dataplanes)
+	harness.WarningsOf(t, c, rec, harness.ObjectIn(ns, policy("MeshTimeout", "p", ""+
 		"  targetRef: {kind: Mesh}\n"+
 		"  to:\n"+
 		"  - {targetRef: {kind: Mesh}, connectTimeout: 1s, http: {requestTimeout: 1s}}\n"+
@@ -60,21 +56,21 @@ func TestWriteWithItsOwnElementShadowed(t *testing.T) {
 }
 
 func TestWriteOfAPolicyThatNeverTakesEffect(t *testing.T) {
-	c, rec := newClient()
-	ns := namespace(t, c)
-	createAll(t, c, ns, dataplanes)
-	createAll(t, c, ns, policy("MeshTimeout", "web-timeouts", webTimeouts))
-	warningsOf(t, c, rec, objectIn(ns, policy("MeshTimeout", "00-low", "  targetRef: {kind: Mesh}\n  to: [{targetRef: {kind: Mesh}, connectTimeout: 1s}]\n")), []string{
+	c, rec := h.NewClient()
+	ns := harness.Namespace(t, c)
+	harness.Apply(t, c, ns, dataplanes)
+	harness.Apply(t, c, ns, policy("MeshTimeout", "web-timeouts", webTimeouts))
+	harness.WarningsOf(t, c, rec, harness.ObjectIn(ns, policy("MeshTimeout", "00-low", "  targetRef: {kind: Mesh}\n  to: [{targetRef: {kind: Mesh}, connectTimeout: 1s}]\n")), []string{
 		fmt.Sprintf("MeshTimeout %s/00-low never takes effect on any Dataplane: every field it sets is set first by %s/web-timeouts", ns, ns),
 	})
 }
 
 func TestPermissionShadowed(t *testing.T) {
-	c, rec := newClient()
-	ns := namespace(t, c)
-	createAll(t, c, ns, dataplanes)
-	createAll(t, c, ns, policy("MeshTrafficPermission", "allow-all", "  targetRef: {kind: Mesh}\n  from: [{targetRef: {kind: Mesh}, action: ALLOW}]\n"))
-	warningsOf(t, c, rec, objectIn(ns, policy("MeshTrafficPermission", "web", "  targetRef: {kind: Service, name: web}\n  from: [{targetRef: {kind: Mesh}, action: DENY}]\n")), []string{
+	c, rec := h.NewClient()
+	ns := harness.Namespace(t, c)
+	harness.Apply(t, c, ns, dataplanes)
+	harness.Apply(t, c, ns, policy("MeshTrafficPermission", "allow-all", "  targetRef: {kind: Mesh}\n  from: [{targetRef: {kind: Mesh}, action: ALLOW}]\n"))
+	harness.WarningsOf(t, c, rec, harness.ObjectIn(ns, policy("MeshTrafficPermission", "web", "  targetRef: {kind: Service, name: web}\n  from: [{targetRef: {kind: Mesh}, action: DENY}]\n")), []string{
 		fmt.Sprintf("MeshTrafficPermission %s/allow-all never takes effect on any Dataplane: every field it sets is set first by %s/web", ns, ns),
 	})
 }
@@ -82,29 +78,29 @@ func TestPermissionShadowed(t *testing.T) {
 // TestKindsAndMeshesApart: a MeshTrafficPermission does not shadow a MeshTimeout, and a policy of
 // another mesh (label kuma.io/mesh) is analysed against that mesh's Dataplanes only: here none.
 func TestKindsAndMeshesApart(t *testing.T) {
-	c, rec := newClient()
-	ns := namespace(t, c)
-	createAll(t, c, ns, dataplanes)
+	c, rec := h.NewClient()
+	ns := harness.Namespace(t, c)
+	harness.Apply(t, c, ns, dataplanes)
 	shadowing := policy("MeshTimeout", "p", ""+
 		"  targetRef: {kind: Mesh}\n"+
 		"  to:\n"+
 		"  - {targetRef: {kind: Mesh}, connectTimeout: 1s}\n"+
 		"  - {targetRef: {kind: Mesh}, connectTimeout: 2s}\n")
-	dryRunWarnings(t, c, rec, objectIn(ns, shadowing), []string{
+	harness.DryRunWarnings(t, c, rec, harness.ObjectIn(ns, shadowing), []string{
 		fmt.Sprintf("MeshTimeout %s/p: spec.to[1] never takes effect on any Dataplane: every field it sets is set first by spec.to[0] of %s/p", ns, ns),
 	})
-	warningsOf(t, c, rec, objectIn(ns, strings.Replace(shadowing, `kuma.io/mesh: "{{ns}}"`, "kuma.io/mesh: other", 1)), nil)
-	warningsOf(t, c, rec, objectIn(ns, policy("MeshTrafficPermission", "p", "  targetRef: {kind: Mesh}\n  from: [{targetRef: {kind: Mesh}, action: ALLOW}]\n")), nil)
+	harness.WarningsOf(t, c, rec, harness.ObjectIn(ns, strings.Replace(shadowing, `kuma.io/mesh: "{{ns}}"`, "kuma.io/mesh: other", 1)), nil)
+	harness.WarningsOf(t, c, rec, harness.ObjectIn(ns, policy("MeshTrafficPermission", "p", "  targetRef: {kind: Mesh}\n  from: [{targetRef: {kind: Mesh}, action: ALLOW}]\n")), nil)
 }
 
 // TestWarningLimit: the mesh warnings obey warningLimit like the others.
 func TestWarningLimit(t *testing.T) {
-	c, rec := newClient()
-	ns := namespace(t, c)
-	t.Cleanup(func() { setConfig(t, c, map[string]interface{}{}) })
-	setConfig(t, c, map[string]interface{}{"warningLimit": int64(2)})
-	createAll(t, c, ns, dataplanes)
-	warningsOf(t, c, rec, objectIn(ns, policy("MeshTimeout", "p", ""+
+	c, rec := h.NewClient()
+	ns := harness.Namespace(t, c)
+	t.Cleanup(func() { h.SetConfig(t, c, map[string]interface{}{}) })
+	h.SetConfig(t, c, map[string]interface{}{"warningLimit": int64(2)})
+	harness.Apply(t, c, ns, dataplanes)
+	harness.WarningsOf(t, c, rec, harness.ObjectIn(ns, policy("MeshTimeout", "p", ""+
 		"  targetRef: {kind: Mesh}\n"+
 		"  to:\n"+
 		"  - {targetRef: {kind: Mesh}, connectTimeout: 1s}\n"+
@@ -114,23 +110,4 @@ func TestWarningLimit(t *testing.T) {
 		fmt.Sprintf("MeshTimeout %s/p: spec.to[1] never takes effect on any Dataplane: every field it sets is set first by spec.to[0] of %s/p", ns, ns),
 		"and 2 more warnings",
 	})
-}
-
-// dryRunWarnings asserts the warnings of a server-side dry-run create of obj, polling until they
-// match, and that nothing was persisted.
-func dryRunWarnings(t *testing.T, c client.Client, rec *recorder, obj *unstructured.Unstructured, want []string) {
-	t.Helper()
-	rec.take()
-	eventually(t, 10*time.Second, func() (bool, string) {
-		err := c.Create(context.Background(), obj.DeepCopy(), client.DryRunAll)
-		got := rec.take()
-		if err != nil {
-			return false, "dry-run rejected: " + err.Error()
-		}
-		if diff := cmp.Diff(want, got); diff != "" {
-			return false, "dry-run warnings (-want +got):\n" + diff
-		}
-		return true, ""
-	})
-	assertAbsent(t, c, obj)
 }

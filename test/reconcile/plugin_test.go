@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/precedent-dev/precedent/reconcile"
+	"github.com/precedent-dev/precedent/test/harness"
 )
 
 // TestKubectlPluginMatchesOffline runs `kubectl precedent effective` and `explain` against the
@@ -29,9 +30,9 @@ func TestKubectlPluginMatchesOffline(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building kubectl-precedent: %v\n%s", err, out)
 	}
-	ns := namespace(t)
-	apply(t, ns, docs(gatewayAndRoute)...)
-	apply(t, ns, routePolicy, `
+	ns := harness.Namespace(t, c)
+	harness.Apply(t, c, ns, gatewayAndRoute)
+	harness.Apply(t, c, ns, routePolicy, `
 apiVersion: policy.precedent.dev/v1alpha1
 kind: AuthPolicy
 metadata: {name: gw-policy}
@@ -82,7 +83,7 @@ spec:
 	}
 	for _, args := range cases {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
-			kubectl := exec.Command("kubectl", append(append([]string{"precedent"}, args...), "--kubeconfig", kubeconfig, "-n", ns)...)
+			kubectl := exec.Command("kubectl", append(append([]string{"precedent"}, args...), "--kubeconfig", h.Kubeconfig, "-n", ns)...)
 			kubectl.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 			cluster, err := kubectl.Output()
 			if err != nil {

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/precedent-dev/precedent/reconcile"
+	"github.com/precedent-dev/precedent/test/harness"
 )
 
 const gatewayAndRoute = `
@@ -31,8 +32,6 @@ spec:
   parentRefs: [{name: gw}]
   rules: [{name: main}]
 `
-
-func docs(y string) []string { return splitDocs(y) }
 
 const routePolicy = `
 apiVersion: policy.precedent.dev/v1alpha1
@@ -80,7 +79,7 @@ func conditions(ns, name string) (map[string]metav1.Condition, string, *unstruct
 
 func expect(t *testing.T, ns, name, ctype string, status metav1.ConditionStatus, reason, message string) {
 	t.Helper()
-	eventually(t, fmt.Sprintf("%s %s=%s/%s", name, ctype, status, reason), func() (bool, string) {
+	harness.Eventually(t, fmt.Sprintf("%s %s=%s/%s", name, ctype, status, reason), func() (bool, string) {
 		conds, state, _ := conditions(ns, name)
 		got, ok := conds[ctype]
 		return ok && got.Status == status && got.Reason == reason && got.Message == message && got.ObservedGeneration > 0, state
@@ -88,14 +87,14 @@ func expect(t *testing.T, ns, name, ctype string, status metav1.ConditionStatus,
 }
 
 func TestEnforcedTransitions(t *testing.T) {
-	ns := namespace(t)
-	apply(t, ns, docs(gatewayAndRoute)...)
-	apply(t, ns, routePolicy)
+	ns := harness.Namespace(t, c)
+	harness.Apply(t, c, ns, gatewayAndRoute)
+	harness.Apply(t, c, ns, routePolicy)
 	expect(t, ns, "route-policy", reconcile.TypeAccepted, metav1.ConditionTrue, "Accepted", "Policy has been accepted")
 	expect(t, ns, "route-policy", reconcile.TypeEnforced, metav1.ConditionTrue, "Enforced", "Policy has been successfully enforced")
 
 	// A Gateway override created later takes the route over.
-	gw := apply(t, ns, gatewayOverride)[0]
+	gw := harness.Apply(t, c, ns, gatewayOverride)[0]
 	expect(t, ns, "route-policy", reconcile.TypeEnforced, metav1.ConditionFalse, "Overridden", "Policy has been overridden by "+ns+"/gw-policy")
 	expect(t, ns, "gw-policy", reconcile.TypeEnforced, metav1.ConditionTrue, "Enforced", "Policy has been successfully enforced")
 
@@ -117,9 +116,9 @@ func TestEnforcedTransitions(t *testing.T) {
 }
 
 func TestPartiallyEnforced(t *testing.T) {
-	ns := namespace(t)
-	apply(t, ns, docs(gatewayAndRoute)...)
-	apply(t, ns, routePolicy, `
+	ns := harness.Namespace(t, c)
+	harness.Apply(t, c, ns, gatewayAndRoute)
+	harness.Apply(t, c, ns, routePolicy, `
 apiVersion: policy.precedent.dev/v1alpha1
 kind: AuthPolicy
 metadata: {name: gw-policy}
@@ -146,19 +145,19 @@ spec:
 }
 
 func TestTargetNotFoundThenAccepted(t *testing.T) {
-	ns := namespace(t)
-	apply(t, ns, routePolicy)
+	ns := harness.Namespace(t, c)
+	harness.Apply(t, c, ns, routePolicy)
 	expect(t, ns, "route-policy", reconcile.TypeAccepted, metav1.ConditionFalse, "TargetNotFound", "Policy target HTTPRoute "+ns+"/route was not found")
-	apply(t, ns, docs(gatewayAndRoute)...)
+	harness.Apply(t, c, ns, gatewayAndRoute)
 	expect(t, ns, "route-policy", reconcile.TypeAccepted, metav1.ConditionTrue, "Accepted", "Policy has been accepted")
 }
 
 // TestSteadyStateWritesNothing touches the topology without changing any policy's meaning and
 // checks that the reconciler runs but writes no status.
 func TestSteadyStateWritesNothing(t *testing.T) {
-	ns := namespace(t)
-	objs := apply(t, ns, docs(gatewayAndRoute)...)
-	apply(t, ns, routePolicy)
+	ns := harness.Namespace(t, c)
+	objs := harness.Apply(t, c, ns, gatewayAndRoute)
+	harness.Apply(t, c, ns, routePolicy)
 	expect(t, ns, "route-policy", reconcile.TypeEnforced, metav1.ConditionTrue, "Enforced", "Policy has been successfully enforced")
 	writes, unchanged := reconcile.Writes("AuthPolicy"), reconcile.Unchanged("AuthPolicy")
 
@@ -170,7 +169,7 @@ func TestSteadyStateWritesNothing(t *testing.T) {
 	if err := c.Update(context.Background(), gw); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the reconciler runs after the touch", func() (bool, string) {
+	harness.Eventually(t, "the reconciler runs after the touch", func() (bool, string) {
 		return reconcile.Unchanged("AuthPolicy") > unchanged, fmt.Sprintf("unchanged=%v", reconcile.Unchanged("AuthPolicy"))
 	})
 	if got := reconcile.Writes("AuthPolicy"); got != writes {
@@ -193,12 +192,12 @@ func mapToList(m map[string]metav1.Condition) []metav1.Condition {
 // TestGatewayAffected checks the AuthPolicyAffected condition on a Gateway: absent while no policy
 // targets it, Affected once an enforced Gateway policy does, Unaffected after it is deleted.
 func TestGatewayAffected(t *testing.T) {
-	ns := namespace(t)
-	apply(t, ns, docs(gatewayAndRoute)...)
+	ns := harness.Namespace(t, c)
+	harness.Apply(t, c, ns, gatewayAndRoute)
 	ctype := "policy.precedent.dev/AuthPolicyAffected"
 	affected := func(status metav1.ConditionStatus, reason, message string) {
 		t.Helper()
-		eventually(t, ctype+"="+reason, func() (bool, string) {
+		harness.Eventually(t, ctype+"="+reason, func() (bool, string) {
 			gw := &gwv1.Gateway{}
 			if err := c.Get(context.Background(), types.NamespacedName{Namespace: ns, Name: "gw"}, gw); err != nil {
 				return false, err.Error()
@@ -208,7 +207,7 @@ func TestGatewayAffected(t *testing.T) {
 			return got != nil && got.Status == status && got.Reason == reason && got.Message == message, string(b)
 		})
 	}
-	pol := apply(t, ns, gatewayOverride)[0]
+	pol := harness.Apply(t, c, ns, gatewayOverride)[0]
 	affected(metav1.ConditionTrue, "Affected", "The object is affected by AuthPolicy "+ns+"/gw-policy")
 	if err := c.Delete(context.Background(), pol); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/precedent-dev/precedent/test/harness"
 )
 
 // topology is a Gateway gw (routes from all namespaces) and an HTTPRoute route on it, in {{ns}}.
@@ -32,20 +34,10 @@ spec:
   - name: main
     backendRefs: [{name: app, port: 8080}]`
 
-// schemaStopped is the cause the API server adds when schema errors keep it from running the CEL rules.
-var schemaStopped = cause{metav1.CauseTypeFieldValueInvalid, "<nil>"}
-
-func createTopology(t *testing.T, c client.Client, ns string) {
-	t.Helper()
-	for _, doc := range strings.Split(topology, "\n---\n") {
-		mustCreate(t, c, objectIn(ns, doc))
-	}
-}
-
 // rejection is what a rejected write must come back with: the Invalid status, one cause per field,
 // and a message that says what is wrong (and names the other policy when one is involved).
 type rejection struct {
-	causes  []cause
+	causes  []harness.Cause
 	message string
 }
 
@@ -76,9 +68,9 @@ func assertRejected(t *testing.T, c client.Client, obj *unstructured.Unstructure
 		return c.Create(ctx, o, opts...)
 	}
 	check := func(err error) (bool, string) {
-		got, msg, ok := causes(err)
+		got, msg, ok := harness.Causes(err)
 		if !ok {
-			return false, "not an Invalid status: " + errString(err)
+			return false, "not an Invalid status: " + harness.ErrString(err)
 		}
 		if diff := cmp.Diff(want.causes, got); diff != "" {
 			return false, "causes (-want +got):\n" + diff + "\nmessage: " + msg
@@ -88,7 +80,7 @@ func assertRejected(t *testing.T, c client.Client, obj *unstructured.Unstructure
 		}
 		return true, ""
 	}
-	eventually(t, 10*time.Second, func() (bool, string) { return check(write(true)) })
+	harness.EventuallyWithin(t, 10*time.Second, "the dry-run is rejected", func() (bool, string) { return check(write(true)) })
 	if ok, state := check(write(false)); !ok {
 		t.Fatalf("real write: %s", state)
 	}
@@ -102,17 +94,10 @@ func assertRejected(t *testing.T, c client.Client, obj *unstructured.Unstructure
 	}
 }
 
-func errString(err error) string {
-	if err == nil {
-		return "admitted"
-	}
-	return err.Error()
-}
-
 func TestStatelessRejections(t *testing.T) {
-	c, _ := newClient()
-	ns := namespace(t, c)
-	createTopology(t, c, ns)
+	c, _ := h.NewClient()
+	ns := harness.Namespace(t, c)
+	harness.Apply(t, c, ns, topology)
 	tests := []struct {
 		name string
 		obj  string
@@ -127,7 +112,7 @@ metadata: {name: p, namespace: "{{ns}}"}
 spec:
   targetRef: {group: gateway.networking.k8s.io, kind: TCPRoute, name: route}
   rules: {authorization: {a: {opa: {rego: allow = true}}}}`,
-			want: rejection{causes: []cause{{metav1.CauseTypeFieldValueNotSupported, "spec.targetRef.kind"}}, message: `Unsupported value: "TCPRoute"`},
+			want: rejection{causes: []harness.Cause{{Type: metav1.CauseTypeFieldValueNotSupported, Field: "spec.targetRef.kind"}}, message: `Unsupported value: "TCPRoute"`},
 		},
 		{
 			name: "target group not allowed",
@@ -138,7 +123,7 @@ metadata: {name: p, namespace: "{{ns}}"}
 spec:
   targetRef: {group: "", kind: Service, name: app}
   limits: {l: {rates: [{limit: 10, window: 1m}]}}`,
-			want: rejection{causes: []cause{{metav1.CauseTypeFieldValueNotSupported, "spec.targetRef.group"}}, message: "gateway.networking.k8s.io"},
+			want: rejection{causes: []harness.Cause{{Type: metav1.CauseTypeFieldValueNotSupported, Field: "spec.targetRef.group"}}, message: "gateway.networking.k8s.io"},
 		},
 		{
 			name: "bare rules with defaults (CRD schema)",
@@ -150,7 +135,7 @@ spec:
   targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: route}
   rules: {authorization: {a: {opa: {rego: allow = true}}}}
   defaults: {rules: {authorization: {b: {opa: {rego: allow = true}}}}}`,
-			want: rejection{causes: []cause{{metav1.CauseTypeForbidden, "spec.rules"}}, message: "move them into spec.defaults"},
+			want: rejection{causes: []harness.Cause{{Type: metav1.CauseTypeForbidden, Field: "spec.rules"}}, message: "move them into spec.defaults"},
 		},
 		{
 			name: "strategy not atomic or merge (CRD schema)",
@@ -161,7 +146,7 @@ metadata: {name: p, namespace: "{{ns}}"}
 spec:
   targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}
   defaults: {strategy: replace, limits: {l: {rates: [{limit: 10, window: 1m}]}}}`,
-			want: rejection{causes: []cause{{metav1.CauseTypeFieldValueNotSupported, "spec.defaults.strategy"}, schemaStopped}, message: `Unsupported value: "replace"`},
+			want: rejection{causes: []harness.Cause{{Type: metav1.CauseTypeFieldValueNotSupported, Field: "spec.defaults.strategy"}, harness.SchemaStopped}, message: `Unsupported value: "replace"`},
 		},
 		{
 			name: "when does not compile",
@@ -172,7 +157,7 @@ metadata: {name: p, namespace: "{{ns}}"}
 spec:
   targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}
   overrides: {when: "self.limits.x.rates[0].limit >", limits: {l: {rates: [{limit: 10, window: 1m}]}}}`,
-			want: rejection{causes: []cause{{metav1.CauseTypeFieldValueInvalid, "spec.overrides.when"}}, message: "spec.overrides.when: Invalid value"},
+			want: rejection{causes: []harness.Cause{{Type: metav1.CauseTypeFieldValueInvalid, Field: "spec.overrides.when"}}, message: "spec.overrides.when: Invalid value"},
 		},
 		{
 			name: "when is not boolean",
@@ -183,7 +168,7 @@ metadata: {name: p, namespace: "{{ns}}"}
 spec:
   targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}
   overrides: {when: "size(self.limits)", limits: {l: {rates: [{limit: 10, window: 1m}]}}}`,
-			want: rejection{causes: []cause{{metav1.CauseTypeFieldValueInvalid, "spec.overrides.when"}}, message: "bool"},
+			want: rejection{causes: []harness.Cause{{Type: metav1.CauseTypeFieldValueInvalid, Field: "spec.overrides.when"}}, message: "bool"},
 		},
 		{
 			name: "policy with nothing in it",
@@ -193,7 +178,7 @@ kind: AuthPolicy
 metadata: {name: p, namespace: "{{ns}}"}
 spec:
   targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: route}`,
-			want: rejection{causes: []cause{{metav1.CauseTypeFieldValueRequired, "spec"}}, message: "spec.rules, spec.defaults, spec.overrides or spec.unset"},
+			want: rejection{causes: []harness.Cause{{Type: metav1.CauseTypeFieldValueRequired, Field: "spec"}}, message: "spec.rules, spec.defaults, spec.overrides or spec.unset"},
 		},
 		{
 			name: "GEP-713 policy with neither default nor override (CRD schema)",
@@ -203,7 +188,7 @@ kind: TrafficPolicy
 metadata: {name: p, namespace: "{{ns}}"}
 spec:
   targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}`,
-			want: rejection{causes: []cause{{metav1.CauseTypeFieldValueRequired, "spec"}}, message: "at least one of spec.default or spec.override is required"},
+			want: rejection{causes: []harness.Cause{{Type: metav1.CauseTypeFieldValueRequired, Field: "spec"}}, message: "at least one of spec.default or spec.override is required"},
 		},
 		{
 			name: "unset with duplicates",
@@ -214,7 +199,7 @@ metadata: {name: p, namespace: "{{ns}}"}
 spec:
   targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: route}
   unset: [authorization.a, authorization.a]`,
-			want: rejection{causes: []cause{{metav1.CauseTypeFieldValueDuplicate, "spec.unset[1]"}}, message: `spec.unset[1]: Duplicate value: "authorization.a"`},
+			want: rejection{causes: []harness.Cause{{Type: metav1.CauseTypeFieldValueDuplicate, Field: "spec.unset[1]"}}, message: `spec.unset[1]: Duplicate value: "authorization.a"`},
 		},
 		{
 			name: "unset with a malformed rule id",
@@ -225,7 +210,7 @@ metadata: {name: p, namespace: "{{ns}}"}
 spec:
   targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: route}
   unset: [b]`,
-			want: rejection{causes: []cause{{metav1.CauseTypeFieldValueInvalid, "spec.unset[0]"}}, message: "must be <section>.<name>"},
+			want: rejection{causes: []harness.Cause{{Type: metav1.CauseTypeFieldValueInvalid, Field: "spec.unset[0]"}}, message: "must be <section>.<name>"},
 		},
 		{
 			name: "unset of a rule the policy declares",
@@ -237,7 +222,7 @@ spec:
   targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: route}
   defaults: {limits: {l: {rates: [{limit: 10, window: 1m}]}}}
   unset: [l]`,
-			want: rejection{causes: []cause{{metav1.CauseTypeForbidden, "spec.unset[0]"}}, message: "rule l is declared by this policy"},
+			want: rejection{causes: []harness.Cause{{Type: metav1.CauseTypeForbidden, Field: "spec.unset[0]"}}, message: "rule l is declared by this policy"},
 		},
 		{
 			name: "several errors, one cause each",
@@ -248,32 +233,32 @@ metadata: {name: p, namespace: "{{ns}}"}
 spec:
   targetRef: {group: gateway.networking.k8s.io, kind: TCPRoute, name: route}
   unset: [b, authorization.a, authorization.a]`,
-			want: rejection{causes: []cause{
-				{metav1.CauseTypeFieldValueNotSupported, "spec.targetRef.kind"},
-				{metav1.CauseTypeFieldValueInvalid, "spec.unset[0]"},
-				{metav1.CauseTypeFieldValueDuplicate, "spec.unset[2]"},
+			want: rejection{causes: []harness.Cause{
+				{Type: metav1.CauseTypeFieldValueNotSupported, Field: "spec.targetRef.kind"},
+				{Type: metav1.CauseTypeFieldValueInvalid, Field: "spec.unset[0]"},
+				{Type: metav1.CauseTypeFieldValueDuplicate, Field: "spec.unset[2]"},
 			}, message: `admission webhook "policies.precedent.dev" denied the request: AuthPolicy.policy.precedent.dev "p" is invalid`},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assertRejected(t, c, objectIn(ns, tt.obj), tt.want, false)
+			assertRejected(t, c, harness.ObjectIn(ns, tt.obj), tt.want, false)
 		})
 	}
 }
 
 func TestStatefulRejections(t *testing.T) {
-	c, _ := newClient()
-	gwNS := namespace(t, c)
-	createTopology(t, c, gwNS)
-	routeNS := namespace(t, c)
-	mustCreate(t, c, objectIn(gwNS, `
+	c, _ := h.NewClient()
+	gwNS := harness.Namespace(t, c)
+	harness.Apply(t, c, gwNS, topology)
+	routeNS := harness.Namespace(t, c)
+	harness.Create(t, c, harness.ObjectIn(gwNS, `
 apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
 metadata: {name: shop, namespace: "`+routeNS+`"}
 spec:
   parentRefs: [{name: gw, namespace: "{{ns}}"}]
-  rules: [{name: cart, backendRefs: [{name: cart, port: 8080}]}]`), objectIn(gwNS, `
+  rules: [{name: cart, backendRefs: [{name: cart, port: 8080}]}]`), harness.ObjectIn(gwNS, `
 apiVersion: policy.precedent.dev/v1alpha1
 kind: AuthPolicy
 metadata: {name: gw-policy, namespace: "{{ns}}"}
@@ -283,34 +268,34 @@ spec:
   defaults: {rules: {authentication: {a: {apiKey: {}}}}}`))
 
 	t.Run("unset of an override set by a Gateway policy in another namespace", func(t *testing.T) {
-		assertRejected(t, c, objectIn(routeNS, `
+		assertRejected(t, c, harness.ObjectIn(routeNS, `
 apiVersion: policy.precedent.dev/v1alpha1
 kind: AuthPolicy
 metadata: {name: route-policy, namespace: "{{ns}}"}
 spec:
   targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: shop}
   unset: [authentication.a, authorization.b]`), rejection{
-			causes:  []cause{{metav1.CauseTypeForbidden, "spec.unset[1]"}},
+			causes:  []harness.Cause{{Type: metav1.CauseTypeForbidden, Field: "spec.unset[1]"}},
 			message: "spec.unset[1]: Forbidden: rule authorization.b is set by the overrides of AuthPolicy " + gwNS + "/gw-policy and cannot be unset",
 		}, false)
 	})
 
 	t.Run("update that adds an unset of an override", func(t *testing.T) {
-		mustCreate(t, c, objectIn(routeNS, `
+		harness.Create(t, c, harness.ObjectIn(routeNS, `
 apiVersion: policy.precedent.dev/v1alpha1
 kind: AuthPolicy
 metadata: {name: later, namespace: "{{ns}}"}
 spec:
   targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: shop}
   unset: [authentication.a]`))
-		assertRejected(t, c, objectIn(routeNS, `
+		assertRejected(t, c, harness.ObjectIn(routeNS, `
 apiVersion: policy.precedent.dev/v1alpha1
 kind: AuthPolicy
 metadata: {name: later, namespace: "{{ns}}"}
 spec:
   targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: shop}
   unset: [authorization.b]`), rejection{
-			causes:  []cause{{metav1.CauseTypeForbidden, "spec.unset[0]"}},
+			causes:  []harness.Cause{{Type: metav1.CauseTypeForbidden, Field: "spec.unset[0]"}},
 			message: gwNS + "/gw-policy",
 		}, true)
 	})
@@ -318,14 +303,14 @@ spec:
 	t.Run("second policy on a target when one policy per target is configured", func(t *testing.T) {
 		setConfig(t, c, map[string]interface{}{"onePolicyPerTarget": true})
 		t.Cleanup(func() { setConfig(t, c, map[string]interface{}{}) })
-		assertRejected(t, c, objectIn(gwNS, `
+		assertRejected(t, c, harness.ObjectIn(gwNS, `
 apiVersion: policy.precedent.dev/v1alpha1
 kind: AuthPolicy
 metadata: {name: second, namespace: "{{ns}}"}
 spec:
   targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}
   defaults: {rules: {authorization: {z: {opa: {rego: allow = true}}}}}`), rejection{
-			causes:  []cause{{metav1.CauseTypeForbidden, "spec.targetRef"}},
+			causes:  []harness.Cause{{Type: metav1.CauseTypeForbidden, Field: "spec.targetRef"}},
 			message: "AuthPolicy " + gwNS + "/gw-policy already targets",
 		}, false)
 	})

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/precedent-dev/precedent/config"
+	"github.com/precedent-dev/precedent/test/harness"
 )
 
 // writeConfig creates or replaces the PrecedentConfig named name with spec.
@@ -44,18 +45,18 @@ func setConfig(t *testing.T, c client.Client, spec map[string]interface{}) {
 	if err != nil {
 		t.Fatalf("writing PrecedentConfig: %v", err)
 	}
-	eventually(t, 10*time.Second, func() (bool, string) {
-		return live.ResourceVersion() == u.GetResourceVersion(), fmt.Sprintf("settings from resourceVersion %q, want %q", live.ResourceVersion(), u.GetResourceVersion())
+	harness.EventuallyWithin(t, 10*time.Second, "the webhook follows the PrecedentConfig", func() (bool, string) {
+		return h.Live.ResourceVersion() == u.GetResourceVersion(), fmt.Sprintf("settings from resourceVersion %q, want %q", h.Live.ResourceVersion(), u.GetResourceVersion())
 	})
 }
 
 func TestUnsetSwitch(t *testing.T) {
-	c, _ := newClient()
-	ns := namespace(t, c)
-	createTopology(t, c, ns)
+	c, _ := h.NewClient()
+	ns := harness.Namespace(t, c)
+	harness.Apply(t, c, ns, topology)
 	t.Cleanup(func() { setConfig(t, c, map[string]interface{}{}) })
 	policy := func(name string) *unstructured.Unstructured {
-		return objectIn(ns, `
+		return harness.ObjectIn(ns, `
 apiVersion: policy.precedent.dev/v1alpha1
 kind: AuthPolicy
 metadata: {name: `+name+`, namespace: "{{ns}}"}
@@ -66,10 +67,10 @@ spec:
 
 	setConfig(t, c, map[string]interface{}{"unsetEnabled": false})
 	err := c.Create(context.Background(), policy("unset-off"))
-	got, msg, ok := causes(err)
-	want := []cause{{metav1.CauseTypeForbidden, "spec.unset"}}
+	got, msg, ok := harness.Causes(err)
+	want := []harness.Cause{{Type: metav1.CauseTypeForbidden, Field: "spec.unset"}}
 	if !ok || !cmp.Equal(want, got) {
-		t.Fatalf("with unset switched off: got %v (%v), want causes %v", got, errString(err), want)
+		t.Fatalf("with unset switched off: got %v (%v), want causes %v", got, harness.ErrString(err), want)
 	}
 	if !strings.Contains(msg, "unset is switched off in this cluster") {
 		t.Errorf("message %q does not say unset is switched off", msg)
@@ -82,37 +83,37 @@ spec:
 }
 
 func TestInvalidConfigRejected(t *testing.T) {
-	c, _ := newClient()
+	c, _ := h.NewClient()
 	setConfig(t, c, map[string]interface{}{"warningLimit": int64(5)})
 	t.Cleanup(func() { setConfig(t, c, map[string]interface{}{}) })
-	good := live.Current()
+	good := h.Live.Current()
 	kind := map[string]interface{}{"gvk": map[string]interface{}{"group": "kuadrant.io", "version": "v1", "kind": "AuthPolicy"}, "profile": "defaults-overrides", "rulesField": "rules"}
 	tests := []struct {
 		name string
 		obj  string
 		spec map[string]interface{}
-		want []cause
+		want []harness.Cause
 	}{
 		{name: "duplicate configured kind (webhook)", obj: config.Name, spec: map[string]interface{}{"kinds": []interface{}{kind, kind}},
-			want: []cause{{metav1.CauseTypeFieldValueDuplicate, "spec.kinds[1].gvk"}}},
+			want: []harness.Cause{{Type: metav1.CauseTypeFieldValueDuplicate, Field: "spec.kinds[1].gvk"}}},
 		{name: "warning limit out of range (schema)", obj: config.Name, spec: map[string]interface{}{"warningLimit": int64(0)},
-			want: []cause{{metav1.CauseTypeFieldValueInvalid, "spec.warningLimit"}}},
+			want: []harness.Cause{{Type: metav1.CauseTypeFieldValueInvalid, Field: "spec.warningLimit"}}},
 		{name: "unknown check action (schema)", obj: config.Name, spec: map[string]interface{}{"actions": map[string]interface{}{"unsetOverride": "ignore"}},
-			want: []cause{{metav1.CauseTypeFieldValueNotSupported, "spec.actions.unsetOverride"}, schemaStopped}},
+			want: []harness.Cause{{Type: metav1.CauseTypeFieldValueNotSupported, Field: "spec.actions.unsetOverride"}, harness.SchemaStopped}},
 		{name: "not the singleton", obj: "other", spec: map[string]interface{}{},
-			want: []cause{{metav1.CauseTypeFieldValueInvalid, "<nil>"}}},
+			want: []harness.Cause{{Type: metav1.CauseTypeFieldValueInvalid, Field: "<nil>"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := writeConfig(c, tt.obj, tt.spec)
-			got, _, ok := causes(err)
+			got, _, ok := harness.Causes(err)
 			if !ok {
-				t.Fatalf("not rejected as Invalid: %v", errString(err))
+				t.Fatalf("not rejected as Invalid: %v", harness.ErrString(err))
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("causes (-want +got):\n%s\n%v", diff, err)
 			}
-			if diff := cmp.Diff(good, live.Current()); diff != "" {
+			if diff := cmp.Diff(good, h.Live.Current()); diff != "" {
 				t.Errorf("settings changed (-good +now):\n%s", diff)
 			}
 		})

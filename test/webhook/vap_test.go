@@ -12,6 +12,7 @@ import (
 
 	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/test/harness"
 	"github.com/precedent-dev/precedent/vap"
 	"github.com/precedent-dev/precedent/webhook"
 )
@@ -46,7 +47,7 @@ func install(t *testing.T, c client.Client, p *admissionregistrationv1.Validatin
 }
 
 func TestExportedVAP(t *testing.T) {
-	c, _ := newClient()
+	c, _ := h.NewClient()
 	ctx := context.Background()
 
 	t.Run("shipped kinds accepted by the API server", func(t *testing.T) {
@@ -61,8 +62,8 @@ func TestExportedVAP(t *testing.T) {
 	})
 
 	t.Run("rejects bare rules mixed with defaults", func(t *testing.T) {
-		crd := object(examplePolicyCRD)
-		mustCreate(t, c, crd)
+		crd := harness.Object(examplePolicyCRD)
+		harness.Create(t, c, crd)
 		t.Cleanup(func() { _ = c.Delete(ctx, crd) })
 		k := policy.Kind{
 			GVK:     schema.GroupVersionKind{Group: "test.precedent.dev", Version: "v1", Kind: "ExamplePolicy"},
@@ -71,7 +72,7 @@ func TestExportedVAP(t *testing.T) {
 		}
 		p, b := vap.Policy(k, "examplepolicies")
 		install(t, c, p, b)
-		ns := namespace(t, c)
+		ns := harness.Namespace(t, c)
 		mixed := `
 apiVersion: test.precedent.dev/v1
 kind: ExamplePolicy
@@ -81,9 +82,9 @@ spec:
   rules: {authorization: {a: {}}}
   defaults: {rules: {authorization: {b: {}}}}`
 		want := "ValidatingAdmissionPolicy '" + vap.Name(k) + "' with binding '" + vap.Name(k) + "' denied request: spec.rules: Forbidden: bare rules cannot be combined"
-		eventually(t, 20*time.Second, func() (bool, string) {
-			err := c.Create(ctx, objectIn(ns, mixed), client.DryRunAll)
-			return err != nil && strings.Contains(err.Error(), want), "create: " + errString(err)
+		harness.EventuallyWithin(t, 20*time.Second, "the ValidatingAdmissionPolicy denies bare rules with defaults", func() (bool, string) {
+			err := c.Create(ctx, harness.ObjectIn(ns, mixed), client.DryRunAll)
+			return err != nil && strings.Contains(err.Error(), want), "create: " + harness.ErrString(err)
 		})
 		for name, doc := range map[string]string{
 			"duplicate unset": `
@@ -109,8 +110,8 @@ spec:
   targetRef: {group: "", kind: Service, name: app}
   rules: {authorization: {a: {}}}`,
 		} {
-			if err := c.Create(ctx, objectIn(ns, doc), client.DryRunAll); err == nil || !strings.Contains(err.Error(), "ValidatingAdmissionPolicy") {
-				t.Errorf("%s: not rejected by the VAP: %v", name, errString(err))
+			if err := c.Create(ctx, harness.ObjectIn(ns, doc), client.DryRunAll); err == nil || !strings.Contains(err.Error(), "ValidatingAdmissionPolicy") {
+				t.Errorf("%s: not rejected by the VAP: %v", name, harness.ErrString(err))
 			}
 		}
 		valid := `
@@ -121,7 +122,7 @@ spec:
   targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: route}
   defaults: {strategy: merge, rules: {authorization: {a: {}}}}
   unset: [authentication.x]`
-		if err := c.Create(ctx, objectIn(ns, valid), client.DryRunAll); err != nil {
+		if err := c.Create(ctx, harness.ObjectIn(ns, valid), client.DryRunAll); err != nil {
 			t.Errorf("valid policy rejected: %v", err)
 		}
 	})

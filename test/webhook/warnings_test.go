@@ -13,6 +13,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/precedent-dev/precedent/test/harness"
 )
 
 const gatewayOverride = `
@@ -33,12 +35,12 @@ spec:
 
 // warningsOf runs write with a server-side dry-run until its warnings equal want (the webhook's cache
 // follows the test's objects), then for real, and asserts the same warnings both times.
-func warningsOf(t *testing.T, rec *recorder, want []string, write func(dry bool) error) {
+func warningsOf(t *testing.T, rec *harness.Recorder, want []string, write func(dry bool) error) {
 	t.Helper()
-	rec.take()
-	eventually(t, 10*time.Second, func() (bool, string) {
+	rec.Take()
+	harness.EventuallyWithin(t, 10*time.Second, "the dry-run warns as expected", func() (bool, string) {
 		err := write(true)
-		got := rec.take()
+		got := rec.Take()
 		if err != nil {
 			return false, "dry-run rejected: " + err.Error()
 		}
@@ -50,19 +52,19 @@ func warningsOf(t *testing.T, rec *recorder, want []string, write func(dry bool)
 	if err := write(false); err != nil {
 		t.Fatalf("write rejected: %v", err)
 	}
-	if diff := cmp.Diff(want, rec.take()); diff != "" {
+	if diff := cmp.Diff(want, rec.Take()); diff != "" {
 		t.Fatalf("warnings (-want +got):\n%s", diff)
 	}
 }
 
 func TestWarnings(t *testing.T) {
-	c, rec := newClient()
+	c, rec := h.NewClient()
 	ctx := context.Background()
-	ns := namespace(t, c)
-	createTopology(t, c, ns)
-	mustCreate(t, c, objectIn(ns, gatewayOverride))
+	ns := harness.Namespace(t, c)
+	harness.Apply(t, c, ns, topology)
+	harness.Create(t, c, harness.ObjectIn(ns, gatewayOverride))
 
-	route := objectIn(ns, routePolicy)
+	route := harness.ObjectIn(ns, routePolicy)
 	t.Run("create", func(t *testing.T) {
 		warningsOf(t, rec, []string{
 			"rule authorization.b on route " + ns + "/route is overridden by AuthPolicy " + ns + "/gw-policy",
@@ -94,7 +96,7 @@ func TestWarnings(t *testing.T) {
 	})
 
 	t.Run("delete of the Gateway policy", func(t *testing.T) {
-		gw := objectIn(ns, gatewayOverride)
+		gw := harness.ObjectIn(ns, gatewayOverride)
 		warningsOf(t, rec, []string{
 			"removing this policy changes the effective AuthPolicy of 1 route",
 		}, func(dry bool) error {
@@ -103,24 +105,24 @@ func TestWarnings(t *testing.T) {
 			}
 			return c.Delete(ctx, gw.DeepCopy())
 		})
-		eventually(t, 10*time.Second, func() (bool, string) {
+		harness.EventuallyWithin(t, 10*time.Second, "the gateway policy is gone", func() (bool, string) {
 			err := c.Get(ctx, client.ObjectKeyFromObject(gw), gw.DeepCopy())
-			return apierrors.IsNotFound(err), "get after delete: " + errString(err)
+			return apierrors.IsNotFound(err), "get after delete: " + harness.ErrString(err)
 		})
 	})
 }
 
 func TestDryRunPersistsNothing(t *testing.T) {
-	c, rec := newClient()
+	c, rec := h.NewClient()
 	ctx := context.Background()
-	ns := namespace(t, c)
-	createTopology(t, c, ns)
-	mustCreate(t, c, objectIn(ns, gatewayOverride))
+	ns := harness.Namespace(t, c)
+	harness.Apply(t, c, ns, topology)
+	harness.Create(t, c, harness.ObjectIn(ns, gatewayOverride))
 	want := []string{"rule authorization.b on route " + ns + "/route is overridden by AuthPolicy " + ns + "/gw-policy"}
-	eventually(t, 10*time.Second, func() (bool, string) {
-		err := c.Create(ctx, objectIn(ns, routePolicy), client.DryRunAll)
-		got := rec.take()
-		return err == nil && cmp.Equal(want, got), "dry-run: " + errString(err) + ", warnings: " + strings.Join(got, " | ")
+	harness.EventuallyWithin(t, 10*time.Second, "the dry-run warns of the override", func() (bool, string) {
+		err := c.Create(ctx, harness.ObjectIn(ns, routePolicy), client.DryRunAll)
+		got := rec.Take()
+		return err == nil && cmp.Equal(want, got), "dry-run: " + harness.ErrString(err) + ", warnings: " + strings.Join(got, " | ")
 	})
 	list := &unstructured.UnstructuredList{}
 	list.SetAPIVersion("policy.precedent.dev/v1alpha1")
@@ -136,11 +138,11 @@ func TestDryRunPersistsNothing(t *testing.T) {
 		t.Errorf("policies after dry-runs (-want +got):\n%s", diff)
 	}
 	// A dry-run delete warns like a real one and leaves the policy in place.
-	gw := objectIn(ns, gatewayOverride)
+	gw := harness.ObjectIn(ns, gatewayOverride)
 	if err := c.Delete(ctx, gw.DeepCopy(), client.DryRunAll); err != nil {
 		t.Fatal(err)
 	}
-	rec.take()
+	rec.Take()
 	if err := c.Get(ctx, client.ObjectKeyFromObject(gw), gw.DeepCopy()); err != nil {
 		t.Errorf("policy gone after a dry-run delete: %v", err)
 	}
@@ -149,7 +151,7 @@ func TestDryRunPersistsNothing(t *testing.T) {
 // kubectl runs kubectl against the test API server and returns its exit error, stdout and stderr.
 func kubectl(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
-	cmd := exec.Command("kubectl", append([]string{"--kubeconfig", kubeconfig}, args...)...)
+	cmd := exec.Command("kubectl", append([]string{"--kubeconfig", h.Kubeconfig}, args...)...)
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -170,10 +172,10 @@ func TestKubectl(t *testing.T) {
 	if _, err := exec.LookPath("kubectl"); err != nil {
 		t.Fatalf("kubectl is needed for this test (it is part of the toolchain): %v", err)
 	}
-	c, _ := newClient()
-	ns := namespace(t, c)
-	createTopology(t, c, ns)
-	mustCreate(t, c, objectIn(ns, gatewayOverride))
+	c, _ := h.NewClient()
+	ns := harness.Namespace(t, c)
+	harness.Apply(t, c, ns, topology)
+	harness.Create(t, c, harness.ObjectIn(ns, gatewayOverride))
 	dir := t.TempDir()
 	file := func(name, doc string) string {
 		p := filepath.Join(dir, name)
@@ -187,10 +189,10 @@ func TestKubectl(t *testing.T) {
 
 	t.Run("apply --dry-run=server", func(t *testing.T) {
 		var stdout, stderr string
-		eventually(t, 10*time.Second, func() (bool, string) {
+		harness.EventuallyWithin(t, 10*time.Second, "kubectl shows the override warning", func() (bool, string) {
 			var err error
 			stdout, stderr, err = kubectl(t, "apply", "--dry-run=server", "-f", warned)
-			return err == nil && cmp.Equal(want, warningLines(stderr)), "stderr: " + stderr + " err: " + errString(err)
+			return err == nil && cmp.Equal(want, warningLines(stderr)), "stderr: " + stderr + " err: " + harness.ErrString(err)
 		})
 		if !strings.Contains(stdout, "authpolicy.policy.precedent.dev/route-policy created (server dry run)") {
 			t.Errorf("stdout: %s", stdout)

@@ -1,0 +1,32 @@
+package harness
+
+import (
+	"testing"
+	"time"
+)
+
+// Timeout is how long Eventually waits.
+const Timeout = 30 * time.Second
+
+// Eventually polls cond every 50 ms until it holds or Timeout passes, then fails the test with what
+// and the last state cond described.
+func Eventually(t testing.TB, what string, cond func() (bool, string)) {
+	t.Helper()
+	EventuallyWithin(t, Timeout, what, cond)
+}
+
+// EventuallyWithin is Eventually with its own deadline.
+func EventuallyWithin(t testing.TB, timeout time.Duration, what string, cond func() (bool, string)) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		ok, state := cond()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not reached within %s; last state:\n%s", what, timeout, state)
+		}
+		<-time.After(50 * time.Millisecond)
+	}
+}

@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -45,8 +44,10 @@ type AffectedReconciler struct {
 func (r *AffectedReconciler) setup(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("affected-"+r.Kind.GVK.Kind).
-		For(&gwv1.Gateway{}).
-		Watches(r.newObject(), handler.EnqueueRequestsFromMapFunc(r.targetGateways)).
+		Watches(&gwv1.Gateway{}, r.after(func(_ context.Context, o client.Object) []reconcile.Request {
+			return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}}}
+		})).
+		Watches(r.newObject(), r.after(r.targetGateways)).
 		Complete(r)
 }
 

@@ -16,10 +16,11 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
@@ -51,6 +52,8 @@ func (r *Reconciler) awaitSettings(ctx context.Context, rv string) {
 type Source interface {
 	Snapshot(k policy.Kind, cond *cel.Evaluator) *effective.Snapshot
 	Evaluator(costLimit uint64) (*cel.Evaluator, error)
+	// Caught reports whether the source has applied an event on obj (deleted: its deletion).
+	Caught(obj client.Object, deleted bool) bool
 }
 
 // Settings gives the settings in force (config.Live implements it).
@@ -100,11 +103,10 @@ func (r *Reconciler) setup(mgr ctrl.Manager) error {
 	}
 	return b.
 		Named("status-"+r.Kind.GVK.Kind).
-		For(r.newObject(), builder.WithPredicates()).
-		Watches(r.newObject(), handler.EnqueueRequestsFromMapFunc(r.neighbours)).
-		Watches(&gwv1.Gateway{}, handler.EnqueueRequestsFromMapFunc(r.byTopology("Gateway"))).
-		Watches(&gwv1.HTTPRoute{}, handler.EnqueueRequestsFromMapFunc(r.byTopology("HTTPRoute"))).
-		Watches(&gwv1.GRPCRoute{}, handler.EnqueueRequestsFromMapFunc(r.byTopology("GRPCRoute"))).
+		Watches(r.newObject(), r.after(r.selfAndNeighbours)).
+		Watches(&gwv1.Gateway{}, r.after(r.byTopology("Gateway"))).
+		Watches(&gwv1.HTTPRoute{}, r.after(r.byTopology("HTTPRoute"))).
+		Watches(&gwv1.GRPCRoute{}, r.after(r.byTopology("GRPCRoute"))).
 		Complete(r)
 }
 
@@ -142,19 +144,48 @@ func (r *Reconciler) snapshot() (*effective.Snapshot, config.Settings, error) {
 	return r.Source.Snapshot(k, ev), s, nil
 }
 
-// neighbours maps a policy event to the other policies on the paths it reaches: their Enforced
-// condition may change with it. The work is bounded by those paths.
-func (r *Reconciler) neighbours(_ context.Context, obj client.Object) []reconcile.Request {
+// after maps events to requests only once the shared state has applied them: the state and this
+// controller follow the same informers in no particular order, and a reconcile that read the state
+// before the event would compute yesterday's status and never be asked again.
+func (r *Reconciler) after(mapper handler.MapFunc) handler.EventHandler {
+	enqueue := func(ctx context.Context, obj client.Object, deleted bool, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+		_ = wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, 5*time.Second, true, func(context.Context) (bool, error) {
+			return r.Source.Caught(obj, deleted), nil
+		})
+		for _, req := range mapper(ctx, obj) {
+			q.Add(req)
+		}
+	}
+	return handler.Funcs{
+		CreateFunc: func(ctx context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			enqueue(ctx, e.Object, false, q)
+		},
+		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			enqueue(ctx, e.ObjectNew, false, q)
+		},
+		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			enqueue(ctx, e.Object, true, q)
+		},
+		GenericFunc: func(ctx context.Context, e event.GenericEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			enqueue(ctx, e.Object, false, q)
+		},
+	}
+}
+
+// selfAndNeighbours maps a policy event to the policy and the other policies on the paths it
+// reaches: their Enforced condition may change with it. The work is bounded by those paths.
+func (r *Reconciler) selfAndNeighbours(_ context.Context, obj client.Object) []reconcile.Request {
+	self := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}}
 	u, ok := obj.(*unstructured.Unstructured)
 	if !ok {
-		return nil
+		return []reconcile.Request{self}
 	}
 	snap, _, err := r.snapshot()
 	if err != nil {
-		return nil
+		return []reconcile.Request{self}
 	}
 	p, _ := policy.View(r.Kind, u)
-	return requests(snap, snap.PathsOf(p), p.Ref)
+	return append(requests(snap, snap.PathsOf(p), p.Ref), self)
 }
 
 // byTopology maps a Gateway or route event to the policies on its paths.

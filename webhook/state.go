@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strconv"
 	"sync"
 
 	"github.com/go-logr/logr"
@@ -48,6 +49,9 @@ type State struct {
 	evals    map[uint64]*cel.Evaluator
 
 	synced []func() bool
+	// seen is the resourceVersion of every object applied, by observedKey, so other consumers of
+	// the same informers (the status reconciler) can wait until the state has caught up with an event.
+	seen map[string]string
 
 	profiles // the access and mesh profiles' objects and views (state_profiles.go)
 }
@@ -75,6 +79,7 @@ func NewState(log logr.Logger) *State {
 		evals:      map[uint64]*cel.Evaluator{},
 		topoGen:    1,
 		profiles:   newProfiles(),
+		seen:       map[string]string{},
 	}
 }
 
@@ -131,6 +136,7 @@ func (s *State) handle(ctx context.Context, c cache.Informers, obj client.Object
 		s.mu.Lock()
 		set(co)
 		bump()
+		s.seen[observedKey(co)] = co.GetResourceVersion()
 		s.mu.Unlock()
 	}
 	reg, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
@@ -147,6 +153,7 @@ func (s *State) handle(ctx context.Context, c cache.Informers, obj client.Object
 			s.mu.Lock()
 			del(key(co))
 			bump()
+			delete(s.seen, observedKey(co))
 			s.mu.Unlock()
 		},
 	})
@@ -157,6 +164,36 @@ func (s *State) handle(ctx context.Context, c cache.Informers, obj client.Object
 	s.synced = append(s.synced, reg.HasSynced)
 	s.mu.Unlock()
 	return nil
+}
+
+// Caught reports whether the state has applied an event on obj: its version is the one applied,
+// or, for a deletion, the object is gone.
+func (s *State) Caught(obj client.Object, deleted bool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rv, ok := s.seen[observedKey(obj)]
+	if deleted {
+		return !ok
+	}
+	if !ok {
+		return false
+	}
+	// The state may already be past this event (its handler runs ahead of the caller's): that counts.
+	have, err1 := strconv.ParseUint(rv, 10, 64)
+	want, err2 := strconv.ParseUint(obj.GetResourceVersion(), 10, 64)
+	if err1 == nil && err2 == nil {
+		return have >= want
+	}
+	return rv == obj.GetResourceVersion()
+}
+
+// observedKey identifies an object across its typed and unstructured forms.
+func observedKey(o client.Object) string {
+	kind := fmt.Sprintf("%T", o)
+	if u, ok := o.(*unstructured.Unstructured); ok {
+		kind = u.GroupVersionKind().GroupKind().String()
+	}
+	return kind + "/" + o.GetNamespace() + "/" + o.GetName()
 }
 
 // Synced reports whether every watched informer has delivered its initial list.

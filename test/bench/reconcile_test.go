@@ -59,8 +59,14 @@ func TestReconcileSettle(t *testing.T) {
 	synced := time.Since(t0)
 	var allConds time.Duration
 	lastWrite, lastP, lastG := time.Now(), 0.0, 0.0
+	nextProgress := time.Now().Add(30 * time.Second)
 	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, *settleMax, true, func(context.Context) (bool, error) {
 		p, g := writes()
+		if time.Now().After(nextProgress) {
+			nextProgress = nextProgress.Add(30 * time.Second)
+			report("  %s: %d of %d policies with both conditions; %.0f policy and %.0f Gateway status writes; %s",
+				since(t0), tr.settledCount(), len(w.Policies), p, g, machine())
+		}
 		if p != lastP || g != lastG {
 			lastWrite, lastP, lastG = time.Now(), p, g
 		}
@@ -124,7 +130,7 @@ func watchStatus(ctx context.Context, t *testing.T, env *controlplane.Env, k pol
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = pinf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+	preg, err := pinf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
 		AddFunc:    func(o interface{}) { tr.policy(o, false) },
 		UpdateFunc: func(_, o interface{}) { tr.policy(o, true) },
 	})
@@ -142,7 +148,8 @@ func watchStatus(ctx context.Context, t *testing.T, env *controlplane.Env, k pol
 		t.Fatal(err)
 	}
 	go func() { _ = ca.Start(ctx) }()
-	if !ca.WaitForCacheSync(ctx) {
+	// The handler, not only the informer, must have seen the initial list.
+	if !ca.WaitForCacheSync(ctx) || !toolscache.WaitForCacheSync(ctx.Done(), preg.HasSynced) {
 		t.Fatal("the status watch did not sync")
 	}
 	return tr

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"testing"
 
+	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
 
@@ -97,6 +99,22 @@ func TestEnforcedTransitions(t *testing.T) {
 	gw := harness.Apply(t, c, ns, gatewayOverride)[0]
 	expect(t, ns, "route-policy", reconcile.TypeEnforced, metav1.ConditionFalse, "Overridden", "Policy has been overridden by "+ns+"/gw-policy")
 	expect(t, ns, "gw-policy", reconcile.TypeEnforced, metav1.ConditionTrue, "Enforced", "Policy has been successfully enforced")
+
+	// The transition is recorded as a Warning Event on the policy.
+	harness.Eventually(t, "an Overridden event on route-policy", func() (bool, string) {
+		evs := &eventsv1.EventList{}
+		if err := c.List(context.Background(), evs, client.InNamespace(ns)); err != nil {
+			return false, err.Error()
+		}
+		var seen []string
+		for _, e := range evs.Items {
+			seen = append(seen, e.Regarding.Name+"/"+e.Reason+"/"+e.Type+": "+e.Note)
+			if e.Regarding.Name == "route-policy" && e.Reason == "Overridden" && e.Type == "Warning" && e.Note == "Policy has been overridden by "+ns+"/gw-policy" {
+				return true, ""
+			}
+		}
+		return false, fmt.Sprint(seen)
+	})
 
 	// The ancestors name the Gateway.
 	_, _, u := conditions(ns, "gw-policy")
@@ -213,4 +231,49 @@ func TestGatewayAffected(t *testing.T) {
 		t.Fatal(err)
 	}
 	affected(metav1.ConditionFalse, "Unaffected", "The object is not affected by any AuthPolicy")
+}
+
+// TestSettingsChangeAcceptance flips the cluster settings under stored policies: a policy with
+// unset becomes Invalid when unset is switched off (and Accepted again when it is back on), and with
+// one-policy-per-target the newer of two policies on one route becomes Conflicted.
+func TestSettingsChangeAcceptance(t *testing.T) {
+	ns := harness.Namespace(t, c)
+	harness.Apply(t, c, ns, gatewayAndRoute)
+	harness.Apply(t, c, ns, `
+apiVersion: policy.precedent.dev/v1alpha1
+kind: AuthPolicy
+metadata: {name: unsetter}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: route}
+  unset: [authorization.z]
+`)
+	expect(t, ns, "unsetter", reconcile.TypeAccepted, metav1.ConditionTrue, "Accepted", "Policy has been accepted")
+	t.Cleanup(func() { h.SetConfig(t, c, map[string]interface{}{}) })
+
+	h.SetConfig(t, c, map[string]interface{}{"unsetEnabled": false})
+	expect(t, ns, "unsetter", reconcile.TypeAccepted, metav1.ConditionFalse, "Invalid",
+		"Policy is invalid: spec.unset: Forbidden: unset is switched off in this cluster by the cluster administrator (PrecedentConfig cluster: spec.unsetEnabled): remove spec.unset")
+	expect(t, ns, "unsetter", reconcile.TypeEnforced, metav1.ConditionFalse, "Unknown", "Policy has encountered some issues: it is not accepted")
+	h.SetConfig(t, c, map[string]interface{}{"unsetEnabled": true})
+	expect(t, ns, "unsetter", reconcile.TypeAccepted, metav1.ConditionTrue, "Accepted", "Policy has been accepted")
+
+	harness.Apply(t, c, ns, routePolicy)
+	h.SetConfig(t, c, map[string]interface{}{"onePolicyPerTarget": true})
+	expect(t, ns, "route-policy", reconcile.TypeAccepted, metav1.ConditionFalse, "Conflicted", "Policy is conflicted by "+ns+"/unsetter")
+	expect(t, ns, "unsetter", reconcile.TypeAccepted, metav1.ConditionTrue, "Accepted", "Policy has been accepted")
+}
+
+// TestNotInAnyPath: a route attached to no Gateway exists (Accepted) but carries no traffic.
+func TestNotInAnyPath(t *testing.T) {
+	ns := harness.Namespace(t, c)
+	harness.Apply(t, c, ns, `
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: route}
+spec:
+  parentRefs: [{name: missing-gateway}]
+  rules: [{name: main}]
+`, routePolicy)
+	expect(t, ns, "route-policy", reconcile.TypeAccepted, metav1.ConditionTrue, "Accepted", "Policy has been accepted")
+	expect(t, ns, "route-policy", reconcile.TypeEnforced, metav1.ConditionFalse, "Unknown", "Policy has encountered some issues: it is not in the path of any route or listener")
 }

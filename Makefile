@@ -87,8 +87,10 @@ bench-reconcile: control-plane ## Status reconciler from cold on a loaded API se
 	$(GO) test $(BENCH_FLAGS) -run '^TestReconcileSettle$$' ./test/bench $(if $(BENCH_ARGS),-args $(BENCH_ARGS))
 
 .PHONY: fuzz
-fuzz: ## Run the fuzz targets for FUZZTIME each (default 30s).
-	$(GO) test -run '^$$' -fuzz FuzzEngine -fuzztime $(or $(FUZZTIME),30s) ./validate
+fuzz: ## Run each fuzz target for FUZZTIME (default 30s): the engine end to end, the access and mesh parsers.
+	$(GO) test -run '^$$' -fuzz '^FuzzEngine$$' -fuzztime $(or $(FUZZTIME),30s) ./validate
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(or $(FUZZTIME),30s) ./access
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(or $(FUZZTIME),30s) ./mesh
 
 GATEWAY_API_DIR = $(shell $(GO) list -m -f '{{.Dir}}' sigs.k8s.io/gateway-api)
 

@@ -2,6 +2,7 @@ package effective
 
 import (
 	"sort"
+	"sync"
 
 	"github.com/precedent-dev/precedent/cel"
 	"github.com/precedent-dev/precedent/policy"
@@ -24,11 +25,16 @@ type Snapshot struct {
 	overlayRef policy.Ref
 	overlay    *policy.Policy // nil with hasOverlay: removed
 	hasOverlay bool
+
+	// results memoizes Compute per path for the snapshot itself (not for With/Without views): a
+	// snapshot is immutable, so the "before" side of every projection, and the reconciler's folds,
+	// are computed once per snapshot.
+	results *sync.Map // topology.Path → Result
 }
 
 // NewSnapshot indexes policies (of kind k) over graph.
 func NewSnapshot(k policy.Kind, graph *topology.Graph, policies []*policy.Policy, cond *cel.Evaluator) *Snapshot {
-	s := &Snapshot{Kind: k, Graph: graph, Cond: cond, byTarget: map[topology.Target][]*policy.Policy{}, byRef: map[policy.Ref]*policy.Policy{}}
+	s := &Snapshot{Kind: k, Graph: graph, Cond: cond, byTarget: map[topology.Target][]*policy.Policy{}, byRef: map[policy.Ref]*policy.Policy{}, results: &sync.Map{}}
 	for _, p := range policies {
 		s.byRef[p.Ref] = p
 		for _, t := range TargetsOf(p) {
@@ -163,8 +169,20 @@ type LeveledPolicies struct {
 	Policies []*policy.Policy
 }
 
-// Compute folds the effective policy of one path.
+// Compute folds the effective policy of one path. The result is shared: callers must not modify it.
 func (s *Snapshot) Compute(path topology.Path) Result {
+	if !s.hasOverlay && s.results != nil {
+		if r, ok := s.results.Load(path); ok {
+			return r.(Result)
+		}
+		r := s.fold(path)
+		s.results.Store(path, r)
+		return r
+	}
+	return s.fold(path)
+}
+
+func (s *Snapshot) fold(path topology.Path) Result {
 	lv := s.Levels(path)
 	levels := make([]Level, len(lv))
 	for i, l := range lv {

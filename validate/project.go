@@ -42,6 +42,16 @@ func Project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy)
 	}
 	unsetUsed := map[string]bool{}
 	changedRoutes := map[string]bool{}
+	// The summary of changed routes is given for Gateway-level writes and for deletes only.
+	countChanges := written == nil || isHighLevel(written)
+	old, hadOld := before.Policy(ref)
+	if hadOld && isHighLevel(old) {
+		countChanges = true
+	}
+	var edited map[string]bool // rule ids of ref whose body this write changes
+	if hadOld && written != nil {
+		edited = editedRules(old, written)
+	}
 	for _, i := range idx {
 		path := after.Graph.Paths[i]
 		ra := after.Compute(path)
@@ -51,8 +61,7 @@ func Project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy)
 				w.event(ev, ref, where, written.Kind, unsetUsed)
 			}
 		}
-		rb := before.Compute(path)
-		if !sameRules(rb.Rules, ra.Rules) && path.RouteKind != "" {
+		if countChanges && path.RouteKind != "" && !changedRoutes[path.Route.String()] && !sameRules(before.Compute(path).Rules, ra.Rules, ref, edited) {
 			changedRoutes[path.Route.String()] = true
 		}
 	}
@@ -114,17 +123,66 @@ func describe(p topology.Path) string {
 	return "route " + p.Route.String()
 }
 
-func sameRules(a, b map[string]effective.Entry) bool {
+// sameRules compares two effective policies. A rule of the written policy ref on both sides, from
+// the same block, is the same unless edited says its body changed (computed once per write, not once
+// per path).
+func sameRules(a, b map[string]effective.Entry, ref policy.Ref, edited map[string]bool) bool {
 	if len(a) != len(b) {
 		return false
 	}
 	for id, ea := range a {
 		eb, ok := b[id]
-		if !ok || ea.Source != eb.Source || !reflect.DeepEqual(ea.Body, eb.Body) {
+		if !ok || ea.Source != eb.Source {
+			return false
+		}
+		if ea.Source == ref && edited != nil && ea.Block == eb.Block {
+			if edited[id] {
+				return false
+			}
+			continue
+		}
+		if !sameBody(ea.Body, eb.Body) {
 			return false
 		}
 	}
 	return true
+}
+
+// editedRules lists the rule ids whose body differs between two versions of a policy, per block.
+func editedRules(old, cur *policy.Policy) map[string]bool {
+	out := map[string]bool{}
+	pairs := [][2]*policy.Block{{old.Bare, cur.Bare}, {old.Defaults, cur.Defaults}, {old.Overrides, cur.Overrides}}
+	for _, pr := range pairs {
+		var a, b map[string]interface{}
+		if pr[0] != nil {
+			a = pr[0].Rules
+		}
+		if pr[1] != nil {
+			b = pr[1].Rules
+		}
+		for id, body := range a {
+			if other, ok := b[id]; !ok || !reflect.DeepEqual(body, other) {
+				out[id] = true
+			}
+		}
+		for id := range b {
+			if _, ok := a[id]; !ok {
+				out[id] = true
+			}
+		}
+	}
+	return out
+}
+
+// sameBody compares rule bodies, first by identity: a rule of a policy the write did not touch is
+// the very same object on both sides.
+func sameBody(a, b interface{}) bool {
+	ma, ok1 := a.(map[string]interface{})
+	mb, ok2 := b.(map[string]interface{})
+	if ok1 && ok2 && reflect.ValueOf(ma).UnsafePointer() == reflect.ValueOf(mb).UnsafePointer() {
+		return true
+	}
+	return reflect.DeepEqual(a, b)
 }
 
 // warnings groups messages that differ only in where they happen, and keeps first-seen order.

@@ -128,20 +128,22 @@ func (s *State) handle(ctx context.Context, c cache.Informers, obj client.Object
 	if err != nil {
 		return fmt.Errorf("watching %T: %w", obj, err)
 	}
-	onSet := func(o interface{}) {
+	onSet := func(old, o interface{}) {
 		co, ok := o.(client.Object)
 		if !ok {
 			return
 		}
 		s.mu.Lock()
 		set(co)
-		bump()
+		if !sameSpec(old, co) {
+			bump()
+		}
 		s.seen[observedKey(co)] = co.GetResourceVersion()
 		s.mu.Unlock()
 	}
 	reg, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-		AddFunc:    onSet,
-		UpdateFunc: func(_, o interface{}) { onSet(o) },
+		AddFunc:    func(o interface{}) { onSet(nil, o) },
+		UpdateFunc: onSet,
 		DeleteFunc: func(o interface{}) {
 			if d, ok := o.(toolscache.DeletedFinalStateUnknown); ok {
 				o = d.Obj
@@ -164,6 +166,15 @@ func (s *State) handle(ctx context.Context, c cache.Informers, obj client.Object
 	s.synced = append(s.synced, reg.HasSynced)
 	s.mu.Unlock()
 	return nil
+}
+
+// sameSpec reports whether an update left the spec alone: same metadata.generation, which the API
+// server bumps on spec changes only (status writes, such as the reconciler's, keep it). The
+// snapshots depend on spec, so such updates need no rebuild. Objects without a generation (the
+// Namespaces, whose labels matter) always count as changed.
+func sameSpec(old interface{}, o client.Object) bool {
+	prev, ok := old.(client.Object)
+	return ok && o.GetGeneration() > 0 && prev.GetGeneration() == o.GetGeneration()
 }
 
 // Caught reports whether the state has applied an event on obj: its version is the one applied,

@@ -94,14 +94,15 @@ func unsetOverrides(snap *effective.Snapshot, p *policy.Policy) field.ErrorList 
 // onePerTarget rejects a policy whose target already holds an older policy of the same kind.
 func onePerTarget(snap *effective.Snapshot, p *policy.Policy) field.ErrorList {
 	var errs field.ErrorList
-	for i, t := range effective.TargetsOf(p) {
-		for _, q := range snap.Without(p.Ref).At(t) {
+	others := snap.Without(p.Ref)
+	for _, r := range p.Targets {
+		if r.Group != topology.Group {
+			continue
+		}
+		t := topology.Target{Kind: r.Kind, Namespace: p.Ref.Namespace, Name: r.Name, Section: r.SectionName}
+		for _, q := range others.At(t) {
 			if policy.Less(q, p) {
-				path := p.Targets[0].Path
-				if i < len(p.Targets) {
-					path = p.Targets[i].Path
-				}
-				errs = append(errs, field.Forbidden(path, fmt.Sprintf("%s %s already targets %s and one policy per target is configured: edit that policy instead", p.Kind.GVK.Kind, q.Ref, t)))
+				errs = append(errs, field.Forbidden(r.Path, fmt.Sprintf("%s %s already targets %s and one policy per target is configured: edit that policy instead", p.Kind.GVK.Kind, q.Ref, t)))
 				break
 			}
 		}

@@ -1,8 +1,10 @@
 package effective
 
 import (
+	"encoding/binary"
 	"sort"
 	"sync"
+	"unsafe"
 
 	"github.com/precedent-dev/precedent/cel"
 	"github.com/precedent-dev/precedent/policy"
@@ -26,10 +28,12 @@ type Snapshot struct {
 	overlay    *policy.Policy // nil with hasOverlay: removed
 	hasOverlay bool
 
-	// results memoizes Compute per path for the snapshot itself (not for With/Without views): a
-	// snapshot is immutable, so the "before" side of every projection, and the reconciler's folds,
-	// are computed once per snapshot.
-	results *sync.Map // topology.Path → Result
+	// results memoizes folds by the policies that reach a path (see foldKey): a fold depends on
+	// nothing else, so paths with the same policies (the rules of a route without rule-level
+	// policies, the routes of a Gateway that have no policies of their own) share one fold, and a
+	// snapshot, being immutable, folds each set once. Views made by With/Without get their own
+	// (per-request) memo, since the written policy changes the results.
+	results *sync.Map // foldKey → Result
 }
 
 // NewSnapshot indexes policies (of kind k) over graph.
@@ -73,6 +77,7 @@ func TargetsOf(p *policy.Policy) []topology.Target {
 func (s *Snapshot) With(p *policy.Policy) *Snapshot {
 	c := *s
 	c.overlayRef, c.overlay, c.hasOverlay = p.Ref, p, true
+	c.results = &sync.Map{}
 	return &c
 }
 
@@ -80,6 +85,7 @@ func (s *Snapshot) With(p *policy.Policy) *Snapshot {
 func (s *Snapshot) Without(ref policy.Ref) *Snapshot {
 	c := *s
 	c.overlayRef, c.overlay, c.hasOverlay = ref, nil, true
+	c.results = &sync.Map{}
 	return &c
 }
 
@@ -171,22 +177,35 @@ type LeveledPolicies struct {
 
 // Compute folds the effective policy of one path. The result is shared: callers must not modify it.
 func (s *Snapshot) Compute(path topology.Path) Result {
-	if !s.hasOverlay && s.results != nil {
-		if r, ok := s.results.Load(path); ok {
-			return r.(Result)
-		}
-		r := s.fold(path)
-		s.results.Store(path, r)
-		return r
+	lv := s.Levels(path)
+	if s.results == nil {
+		return s.fold(lv)
 	}
-	return s.fold(path)
+	key := foldKey(lv)
+	if r, ok := s.results.Load(key); ok {
+		return r.(Result)
+	}
+	r := s.fold(lv)
+	s.results.Store(key, r)
+	return r
 }
 
-func (s *Snapshot) fold(path topology.Path) Result {
-	lv := s.Levels(path)
+func (s *Snapshot) fold(lv []LeveledPolicies) Result {
 	levels := make([]Level, len(lv))
 	for i, l := range lv {
 		levels[i] = Level{Policies: l.Policies}
 	}
 	return Fold(s.Kind, levels, s.Cond)
+}
+
+// foldKey identifies the input of a fold: the policies of each level, by identity, in order.
+func foldKey(lv []LeveledPolicies) string {
+	b := make([]byte, 0, 8*(len(lv)*3))
+	for _, l := range lv {
+		b = binary.LittleEndian.AppendUint64(b, ^uint64(l.Level))
+		for _, p := range l.Policies {
+			b = binary.LittleEndian.AppendUint64(b, uint64(uintptr(unsafe.Pointer(p))))
+		}
+	}
+	return string(b)
 }

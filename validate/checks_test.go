@@ -187,6 +187,11 @@ func TestWarnings(t *testing.T) {
 				"the constraint in spec.overrides clips rule x of RateLimitPolicy shop/p on route shop/cart",
 				"this write changes the effective RateLimitPolicy of 1 route",
 			}},
+		{name: "rule ids with per cent signs are printed as written", kind: "RateLimitPolicy",
+			extra: []string{"apiVersion: policy.precedent.dev/v1alpha1\nkind: RateLimitPolicy\nmetadata: {name: gw-limits, namespace: gateway-system, creationTimestamp: '2024-01-01T00:00:00Z'}\nspec:\n" +
+				"  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}\n  overrides: {strategy: merge, limits: {'100%s': {rates: [{limit: 1, window: 1m}]}}}\n"},
+			policy: "apiVersion: policy.precedent.dev/v1alpha1\nkind: RateLimitPolicy\nmetadata: {name: p, namespace: shop}\nspec:\n" + routeTarget + "  limits: {'100%s': {rates: [{limit: 5, window: 1m}]}}\n",
+			want:   []string{"rule 100%s on route shop/cart is overridden by RateLimitPolicy gateway-system/gw-limits"}},
 		{name: "when that fails at run time is reported", kind: "RateLimitPolicy",
 			policy: "apiVersion: policy.precedent.dev/v1alpha1\nkind: RateLimitPolicy\nmetadata: {name: p, namespace: shop}\nspec:\n" + routeTarget + "  defaults: {when: 'self.limits.y.rates[0].limit > 1', limits: {x: {rates: [{limit: 1, window: 1m}]}}}\n",
 			want:   []string{"spec.defaults.when does not apply on route shop/cart: evaluating \"self.limits.y.rates[0].limit > 1\": no such key: y"}},

@@ -187,8 +187,9 @@ func sameBody(a, b interface{}) bool {
 
 // warnings groups messages that differ only in where they happen, and keeps first-seen order.
 type warnings struct {
-	order  []string
-	groups map[string][]string
+	order     []string
+	groups    map[string][]string
+	formatted map[eventKey]string
 }
 
 func (w *warnings) add(msg string) { w.addAt(msg, "") }
@@ -265,42 +266,78 @@ func (w *warnings) targets(s *effective.Snapshot, p *policy.Policy) {
 	}
 }
 
+// eventKey is what a warning's text depends on, so each text is formatted once per write.
+type eventKey struct {
+	t     effective.EventType
+	rule  string
+	block string
+	pol   policy.Ref
+	other policy.Ref
+	msg   string
+}
+
 func (w *warnings) event(ev effective.Event, ref policy.Ref, where string, k policy.Kind, unsetUsed map[string]bool) {
+	if ev.Policy != ref && (ev.Other == nil || *ev.Other != ref) {
+		return // neither side is the written policy: nothing to say about this write
+	}
+	key := eventKey{t: ev.Type, rule: ev.Rule, block: ev.Block, pol: ev.Policy, msg: ev.Message}
+	if ev.Other != nil {
+		key.other = *ev.Other
+	}
+	if ev.Type == effective.Unset && ev.Other != nil && *ev.Other == ref {
+		unsetUsed[ev.Rule] = true
+		return
+	}
+	if w.formatted == nil {
+		w.formatted = map[eventKey]string{}
+	}
+	msg, ok := w.formatted[key]
+	if !ok {
+		msg = w.format(ev, ref, k)
+		w.formatted[key] = msg
+	}
+	if msg != "" {
+		w.addAt(msg, where)
+	}
+}
+
+// format renders the warning of one event ("" when the event warrants none); %s stands for the place.
+func (w *warnings) format(ev effective.Event, ref policy.Ref, k policy.Kind) string {
 	other := ""
 	if ev.Other != nil {
 		other = ev.Other.String()
 	}
 	kind := k.GVK.Kind
+	esc := func(s string) string { return strings.ReplaceAll(s, "%", "%%") } // the text is a format for the place
 	switch {
 	case ev.Policy == ref:
 		switch ev.Type {
 		case effective.Replaced:
-			w.addAt(fmt.Sprintf("spec.%s of this policy are replaced by %s %s on %%s", ev.Block, kind, other), where)
+			return fmt.Sprintf("spec.%s of this policy are replaced by %s %s on %%s", ev.Block, kind, other)
 		case effective.Kept:
-			w.addAt(fmt.Sprintf("default rule %s is replaced by %s %s on %%s", ev.Rule, kind, other), where)
+			return fmt.Sprintf("default rule %s is replaced by %s %s on %%s", esc(ev.Rule), kind, other)
 		case effective.Unset:
-			w.addAt(fmt.Sprintf("default rule %s is unset by %s %s on %%s", ev.Rule, kind, other), where)
+			return fmt.Sprintf("default rule %s is unset by %s %s on %%s", esc(ev.Rule), kind, other)
 		case effective.Clipped:
-			w.addAt(fmt.Sprintf("the constraint in spec.overrides clips rule %s of %s %s on %%s", ev.Rule, kind, other), where)
+			return fmt.Sprintf("the constraint in spec.overrides clips rule %s of %s %s on %%s", esc(ev.Rule), kind, other)
 		case effective.Overridden:
-			w.addAt(fmt.Sprintf("spec.overrides replaces rule %s of %s %s on %%s", ev.Rule, kind, other), where)
+			return fmt.Sprintf("spec.overrides replaces rule %s of %s %s on %%s", esc(ev.Rule), kind, other)
 		case effective.UnsetIneffective:
-			w.addAt(fmt.Sprintf("the override of %s makes the unset in %s %s ineffective on %%s", ev.Rule, kind, other), where)
+			return fmt.Sprintf("the override of %s makes the unset in %s %s ineffective on %%s", esc(ev.Rule), kind, other)
 		case effective.ConditionError:
-			w.addAt(fmt.Sprintf("spec.%s.when does not apply on %%s: %s", ev.Block, ev.Message), where)
+			return fmt.Sprintf("spec.%s.when does not apply on %%s: %s", ev.Block, esc(ev.Message))
 		}
 	case ev.Other != nil && *ev.Other == ref:
 		switch ev.Type {
 		case effective.Overridden:
-			w.addAt(fmt.Sprintf("rule %s on %%s is overridden by %s %s", ev.Rule, kind, other0(ev)), where)
+			return fmt.Sprintf("rule %s on %%s is overridden by %s %s", esc(ev.Rule), kind, other0(ev))
 		case effective.Clipped:
-			w.addAt(fmt.Sprintf("rule %s on %%s is clipped by the constraint of %s %s", ev.Rule, kind, other0(ev)), where)
-		case effective.Unset:
-			unsetUsed[ev.Rule] = true
+			return fmt.Sprintf("rule %s on %%s is clipped by the constraint of %s %s", esc(ev.Rule), kind, other0(ev))
 		case effective.UnsetIneffective:
-			w.addAt(fmt.Sprintf("spec.unset of %s has no effect on %%s: %s %s overrides it", ev.Rule, kind, other0(ev)), where)
+			return fmt.Sprintf("spec.unset of %s has no effect on %%s: %s %s overrides it", esc(ev.Rule), kind, other0(ev))
 		}
 	}
+	return ""
 }
 
 // other0 is the acting policy of an event seen from the other side.

@@ -235,32 +235,34 @@ func TestGatewayAffected(t *testing.T) {
 
 // TestSettingsChangeAcceptance flips the cluster settings under stored policies: a policy with
 // unset becomes Invalid when unset is switched off (and Accepted again when it is back on), and with
-// one-policy-per-target the newer of two policies on one route becomes Conflicted.
+// one-policy-per-target the newer of two policies on one route becomes Conflicted. (The first policy
+// sorts first by name too, so the outcome does not depend on whether both were created within the
+// same second of creationTimestamp.)
 func TestSettingsChangeAcceptance(t *testing.T) {
 	ns := harness.Namespace(t, c)
 	harness.Apply(t, c, ns, gatewayAndRoute)
 	harness.Apply(t, c, ns, `
 apiVersion: policy.precedent.dev/v1alpha1
 kind: AuthPolicy
-metadata: {name: unsetter}
+metadata: {name: a-unsetter}
 spec:
   targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: route}
   unset: [authorization.z]
 `)
-	expect(t, ns, "unsetter", reconcile.TypeAccepted, metav1.ConditionTrue, "Accepted", "Policy has been accepted")
+	expect(t, ns, "a-unsetter", reconcile.TypeAccepted, metav1.ConditionTrue, "Accepted", "Policy has been accepted")
 	t.Cleanup(func() { h.SetConfig(t, c, map[string]interface{}{}) })
 
 	h.SetConfig(t, c, map[string]interface{}{"unsetEnabled": false})
-	expect(t, ns, "unsetter", reconcile.TypeAccepted, metav1.ConditionFalse, "Invalid",
+	expect(t, ns, "a-unsetter", reconcile.TypeAccepted, metav1.ConditionFalse, "Invalid",
 		"Policy is invalid: spec.unset: Forbidden: unset is switched off in this cluster by the cluster administrator (PrecedentConfig cluster: spec.unsetEnabled): remove spec.unset")
-	expect(t, ns, "unsetter", reconcile.TypeEnforced, metav1.ConditionFalse, "Unknown", "Policy has encountered some issues: it is not accepted")
+	expect(t, ns, "a-unsetter", reconcile.TypeEnforced, metav1.ConditionFalse, "Unknown", "Policy has encountered some issues: it is not accepted")
 	h.SetConfig(t, c, map[string]interface{}{"unsetEnabled": true})
-	expect(t, ns, "unsetter", reconcile.TypeAccepted, metav1.ConditionTrue, "Accepted", "Policy has been accepted")
+	expect(t, ns, "a-unsetter", reconcile.TypeAccepted, metav1.ConditionTrue, "Accepted", "Policy has been accepted")
 
 	harness.Apply(t, c, ns, routePolicy)
 	h.SetConfig(t, c, map[string]interface{}{"onePolicyPerTarget": true})
-	expect(t, ns, "route-policy", reconcile.TypeAccepted, metav1.ConditionFalse, "Conflicted", "Policy is conflicted by "+ns+"/unsetter")
-	expect(t, ns, "unsetter", reconcile.TypeAccepted, metav1.ConditionTrue, "Accepted", "Policy has been accepted")
+	expect(t, ns, "route-policy", reconcile.TypeAccepted, metav1.ConditionFalse, "Conflicted", "Policy is conflicted by "+ns+"/a-unsetter")
+	expect(t, ns, "a-unsetter", reconcile.TypeAccepted, metav1.ConditionTrue, "Accepted", "Policy has been accepted")
 }
 
 // TestNotInAnyPath: a route attached to no Gateway exists (Accepted) but carries no traffic.

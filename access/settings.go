@@ -25,11 +25,12 @@ const (
 // Settings are the cluster settings the access profile obeys (PrecedentConfig `access`).
 type Settings struct {
 	// BackendGroup and BackendKind name the Backend kind a policy may target.
-	BackendGroup, BackendKind string
+	BackendGroup string `json:"backendGroup"`
+	BackendKind  string `json:"backendKind"`
 	// AllowMixedAuthorization lets one policy hold both InlineTools and ExternalAuth rules.
-	AllowMixedAuthorization bool
+	AllowMixedAuthorization bool `json:"allowMixedAuthorization"`
 	// Combine is AnyAllow (default) or AllAllow.
-	Combine string
+	Combine string `json:"combine"`
 }
 
 // DefaultSettings returns the settings used when the cluster sets none.

@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"slices"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/precedent-dev/precedent/topology"
 )
 
 // Topology is the part of the Gateway API graph the access profile needs: which Backends sit behind
@@ -105,45 +108,12 @@ func NewTopology(objs []*unstructured.Unstructured, s Settings) (Topology, error
 	return t, errors.Join(errs...)
 }
 
-// admits reports whether some listener of gw selected by pr admits an HTTPRoute from namespace.
+// admits reports whether some listener of gw selected by pr admits an HTTPRoute from namespace,
+// by the topology package's rules; a Selector is assumed to match (namespace labels are not known here).
 func admits(gw *gatewayv1.Gateway, pr gatewayv1.ParentReference, namespace string) bool {
+	anyNamespace := func(*metav1.LabelSelector) bool { return true }
 	for _, l := range gw.Spec.Listeners {
-		if pr.SectionName != nil && *pr.SectionName != l.Name {
-			continue
-		}
-		if pr.Port != nil && *pr.Port != l.Port {
-			continue
-		}
-		from := gatewayv1.NamespacesFromSame
-		var kinds []gatewayv1.RouteGroupKind
-		if l.AllowedRoutes != nil {
-			if l.AllowedRoutes.Namespaces != nil && l.AllowedRoutes.Namespaces.From != nil {
-				from = *l.AllowedRoutes.Namespaces.From
-			}
-			kinds = l.AllowedRoutes.Kinds
-		}
-		switch from {
-		case gatewayv1.NamespacesFromSame:
-			if namespace != gw.Namespace {
-				continue
-			}
-		case gatewayv1.NamespacesFromAll, gatewayv1.NamespacesFromSelector:
-		default:
-			continue
-		}
-		if admitsHTTPRoute(l.Protocol, kinds) {
-			return true
-		}
-	}
-	return false
-}
-
-func admitsHTTPRoute(protocol gatewayv1.ProtocolType, kinds []gatewayv1.RouteGroupKind) bool {
-	if len(kinds) == 0 {
-		return protocol == gatewayv1.HTTPProtocolType || protocol == gatewayv1.HTTPSProtocolType
-	}
-	for _, k := range kinds {
-		if deref(k.Group, GatewayGroup) == GatewayGroup && k.Kind == "HTTPRoute" {
+		if topology.SelectsListener(pr, l) && topology.Admits(l, gw.Namespace, "HTTPRoute", namespace, anyNamespace) {
 			return true
 		}
 	}

@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/precedent-dev/precedent/access"
 	"github.com/precedent-dev/precedent/policy"
 )
 
@@ -37,17 +38,7 @@ type Settings struct {
 	// Kinds are managed kinds added by configuration (the shipped kinds are always managed).
 	Kinds []policy.Kind `json:"kinds,omitempty"`
 	// Access configures the AccessPolicy profile.
-	Access Access `json:"access"`
-}
-
-// Access are the AccessPolicy settings.
-type Access struct {
-	BackendGroup string `json:"backendGroup"`
-	BackendKind  string `json:"backendKind"`
-	// AllowMixedAuthorization allows InlineTools and ExternalAuth rules in one policy.
-	AllowMixedAuthorization bool `json:"allowMixedAuthorization"`
-	// Combine is anyAllow (PR #220) or allAllow (seed 003's original rule).
-	Combine string `json:"combine"`
+	Access access.Settings `json:"access"`
 }
 
 // Defaults returns the settings in force when nothing is configured.
@@ -57,7 +48,7 @@ func Defaults() Settings {
 		AffectedCondition: true,
 		CELCostLimit:      1_000_000,
 		WarningLimit:      12,
-		Access:            Access{BackendGroup: "agentic.prototype.x-k8s.io", BackendKind: "XBackend", Combine: "anyAllow"},
+		Access:            access.DefaultSettings(),
 	}
 }
 
@@ -92,9 +83,9 @@ func (s Settings) Validate(p *field.Path) field.ErrorList {
 		errs = append(errs, field.Invalid(p.Child("warningLimit"), s.WarningLimit, "must be between 1 and 100"))
 	}
 	switch s.Access.Combine {
-	case "anyAllow", "allAllow":
+	case access.AnyAllow, access.AllAllow:
 	default:
-		errs = append(errs, field.NotSupported(p.Child("access", "combine"), s.Access.Combine, []string{"anyAllow", "allAllow"}))
+		errs = append(errs, field.NotSupported(p.Child("access", "combine"), s.Access.Combine, []string{access.AnyAllow, access.AllAllow}))
 	}
 	if s.Access.BackendKind == "" {
 		errs = append(errs, field.Required(p.Child("access", "backendKind"), "the Backend kind AccessPolicies may target"))

@@ -60,7 +60,7 @@ type Policy struct {
 	UnsetPath *field.Path
 }
 
-// Blocks returns the defaults-side blocks (bare rules count as atomic defaults) and the overrides block.
+// DefaultsBlock returns the defaults-side block: the bare rules (atomic defaults) or spec.defaults.
 func (p *Policy) DefaultsBlock() *Block {
 	if p.Bare != nil {
 		return p.Bare

@@ -83,7 +83,7 @@ func (r *AffectedReconciler) Reconcile(ctx context.Context, req reconcile.Reques
 	if !s.AffectedCondition {
 		return reconcile.Result{}, nil
 	}
-	want := affected(snap, gw, s)
+	want := affected(snap, gw)
 	want.Type = AffectedType(r.Kind)
 	want.ObservedGeneration = gw.Generation
 	if want.Reason == ReasonUnaffected && meta.FindStatusCondition(gw.Status.Conditions, want.Type) == nil {
@@ -115,7 +115,7 @@ func (r *AffectedReconciler) Reconcile(ctx context.Context, req reconcile.Reques
 
 // affected computes the condition for one Gateway: the policies of the kind that target it (or one
 // of its listeners) and are enforced.
-func affected(snap *effective.Snapshot, gw *gwv1.Gateway, _ interface{}) metav1.Condition {
+func affected(snap *effective.Snapshot, gw *gwv1.Gateway) metav1.Condition {
 	whole := map[string]bool{}
 	sections := map[string]map[string]bool{}
 	base := topology.Target{Kind: "Gateway", Namespace: gw.Namespace, Name: gw.Name}

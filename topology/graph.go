@@ -264,20 +264,32 @@ func (g *Graph) parentListeners(r *Route, pr gwv1.ParentReference, nsLabels map[
 	if !ok {
 		return key, nil
 	}
+	matches := func(sel *metav1.LabelSelector) bool {
+		ls, err := metav1.LabelSelectorAsSelector(sel)
+		return err == nil && ls.Matches(labels.Set(nsLabels[r.Key.Namespace]))
+	}
 	var out []string
 	for _, l := range gw.Spec.Listeners {
-		if pr.SectionName != nil && *pr.SectionName != "" && *pr.SectionName != l.Name {
-			continue
+		if SelectsListener(pr, l) && Admits(l, gw.Namespace, r.Kind, r.Key.Namespace, matches) {
+			out = append(out, string(l.Name))
 		}
-		if pr.Port != nil && *pr.Port != l.Port {
-			continue
-		}
-		if !allowsKind(l, r.Kind) || !allowsNamespace(l, gw.Namespace, r.Key.Namespace, nsLabels) {
-			continue
-		}
-		out = append(out, string(l.Name))
 	}
 	return key, out
+}
+
+// SelectsListener reports whether a parentRef's sectionName and port (when set) select listener l.
+func SelectsListener(pr gwv1.ParentReference, l gwv1.Listener) bool {
+	if pr.SectionName != nil && *pr.SectionName != "" && *pr.SectionName != l.Name {
+		return false
+	}
+	return pr.Port == nil || *pr.Port == l.Port
+}
+
+// Admits reports whether listener l of a Gateway in gwNS accepts a route of kind from routeNS
+// (allowedRoutes kinds and namespaces). selectorMatches decides a Selector for routeNS: the graph
+// matches namespace labels; a caller that does not know them may assume a match.
+func Admits(l gwv1.Listener, gwNS, kind, routeNS string, selectorMatches func(*metav1.LabelSelector) bool) bool {
+	return allowsKind(l, kind) && allowsNamespace(l, gwNS, routeNS, selectorMatches)
 }
 
 func allowsKind(l gwv1.Listener, kind string) bool {
@@ -296,7 +308,7 @@ func allowsKind(l gwv1.Listener, kind string) bool {
 	return false
 }
 
-func allowsNamespace(l gwv1.Listener, gwNS, routeNS string, nsLabels map[string]map[string]string) bool {
+func allowsNamespace(l gwv1.Listener, gwNS, routeNS string, selectorMatches func(*metav1.LabelSelector) bool) bool {
 	from := gwv1.NamespacesFromSame
 	var sel *metav1.LabelSelector
 	if l.AllowedRoutes != nil && l.AllowedRoutes.Namespaces != nil {
@@ -309,14 +321,7 @@ func allowsNamespace(l gwv1.Listener, gwNS, routeNS string, nsLabels map[string]
 	case gwv1.NamespacesFromAll:
 		return true
 	case gwv1.NamespacesFromSelector:
-		if sel == nil {
-			return false
-		}
-		s, err := metav1.LabelSelectorAsSelector(sel)
-		if err != nil {
-			return false
-		}
-		return s.Matches(labels.Set(nsLabels[routeNS]))
+		return sel != nil && selectorMatches(sel)
 	default:
 		return gwNS == routeNS
 	}

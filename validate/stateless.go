@@ -12,7 +12,7 @@ import (
 	"github.com/precedent-dev/precedent/policy"
 )
 
-// Stateless checks one policy on its own. viewErrs are the errors found while reading it.
+// Stateless checks one policy on its own (the errors found reading it come from policy.View).
 func Stateless(p *policy.Policy, s config.Settings, cond *cel.Evaluator) field.ErrorList {
 	var errs field.ErrorList
 	errs = append(errs, targets(p)...)

@@ -15,18 +15,12 @@ import (
 	"github.com/precedent-dev/precedent/validate"
 )
 
-// accessSettings maps the live settings onto the access profile's.
-func accessSettings(s config.Settings) access.Settings {
-	a := s.Access
-	return access.Settings{BackendGroup: a.BackendGroup, BackendKind: a.BackendKind, AllowMixedAuthorization: a.AllowMixedAuthorization, Combine: a.Combine}
-}
-
 // accessPolicy reviews a write of an AccessPolicy or XAccessPolicy: the stateless checks under the
 // live settings (the Backend kind, the mixing switch), then warnings for targets that do not exist
 // and the projection against the other policies of its kind over the Gateway → HTTPRoute → Backend
 // topology (with the live combine mode).
 func (v *Validator) accessPolicy(gk schema.GroupKind, u *unstructured.Unstructured, s config.Settings) admission.Response {
-	as := accessSettings(s)
+	as := s.Access
 	p, errs := access.Parse(u, as)
 	if len(errs) > 0 {
 		return respond(gk, u.GetName(), errs, nil)

@@ -14,10 +14,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/precedent-dev/precedent/cel"
 	"github.com/precedent-dev/precedent/config"
-	"github.com/precedent-dev/precedent/inventory"
-	"github.com/precedent-dev/precedent/mutate"
 	"github.com/precedent-dev/precedent/topology"
 )
 
@@ -57,7 +54,7 @@ func (f *clusterFlags) clientConfig() clientcmd.ClientConfig {
 // loadCluster reads the topology and the managed policies from the cluster with the caller's own
 // credentials (so RBAC decides what they can see). Kinds whose CRD is not installed are skipped.
 // Policies in namespaces the caller cannot list are left out, and a note says so on w.
-func loadCluster(ctx context.Context, f *clusterFlags, s config.Settings, w io.Writer) (*offline, string, error) {
+func loadCluster(ctx context.Context, f *clusterFlags, s config.Settings, w io.Writer) (*input, string, error) {
 	cc := f.clientConfig()
 	rest, err := cc.ClientConfig()
 	if err != nil {
@@ -109,15 +106,6 @@ func loadCluster(ctx context.Context, f *clusterFlags, s config.Settings, w io.W
 			objs = append(objs, &list.Items[i])
 		}
 	}
-	for _, u := range objs {
-		if k, ok := reg.Lookup(u.GroupVersionKind().GroupKind()); ok {
-			mutate.Apply(k, u)
-		}
-	}
-	inv := inventory.Build(reg, objs, nil)
-	cond, err := cel.New(s.CELCostLimit)
-	if err != nil {
-		return nil, "", err
-	}
-	return &offline{settings: s, registry: reg, inv: inv, objects: objs, graph: topology.Build(inv.Topology), cond: cond}, ns, nil
+	in, err := newInput(s, objs, nil)
+	return in, ns, err
 }

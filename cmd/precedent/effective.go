@@ -66,7 +66,7 @@ kubectl: -n/--namespace limits the paths to routes in that namespace, -A shows a
 }
 
 // load reads the files, or the cluster when there are none. ns is the namespace filter ("" = all).
-func load(cmd *cobra.Command, files []string, cf *clusterFlags) (*offline, string, error) {
+func load(cmd *cobra.Command, files []string, cf *clusterFlags) (*input, string, error) {
 	s := config.Defaults()
 	if len(files) > 0 {
 		o, err := loadFiles(files, s)

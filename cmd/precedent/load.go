@@ -17,8 +17,8 @@ import (
 	"github.com/precedent-dev/precedent/topology"
 )
 
-// offline is the input of an offline command: the objects of the files, sorted.
-type offline struct {
+// input is what a command works on: the objects of the files or of the cluster, sorted.
+type input struct {
 	settings config.Settings
 	registry *policy.Registry
 	inv      *inventory.Inventory
@@ -29,7 +29,7 @@ type offline struct {
 
 // loadFiles reads the files, applies the static defaults the API server would apply, and builds the
 // topology. Any unreadable input is an exit-2 error.
-func loadFiles(paths []string, s config.Settings) (*offline, error) {
+func loadFiles(paths []string, s config.Settings) (*input, error) {
 	if len(paths) == 0 {
 		return nil, &exitError{code: 2, err: errors.New("no input: give one or more -f FILE|DIR")}
 	}
@@ -56,13 +56,20 @@ func loadFiles(paths []string, s config.Settings) (*offline, error) {
 		us = append(us, o.Unstructured)
 		srcs = append(srcs, fmt.Sprintf("%s: document %d", o.File, o.Index))
 	}
+	return newInput(s, us, srcs)
+}
+
+// newInput applies the static defaults the API server would apply (for configured kinds whose
+// schema lacks them), sorts the objects and builds the topology. Unconvertible Gateway API objects
+// are an exit-2 error.
+func newInput(s config.Settings, objs []*unstructured.Unstructured, srcs []string) (*input, error) {
 	reg := s.Registry()
-	for _, u := range us {
+	for _, u := range objs {
 		if k, ok := reg.Lookup(u.GroupVersionKind().GroupKind()); ok {
 			mutate.Apply(k, u)
 		}
 	}
-	inv := inventory.Build(reg, us, srcs)
+	inv := inventory.Build(reg, objs, srcs)
 	if len(inv.Problems) > 0 {
 		return nil, &exitError{code: 2, err: errors.Join(inv.Problems...)}
 	}
@@ -70,16 +77,16 @@ func loadFiles(paths []string, s config.Settings) (*offline, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &offline{settings: s, registry: reg, inv: inv, objects: us, graph: topology.Build(inv.Topology), cond: cond}, nil
+	return &input{settings: s, registry: reg, inv: inv, objects: objs, graph: topology.Build(inv.Topology), cond: cond}, nil
 }
 
 // snapshot returns the snapshot of one kind over every policy of that kind that could be read.
-func (o *offline) snapshot(k policy.Kind) *effective.Snapshot {
+func (o *input) snapshot(k policy.Kind) *effective.Snapshot {
 	return effective.NewSnapshot(k, o.graph, o.inv.Views(k), o.cond)
 }
 
 // noteUnnamed says which route rules got generated names.
-func (o *offline) noteUnnamed(w io.Writer) {
+func (o *input) noteUnnamed(w io.Writer) {
 	for _, t := range sortedRouteTargets(o.graph) {
 		r := o.graph.Routes[t]
 		for _, n := range r.Unnamed {

@@ -17,7 +17,7 @@ func init() { subcommands = append(subcommands, newValidateCmd) }
 
 // profileCheck checks the objects of another profile (access, mesh) in the input; each returns
 // lines already in the contract format.
-type profileCheck func(o *offline) (errs, warns []string)
+type profileCheck func(o *input) (errs, warns []string)
 
 // profileChecks are registered by the files of the other profiles.
 var profileChecks []profileCheck
@@ -57,7 +57,7 @@ with "Warning: ". Exit status 1 if any error, 2 if a file cannot be read or pars
 
 // validate runs the webhook's review over every policy of every managed kind in the input, each
 // against the topology and the other policies of its kind.
-func (o *offline) validate() (errs, warns []string) {
+func (o *input) validate() (errs, warns []string) {
 	for _, k := range o.registry.Kinds() {
 		items := o.inv.Items(k)
 		if len(items) == 0 {

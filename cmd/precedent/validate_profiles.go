@@ -12,16 +12,10 @@ import (
 
 func init() { profileChecks = append(profileChecks, validateAccess, validateMesh) }
 
-// accessSettings maps the live settings onto the access profile's.
-func accessSettings(o *offline) access.Settings {
-	a := o.settings.Access
-	return access.Settings{BackendGroup: a.BackendGroup, BackendKind: a.BackendKind, AllowMixedAuthorization: a.AllowMixedAuthorization, Combine: a.Combine}
-}
-
 // validateAccess checks every AccessPolicy (and XAccessPolicy) of the input, and projects each
 // write against the other access policies and the Gateway → route → Backend topology of the input.
-func validateAccess(o *offline) (errs, warns []string) {
-	s := accessSettings(o)
+func validateAccess(o *input) (errs, warns []string) {
+	s := o.settings.Access
 	var objs []*unstructured.Unstructured
 	var valid []access.Policy
 	for _, u := range o.objects {
@@ -58,7 +52,7 @@ func isMeshPolicy(gk schema.GroupKind) bool {
 
 // validateMesh checks every mesh policy of the input and reports elements that can never take
 // effect for any Dataplane of the input.
-func validateMesh(o *offline) (errs, warns []string) {
+func validateMesh(o *input) (errs, warns []string) {
 	var policies []mesh.Policy
 	var objs []*unstructured.Unstructured
 	var dataplanes []mesh.Dataplane

@@ -70,3 +70,25 @@ func TestEval(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkEval evaluates a typical when condition on a bare form of three rules, with the cost limit
+// in force.
+func BenchmarkEval(b *testing.B) {
+	e, err := New(0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rate := func(n int64) map[string]interface{} {
+		return map[string]interface{}{"rates": []interface{}{map[string]interface{}{"limit": n, "window": "1m"}}}
+	}
+	self := map[string]interface{}{"limits": map[string]interface{}{"global": rate(1000), "per-user": rate(20), "expensive": rate(50)}}
+	const expr = "has(self.limits.expensive) && self.limits.expensive.rates[0].limit > 10"
+	if ok, err := e.Eval(expr, self); !ok || err != nil {
+		b.Fatalf("Eval = %v, %v", ok, err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_, _ = e.Eval(expr, self)
+	}
+}

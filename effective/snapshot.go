@@ -23,22 +23,46 @@ type Snapshot struct {
 	byTarget map[topology.Target][]*policy.Policy
 	byRef    map[policy.Ref]*policy.Policy
 
-	// overlay: one policy written (or removed) on top of the index.
+	// overlay: one policy written (or removed) on top of the index. overlayAt holds the policies of
+	// each target the overlay changes (the written policy's targets and its earlier version's), made
+	// once per view.
 	overlayRef policy.Ref
 	overlay    *policy.Policy // nil with hasOverlay: removed
 	hasOverlay bool
+	overlayAt  map[topology.Target][]*policy.Policy
 
 	// results memoizes folds by the policies that reach a path (see foldKey): a fold depends on
 	// nothing else, so paths with the same policies (the rules of a route without rule-level
 	// policies, the routes of a Gateway that have no policies of their own) share one fold, and a
 	// snapshot, being immutable, folds each set once. Views made by With/Without get their own
 	// (per-request) memo, since the written policy changes the results.
-	results *sync.Map // foldKey → Result
+	results *memo
+}
+
+// memo maps fold keys to results; safe for concurrent use.
+type memo struct {
+	mu sync.RWMutex
+	m  map[string]Result
+}
+
+func newMemo() *memo { return &memo{m: map[string]Result{}} }
+
+func (m *memo) load(key []byte) (Result, bool) {
+	m.mu.RLock()
+	r, ok := m.m[string(key)] // no allocation: the conversion is only a lookup
+	m.mu.RUnlock()
+	return r, ok
+}
+
+func (m *memo) store(key []byte, r Result) {
+	m.mu.Lock()
+	m.m[string(key)] = r
+	m.mu.Unlock()
 }
 
 // NewSnapshot indexes policies (of kind k) over graph.
 func NewSnapshot(k policy.Kind, graph *topology.Graph, policies []*policy.Policy, cond *cel.Evaluator) *Snapshot {
-	s := &Snapshot{Kind: k, Graph: graph, Cond: cond, byTarget: map[topology.Target][]*policy.Policy{}, byRef: map[policy.Ref]*policy.Policy{}, results: &sync.Map{}}
+	s := &Snapshot{Kind: k, Graph: graph, Cond: cond, byTarget: map[topology.Target][]*policy.Policy{}, byRef: map[policy.Ref]*policy.Policy{}, results: newMemo()}
 	for _, p := range policies {
 		s.byRef[p.Ref] = p
 		for _, t := range TargetsOf(p) {
@@ -75,18 +99,54 @@ func TargetsOf(p *policy.Policy) []topology.Target {
 
 // With returns a view in which p is written (created or replaced by namespace/name).
 func (s *Snapshot) With(p *policy.Policy) *Snapshot {
-	c := *s
-	c.overlayRef, c.overlay, c.hasOverlay = p.Ref, p, true
-	c.results = &sync.Map{}
-	return &c
+	return s.view(p.Ref, p)
 }
 
 // Without returns a view in which the policy ref is removed.
 func (s *Snapshot) Without(ref policy.Ref) *Snapshot {
+	return s.view(ref, nil)
+}
+
+// view makes the view with ref written as p (nil: removed) over s's index, precomputing the policies
+// of the targets that change, so At stays a lookup.
+func (s *Snapshot) view(ref policy.Ref, p *policy.Policy) *Snapshot {
 	c := *s
-	c.overlayRef, c.overlay, c.hasOverlay = ref, nil, true
-	c.results = &sync.Map{}
+	c.overlayRef, c.overlay, c.hasOverlay = ref, p, true
+	c.results = newMemo()
+	c.overlayAt = map[topology.Target][]*policy.Policy{}
+	var changed []topology.Target
+	if old, ok := s.byRef[ref]; ok {
+		changed = TargetsOf(old)
+	}
+	if p != nil {
+		changed = append(changed, TargetsOf(p)...)
+	}
+	for _, t := range changed {
+		if _, done := c.overlayAt[t]; done {
+			continue
+		}
+		var out []*policy.Policy
+		for _, q := range s.byTarget[t] {
+			if q.Ref != ref {
+				out = append(out, q)
+			}
+		}
+		if p != nil && targets(p, t) {
+			out = append(out, p)
+			sort.Slice(out, func(i, j int) bool { return policy.Less(out[i], out[j]) })
+		}
+		c.overlayAt[t] = out
+	}
 	return &c
+}
+
+func targets(p *policy.Policy, t topology.Target) bool {
+	for _, pt := range TargetsOf(p) {
+		if pt == t {
+			return true
+		}
+	}
+	return false
 }
 
 // Policy returns the policy with ref in this view.
@@ -114,28 +174,15 @@ func (s *Snapshot) Policies() []*policy.Policy {
 	return out
 }
 
-// At returns the policies attached to a target in this view, in precedence order.
+// At returns the policies attached to a target in this view, in precedence order. The slice is
+// shared: callers must not modify it.
 func (s *Snapshot) At(t topology.Target) []*policy.Policy {
-	base := s.byTarget[t]
-	if !s.hasOverlay {
-		return base
-	}
-	var out []*policy.Policy
-	for _, p := range base {
-		if p.Ref != s.overlayRef {
-			out = append(out, p)
+	if s.hasOverlay {
+		if ps, ok := s.overlayAt[t]; ok {
+			return ps
 		}
 	}
-	if s.overlay != nil {
-		for _, ot := range TargetsOf(s.overlay) {
-			if ot == t {
-				out = append(out, s.overlay)
-				sort.Slice(out, func(i, j int) bool { return policy.Less(out[i], out[j]) })
-				break
-			}
-		}
-	}
-	return out
+	return s.byTarget[t]
 }
 
 // PathsOf returns the indexes of the paths that a policy's targets reach, sorted, without duplicates.
@@ -156,9 +203,9 @@ func (s *Snapshot) PathsOf(p *policy.Policy) []int {
 
 // Levels returns the levels of one path, most specific first, with the policies at each.
 func (s *Snapshot) Levels(path topology.Path) []LeveledPolicies {
-	ts := path.Targets()
-	out := make([]LeveledPolicies, 0, len(ts))
-	for i := len(ts) - 1; i >= 0; i-- {
+	ts, n := path.LevelTargets()
+	out := make([]LeveledPolicies, 0, n)
+	for i := n - 1; i >= 0; i-- {
 		ps := s.At(ts[i].Target)
 		if len(ps) == 0 {
 			continue
@@ -177,16 +224,16 @@ type LeveledPolicies struct {
 
 // Compute folds the effective policy of one path. The result is shared: callers must not modify it.
 func (s *Snapshot) Compute(path topology.Path) Result {
-	lv := s.Levels(path)
 	if s.results == nil {
-		return s.fold(lv)
+		return s.fold(s.Levels(path))
 	}
-	key := foldKey(lv)
-	if r, ok := s.results.Load(key); ok {
-		return r.(Result)
+	var buf [256]byte
+	key := s.foldKey(buf[:0], path)
+	if r, ok := s.results.load(key); ok {
+		return r
 	}
-	r := s.fold(lv)
-	s.results.Store(key, r)
+	r := s.fold(s.Levels(path))
+	s.results.store(key, r)
 	return r
 }
 
@@ -198,14 +245,19 @@ func (s *Snapshot) fold(lv []LeveledPolicies) Result {
 	return Fold(s.Kind, levels, s.Cond)
 }
 
-// foldKey identifies the input of a fold: the policies of each level, by identity, in order.
-func foldKey(lv []LeveledPolicies) string {
-	b := make([]byte, 0, 8*(len(lv)*3))
-	for _, l := range lv {
-		b = binary.LittleEndian.AppendUint64(b, ^uint64(l.Level))
-		for _, p := range l.Policies {
+// foldKey appends to b what identifies the input of a path's fold: the policies of each level, by
+// identity, in order (the levels Levels returns, without building them).
+func (s *Snapshot) foldKey(b []byte, path topology.Path) []byte {
+	ts, n := path.LevelTargets()
+	for i := n - 1; i >= 0; i-- {
+		ps := s.At(ts[i].Target)
+		if len(ps) == 0 {
+			continue
+		}
+		b = binary.LittleEndian.AppendUint64(b, ^uint64(ts[i].Level))
+		for _, p := range ps {
 			b = binary.LittleEndian.AppendUint64(b, uint64(uintptr(unsafe.Pointer(p))))
 		}
 	}
-	return string(b)
+	return b
 }

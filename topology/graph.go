@@ -70,17 +70,22 @@ type Path struct {
 
 // Targets lists what a policy may target to reach this path, least specific first, with its level.
 func (p Path) Targets() []LeveledTarget {
-	out := []LeveledTarget{
-		{LevelGatewayClass, Target{Kind: "GatewayClass", Name: p.Class}},
-		{LevelGateway, Target{Kind: "Gateway", Namespace: p.Gateway.Namespace, Name: p.Gateway.Name}},
-		{LevelListener, Target{Kind: "Gateway", Namespace: p.Gateway.Namespace, Name: p.Gateway.Name, Section: p.Listener}},
+	ts, n := p.LevelTargets()
+	return ts[:n:n]
+}
+
+// LevelTargets is Targets without an allocation: the first n entries of the array are the targets
+// (3 for a Gateway listener path, 5 for a route rule path).
+func (p Path) LevelTargets() (ts [5]LeveledTarget, n int) {
+	ts[0] = LeveledTarget{LevelGatewayClass, Target{Kind: "GatewayClass", Name: p.Class}}
+	ts[1] = LeveledTarget{LevelGateway, Target{Kind: "Gateway", Namespace: p.Gateway.Namespace, Name: p.Gateway.Name}}
+	ts[2] = LeveledTarget{LevelListener, Target{Kind: "Gateway", Namespace: p.Gateway.Namespace, Name: p.Gateway.Name, Section: p.Listener}}
+	if p.RouteKind == "" {
+		return ts, 3
 	}
-	if p.RouteKind != "" {
-		out = append(out,
-			LeveledTarget{LevelRoute, Target{Kind: p.RouteKind, Namespace: p.Route.Namespace, Name: p.Route.Name}},
-			LeveledTarget{LevelRule, Target{Kind: p.RouteKind, Namespace: p.Route.Namespace, Name: p.Route.Name, Section: p.Rule}})
-	}
-	return out
+	ts[3] = LeveledTarget{LevelRoute, Target{Kind: p.RouteKind, Namespace: p.Route.Namespace, Name: p.Route.Name}}
+	ts[4] = LeveledTarget{LevelRule, Target{Kind: p.RouteKind, Namespace: p.Route.Namespace, Name: p.Route.Name, Section: p.Rule}}
+	return ts, 5
 }
 
 // LeveledTarget is a target and its level in the hierarchy.

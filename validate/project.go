@@ -41,7 +41,7 @@ func Project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy)
 		w.targets(after, written)
 	}
 	unsetUsed := map[string]bool{}
-	changedRoutes := map[string]bool{}
+	changedRoutes := map[topology.Key]bool{}
 	// The summary of changed routes is given for Gateway-level writes and for deletes only.
 	countChanges := written == nil || isHighLevel(written)
 	old, hadOld := before.Policy(ref)
@@ -52,17 +52,44 @@ func Project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy)
 	if hadOld && written != nil {
 		edited = editedRules(old, written)
 	}
+	// Paths with the same folds before and after (memoized folds are shared, so the identity of their
+	// rule maps tells) have the same warnings and the same change: each pair is looked at once.
+	type outcome struct {
+		msgs    []string
+		changed bool
+	}
+	outcomes := map[[2]uintptr]*outcome{}
 	for _, i := range idx {
 		path := after.Graph.Paths[i]
 		ra := after.Compute(path)
-		where := describe(path)
-		if written != nil {
-			for _, ev := range ra.Events {
-				w.event(ev, ref, where, written.Kind, unsetUsed)
+		compare := countChanges && path.RouteKind != ""
+		var rb effective.Result
+		key := [2]uintptr{mapID(ra.Rules)}
+		if compare {
+			rb = before.Compute(path)
+			key[1] = mapID(rb.Rules)
+		}
+		o, ok := outcomes[key]
+		if !ok {
+			o = &outcome{}
+			if written != nil {
+				for _, ev := range ra.Events {
+					if msg := w.event(ev, ref, written.Kind, unsetUsed); msg != "" {
+						o.msgs = append(o.msgs, msg)
+					}
+				}
+			}
+			o.changed = compare && !sameRules(rb.Rules, ra.Rules, ref, edited)
+			outcomes[key] = o
+		}
+		if len(o.msgs) > 0 {
+			where := describe(path)
+			for _, msg := range o.msgs {
+				w.addAt(msg, where)
 			}
 		}
-		if countChanges && path.RouteKind != "" && !changedRoutes[path.Route.String()] && !sameRules(before.Compute(path).Rules, ra.Rules, ref, edited) {
-			changedRoutes[path.Route.String()] = true
+		if o.changed {
+			changedRoutes[path.Route] = true
 		}
 	}
 	if written != nil {
@@ -276,17 +303,19 @@ type eventKey struct {
 	msg   string
 }
 
-func (w *warnings) event(ev effective.Event, ref policy.Ref, where string, k policy.Kind, unsetUsed map[string]bool) {
+// event returns the warning (a format with one %s for the place) an event of a fold gives about
+// the write of ref, or "" for none; an unset of ref that took effect is recorded in unsetUsed.
+func (w *warnings) event(ev effective.Event, ref policy.Ref, k policy.Kind, unsetUsed map[string]bool) string {
 	if ev.Policy != ref && (ev.Other == nil || *ev.Other != ref) {
-		return // neither side is the written policy: nothing to say about this write
+		return "" // neither side is the written policy: nothing to say about this write
+	}
+	if ev.Type == effective.Unset && ev.Other != nil && *ev.Other == ref {
+		unsetUsed[ev.Rule] = true
+		return ""
 	}
 	key := eventKey{t: ev.Type, rule: ev.Rule, block: ev.Block, pol: ev.Policy, msg: ev.Message}
 	if ev.Other != nil {
 		key.other = *ev.Other
-	}
-	if ev.Type == effective.Unset && ev.Other != nil && *ev.Other == ref {
-		unsetUsed[ev.Rule] = true
-		return
 	}
 	if w.formatted == nil {
 		w.formatted = map[eventKey]string{}
@@ -296,10 +325,11 @@ func (w *warnings) event(ev effective.Event, ref policy.Ref, where string, k pol
 		msg = w.format(ev, ref, k)
 		w.formatted[key] = msg
 	}
-	if msg != "" {
-		w.addAt(msg, where)
-	}
+	return msg
 }
+
+// mapID is the identity of a map.
+func mapID(m map[string]effective.Entry) uintptr { return reflect.ValueOf(m).Pointer() }
 
 // format renders the warning of one event ("" when the event warrants none); %s stands for the place.
 func (w *warnings) format(ev effective.Event, ref policy.Ref, k policy.Kind) string {

@@ -103,6 +103,15 @@ const mutateCondition = `has(object.spec) && ((has(object.spec.defaults) && !has
 // mutating webhook, which defaults it to the policy's namespace.
 const accessCondition = `has(object.spec) && has(object.spec.rules) && object.spec.rules.exists(r, has(r.source) && has(r.source.serviceAccount) && !has(r.source.serviceAccount.namespace))`
 
+// NeedsDefaulting reports whether writes of kind k may need the mutating webhook's strategy
+// default: a defaults-overrides kind whose CRD is not one of Precedent's. The shipped CRDs default
+// `strategy` in their schema, which the API server applies before admission, so registering the
+// mutating webhook for them would only make the API server evaluate its matchConditions on every
+// write (about 65 µs measured by `make bench-admission`) for a call that never happens.
+func NeedsDefaulting(k policy.Kind) bool {
+	return k.Profile == policy.ProfileDefaultsOverrides && k.GVK.Group != policy.Group
+}
+
 // Configurations builds the webhook configurations for kinds (plus the shipped access and mesh
 // kinds, kube-agentic-networking's XAccessPolicy and PrecedentConfig): admission review v1, no side effects, 5 s, failing closed.
 func Configurations(kinds []policy.Kind, cc ClientConfig) (*admissionregistrationv1.MutatingWebhookConfiguration, *admissionregistrationv1.ValidatingWebhookConfiguration) {
@@ -111,7 +120,7 @@ func Configurations(kinds []policy.Kind, cc ClientConfig) (*admissionregistratio
 	cu := cud[:2]
 	for _, k := range kinds {
 		policyRules = append(policyRules, rule(k.GVK.Group, k.GVK.Version, Plural(k.GVK.Kind), cud, admissionregistrationv1.NamespacedScope))
-		if k.Profile == policy.ProfileDefaultsOverrides {
+		if NeedsDefaulting(k) {
 			defaultRules = append(defaultRules, rule(k.GVK.Group, k.GVK.Version, Plural(k.GVK.Kind), cu, admissionregistrationv1.NamespacedScope))
 		}
 	}

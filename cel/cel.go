@@ -30,6 +30,7 @@ type Evaluator struct {
 
 	mu    sync.Mutex
 	cache map[string]*compiled
+	reads map[readsKey]reads // Reads' answers
 }
 
 type compiled struct {
@@ -64,7 +65,7 @@ func New(costLimit uint64) (*Evaluator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building the CEL environment: %w", err)
 	}
-	return &Evaluator{env: env, costLimit: costLimit, cache: map[string]*compiled{}}, nil
+	return &Evaluator{env: env, costLimit: costLimit, cache: map[string]*compiled{}, reads: map[readsKey]reads{}}, nil
 }
 
 // CostLimit returns the evaluator's cost limit.

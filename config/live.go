@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+
+	"github.com/precedent-dev/precedent/policy"
 )
 
 // GVK is the PrecedentConfig kind; Name is the name of the one object that is read.
@@ -30,18 +32,30 @@ type Live struct {
 
 type state struct {
 	settings        Settings
+	registry        *policy.Registry // settings.Registry(), made once per settings
 	resourceVersion string
+}
+
+func newState(s Settings, resourceVersion string) *state {
+	return &state{settings: s, registry: s.Registry(), resourceVersion: resourceVersion}
 }
 
 // NewLive returns settings in force s until a PrecedentConfig is seen.
 func NewLive(s Settings, log logr.Logger) *Live {
 	l := &Live{log: log}
-	l.cur.Store(&state{settings: s})
+	l.cur.Store(newState(s, ""))
 	return l
 }
 
 // Current returns the settings in force.
 func (l *Live) Current() Settings { return l.cur.Load().settings }
+
+// CurrentRegistry returns the settings in force and their registry of managed kinds, built once per
+// settings rather than once per admission.
+func (l *Live) CurrentRegistry() (Settings, *policy.Registry) {
+	st := l.cur.Load()
+	return st.settings, st.registry
+}
 
 // ResourceVersion is the resourceVersion of the PrecedentConfig the settings in force were read
 // from ("" for the defaults), so callers can tell that a write has been observed.
@@ -86,7 +100,7 @@ func (l *Live) Watch(ctx context.Context, c cache.Informers) error {
 				obj = d.Obj
 			}
 			if u, ok := obj.(*unstructured.Unstructured); ok && u.GetName() == Name {
-				l.cur.Store(&state{settings: Defaults()})
+				l.cur.Store(newState(Defaults(), ""))
 				l.log.Info("settings reset to defaults: PrecedentConfig deleted", "settings", Defaults().String())
 			}
 		},
@@ -108,6 +122,6 @@ func (l *Live) observe(obj interface{}) {
 			"resourceVersion", u.GetResourceVersion(), "settings", l.Current().String())
 		return
 	}
-	l.cur.Store(&state{settings: s, resourceVersion: u.GetResourceVersion()})
+	l.cur.Store(newState(s, u.GetResourceVersion()))
 	l.log.Info("settings changed", "resourceVersion", u.GetResourceVersion(), "settings", s.String())
 }

@@ -47,4 +47,6 @@ type Entry struct {
 	Source policy.Ref
 	// Block is "defaults", "overrides" or "rules".
 	Block string
+
+	src *policy.Ref // &Source of the policy itself (immutable), for events to point at without a copy
 }

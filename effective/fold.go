@@ -21,6 +21,7 @@ type Result struct {
 type folder struct {
 	kind   policy.Kind
 	cond   *cel.Evaluator
+	memo   *condMemo // nil: conditions are evaluated every time
 	ep     map[string]Entry
 	unset  map[string]policy.Ref // rule id → the most specific policy that unsets it
 	events []Event
@@ -33,7 +34,24 @@ type folder struct {
 // precedence order, so the oldest policy's override, applied last, wins. The unset lists of a level
 // apply to the levels above it. cond evaluates when conditions (nil: conditions are ignored).
 func Fold(kind policy.Kind, levels []Level, cond *cel.Evaluator) Result {
-	f := &folder{kind: kind, cond: cond, ep: map[string]Entry{}, unset: map[string]policy.Ref{}}
+	return fold(kind, levels, cond, nil)
+}
+
+// fold is Fold with a memo of condition outcomes.
+func fold(kind policy.Kind, levels []Level, cond *cel.Evaluator, memo *condMemo) Result {
+	n, rules := 0, 0
+	for _, lvl := range levels {
+		n += len(lvl.Policies)
+		for _, p := range lvl.Policies {
+			if b := p.DefaultsBlock(); b != nil {
+				rules += len(b.Rules)
+			}
+			if p.Overrides != nil {
+				rules += len(p.Overrides.Rules)
+			}
+		}
+	}
+	f := &folder{kind: kind, cond: cond, memo: memo, ep: make(map[string]Entry, rules), events: make([]Event, 0, 4*n)}
 	for _, lvl := range levels {
 		for _, p := range lvl.Policies {
 			if b := p.DefaultsBlock(); b != nil {
@@ -48,6 +66,9 @@ func Fold(kind policy.Kind, levels []Level, cond *cel.Evaluator) Result {
 		}
 		for _, p := range lvl.Policies {
 			for _, id := range p.Unset {
+				if f.unset == nil {
+					f.unset = map[string]policy.Ref{}
+				}
 				if _, ok := f.unset[id]; !ok {
 					f.unset[id] = p.Ref
 				}
@@ -76,11 +97,7 @@ func (f *folder) applies(p *policy.Policy, b *policy.Block, block string) bool {
 	if b.When == "" || f.cond == nil {
 		return true
 	}
-	rules := make(map[string]interface{}, len(f.ep))
-	for id, e := range f.ep {
-		rules[id] = e.Body
-	}
-	ok, err := f.cond.Eval(b.When, policy.BareForm(f.kind, rules))
+	ok, err := f.eval(b.When)
 	if err != nil {
 		f.events = append(f.events, Event{Type: ConditionError, Policy: p.Ref, Block: block, Message: err.Error()})
 		return false
@@ -91,25 +108,72 @@ func (f *folder) applies(p *policy.Policy, b *policy.Block, block string) bool {
 	return ok
 }
 
+// eval evaluates a when condition on the effective policy so far, through the memo when there is
+// one and the condition reads only named rules.
+func (f *folder) eval(expr string) (bool, error) {
+	if f.memo == nil {
+		return f.cond.Eval(expr, f.bareForm())
+	}
+	key, keep, ok := f.condKey(expr)
+	if !ok {
+		return f.cond.Eval(expr, f.bareForm())
+	}
+	if r, hit := f.memo.load(key); hit {
+		return r.ok, r.err
+	}
+	res, err := f.cond.Eval(expr, f.bareForm())
+	f.memo.store(key, condResult{ok: res, err: err, keep: keep})
+	return res, err
+}
+
+// bareForm is the effective policy so far in the shape of a policy's spec, what `when` reads as self.
+func (f *folder) bareForm() map[string]interface{} {
+	rules := make(map[string]interface{}, len(f.ep))
+	for id, e := range f.ep {
+		rules[id] = e.Body
+	}
+	if f.kind.Profile != policy.ProfileGEP713 && len(f.kind.Sections) == 0 {
+		return map[string]interface{}{f.kind.RulesField: rules} // what BareForm builds, without a second copy
+	}
+	return policy.BareForm(f.kind, rules)
+}
+
+// entry is the effective-policy entry of rule id of block b of p.
+func entry(p *policy.Policy, b *policy.Block, block, id string) Entry {
+	return Entry{Body: b.Rules[id], Source: p.Ref, Block: block, src: &p.Ref}
+}
+
+// source is a pointer to the Source of e, for an event's Other.
+func source(e Entry) *policy.Ref {
+	if e.src != nil {
+		return e.src
+	}
+	src := e.Source
+	return &src
+}
+
 func (f *folder) defaults(p *policy.Policy, b *policy.Block) {
 	block := blockName(p, b)
 	if !f.applies(p, b, block) {
 		return
 	}
-	ids := sortedIDs(b.Rules)
+	ids := b.IDs()
 	// Drop what lower policies unset.
-	kept := ids[:0:0]
-	for _, id := range ids {
-		if by, ok := f.unset[id]; ok {
-			by := by
-			f.emit(Unset, p, block, id, &by)
-			continue
+	kept := ids
+	if len(f.unset) > 0 {
+		kept = make([]string, 0, len(ids))
+		for _, id := range ids {
+			if by, ok := f.unset[id]; ok {
+				by := by
+				f.emit(Unset, p, block, id, &by)
+				continue
+			}
+			kept = append(kept, id)
 		}
-		kept = append(kept, id)
 	}
 	if len(f.ep) == 0 {
 		for _, id := range kept {
-			f.ep[id] = Entry{Body: b.Rules[id], Source: p.Ref, Block: block}
+			f.ep[id] = entry(p, b, block, id)
 			f.emit(Added, p, block, id, nil)
 		}
 		return
@@ -124,11 +188,10 @@ func (f *folder) defaults(p *policy.Policy, b *policy.Block) {
 	}
 	for _, id := range kept {
 		if cur, ok := f.ep[id]; ok {
-			src := cur.Source
-			f.emit(Kept, p, block, id, &src)
+			f.emit(Kept, p, block, id, source(cur))
 			continue
 		}
-		f.ep[id] = Entry{Body: b.Rules[id], Source: p.Ref, Block: block}
+		f.ep[id] = entry(p, b, block, id)
 		f.emit(Added, p, block, id, nil)
 	}
 }
@@ -142,15 +205,14 @@ func (f *folder) overrides(p *policy.Policy, b *policy.Block) {
 	if b.When != "" {
 		replaceType = Clipped
 	}
-	ids := sortedIDs(b.Rules)
+	ids := b.IDs()
 	if b.Strategy != policy.StrategyMerge {
 		// Atomic: the effective policy becomes this block, whole.
 		for _, id := range sortedIDs(entryBodies(f.ep)) {
 			if _, ok := b.Rules[id]; ok {
 				continue
 			}
-			src := f.ep[id].Source
-			f.emit(replaceType, p, block, id, &src)
+			f.emit(replaceType, p, block, id, source(f.ep[id]))
 		}
 		old := f.ep
 		f.ep = make(map[string]Entry, len(b.Rules))
@@ -166,8 +228,7 @@ func (f *folder) overrides(p *policy.Policy, b *policy.Block) {
 
 func (f *folder) set(p *policy.Policy, b *policy.Block, id string, old map[string]Entry, replaceType EventType) {
 	if cur, ok := old[id]; ok && cur.Source != p.Ref {
-		src := cur.Source
-		f.emit(replaceType, p, "overrides", id, &src)
+		f.emit(replaceType, p, "overrides", id, source(cur))
 	} else if !ok {
 		f.emit(Added, p, "overrides", id, nil)
 	}
@@ -175,5 +236,5 @@ func (f *folder) set(p *policy.Policy, b *policy.Block, id string, old map[strin
 		by := by
 		f.emit(UnsetIneffective, p, "overrides", id, &by)
 	}
-	f.ep[id] = Entry{Body: b.Rules[id], Source: p.Ref, Block: "overrides"}
+	f.ep[id] = entry(p, b, "overrides", id)
 }

@@ -2,6 +2,7 @@ package effective
 
 import (
 	"encoding/binary"
+	"slices"
 	"sort"
 	"sync"
 	"unsafe"
@@ -22,6 +23,7 @@ type Snapshot struct {
 
 	byTarget map[topology.Target][]*policy.Policy
 	byRef    map[policy.Ref]*policy.Policy
+	byID     [][]*policy.Policy // byTarget by the graph's target numbers, for per-path lookups
 
 	// overlay: one policy written (or removed) on top of the index. overlayAt holds the policies of
 	// each target the overlay changes (the written policy's targets and its earlier version's), made
@@ -30,6 +32,7 @@ type Snapshot struct {
 	overlay    *policy.Policy // nil with hasOverlay: removed
 	hasOverlay bool
 	overlayAt  map[topology.Target][]*policy.Policy
+	overlayIDs []idPolicies // overlayAt by target number (the targets that lie on paths)
 
 	// results memoizes folds by the policies that reach a path (see foldKey): a fold depends on
 	// nothing else, so paths with the same policies (the rules of a route without rule-level
@@ -37,6 +40,14 @@ type Snapshot struct {
 	// snapshot, being immutable, folds each set once. Views made by With/Without get their own
 	// (per-request) memo, since the written policy changes the results.
 	results *memo
+	// conds memoizes condition outcomes (condmemo.go); a view's reads through to its base's.
+	conds *condMemo
+}
+
+// idPolicies are the policies of one numbered target.
+type idPolicies struct {
+	id       int32
+	policies []*policy.Policy
 }
 
 // memo maps fold keys to results; safe for concurrent use.
@@ -62,16 +73,20 @@ func (m *memo) store(key []byte, r Result) {
 
 // NewSnapshot indexes policies (of kind k) over graph.
 func NewSnapshot(k policy.Kind, graph *topology.Graph, policies []*policy.Policy, cond *cel.Evaluator) *Snapshot {
-	s := &Snapshot{Kind: k, Graph: graph, Cond: cond, byTarget: map[topology.Target][]*policy.Policy{}, byRef: map[policy.Ref]*policy.Policy{}, results: newMemo()}
+	s := &Snapshot{Kind: k, Graph: graph, Cond: cond, byTarget: map[topology.Target][]*policy.Policy{}, byRef: map[policy.Ref]*policy.Policy{}, results: newMemo(), conds: newCondMemo(nil)}
 	for _, p := range policies {
 		s.byRef[p.Ref] = p
 		for _, t := range TargetsOf(p) {
 			s.byTarget[t] = append(s.byTarget[t], p)
 		}
 	}
+	s.byID = make([][]*policy.Policy, graph.TargetIDs())
 	for t := range s.byTarget {
 		ps := s.byTarget[t]
 		sort.Slice(ps, func(i, j int) bool { return policy.Less(ps[i], ps[j]) })
+		if id, ok := graph.TargetID(t); ok {
+			s.byID[id] = ps
+		}
 	}
 	return s
 }
@@ -79,8 +94,7 @@ func NewSnapshot(k policy.Kind, graph *topology.Graph, policies []*policy.Policy
 // TargetsOf maps a policy's target refs (local, in the policy's namespace) to topology targets.
 // References outside the Gateway API group are skipped (validation rejects them).
 func TargetsOf(p *policy.Policy) []topology.Target {
-	var out []topology.Target
-	seen := map[topology.Target]bool{}
+	out := make([]topology.Target, 0, len(p.Targets))
 	for _, r := range p.Targets {
 		if r.Group != topology.Group {
 			continue
@@ -89,8 +103,7 @@ func TargetsOf(p *policy.Policy) []topology.Target {
 		if r.Kind == "GatewayClass" {
 			t.Namespace = ""
 		}
-		if !seen[t] {
-			seen[t] = true
+		if !slices.Contains(out, t) { // a policy has a handful of targets at most
 			out = append(out, t)
 		}
 	}
@@ -113,7 +126,13 @@ func (s *Snapshot) view(ref policy.Ref, p *policy.Policy) *Snapshot {
 	c := *s
 	c.overlayRef, c.overlay, c.hasOverlay = ref, p, true
 	c.results = newMemo()
+	base := s.conds
+	if s.hasOverlay && base != nil {
+		base = base.parent // a view of a view reads through to the base snapshot only
+	}
+	c.conds = newCondMemo(base)
 	c.overlayAt = map[topology.Target][]*policy.Policy{}
+	c.overlayIDs = nil
 	var changed []topology.Target
 	if old, ok := s.byRef[ref]; ok {
 		changed = TargetsOf(old)
@@ -136,6 +155,9 @@ func (s *Snapshot) view(ref policy.Ref, p *policy.Policy) *Snapshot {
 			sort.Slice(out, func(i, j int) bool { return policy.Less(out[i], out[j]) })
 		}
 		c.overlayAt[t] = out
+		if id, ok := s.Graph.TargetID(t); ok {
+			c.overlayIDs = append(c.overlayIDs, idPolicies{id, out})
+		}
 	}
 	return &c
 }
@@ -185,11 +207,28 @@ func (s *Snapshot) At(t topology.Target) []*policy.Policy {
 	return s.byTarget[t]
 }
 
+// atID is At for a numbered target.
+func (s *Snapshot) atID(id int32) []*policy.Policy {
+	if s.hasOverlay {
+		for _, o := range s.overlayIDs {
+			if o.id == id {
+				return o.policies
+			}
+		}
+	}
+	return s.byID[id]
+}
+
 // PathsOf returns the indexes of the paths that a policy's targets reach, sorted, without duplicates.
+// The slice may be the graph's own: callers must not modify it.
 func (s *Snapshot) PathsOf(p *policy.Policy) []int {
+	ts := TargetsOf(p)
+	if len(ts) == 1 {
+		return s.Graph.PathsFor(ts[0]) // already sorted, without duplicates
+	}
 	seen := map[int]bool{}
 	var out []int
-	for _, t := range TargetsOf(p) {
+	for _, t := range ts {
 		for _, i := range s.Graph.PathsFor(t) {
 			if !seen[i] {
 				seen[i] = true
@@ -237,12 +276,38 @@ func (s *Snapshot) Compute(path topology.Path) Result {
 	return r
 }
 
+// ComputePath is Compute for the path with index i in the graph, the fast way: its levels are
+// looked up by target number.
+func (s *Snapshot) ComputePath(i int) Result {
+	path := s.Graph.Paths[i]
+	if s.results == nil {
+		return s.fold(s.Levels(path))
+	}
+	ts, n := path.LevelTargets()
+	ids := s.Graph.PathTargetIDs(i)
+	var buf [256]byte
+	key := buf[:0]
+	for j := n - 1; j >= 0; j-- {
+		ps := s.atID(ids[j])
+		if len(ps) == 0 {
+			continue
+		}
+		key = appendLevel(key, ts[j].Level, ps)
+	}
+	if r, ok := s.results.load(key); ok {
+		return r
+	}
+	r := s.fold(s.Levels(path))
+	s.results.store(key, r)
+	return r
+}
+
 func (s *Snapshot) fold(lv []LeveledPolicies) Result {
 	levels := make([]Level, len(lv))
 	for i, l := range lv {
 		levels[i] = Level{Policies: l.Policies}
 	}
-	return Fold(s.Kind, levels, s.Cond)
+	return fold(s.Kind, levels, s.Cond, s.conds)
 }
 
 // foldKey appends to b what identifies the input of a path's fold: the policies of each level, by
@@ -254,10 +319,16 @@ func (s *Snapshot) foldKey(b []byte, path topology.Path) []byte {
 		if len(ps) == 0 {
 			continue
 		}
-		b = binary.LittleEndian.AppendUint64(b, ^uint64(ts[i].Level))
-		for _, p := range ps {
-			b = binary.LittleEndian.AppendUint64(b, uint64(uintptr(unsafe.Pointer(p))))
-		}
+		b = appendLevel(b, ts[i].Level, ps)
+	}
+	return b
+}
+
+// appendLevel appends one level of a fold key: the level, then its policies by identity.
+func appendLevel(b []byte, l topology.Level, ps []*policy.Policy) []byte {
+	b = binary.LittleEndian.AppendUint64(b, ^uint64(l))
+	for _, p := range ps {
+		b = binary.LittleEndian.AppendUint64(b, uint64(uintptr(unsafe.Pointer(p))))
 	}
 	return b
 }

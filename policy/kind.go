@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -38,6 +39,12 @@ type Kind struct {
 	ConditionField string `json:"conditionField,omitempty"`
 	// TargetKinds are the group/kinds a policy of this kind may target.
 	TargetKinds []schema.GroupKind `json:"targetKinds,omitempty"`
+}
+
+// Equal reports whether two kinds are configured alike.
+func (k Kind) Equal(o Kind) bool {
+	return k.GVK == o.GVK && k.Profile == o.Profile && k.RulesField == o.RulesField &&
+		k.ConditionField == o.ConditionField && slices.Equal(k.Sections, o.Sections) && slices.Equal(k.TargetKinds, o.TargetKinds)
 }
 
 // String is the short name used in messages.

@@ -42,6 +42,16 @@ type Block struct {
 	Strategy string
 	When     string
 	Path     *field.Path
+
+	ids []string // the keys of Rules, sorted, when View made the block
+}
+
+// IDs returns the block's rule ids, sorted. The list is shared: callers must not modify it.
+func (b *Block) IDs() []string {
+	if b.ids != nil && len(b.ids) == len(b.Rules) {
+		return b.ids
+	}
+	return sortedKeys(b.Rules)
 }
 
 // Policy is the typed view of one policy object.
@@ -124,6 +134,11 @@ func View(k Kind, obj *unstructured.Unstructured) (*Policy, field.ErrorList) {
 		errs = append(errs, p.readGEP713(spec)...)
 	default:
 		errs = append(errs, p.readDefaultsOverrides(spec)...)
+	}
+	for _, b := range []*Block{p.Bare, p.Defaults, p.Overrides} {
+		if b != nil {
+			b.ids = sortedKeys(b.Rules) // the fold walks rules in this order, once per path
+		}
 	}
 	return p, errs
 }

@@ -122,14 +122,19 @@ type Graph struct {
 	// Unattached lists routes attached to no Gateway listener.
 	Unattached []Target
 	byTarget   map[Target][]int
+	// targetIDs numbers every target that lies on a path; pathIDs[i] holds the ids of the targets of
+	// Paths[i] in LevelTargets order, so per-path lookups can index slices instead of hashing targets.
+	targetIDs map[Target]int32
+	pathIDs   [][5]int32
 }
 
 // Build computes the paths and indexes. Inputs are not modified.
 func Build(in Input) *Graph {
 	g := &Graph{
-		Gateways: map[Key]*gwv1.Gateway{},
-		Routes:   map[Target]*Route{},
-		byTarget: map[Target][]int{},
+		Gateways:  map[Key]*gwv1.Gateway{},
+		Routes:    map[Target]*Route{},
+		byTarget:  map[Target][]int{},
+		targetIDs: map[Target]int32{},
 	}
 	for i := range in.Gateways {
 		gw := &in.Gateways[i]
@@ -247,10 +252,34 @@ func routeLess(a, b *Route) bool {
 func (g *Graph) add(p Path) {
 	i := len(g.Paths)
 	g.Paths = append(g.Paths, p)
-	for _, lt := range p.Targets() {
-		g.byTarget[lt.Target] = append(g.byTarget[lt.Target], i)
+	ts, n := p.LevelTargets()
+	var ids [5]int32
+	for j := 0; j < n; j++ {
+		t := ts[j].Target
+		g.byTarget[t] = append(g.byTarget[t], i)
+		id, ok := g.targetIDs[t]
+		if !ok {
+			id = int32(len(g.targetIDs))
+			g.targetIDs[t] = id
+		}
+		ids[j] = id
 	}
+	g.pathIDs = append(g.pathIDs, ids)
 }
+
+// TargetID is the number of a target that lies on some path (ok false for any other target).
+// Numbers are dense, from 0 to TargetIDs()-1.
+func (g *Graph) TargetID(t Target) (int32, bool) {
+	id, ok := g.targetIDs[t]
+	return id, ok
+}
+
+// TargetIDs is the count of numbered targets.
+func (g *Graph) TargetIDs() int { return len(g.targetIDs) }
+
+// PathTargetIDs returns the numbers of the targets of path i, in the order of its LevelTargets
+// (the first n entries count, n as LevelTargets returns it).
+func (g *Graph) PathTargetIDs(i int) [5]int32 { return g.pathIDs[i] }
 
 // parentListeners resolves one parentRef of a route to the listeners it attaches to.
 func (g *Graph) parentListeners(r *Route, pr gwv1.ParentReference, nsLabels map[string]map[string]string) (Key, []string) {

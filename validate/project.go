@@ -36,7 +36,7 @@ func Project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy)
 	}
 	sort.Ints(idx)
 
-	w := &warnings{groups: map[string][]string{}}
+	w := &warnings{index: map[string]int{}}
 	if written != nil {
 		w.targets(after, written)
 	}
@@ -55,18 +55,20 @@ func Project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy)
 	// Paths with the same folds before and after (memoized folds are shared, so the identity of their
 	// rule maps tells) have the same warnings and the same change: each pair is looked at once.
 	type outcome struct {
-		msgs    []string
+		msgs    []int // warnings, by their number in w
 		changed bool
 	}
 	outcomes := map[[2]uintptr]*outcome{}
+	var where string
+	var lastRoute topology.Key
 	for _, i := range idx {
 		path := after.Graph.Paths[i]
-		ra := after.Compute(path)
+		ra := after.ComputePath(i)
 		compare := countChanges && path.RouteKind != ""
 		var rb effective.Result
 		key := [2]uintptr{mapID(ra.Rules)}
 		if compare {
-			rb = before.Compute(path)
+			rb = before.ComputePath(i)
 			key[1] = mapID(rb.Rules)
 		}
 		o, ok := outcomes[key]
@@ -75,7 +77,7 @@ func Project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy)
 			if written != nil {
 				for _, ev := range ra.Events {
 					if msg := w.event(ev, ref, written.Kind, unsetUsed); msg != "" {
-						o.msgs = append(o.msgs, msg)
+						o.msgs = append(o.msgs, w.number(msg))
 					}
 				}
 			}
@@ -83,9 +85,11 @@ func Project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy)
 			outcomes[key] = o
 		}
 		if len(o.msgs) > 0 {
-			where := describe(path)
-			for _, msg := range o.msgs {
-				w.addAt(msg, where)
+			if path.RouteKind == "" || path.Route != lastRoute || where == "" {
+				where, lastRoute = describe(path), path.Route // the paths of a route come one after another
+			}
+			for _, n := range o.msgs {
+				w.addAt(n, where)
 			}
 		}
 		if o.changed {
@@ -214,34 +218,42 @@ func sameBody(a, b interface{}) bool {
 
 // warnings groups messages that differ only in where they happen, and keeps first-seen order.
 type warnings struct {
-	order     []string
-	groups    map[string][]string
-	formatted map[eventKey]string
+	order  []string   // messages, numbered by first sight
+	places [][]string // places of each message
+	index  map[string]int
 }
 
-func (w *warnings) add(msg string) { w.addAt(msg, "") }
+func (w *warnings) add(msg string) { w.addAt(w.number(msg), "") }
 
-// addAt records msg (a format with one %s for the place) at a place.
-func (w *warnings) addAt(msg, where string) {
-	places, ok := w.groups[msg]
+// number returns the number of msg (a format with one %s for the place, or a plain message).
+func (w *warnings) number(msg string) int {
+	n, ok := w.index[msg]
 	if !ok {
+		n = len(w.order)
+		w.index[msg] = n
 		w.order = append(w.order, msg)
+		w.places = append(w.places, nil)
 	}
-	if where != "" {
-		for _, p := range places {
-			if p == where {
-				return
-			}
+	return n
+}
+
+// addAt records message number n at a place ("" for none).
+func (w *warnings) addAt(n int, where string) {
+	if where == "" {
+		return
+	}
+	for _, p := range w.places[n] {
+		if p == where {
+			return
 		}
-		places = append(places, where)
 	}
-	w.groups[msg] = places
+	w.places[n] = append(w.places[n], where)
 }
 
 func (w *warnings) list() []string {
 	out := make([]string, 0, len(w.order))
-	for _, msg := range w.order {
-		places := w.groups[msg]
+	for n, msg := range w.order {
+		places := w.places[n]
 		if !strings.Contains(msg, "%s") {
 			out = append(out, msg)
 			continue
@@ -293,16 +305,6 @@ func (w *warnings) targets(s *effective.Snapshot, p *policy.Policy) {
 	}
 }
 
-// eventKey is what a warning's text depends on, so each text is formatted once per write.
-type eventKey struct {
-	t     effective.EventType
-	rule  string
-	block string
-	pol   policy.Ref
-	other policy.Ref
-	msg   string
-}
-
 // event returns the warning (a format with one %s for the place) an event of a fold gives about
 // the write of ref, or "" for none; an unset of ref that took effect is recorded in unsetUsed.
 func (w *warnings) event(ev effective.Event, ref policy.Ref, k policy.Kind, unsetUsed map[string]bool) string {
@@ -313,19 +315,7 @@ func (w *warnings) event(ev effective.Event, ref policy.Ref, k policy.Kind, unse
 		unsetUsed[ev.Rule] = true
 		return ""
 	}
-	key := eventKey{t: ev.Type, rule: ev.Rule, block: ev.Block, pol: ev.Policy, msg: ev.Message}
-	if ev.Other != nil {
-		key.other = *ev.Other
-	}
-	if w.formatted == nil {
-		w.formatted = map[eventKey]string{}
-	}
-	msg, ok := w.formatted[key]
-	if !ok {
-		msg = w.format(ev, ref, k)
-		w.formatted[key] = msg
-	}
-	return msg
+	return w.format(ev, ref, k)
 }
 
 // mapID is the identity of a map.
@@ -339,32 +329,33 @@ func (w *warnings) format(ev effective.Event, ref policy.Ref, k policy.Kind) str
 	}
 	kind := k.GVK.Kind
 	esc := func(s string) string { return strings.ReplaceAll(s, "%", "%%") } // the text is a format for the place
+	// Concatenation, not Sprintf: a Gateway-level write formats a few dozen of these per admission.
 	switch {
 	case ev.Policy == ref:
 		switch ev.Type {
 		case effective.Replaced:
-			return fmt.Sprintf("spec.%s of this policy are replaced by %s %s on %%s", ev.Block, kind, other)
+			return "spec." + ev.Block + " of this policy are replaced by " + kind + " " + esc(other) + " on %s"
 		case effective.Kept:
-			return fmt.Sprintf("default rule %s is replaced by %s %s on %%s", esc(ev.Rule), kind, other)
+			return "default rule " + esc(ev.Rule) + " is replaced by " + kind + " " + esc(other) + " on %s"
 		case effective.Unset:
-			return fmt.Sprintf("default rule %s is unset by %s %s on %%s", esc(ev.Rule), kind, other)
+			return "default rule " + esc(ev.Rule) + " is unset by " + kind + " " + esc(other) + " on %s"
 		case effective.Clipped:
-			return fmt.Sprintf("the constraint in spec.overrides clips rule %s of %s %s on %%s", esc(ev.Rule), kind, other)
+			return "the constraint in spec.overrides clips rule " + esc(ev.Rule) + " of " + kind + " " + esc(other) + " on %s"
 		case effective.Overridden:
-			return fmt.Sprintf("spec.overrides replaces rule %s of %s %s on %%s", esc(ev.Rule), kind, other)
+			return "spec.overrides replaces rule " + esc(ev.Rule) + " of " + kind + " " + esc(other) + " on %s"
 		case effective.UnsetIneffective:
-			return fmt.Sprintf("the override of %s makes the unset in %s %s ineffective on %%s", esc(ev.Rule), kind, other)
+			return "the override of " + esc(ev.Rule) + " makes the unset in " + kind + " " + esc(other) + " ineffective on %s"
 		case effective.ConditionError:
-			return fmt.Sprintf("spec.%s.when does not apply on %%s: %s", ev.Block, esc(ev.Message))
+			return "spec." + ev.Block + ".when does not apply on %s: " + esc(ev.Message)
 		}
 	case ev.Other != nil && *ev.Other == ref:
 		switch ev.Type {
 		case effective.Overridden:
-			return fmt.Sprintf("rule %s on %%s is overridden by %s %s", esc(ev.Rule), kind, other0(ev))
+			return "rule " + esc(ev.Rule) + " on %s is overridden by " + kind + " " + esc(other0(ev))
 		case effective.Clipped:
-			return fmt.Sprintf("rule %s on %%s is clipped by the constraint of %s %s", esc(ev.Rule), kind, other0(ev))
+			return "rule " + esc(ev.Rule) + " on %s is clipped by the constraint of " + kind + " " + esc(other0(ev))
 		case effective.UnsetIneffective:
-			return fmt.Sprintf("spec.unset of %s has no effect on %%s: %s %s overrides it", esc(ev.Rule), kind, other0(ev))
+			return "spec.unset of " + esc(ev.Rule) + " has no effect on %s: " + kind + " " + esc(other0(ev)) + " overrides it"
 		}
 	}
 	return ""

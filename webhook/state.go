@@ -3,7 +3,6 @@ package webhook
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"strconv"
 	"sync"
 
@@ -245,7 +244,7 @@ func (s *State) Snapshot(k policy.Kind, cond *cel.Evaluator) *effective.Snapshot
 	}
 	gk := k.GVK.GroupKind()
 	b := s.snaps[gk]
-	if b != nil && b.graph == s.graph && b.policyGen == s.policyGen[gk] && b.snap.Cond == cond && reflect.DeepEqual(b.kind, k) {
+	if b != nil && b.graph == s.graph && b.policyGen == s.policyGen[gk] && b.snap.Cond == cond && b.kind.Equal(k) {
 		return b.snap
 	}
 	views := make([]*policy.Policy, 0, len(s.policies[gk]))

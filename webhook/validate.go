@@ -67,11 +67,11 @@ func (v *Validator) handle(req admission.Request) (admission.Response, string) {
 	if err := json.Unmarshal(raw, &u.Object); err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding %s: %w", gk.Kind, err)), gk.Kind
 	}
-	s := v.Settings.Current()
+	s, reg := v.Settings.CurrentRegistry()
 	if gk == config.GVK.GroupKind() {
 		return v.config(req, u), gk.Kind
 	}
-	if k, ok := s.Registry().Lookup(gk); ok {
+	if k, ok := reg.Lookup(gk); ok {
 		return v.policy(req, k, u, s), gk.Kind
 	}
 	if req.Operation == admissionv1.Delete {

@@ -1,0 +1,122 @@
+package cel
+
+import (
+	celast "github.com/google/cel-go/common/ast"
+)
+
+// Reads returns the field paths below `self` that expr reads, each cut to depth fields (e.g. depth 2:
+// self.limits.expensive.rates[0] reads [limits expensive]). ok is false when expr uses self in any
+// other way (self alone, a shorter path such as self.limits.size(), an optional selection, a
+// comprehension variable named self) or does not compile: then it may read anything. The answer is
+// cached with the compiled program.
+func (e *Evaluator) Reads(expr string, depth int) (paths [][]string, ok bool) {
+	key := readsKey{expr, depth}
+	e.mu.Lock()
+	r, cached := e.reads[key]
+	e.mu.Unlock()
+	if cached {
+		return r.paths, r.ok
+	}
+	r = reads{}
+	if ast, iss := e.env.Compile(expr); iss.Err() == nil {
+		r.ok = selfPaths(ast.NativeRep().Expr(), depth, &r.paths)
+	}
+	e.mu.Lock()
+	if len(e.reads) >= cacheSize {
+		e.reads = map[readsKey]reads{}
+	}
+	e.reads[key] = r
+	e.mu.Unlock()
+	return r.paths, r.ok
+}
+
+type readsKey struct {
+	expr  string
+	depth int
+}
+
+type reads struct {
+	paths [][]string
+	ok    bool
+}
+
+// selfPaths walks an expression and appends the paths below self it selects; false when self is
+// used other than through a selection at least depth deep.
+func selfPaths(e celast.Expr, depth int, out *[][]string) bool {
+	switch e.Kind() {
+	case celast.LiteralKind:
+		return true
+	case celast.IdentKind:
+		return e.AsIdent() != "self"
+	case celast.SelectKind:
+		var fields []string
+		cur := e
+		for cur.Kind() == celast.SelectKind {
+			s := cur.AsSelect()
+			fields = append(fields, s.FieldName())
+			cur = s.Operand()
+		}
+		if cur.Kind() != celast.IdentKind || cur.AsIdent() != "self" {
+			return selfPaths(cur, depth, out)
+		}
+		if len(fields) < depth {
+			return false
+		}
+		path := make([]string, depth)
+		for i := range path {
+			path[i] = fields[len(fields)-1-i] // fields were collected outermost first
+		}
+		*out = append(*out, path)
+		return true
+	case celast.CallKind:
+		c := e.AsCall()
+		if c.FunctionName() == "_?._" || c.FunctionName() == "_[?_]" {
+			return false // optional selections are not followed
+		}
+		if c.IsMemberFunction() && !selfPaths(c.Target(), depth, out) {
+			return false
+		}
+		for _, a := range c.Args() {
+			if !selfPaths(a, depth, out) {
+				return false
+			}
+		}
+		return true
+	case celast.ComprehensionKind:
+		c := e.AsComprehension()
+		if c.IterVar() == "self" || c.IterVar2() == "self" || c.AccuVar() == "self" {
+			return false
+		}
+		for _, x := range []celast.Expr{c.IterRange(), c.AccuInit(), c.LoopCondition(), c.LoopStep(), c.Result()} {
+			if !selfPaths(x, depth, out) {
+				return false
+			}
+		}
+		return true
+	case celast.ListKind:
+		for _, x := range e.AsList().Elements() {
+			if !selfPaths(x, depth, out) {
+				return false
+			}
+		}
+		return true
+	case celast.MapKind:
+		for _, en := range e.AsMap().Entries() {
+			if en.Kind() != celast.MapEntryKind {
+				return false
+			}
+			if !selfPaths(en.AsMapEntry().Key(), depth, out) || !selfPaths(en.AsMapEntry().Value(), depth, out) {
+				return false
+			}
+		}
+		return true
+	case celast.StructKind:
+		for _, f := range e.AsStruct().Fields() {
+			if f.Kind() != celast.StructFieldKind || !selfPaths(f.AsStructField().Value(), depth, out) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}

@@ -2,7 +2,6 @@ package webhook
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 
@@ -36,7 +35,7 @@ func (d *Defaulter) Handle(_ context.Context, req admission.Request) admission.R
 		return admission.Allowed("")
 	}
 	u := &unstructured.Unstructured{}
-	if err := json.Unmarshal(req.Object.Raw, &u.Object); err != nil {
+	if err := decodeObject(req.Object.Raw, u); err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding %s: %w", gk.Kind, err))
 	}
 	if u.GetNamespace() == "" {

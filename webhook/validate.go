@@ -2,7 +2,6 @@ package webhook
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -64,7 +63,7 @@ func (v *Validator) handle(req admission.Request) (admission.Response, string) {
 		raw = req.OldObject.Raw
 	}
 	u := &unstructured.Unstructured{}
-	if err := json.Unmarshal(raw, &u.Object); err != nil {
+	if err := decodeObject(raw, u); err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding %s: %w", gk.Kind, err)), gk.Kind
 	}
 	s, reg := v.Settings.CurrentRegistry()

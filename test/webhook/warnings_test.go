@@ -112,6 +112,50 @@ func TestWarnings(t *testing.T) {
 	})
 }
 
+const gatewayLimits = `
+apiVersion: policy.precedent.dev/v1alpha1
+kind: RateLimitPolicy
+metadata: {name: gw-limits, namespace: "{{ns}}"}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}
+  defaults: {strategy: merge, limits: {global: {rates: [{limit: 1000, window: 1m}]}}}`
+
+// TestRewriteWithoutChange: re-writing a Gateway policy whose rules did not change (a label added,
+// as a GitOps re-apply does) projects no change, and changing a number does. The rules hold numbers,
+// which the webhook must read as the cache holds them (int64) to see that they are the same.
+func TestRewriteWithoutChange(t *testing.T) {
+	c, rec := h.NewClient()
+	ctx := context.Background()
+	ns := harness.Namespace(t, c)
+	harness.Apply(t, c, ns, topology)
+	gw := harness.ObjectIn(ns, gatewayLimits)
+	harness.Create(t, c, gw)
+	rewrite := func(edit func(u *unstructured.Unstructured)) func(dry bool) error {
+		return func(dry bool) error {
+			cur := &unstructured.Unstructured{}
+			cur.SetGroupVersionKind(gw.GroupVersionKind())
+			if err := c.Get(ctx, client.ObjectKeyFromObject(gw), cur); err != nil {
+				return err
+			}
+			edit(cur)
+			if dry {
+				return c.Update(ctx, cur, client.DryRunAll)
+			}
+			return c.Update(ctx, cur)
+		}
+	}
+	t.Run("a label", func(t *testing.T) {
+		warningsOf(t, rec, nil, rewrite(func(u *unstructured.Unstructured) {
+			u.SetLabels(map[string]string{"team": "platform"})
+		}))
+	})
+	t.Run("a limit", func(t *testing.T) {
+		warningsOf(t, rec, []string{"this write changes the effective RateLimitPolicy of 1 route"}, rewrite(func(u *unstructured.Unstructured) {
+			_ = unstructured.SetNestedSlice(u.Object, []interface{}{map[string]interface{}{"limit": int64(500), "window": "1m"}}, "spec", "defaults", "limits", "global", "rates")
+		}))
+	})
+}
+
 func TestDryRunPersistsNothing(t *testing.T) {
 	c, rec := h.NewClient()
 	ctx := context.Background()

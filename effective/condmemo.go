@@ -3,7 +3,6 @@ package effective
 import (
 	"reflect"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/precedent-dev/precedent/policy"
@@ -32,10 +31,10 @@ func newCondMemo(parent *condMemo) *condMemo {
 	return &condMemo{parent: parent, m: map[string]condResult{}}
 }
 
-func (m *condMemo) load(key string) (condResult, bool) {
+func (m *condMemo) load(key []byte) (condResult, bool) {
 	for ; m != nil; m = m.parent {
 		m.mu.RLock()
-		r, ok := m.m[key]
+		r, ok := m.m[string(key)] // a lookup: no allocation
 		m.mu.RUnlock()
 		if ok {
 			return r, true
@@ -44,18 +43,19 @@ func (m *condMemo) load(key string) (condResult, bool) {
 	return condResult{}, false
 }
 
-func (m *condMemo) store(key string, r condResult) {
+func (m *condMemo) store(key []byte, r condResult) {
 	m.mu.Lock()
-	m.m[key] = r
+	m.m[string(key)] = r
 	m.mu.Unlock()
 }
 
-// condKey is the memo key of evaluating expr on the folder's effective policy: the expression and,
-// for each rule it reads, that rule's body by identity (or its absence). ok is false when the
-// expression may read more than named rules, or a body has no identity to key by.
-func (f *folder) condKey(expr string) (key string, keep []interface{}, ok bool) {
+// condKey appends to b the memo key of evaluating expr on the folder's effective policy: the
+// expression and, for each rule it reads, that rule's body by identity (or its absence); it returns
+// the bodies named by address too. ok is false when the expression may read more than named rules,
+// or a body has no identity to key by.
+func (f *folder) condKey(b []byte, keep []interface{}, expr string) ([]byte, []interface{}, bool) {
 	if f.kind.Profile == policy.ProfileGEP713 {
-		return "", nil, false
+		return nil, nil, false
 	}
 	depth := 2
 	if len(f.kind.Sections) > 0 {
@@ -63,49 +63,43 @@ func (f *folder) condKey(expr string) (key string, keep []interface{}, ok bool) 
 	}
 	paths, ok := f.cond.Reads(expr, depth)
 	if !ok {
-		return "", nil, false
+		return nil, nil, false
 	}
-	var b strings.Builder
-	b.WriteString(expr)
+	b = append(b, expr...)
 	for _, p := range paths {
 		if p[0] != f.kind.RulesField {
 			continue // the bare form has nothing else: such a read is the same on every policy
 		}
-		id := strings.Join(p[1:], ".")
-		b.WriteString("\x00")
-		b.WriteString(id)
+		b = append(b, 0)
+		id := p[1]
+		if depth == 3 {
+			id = p[1] + "." + p[2]
+		}
+		b = append(b, id...)
 		e, found := f.ep[id]
 		switch body := e.Body.(type) {
 		case nil:
 			if found {
-				b.WriteString("=null")
+				b = append(b, "=null"...)
 			} else {
-				b.WriteString("=absent")
+				b = append(b, "=absent"...)
 			}
 		case map[string]interface{}:
-			b.WriteString("=map@")
-			b.WriteString(strconv.FormatUint(uint64(reflect.ValueOf(body).Pointer()), 16))
+			b = append(b, "=map@"...)
+			b = strconv.AppendUint(b, uint64(reflect.ValueOf(body).Pointer()), 16)
 			keep = append(keep, body)
 		case string:
-			b.WriteString("=string:" + strconv.Quote(body))
-		case bool, int64, float64:
-			b.WriteString("=" + reflect.TypeOf(body).Name() + ":")
-			b.WriteString(formatScalar(body))
+			b = append(b, "=string:"...)
+			b = strconv.AppendQuote(b, body)
+		case bool:
+			b = strconv.AppendBool(append(b, "=bool:"...), body)
+		case int64:
+			b = strconv.AppendInt(append(b, "=int64:"...), body, 10)
+		case float64:
+			b = strconv.AppendFloat(append(b, "=float64:"...), body, 'g', -1, 64)
 		default:
-			return "", nil, false
+			return nil, nil, false
 		}
 	}
-	return b.String(), keep, true
-}
-
-func formatScalar(v interface{}) string {
-	switch x := v.(type) {
-	case bool:
-		return strconv.FormatBool(x)
-	case int64:
-		return strconv.FormatInt(x, 10)
-	case float64:
-		return strconv.FormatFloat(x, 'g', -1, 64)
-	}
-	return ""
+	return b, keep, true
 }

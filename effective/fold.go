@@ -23,7 +23,7 @@ type folder struct {
 	cond   *cel.Evaluator
 	memo   *condMemo // nil: conditions are evaluated every time
 	ep     map[string]Entry
-	unset  map[string]policy.Ref // rule id → the most specific policy that unsets it
+	unset  map[string]*policy.Ref // rule id → the most specific policy that unsets it (its own Ref)
 	events []Event
 }
 
@@ -34,15 +34,16 @@ type folder struct {
 // precedence order, so the oldest policy's override, applied last, wins. The unset lists of a level
 // apply to the levels above it. cond evaluates when conditions (nil: conditions are ignored).
 func Fold(kind policy.Kind, levels []Level, cond *cel.Evaluator) Result {
-	return fold(kind, levels, cond, nil)
+	return fold(kind, len(levels), func(i int) []*policy.Policy { return levels[i].Policies }, cond, nil)
 }
 
-// fold is Fold with a memo of condition outcomes.
-func fold(kind policy.Kind, levels []Level, cond *cel.Evaluator, memo *condMemo) Result {
+// fold is Fold over levels given as their count and the policies at each, with a memo of condition
+// outcomes.
+func fold(kind policy.Kind, levels int, at func(int) []*policy.Policy, cond *cel.Evaluator, memo *condMemo) Result {
 	n, rules := 0, 0
-	for _, lvl := range levels {
-		n += len(lvl.Policies)
-		for _, p := range lvl.Policies {
+	for l := 0; l < levels; l++ {
+		n += len(at(l))
+		for _, p := range at(l) {
 			if b := p.DefaultsBlock(); b != nil {
 				rules += len(b.Rules)
 			}
@@ -51,26 +52,27 @@ func fold(kind policy.Kind, levels []Level, cond *cel.Evaluator, memo *condMemo)
 			}
 		}
 	}
-	f := &folder{kind: kind, cond: cond, memo: memo, ep: make(map[string]Entry, rules), events: make([]Event, 0, 4*n)}
-	for _, lvl := range levels {
-		for _, p := range lvl.Policies {
+	f := &folder{kind: kind, cond: cond, memo: memo, ep: make(map[string]Entry, rules), events: make([]Event, 0, rules+n)}
+	for l := 0; l < levels; l++ {
+		ps := at(l)
+		for _, p := range ps {
 			if b := p.DefaultsBlock(); b != nil {
 				f.defaults(p, b)
 			}
 		}
-		for i := len(lvl.Policies) - 1; i >= 0; i-- {
-			p := lvl.Policies[i]
+		for i := len(ps) - 1; i >= 0; i-- {
+			p := ps[i]
 			if p.Overrides != nil {
 				f.overrides(p, p.Overrides)
 			}
 		}
-		for _, p := range lvl.Policies {
+		for _, p := range ps {
 			for _, id := range p.Unset {
 				if f.unset == nil {
-					f.unset = map[string]policy.Ref{}
+					f.unset = map[string]*policy.Ref{}
 				}
 				if _, ok := f.unset[id]; !ok {
-					f.unset[id] = p.Ref
+					f.unset[id] = &p.Ref
 				}
 			}
 		}
@@ -114,7 +116,9 @@ func (f *folder) eval(expr string) (bool, error) {
 	if f.memo == nil {
 		return f.cond.Eval(expr, f.bareForm())
 	}
-	key, keep, ok := f.condKey(expr)
+	var buf [256]byte
+	var bodies [4]interface{}
+	key, keep, ok := f.condKey(buf[:0], bodies[:0], expr)
 	if !ok {
 		return f.cond.Eval(expr, f.bareForm())
 	}
@@ -122,7 +126,7 @@ func (f *folder) eval(expr string) (bool, error) {
 		return r.ok, r.err
 	}
 	res, err := f.cond.Eval(expr, f.bareForm())
-	f.memo.store(key, condResult{ok: res, err: err, keep: keep})
+	f.memo.store(key, condResult{ok: res, err: err, keep: append([]interface{}(nil), keep...)})
 	return res, err
 }
 
@@ -158,21 +162,17 @@ func (f *folder) defaults(p *policy.Policy, b *policy.Block) {
 		return
 	}
 	ids := b.IDs()
-	// Drop what lower policies unset.
-	kept := ids
-	if len(f.unset) > 0 {
-		kept = make([]string, 0, len(ids))
-		for _, id := range ids {
-			if by, ok := f.unset[id]; ok {
-				by := by
-				f.emit(Unset, p, block, id, &by)
-				continue
-			}
-			kept = append(kept, id)
+	// Drop what lower policies unset; the rest are kept (unsetBy tells them apart below).
+	for _, id := range ids {
+		if by, ok := f.unset[id]; ok {
+			f.emit(Unset, p, block, id, by)
 		}
 	}
 	if len(f.ep) == 0 {
-		for _, id := range kept {
+		for _, id := range ids {
+			if f.unsetBy(id) {
+				continue
+			}
 			f.ep[id] = entry(p, b, block, id)
 			f.emit(Added, p, block, id, nil)
 		}
@@ -186,7 +186,10 @@ func (f *folder) defaults(p *policy.Policy, b *policy.Block) {
 		}
 		return
 	}
-	for _, id := range kept {
+	for _, id := range ids {
+		if f.unsetBy(id) {
+			continue
+		}
 		if cur, ok := f.ep[id]; ok {
 			f.emit(Kept, p, block, id, source(cur))
 			continue
@@ -194,6 +197,12 @@ func (f *folder) defaults(p *policy.Policy, b *policy.Block) {
 		f.ep[id] = entry(p, b, block, id)
 		f.emit(Added, p, block, id, nil)
 	}
+}
+
+// unsetBy reports whether a lower policy unsets rule id.
+func (f *folder) unsetBy(id string) bool {
+	_, ok := f.unset[id]
+	return ok
 }
 
 func (f *folder) overrides(p *policy.Policy, b *policy.Block) {
@@ -233,8 +242,7 @@ func (f *folder) set(p *policy.Policy, b *policy.Block, id string, old map[strin
 		f.emit(Added, p, "overrides", id, nil)
 	}
 	if by, ok := f.unset[id]; ok {
-		by := by
-		f.emit(UnsetIneffective, p, "overrides", id, &by)
+		f.emit(UnsetIneffective, p, "overrides", id, by)
 	}
 	f.ep[id] = entry(p, b, "overrides", id)
 }

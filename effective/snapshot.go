@@ -279,35 +279,35 @@ func (s *Snapshot) Compute(path topology.Path) Result {
 // ComputePath is Compute for the path with index i in the graph, the fast way: its levels are
 // looked up by target number.
 func (s *Snapshot) ComputePath(i int) Result {
-	path := s.Graph.Paths[i]
 	if s.results == nil {
-		return s.fold(s.Levels(path))
+		return s.fold(s.Levels(s.Graph.Paths[i]))
 	}
-	ts, n := path.LevelTargets()
-	ids := s.Graph.PathTargetIDs(i)
 	var buf [256]byte
-	key := buf[:0]
+	key := s.pathKey(buf[:0], i)
+	if r, ok := s.results.load(key); ok {
+		return r
+	}
+	r := s.fold(s.Levels(s.Graph.Paths[i]))
+	s.results.store(key, r)
+	return r
+}
+
+// pathKey appends the fold key of path i (foldKey's, by target number).
+func (s *Snapshot) pathKey(b []byte, i int) []byte {
+	ts, n := s.Graph.Paths[i].LevelTargets()
+	ids := s.Graph.PathTargetIDs(i)
 	for j := n - 1; j >= 0; j-- {
 		ps := s.atID(ids[j])
 		if len(ps) == 0 {
 			continue
 		}
-		key = appendLevel(key, ts[j].Level, ps)
+		b = appendLevel(b, ts[j].Level, ps)
 	}
-	if r, ok := s.results.load(key); ok {
-		return r
-	}
-	r := s.fold(s.Levels(path))
-	s.results.store(key, r)
-	return r
+	return b
 }
 
 func (s *Snapshot) fold(lv []LeveledPolicies) Result {
-	levels := make([]Level, len(lv))
-	for i, l := range lv {
-		levels[i] = Level{Policies: l.Policies}
-	}
-	return fold(s.Kind, levels, s.Cond, s.conds)
+	return fold(s.Kind, len(lv), func(i int) []*policy.Policy { return lv[i].Policies }, s.Cond, s.conds)
 }
 
 // foldKey appends to b what identifies the input of a path's fold: the policies of each level, by

@@ -15,9 +15,11 @@ import (
 // that policy reaches (before or after), and returns the warnings of DESIGN.md. written is nil for
 // a delete. Warnings name policies, routes and rule ids only, never rule values.
 func Project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy) []string {
-	after := before.Without(ref)
+	var after *effective.Snapshot
 	if written != nil {
 		after = before.With(written)
+	} else {
+		after = before.Without(ref)
 	}
 	paths := map[int]bool{}
 	if old, ok := before.Policy(ref); ok {
@@ -258,9 +260,32 @@ func (w *warnings) list() []string {
 			out = append(out, msg)
 			continue
 		}
-		out = append(out, fmt.Sprintf(msg, places1(places)))
+		out = append(out, fill(msg, places1(places)))
 	}
 	return out
+}
+
+// fill puts place where the format msg has %s, and unescapes its %% (what fmt.Sprintf(msg, place)
+// does for these one-verb formats, without the reflection).
+func fill(msg, place string) string {
+	var b strings.Builder
+	b.Grow(len(msg) + len(place))
+	for i := 0; i < len(msg); i++ {
+		if msg[i] == '%' && i+1 < len(msg) {
+			switch msg[i+1] {
+			case 's':
+				b.WriteString(place)
+				i++
+				continue
+			case '%':
+				b.WriteByte('%')
+				i++
+				continue
+			}
+		}
+		b.WriteByte(msg[i])
+	}
+	return b.String()
 }
 
 // places1 renders a list of places briefly: "route a/b", or "3 routes (a/b, a/c, and 1 more)".

@@ -133,7 +133,7 @@ func validator(b *testing.B, name string, w gen.World) *webhook.Validator {
 
 // requests builds 64 creates of a new policy of the world's kind, on as many different targets:
 // copies of the world's route-level or Gateway-level policies under a new name, as the API server
-// sends them (creationTimestamp and uid set, dry run).
+// sends them (creationTimestamp, uid and managedFields set, dry run).
 func requests(b *testing.B, w gen.World, level string) []admission.Request {
 	var out []admission.Request
 	for i := 0; len(out) < 64 && i < len(w.Policies); i++ {
@@ -158,6 +158,14 @@ func request(b *testing.B, p *policy.Policy) admission.Request {
 	u.SetCreationTimestamp(metav1.Now())
 	u.SetUID(types.UID(fmt.Sprintf("00000000-0000-0000-0000-%012d", len(p.Ref.Name))))
 	u.SetGeneration(1)
+	fields, err := json.Marshal(map[string]interface{}{"f:spec": fieldSet(u.Object["spec"])})
+	if err != nil {
+		b.Fatal(err)
+	}
+	u.SetManagedFields([]metav1.ManagedFieldsEntry{{
+		Manager: "kubectl-client-side-apply", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: p.Kind.GVK.GroupVersion().String(),
+		Time: ptr.To(metav1.Now()), FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: fields},
+	}})
 	raw, err := json.Marshal(u.Object)
 	if err != nil {
 		b.Fatal(err)
@@ -173,6 +181,18 @@ func request(b *testing.B, p *policy.Policy) admission.Request {
 		Object:    runtime.RawExtension{Raw: raw},
 		DryRun:    ptr.To(true),
 	}}
+}
+
+// fieldSet is the FieldsV1 form of a value, as the API server's field manager records it: every map
+// key as "f:<key>", leaves as {}.
+func fieldSet(v interface{}) map[string]interface{} {
+	out := map[string]interface{}{}
+	if m, ok := v.(map[string]interface{}); ok {
+		for k, x := range m {
+			out["f:"+k] = fieldSet(x)
+		}
+	}
+	return out
 }
 
 // fakeInformers hands out one synced fake informer per GroupVersionKind, typed, unstructured and

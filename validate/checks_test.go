@@ -172,9 +172,9 @@ func TestWarnings(t *testing.T) {
 			extra:  []string{authPolicy("route-p", "  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: checkout}\n  rules: {authentication: {a: {}}}\n  unset: [response.r]\n")},
 			policy: "apiVersion: policy.precedent.dev/v1alpha1\nkind: AuthPolicy\nmetadata: {name: gw-policy, namespace: gateway-system, creationTimestamp: '2024-01-01T00:00:00Z'}\nspec:\n  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}\n  defaults: {strategy: merge, rules: {authentication: {a: {x: 1}}}}\n  overrides: {strategy: merge, rules: {response: {r: {}}}}\n",
 			want: []string{
+				"this write changes the effective AuthPolicy of 2 routes",
 				"default rule authentication.a is replaced by AuthPolicy shop/route-p on route shop/checkout",
 				"the override of response.r makes the unset in AuthPolicy shop/route-p ineffective on route shop/checkout",
-				"this write changes the effective AuthPolicy of 2 routes",
 			}},
 		{name: "constraint clips a lower value", kind: "RateLimitPolicy",
 			extra:  []string{gwLimits},
@@ -184,8 +184,8 @@ func TestWarnings(t *testing.T) {
 			extra:  []string{"apiVersion: policy.precedent.dev/v1alpha1\nkind: RateLimitPolicy\nmetadata: {name: p, namespace: shop}\nspec:\n" + routeTarget + "  limits: {x: {rates: [{limit: 150, window: 1m}]}}\n"},
 			policy: gwLimits,
 			want: []string{
-				"the constraint in spec.overrides clips rule x of RateLimitPolicy shop/p on route shop/cart",
 				"this write changes the effective RateLimitPolicy of 1 route",
+				"the constraint in spec.overrides clips rule x of RateLimitPolicy shop/p on route shop/cart",
 			}},
 		{name: "rule ids with per cent signs are printed as written", kind: "RateLimitPolicy",
 			extra: []string{"apiVersion: policy.precedent.dev/v1alpha1\nkind: RateLimitPolicy\nmetadata: {name: gw-limits, namespace: gateway-system, creationTimestamp: '2024-01-01T00:00:00Z'}\nspec:\n" +

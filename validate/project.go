@@ -3,6 +3,7 @@ package validate
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -38,7 +39,7 @@ func Project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy)
 	}
 	sort.Ints(idx)
 
-	w := &warnings{index: map[string]int{}}
+	w := &warnings{index: make(map[string]int, 32)}
 	if written != nil {
 		w.targets(after, written)
 	}
@@ -112,16 +113,21 @@ func Project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy)
 	if written != nil {
 		highLevel = highLevel || isHighLevel(written)
 	}
+	// The summary comes first: it is about the whole write, and the warning limit cuts from the end.
+	var summary string
 	if highLevel && len(changedRoutes) > 0 {
 		verb := "this write changes"
 		if written == nil {
 			verb = "removing this policy changes"
 		}
-		w.add(fmt.Sprintf("%s the effective %s of %d route%s", verb, kindOf(before, written), len(changedRoutes), plural(len(changedRoutes))))
+		summary = fmt.Sprintf("%s the effective %s of %d route%s", verb, kindOf(before, written), len(changedRoutes), plural(len(changedRoutes)))
 	} else if written == nil && len(changedRoutes) > 0 {
-		w.add(fmt.Sprintf("removing this policy changes the effective %s of %d route%s", kindOf(before, written), len(changedRoutes), plural(len(changedRoutes))))
+		summary = fmt.Sprintf("removing this policy changes the effective %s of %d route%s", kindOf(before, written), len(changedRoutes), plural(len(changedRoutes)))
 	}
-	return w.list()
+	if summary == "" {
+		return w.list()
+	}
+	return append([]string{summary}, w.list()...)
 }
 
 func kindOf(s *effective.Snapshot, p *policy.Policy) string {
@@ -391,13 +397,20 @@ func other0(ev effective.Event) string { return ev.Policy.String() }
 
 // Limit deduplicates warnings and caps them at n, the last one saying how many were left out.
 func Limit(ws []string, n int) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, w := range ws {
-		if seen[w] {
+	out := make([]string, 0, len(ws))
+	var seen map[string]bool // for long lists; a short one is searched
+	if len(ws) > 32 {
+		seen = make(map[string]bool, len(ws))
+	}
+	for i, w := range ws {
+		if seen != nil {
+			if seen[w] {
+				continue
+			}
+			seen[w] = true
+		} else if slices.Contains(ws[:i], w) {
 			continue
 		}
-		seen[w] = true
 		out = append(out, truncate(w, 240))
 	}
 	if n > 0 && len(out) > n {

@@ -40,8 +40,8 @@ RateLimitPolicy shop/mixed: spec.limits: Forbidden: bare limits cannot be combin
 RateLimitPolicy shop/mixed: spec.overrides.when: Invalid value: "self.limits.x.rates[0].limit >": compilation failed: ERROR: <input>:1:31: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}
  | self.limits.x.rates[0].limit >
  | ..............................^
-Warning: AuthPolicy gateway-system/gw-policy: the override of authorization.b makes the unset in AuthPolicy shop/route-policy ineffective on route shop/cart
 Warning: AuthPolicy gateway-system/gw-policy: this write changes the effective AuthPolicy of 1 route
+Warning: AuthPolicy gateway-system/gw-policy: the override of authorization.b makes the unset in AuthPolicy shop/route-policy ineffective on route shop/cart
 `
 	if code != 1 {
 		t.Errorf("exit %d, want 1", code)

@@ -52,7 +52,7 @@ func fold(kind policy.Kind, levels int, at func(int) []*policy.Policy, cond *cel
 			}
 		}
 	}
-	f := &folder{kind: kind, cond: cond, memo: memo, ep: make(map[string]Entry, rules), events: make([]Event, 0, rules+n)}
+	f := &folder{kind: kind, cond: cond, memo: memo, ep: make(map[string]Entry, min(rules, 8)), events: make([]Event, 0, rules+n)}
 	for l := 0; l < levels; l++ {
 		ps := at(l)
 		for _, p := range ps {

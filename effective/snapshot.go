@@ -287,9 +287,22 @@ func (s *Snapshot) ComputePath(i int) Result {
 	if r, ok := s.results.load(key); ok {
 		return r
 	}
-	r := s.fold(s.Levels(s.Graph.Paths[i]))
+	r := s.fold(s.pathLevels(i))
 	s.results.store(key, r)
 	return r
+}
+
+// pathLevels is Levels for path i, by target number.
+func (s *Snapshot) pathLevels(i int) []LeveledPolicies {
+	ts, n := s.Graph.Paths[i].LevelTargets()
+	ids := s.Graph.PathTargetIDs(i)
+	out := make([]LeveledPolicies, 0, n)
+	for j := n - 1; j >= 0; j-- {
+		if ps := s.atID(ids[j]); len(ps) > 0 {
+			out = append(out, LeveledPolicies{Level: ts[j].Level, Target: ts[j].Target, Policies: ps})
+		}
+	}
+	return out
 }
 
 // pathKey appends the fold key of path i (foldKey's, by target number).

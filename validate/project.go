@@ -39,7 +39,7 @@ func Project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy)
 	}
 	sort.Ints(idx)
 
-	w := &warnings{index: make(map[string]int, 32)}
+	w := &warnings{index: make(map[string]int, 32), order: make([]string, 0, 32), places: make([][]string, 0, 32)}
 	if written != nil {
 		w.targets(after, written)
 	}
@@ -274,6 +274,9 @@ func (w *warnings) list() []string {
 // fill puts place where the format msg has %s, and unescapes its %% (what fmt.Sprintf(msg, place)
 // does for these one-verb formats, without the reflection).
 func fill(msg, place string) string {
+	if !strings.Contains(msg, "%%") {
+		return strings.Replace(msg, "%s", place, 1)
+	}
 	var b strings.Builder
 	b.Grow(len(msg) + len(place))
 	for i := 0; i < len(msg); i++ {

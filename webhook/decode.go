@@ -18,15 +18,8 @@ type admitted struct {
 		Generation        int64             `json:"generation"`
 		Labels            map[string]string `json:"labels"`
 	} `json:"metadata"`
-	Spec *kjsonRaw `json:"spec"`
-}
-
-// kjsonRaw holds the spec as written, so a missing spec stays missing and a null one null.
-type kjsonRaw []byte
-
-func (r *kjsonRaw) UnmarshalJSON(b []byte) error {
-	*r = append((*r)[:0], b...)
-	return nil
+	// Spec is nil when missing or null: every handler treats the two alike ("a policy needs a spec").
+	Spec interface{} `json:"spec"`
 }
 
 // decodeObject reads an admission request's object the way the API server and client-go read
@@ -57,11 +50,7 @@ func decodeObject(raw []byte, u *unstructured.Unstructured) error {
 	}
 	u.Object = map[string]interface{}{"apiVersion": a.APIVersion, "kind": a.Kind, "metadata": meta}
 	if a.Spec != nil {
-		var spec interface{}
-		if err := kjson.UnmarshalCaseSensitivePreserveInts(*a.Spec, &spec); err != nil {
-			return err
-		}
-		u.Object["spec"] = spec
+		u.Object["spec"] = a.Spec
 	}
 	return nil
 }

@@ -247,8 +247,10 @@ func sortElems(set map[elemKey]bool) []elemKey {
 // WriteWarnings returns the warnings that concern a write of policy written, as admission warnings:
 // its own elements (or itself) that can never take effect, and the elements of other policies that
 // this write newly shadows. existing are the policies before the write (an older version of
-// written among them is replaced). At most MaxWarnings lines, then one that counts the rest.
-func WriteWarnings(written Policy, existing []Policy, dataplanes []Dataplane) []string {
+// written among them is replaced). At most limit lines, the last counting the rest (limit <= 0:
+// MaxWarnings lines, then one that counts the rest), so the webhook can keep to the warning limit in
+// force without a second cut that would miscount.
+func WriteWarnings(written Policy, existing []Policy, dataplanes []Dataplane, limit int) []string {
 	if len(dataplanes) == 0 {
 		return nil
 	}
@@ -283,8 +285,12 @@ func WriteWarnings(written Policy, existing []Policy, dataplanes []Dataplane) []
 			lines = append(lines, s)
 		}
 	}
-	if n := len(lines) - MaxWarnings; n > 0 {
-		lines = append(lines[:MaxWarnings], fmt.Sprintf("%d more mesh policy warnings not shown", n))
+	keep := MaxWarnings
+	if limit > 0 {
+		keep = max(limit-1, 1)
+	}
+	if n := len(lines) - keep; n > 0 && (limit <= 0 || len(lines) > limit) {
+		lines = append(lines[:keep], fmt.Sprintf("%d more mesh policy warnings not shown", n))
 	}
 	return lines
 }

@@ -35,6 +35,7 @@ type Evaluator struct {
 
 type compiled struct {
 	prg cel.Program
+	ast *cel.Ast // the checked expression, nil when it does not compile
 	err error
 }
 
@@ -78,42 +79,48 @@ func (e *Evaluator) Compile(expr string) error {
 }
 
 func (e *Evaluator) program(expr string) (cel.Program, error) {
+	c := e.compiled(expr)
+	return c.prg, c.err
+}
+
+// compiled returns the compiled form of expr, from the cache or compiled now.
+func (e *Evaluator) compiled(expr string) *compiled {
 	e.mu.Lock()
 	c, ok := e.cache[expr]
 	e.mu.Unlock()
 	if ok {
-		return c.prg, c.err
+		return c
 	}
-	prg, err := e.compile(expr)
+	c = e.compile(expr)
 	e.mu.Lock()
 	if len(e.cache) >= cacheSize {
 		e.cache = map[string]*compiled{}
 	}
-	e.cache[expr] = &compiled{prg: prg, err: err}
+	e.cache[expr] = c
 	e.mu.Unlock()
-	return prg, err
+	return c
 }
 
-func (e *Evaluator) compile(expr string) (cel.Program, error) {
+func (e *Evaluator) compile(expr string) *compiled {
 	ast, iss := e.env.Compile(expr)
 	if iss.Err() != nil {
-		return nil, &CompileError{Msg: fmt.Sprintf("compilation failed: %v", iss.Err())}
+		return &compiled{err: &CompileError{Msg: fmt.Sprintf("compilation failed: %v", iss.Err())}}
 	}
 	if t := ast.OutputType(); t != cel.BoolType && t != cel.DynType {
-		return nil, &CompileError{Msg: fmt.Sprintf("must evaluate to a boolean, not %s", t)}
+		return &compiled{ast: ast, err: &CompileError{Msg: fmt.Sprintf("must evaluate to a boolean, not %s", t)}}
 	}
 	est, err := e.env.EstimateCost(ast, sizeEstimator{})
 	if err != nil {
-		return nil, &CompileError{Msg: fmt.Sprintf("estimating cost: %v", err)}
+		return &compiled{ast: ast, err: &CompileError{Msg: fmt.Sprintf("estimating cost: %v", err)}}
 	}
 	if est.Max > e.costLimit {
-		return nil, &CompileError{Msg: fmt.Sprintf("estimated cost %d exceeds the limit %d: simplify the expression", est.Max, e.costLimit)}
+		return &compiled{ast: ast, err: &CompileError{Msg: fmt.Sprintf("estimated cost %d exceeds the limit %d: simplify the expression", est.Max, e.costLimit)}}
 	}
 	prg, err := e.env.Program(ast, cel.CostLimit(e.costLimit), cel.InterruptCheckFrequency(100))
 	if err != nil {
-		return nil, &CompileError{Msg: fmt.Sprintf("building program: %v", err)}
+		return &compiled{ast: ast, err: &CompileError{Msg: fmt.Sprintf("building program: %v", err)}}
 	}
-	return prg, nil
+	return &compiled{prg: prg, ast: ast}
 }
 
 // Eval evaluates expr with `self` bound to the given value (a JSON-shaped map). A compile error is

@@ -18,8 +18,8 @@ func (e *Evaluator) Reads(expr string, depth int) (paths [][]string, ok bool) {
 		return r.paths, r.ok
 	}
 	r = reads{}
-	if ast, iss := e.env.Compile(expr); iss.Err() == nil {
-		r.ok = selfPaths(ast.NativeRep().Expr(), depth, &r.paths)
+	if c := e.compiled(expr); c.err == nil {
+		r.ok = selfPaths(c.ast.NativeRep().Expr(), depth, &r.paths)
 	}
 	e.mu.Lock()
 	if len(e.reads) >= cacheSize {

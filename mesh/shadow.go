@@ -247,10 +247,10 @@ func sortElems(set map[elemKey]bool) []elemKey {
 // WriteWarnings returns the warnings that concern a write of policy written, as admission warnings:
 // its own elements (or itself) that can never take effect, and the elements of other policies that
 // this write newly shadows. existing are the policies before the write (an older version of
-// written among them is replaced). At most limit lines, the last counting the rest (limit <= 0:
-// MaxWarnings lines, then one that counts the rest), so the webhook can keep to the warning limit in
-// force without a second cut that would miscount.
-func WriteWarnings(written Policy, existing []Policy, dataplanes []Dataplane, limit int) []string {
+// written among them is replaced). capped: at most MaxWarnings lines, then one that counts the rest;
+// uncapped, every line, for a caller that keeps to a limit of its own (the webhook's warning limit),
+// so that two cuts do not miscount.
+func WriteWarnings(written Policy, existing []Policy, dataplanes []Dataplane, capped bool) []string {
 	if len(dataplanes) == 0 {
 		return nil
 	}
@@ -285,12 +285,8 @@ func WriteWarnings(written Policy, existing []Policy, dataplanes []Dataplane, li
 			lines = append(lines, s)
 		}
 	}
-	keep := MaxWarnings
-	if limit > 0 {
-		keep = max(limit-1, 1)
-	}
-	if n := len(lines) - keep; n > 0 && (limit <= 0 || len(lines) > limit) {
-		lines = append(lines[:keep], fmt.Sprintf("%d more mesh policy warnings not shown", n))
+	if n := len(lines) - MaxWarnings; capped && n > 0 {
+		lines = append(lines[:MaxWarnings], fmt.Sprintf("%d more mesh policy warnings not shown", n))
 	}
 	return lines
 }

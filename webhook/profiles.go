@@ -61,6 +61,6 @@ func (v *Validator) meshPolicy(gk schema.GroupKind, u *unstructured.Unstructured
 		return respond(gk, u.GetName(), errs, nil)
 	}
 	name := policyMesh(u)
-	ws := mesh.WriteWarnings(p, v.State.MeshPolicies(gk, name), v.State.Dataplanes(name), s.WarningLimit)
+	ws := mesh.WriteWarnings(p, v.State.MeshPolicies(gk, name), v.State.Dataplanes(name), false)
 	return respond(gk, u.GetName(), nil, validate.Limit(ws, s.WarningLimit))
 }

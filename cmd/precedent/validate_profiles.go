@@ -76,7 +76,7 @@ func validateMesh(o *input) (errs, warns []string) {
 		}
 	}
 	for i, p := range policies {
-		for _, w := range mesh.WriteWarnings(p, policies, dataplanes, 0) {
+		for _, w := range mesh.WriteWarnings(p, policies, dataplanes, true) {
 			warns = append(warns, fmt.Sprintf("%s %s: %s", objs[i].GetKind(), nsName(objs[i]), w))
 		}
 	}

@@ -242,14 +242,32 @@ func (s *Snapshot) PathsOf(p *policy.Policy) []int {
 
 // Levels returns the levels of one path, most specific first, with the policies at each.
 func (s *Snapshot) Levels(path topology.Path) []LeveledPolicies {
+	return pathLevels(path, &levelSource{s: s})
+}
+
+// levelSource gives the policies at the j-th target t of a path (in LevelTargets order): by target,
+// or, for a path of the graph (byID set), by target number.
+type levelSource struct {
+	s    *Snapshot
+	byID bool
+	ids  [5]int32
+}
+
+func (l *levelSource) at(j int, t topology.Target) []*policy.Policy {
+	if l.byID {
+		return l.s.atID(l.ids[j])
+	}
+	return l.s.At(t)
+}
+
+// pathLevels lists the levels of a path that hold policies, most specific first.
+func pathLevels(path topology.Path, src *levelSource) []LeveledPolicies {
 	ts, n := path.LevelTargets()
 	out := make([]LeveledPolicies, 0, n)
-	for i := n - 1; i >= 0; i-- {
-		ps := s.At(ts[i].Target)
-		if len(ps) == 0 {
-			continue
+	for j := n - 1; j >= 0; j-- {
+		if ps := src.at(j, ts[j].Target); len(ps) > 0 {
+			out = append(out, LeveledPolicies{Level: ts[j].Level, Target: ts[j].Target, Policies: ps})
 		}
-		out = append(out, LeveledPolicies{Level: ts[i].Level, Target: ts[i].Target, Policies: ps})
 	}
 	return out
 }
@@ -263,60 +281,27 @@ type LeveledPolicies struct {
 
 // Compute folds the effective policy of one path. The result is shared: callers must not modify it.
 func (s *Snapshot) Compute(path topology.Path) Result {
-	if s.results == nil {
-		return s.fold(s.Levels(path))
-	}
-	var buf [256]byte
-	key := s.foldKey(buf[:0], path)
-	if r, ok := s.results.load(key); ok {
-		return r
-	}
-	r := s.fold(s.Levels(path))
-	s.results.store(key, r)
-	return r
+	return s.compute(path, &levelSource{s: s})
 }
 
 // ComputePath is Compute for the path with index i in the graph, the fast way: its levels are
 // looked up by target number.
 func (s *Snapshot) ComputePath(i int) Result {
+	return s.compute(s.Graph.Paths[i], &levelSource{s: s, byID: true, ids: s.Graph.PathTargetIDs(i)})
+}
+
+func (s *Snapshot) compute(path topology.Path, src *levelSource) Result {
 	if s.results == nil {
-		return s.fold(s.Levels(s.Graph.Paths[i]))
+		return s.fold(pathLevels(path, src))
 	}
 	var buf [256]byte
-	key := s.pathKey(buf[:0], i)
+	key := foldKey(buf[:0], path, src)
 	if r, ok := s.results.load(key); ok {
 		return r
 	}
-	r := s.fold(s.pathLevels(i))
+	r := s.fold(pathLevels(path, src))
 	s.results.store(key, r)
 	return r
-}
-
-// pathLevels is Levels for path i, by target number.
-func (s *Snapshot) pathLevels(i int) []LeveledPolicies {
-	ts, n := s.Graph.Paths[i].LevelTargets()
-	ids := s.Graph.PathTargetIDs(i)
-	out := make([]LeveledPolicies, 0, n)
-	for j := n - 1; j >= 0; j-- {
-		if ps := s.atID(ids[j]); len(ps) > 0 {
-			out = append(out, LeveledPolicies{Level: ts[j].Level, Target: ts[j].Target, Policies: ps})
-		}
-	}
-	return out
-}
-
-// pathKey appends the fold key of path i (foldKey's, by target number).
-func (s *Snapshot) pathKey(b []byte, i int) []byte {
-	ts, n := s.Graph.Paths[i].LevelTargets()
-	ids := s.Graph.PathTargetIDs(i)
-	for j := n - 1; j >= 0; j-- {
-		ps := s.atID(ids[j])
-		if len(ps) == 0 {
-			continue
-		}
-		b = appendLevel(b, ts[j].Level, ps)
-	}
-	return b
 }
 
 func (s *Snapshot) fold(lv []LeveledPolicies) Result {
@@ -324,15 +309,13 @@ func (s *Snapshot) fold(lv []LeveledPolicies) Result {
 }
 
 // foldKey appends to b what identifies the input of a path's fold: the policies of each level, by
-// identity, in order (the levels Levels returns, without building them).
-func (s *Snapshot) foldKey(b []byte, path topology.Path) []byte {
+// identity, in order (the levels pathLevels returns, without building them).
+func foldKey(b []byte, path topology.Path, src *levelSource) []byte {
 	ts, n := path.LevelTargets()
-	for i := n - 1; i >= 0; i-- {
-		ps := s.At(ts[i].Target)
-		if len(ps) == 0 {
-			continue
+	for j := n - 1; j >= 0; j-- {
+		if ps := src.at(j, ts[j].Target); len(ps) > 0 {
+			b = appendLevel(b, ts[j].Level, ps)
 		}
-		b = appendLevel(b, ts[i].Level, ps)
 	}
 	return b
 }

@@ -8,7 +8,7 @@ import (
 // self.limits.expensive.rates[0] reads [limits expensive]). ok is false when expr uses self in any
 // other way (self alone, a shorter path such as self.limits.size(), an optional selection, a
 // comprehension variable named self) or does not compile: then it may read anything. The answer is
-// cached with the compiled program.
+// cached per expression and depth; the expression is compiled once, for Eval and Reads alike.
 func (e *Evaluator) Reads(expr string, depth int) (paths [][]string, ok bool) {
 	key := readsKey{expr, depth}
 	e.mu.Lock()

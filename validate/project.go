@@ -45,12 +45,11 @@ func Project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy)
 	}
 	unsetUsed := map[string]bool{}
 	changedRoutes := map[topology.Key]bool{}
-	// The summary of changed routes is given for Gateway-level writes and for deletes only.
-	countChanges := written == nil || isHighLevel(written)
+	// The summary of changed routes is given for Gateway-level writes (before or after) and for
+	// deletes only.
 	old, hadOld := before.Policy(ref)
-	if hadOld && isHighLevel(old) {
-		countChanges = true
-	}
+	highLevel := (hadOld && isHighLevel(old)) || (written != nil && isHighLevel(written))
+	countChanges := written == nil || highLevel
 	var edited map[string]bool // rule ids of ref whose body this write changes
 	if hadOld && written != nil {
 		edited = editedRules(old, written)
@@ -106,23 +105,14 @@ func Project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy)
 			}
 		}
 	}
-	highLevel := false
-	if old, ok := before.Policy(ref); ok {
-		highLevel = isHighLevel(old)
-	}
-	if written != nil {
-		highLevel = highLevel || isHighLevel(written)
-	}
 	// The summary comes first: it is about the whole write, and the warning limit cuts from the end.
 	var summary string
-	if highLevel && len(changedRoutes) > 0 {
+	if len(changedRoutes) > 0 { // counted only when countChanges
 		verb := "this write changes"
 		if written == nil {
 			verb = "removing this policy changes"
 		}
 		summary = fmt.Sprintf("%s the effective %s of %d route%s", verb, kindOf(before, written), len(changedRoutes), plural(len(changedRoutes)))
-	} else if written == nil && len(changedRoutes) > 0 {
-		summary = fmt.Sprintf("removing this policy changes the effective %s of %d route%s", kindOf(before, written), len(changedRoutes), plural(len(changedRoutes)))
 	}
 	if summary == "" {
 		return w.list()

@@ -27,18 +27,19 @@ type sumCount struct {
 	count uint64
 }
 
-// seriesOf says which histograms are read and by which labels their series are told apart.
+// seriesOf says which histograms are read and by which labels their series are told apart: the
+// request as the API server times it, each webhook call, matchConditions, VAP checks, each webhook
+// path as the webhook server times it, and Precedent's handler.
 var seriesOf = []struct {
 	metric string
 	labels []string
-	what   string
 }{
-	{"apiserver_request_duration_seconds", []string{"group", "resource", "subresource", "verb", "dry_run"}, "request, as the API server times it"},
-	{"apiserver_admission_webhook_admission_duration_seconds", []string{"name", "type"}, "webhook call, as the API server times it"},
-	{"apiserver_admission_match_condition_evaluation_seconds", []string{"name", "type"}, "matchConditions evaluation"},
-	{"apiserver_validating_admission_policy_check_duration_seconds", []string{"policy"}, "ValidatingAdmissionPolicy check"},
-	{"controller_runtime_webhook_latency_seconds", []string{"webhook"}, "webhook request, as the webhook server times it"},
-	{"precedent_admission_duration_seconds", []string{"kind", "operation", "decision"}, "Precedent's handler"},
+	{"apiserver_request_duration_seconds", []string{"group", "resource", "subresource", "verb", "dry_run"}},
+	{"apiserver_admission_webhook_admission_duration_seconds", []string{"name", "type"}},
+	{"apiserver_admission_match_condition_evaluation_seconds", []string{"name", "type"}},
+	{"apiserver_validating_admission_policy_check_duration_seconds", []string{"policy"}},
+	{"controller_runtime_webhook_latency_seconds", []string{"webhook"}},
+	{"precedent_admission_duration_seconds", []string{"kind", "operation", "decision"}},
 }
 
 // scrapeAdmission reads the API server's /metrics.

@@ -57,6 +57,22 @@ func warningsOf(t *testing.T, rec *harness.Recorder, want []string, write func(d
 	}
 }
 
+// rewrite returns a write for warningsOf: read the stored obj, edit it, update it (dry-run or not).
+func rewrite(ctx context.Context, c client.Client, obj *unstructured.Unstructured, edit func(u *unstructured.Unstructured)) func(dry bool) error {
+	return func(dry bool) error {
+		cur := &unstructured.Unstructured{}
+		cur.SetGroupVersionKind(obj.GroupVersionKind())
+		if err := c.Get(ctx, client.ObjectKeyFromObject(obj), cur); err != nil {
+			return err
+		}
+		edit(cur)
+		if dry {
+			return c.Update(ctx, cur, client.DryRunAll)
+		}
+		return c.Update(ctx, cur)
+	}
+}
+
 func TestWarnings(t *testing.T) {
 	c, rec := h.NewClient()
 	ctx := context.Background()
@@ -81,18 +97,9 @@ func TestWarnings(t *testing.T) {
 	t.Run("update", func(t *testing.T) {
 		warningsOf(t, rec, []string{
 			"rule authorization.b on route " + ns + "/route is overridden by AuthPolicy " + ns + "/gw-policy",
-		}, func(dry bool) error {
-			cur := &unstructured.Unstructured{}
-			cur.SetGroupVersionKind(route.GroupVersionKind())
-			if err := c.Get(ctx, client.ObjectKeyFromObject(route), cur); err != nil {
-				return err
-			}
-			_ = unstructured.SetNestedField(cur.Object, map[string]interface{}{"opa": map[string]interface{}{"rego": "allow = true"}}, "spec", "rules", "authorization", "d")
-			if dry {
-				return c.Update(ctx, cur, client.DryRunAll)
-			}
-			return c.Update(ctx, cur)
-		})
+		}, rewrite(ctx, c, route, func(u *unstructured.Unstructured) {
+			_ = unstructured.SetNestedField(u.Object, map[string]interface{}{"opa": map[string]interface{}{"rego": "allow = true"}}, "spec", "rules", "authorization", "d")
+		}))
 	})
 
 	t.Run("delete of the Gateway policy", func(t *testing.T) {
@@ -130,27 +137,13 @@ func TestRewriteWithoutChange(t *testing.T) {
 	harness.Apply(t, c, ns, topology)
 	gw := harness.ObjectIn(ns, gatewayLimits)
 	harness.Create(t, c, gw)
-	rewrite := func(edit func(u *unstructured.Unstructured)) func(dry bool) error {
-		return func(dry bool) error {
-			cur := &unstructured.Unstructured{}
-			cur.SetGroupVersionKind(gw.GroupVersionKind())
-			if err := c.Get(ctx, client.ObjectKeyFromObject(gw), cur); err != nil {
-				return err
-			}
-			edit(cur)
-			if dry {
-				return c.Update(ctx, cur, client.DryRunAll)
-			}
-			return c.Update(ctx, cur)
-		}
-	}
 	t.Run("a label", func(t *testing.T) {
-		warningsOf(t, rec, nil, rewrite(func(u *unstructured.Unstructured) {
+		warningsOf(t, rec, nil, rewrite(ctx, c, gw, func(u *unstructured.Unstructured) {
 			u.SetLabels(map[string]string{"team": "platform"})
 		}))
 	})
 	t.Run("a limit", func(t *testing.T) {
-		warningsOf(t, rec, []string{"this write changes the effective RateLimitPolicy of 1 route"}, rewrite(func(u *unstructured.Unstructured) {
+		warningsOf(t, rec, []string{"this write changes the effective RateLimitPolicy of 1 route"}, rewrite(ctx, c, gw, func(u *unstructured.Unstructured) {
 			_ = unstructured.SetNestedSlice(u.Object, []interface{}{map[string]interface{}{"limit": int64(500), "window": "1m"}}, "spec", "defaults", "limits", "global", "rates")
 		}))
 	})

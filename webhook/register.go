@@ -95,8 +95,8 @@ func URLClientConfig(base string, caBundle []byte) ClientConfig {
 }
 
 // mutateCondition is evaluated by the API server: only a defaults or overrides block without a
-// strategy reaches the mutating webhook (the shipped CRDs default it in their schema, so for them
-// the webhook is never called).
+// strategy reaches the mutating webhook. It applies to configured kinds only (NeedsDefaulting): the
+// shipped CRDs default strategy in their schema and are not registered for this webhook at all.
 const mutateCondition = `has(object.spec) && ((has(object.spec.defaults) && !has(object.spec.defaults.strategy)) || (has(object.spec.overrides) && !has(object.spec.overrides.strategy)))`
 
 // accessCondition: only an AccessPolicy with a ServiceAccount source lacking a namespace reaches the

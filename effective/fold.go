@@ -34,16 +34,19 @@ type folder struct {
 // precedence order, so the oldest policy's override, applied last, wins. The unset lists of a level
 // apply to the levels above it. cond evaluates when conditions (nil: conditions are ignored).
 func Fold(kind policy.Kind, levels []Level, cond *cel.Evaluator) Result {
-	return fold(kind, len(levels), func(i int) []*policy.Policy { return levels[i].Policies }, cond, nil)
+	ps := make([][]*policy.Policy, len(levels))
+	for i := range levels {
+		ps[i] = levels[i].Policies
+	}
+	return fold(kind, ps, cond, nil)
 }
 
-// fold is Fold over levels given as their count and the policies at each, with a memo of condition
-// outcomes.
-func fold(kind policy.Kind, levels int, at func(int) []*policy.Policy, cond *cel.Evaluator, memo *condMemo) Result {
+// fold is Fold over the policies of each level, with a memo of condition outcomes.
+func fold(kind policy.Kind, levels [][]*policy.Policy, cond *cel.Evaluator, memo *condMemo) Result {
 	n, rules := 0, 0
-	for l := 0; l < levels; l++ {
-		n += len(at(l))
-		for _, p := range at(l) {
+	for _, ps := range levels {
+		n += len(ps)
+		for _, p := range ps {
 			if b := p.DefaultsBlock(); b != nil {
 				rules += len(b.Rules)
 			}
@@ -53,8 +56,7 @@ func fold(kind policy.Kind, levels int, at func(int) []*policy.Policy, cond *cel
 		}
 	}
 	f := &folder{kind: kind, cond: cond, memo: memo, ep: make(map[string]Entry, min(rules, 8)), events: make([]Event, 0, rules+n)}
-	for l := 0; l < levels; l++ {
-		ps := at(l)
+	for _, ps := range levels {
 		for _, p := range ps {
 			if b := p.DefaultsBlock(); b != nil {
 				f.defaults(p, b)

@@ -285,10 +285,38 @@ func (s *Snapshot) Compute(path topology.Path) Result {
 }
 
 // ComputePath is Compute for the path with index i in the graph, the fast way: its levels are
-// looked up by target number.
+// looked up by target number, and nothing is allocated unless the path must be folded.
 func (s *Snapshot) ComputePath(i int) Result {
-	return s.compute(s.Graph.Paths[i], &levelSource{s: s, byID: true, ids: s.Graph.PathTargetIDs(i)})
+	ids := s.Graph.PathTargetIDs(i)
+	n := 3 // a Gateway listener path: class, Gateway, listener
+	if s.Graph.Paths[i].RouteKind != "" {
+		n = 5 // and route, rule
+	}
+	// The levels that hold policies, most specific first, as pathLevels lists them.
+	var lv [5][]*policy.Policy
+	var key [256]byte
+	b, m := key[:0], 0
+	for j := n - 1; j >= 0; j-- {
+		if ps := s.atID(ids[j]); len(ps) > 0 {
+			lv[m] = ps
+			m++
+			b = appendLevel(b, levelOf[j], ps)
+		}
+	}
+	if s.results != nil {
+		if r, ok := s.results.load(b); ok {
+			return r
+		}
+	}
+	r := fold(s.Kind, lv[:m], s.Cond, s.conds)
+	if s.results != nil {
+		s.results.store(b, r)
+	}
+	return r
 }
+
+// levelOf is the level of each entry of topology.Path.LevelTargets.
+var levelOf = [5]topology.Level{topology.LevelGatewayClass, topology.LevelGateway, topology.LevelListener, topology.LevelRoute, topology.LevelRule}
 
 func (s *Snapshot) compute(path topology.Path, src *levelSource) Result {
 	if s.results == nil {
@@ -305,7 +333,11 @@ func (s *Snapshot) compute(path topology.Path, src *levelSource) Result {
 }
 
 func (s *Snapshot) fold(lv []LeveledPolicies) Result {
-	return fold(s.Kind, len(lv), func(i int) []*policy.Policy { return lv[i].Policies }, s.Cond, s.conds)
+	ps := make([][]*policy.Policy, len(lv))
+	for i := range lv {
+		ps[i] = lv[i].Policies
+	}
+	return fold(s.Kind, ps, s.Cond, s.conds)
 }
 
 // foldKey appends to b what identifies the input of a path's fold: the policies of each level, by

@@ -126,6 +126,17 @@ type Graph struct {
 	// Paths[i] in LevelTargets order, so per-path lookups can index slices instead of hashing targets.
 	targetIDs map[Target]int32
 	pathIDs   [][5]int32
+	// places numbers what a path is about to a reader (see PlaceID), by first path index.
+	placeIDs map[placeKey]int32
+	places   []int32
+}
+
+// placeKey is what a path is about: a route (whatever its kind, rule or listener) or, for a path
+// without a route, a Gateway listener.
+type placeKey struct {
+	route    Key
+	gateway  Key
+	listener string
 }
 
 // Build computes the paths and indexes. Inputs are not modified.
@@ -135,6 +146,7 @@ func Build(in Input) *Graph {
 		Routes:    map[Target]*Route{},
 		byTarget:  map[Target][]int{},
 		targetIDs: map[Target]int32{},
+		placeIDs:  map[placeKey]int32{},
 	}
 	for i := range in.Gateways {
 		gw := &in.Gateways[i]
@@ -265,7 +277,22 @@ func (g *Graph) add(p Path) {
 		ids[j] = id
 	}
 	g.pathIDs = append(g.pathIDs, ids)
+	k := placeKey{route: p.Route}
+	if p.RouteKind == "" {
+		k = placeKey{gateway: p.Gateway, listener: p.Listener}
+	}
+	place, ok := g.placeIDs[k]
+	if !ok {
+		place = int32(i)
+		g.placeIDs[k] = place
+	}
+	g.places = append(g.places, place)
 }
+
+// PlaceID numbers what path i is about to a reader of a warning: paths of the same route (by
+// namespace and name, on any rule, listener or Gateway) share a number, and a path without a route
+// has its listener's. The number is the index of the first such path.
+func (g *Graph) PlaceID(i int) int32 { return g.places[i] }
 
 // TargetID is the number of a target that lies on some path (ok false for any other target).
 // Numbers are dense, from 0 to TargetIDs()-1.

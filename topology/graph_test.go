@@ -129,3 +129,40 @@ func TestIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestPlaceID: the paths of one route share a place on every rule, listener and Gateway; a
+// listener without routes is a place of its own, and another route is another place.
+func TestPlaceID(t *testing.T) {
+	gw1 := gateway("infra", "gw1", listener("a", 80, gwv1.HTTPProtocolType, from(gwv1.NamespacesFromAll, nil)), listener("b", 81, gwv1.HTTPProtocolType, nil))
+	gw2 := gateway("infra", "gw2", listener("a", 80, gwv1.HTTPProtocolType, from(gwv1.NamespacesFromAll, nil)))
+	r := route("shop", "r", parent("infra", "gw1", "a", 0), "x", "y")
+	r.Spec.ParentRefs = append(r.Spec.ParentRefs, parent("infra", "gw2", "", 0))
+	other := route("shop", "other", parent("infra", "gw2", "", 0), "z")
+	g := Build(Input{Gateways: []gwv1.Gateway{gw1, gw2}, HTTPRoutes: []gwv1.HTTPRoute{r, other}})
+	byPlace := map[int32][]string{}
+	for i, p := range g.Paths {
+		id := g.PlaceID(i)
+		if first := g.Paths[id]; first.Route != p.Route || (p.RouteKind == "" && (first.Gateway != p.Gateway || first.Listener != p.Listener)) {
+			t.Errorf("path %d (%+v) has the place of path %d (%+v)", i, p, id, first)
+		}
+		name := p.Route.String()
+		if p.RouteKind == "" {
+			name = p.Gateway.String() + "/" + p.Listener
+		}
+		byPlace[id] = append(byPlace[id], name)
+	}
+	want := map[string]int{"shop/r": 4, "shop/other": 1, "infra/gw1/b": 1} // r: 2 rules on gw1/a and on gw2/a
+	if len(byPlace) != len(want) {
+		t.Fatalf("places = %v, want one each for %v", byPlace, want)
+	}
+	for _, names := range byPlace {
+		if want[names[0]] != len(names) {
+			t.Errorf("place %s has %d paths, want %d", names[0], len(names), want[names[0]])
+		}
+		for _, n := range names {
+			if n != names[0] {
+				t.Errorf("one place holds %s and %s", names[0], n)
+			}
+		}
+	}
+}

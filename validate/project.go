@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/precedent-dev/precedent/effective"
@@ -22,34 +22,25 @@ func Project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy)
 	} else {
 		after = before.Without(ref)
 	}
-	paths := map[int]bool{}
-	if old, ok := before.Policy(ref); ok {
-		for _, i := range before.PathsOf(old) {
-			paths[i] = true
-		}
+	old, hadOld := before.Policy(ref)
+	var was, is []int
+	if hadOld {
+		was = before.PathsOf(old)
 	}
 	if written != nil {
-		for _, i := range after.PathsOf(written) {
-			paths[i] = true
-		}
+		is = after.PathsOf(written)
 	}
-	idx := make([]int, 0, len(paths))
-	for i := range paths {
-		idx = append(idx, i)
-	}
-	sort.Ints(idx)
+	idx := union(was, is)
 
-	w := &warnings{index: make(map[string]int, 32), order: make([]string, 0, 32), places: make([][]string, 0, 32)}
+	w := &warnings{graph: after.Graph, kind: kindOf(before, written), ref: ref, all: make([]warning, 0, 24)}
 	if written != nil {
 		w.targets(after, written)
 	}
-	unsetUsed := map[string]bool{}
-	changedRoutes := map[topology.Key]bool{}
 	// The summary of changed routes is given for Gateway-level writes (before or after) and for
 	// deletes only.
-	old, hadOld := before.Policy(ref)
 	highLevel := (hadOld && isHighLevel(old)) || (written != nil && isHighLevel(written))
 	countChanges := written == nil || highLevel
+	var changedRoutes map[topology.Key]bool
 	var edited map[string]bool // rule ids of ref whose body this write changes
 	if hadOld && written != nil {
 		edited = editedRules(old, written)
@@ -57,14 +48,13 @@ func Project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy)
 	// Paths with the same folds before and after (memoized folds are shared, so the identity of their
 	// rule maps tells) have the same warnings and the same change: each pair is looked at once.
 	type outcome struct {
+		key     [2]uintptr
 		msgs    []int // warnings, by their number in w
 		changed bool
 	}
-	outcomes := map[[2]uintptr]*outcome{}
-	var where string
-	var lastRoute topology.Key
+	outcomes := make([]outcome, 0, 8) // a handful of distinct pairs: searched, not hashed
 	for _, i := range idx {
-		path := after.Graph.Paths[i]
+		path := &after.Graph.Paths[i]
 		ra := after.ComputePath(i)
 		compare := countChanges && path.RouteKind != ""
 		var rb effective.Result
@@ -73,51 +63,79 @@ func Project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy)
 			rb = before.ComputePath(i)
 			key[1] = mapID(rb.Rules)
 		}
-		o, ok := outcomes[key]
-		if !ok {
-			o = &outcome{}
+		var o *outcome
+		for j := range outcomes {
+			if outcomes[j].key == key {
+				o = &outcomes[j]
+				break
+			}
+		}
+		if o == nil {
+			outcomes = append(outcomes, outcome{key: key})
+			o = &outcomes[len(outcomes)-1]
 			if written != nil {
-				for _, ev := range ra.Events {
-					if msg := w.event(ev, ref, written.Kind, unsetUsed); msg != "" {
-						o.msgs = append(o.msgs, w.number(msg))
+				for k := range ra.Events {
+					if n, ok := w.event(&ra.Events[k]); ok {
+						o.msgs = append(o.msgs, n)
 					}
 				}
 			}
 			o.changed = compare && !sameRules(rb.Rules, ra.Rules, ref, edited)
-			outcomes[key] = o
 		}
-		if len(o.msgs) > 0 {
-			if path.RouteKind == "" || path.Route != lastRoute || where == "" {
-				where, lastRoute = describe(path), path.Route // the paths of a route come one after another
-			}
-			for _, n := range o.msgs {
-				w.addAt(n, where)
-			}
+		for _, n := range o.msgs {
+			w.addAt(n, i)
 		}
 		if o.changed {
+			if changedRoutes == nil {
+				changedRoutes = map[topology.Key]bool{}
+			}
 			changedRoutes[path.Route] = true
 		}
 	}
 	if written != nil {
 		for i, id := range written.Unset {
-			if !unsetUsed[id] && policy.ValidRuleID(written.Kind, id) {
-				w.add(fmt.Sprintf("spec.unset[%d]: unset of %s removes nothing: no higher policy sets it as a default on the routes of this policy", i, id))
+			if !w.unsetUsed[id] && policy.ValidRuleID(written.Kind, id) {
+				w.add("spec.unset[" + strconv.Itoa(i) + "]: unset of " + id + " removes nothing: no higher policy sets it as a default on the routes of this policy")
 			}
 		}
 	}
 	// The summary comes first: it is about the whole write, and the warning limit cuts from the end.
-	var summary string
-	if len(changedRoutes) > 0 { // counted only when countChanges
-		verb := "this write changes"
-		if written == nil {
-			verb = "removing this policy changes"
+	if len(changedRoutes) == 0 { // counted only when countChanges
+		return w.list(nil)
+	}
+	verb := "this write changes"
+	if written == nil {
+		verb = "removing this policy changes"
+	}
+	n := len(changedRoutes)
+	return w.list([]string{verb + " the effective " + w.kind + " of " + strconv.Itoa(n) + " route" + plural(n)})
+}
+
+// union merges two sorted lists of path indexes without duplicates. When one is empty the other is
+// returned as is (it may be the graph's own: read only).
+func union(a, b []int) []int {
+	switch {
+	case len(a) == 0:
+		return b
+	case len(b) == 0 || slices.Equal(a, b):
+		return a
+	}
+	out := make([]int, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case j == len(b) || (i < len(a) && a[i] < b[j]):
+			out = append(out, a[i])
+			i++
+		case i == len(a) || b[j] < a[i]:
+			out = append(out, b[j])
+			j++
+		default: // equal
+			out = append(out, a[i])
+			i, j = i+1, j+1
 		}
-		summary = fmt.Sprintf("%s the effective %s of %d route%s", verb, kindOf(before, written), len(changedRoutes), plural(len(changedRoutes)))
 	}
-	if summary == "" {
-		return w.list()
-	}
-	return append([]string{summary}, w.list()...)
+	return out
 }
 
 func kindOf(s *effective.Snapshot, p *policy.Policy) string {
@@ -145,9 +163,9 @@ func plural(n int) string {
 
 // describe names a path for warnings: "route shop/cart" (rule and listener only when they matter to
 // a human reading a warning about a rule-level or listener-only path).
-func describe(p topology.Path) string {
+func describe(p *topology.Path) string {
 	if p.RouteKind == "" {
-		return fmt.Sprintf("gateway %s listener %s", p.Gateway, p.Listener)
+		return "gateway " + p.Gateway.String() + " listener " + p.Listener
 	}
 	return "route " + p.Route.String()
 }
@@ -214,104 +232,179 @@ func sameBody(a, b interface{}) bool {
 	return reflect.DeepEqual(a, b)
 }
 
-// warnings groups messages that differ only in where they happen, and keeps first-seen order.
+// warnings collects the warnings of one write in first-seen order. A warning about a fold event is
+// kept as what it says (msgKey) with the paths it happens on, and rendered once at the end: the
+// events of a Gateway-level write repeat over many paths.
 type warnings struct {
-	order  []string   // messages, numbered by first sight
-	places [][]string // places of each message
-	index  map[string]int
+	graph     *topology.Graph
+	kind      string     // the written kind, as warnings name it
+	ref       policy.Ref // the written policy
+	all       []warning
+	index     map[msgKey]int
+	unsetUsed map[string]bool // rule ids whose unset by ref took effect somewhere
 }
 
-func (w *warnings) add(msg string) { w.addAt(w.number(msg), "") }
-
-// number returns the number of msg (a format with one %s for the place, or a plain message).
-func (w *warnings) number(msg string) int {
-	n, ok := w.index[msg]
-	if !ok {
-		n = len(w.order)
-		w.index[msg] = n
-		w.order = append(w.order, msg)
-		w.places = append(w.places, nil)
-	}
-	return n
+// A warning is a plain message, or one about fold events with the paths where they happen.
+type warning struct {
+	text   string // a plain message; empty for a keyed one
+	key    msgKey
+	places []int32 // places, by the index of their first path (topology.Graph.PlaceID)
 }
 
-// addAt records message number n at a place ("" for none).
-func (w *warnings) addAt(n int, where string) {
-	if where == "" {
-		return
-	}
-	for _, p := range w.places[n] {
-		if p == where {
+// msgKey is everything a fold event's warning says, but the place.
+type msgKey struct {
+	typ     effective.EventType
+	mine    bool       // the written policy acted; else it is the event's other policy
+	block   string     // the acting block (for mine)
+	rule    string     // the rule id
+	other   policy.Ref // the policy on the other side from the written one
+	message string     // a condition's error
+}
+
+// add records a plain message.
+func (w *warnings) add(msg string) {
+	for _, x := range w.all {
+		if x.text == msg {
 			return
 		}
 	}
-	w.places[n] = append(w.places[n], where)
+	w.all = append(w.all, warning{text: msg})
 }
 
-func (w *warnings) list() []string {
-	out := make([]string, 0, len(w.order))
-	for n, msg := range w.order {
-		places := w.places[n]
-		if !strings.Contains(msg, "%s") {
-			out = append(out, msg)
+// addAt records warning number n at path i, once per place (topology.Graph.PlaceID).
+func (w *warnings) addAt(n int, i int) {
+	x := &w.all[n]
+	place := w.graph.PlaceID(i)
+	for j := len(x.places) - 1; j >= 0; j-- { // the paths of one route usually come one after another
+		if x.places[j] == place {
+			return
+		}
+	}
+	x.places = append(x.places, place)
+}
+
+// event returns the number of the warning an event of a fold gives about the write of w.ref, false
+// for none; an unset of ref that took effect is recorded in unsetUsed.
+func (w *warnings) event(ev *effective.Event) (int, bool) {
+	if ev.Type == effective.Unset && ev.Other != nil && *ev.Other == w.ref {
+		if w.unsetUsed == nil {
+			w.unsetUsed = map[string]bool{}
+		}
+		w.unsetUsed[ev.Rule] = true
+		return 0, false
+	}
+	var k msgKey
+	switch {
+	case ev.Policy == w.ref:
+		switch ev.Type {
+		case effective.Replaced, effective.Kept, effective.Unset, effective.Clipped, effective.Overridden, effective.UnsetIneffective, effective.ConditionError:
+		default:
+			return 0, false
+		}
+		// Only what the text says goes into the key, so that events saying the same are one warning.
+		k = msgKey{typ: ev.Type, mine: true, rule: ev.Rule}
+		switch ev.Type {
+		case effective.Replaced:
+			k.block, k.rule = ev.Block, ""
+		case effective.ConditionError:
+			k.block, k.rule, k.message = ev.Block, "", ev.Message
+		}
+		if ev.Other != nil && ev.Type != effective.ConditionError {
+			k.other = *ev.Other
+		}
+	case ev.Other != nil && *ev.Other == w.ref:
+		switch ev.Type {
+		case effective.Overridden, effective.Clipped, effective.UnsetIneffective:
+		default:
+			return 0, false
+		}
+		k = msgKey{typ: ev.Type, rule: ev.Rule, other: ev.Policy}
+	default:
+		return 0, false // neither side is the written policy: nothing to say about this write
+	}
+	n, ok := w.index[k]
+	if !ok {
+		if w.index == nil {
+			w.index = make(map[msgKey]int, 16)
+		}
+		n = len(w.all)
+		w.index[k] = n
+		w.all = append(w.all, warning{key: k})
+	}
+	return n, true
+}
+
+// list renders the warnings after the given ones.
+func (w *warnings) list(first []string) []string {
+	out := append(make([]string, 0, len(first)+len(w.all)), first...)
+	for _, x := range w.all {
+		if x.text != "" {
+			out = append(out, x.text)
 			continue
 		}
-		out = append(out, fill(msg, places1(places)))
+		out = append(out, w.render(x.key, w.places(x.places)))
 	}
 	return out
 }
 
-// fill puts place where the format msg has %s, and unescapes its %% (what fmt.Sprintf(msg, place)
-// does for these one-verb formats, without the reflection).
-func fill(msg, place string) string {
-	if !strings.Contains(msg, "%%") {
-		return strings.Replace(msg, "%s", place, 1)
+// places renders a list of places briefly: "route a/b", or "3 paths (a/b, a/c, and 1 more)".
+func (w *warnings) places(ps []int32) string {
+	if len(ps) == 1 {
+		return describe(&w.graph.Paths[ps[0]])
 	}
+	const show = 2
 	var b strings.Builder
-	b.Grow(len(msg) + len(place))
-	for i := 0; i < len(msg); i++ {
-		if msg[i] == '%' && i+1 < len(msg) {
-			switch msg[i+1] {
-			case 's':
-				b.WriteString(place)
-				i++
-				continue
-			case '%':
-				b.WriteByte('%')
-				i++
-				continue
-			}
+	b.WriteString(strconv.Itoa(len(ps)))
+	b.WriteString(" paths (")
+	for j, i := range ps[:min(show, len(ps))] {
+		if j > 0 {
+			b.WriteString(", ")
 		}
-		b.WriteByte(msg[i])
+		d := describe(&w.graph.Paths[i])
+		b.WriteString(d[strings.LastIndex(d, " ")+1:])
 	}
+	if len(ps) > show {
+		b.WriteString(", and ")
+		b.WriteString(strconv.Itoa(len(ps) - show))
+		b.WriteString(" more")
+	}
+	b.WriteString(")")
 	return b.String()
 }
 
-// places1 renders a list of places briefly: "route a/b", or "3 routes (a/b, a/c, and 1 more)".
-func places1(places []string) string {
-	if len(places) == 1 {
-		return places[0]
-	}
-	const show = 2
-	names := make([]string, 0, show)
-	for i, p := range places {
-		if i == show {
-			break
+// render is the text of the warning k at place.
+func (w *warnings) render(k msgKey, place string) string {
+	kind, other := w.kind, k.other.String()
+	if k.mine {
+		switch k.typ {
+		case effective.Replaced:
+			return "spec." + k.block + " of this policy are replaced by " + kind + " " + other + " on " + place
+		case effective.Kept:
+			return "default rule " + k.rule + " is replaced by " + kind + " " + other + " on " + place
+		case effective.Unset:
+			return "default rule " + k.rule + " is unset by " + kind + " " + other + " on " + place
+		case effective.Clipped:
+			return "the constraint in spec.overrides clips rule " + k.rule + " of " + kind + " " + other + " on " + place
+		case effective.Overridden:
+			return "spec.overrides replaces rule " + k.rule + " of " + kind + " " + other + " on " + place
+		case effective.UnsetIneffective:
+			return "the override of " + k.rule + " makes the unset in " + kind + " " + other + " ineffective on " + place
+		default: // effective.ConditionError
+			return "spec." + k.block + ".when does not apply on " + place + ": " + k.message
 		}
-		names = append(names, p[strings.LastIndex(p, " ")+1:])
 	}
-	more := ""
-	if len(places) > show {
-		more = fmt.Sprintf(", and %d more", len(places)-show)
+	switch k.typ {
+	case effective.Overridden:
+		return "rule " + k.rule + " on " + place + " is overridden by " + kind + " " + other
+	case effective.Clipped:
+		return "rule " + k.rule + " on " + place + " is clipped by the constraint of " + kind + " " + other
+	default: // effective.UnsetIneffective
+		return "spec.unset of " + k.rule + " has no effect on " + place + ": " + kind + " " + other + " overrides it"
 	}
-	return fmt.Sprintf("%d paths (%s%s)", len(places), strings.Join(names, ", "), more)
 }
 
 func (w *warnings) targets(s *effective.Snapshot, p *policy.Policy) {
-	unattached := map[topology.Target]bool{}
-	for _, t := range s.Graph.Unattached {
-		unattached[t] = true
-	}
+	var unattached map[topology.Target]bool
 	for _, r := range p.Targets {
 		if r.Group != topology.Group {
 			continue
@@ -320,73 +413,23 @@ func (w *warnings) targets(s *effective.Snapshot, p *policy.Policy) {
 		if r.Kind == "GatewayClass" {
 			t.Namespace = ""
 		}
+		if unattached == nil && len(s.Graph.Unattached) > 0 {
+			unattached = make(map[topology.Target]bool, len(s.Graph.Unattached))
+			for _, u := range s.Graph.Unattached {
+				unattached[u] = true
+			}
+		}
 		switch {
 		case !s.Graph.Exists(t):
-			w.add(fmt.Sprintf("%s: target %s not found: the policy has no effect until it exists", r.Path, t))
+			w.add(r.Path.String() + ": target " + t.String() + " not found: the policy has no effect until it exists")
 		case unattached[topology.Target{Kind: t.Kind, Namespace: t.Namespace, Name: t.Name}]:
-			w.add(fmt.Sprintf("%s: %s %s is attached to no Gateway listener: the policy has no effect until it is", r.Path, t.Kind, topology.Key{Namespace: t.Namespace, Name: t.Name}))
+			w.add(r.Path.String() + ": " + t.Kind + " " + topology.Key{Namespace: t.Namespace, Name: t.Name}.String() + " is attached to no Gateway listener: the policy has no effect until it is")
 		}
 	}
-}
-
-// event returns the warning (a format with one %s for the place) an event of a fold gives about
-// the write of ref, or "" for none; an unset of ref that took effect is recorded in unsetUsed.
-func (w *warnings) event(ev effective.Event, ref policy.Ref, k policy.Kind, unsetUsed map[string]bool) string {
-	if ev.Policy != ref && (ev.Other == nil || *ev.Other != ref) {
-		return "" // neither side is the written policy: nothing to say about this write
-	}
-	if ev.Type == effective.Unset && ev.Other != nil && *ev.Other == ref {
-		unsetUsed[ev.Rule] = true
-		return ""
-	}
-	return w.format(ev, ref, k)
 }
 
 // mapID is the identity of a map.
 func mapID(m map[string]effective.Entry) uintptr { return reflect.ValueOf(m).Pointer() }
-
-// format renders the warning of one event ("" when the event warrants none); %s stands for the place.
-func (w *warnings) format(ev effective.Event, ref policy.Ref, k policy.Kind) string {
-	other := ""
-	if ev.Other != nil {
-		other = ev.Other.String()
-	}
-	kind := k.GVK.Kind
-	esc := func(s string) string { return strings.ReplaceAll(s, "%", "%%") } // the text is a format for the place
-	// Concatenation, not Sprintf: a Gateway-level write formats a few dozen of these per admission.
-	switch {
-	case ev.Policy == ref:
-		switch ev.Type {
-		case effective.Replaced:
-			return "spec." + ev.Block + " of this policy are replaced by " + kind + " " + esc(other) + " on %s"
-		case effective.Kept:
-			return "default rule " + esc(ev.Rule) + " is replaced by " + kind + " " + esc(other) + " on %s"
-		case effective.Unset:
-			return "default rule " + esc(ev.Rule) + " is unset by " + kind + " " + esc(other) + " on %s"
-		case effective.Clipped:
-			return "the constraint in spec.overrides clips rule " + esc(ev.Rule) + " of " + kind + " " + esc(other) + " on %s"
-		case effective.Overridden:
-			return "spec.overrides replaces rule " + esc(ev.Rule) + " of " + kind + " " + esc(other) + " on %s"
-		case effective.UnsetIneffective:
-			return "the override of " + esc(ev.Rule) + " makes the unset in " + kind + " " + esc(other) + " ineffective on %s"
-		case effective.ConditionError:
-			return "spec." + ev.Block + ".when does not apply on %s: " + esc(ev.Message)
-		}
-	case ev.Other != nil && *ev.Other == ref:
-		switch ev.Type {
-		case effective.Overridden:
-			return "rule " + esc(ev.Rule) + " on %s is overridden by " + kind + " " + esc(other0(ev))
-		case effective.Clipped:
-			return "rule " + esc(ev.Rule) + " on %s is clipped by the constraint of " + kind + " " + esc(other0(ev))
-		case effective.UnsetIneffective:
-			return "spec.unset of " + esc(ev.Rule) + " has no effect on %s: " + kind + " " + esc(other0(ev)) + " overrides it"
-		}
-	}
-	return ""
-}
-
-// other0 is the acting policy of an event seen from the other side.
-func other0(ev effective.Event) string { return ev.Policy.String() }
 
 // Limit deduplicates warnings and caps them at n, the last one saying how many were left out.
 func Limit(ws []string, n int) []string {

@@ -176,6 +176,15 @@ func TestWarnings(t *testing.T) {
 				"default rule authentication.a is replaced by AuthPolicy shop/route-p on route shop/checkout",
 				"the override of response.r makes the unset in AuthPolicy shop/route-p ineffective on route shop/checkout",
 			}},
+		{name: "one line per rule: the lower policies and their routes are listed with it",
+			extra: []string{
+				authPolicy("route-p", "  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: checkout}\n  rules: {authentication: {a: {}}}\n"),
+				authPolicy("route-q", routeTarget+"  rules: {authentication: {a: {}}}\n"),
+			},
+			policy: "apiVersion: policy.precedent.dev/v1alpha1\nkind: AuthPolicy\nmetadata: {name: gw-policy, namespace: gateway-system, creationTimestamp: '2024-01-01T00:00:00Z'}\nspec:\n  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}\n  defaults: {strategy: merge, rules: {authentication: {a: {x: 1}}}}\n",
+			want: []string{ // no summary: the lower policies keep both routes as they were
+				"default rule authentication.a is replaced by AuthPolicy shop/route-q and shop/route-p on 2 routes (shop/cart, shop/checkout)",
+			}},
 		{name: "constraint clips a lower value", kind: "RateLimitPolicy",
 			extra:  []string{gwLimits},
 			policy: "apiVersion: policy.precedent.dev/v1alpha1\nkind: RateLimitPolicy\nmetadata: {name: p, namespace: shop}\nspec:\n" + routeTarget + "  limits: {x: {rates: [{limit: 150, window: 1m}]}}\n",

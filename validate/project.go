@@ -232,9 +232,10 @@ func sameBody(a, b interface{}) bool {
 	return reflect.DeepEqual(a, b)
 }
 
-// warnings collects the warnings of one write in first-seen order. A warning about a fold event is
-// kept as what it says (msgKey) with the paths it happens on, and rendered once at the end: the
-// events of a Gateway-level write repeat over many paths.
+// warnings collects the warnings of one write in first-seen order. A warning about fold events is
+// kept as what it says (msgKey), with the policies on the other side and the places where it
+// happens, and rendered once at the end: a Gateway-level write meets the same events on many paths,
+// and one line per rule says more within the warning limit than one line per route.
 type warnings struct {
 	graph     *topology.Graph
 	kind      string     // the written kind, as warnings name it
@@ -244,21 +245,49 @@ type warnings struct {
 	unsetUsed map[string]bool // rule ids whose unset by ref took effect somewhere
 }
 
-// A warning is a plain message, or one about fold events with the paths where they happen.
+// A warning is a plain message, or one about fold events.
 type warning struct {
 	text   string // a plain message; empty for a keyed one
 	key    msgKey
-	places []int32 // places, by the index of their first path (topology.Graph.PlaceID)
+	others set[policy.Ref] // the policies on the other side from the written one, first seen first
+	places set[int32]      // places, by the index of their first path (topology.Graph.PlaceID)
 }
 
-// msgKey is everything a fold event's warning says, but the place.
+// msgKey is what a fold event's warning says, but the other policies and the places.
 type msgKey struct {
 	typ     effective.EventType
-	mine    bool       // the written policy acted; else it is the event's other policy
-	block   string     // the acting block (for mine)
-	rule    string     // the rule id
-	other   policy.Ref // the policy on the other side from the written one
-	message string     // a condition's error
+	mine    bool   // the written policy acted; else the other policies did
+	block   string // the acting block, where the text names it
+	rule    string // the rule id
+	message string // a condition's error
+}
+
+// set is a list without duplicates, in insertion order.
+type set[T comparable] struct {
+	list []T
+	seen map[T]bool // for long lists; a short one is searched
+}
+
+func (s *set[T]) add(v T) {
+	if n := len(s.list); n > 0 && s.list[n-1] == v {
+		return // the usual repeat: the paths of one route come one after another
+	}
+	switch {
+	case s.seen != nil:
+		if s.seen[v] {
+			return
+		}
+		s.seen[v] = true
+	case slices.Contains(s.list, v):
+		return
+	case len(s.list) == 16:
+		s.seen = make(map[T]bool, 64)
+		for _, x := range s.list {
+			s.seen[x] = true
+		}
+		s.seen[v] = true
+	}
+	s.list = append(s.list, v)
 }
 
 // add records a plain message.
@@ -272,16 +301,7 @@ func (w *warnings) add(msg string) {
 }
 
 // addAt records warning number n at path i, once per place (topology.Graph.PlaceID).
-func (w *warnings) addAt(n int, i int) {
-	x := &w.all[n]
-	place := w.graph.PlaceID(i)
-	for j := len(x.places) - 1; j >= 0; j-- { // the paths of one route usually come one after another
-		if x.places[j] == place {
-			return
-		}
-	}
-	x.places = append(x.places, place)
-}
+func (w *warnings) addAt(n int, i int) { w.all[n].places.add(w.graph.PlaceID(i)) }
 
 // event returns the number of the warning an event of a fold gives about the write of w.ref, false
 // for none; an unset of ref that took effect is recorded in unsetUsed.
@@ -294,6 +314,7 @@ func (w *warnings) event(ev *effective.Event) (int, bool) {
 		return 0, false
 	}
 	var k msgKey
+	var other *policy.Ref
 	switch {
 	case ev.Policy == w.ref:
 		switch ev.Type {
@@ -309,8 +330,8 @@ func (w *warnings) event(ev *effective.Event) (int, bool) {
 		case effective.ConditionError:
 			k.block, k.rule, k.message = ev.Block, "", ev.Message
 		}
-		if ev.Other != nil && ev.Type != effective.ConditionError {
-			k.other = *ev.Other
+		if ev.Type != effective.ConditionError {
+			other = ev.Other
 		}
 	case ev.Other != nil && *ev.Other == w.ref:
 		switch ev.Type {
@@ -318,7 +339,8 @@ func (w *warnings) event(ev *effective.Event) (int, bool) {
 		default:
 			return 0, false
 		}
-		k = msgKey{typ: ev.Type, rule: ev.Rule, other: ev.Policy}
+		k = msgKey{typ: ev.Type, rule: ev.Rule}
+		other = &ev.Policy
 	default:
 		return 0, false // neither side is the written policy: nothing to say about this write
 	}
@@ -331,6 +353,9 @@ func (w *warnings) event(ev *effective.Event) (int, bool) {
 		w.index[k] = n
 		w.all = append(w.all, warning{key: k})
 	}
+	if other != nil {
+		w.all[n].others.add(*other)
+	}
 	return n, true
 }
 
@@ -342,26 +367,41 @@ func (w *warnings) list(first []string) []string {
 			out = append(out, x.text)
 			continue
 		}
-		out = append(out, w.render(x.key, w.places(x.places)))
+		out = append(out, w.render(x.key, w.policies(x.others.list), w.places(x.places.list)))
 	}
 	return out
 }
 
-// places renders a list of places briefly: "route a/b", or "3 paths (a/b, a/c, and 1 more)".
+// places renders a list of places briefly: "route a/b", "3 routes (a/b, a/c, and 1 more)", or, when
+// some are Gateway listeners without routes, "2 places (route a/b, gateway c/d listener l)".
 func (w *warnings) places(ps []int32) string {
 	if len(ps) == 1 {
 		return describe(&w.graph.Paths[ps[0]])
 	}
+	routes := true
+	for _, i := range ps {
+		if w.graph.Paths[i].RouteKind == "" {
+			routes = false
+			break
+		}
+	}
 	const show = 2
 	var b strings.Builder
 	b.WriteString(strconv.Itoa(len(ps)))
-	b.WriteString(" paths (")
+	if routes {
+		b.WriteString(" routes (")
+	} else {
+		b.WriteString(" places (")
+	}
 	for j, i := range ps[:min(show, len(ps))] {
 		if j > 0 {
 			b.WriteString(", ")
 		}
-		d := describe(&w.graph.Paths[i])
-		b.WriteString(d[strings.LastIndex(d, " ")+1:])
+		if p := &w.graph.Paths[i]; routes {
+			b.WriteString(p.Route.String())
+		} else {
+			b.WriteString(describe(p))
+		}
 	}
 	if len(ps) > show {
 		b.WriteString(", and ")
@@ -372,34 +412,47 @@ func (w *warnings) places(ps []int32) string {
 	return b.String()
 }
 
-// render is the text of the warning k at place.
-func (w *warnings) render(k msgKey, place string) string {
-	kind, other := w.kind, k.other.String()
+// policies renders the policies on the other side briefly: "AuthPolicy a/b", "AuthPolicy a/b and
+// c/d", or "AuthPolicy a/b, c/d and 3 more".
+func (w *warnings) policies(refs []policy.Ref) string {
+	switch len(refs) {
+	case 0:
+		return w.kind
+	case 1:
+		return w.kind + " " + refs[0].String()
+	case 2:
+		return w.kind + " " + refs[0].String() + " and " + refs[1].String()
+	}
+	return w.kind + " " + refs[0].String() + ", " + refs[1].String() + " and " + strconv.Itoa(len(refs)-2) + " more"
+}
+
+// render is the text of the warning k with the policies on the other side and the place.
+func (w *warnings) render(k msgKey, other, place string) string {
 	if k.mine {
 		switch k.typ {
 		case effective.Replaced:
-			return "spec." + k.block + " of this policy are replaced by " + kind + " " + other + " on " + place
+			return "spec." + k.block + " of this policy are replaced by " + other + " on " + place
 		case effective.Kept:
-			return "default rule " + k.rule + " is replaced by " + kind + " " + other + " on " + place
+			return "default rule " + k.rule + " is replaced by " + other + " on " + place
 		case effective.Unset:
-			return "default rule " + k.rule + " is unset by " + kind + " " + other + " on " + place
+			return "default rule " + k.rule + " is unset by " + other + " on " + place
 		case effective.Clipped:
-			return "the constraint in spec.overrides clips rule " + k.rule + " of " + kind + " " + other + " on " + place
+			return "the constraint in spec.overrides clips rule " + k.rule + " of " + other + " on " + place
 		case effective.Overridden:
-			return "spec.overrides replaces rule " + k.rule + " of " + kind + " " + other + " on " + place
+			return "spec.overrides replaces rule " + k.rule + " of " + other + " on " + place
 		case effective.UnsetIneffective:
-			return "the override of " + k.rule + " makes the unset in " + kind + " " + other + " ineffective on " + place
+			return "the override of " + k.rule + " makes the unset in " + other + " ineffective on " + place
 		default: // effective.ConditionError
 			return "spec." + k.block + ".when does not apply on " + place + ": " + k.message
 		}
 	}
 	switch k.typ {
 	case effective.Overridden:
-		return "rule " + k.rule + " on " + place + " is overridden by " + kind + " " + other
+		return "rule " + k.rule + " on " + place + " is overridden by " + other
 	case effective.Clipped:
-		return "rule " + k.rule + " on " + place + " is clipped by the constraint of " + kind + " " + other
+		return "rule " + k.rule + " on " + place + " is clipped by the constraint of " + other
 	default: // effective.UnsetIneffective
-		return "spec.unset of " + k.rule + " has no effect on " + place + ": " + kind + " " + other + " overrides it"
+		return "spec.unset of " + k.rule + " has no effect on " + place + ": " + other + " overrides it"
 	}
 }
 

@@ -27,3 +27,21 @@ func TestLimit(t *testing.T) {
 		t.Errorf("Limit of 40 warnings with 35 distinct kept %d", len(got))
 	}
 }
+
+// TestSet: values are kept once, in first-seen order, below and above the length where the set
+// starts to hash.
+func TestSet(t *testing.T) {
+	var s set[int]
+	var want []int
+	for i := 0; i < 100; i++ {
+		v := (i * 7) % 40 // 0..39, each seen two or three times, not one after another
+		s.add(v)
+		s.add(v) // an immediate repeat
+		if !slices.Contains(want, v) {
+			want = append(want, v)
+		}
+	}
+	if !slices.Equal(s.list, want) {
+		t.Errorf("set = %v, want %v", s.list, want)
+	}
+}

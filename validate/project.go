@@ -32,7 +32,7 @@ func Project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy)
 	}
 	idx := union(was, is)
 
-	w := &warnings{graph: after.Graph, kind: kindOf(before, written), ref: ref, all: make([]warning, 0, 24)}
+	w := &warnings{graph: after.Graph, kind: kindOf(before, written), ref: ref, all: make([]warning, 0, 8)}
 	if written != nil {
 		w.targets(after, written)
 	}

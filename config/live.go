@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	"github.com/go-logr/logr"
@@ -28,6 +29,9 @@ const Name = "cluster"
 type Live struct {
 	cur atomic.Pointer[state]
 	log logr.Logger
+
+	mu        sync.Mutex
+	listeners []func(Settings)
 }
 
 type state struct {
@@ -45,6 +49,26 @@ func NewLive(s Settings, log logr.Logger) *Live {
 	l := &Live{log: log}
 	l.cur.Store(newState(s, ""))
 	return l
+}
+
+// OnChange calls f with the new settings each time they change, before they are in force (so a
+// listener that prepares for them, such as watching a newly managed kind, is done when the first
+// admission reads them). f runs on the informer's goroutine: it must not block.
+func (l *Live) OnChange(f func(Settings)) {
+	l.mu.Lock()
+	l.listeners = append(l.listeners, f)
+	l.mu.Unlock()
+}
+
+// set tells the listeners, then puts s in force.
+func (l *Live) set(s Settings, resourceVersion string) {
+	l.mu.Lock()
+	fs := append([]func(Settings){}, l.listeners...)
+	l.mu.Unlock()
+	for _, f := range fs {
+		f(s)
+	}
+	l.cur.Store(newState(s, resourceVersion))
 }
 
 // Current returns the settings in force.
@@ -100,7 +124,7 @@ func (l *Live) Watch(ctx context.Context, c cache.Informers) error {
 				obj = d.Obj
 			}
 			if u, ok := obj.(*unstructured.Unstructured); ok && u.GetName() == Name {
-				l.cur.Store(newState(Defaults(), ""))
+				l.set(Defaults(), "")
 				l.log.Info("settings reset to defaults: PrecedentConfig deleted", "settings", Defaults().String())
 			}
 		},
@@ -122,6 +146,6 @@ func (l *Live) observe(obj interface{}) {
 			"resourceVersion", u.GetResourceVersion(), "settings", l.Current().String())
 		return
 	}
-	l.cur.Store(newState(s, u.GetResourceVersion()))
+	l.set(s, u.GetResourceVersion())
 	l.log.Info("settings changed", "resourceVersion", u.GetResourceVersion(), "settings", s.String())
 }

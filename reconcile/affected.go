@@ -43,7 +43,7 @@ type AffectedReconciler struct {
 
 func (r *AffectedReconciler) setup(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
-		Named("affected-"+r.Kind.GVK.Kind).
+		Named("affected-"+r.name()).
 		Watches(&gwv1.Gateway{}, r.after(func(_ context.Context, o client.Object) []reconcile.Request {
 			return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}}}
 		})).

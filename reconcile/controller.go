@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -13,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/events"
@@ -72,22 +74,68 @@ type Reconciler struct {
 }
 
 // SetupWithManager registers one controller per managed kind (leader-elected with the manager).
+// When live can tell of changes (config.Live can), a kind managed later gets its controllers then,
+// with no restart.
 func SetupWithManager(mgr ctrl.Manager, src Source, live Settings, log logr.Logger) error {
-	for _, k := range live.Current().Registry().Kinds() {
-		if _, err := mgr.GetRESTMapper().RESTMapping(k.GVK.GroupKind(), k.GVK.Version); err != nil {
-			log.Info("policy kind not installed: not reconciled", "kind", k.GVK.Kind)
-			continue
-		}
-		r := &Reconciler{Client: mgr.GetClient(), Kind: k, Source: src, Settings: live,
-			Recorder: mgr.GetEventRecorder("precedent"), Log: log.WithValues("kind", k.GVK.Kind)}
-		if err := r.setup(mgr); err != nil {
-			return fmt.Errorf("setting up the %s status controller: %w", k.GVK.Kind, err)
-		}
-		if err := setupAffected(mgr, r, r.Log.WithName("affected")); err != nil {
-			return fmt.Errorf("setting up the %s Affected controller: %w", k.GVK.Kind, err)
-		}
+	s := &setup{mgr: mgr, src: src, live: live, log: log, done: map[schema.GroupKind]bool{}}
+	if err := s.kinds(live.Current().Registry().Kinds()); err != nil {
+		return err
+	}
+	if l, ok := live.(interface{ OnChange(func(config.Settings)) }); ok {
+		l.OnChange(func(cs config.Settings) {
+			if err := s.kinds(cs.Registry().Kinds()); err != nil {
+				log.Error(err, "setting up the status controllers of the managed kinds")
+			}
+		})
 	}
 	return nil
+}
+
+// setup adds the controllers of each managed kind once.
+type setup struct {
+	mgr  ctrl.Manager
+	src  Source
+	live Settings
+	log  logr.Logger
+
+	mu   sync.Mutex
+	done map[schema.GroupKind]bool
+}
+
+// kinds sets up the kinds not set up yet. A kind whose CRD is not installed is skipped (and logged):
+// the next settings change or restart tries again.
+func (s *setup) kinds(ks []policy.Kind) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, k := range ks {
+		gk := k.GVK.GroupKind()
+		if s.done[gk] {
+			continue
+		}
+		if _, err := s.mgr.GetRESTMapper().RESTMapping(gk, k.GVK.Version); err != nil {
+			s.log.Info("policy kind not installed: not reconciled", "kind", k.GVK.Kind)
+			continue
+		}
+		r := &Reconciler{Client: s.mgr.GetClient(), Kind: k, Source: s.src, Settings: s.live,
+			Recorder: s.mgr.GetEventRecorder("precedent"), Log: s.log.WithValues("kind", k.GVK.Kind)}
+		if err := r.setup(s.mgr); err != nil {
+			return fmt.Errorf("setting up the %s status controller: %w", k.GVK.Kind, err)
+		}
+		if err := setupAffected(s.mgr, r, r.Log.WithName("affected")); err != nil {
+			return fmt.Errorf("setting up the %s Affected controller: %w", k.GVK.Kind, err)
+		}
+		s.done[gk] = true
+	}
+	return nil
+}
+
+// name names the kind's controllers: its Kind, and for a configured kind, whose Kind may be a shipped
+// kind's in another group, its group too (controller names are unique in a manager).
+func (r *Reconciler) name() string {
+	if r.Kind.GVK.Group == policy.Group {
+		return r.Kind.GVK.Kind
+	}
+	return r.Kind.GVK.Kind + "." + r.Kind.GVK.Group
 }
 
 func (r *Reconciler) newObject() *unstructured.Unstructured {
@@ -102,7 +150,7 @@ func (r *Reconciler) setup(mgr ctrl.Manager) error {
 		b = b.WatchesRawSource(r.settingsSource(mgr))
 	}
 	return b.
-		Named("status-"+r.Kind.GVK.Kind).
+		Named("status-"+r.name()).
 		Watches(r.newObject(), r.after(r.selfAndNeighbours)).
 		Watches(&gwv1.Gateway{}, r.after(r.byTopology("Gateway"))).
 		Watches(&gwv1.HTTPRoute{}, r.after(r.byTopology("HTTPRoute"))).

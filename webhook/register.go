@@ -65,6 +65,13 @@ func Register(ctx context.Context, mgr manager.Manager, live *config.Live, log l
 	if err := st.Watch(ctx, mgr.GetCache(), live.Current().Registry().Kinds()); err != nil {
 		return nil, err
 	}
+	// A kind added to the settings is watched before the settings are in force, so its first write
+	// is checked against its other policies (or waits for them: Validator.policy).
+	live.OnChange(func(s config.Settings) {
+		if err := st.WatchKinds(s.Registry().Kinds()); err != nil {
+			log.Error(err, "watching the policies of the managed kinds")
+		}
+	})
 	a := live.Current().Access
 	if err := st.WatchProfiles(ctx, mgr.GetCache(), mgr.GetRESTMapper(), schema.GroupKind{Group: a.BackendGroup, Kind: a.BackendKind}); err != nil {
 		return nil, err

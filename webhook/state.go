@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -48,6 +49,13 @@ type State struct {
 	evals    map[uint64]*cel.Evaluator
 
 	synced []func() bool
+	// kinds are the policy kinds whose informers have event handlers, with their HasSynced. Those
+	// watched from the start are in synced too; a kind managed later (a PrecedentConfig change) is
+	// not, so readiness stays true while its informer lists, and only its own writes wait for it.
+	kinds map[schema.GroupKind]func() bool
+	// ctx and informers are Watch's, for the kinds watched later.
+	ctx       context.Context
+	informers cache.Informers
 	// seen is the resourceVersion of every object applied, by observedKey, so other consumers of
 	// the same informers (the status reconciler) can wait until the state has caught up with an event.
 	seen map[string]string
@@ -75,6 +83,7 @@ func NewState(log logr.Logger) *State {
 		policies:   map[schema.GroupKind]map[types.NamespacedName]*unstructured.Unstructured{},
 		policyGen:  map[schema.GroupKind]uint64{},
 		snaps:      map[schema.GroupKind]*built{},
+		kinds:      map[schema.GroupKind]func() bool{},
 		evals:      map[uint64]*cel.Evaluator{},
 		topoGen:    1,
 		profiles:   newProfiles(),
@@ -83,8 +92,12 @@ func NewState(log logr.Logger) *State {
 }
 
 // Watch registers event handlers on the cache's informers for the topology, the namespaces and the
-// policy kinds. A policy kind whose CRD is not installed is skipped (and logged).
+// policy kinds. A policy kind whose CRD is not installed is skipped (and logged); WatchKinds tries
+// it again.
 func (s *State) Watch(ctx context.Context, c cache.Informers, kinds []policy.Kind) error {
+	s.mu.Lock()
+	s.ctx, s.informers = ctx, c
+	s.mu.Unlock()
 	topo := []struct {
 		obj client.Object
 		set func(client.Object)
@@ -99,33 +112,88 @@ func (s *State) Watch(ctx context.Context, c cache.Informers, kinds []policy.Kin
 	for _, t := range topo {
 		set, del := t.set, t.del
 		bump := func() { s.topoGen++ }
-		if err := s.handle(ctx, c, t.obj, set, del, bump); err != nil {
+		if err := s.watch(ctx, c, t.obj, set, del, bump); err != nil {
 			return err
 		}
 	}
+	return s.watchKinds(kinds, true)
+}
+
+// watch is handle for an informer the state needs from the start (Synced waits for it).
+func (s *State) watch(ctx context.Context, c cache.Informers, obj client.Object, set func(client.Object), del func(types.NamespacedName), bump func()) error {
+	synced, err := s.handle(ctx, c, obj, set, del, bump)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.synced = append(s.synced, synced)
+	s.mu.Unlock()
+	return nil
+}
+
+// WatchKinds watches the policies of the kinds not watched yet, for a kind that became managed
+// after Watch (its writes wait until its informer has listed: KindSynced). A kind whose CRD is not
+// installed is skipped (and logged).
+func (s *State) WatchKinds(kinds []policy.Kind) error { return s.watchKinds(kinds, false) }
+
+func (s *State) watchKinds(kinds []policy.Kind, initial bool) error {
+	s.mu.Lock()
+	ctx, c := s.ctx, s.informers
+	s.mu.Unlock()
+	if c == nil {
+		return errors.New("the state watches nothing yet: Watch first")
+	}
 	for _, k := range kinds {
 		gk := k.GVK.GroupKind()
-		s.policies[gk] = map[types.NamespacedName]*unstructured.Unstructured{}
+		s.mu.Lock()
+		_, done := s.kinds[gk]
+		if !done && s.policies[gk] == nil {
+			s.policies[gk] = map[types.NamespacedName]*unstructured.Unstructured{}
+		}
+		s.mu.Unlock()
+		if done {
+			continue
+		}
 		u := &unstructured.Unstructured{}
 		u.SetGroupVersionKind(k.GVK)
 		set := func(o client.Object) { s.policies[gk][key(o)] = o.(*unstructured.Unstructured) }
 		del := func(n types.NamespacedName) { delete(s.policies[gk], n) }
 		bump := func() { s.policyGen[gk]++ }
-		if err := s.handle(ctx, c, u, set, del, bump); err != nil {
+		synced, err := s.handle(ctx, c, u, set, del, bump)
+		if err != nil {
 			if meta.IsNoMatchError(err) {
 				s.log.Info("policy kind not installed: its writes are checked without the other policies of the kind", "kind", k.GVK.Kind)
 				continue
 			}
 			return err
 		}
+		s.mu.Lock()
+		s.kinds[gk] = synced
+		if initial {
+			s.synced = append(s.synced, synced)
+		}
+		s.mu.Unlock()
+		if !initial {
+			s.log.Info("watching the policies of a newly managed kind", "kind", k.GVK.Kind)
+		}
 	}
 	return nil
 }
 
-func (s *State) handle(ctx context.Context, c cache.Informers, obj client.Object, set func(client.Object), del func(types.NamespacedName), bump func()) error {
+// KindSynced reports whether the policies of kind gk are watched and listed. A kind whose CRD is not
+// installed is never watched: its writes cannot reach the webhook either.
+func (s *State) KindSynced(gk schema.GroupKind) bool {
+	s.mu.Lock()
+	f, ok := s.kinds[gk]
+	s.mu.Unlock()
+	return ok && f()
+}
+
+// handle registers the event handlers of one informer and returns its HasSynced.
+func (s *State) handle(ctx context.Context, c cache.Informers, obj client.Object, set func(client.Object), del func(types.NamespacedName), bump func()) (func() bool, error) {
 	inf, err := c.GetInformer(ctx, obj, cache.BlockUntilSynced(false))
 	if err != nil {
-		return fmt.Errorf("watching %T: %w", obj, err)
+		return nil, fmt.Errorf("watching %T: %w", obj, err)
 	}
 	onSet := func(old, o interface{}) {
 		co, ok := o.(client.Object)
@@ -159,12 +227,9 @@ func (s *State) handle(ctx context.Context, c cache.Informers, obj client.Object
 		},
 	})
 	if err != nil {
-		return fmt.Errorf("watching %T: %w", obj, err)
+		return nil, fmt.Errorf("watching %T: %w", obj, err)
 	}
-	s.mu.Lock()
-	s.synced = append(s.synced, reg.HasSynced)
-	s.mu.Unlock()
-	return nil
+	return reg.HasSynced, nil
 }
 
 // sameSpec reports whether an update left the spec alone: same metadata.generation, which the API

@@ -104,7 +104,7 @@ func (s *State) WatchProfiles(ctx context.Context, c cache.Informers, mapper met
 		set := func(o client.Object) { s.policies[gk][key(o)] = o.(*unstructured.Unstructured) }
 		del := func(n types.NamespacedName) { delete(s.policies[gk], n) }
 		bump := func() { s.policyGen[gk]++ }
-		if err := s.handle(ctx, c, u, set, del, bump); err != nil {
+		if err := s.watch(ctx, c, u, set, del, bump); err != nil {
 			return err
 		}
 	}
@@ -115,7 +115,7 @@ func (s *State) WatchProfiles(ctx context.Context, c cache.Informers, mapper met
 		m.SetGroupVersionKind(gvk)
 		set := func(o client.Object) { s.backends[key(o)] = true }
 		del := func(n types.NamespacedName) { delete(s.backends, n) }
-		if err := s.handle(ctx, c, m, set, del, func() {}); err != nil {
+		if err := s.watch(ctx, c, m, set, del, func() {}); err != nil {
 			return err
 		}
 		s.mu.Lock()
@@ -140,7 +140,7 @@ func (s *State) WatchProfiles(ctx context.Context, c cache.Informers, mapper met
 	}
 	del := func(n types.NamespacedName) { delete(s.dataplanes, n) }
 	bump := func() { s.dpGen++ }
-	return s.handle(ctx, c, u, set, del, bump)
+	return s.watch(ctx, c, u, set, del, bump)
 }
 
 // installed returns the served version of gk, or false (logged) when its CRD is not installed.

@@ -87,6 +87,17 @@ func (v *Validator) handle(req admission.Request) (admission.Response, string) {
 
 // policy reviews a write of a defaults/overrides or GEP-713 policy against the cached snapshot.
 func (v *Validator) policy(req admission.Request, k policy.Kind, u *unstructured.Unstructured, s config.Settings) admission.Response {
+	if gk := k.GVK.GroupKind(); !v.State.KindSynced(gk) {
+		// A kind managed since a PrecedentConfig change (normally watched as the change came in), or
+		// whose CRD was installed after the start: its other policies must be listed before a write
+		// can be checked against them. The API server's client sees a 503 and may retry.
+		if err := v.State.WatchKinds([]policy.Kind{k}); err != nil {
+			return admission.Errored(http.StatusInternalServerError, err)
+		}
+		if !v.State.KindSynced(gk) {
+			return admission.Errored(http.StatusServiceUnavailable, fmt.Errorf("the cache of %s policies is not synced yet: retry", k.GVK.Kind))
+		}
+	}
 	cond, err := v.State.Evaluator(s.CELCostLimit)
 	if err != nil {
 		return admission.Errored(http.StatusInternalServerError, err)

@@ -61,9 +61,14 @@ spec:
 
 // conditions reads the status conditions of an AuthPolicy, rendered "Type=Status/Reason: message".
 func conditions(ns, name string) (map[string]metav1.Condition, string, *unstructured.Unstructured) {
+	return conditionsOf("policy.precedent.dev/v1alpha1", "AuthPolicy", ns, name)
+}
+
+// conditionsOf is conditions for a policy of any kind.
+func conditionsOf(apiVersion, kind, ns, name string) (map[string]metav1.Condition, string, *unstructured.Unstructured) {
 	u := &unstructured.Unstructured{}
-	u.SetAPIVersion("policy.precedent.dev/v1alpha1")
-	u.SetKind("AuthPolicy")
+	u.SetAPIVersion(apiVersion)
+	u.SetKind(kind)
 	if err := c.Get(context.Background(), types.NamespacedName{Namespace: ns, Name: name}, u); err != nil {
 		return nil, err.Error(), nil
 	}
@@ -81,8 +86,14 @@ func conditions(ns, name string) (map[string]metav1.Condition, string, *unstruct
 
 func expect(t *testing.T, ns, name, ctype string, status metav1.ConditionStatus, reason, message string) {
 	t.Helper()
+	expectOf(t, "policy.precedent.dev/v1alpha1", "AuthPolicy", ns, name, ctype, status, reason, message)
+}
+
+// expectOf is expect for a policy of any kind.
+func expectOf(t *testing.T, apiVersion, kind, ns, name, ctype string, status metav1.ConditionStatus, reason, message string) {
+	t.Helper()
 	harness.Eventually(t, fmt.Sprintf("%s %s=%s/%s", name, ctype, status, reason), func() (bool, string) {
-		conds, state, _ := conditions(ns, name)
+		conds, state, _ := conditionsOf(apiVersion, kind, ns, name)
 		got, ok := conds[ctype]
 		return ok && got.Status == status && got.Reason == reason && got.Message == message && got.ObservedGeneration > 0, state
 	})
@@ -278,4 +289,25 @@ spec:
 `, routePolicy)
 	expect(t, ns, "route-policy", reconcile.TypeAccepted, metav1.ConditionTrue, "Accepted", "Policy has been accepted")
 	expect(t, ns, "route-policy", reconcile.TypeEnforced, metav1.ConditionFalse, "Unknown", "Policy has encountered some issues: it is not in the path of any route or listener")
+}
+
+// TestKindManagedAtRuntime: a kind added to the PrecedentConfig gets its status controllers then,
+// with no restart: its policies written before the change get their conditions.
+func TestKindManagedAtRuntime(t *testing.T) {
+	ns := harness.Namespace(t, c)
+	harness.Apply(t, c, ns, gatewayAndRoute)
+	const group = "limits.example.com"
+	apiVersion := harness.InstallCRDCopy(t, c, "ratelimitpolicy.yaml", group)
+	harness.Apply(t, c, ns, harness.GatewayLimits(apiVersion, "atomic"), `
+apiVersion: `+apiVersion+`
+kind: RateLimitPolicy
+metadata: {name: route-limits}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: route}
+  limits: {per-user: {rates: [{limit: 5, window: 1m}]}}`)
+
+	t.Cleanup(func() { h.SetConfig(t, c, map[string]interface{}{}) })
+	h.SetConfig(t, c, map[string]interface{}{"kinds": []interface{}{harness.LimitsKind(group)}})
+	expectOf(t, apiVersion, "RateLimitPolicy", ns, "gw-limits", reconcile.TypeEnforced, metav1.ConditionTrue, "Enforced", "Policy has been successfully enforced")
+	expectOf(t, apiVersion, "RateLimitPolicy", ns, "route-limits", reconcile.TypeEnforced, metav1.ConditionFalse, "Overridden", "Policy has been overridden by "+ns+"/gw-limits")
 }

@@ -119,3 +119,41 @@ func TestInvalidConfigRejected(t *testing.T) {
 		})
 	}
 }
+
+// TestKindManagedAtRuntime: a kind added to the PrecedentConfig is checked against its other
+// policies from the first write the webhook sees, with no restart: a Gateway policy of the kind
+// written before the change is in the cache, so unsetting its override is rejected, naming it.
+func TestKindManagedAtRuntime(t *testing.T) {
+	ctx := context.Background()
+	c, _ := h.NewClient()
+	ns := harness.Namespace(t, c)
+	harness.Apply(t, c, ns, topology)
+	const group = "limits.example.com"
+	apiVersion := harness.InstallCRDCopy(t, c, "ratelimitpolicy.yaml", group)
+	harness.Apply(t, c, ns, harness.GatewayLimits(apiVersion, "merge"))
+	t.Cleanup(func() {
+		setConfig(t, c, map[string]interface{}{})
+		if err := h.Env.RegisterWebhooks(ctx, c, config.Defaults().Registry().Kinds()); err != nil {
+			t.Errorf("registering the webhooks for the shipped kinds again: %v", err)
+		}
+	})
+	setConfig(t, c, map[string]interface{}{"kinds": []interface{}{harness.LimitsKind(group)}})
+	// The webhook configurations must route the kind's writes to the webhook (README: a configured
+	// kind needs its rule), as an admin does with kubectl.
+	if err := h.Env.RegisterWebhooks(ctx, c, h.Live.Current().Registry().Kinds()); err != nil {
+		t.Fatal(err)
+	}
+	route := `
+apiVersion: ` + apiVersion + `
+kind: RateLimitPolicy
+metadata: {name: route-limits, namespace: "` + ns + `"}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: route}
+  limits: {per-user: {rates: [{limit: 5, window: 1m}]}}
+  unset: [global]`
+	want := "spec.unset[0]: Forbidden: rule global is set by the overrides of RateLimitPolicy " + ns + "/gw-limits and cannot be unset"
+	harness.Eventually(t, "the unset of the Gateway policy's override is rejected", func() (bool, string) {
+		denied, msg := harness.Denied(ctx, c, route)
+		return denied && strings.Contains(msg, want), msg
+	})
+}

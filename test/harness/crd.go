@@ -1,0 +1,74 @@
+package harness
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+)
+
+// InstallCRDCopy installs the shipped CRD config/crd/<file> under another API group, as a kind a
+// PrecedentConfig can add to the managed kinds, waits until it is served, and removes it when the
+// test ends. It returns the copy's apiVersion.
+func InstallCRDCopy(t testing.TB, c client.Client, file, group string) string {
+	t.Helper()
+	ctx := context.Background()
+	raw, err := os.ReadFile(filepath.Join(root, "config", "crd", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	crd := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal(raw, &crd.Object); err != nil {
+		t.Fatalf("reading %s: %v", file, err)
+	}
+	plural, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "plural")
+	kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
+	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+	if len(versions) == 0 {
+		t.Fatalf("%s has no versions", file)
+	}
+	version, _, _ := unstructured.NestedString(versions[0].(map[string]interface{}), "name")
+	crd.SetName(plural + "." + group)
+	if err := unstructured.SetNestedField(crd.Object, group, "spec", "group"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Create(ctx, crd); err != nil {
+		t.Fatalf("installing %s: %v", crd.GetName(), err)
+	}
+	t.Cleanup(func() { _ = c.Delete(context.Background(), crd) })
+	apiVersion := group + "/" + version
+	l := &unstructured.UnstructuredList{}
+	l.SetAPIVersion(apiVersion)
+	l.SetKind(kind + "List")
+	EventuallyWithin(t, time.Minute, "the CRD "+crd.GetName()+" is served", func() (bool, string) {
+		err := c.List(ctx, l, client.Limit(1))
+		return err == nil, ErrString(err)
+	})
+	return apiVersion
+}
+
+// LimitsKind is the PrecedentConfig `kinds` entry that manages the RateLimitPolicy CRD copied to
+// group by InstallCRDCopy.
+func LimitsKind(group string) map[string]interface{} {
+	return map[string]interface{}{
+		"gvk":     map[string]interface{}{"group": group, "version": "v1alpha1", "kind": "RateLimitPolicy"},
+		"profile": "defaults-overrides", "rulesField": "limits", "conditionField": "when",
+	}
+}
+
+// GatewayLimits is a RateLimitPolicy gw-limits of apiVersion on the Gateway gw, whose overrides
+// (with strategy) set the rule global.
+func GatewayLimits(apiVersion, strategy string) string {
+	return `
+apiVersion: ` + apiVersion + `
+kind: RateLimitPolicy
+metadata: {name: gw-limits}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}
+  overrides: {strategy: ` + strategy + `, limits: {global: {rates: [{limit: 100, window: 1m}]}}}`
+}

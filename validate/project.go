@@ -49,29 +49,42 @@ func Project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy)
 	// rule maps tells) have the same warnings and the same change: each pair is looked at once.
 	type outcome struct {
 		key     [2]uintptr
+		compare bool
 		msgs    []int // warnings, by their number in w
 		changed bool
 	}
 	outcomes := make([]outcome, 0, 8) // a handful of distinct pairs: searched, not hashed
+	// When the write keeps the policy's targets (a create, or an update with the same targetRefs),
+	// the policies of a path before are those after without the written one, in the same places:
+	// paths with the same fold after have the same fold before, which need not be looked up again.
+	beforeFollows := written != nil && (!hadOld || slices.Equal(effective.TargetsOf(old), effective.TargetsOf(written)))
+	find := func(match func(*outcome) bool) *outcome {
+		for j := range outcomes {
+			if match(&outcomes[j]) {
+				return &outcomes[j]
+			}
+		}
+		return nil
+	}
 	for _, i := range idx {
 		path := &after.Graph.Paths[i]
 		ra := after.ComputePath(i)
 		compare := countChanges && path.RouteKind != ""
-		var rb effective.Result
 		key := [2]uintptr{mapID(ra.Rules)}
-		if compare {
+		var o *outcome
+		if beforeFollows {
+			o = find(func(x *outcome) bool { return x.key[0] == key[0] && x.compare == compare })
+		}
+		var rb effective.Result
+		if o == nil && compare {
 			rb = before.ComputePath(i)
 			key[1] = mapID(rb.Rules)
 		}
-		var o *outcome
-		for j := range outcomes {
-			if outcomes[j].key == key {
-				o = &outcomes[j]
-				break
-			}
+		if o == nil {
+			o = find(func(x *outcome) bool { return x.key == key })
 		}
 		if o == nil {
-			outcomes = append(outcomes, outcome{key: key})
+			outcomes = append(outcomes, outcome{key: key, compare: compare})
 			o = &outcomes[len(outcomes)-1]
 			if written != nil {
 				for k := range ra.Events {
@@ -247,10 +260,12 @@ type warnings struct {
 
 // A warning is a plain message, or one about fold events.
 type warning struct {
-	text   string // a plain message; empty for a keyed one
-	key    msgKey
-	others set[policy.Ref] // the policies on the other side from the written one, first seen first
-	places set[int32]      // places, by the index of their first path (topology.Graph.PlaceID)
+	text string // a plain message; empty for a keyed one
+	key  msgKey
+	// others are the policies on the other side from the written one, first seen first, with
+	// repeats (removed when rendered: the events of a Gateway-level write name them over and over).
+	others []*policy.Ref
+	places set[int32] // places, by the index of their first path (topology.Graph.PlaceID)
 }
 
 // msgKey is what a fold event's warning says, but the other policies and the places.
@@ -354,7 +369,10 @@ func (w *warnings) event(ev *effective.Event) (int, bool) {
 		w.all = append(w.all, warning{key: k})
 	}
 	if other != nil {
-		w.all[n].others.add(*other)
+		x := &w.all[n]
+		if k := len(x.others); k == 0 || (x.others[k-1] != other && *x.others[k-1] != *other) {
+			x.others = append(x.others, other)
+		}
 	}
 	return n, true
 }
@@ -367,7 +385,7 @@ func (w *warnings) list(first []string) []string {
 			out = append(out, x.text)
 			continue
 		}
-		out = append(out, w.render(x.key, w.policies(x.others.list), w.places(x.places.list)))
+		out = append(out, w.render(x.key, w.policies(x.others), w.places(x.places.list)))
 	}
 	return out
 }
@@ -414,16 +432,21 @@ func (w *warnings) places(ps []int32) string {
 
 // policies renders the policies on the other side briefly: "AuthPolicy a/b", "AuthPolicy a/b and
 // c/d", or "AuthPolicy a/b, c/d and 3 more".
-func (w *warnings) policies(refs []policy.Ref) string {
-	switch len(refs) {
+func (w *warnings) policies(refs []*policy.Ref) string {
+	var distinct set[policy.Ref]
+	for _, r := range refs {
+		distinct.add(*r)
+	}
+	ds := distinct.list
+	switch len(ds) {
 	case 0:
 		return w.kind
 	case 1:
-		return w.kind + " " + refs[0].String()
+		return w.kind + " " + ds[0].String()
 	case 2:
-		return w.kind + " " + refs[0].String() + " and " + refs[1].String()
+		return w.kind + " " + ds[0].String() + " and " + ds[1].String()
 	}
-	return w.kind + " " + refs[0].String() + ", " + refs[1].String() + " and " + strconv.Itoa(len(refs)-2) + " more"
+	return w.kind + " " + ds[0].String() + ", " + ds[1].String() + " and " + strconv.Itoa(len(ds)-2) + " more"
 }
 
 // render is the text of the warning k with the policies on the other side and the place.

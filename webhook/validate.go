@@ -48,8 +48,10 @@ func (v *Validator) Handle(ctx context.Context, req admission.Request) admission
 	if n := len(resp.Warnings); n > 0 {
 		admissionWarnings.WithLabelValues(kind).Add(float64(n))
 	}
-	v.Log.V(1).Info("reviewed", "kind", kind, "policy", klog.KRef(req.Namespace, req.Name), "operation", req.Operation,
-		"dryRun", req.DryRun != nil && *req.DryRun, "decision", decision, "warnings", len(resp.Warnings), "duration", elapsed)
+	if log := v.Log.V(1); log.Enabled() { // the arguments are built only when they are written
+		log.Info("reviewed", "kind", kind, "policy", klog.KRef(req.Namespace, req.Name), "operation", req.Operation,
+			"dryRun", req.DryRun != nil && *req.DryRun, "decision", decision, "warnings", len(resp.Warnings), "duration", elapsed)
+	}
 	return resp
 }
 

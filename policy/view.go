@@ -2,6 +2,8 @@ package policy
 
 import (
 	"fmt"
+	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -68,6 +70,33 @@ type Policy struct {
 	Unset     []string
 	// UnsetPath is the path of the unset list.
 	UnsetPath *field.Path
+}
+
+// SameAs reports whether two views of a policy say the same to the engine: kind, name, creation
+// time, targets, blocks (strategy, condition, rules) and unset list. Generation and field paths are
+// not compared. A re-applied, unchanged policy is the same as its stored version.
+func (p *Policy) SameAs(o *Policy) bool {
+	if p == o {
+		return true
+	}
+	if p == nil || o == nil || !p.Kind.Equal(o.Kind) || p.Ref != o.Ref || !p.Created.Equal(o.Created) ||
+		!slices.Equal(p.Unset, o.Unset) || len(p.Targets) != len(o.Targets) {
+		return false
+	}
+	for i, t := range p.Targets {
+		u := o.Targets[i]
+		if t.Group != u.Group || t.Kind != u.Kind || t.Name != u.Name || t.SectionName != u.SectionName || t.HasNamespace != u.HasNamespace {
+			return false
+		}
+	}
+	return p.Bare.sameAs(o.Bare) && p.Defaults.sameAs(o.Defaults) && p.Overrides.sameAs(o.Overrides)
+}
+
+func (b *Block) sameAs(o *Block) bool {
+	if b == nil || o == nil {
+		return b == o
+	}
+	return b.Strategy == o.Strategy && b.When == o.When && reflect.DeepEqual(b.Rules, o.Rules)
 }
 
 // DefaultsBlock returns the defaults-side block: the bare rules (atomic defaults) or spec.defaults.

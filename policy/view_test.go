@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 func TestBareFormRoundTrip(t *testing.T) {
@@ -48,6 +49,71 @@ func TestValidRuleID(t *testing.T) {
 	} {
 		if got := ValidRuleID(c.k, c.id); got != c.want {
 			t.Errorf("ValidRuleID(%s, %q) = %v, want %v", c.k, c.id, got, c.want)
+		}
+	}
+}
+
+// TestSameAs: two views of one object are the same whatever their generation, labels or field
+// order; any change the engine reads (a rule body, a condition, the strategy, a target, the unset
+// list, the creation time) makes them differ.
+func TestSameAs(t *testing.T) {
+	limits := Builtin()[1]
+	base := func() map[string]interface{} {
+		return map[string]interface{}{
+			"apiVersion": "policy.precedent.dev/v1alpha1", "kind": "RateLimitPolicy",
+			"metadata": map[string]interface{}{"name": "p", "namespace": "ns", "creationTimestamp": "2024-01-01T00:00:00Z", "generation": int64(1)},
+			"spec": map[string]interface{}{
+				"targetRef": map[string]interface{}{"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": "gw"},
+				"defaults":  map[string]interface{}{"strategy": "merge", "when": "true", "limits": map[string]interface{}{"x": map[string]interface{}{"rates": []interface{}{map[string]interface{}{"limit": int64(5)}}}}},
+				"unset":     []interface{}{"y"},
+			},
+		}
+	}
+	view := func(edit func(o map[string]interface{})) *Policy {
+		o := base()
+		if edit != nil {
+			edit(o)
+		}
+		p, errs := View(limits, &unstructured.Unstructured{Object: o})
+		if p == nil {
+			t.Fatalf("View: %v", errs)
+		}
+		return p
+	}
+	spec := func(o map[string]interface{}) map[string]interface{} { return o["spec"].(map[string]interface{}) }
+	defaults := func(o map[string]interface{}) map[string]interface{} {
+		return spec(o)["defaults"].(map[string]interface{})
+	}
+	same := map[string]func(map[string]interface{}){
+		"unchanged":      nil,
+		"new generation": func(o map[string]interface{}) { o["metadata"].(map[string]interface{})["generation"] = int64(7) },
+		"labels": func(o map[string]interface{}) {
+			o["metadata"].(map[string]interface{})["labels"] = map[string]interface{}{"a": "b"}
+		},
+	}
+	differ := map[string]func(map[string]interface{}){
+		"rule body": func(o map[string]interface{}) { defaults(o)["limits"].(map[string]interface{})["x"] = int64(6) },
+		"new rule":  func(o map[string]interface{}) { defaults(o)["limits"].(map[string]interface{})["z"] = int64(1) },
+		"condition": func(o map[string]interface{}) { defaults(o)["when"] = "false" },
+		"strategy":  func(o map[string]interface{}) { defaults(o)["strategy"] = "atomic" },
+		"target":    func(o map[string]interface{}) { spec(o)["targetRef"].(map[string]interface{})["name"] = "other" },
+		"unset":     func(o map[string]interface{}) { spec(o)["unset"] = []interface{}{"z"} },
+		"created": func(o map[string]interface{}) {
+			o["metadata"].(map[string]interface{})["creationTimestamp"] = "2025-01-01T00:00:00Z"
+		},
+		"overrides too": func(o map[string]interface{}) {
+			spec(o)["overrides"] = map[string]interface{}{"limits": map[string]interface{}{}}
+		},
+	}
+	ref := view(nil)
+	for name, edit := range same {
+		if !view(edit).SameAs(ref) {
+			t.Errorf("%s: not the same as the original", name)
+		}
+	}
+	for name, edit := range differ {
+		if view(edit).SameAs(ref) || ref.SameAs(view(edit)) {
+			t.Errorf("%s: the same as the original", name)
 		}
 	}
 }

@@ -16,13 +16,25 @@ import (
 // that policy reaches (before or after), and returns the warnings of DESIGN.md. written is nil for
 // a delete. Warnings name policies, routes and rule ids only, never rule values.
 func Project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy) []string {
-	var after *effective.Snapshot
-	if written != nil {
-		after = before.With(written)
-	} else {
-		after = before.Without(ref)
-	}
+	return project(before, ref, written, true)
+}
+
+// project is Project; reuse allows the shortcut for a write the same as the stored version (tests
+// compare it with the long way).
+func project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy, reuse bool) []string {
 	old, hadOld := before.Policy(ref)
+	var after *effective.Snapshot
+	switch {
+	case written == nil:
+		after = before.Without(ref)
+	case reuse && hadOld && written.SameAs(old):
+		// A re-apply that changes nothing the engine reads (GitOps pipelines re-apply every manifest,
+		// often with a server-side dry-run first): the effective policies after are those in force,
+		// already folded in before's memo; the warnings are what the stored version's events say.
+		after = before
+	default:
+		after = before.With(written)
+	}
 	var was, is []int
 	if hadOld {
 		was = before.PathsOf(old)

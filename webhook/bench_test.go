@@ -180,7 +180,7 @@ func requests(b *testing.B, w gen.World, level string) []admission.Request {
 	return out
 }
 
-func request(b *testing.B, p *policy.Policy) admission.Request {
+func request(b testing.TB, p *policy.Policy) admission.Request {
 	u, err := gen.PolicyObject(p)
 	if err != nil {
 		b.Fatal(err)

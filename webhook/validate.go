@@ -94,7 +94,7 @@ func (v *Validator) policy(req admission.Request, k policy.Kind, u *unstructured
 		// whose CRD was installed after the start: its other policies must be listed before a write
 		// can be checked against them. The API server's client sees a 503 and may retry.
 		if err := v.State.WatchKinds([]policy.Kind{k}); err != nil {
-			return admission.Errored(http.StatusInternalServerError, err)
+			return admission.Errored(http.StatusServiceUnavailable, fmt.Errorf("watching the %s policies: %w: retry", k.GVK.Kind, err))
 		}
 		if !v.State.KindSynced(gk) {
 			return admission.Errored(http.StatusServiceUnavailable, fmt.Errorf("the cache of %s policies is not synced yet: retry", k.GVK.Kind))

@@ -53,9 +53,11 @@ type State struct {
 	// watched from the start are in synced too; a kind managed later (a PrecedentConfig change) is
 	// not, so readiness stays true while its informer lists, and only its own writes wait for it.
 	kinds map[schema.GroupKind]func() bool
-	// ctx and informers are Watch's, for the kinds watched later.
+	// ctx and informers are Watch's, for the kinds watched later; watching serializes watchKinds
+	// (a settings change and a write may both find a kind unwatched).
 	ctx       context.Context
 	informers cache.Informers
+	watching  sync.Mutex
 	// seen is the resourceVersion of every object applied, by observedKey, so other consumers of
 	// the same informers (the status reconciler) can wait until the state has caught up with an event.
 	seen map[string]string
@@ -137,6 +139,8 @@ func (s *State) watch(ctx context.Context, c cache.Informers, obj client.Object,
 func (s *State) WatchKinds(kinds []policy.Kind) error { return s.watchKinds(kinds, false) }
 
 func (s *State) watchKinds(kinds []policy.Kind, initial bool) error {
+	s.watching.Lock()
+	defer s.watching.Unlock()
 	s.mu.Lock()
 	ctx, c := s.ctx, s.informers
 	s.mu.Unlock()

@@ -242,30 +242,10 @@ func (s *Snapshot) PathsOf(p *policy.Policy) []int {
 
 // Levels returns the levels of one path, most specific first, with the policies at each.
 func (s *Snapshot) Levels(path topology.Path) []LeveledPolicies {
-	return pathLevels(path, &levelSource{s: s})
-}
-
-// levelSource gives the policies at the j-th target t of a path (in LevelTargets order): by target,
-// or, for a path of the graph (byID set), by target number.
-type levelSource struct {
-	s    *Snapshot
-	byID bool
-	ids  [5]int32
-}
-
-func (l *levelSource) at(j int, t topology.Target) []*policy.Policy {
-	if l.byID {
-		return l.s.atID(l.ids[j])
-	}
-	return l.s.At(t)
-}
-
-// pathLevels lists the levels of a path that hold policies, most specific first.
-func pathLevels(path topology.Path, src *levelSource) []LeveledPolicies {
 	ts, n := path.LevelTargets()
 	out := make([]LeveledPolicies, 0, n)
 	for j := n - 1; j >= 0; j-- {
-		if ps := src.at(j, ts[j].Target); len(ps) > 0 {
+		if ps := s.At(ts[j].Target); len(ps) > 0 {
 			out = append(out, LeveledPolicies{Level: ts[j].Level, Target: ts[j].Target, Policies: ps})
 		}
 	}
@@ -281,75 +261,49 @@ type LeveledPolicies struct {
 
 // Compute folds the effective policy of one path. The result is shared: callers must not modify it.
 func (s *Snapshot) Compute(path topology.Path) Result {
-	return s.compute(path, &levelSource{s: s})
+	ts, n := path.LevelTargets()
+	return s.compute(n, func(j int) []*policy.Policy { return s.At(ts[j].Target) })
 }
 
 // ComputePath is Compute for the path with index i in the graph, the fast way: its levels are
-// looked up by target number, and nothing is allocated unless the path must be folded.
+// looked up by target number.
 func (s *Snapshot) ComputePath(i int) Result {
 	ids := s.Graph.PathTargetIDs(i)
 	n := 3 // a Gateway listener path: class, Gateway, listener
 	if s.Graph.Paths[i].RouteKind != "" {
 		n = 5 // and route, rule
 	}
-	// The levels that hold policies, most specific first, as pathLevels lists them.
-	var lv [5][]*policy.Policy
-	var key [256]byte
-	b, m := key[:0], 0
-	for j := n - 1; j >= 0; j-- {
-		if ps := s.atID(ids[j]); len(ps) > 0 {
-			lv[m] = ps
-			m++
-			b = appendLevel(b, levelOf[j], ps)
-		}
-	}
-	if s.results != nil {
-		if r, ok := s.results.load(b); ok {
-			return r
-		}
-	}
-	r := fold(s.Kind, lv[:m], s.Cond, s.conds)
-	if s.results != nil {
-		s.results.store(b, r)
-	}
-	return r
+	return s.compute(n, func(j int) []*policy.Policy { return s.atID(ids[j]) })
 }
 
 // levelOf is the level of each entry of topology.Path.LevelTargets.
 var levelOf = [5]topology.Level{topology.LevelGatewayClass, topology.LevelGateway, topology.LevelListener, topology.LevelRoute, topology.LevelRule}
 
-func (s *Snapshot) compute(path topology.Path, src *levelSource) Result {
-	if s.results == nil {
-		return s.fold(pathLevels(path, src))
-	}
+// compute folds the path whose j-th level target (in LevelTargets order, n of them) holds the
+// policies at(j), through the memo: the fold key is the policies of each level that has some, by
+// identity, most specific first, which is also the order they are folded in. Nothing is allocated
+// unless the path must be folded.
+func (s *Snapshot) compute(n int, at func(j int) []*policy.Policy) Result {
+	var lv [5][]*policy.Policy
 	var buf [256]byte
-	key := foldKey(buf[:0], path, src)
-	if r, ok := s.results.load(key); ok {
-		return r
-	}
-	r := s.fold(pathLevels(path, src))
-	s.results.store(key, r)
-	return r
-}
-
-func (s *Snapshot) fold(lv []LeveledPolicies) Result {
-	ps := make([][]*policy.Policy, len(lv))
-	for i := range lv {
-		ps[i] = lv[i].Policies
-	}
-	return fold(s.Kind, ps, s.Cond, s.conds)
-}
-
-// foldKey appends to b what identifies the input of a path's fold: the policies of each level, by
-// identity, in order (the levels pathLevels returns, without building them).
-func foldKey(b []byte, path topology.Path, src *levelSource) []byte {
-	ts, n := path.LevelTargets()
+	key, m := buf[:0], 0
 	for j := n - 1; j >= 0; j-- {
-		if ps := src.at(j, ts[j].Target); len(ps) > 0 {
-			b = appendLevel(b, ts[j].Level, ps)
+		if ps := at(j); len(ps) > 0 {
+			lv[m] = ps
+			m++
+			key = appendLevel(key, levelOf[j], ps)
 		}
 	}
-	return b
+	if s.results != nil {
+		if r, ok := s.results.load(key); ok {
+			return r
+		}
+	}
+	r := fold(s.Kind, lv[:m], s.Cond, s.conds)
+	if s.results != nil {
+		s.results.store(key, r)
+	}
+	return r
 }
 
 // appendLevel appends one level of a fold key: the level, then its policies by identity.

@@ -54,7 +54,7 @@ func project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy,
 	countChanges := written == nil || highLevel
 	var changedRoutes map[topology.Key]bool
 	var edited map[string]bool // rule ids of ref whose body this write changes
-	if hadOld && written != nil {
+	if hadOld && written != nil && after != before {
 		edited = editedRules(old, written)
 	}
 	// Paths with the same folds before and after (memoized folds are shared, so the identity of their

@@ -53,7 +53,7 @@ func NewLive(s Settings, log logr.Logger) *Live {
 
 // OnChange calls f with the new settings each time they change, before they are in force (so a
 // listener that prepares for them, such as watching a newly managed kind, is done when the first
-// admission reads them). f runs on the informer's goroutine: it must not block.
+// admission reads them). f runs on the informer's goroutine: it should return quickly.
 func (l *Live) OnChange(f func(Settings)) {
 	l.mu.Lock()
 	l.listeners = append(l.listeners, f)

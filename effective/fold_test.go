@@ -176,3 +176,18 @@ func TestFold(t *testing.T) {
 		})
 	}
 }
+
+// TestUnionPaths: sorted lists merge sorted, without duplicates.
+func TestUnionPaths(t *testing.T) {
+	for _, c := range []struct{ a, b, want []int }{
+		{nil, []int{1, 3}, []int{1, 3}},
+		{[]int{1, 3}, nil, []int{1, 3}},
+		{[]int{1, 3}, []int{1, 3}, []int{1, 3}},
+		{[]int{1, 4, 7}, []int{2, 4, 9}, []int{1, 2, 4, 7, 9}},
+		{[]int{5}, []int{1, 2}, []int{1, 2, 5}},
+	} {
+		if got := effective.UnionPaths(c.a, c.b); !cmp.Equal(got, c.want, cmpopts.EquateEmpty()) {
+			t.Errorf("UnionPaths(%v, %v) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}

@@ -34,7 +34,7 @@ type Snapshot struct {
 	overlayAt  map[topology.Target][]*policy.Policy
 	overlayIDs []idPolicies // overlayAt by target number (the targets that lie on paths)
 
-	// results memoizes folds by the policies that reach a path (see foldKey): a fold depends on
+	// results memoizes folds by the policies that reach a path (see compute): a fold depends on
 	// nothing else, so paths with the same policies (the rules of a route without rule-level
 	// policies, the routes of a Gateway that have no policies of their own) share one fold, and a
 	// snapshot, being immutable, folds each set once. Views made by With/Without get their own
@@ -96,18 +96,23 @@ func NewSnapshot(k policy.Kind, graph *topology.Graph, policies []*policy.Policy
 func TargetsOf(p *policy.Policy) []topology.Target {
 	out := make([]topology.Target, 0, len(p.Targets))
 	for _, r := range p.Targets {
-		if r.Group != topology.Group {
-			continue
-		}
-		t := topology.Target{Kind: r.Kind, Namespace: p.Ref.Namespace, Name: r.Name, Section: r.SectionName}
-		if r.Kind == "GatewayClass" {
-			t.Namespace = ""
-		}
-		if !slices.Contains(out, t) { // a policy has a handful of targets at most
+		if t, ok := TargetOf(p, r); ok && !slices.Contains(out, t) { // a policy has a handful of targets at most
 			out = append(out, t)
 		}
 	}
 	return out
+}
+
+// TargetOf maps one target ref of p to its topology target; false outside the Gateway API group.
+func TargetOf(p *policy.Policy, r policy.TargetRef) (topology.Target, bool) {
+	if r.Group != topology.Group {
+		return topology.Target{}, false
+	}
+	t := topology.Target{Kind: r.Kind, Namespace: p.Ref.Namespace, Name: r.Name, Section: r.SectionName}
+	if r.Kind == "GatewayClass" {
+		t.Namespace = ""
+	}
+	return t, true
 }
 
 // With returns a view in which p is written (created or replaced by namespace/name).
@@ -133,12 +138,13 @@ func (s *Snapshot) view(ref policy.Ref, p *policy.Policy) *Snapshot {
 	c.conds = newCondMemo(base)
 	c.overlayAt = map[topology.Target][]*policy.Policy{}
 	c.overlayIDs = nil
-	var changed []topology.Target
+	var changed, written []topology.Target
 	if old, ok := s.byRef[ref]; ok {
 		changed = TargetsOf(old)
 	}
 	if p != nil {
-		changed = append(changed, TargetsOf(p)...)
+		written = TargetsOf(p)
+		changed = append(changed, written...)
 	}
 	for _, t := range changed {
 		if _, done := c.overlayAt[t]; done {
@@ -150,7 +156,7 @@ func (s *Snapshot) view(ref policy.Ref, p *policy.Policy) *Snapshot {
 				out = append(out, q)
 			}
 		}
-		if p != nil && targets(p, t) {
+		if slices.Contains(written, t) {
 			out = append(out, p)
 			sort.Slice(out, func(i, j int) bool { return policy.Less(out[i], out[j]) })
 		}
@@ -160,15 +166,6 @@ func (s *Snapshot) view(ref policy.Ref, p *policy.Policy) *Snapshot {
 		}
 	}
 	return &c
-}
-
-func targets(p *policy.Policy, t topology.Target) bool {
-	for _, pt := range TargetsOf(p) {
-		if pt == t {
-			return true
-		}
-	}
-	return false
 }
 
 // Policy returns the policy with ref in this view.
@@ -222,21 +219,37 @@ func (s *Snapshot) atID(id int32) []*policy.Policy {
 // PathsOf returns the indexes of the paths that a policy's targets reach, sorted, without duplicates.
 // The slice may be the graph's own: callers must not modify it.
 func (s *Snapshot) PathsOf(p *policy.Policy) []int {
-	ts := TargetsOf(p)
-	if len(ts) == 1 {
-		return s.Graph.PathsFor(ts[0]) // already sorted, without duplicates
-	}
-	seen := map[int]bool{}
 	var out []int
-	for _, t := range ts {
-		for _, i := range s.Graph.PathsFor(t) {
-			if !seen[i] {
-				seen[i] = true
-				out = append(out, i)
-			}
+	for _, t := range TargetsOf(p) {
+		out = UnionPaths(out, s.Graph.PathsFor(t)) // each already sorted, without duplicates
+	}
+	return out
+}
+
+// UnionPaths merges two sorted lists of path indexes without duplicates. When one is empty or both
+// are equal, one of them is returned as is (it may be the graph's own: read only).
+func UnionPaths(a, b []int) []int {
+	switch {
+	case len(a) == 0:
+		return b
+	case len(b) == 0 || slices.Equal(a, b):
+		return a
+	}
+	out := make([]int, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case j == len(b) || (i < len(a) && a[i] < b[j]):
+			out = append(out, a[i])
+			i++
+		case i == len(a) || b[j] < a[i]:
+			out = append(out, b[j])
+			j++
+		default: // equal
+			out = append(out, a[i])
+			i, j = i+1, j+1
 		}
 	}
-	sort.Ints(out)
 	return out
 }
 

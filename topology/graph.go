@@ -121,6 +121,7 @@ type Graph struct {
 	Routes   map[Target]*Route // keyed by Kind/Namespace/Name (no section)
 	// Unattached lists routes attached to no Gateway listener.
 	Unattached []Target
+	unattached map[Target]bool // Unattached as a set
 	byTarget   map[Target][]int
 	// targetIDs numbers every target that lies on a path; pathIDs[i] holds the ids of the targets of
 	// Paths[i] in LevelTargets order, so per-path lookups can index slices instead of hashing targets.
@@ -142,11 +143,12 @@ type placeKey struct {
 // Build computes the paths and indexes. Inputs are not modified.
 func Build(in Input) *Graph {
 	g := &Graph{
-		Gateways:  map[Key]*gwv1.Gateway{},
-		Routes:    map[Target]*Route{},
-		byTarget:  map[Target][]int{},
-		targetIDs: map[Target]int32{},
-		placeIDs:  map[placeKey]int32{},
+		Gateways:   map[Key]*gwv1.Gateway{},
+		Routes:     map[Target]*Route{},
+		byTarget:   map[Target][]int{},
+		targetIDs:  map[Target]int32{},
+		placeIDs:   map[placeKey]int32{},
+		unattached: map[Target]bool{},
 	}
 	for i := range in.Gateways {
 		gw := &in.Gateways[i]
@@ -191,6 +193,7 @@ func Build(in Input) *Graph {
 		}
 		if !any {
 			g.Unattached = append(g.Unattached, rt)
+			g.unattached[rt] = true
 		}
 	}
 	// Listeners without routes still have an effective policy of their own.
@@ -287,6 +290,12 @@ func (g *Graph) add(p Path) {
 		g.placeIDs[k] = place
 	}
 	g.places = append(g.places, place)
+}
+
+// IsUnattached reports whether t (a route, or a rule of one) belongs to a route attached to no
+// Gateway listener.
+func (g *Graph) IsUnattached(t Target) bool {
+	return g.unattached[Target{Kind: t.Kind, Namespace: t.Namespace, Name: t.Name}]
 }
 
 // PlaceID numbers what path i is about to a reader of a warning: paths of the same route (by

@@ -42,7 +42,7 @@ func project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy,
 	if written != nil {
 		is = after.PathsOf(written)
 	}
-	idx := union(was, is)
+	idx := effective.UnionPaths(was, is)
 
 	w := &warnings{graph: after.Graph, kind: kindOf(before, written), ref: ref, all: make([]warning, 0, 8)}
 	if written != nil {
@@ -134,33 +134,6 @@ func project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy,
 	}
 	n := len(changedRoutes)
 	return w.list([]string{verb + " the effective " + w.kind + " of " + strconv.Itoa(n) + " route" + plural(n)})
-}
-
-// union merges two sorted lists of path indexes without duplicates. When one is empty the other is
-// returned as is (it may be the graph's own: read only).
-func union(a, b []int) []int {
-	switch {
-	case len(a) == 0:
-		return b
-	case len(b) == 0 || slices.Equal(a, b):
-		return a
-	}
-	out := make([]int, 0, len(a)+len(b))
-	i, j := 0, 0
-	for i < len(a) || j < len(b) {
-		switch {
-		case j == len(b) || (i < len(a) && a[i] < b[j]):
-			out = append(out, a[i])
-			i++
-		case i == len(a) || b[j] < a[i]:
-			out = append(out, b[j])
-			j++
-		default: // equal
-			out = append(out, a[i])
-			i, j = i+1, j+1
-		}
-	}
-	return out
 }
 
 func kindOf(s *effective.Snapshot, p *policy.Policy) string {
@@ -492,25 +465,13 @@ func (w *warnings) render(k msgKey, other, place string) string {
 }
 
 func (w *warnings) targets(s *effective.Snapshot, p *policy.Policy) {
-	var unattached map[topology.Target]bool
 	for _, r := range p.Targets {
-		if r.Group != topology.Group {
-			continue
-		}
-		t := topology.Target{Kind: r.Kind, Namespace: p.Ref.Namespace, Name: r.Name, Section: r.SectionName}
-		if r.Kind == "GatewayClass" {
-			t.Namespace = ""
-		}
-		if unattached == nil && len(s.Graph.Unattached) > 0 {
-			unattached = make(map[topology.Target]bool, len(s.Graph.Unattached))
-			for _, u := range s.Graph.Unattached {
-				unattached[u] = true
-			}
-		}
+		t, ok := effective.TargetOf(p, r)
 		switch {
+		case !ok:
 		case !s.Graph.Exists(t):
 			w.add(r.Path.String() + ": target " + t.String() + " not found: the policy has no effect until it exists")
-		case unattached[topology.Target{Kind: t.Kind, Namespace: t.Namespace, Name: t.Name}]:
+		case s.Graph.IsUnattached(t):
 			w.add(r.Path.String() + ": " + t.Kind + " " + topology.Key{Namespace: t.Namespace, Name: t.Name}.String() + " is attached to no Gateway listener: the policy has no effect until it is")
 		}
 	}

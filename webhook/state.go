@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -48,7 +49,8 @@ type State struct {
 	snaps    map[schema.GroupKind]*built
 	evals    map[uint64]*cel.Evaluator
 
-	synced []func() bool
+	synced    []func() bool
+	allSynced atomic.Bool // every func of synced has returned true (reset when one is added)
 	// kinds are the policy kinds whose informers have event handlers, with their HasSynced. Those
 	// watched from the start are in synced too; a kind managed later (a PrecedentConfig change) is
 	// not, so readiness stays true while its informer lists, and only its own writes wait for it.
@@ -129,6 +131,7 @@ func (s *State) watch(ctx context.Context, c cache.Informers, obj client.Object,
 	}
 	s.mu.Lock()
 	s.synced = append(s.synced, synced)
+	s.allSynced.Store(false)
 	s.mu.Unlock()
 	return nil
 }
@@ -175,6 +178,7 @@ func (s *State) watchKinds(kinds []policy.Kind, initial bool) error {
 		s.kinds[gk] = synced
 		if initial {
 			s.synced = append(s.synced, synced)
+			s.allSynced.Store(false)
 		}
 		s.mu.Unlock()
 		if !initial {
@@ -277,6 +281,9 @@ func observedKey(o client.Object) string {
 
 // Synced reports whether every watched informer has delivered its initial list.
 func (s *State) Synced() bool {
+	if s.allSynced.Load() { // an informer that has listed stays listed: every request asks this
+		return true
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, f := range s.synced {
@@ -284,6 +291,7 @@ func (s *State) Synced() bool {
 			return false
 		}
 	}
+	s.allSynced.Store(len(s.synced) > 0)
 	return len(s.synced) > 0
 }
 

@@ -1,6 +1,9 @@
 package effective
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/precedent-dev/precedent/cel"
 	"github.com/precedent-dev/precedent/policy"
 )
@@ -219,7 +222,7 @@ func (f *folder) overrides(p *policy.Policy, b *policy.Block) {
 	ids := b.IDs()
 	if b.Strategy != policy.StrategyMerge {
 		// Atomic: the effective policy becomes this block, whole.
-		for _, id := range sortedIDs(entryBodies(f.ep)) {
+		for _, id := range slices.Sorted(maps.Keys(f.ep)) {
 			if _, ok := b.Rules[id]; ok {
 				continue
 			}

@@ -96,10 +96,10 @@ func onePerTarget(snap *effective.Snapshot, p *policy.Policy) field.ErrorList {
 	var errs field.ErrorList
 	others := snap.Without(p.Ref)
 	for _, r := range p.Targets {
-		if r.Group != topology.Group {
+		t, ok := effective.TargetOf(p, r)
+		if !ok {
 			continue
 		}
-		t := topology.Target{Kind: r.Kind, Namespace: p.Ref.Namespace, Name: r.Name, Section: r.SectionName}
 		for _, q := range others.At(t) {
 			if policy.Less(q, p) {
 				errs = append(errs, field.Forbidden(r.Path, fmt.Sprintf("%s %s already targets %s and one policy per target is configured: edit that policy instead", p.Kind.GVK.Kind, q.Ref, t)))

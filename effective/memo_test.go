@@ -109,3 +109,33 @@ func TestConditionMemoTellsBodiesApart(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentFoldsShareOneResult: folds of one path computed at the same time (two admission
+// requests on a fresh snapshot) all return the result kept in the memo, the same rule map, which
+// the projection compares by identity.
+func TestConcurrentFoldsShareOneResult(t *testing.T) {
+	w, ev := memoWorld(t)
+	snap := effective.NewSnapshot(w.Kind, topology.Build(w.Input), w.Policies, ev)
+	const workers = 8
+	got := make([][]uintptr, workers)
+	done := make(chan int)
+	for g := 0; g < workers; g++ {
+		go func(g int) {
+			for i := range snap.Graph.Paths {
+				got[g] = append(got[g], reflect.ValueOf(snap.ComputePath(i).Rules).Pointer())
+			}
+			done <- g
+		}(g)
+	}
+	for g := 0; g < workers; g++ {
+		<-done
+	}
+	for i := range snap.Graph.Paths {
+		want := reflect.ValueOf(snap.ComputePath(i).Rules).Pointer()
+		for g := 0; g < workers; g++ {
+			if got[g][i] != want {
+				t.Fatalf("path %d: worker %d got another rule map than the memo keeps", i, g)
+			}
+		}
+	}
+}

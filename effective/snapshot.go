@@ -65,10 +65,17 @@ func (m *memo) load(key []byte) (Result, bool) {
 	return r, ok
 }
 
-func (m *memo) store(key []byte, r Result) {
+// store records r under key unless a result is there already (folded at the same time by another
+// goroutine), and returns the one kept: every reader of a key sees the same result, rule maps
+// included, which callers compare by identity.
+func (m *memo) store(key []byte, r Result) Result {
 	m.mu.Lock()
+	defer m.mu.Unlock()
+	if prev, ok := m.m[string(key)]; ok {
+		return prev
+	}
 	m.m[string(key)] = r
-	m.mu.Unlock()
+	return r
 }
 
 // NewSnapshot indexes policies (of kind k) over graph.
@@ -314,7 +321,7 @@ func (s *Snapshot) compute(n int, at func(j int) []*policy.Policy) Result {
 	}
 	r := fold(s.Kind, lv[:m], s.Cond, s.conds)
 	if s.results != nil {
-		s.results.store(key, r)
+		r = s.results.store(key, r)
 	}
 	return r
 }

@@ -1,8 +1,10 @@
 package topology
 
 import (
+	"cmp"
 	"fmt"
-	"sort"
+	"slices"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -38,6 +40,41 @@ func (k Key) String() string {
 		return k.Name
 	}
 	return k.Namespace + "/" + k.Name
+}
+
+// Compare orders keys as their String forms order, without building them (sorting ten thousand
+// routes compares keys some hundred thousand times).
+func (k Key) Compare(o Key) int {
+	if k.Namespace == o.Namespace {
+		return strings.Compare(k.Name, o.Name)
+	}
+	la, lb := k.strLen(), o.strLen()
+	for i := 0; i < la && i < lb; i++ {
+		if a, b := k.strByte(i), o.strByte(i); a != b {
+			return cmp.Compare(a, b)
+		}
+	}
+	return cmp.Compare(la, lb)
+}
+
+func (k Key) strLen() int {
+	if k.Namespace == "" {
+		return len(k.Name)
+	}
+	return len(k.Namespace) + 1 + len(k.Name)
+}
+
+// strByte is byte i of k.String().
+func (k Key) strByte(i int) byte {
+	switch {
+	case k.Namespace == "":
+		return k.Name[i]
+	case i < len(k.Namespace):
+		return k.Namespace[i]
+	case i == len(k.Namespace):
+		return '/'
+	}
+	return k.Name[i-len(k.Namespace)-1]
 }
 
 // Target identifies something a policy can target (kind is HTTPRoute, GRPCRoute, Gateway or
@@ -142,19 +179,24 @@ type placeKey struct {
 
 // Build computes the paths and indexes. Inputs are not modified.
 func Build(in Input) *Graph {
+	// Sized for the usual shape (a route on one listener): growing maps of ten thousands of entries
+	// rehashes them again and again.
+	nr, ng := len(in.HTTPRoutes)+len(in.GRPCRoutes), len(in.Gateways)
 	g := &Graph{
-		Gateways:   map[Key]*gwv1.Gateway{},
-		Routes:     map[Target]*Route{},
-		byTarget:   map[Target][]int{},
-		targetIDs:  map[Target]int32{},
-		placeIDs:   map[placeKey]int32{},
+		Gateways:   make(map[Key]*gwv1.Gateway, ng),
+		Routes:     make(map[Target]*Route, nr),
+		byTarget:   make(map[Target][]int, 3*nr+4*ng),
+		targetIDs:  make(map[Target]int32, 3*nr+4*ng),
+		placeIDs:   make(map[placeKey]int32, nr+2*ng),
 		unattached: map[Target]bool{},
+		Paths:      make([]Path, 0, 2*nr+2*ng),
+		pathIDs:    make([][5]int32, 0, 2*nr+2*ng),
 	}
 	for i := range in.Gateways {
 		gw := &in.Gateways[i]
 		g.Gateways[Key{gw.Namespace, gw.Name}] = gw
 	}
-	var routes []*Route
+	routes := make([]*Route, 0, nr)
 	for i := range in.HTTPRoutes {
 		r := &in.HTTPRoutes[i]
 		names := make([]*gwv1.SectionName, len(r.Spec.Rules))
@@ -171,7 +213,7 @@ func Build(in Input) *Graph {
 		}
 		routes = append(routes, newRoute("GRPCRoute", r.Namespace, r.Name, r.Spec.ParentRefs, names))
 	}
-	sort.Slice(routes, func(i, j int) bool { return routeLess(routes[i], routes[j]) })
+	slices.SortFunc(routes, routeCompare)
 
 	attached := map[Key]map[string]bool{} // gateway → listeners with routes
 	for _, r := range routes {
@@ -201,7 +243,7 @@ func Build(in Input) *Graph {
 	for k := range g.Gateways {
 		keys = append(keys, k)
 	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+	slices.SortFunc(keys, Key.Compare)
 	for _, k := range keys {
 		gw := g.Gateways[k]
 		for _, l := range gw.Spec.Listeners {
@@ -257,11 +299,11 @@ func newRoute(kind, ns, name string, parents []gwv1.ParentReference, ruleNames [
 	return r
 }
 
-func routeLess(a, b *Route) bool {
-	if a.Key != b.Key {
-		return a.Key.String() < b.Key.String()
+func routeCompare(a, b *Route) int {
+	if c := a.Key.Compare(b.Key); c != 0 {
+		return c
 	}
-	return a.Kind < b.Kind
+	return strings.Compare(a.Kind, b.Kind)
 }
 
 func (g *Graph) add(p Path) {

@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -162,6 +163,24 @@ func TestPlaceID(t *testing.T) {
 		for _, n := range names {
 			if n != names[0] {
 				t.Errorf("one place holds %s and %s", names[0], n)
+			}
+		}
+	}
+}
+
+// TestKeyCompareOrdersAsString: Key.Compare orders keys exactly as their String forms do, including
+// namespaces that are prefixes of one another and keys without a namespace.
+func TestKeyCompareOrdersAsString(t *testing.T) {
+	keys := []Key{
+		{"a", "b"}, {"a-x", "c"}, {"a", "a-x"}, {"ab", ""}, {"", "a/b"}, {"", "a"}, {"", "b"},
+		{"app-1", "route-10"}, {"app-10", "route-1"}, {"app-1", "route-9"}, {"app-1", "route-10"},
+		{"a.b", "c"}, {"a", "/"}, {"", ""}, {"infra", "gw-0"}, {"infra", "gw-0-x"},
+	}
+	for _, a := range keys {
+		for _, b := range keys {
+			want := strings.Compare(a.String(), b.String())
+			if got := a.Compare(b); got != want {
+				t.Errorf("%#v.Compare(%#v) = %d, want %d (as %q vs %q)", a, b, got, want, a.String(), b.String())
 			}
 		}
 	}

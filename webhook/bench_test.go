@@ -87,6 +87,43 @@ func BenchmarkValidateCold(b *testing.B) {
 	}
 }
 
+// BenchmarkValidateAfterChange is BenchmarkValidate at the full size for the first Gateway-level
+// write after a change elsewhere in the cluster: before each call, an informer delivers a spec update
+// of one HTTPRoute (change=route) or of one policy of the written kind (change=policy), on other
+// Gateways than the write's. In a busy cluster most admissions follow some change.
+func BenchmarkValidateAfterChange(b *testing.B) {
+	sz := benchSizes[len(benchSizes)-1]
+	w := gen.Generate(sz.size)
+	v, inf := newValidator(b, w)
+	reqs := requests(b, w, "gateway")
+	objs, err := w.Objects()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var pols []client.Object
+	for _, o := range objs {
+		if o.GroupVersionKind() == w.Kind.GVK {
+			pols = append(pols, o)
+		}
+	}
+	for _, change := range []string{"route", "policy"} {
+		n := 0
+		update := func() {
+			n++
+			var old client.Object
+			if change == "route" {
+				old = &w.Input.HTTPRoutes[(n*104729)%len(w.Input.HTTPRoutes)]
+			} else {
+				old = pols[(n*104729)%len(pols)]
+			}
+			cur := old.DeepCopyObject().(client.Object)
+			cur.SetGeneration(old.GetGeneration() + int64(n))
+			inf.update(b, old, cur)
+		}
+		b.Run("change="+change, func(b *testing.B) { timeOps(b, v, reqs, update) })
+	}
+}
+
 // timeOps runs h on the requests in turn, timing each call; before each, the before functions
 // run (outside the per-call timings).
 func timeOps(b *testing.B, h admission.Handler, reqs []admission.Request, before ...func()) {
@@ -125,6 +162,13 @@ func validator(b *testing.B, name string, w gen.World) *webhook.Validator {
 	if v, ok := validators[name]; ok {
 		return v
 	}
+	v, _ := newValidator(b, w)
+	validators[name] = v
+	return v
+}
+
+// newValidator builds a Validator over the world, with the fake informers that feed its State.
+func newValidator(b *testing.B, w gen.World) (*webhook.Validator, *fakeInformers) {
 	scheme, err := webhook.NewScheme()
 	if err != nil {
 		b.Fatal(err)
@@ -158,9 +202,7 @@ func validator(b *testing.B, name string, w gen.World) *webhook.Validator {
 	if !st.Synced() {
 		b.Fatal("the state is not synced after the fake informers delivered the world")
 	}
-	v := &webhook.Validator{Settings: live, State: st, Log: logr.Discard()}
-	validators[name] = v
-	return v
+	return &webhook.Validator{Settings: live, State: st, Log: logr.Discard()}, inf
 }
 
 // requests builds 64 creates of a new policy of the world's kind, on as many different targets:
@@ -251,7 +293,15 @@ func (f *fakeInformers) informer(obj client.Object) (*controllertest.FakeInforme
 	return inf, nil
 }
 
-func (f *fakeInformers) add(b *testing.B, obj client.Object) {
+func (f *fakeInformers) update(b testing.TB, old, cur client.Object) {
+	inf, err := f.informer(cur)
+	if err != nil {
+		b.Fatal(err)
+	}
+	inf.Update(old, cur)
+}
+
+func (f *fakeInformers) add(b testing.TB, obj client.Object) {
 	inf, err := f.informer(obj)
 	if err != nil {
 		b.Fatal(err)

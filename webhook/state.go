@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -28,9 +29,9 @@ import (
 // State is what the validating handler reads: the Gateway API topology, the namespaces' labels,
 // the policies of every managed kind, and for the access and mesh profiles their policies, the
 // Backend objects and the Dataplanes, kept current by informer event handlers. Every event bumps a
-// generation counter; the topology graph and the per-kind snapshots are rebuilt lazily, on the first
-// request after a change, and shared by every request until the next change. No request lists
-// anything.
+// generation counter; the topology graph and the per-kind snapshots are rebuilt by a background
+// builder once a burst of changes settles, or by the first request that finds them stale, and shared
+// by every request until the next change. No request lists anything.
 type State struct {
 	log logr.Logger
 
@@ -48,6 +49,10 @@ type State struct {
 	graphGen uint64
 	snaps    map[schema.GroupKind]*built
 	evals    map[uint64]*cel.Evaluator
+	// building serializes builds of the graph and the snapshots, which run without mu (build); kick
+	// wakes the background builder after a change (builder).
+	building sync.Mutex
+	kick     chan struct{}
 
 	synced    []func() bool
 	allSynced atomic.Bool // every func of synced has returned true (reset when one is added)
@@ -67,12 +72,14 @@ type State struct {
 	profiles // the access and mesh profiles' objects and views (state_profiles.go)
 }
 
-// built is a snapshot with the generations it was built from.
+// built is a snapshot with the generations it was built from, and the view of each policy object
+// it holds (nil for one that does not read), for the next build to reuse.
 type built struct {
 	snap      *effective.Snapshot
 	kind      policy.Kind
 	graph     *topology.Graph
 	policyGen uint64
+	views     map[*unstructured.Unstructured]*policy.Policy
 }
 
 // NewState returns an empty state; Watch fills it.
@@ -90,6 +97,7 @@ func NewState(log logr.Logger) *State {
 		kinds:      map[schema.GroupKind]func() bool{},
 		evals:      map[uint64]*cel.Evaluator{},
 		topoGen:    1,
+		kick:       make(chan struct{}, 1),
 		profiles:   newProfiles(),
 		seen:       map[string]string{},
 	}
@@ -102,6 +110,7 @@ func (s *State) Watch(ctx context.Context, c cache.Informers, kinds []policy.Kin
 	s.mu.Lock()
 	s.ctx, s.informers = ctx, c
 	s.mu.Unlock()
+	go s.builder(ctx)
 	topo := []struct {
 		obj client.Object
 		set func(client.Object)
@@ -115,7 +124,7 @@ func (s *State) Watch(ctx context.Context, c cache.Informers, kinds []policy.Kin
 	}
 	for _, t := range topo {
 		set, del := t.set, t.del
-		bump := func() { s.topoGen++ }
+		bump := func() { s.topoGen++; s.kickBuild() }
 		if err := s.watch(ctx, c, t.obj, set, del, bump); err != nil {
 			return err
 		}
@@ -165,7 +174,7 @@ func (s *State) watchKinds(kinds []policy.Kind, initial bool) error {
 		u.SetGroupVersionKind(k.GVK)
 		set := func(o client.Object) { s.policies[gk][key(o)] = o.(*unstructured.Unstructured) }
 		del := func(n types.NamespacedName) { delete(s.policies[gk], n) }
-		bump := func() { s.policyGen[gk]++ }
+		bump := func() { s.policyGen[gk]++; s.kickBuild() }
 		synced, err := s.handle(ctx, c, u, set, del, bump)
 		if err != nil {
 			if meta.IsNoMatchError(err) {
@@ -311,47 +320,203 @@ func (s *State) Evaluator(costLimit uint64) (*cel.Evaluator, error) {
 	return e, nil
 }
 
-// Snapshot returns the snapshot of kind k: reused when nothing changed since it was built.
+// Snapshot returns the snapshot of kind k, built from every event the state had applied when the
+// call came in: the one in store when nothing changed since it was built (the usual case: the
+// background builder rebuilds after changes), else built now.
 func (s *State) Snapshot(k policy.Kind, cond *cel.Evaluator) *effective.Snapshot {
+	if snap := s.fresh(k, cond); snap != nil {
+		return snap
+	}
+	s.building.Lock()
+	defer s.building.Unlock()
+	return s.build(k, cond)
+}
+
+// Fresh returns the stored snapshot of kind k when it is built from every event applied so far, else
+// nil; it never builds.
+func (s *State) Fresh(k policy.Kind, cond *cel.Evaluator) *effective.Snapshot {
+	return s.fresh(k, cond)
+}
+
+// fresh is Fresh.
+func (s *State) fresh(k policy.Kind, cond *cel.Evaluator) *effective.Snapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.graph == nil || s.graphGen != s.topoGen {
-		s.graph = topology.Build(s.input())
-		s.graphGen = s.topoGen
-	}
-	gk := k.GVK.GroupKind()
-	b := s.snaps[gk]
-	if b != nil && b.graph == s.graph && b.policyGen == s.policyGen[gk] && b.snap.Cond == cond && b.kind.Equal(k) {
+	b := s.snaps[k.GVK.GroupKind()]
+	if b != nil && s.graph != nil && s.graphGen == s.topoGen && b.graph == s.graph && b.policyGen == s.policyGen[k.GVK.GroupKind()] && b.snap.Cond == cond && b.kind.Equal(k) {
 		return b.snap
 	}
-	views := make([]*policy.Policy, 0, len(s.policies[gk]))
+	return nil
+}
+
+// build brings the graph and the snapshot of kind k up to the generations current when it starts
+// (building held). The work runs without mu, so informer events and requests on other kinds do
+// not wait for it: topology.Build over ten thousand routes takes a tenth of a second. Policies are
+// read (policy.View) once per object version: the views of the objects unchanged since the last
+// build are reused.
+func (s *State) build(k policy.Kind, cond *cel.Evaluator) *effective.Snapshot {
+	gk := k.GVK.GroupKind()
+	s.mu.Lock()
+	g, gen := s.graph, s.topoGen
+	stale := g == nil || s.graphGen != gen
+	var refs topoRefs
+	if stale {
+		refs = s.topoRefs()
+	}
+	pgen := s.policyGen[gk]
+	objs := make([]*unstructured.Unstructured, 0, len(s.policies[gk]))
 	for _, u := range s.policies[gk] {
-		if p, _ := policy.View(k, u); p != nil {
-			views = append(views, p)
+		objs = append(objs, u)
+	}
+	prev := s.snaps[gk]
+	s.mu.Unlock()
+
+	if stale {
+		g = topology.Build(refs.input())
+		s.mu.Lock()
+		s.graph, s.graphGen = g, gen
+		s.mu.Unlock()
+	}
+	sameKind := prev != nil && prev.kind.Equal(k)
+	if sameKind && prev.graph == g && prev.policyGen == pgen && prev.snap.Cond == cond {
+		return prev.snap
+	}
+	views := make(map[*unstructured.Unstructured]*policy.Policy, len(objs))
+	list := make([]*policy.Policy, 0, len(objs))
+	for _, u := range objs {
+		p, ok := (*policy.Policy)(nil), false
+		if sameKind {
+			p, ok = prev.views[u]
+		}
+		if !ok {
+			p, _ = policy.View(k, u)
+		}
+		views[u] = p
+		if p != nil {
+			list = append(list, p)
 		}
 	}
-	b = &built{snap: effective.NewSnapshot(k, s.graph, views, cond), kind: k, graph: s.graph, policyGen: s.policyGen[gk]}
+	b := &built{snap: effective.NewSnapshot(k, g, list, cond), kind: k, graph: g, policyGen: pgen, views: views}
+	s.mu.Lock()
 	s.snaps[gk] = b
+	s.mu.Unlock()
 	return b.snap
 }
 
-// input copies the topology maps into the engine's input (on a rebuild only).
-func (s *State) input() topology.Input {
-	in := topology.Input{NamespaceLabels: make(map[string]map[string]string, len(s.nsLabels))}
+// Settling of the background builder: it builds once no change came for settleQuiet, or settleMax
+// after the first change of a burst, whichever is first.
+const (
+	settleQuiet = 50 * time.Millisecond
+	settleMax   = time.Second
+)
+
+// kickBuild wakes the background builder (mu held, or not: it only sends without blocking).
+func (s *State) kickBuild() {
+	select {
+	case s.kick <- struct{}{}:
+	default: // a wake-up is pending already
+	}
+}
+
+// builder rebuilds, after changes, the graph and the snapshots that requests have asked for, so the
+// next request finds them built instead of building them while the API server waits. A burst of
+// changes (a GitOps sync applying hundreds of objects) costs one build once it settles. A request
+// that comes before the build builds itself, as Snapshot says.
+func (s *State) builder(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.kick:
+		}
+		deadline := time.Now().Add(settleMax)
+		for quiet := time.NewTimer(settleQuiet); ; {
+			select {
+			case <-ctx.Done():
+				quiet.Stop()
+				return
+			case <-s.kick:
+				if wait := time.Until(deadline); wait > 0 {
+					quiet.Reset(min(settleQuiet, wait))
+					continue
+				}
+				quiet.Stop()
+			case <-quiet.C:
+			}
+			break
+		}
+		if !s.Synced() {
+			continue // still listing: the first request builds, from the whole lists
+		}
+		s.mu.Lock()
+		wanted := make([]*built, 0, len(s.snaps))
+		for _, b := range s.snaps {
+			wanted = append(wanted, b)
+		}
+		s.mu.Unlock()
+		for _, b := range wanted {
+			s.Snapshot(b.kind, b.snap.Cond)
+		}
+	}
+}
+
+// topoRefs are the topology objects at one moment. Informer objects are never modified, so they
+// can be read (and copied into a topology.Input) after mu is released.
+type topoRefs struct {
+	classes    []*gwv1.GatewayClass
+	gateways   []*gwv1.Gateway
+	httpRoutes []*gwv1.HTTPRoute
+	grpcRoutes []*gwv1.GRPCRoute
+	nsLabels   map[string]map[string]string
+}
+
+// topoRefs lists the topology objects (mu held).
+func (s *State) topoRefs() topoRefs {
+	r := topoRefs{
+		classes:    make([]*gwv1.GatewayClass, 0, len(s.classes)),
+		gateways:   make([]*gwv1.Gateway, 0, len(s.gateways)),
+		httpRoutes: make([]*gwv1.HTTPRoute, 0, len(s.httpRoutes)),
+		grpcRoutes: make([]*gwv1.GRPCRoute, 0, len(s.grpcRoutes)),
+		nsLabels:   make(map[string]map[string]string, len(s.nsLabels)),
+	}
 	for _, o := range s.classes {
-		in.GatewayClasses = append(in.GatewayClasses, *o)
+		r.classes = append(r.classes, o)
 	}
 	for _, o := range s.gateways {
-		in.Gateways = append(in.Gateways, *o)
+		r.gateways = append(r.gateways, o)
 	}
 	for _, o := range s.httpRoutes {
-		in.HTTPRoutes = append(in.HTTPRoutes, *o)
+		r.httpRoutes = append(r.httpRoutes, o)
 	}
 	for _, o := range s.grpcRoutes {
-		in.GRPCRoutes = append(in.GRPCRoutes, *o)
+		r.grpcRoutes = append(r.grpcRoutes, o)
 	}
 	for n, l := range s.nsLabels {
-		in.NamespaceLabels[n] = l
+		r.nsLabels[n] = l
+	}
+	return r
+}
+
+// input copies the objects into the engine's input.
+func (r topoRefs) input() topology.Input {
+	in := topology.Input{
+		GatewayClasses:  make([]gwv1.GatewayClass, 0, len(r.classes)),
+		Gateways:        make([]gwv1.Gateway, 0, len(r.gateways)),
+		HTTPRoutes:      make([]gwv1.HTTPRoute, 0, len(r.httpRoutes)),
+		GRPCRoutes:      make([]gwv1.GRPCRoute, 0, len(r.grpcRoutes)),
+		NamespaceLabels: r.nsLabels,
+	}
+	for _, o := range r.classes {
+		in.GatewayClasses = append(in.GatewayClasses, *o)
+	}
+	for _, o := range r.gateways {
+		in.Gateways = append(in.Gateways, *o)
+	}
+	for _, o := range r.httpRoutes {
+		in.HTTPRoutes = append(in.HTTPRoutes, *o)
+	}
+	for _, o := range r.grpcRoutes {
+		in.GRPCRoutes = append(in.GRPCRoutes, *o)
 	}
 	return in
 }

@@ -159,11 +159,18 @@ type Graph struct {
 	// Unattached lists routes attached to no Gateway listener.
 	Unattached []Target
 	unattached map[Target]bool // Unattached as a set
-	byTarget   map[Target][]int
-	// targetIDs numbers every target that lies on a path; pathIDs[i] holds the ids of the targets of
-	// Paths[i] in LevelTargets order, so per-path lookups can index slices instead of hashing targets.
+	// targetIDs numbers every known target (those on paths first, then the Gateways, listeners,
+	// routes and classes without paths); paths[id] lists the paths beneath target id; pathIDs[i] holds
+	// the ids of the targets of Paths[i] in LevelTargets order, so per-path lookups can index slices
+	// instead of hashing targets.
 	targetIDs map[Target]int32
+	paths     [][]int
 	pathIDs   [][5]int32
+	// last holds the targets of the path added last with their ids: the paths of one route come one
+	// after another and share all but the rule, which spares most lookups while building.
+	last    [5]Target
+	lastIDs [5]int32
+	hasLast bool
 	// places numbers what a path is about to a reader (see PlaceID), by first path index.
 	placeIDs map[placeKey]int32
 	places   []int32
@@ -185,8 +192,8 @@ func Build(in Input) *Graph {
 	g := &Graph{
 		Gateways:   make(map[Key]*gwv1.Gateway, ng),
 		Routes:     make(map[Target]*Route, nr),
-		byTarget:   make(map[Target][]int, 3*nr+4*ng),
 		targetIDs:  make(map[Target]int32, 3*nr+4*ng),
+		paths:      make([][]int, 0, 3*nr+4*ng),
 		placeIDs:   make(map[placeKey]int32, nr+2*ng),
 		unattached: map[Target]bool{},
 		Paths:      make([]Path, 0, 2*nr+2*ng),
@@ -254,30 +261,32 @@ func Build(in Input) *Graph {
 	}
 	// Routes with no paths still exist as targets (no paths beneath them).
 	for t := range g.Routes {
-		if _, ok := g.byTarget[t]; !ok {
-			g.byTarget[t] = nil
-		}
+		g.id(t)
 	}
 	for k, gw := range g.Gateways {
 		t := Target{Kind: "Gateway", Namespace: k.Namespace, Name: k.Name}
-		if _, ok := g.byTarget[t]; !ok {
-			g.byTarget[t] = nil
-		}
+		g.id(t)
 		for _, l := range gw.Spec.Listeners {
 			lt := t
 			lt.Section = string(l.Name)
-			if _, ok := g.byTarget[lt]; !ok {
-				g.byTarget[lt] = nil
-			}
+			g.id(lt)
 		}
 	}
 	for _, gc := range in.GatewayClasses {
-		t := Target{Kind: "GatewayClass", Name: gc.Name}
-		if _, ok := g.byTarget[t]; !ok {
-			g.byTarget[t] = nil
-		}
+		g.id(Target{Kind: "GatewayClass", Name: gc.Name})
 	}
 	return g
+}
+
+// id returns the number of target t, numbering it if it is new.
+func (g *Graph) id(t Target) int32 {
+	id, ok := g.targetIDs[t]
+	if !ok {
+		id = int32(len(g.paths))
+		g.targetIDs[t] = id
+		g.paths = append(g.paths, nil)
+	}
+	return id
 }
 
 func newRoute(kind, ns, name string, parents []gwv1.ParentReference, ruleNames []*gwv1.SectionName) *Route {
@@ -313,14 +322,18 @@ func (g *Graph) add(p Path) {
 	var ids [5]int32
 	for j := 0; j < n; j++ {
 		t := ts[j].Target
-		g.byTarget[t] = append(g.byTarget[t], i)
-		id, ok := g.targetIDs[t]
-		if !ok {
-			id = int32(len(g.targetIDs))
-			g.targetIDs[t] = id
+		if g.hasLast && t == g.last[j] {
+			ids[j] = g.lastIDs[j]
+		} else {
+			ids[j] = g.id(t)
+			g.last[j], g.lastIDs[j] = t, ids[j]
 		}
-		ids[j] = id
+		g.paths[ids[j]] = append(g.paths[ids[j]], i)
 	}
+	for j := n; j < len(g.last); j++ {
+		g.last[j] = Target{} // a listener path has no route levels: the next path looks them up
+	}
+	g.hasLast = true
 	g.pathIDs = append(g.pathIDs, ids)
 	k := placeKey{route: p.Route}
 	if p.RouteKind == "" {
@@ -345,15 +358,15 @@ func (g *Graph) IsUnattached(t Target) bool {
 // has its listener's. The number is the index of the first such path.
 func (g *Graph) PlaceID(i int) int32 { return g.places[i] }
 
-// TargetID is the number of a target that lies on some path (ok false for any other target).
-// Numbers are dense, from 0 to TargetIDs()-1.
+// TargetID is the number of a known target (ok false for any other target). Numbers are dense, from
+// 0 to TargetIDs()-1.
 func (g *Graph) TargetID(t Target) (int32, bool) {
 	id, ok := g.targetIDs[t]
 	return id, ok
 }
 
 // TargetIDs is the count of numbered targets.
-func (g *Graph) TargetIDs() int { return len(g.targetIDs) }
+func (g *Graph) TargetIDs() int { return len(g.paths) }
 
 // PathTargetIDs returns the numbers of the targets of path i, in the order of its LevelTargets
 // (the first n entries count, n as LevelTargets returns it).
@@ -440,11 +453,16 @@ func allowsNamespace(l gwv1.Listener, gwNS, routeNS string, selectorMatches func
 }
 
 // PathsFor returns the indexes of the paths beneath a target (nil when it reaches none).
-func (g *Graph) PathsFor(t Target) []int { return g.byTarget[t] }
+func (g *Graph) PathsFor(t Target) []int {
+	if id, ok := g.targetIDs[t]; ok {
+		return g.paths[id]
+	}
+	return nil
+}
 
 // Exists reports whether a target is a known object (or a known listener / route rule).
 func (g *Graph) Exists(t Target) bool {
-	if _, ok := g.byTarget[t]; ok {
+	if _, ok := g.targetIDs[t]; ok {
 		return true
 	}
 	if t.Section != "" && (t.Kind == "HTTPRoute" || t.Kind == "GRPCRoute") {

@@ -7,6 +7,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -52,7 +53,6 @@ func insert(s []string, v string) []string {
 // Cross-namespace backendRefs are taken as granted (ReferenceGrants are not modelled). Objects that
 // cannot be decoded are skipped and reported in the error.
 func NewTopology(objs []*unstructured.Unstructured, s Settings) (Topology, error) {
-	s = s.withDefaults()
 	var errs []error
 	gateways := map[string]*gatewayv1.Gateway{}
 	var routes []*gatewayv1.HTTPRoute
@@ -78,6 +78,22 @@ func NewTopology(objs []*unstructured.Unstructured, s Settings) (Topology, error
 			routes = append(routes, &r)
 		}
 	}
+	gws := make([]*gatewayv1.Gateway, 0, len(gateways))
+	for _, gw := range gateways {
+		gws = append(gws, gw)
+	}
+	return TopologyOf(gws, routes, nil, s), errors.Join(errs...)
+}
+
+// TopologyOf builds the topology from typed Gateways and HTTPRoutes, by NewTopology's rules.
+// nsLabels holds the labels of the namespaces, for allowedRoutes selectors; nil (offline, where
+// they are not known) takes every selector as matching. The objects are only read.
+func TopologyOf(gateways []*gatewayv1.Gateway, routes []*gatewayv1.HTTPRoute, nsLabels map[string]map[string]string, s Settings) Topology {
+	s = s.withDefaults()
+	byKey := make(map[string]*gatewayv1.Gateway, len(gateways))
+	for _, gw := range gateways {
+		byKey[gw.Namespace+"/"+gw.Name] = gw
+	}
 	var t Topology
 	for _, r := range routes {
 		var backends []string
@@ -97,7 +113,7 @@ func NewTopology(objs []*unstructured.Unstructured, s Settings) (Topology, error
 				continue
 			}
 			key := string(deref(pr.Namespace, gatewayv1.Namespace(r.Namespace))) + "/" + string(pr.Name)
-			if gw, ok := gateways[key]; ok && !admits(gw, pr, r.Namespace) {
+			if gw, ok := byKey[key]; ok && !admits(gw, pr, r.Namespace, nsLabels) {
 				continue
 			}
 			for _, b := range backends {
@@ -105,15 +121,21 @@ func NewTopology(objs []*unstructured.Unstructured, s Settings) (Topology, error
 			}
 		}
 	}
-	return t, errors.Join(errs...)
+	return t
 }
 
 // admits reports whether some listener of gw selected by pr admits an HTTPRoute from namespace,
-// by the topology package's rules; a Selector is assumed to match (namespace labels are not known here).
-func admits(gw *gatewayv1.Gateway, pr gatewayv1.ParentReference, namespace string) bool {
-	anyNamespace := func(*metav1.LabelSelector) bool { return true }
+// by the topology package's rules; with nsLabels nil, a Selector is taken as matching.
+func admits(gw *gatewayv1.Gateway, pr gatewayv1.ParentReference, namespace string, nsLabels map[string]map[string]string) bool {
+	matches := func(sel *metav1.LabelSelector) bool {
+		if nsLabels == nil {
+			return true
+		}
+		ls, err := metav1.LabelSelectorAsSelector(sel)
+		return err == nil && ls.Matches(labels.Set(nsLabels[namespace]))
+	}
 	for _, l := range gw.Spec.Listeners {
-		if topology.SelectsListener(pr, l) && topology.Admits(l, gw.Namespace, "HTTPRoute", namespace, anyNamespace) {
+		if topology.SelectsListener(pr, l) && topology.Admits(l, gw.Namespace, "HTTPRoute", namespace, matches) {
 			return true
 		}
 	}

@@ -4,7 +4,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
 func TestNewTopology(t *testing.T) {
@@ -94,5 +97,40 @@ spec: {parentRefs: gw}
 	_, err := NewTopology([]*unstructured.Unstructured{bad}, DefaultSettings())
 	if err == nil {
 		t.Fatal("NewTopology accepted an HTTPRoute whose parentRefs is a string")
+	}
+}
+
+// TestTopologyOfMatchesSelectors: with the namespaces' labels known (the webhook's cache), a listener
+// whose allowedRoutes selects namespaces by label admits the routes of matching namespaces only;
+// without them (offline), every selector is taken as matching.
+func TestTopologyOfMatchesSelectors(t *testing.T) {
+	from := gatewayv1.NamespacesFromSelector
+	gw := &gatewayv1.Gateway{ObjectMeta: metav1.ObjectMeta{Namespace: "infra", Name: "gw"}, Spec: gatewayv1.GatewaySpec{
+		Listeners: []gatewayv1.Listener{{Name: "http", Port: 80, Protocol: gatewayv1.HTTPProtocolType, AllowedRoutes: &gatewayv1.AllowedRoutes{
+			Namespaces: &gatewayv1.RouteNamespaces{From: &from, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"team": "agents"}}}}}},
+	}}
+	group, kind := gatewayv1.Group(DefaultBackendGroup), gatewayv1.Kind(DefaultBackendKind)
+	route := func(ns string) *gatewayv1.HTTPRoute {
+		r := &gatewayv1.HTTPRoute{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "r"}}
+		r.Spec.ParentRefs = []gatewayv1.ParentReference{{Name: "gw", Namespace: ptr.To(gatewayv1.Namespace("infra"))}}
+		r.Spec.Rules = []gatewayv1.HTTPRouteRule{{BackendRefs: []gatewayv1.HTTPBackendRef{{BackendRef: gatewayv1.BackendRef{
+			BackendObjectReference: gatewayv1.BackendObjectReference{Group: &group, Kind: &kind, Name: "tools"}}}}}}
+		return r
+	}
+	routes := []*gatewayv1.HTTPRoute{route("agents"), route("web")}
+	labels := map[string]map[string]string{"agents": {"team": "agents"}, "web": {"team": "web"}}
+	cases := []struct {
+		name     string
+		nsLabels map[string]map[string]string
+		want     []string
+	}{
+		{"labels known", labels, []string{"agents/tools"}},
+		{"offline", nil, []string{"agents/tools", "web/tools"}},
+	}
+	for _, c := range cases {
+		topo := TopologyOf([]*gatewayv1.Gateway{gw}, routes, c.nsLabels, DefaultSettings())
+		if diff := cmp.Diff(c.want, topo.BackendsBehind("infra/gw")); diff != "" {
+			t.Errorf("%s: backends behind infra/gw (-want +got):\n%s", c.name, diff)
+		}
 	}
 }

@@ -9,11 +9,11 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/precedent-dev/precedent/access"
 	"github.com/precedent-dev/precedent/mesh"
@@ -185,37 +185,37 @@ func (s *State) AccessPolicies(gk schema.GroupKind, as access.Settings) []access
 }
 
 // AccessTopology returns which Backends of as's kind sit behind which Gateways (Gateway ←
-// HTTPRoute parentRefs, HTTPRoute backendRefs → Backend), rebuilt only after a topology change. The
-// result is shared: read it only.
+// HTTPRoute parentRefs, HTTPRoute backendRefs → Backend, allowedRoutes selectors matched against the
+// namespaces' labels), rebuilt only after a topology change, and without the state's lock held: the
+// informer handlers and the other admissions do not wait for it. The result is shared: read it only.
 func (s *State) AccessTopology(as access.Settings) *access.Topology {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	t := s.accessTopo
 	if t != nil && t.topoGen == s.topoGen && t.group == as.BackendGroup && t.kind == as.BackendKind {
+		s.mu.Unlock()
 		return t.topo
 	}
-	objs := make([]*unstructured.Unstructured, 0, len(s.gateways)+len(s.httpRoutes))
-	add := func(o runtime.Object, kind string) {
-		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
-		if err != nil {
-			s.log.Info("object left out of the access topology", "kind", kind, "error", err.Error())
-			return
-		}
-		u := &unstructured.Unstructured{Object: m}
-		u.SetGroupVersionKind(schema.GroupVersionKind{Group: access.GatewayGroup, Version: "v1", Kind: kind})
-		objs = append(objs, u)
-	}
+	gen := s.topoGen
+	gateways := make([]*gwv1.Gateway, 0, len(s.gateways))
 	for _, gw := range s.gateways {
-		add(gw, access.GatewayKind)
+		gateways = append(gateways, gw)
 	}
+	routes := make([]*gwv1.HTTPRoute, 0, len(s.httpRoutes))
 	for _, r := range s.httpRoutes {
-		add(r, "HTTPRoute")
+		routes = append(routes, r)
 	}
-	topo, err := access.NewTopology(objs, as)
-	if err != nil {
-		s.log.Info("objects left out of the access topology", "error", err.Error())
+	nsLabels := make(map[string]map[string]string, len(s.nsLabels))
+	for n, l := range s.nsLabels {
+		nsLabels[n] = l
 	}
-	s.accessTopo = &accessTopology{topo: &topo, topoGen: s.topoGen, group: as.BackendGroup, kind: as.BackendKind}
+	s.mu.Unlock()
+
+	topo := access.TopologyOf(gateways, routes, nsLabels, as) // informer objects are never modified
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t := s.accessTopo; t == nil || t.topoGen <= gen {
+		s.accessTopo = &accessTopology{topo: &topo, topoGen: gen, group: as.BackendGroup, kind: as.BackendKind}
+	}
 	return &topo
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/precedent-dev/precedent/access"
 	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/mesh"
+	"github.com/precedent-dev/precedent/test/gen"
 )
 
 // benchValidator is a Validator over a State filled by hand, as synced.
@@ -125,5 +126,34 @@ func BenchmarkMeshWrite(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		v.Handle(context.Background(), req)
+	}
+}
+
+// BenchmarkAccessTopologyRebuild: rebuilding the access topology after a topology change, with 1,000
+// Gateways and 10,000 HTTPRoutes in the cache, each route sending its first rule to one of 2,000
+// Backends (what the first AccessPolicy write after any Gateway or route change pays).
+func BenchmarkAccessTopologyRebuild(b *testing.B) {
+	w := gen.Generate(gen.Size{Gateways: 1000, Routes: 10000})
+	s := NewState(logr.Discard())
+	for i := range w.Input.Gateways {
+		s.gateways[key(&w.Input.Gateways[i])] = &w.Input.Gateways[i]
+	}
+	group, kind := gwv1.Group(access.DefaultBackendGroup), gwv1.Kind(access.DefaultBackendKind)
+	for i := range w.Input.HTTPRoutes {
+		r := &w.Input.HTTPRoutes[i]
+		r.Spec.Rules[0].BackendRefs = []gwv1.HTTPBackendRef{{BackendRef: gwv1.BackendRef{BackendObjectReference: gwv1.BackendObjectReference{
+			Group: &group, Kind: &kind, Name: gwv1.ObjectName(fmt.Sprintf("backend-%d", i%2000))}}}}
+		s.httpRoutes[key(r)] = r
+	}
+	if topo := s.AccessTopology(access.DefaultSettings()); len(topo.BackendsBehind("infra/gw-0")) == 0 {
+		b.Fatal("no Backend behind infra/gw-0")
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s.mu.Lock()
+		s.topoGen++
+		s.mu.Unlock()
+		s.AccessTopology(access.DefaultSettings())
 	}
 }

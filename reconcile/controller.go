@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -77,7 +78,7 @@ type Reconciler struct {
 // When live can tell of changes (config.Live can), a kind managed later gets its controllers then,
 // with no restart.
 func SetupWithManager(mgr ctrl.Manager, src Source, live Settings, log logr.Logger) error {
-	s := &setup{mgr: mgr, src: src, live: live, log: log, done: map[schema.GroupKind]bool{}}
+	s := &setup{mgr: mgr, src: src, live: live, log: log, done: map[schema.GroupKind]bool{}, missing: map[schema.GroupKind]bool{}}
 	if err := s.kinds(live.Current().Registry().Kinds()); err != nil {
 		return err
 	}
@@ -88,8 +89,28 @@ func SetupWithManager(mgr ctrl.Manager, src Source, live Settings, log logr.Logg
 			}
 		})
 	}
-	return nil
+	// A managed kind whose CRD is installed later (after the start, or after the settings change that
+	// made it managed) gets its controllers at the next look, once the source has listed its
+	// policies: a status computed without them would be wrong.
+	return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		t := time.NewTicker(InstallRetry)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-t.C:
+			}
+			if err := s.kinds(live.Current().Registry().Kinds()); err != nil {
+				log.Error(err, "setting up the status controllers of the managed kinds")
+			}
+		}
+	}))
 }
+
+// InstallRetry is how often the managed kinds whose CRD is not installed are looked for again. Set
+// it before SetupWithManager.
+var InstallRetry = 30 * time.Second
 
 // setup adds the controllers of each managed kind once.
 type setup struct {
@@ -98,12 +119,14 @@ type setup struct {
 	live Settings
 	log  logr.Logger
 
-	mu   sync.Mutex
-	done map[schema.GroupKind]bool
+	mu      sync.Mutex
+	done    map[schema.GroupKind]bool
+	missing map[schema.GroupKind]bool // kinds found not installed, or not listed by the source yet
 }
 
-// kinds sets up the kinds not set up yet. A kind whose CRD is not installed is skipped (and logged):
-// the next settings change or restart tries again.
+// kinds sets up the kinds not set up yet. A kind whose CRD is not installed is skipped (and logged
+// once): the next look (InstallRetry), settings change or restart tries again. A kind found missing
+// before is set up only once the source has listed its policies.
 func (s *setup) kinds(ks []policy.Kind) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -113,8 +136,18 @@ func (s *setup) kinds(ks []policy.Kind) error {
 			continue
 		}
 		if _, err := s.mgr.GetRESTMapper().RESTMapping(gk, k.GVK.Version); err != nil {
-			s.log.Info("policy kind not installed: not reconciled", "kind", k.GVK.Kind)
+			if !s.missing[gk] {
+				s.log.Info("policy kind not installed: reconciled once its CRD is", "kind", k.GVK.Kind)
+			}
+			s.missing[gk] = true
 			continue
+		}
+		if ks, ok := s.src.(interface{ KindSynced(schema.GroupKind) bool }); ok && s.missing[gk] && !ks.KindSynced(gk) {
+			continue // installed, but the source has not listed its policies yet
+		}
+		if s.missing[gk] {
+			s.log.Info("policy kind installed: reconciling its policies", "kind", k.GVK.Kind)
+			delete(s.missing, gk)
 		}
 		r := &Reconciler{Client: s.mgr.GetClient(), Kind: k, Source: s.src, Settings: s.live,
 			Recorder: s.mgr.GetEventRecorder("precedent"), Log: s.log.WithValues("kind", k.GVK.Kind)}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/go-logr/logr"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -40,6 +41,16 @@ const (
 	accessDefaultsWebhook = "access-defaults.precedent.dev"
 )
 
+// everyReplica is a runnable that runs on every replica, leader or not (the webhooks serve on all).
+type everyReplica func(context.Context) error
+
+func (f everyReplica) Start(ctx context.Context) error { return f(ctx) }
+func (everyReplica) NeedLeaderElection() bool          { return false }
+
+// InstallRetry is how often the managed kinds whose CRD is not installed are looked for again. Set
+// it before Register.
+var InstallRetry = 30 * time.Second
+
 // NewScheme knows the built-in kinds and the Gateway API kinds; policies are read unstructured.
 func NewScheme() (*runtime.Scheme, error) {
 	s := runtime.NewScheme()
@@ -72,6 +83,24 @@ func Register(ctx context.Context, mgr manager.Manager, live *config.Live, log l
 			log.Error(err, "watching the policies of the managed kinds")
 		}
 	})
+	// A managed kind whose CRD is installed after the start is looked for again, so its policies are
+	// watched before its first write (which would otherwise wait for them: a 503).
+	if err := mgr.Add(everyReplica(func(ctx context.Context) error {
+		t := time.NewTicker(InstallRetry)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-t.C:
+			}
+			if err := st.WatchKinds(live.Current().Registry().Kinds()); err != nil {
+				log.Error(err, "watching the policies of the managed kinds")
+			}
+		}
+	})); err != nil {
+		return nil, fmt.Errorf("adding the installed-kinds check: %w", err)
+	}
 	a := live.Current().Access
 	if err := st.WatchProfiles(ctx, mgr.GetCache(), mgr.GetRESTMapper(), schema.GroupKind{Group: a.BackendGroup, Kind: a.BackendKind}); err != nil {
 		return nil, err

@@ -65,6 +65,7 @@ type State struct {
 	ctx       context.Context
 	informers cache.Informers
 	watching  sync.Mutex
+	missing   map[schema.GroupKind]bool // kinds found not installed (watching held)
 	// seen is the resourceVersion of every object applied, by observedKey, so other consumers of
 	// the same informers (the status reconciler) can wait until the state has caught up with an event.
 	seen map[string]string
@@ -95,6 +96,7 @@ func NewState(log logr.Logger) *State {
 		policyGen:  map[schema.GroupKind]uint64{},
 		snaps:      map[schema.GroupKind]*built{},
 		kinds:      map[schema.GroupKind]func() bool{},
+		missing:    map[schema.GroupKind]bool{},
 		evals:      map[uint64]*cel.Evaluator{},
 		topoGen:    1,
 		kick:       make(chan struct{}, 1),
@@ -105,7 +107,7 @@ func NewState(log logr.Logger) *State {
 
 // Watch registers event handlers on the cache's informers for the topology, the namespaces and the
 // policy kinds. A policy kind whose CRD is not installed is skipped (and logged); WatchKinds tries
-// it again.
+// it again (Register calls it every InstallRetry).
 func (s *State) Watch(ctx context.Context, c cache.Informers, kinds []policy.Kind) error {
 	s.mu.Lock()
 	s.ctx, s.informers = ctx, c
@@ -178,10 +180,17 @@ func (s *State) watchKinds(kinds []policy.Kind, initial bool) error {
 		synced, err := s.handle(ctx, c, u, set, del, bump)
 		if err != nil {
 			if meta.IsNoMatchError(err) {
-				s.log.Info("policy kind not installed: its writes are checked without the other policies of the kind", "kind", k.GVK.Kind)
+				if !s.missing[gk] { // looked for again every InstallRetry: said once
+					s.log.Info("policy kind not installed: watched once its CRD is", "kind", k.GVK.Kind)
+				}
+				s.missing[gk] = true
 				continue
 			}
 			return err
+		}
+		if s.missing[gk] {
+			s.log.Info("policy kind installed: watching its policies", "kind", k.GVK.Kind)
+			delete(s.missing, gk)
 		}
 		s.mu.Lock()
 		s.kinds[gk] = synced

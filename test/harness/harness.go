@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -130,6 +131,8 @@ func (h *Harness) writeKubeconfig() error {
 	return nil
 }
 
+var retryOnce sync.Once
+
 // startManager runs the manager with Precedent's webhook handlers on the dev certificate (and the
 // status reconciler if asked), until ctx ends, and waits until its cache is synced and its webhook
 // server started.
@@ -149,6 +152,9 @@ func (h *Harness) startManager(ctx context.Context, withReconciler bool) error {
 		return fmt.Errorf("creating the manager: %w", err)
 	}
 	h.Live = config.NewLive(config.Defaults(), log)
+	retryOnce.Do(func() { // a CRD installed by a test is found within a second, not thirty
+		webhook.InstallRetry, reconcile.InstallRetry = time.Second, time.Second
+	})
 	st, err := webhook.Register(ctx, mgr, h.Live, log)
 	if err != nil {
 		return err

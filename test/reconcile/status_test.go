@@ -311,3 +311,25 @@ spec:
 	expectOf(t, apiVersion, "RateLimitPolicy", ns, "gw-limits", reconcile.TypeEnforced, metav1.ConditionTrue, "Enforced", "Policy has been successfully enforced")
 	expectOf(t, apiVersion, "RateLimitPolicy", ns, "route-limits", reconcile.TypeEnforced, metav1.ConditionFalse, "Overridden", "Policy has been overridden by "+ns+"/gw-limits")
 }
+
+// TestKindInstalledAfterItsConfig: a kind made managed before its CRD is installed gets its status
+// controllers once the CRD is (within InstallRetry, a second in the tests), with no restart and no
+// further settings change, and its statuses count its other policies (the webhook's state watches
+// the kind first).
+func TestKindInstalledAfterItsConfig(t *testing.T) {
+	ns := harness.Namespace(t, c)
+	harness.Apply(t, c, ns, gatewayAndRoute)
+	const group = "late.example.com"
+	t.Cleanup(func() { h.SetConfig(t, c, map[string]interface{}{}) })
+	h.SetConfig(t, c, map[string]interface{}{"kinds": []interface{}{harness.LimitsKind(group)}})
+	apiVersion := harness.InstallCRDCopy(t, c, "ratelimitpolicy.yaml", group)
+	harness.Apply(t, c, ns, harness.GatewayLimits(apiVersion, "atomic"), `
+apiVersion: `+apiVersion+`
+kind: RateLimitPolicy
+metadata: {name: route-limits}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: route}
+  limits: {per-user: {rates: [{limit: 5, window: 1m}]}}`)
+	expectOf(t, apiVersion, "RateLimitPolicy", ns, "gw-limits", reconcile.TypeEnforced, metav1.ConditionTrue, "Enforced", "Policy has been successfully enforced")
+	expectOf(t, apiVersion, "RateLimitPolicy", ns, "route-limits", reconcile.TypeEnforced, metav1.ConditionFalse, "Overridden", "Policy has been overridden by "+ns+"/gw-limits")
+}

@@ -93,18 +93,13 @@ func SetupWithManager(mgr ctrl.Manager, src Source, live Settings, log logr.Logg
 	// made it managed) gets its controllers at the next look, once the source has listed its
 	// policies: a status computed without them would be wrong.
 	return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
-		t := time.NewTicker(InstallRetry)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-t.C:
-			}
+		_ = wait.PollUntilContextCancel(ctx, InstallRetry, false, func(context.Context) (bool, error) {
 			if err := s.kinds(live.Current().Registry().Kinds()); err != nil {
 				log.Error(err, "setting up the status controllers of the managed kinds")
 			}
-		}
+			return false, nil // until the manager stops
+		})
+		return nil
 	}))
 }
 

@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -86,18 +87,13 @@ func Register(ctx context.Context, mgr manager.Manager, live *config.Live, log l
 	// A managed kind whose CRD is installed after the start is looked for again, so its policies are
 	// watched before its first write (which would otherwise wait for them: a 503).
 	if err := mgr.Add(everyReplica(func(ctx context.Context) error {
-		t := time.NewTicker(InstallRetry)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-t.C:
-			}
+		_ = wait.PollUntilContextCancel(ctx, InstallRetry, false, func(context.Context) (bool, error) {
 			if err := st.WatchKinds(live.Current().Registry().Kinds()); err != nil {
 				log.Error(err, "watching the policies of the managed kinds")
 			}
-		}
+			return false, nil // until the manager stops
+		})
+		return nil
 	})); err != nil {
 		return nil, fmt.Errorf("adding the installed-kinds check: %w", err)
 	}

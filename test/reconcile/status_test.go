@@ -298,18 +298,11 @@ func TestKindManagedAtRuntime(t *testing.T) {
 	harness.Apply(t, c, ns, gatewayAndRoute)
 	const group = "limits.example.com"
 	apiVersion := harness.InstallCRDCopy(t, c, "ratelimitpolicy.yaml", group)
-	harness.Apply(t, c, ns, harness.GatewayLimits(apiVersion, "atomic"), `
-apiVersion: `+apiVersion+`
-kind: RateLimitPolicy
-metadata: {name: route-limits}
-spec:
-  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: route}
-  limits: {per-user: {rates: [{limit: 5, window: 1m}]}}`)
+	applyLimits(t, apiVersion, ns)
 
 	t.Cleanup(func() { h.SetConfig(t, c, map[string]interface{}{}) })
 	h.SetConfig(t, c, map[string]interface{}{"kinds": []interface{}{harness.LimitsKind(group)}})
-	expectOf(t, apiVersion, "RateLimitPolicy", ns, "gw-limits", reconcile.TypeEnforced, metav1.ConditionTrue, "Enforced", "Policy has been successfully enforced")
-	expectOf(t, apiVersion, "RateLimitPolicy", ns, "route-limits", reconcile.TypeEnforced, metav1.ConditionFalse, "Overridden", "Policy has been overridden by "+ns+"/gw-limits")
+	expectLimitsReconciled(t, apiVersion, ns)
 }
 
 // TestKindInstalledAfterItsConfig: a kind made managed before its CRD is installed gets its status
@@ -323,6 +316,14 @@ func TestKindInstalledAfterItsConfig(t *testing.T) {
 	t.Cleanup(func() { h.SetConfig(t, c, map[string]interface{}{}) })
 	h.SetConfig(t, c, map[string]interface{}{"kinds": []interface{}{harness.LimitsKind(group)}})
 	apiVersion := harness.InstallCRDCopy(t, c, "ratelimitpolicy.yaml", group)
+	applyLimits(t, apiVersion, ns)
+	expectLimitsReconciled(t, apiVersion, ns)
+}
+
+// applyLimits applies, in RateLimitPolicy's copy apiVersion, an atomic Gateway policy and a route
+// policy under it.
+func applyLimits(t *testing.T, apiVersion, ns string) {
+	t.Helper()
 	harness.Apply(t, c, ns, harness.GatewayLimits(apiVersion, "atomic"), `
 apiVersion: `+apiVersion+`
 kind: RateLimitPolicy
@@ -330,6 +331,12 @@ metadata: {name: route-limits}
 spec:
   targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: route}
   limits: {per-user: {rates: [{limit: 5, window: 1m}]}}`)
+}
+
+// expectLimitsReconciled waits for the statuses applyLimits' policies must get: the Gateway policy
+// enforced, the route policy overridden by it.
+func expectLimitsReconciled(t *testing.T, apiVersion, ns string) {
+	t.Helper()
 	expectOf(t, apiVersion, "RateLimitPolicy", ns, "gw-limits", reconcile.TypeEnforced, metav1.ConditionTrue, "Enforced", "Policy has been successfully enforced")
 	expectOf(t, apiVersion, "RateLimitPolicy", ns, "route-limits", reconcile.TypeEnforced, metav1.ConditionFalse, "Overridden", "Policy has been overridden by "+ns+"/gw-limits")
 }

@@ -72,6 +72,9 @@ func (r *AffectedReconciler) targetGateways(_ context.Context, obj client.Object
 
 // Reconcile applies the condition when its meaning changed.
 func (r *AffectedReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	if !r.managed() {
+		return reconcile.Result{}, nil
+	}
 	gw := &gwv1.Gateway{}
 	if err := r.Client.Get(ctx, req.NamespacedName, gw); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)

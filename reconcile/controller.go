@@ -207,6 +207,14 @@ func (r *Reconciler) settingsSource(mgr ctrl.Manager) source.TypedSource[reconci
 	}))
 }
 
+// managed reports whether the settings in force still manage r's kind. A kind removed from the
+// settings keeps its controllers (controller-runtime cannot remove one) until a restart, but they
+// leave its statuses alone; they resume if the kind is managed again.
+func (r *Reconciler) managed() bool {
+	_, ok := r.Settings.Current().Registry().Lookup(r.Kind.GVK.GroupKind())
+	return ok
+}
+
 func (r *Reconciler) snapshot() (*effective.Snapshot, config.Settings, error) {
 	s := r.Settings.Current()
 	ev, err := r.Source.Evaluator(s.CELCostLimit)
@@ -299,6 +307,9 @@ func requests(snap *effective.Snapshot, paths []int, skip policy.Ref) []reconcil
 
 // Reconcile computes the status of one policy and writes it when its meaning changed.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	if !r.managed() {
+		return reconcile.Result{}, nil
+	}
 	u := r.newObject()
 	if err := r.Client.Get(ctx, req.NamespacedName, u); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -292,7 +293,9 @@ spec:
 }
 
 // TestKindManagedAtRuntime: a kind added to the PrecedentConfig gets its status controllers then,
-// with no restart: its policies written before the change get their conditions.
+// with no restart: its policies written before the change get their conditions. Removed from the
+// settings, the kind's controllers (which run until a restart) no longer write its statuses; managed
+// again, they resume.
 func TestKindManagedAtRuntime(t *testing.T) {
 	ns := harness.Namespace(t, c)
 	harness.Apply(t, c, ns, gatewayAndRoute)
@@ -301,8 +304,28 @@ func TestKindManagedAtRuntime(t *testing.T) {
 	applyLimits(t, apiVersion, ns)
 
 	t.Cleanup(func() { h.SetConfig(t, c, map[string]interface{}{}) })
-	h.SetConfig(t, c, map[string]interface{}{"kinds": []interface{}{harness.LimitsKind(group)}})
+	managed := map[string]interface{}{"kinds": []interface{}{harness.LimitsKind(group)}}
+	h.SetConfig(t, c, managed)
 	expectLimitsReconciled(t, apiVersion, ns)
+
+	h.SetConfig(t, c, map[string]interface{}{})
+	gw := &unstructured.Unstructured{}
+	gw.SetAPIVersion(apiVersion)
+	gw.SetKind("RateLimitPolicy")
+	gw.SetNamespace(ns)
+	gw.SetName("gw-limits")
+	if err := c.Delete(context.Background(), gw); err != nil {
+		t.Fatal(err)
+	}
+	// Managed, route-limits would be Enforced within milliseconds of the deletion.
+	for end := time.Now().Add(3 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		conds, state, _ := conditionsOf(apiVersion, "RateLimitPolicy", ns, "route-limits")
+		if got := conds[reconcile.TypeEnforced]; got.Reason != "Overridden" {
+			t.Fatalf("the status of a policy of a kind no longer managed was rewritten: %s", state)
+		}
+	}
+	h.SetConfig(t, c, managed)
+	expectOf(t, apiVersion, "RateLimitPolicy", ns, "route-limits", reconcile.TypeEnforced, metav1.ConditionTrue, "Enforced", "Policy has been successfully enforced")
 }
 
 // TestKindInstalledAfterItsConfig: a kind made managed before its CRD is installed gets its status

@@ -8,10 +8,12 @@ import (
 	"path/filepath"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/precedent-dev/precedent/certs"
@@ -83,21 +85,18 @@ func Start(o Options) (*Env, error) {
 	return e, nil
 }
 
-// RegisterWebhooks creates (or replaces) the webhook configurations for kinds, pointing at
-// https://127.0.0.1:<Port>, trusting the dev CA.
+// RegisterWebhooks creates or updates the webhook configurations for kinds, pointing at
+// https://127.0.0.1:<Port>, trusting the dev CA. An update replaces the webhooks in place: there is
+// no moment without them.
 func (e *Env) RegisterWebhooks(ctx context.Context, c client.Client, kinds []policy.Kind) error {
 	m, v := webhook.Configurations(kinds, webhook.URLClientConfig(fmt.Sprintf("https://127.0.0.1:%d", e.Port), e.ca))
-	for _, obj := range []client.Object{m, v} {
-		err := c.Create(ctx, obj)
-		if apierrors.IsAlreadyExists(err) {
-			if err = c.Delete(ctx, obj); err == nil {
-				obj.SetResourceVersion("")
-				err = c.Create(ctx, obj)
-			}
-		}
-		if err != nil {
-			return fmt.Errorf("registering the webhook configuration: %w", err)
-		}
+	mc := &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: m.Name}}
+	if _, err := controllerutil.CreateOrUpdate(ctx, c, mc, func() error { mc.Webhooks = m.Webhooks; return nil }); err != nil {
+		return fmt.Errorf("registering the mutating webhook configuration: %w", err)
+	}
+	vc := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: v.Name}}
+	if _, err := controllerutil.CreateOrUpdate(ctx, c, vc, func() error { vc.Webhooks = v.Webhooks; return nil }); err != nil {
+		return fmt.Errorf("registering the validating webhook configuration: %w", err)
 	}
 	return nil
 }

@@ -29,8 +29,10 @@ const (
 	ReasonUnaffected        = "Unaffected"
 )
 
-// AffectedType is the condition type written on Gateways for a policy kind.
-func AffectedType(k policy.Kind) string { return policy.Group + "/" + k.GVK.Kind + "Affected" }
+// AffectedType is the condition type written on Gateways for a policy kind: <Kind>Affected,
+// qualified by the kind's own group, so two kinds of one name in different groups (a shipped kind
+// and a configured one) do not write the same condition.
+func AffectedType(k policy.Kind) string { return k.GVK.Group + "/" + k.GVK.Kind + "Affected" }
 
 // fieldManager owns only Precedent's condition entries of a Gateway's status (server-side apply on
 // the status subresource: the Gateway's own controller keeps its conditions).

@@ -94,3 +94,21 @@ func TestCompute(t *testing.T) {
 		})
 	}
 }
+
+func TestAffectedTypeIsQualifiedByTheKindsGroup(t *testing.T) {
+	shipped := policy.Builtin()[1]
+	configured := shipped
+	configured.GVK.Group = "limits.example.com"
+	cases := []struct {
+		kind policy.Kind
+		want string
+	}{
+		{shipped, "policy.precedent.dev/RateLimitPolicyAffected"},
+		{configured, "limits.example.com/RateLimitPolicyAffected"},
+	}
+	for _, c := range cases {
+		if got := AffectedType(c.kind); got != c.want {
+			t.Errorf("AffectedType(%s) = %q, want %q", c.kind.GVK, got, c.want)
+		}
+	}
+}

@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -21,6 +23,7 @@ import (
 
 	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/controlplane"
+	"github.com/precedent-dev/precedent/policy"
 	"github.com/precedent-dev/precedent/webhook"
 )
 
@@ -77,14 +80,25 @@ func (o *devOptions) run(ctx context.Context, out io.Writer) error {
 		fmt.Fprintln(out, "stopped: webhooks, kube-apiserver and etcd")
 	}()
 
+	quiet := rest.CopyConfig(env.Config)
+	quiet.WarningHandler = rest.NoWarnings{}
+	c, err := client.New(quiet, client.Options{})
+	if err != nil {
+		return err
+	}
+	// dev owns the webhook configurations: a kind added under `kinds` in the PrecedentConfig is
+	// registered as it comes in, so its writes reach the webhook with no hand edit.
+	reg := &registrar{env: env, c: c, kinds: config.Defaults().Registry().Kinds(), out: out}
+
 	mgrCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ready := make(chan struct{})
 	done := make(chan error, 1)
 	so := &serveOptions{
 		host: "127.0.0.1", port: env.Port, certDir: env.CertDir, metricsAddr: "0", probeAddr: "0",
-		logger:  devLogger(o.verbosity),
-		onReady: func() { close(ready) },
+		logger:     devLogger(o.verbosity),
+		onReady:    func() { close(ready) },
+		onSettings: func(s config.Settings) { reg.settings(ctx, s) },
 	}
 	go func() { done <- serve(mgrCtx, env.Config, so) }()
 	defer func() { cancel(); <-done }()
@@ -97,13 +111,7 @@ func (o *devOptions) run(ctx context.Context, out io.Writer) error {
 	}
 	step("webhook server on https://127.0.0.1:%d, informer cache synced", env.Port)
 
-	quiet := rest.CopyConfig(env.Config)
-	quiet.WarningHandler = rest.NoWarnings{}
-	c, err := client.New(quiet, client.Options{})
-	if err != nil {
-		return err
-	}
-	if err := env.RegisterWebhooks(ctx, c, config.Defaults().Registry().Kinds()); err != nil {
+	if err := reg.start(ctx); err != nil {
 		return err
 	}
 	if err := env.WaitWebhooksCalled(ctx, func(ctx context.Context) bool { return webhookAnswers(ctx, c) }); err != nil {
@@ -198,3 +206,41 @@ func (s errorsOnly) WithValues(kv ...interface{}) logr.LogSink {
 	return errorsOnly{s.LogSink.WithValues(kv...)}
 }
 func (s errorsOnly) WithName(n string) logr.LogSink { return errorsOnly{s.LogSink.WithName(n)} }
+
+// registrar keeps dev's webhook configurations on the managed kinds of the settings in force.
+type registrar struct {
+	env *controlplane.Env
+	c   client.Client
+	out io.Writer
+
+	mu      sync.Mutex
+	kinds   []policy.Kind
+	started bool
+}
+
+// start registers the webhooks for the kinds managed now.
+func (r *registrar) start(ctx context.Context) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.started = true
+	return r.env.RegisterWebhooks(ctx, r.c, r.kinds)
+}
+
+// settings registers the webhooks again when the managed kinds change (once started).
+func (r *registrar) settings(ctx context.Context, s config.Settings) {
+	kinds := s.Registry().Kinds()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if slices.EqualFunc(kinds, r.kinds, func(a, b policy.Kind) bool { return a.Equal(b) }) {
+		return
+	}
+	r.kinds = kinds
+	if !r.started {
+		return
+	}
+	if err := r.env.RegisterWebhooks(ctx, r.c, kinds); err != nil {
+		fmt.Fprintln(r.out, "registering the webhooks for the managed kinds:", err)
+		return
+	}
+	fmt.Fprintf(r.out, "  ✓ webhooks registered for %d managed kinds\n", len(kinds))
+}

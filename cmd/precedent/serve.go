@@ -41,6 +41,8 @@ type serveOptions struct {
 	certSecret string
 	serviceDNS []string
 	onReady    func() // called once the webhook server serves and the cache is synced
+	// onSettings, when set, is called with the settings each time they change (after they are in force).
+	onSettings func(config.Settings)
 	logger     logr.Logger
 }
 
@@ -117,6 +119,9 @@ func serve(ctx context.Context, cfg *rest.Config, o *serveOptions) error {
 	st, err := webhook.Register(ctx, mgr, live, log.WithName("webhook"))
 	if err != nil {
 		return err
+	}
+	if o.onSettings != nil {
+		live.OnChange(o.onSettings)
 	}
 	// The status reconciler reads the same state as the webhook; it runs only on the leader.
 	if err := reconcile.SetupWithManager(mgr, st, live, log.WithName("reconcile")); err != nil {

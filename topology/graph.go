@@ -166,11 +166,11 @@ type Graph struct {
 	targetIDs map[Target]int32
 	paths     [][]int
 	pathIDs   [][5]int32
-	// last holds the targets of the path added last with their ids: the paths of one route come one
-	// after another and share all but the rule, which spares most lookups while building.
+	// last holds the targets of the path added last at each level with their ids (zero before the
+	// first, which no target equals): the paths of one route come one after another and share all but
+	// the rule, which spares most lookups while building.
 	last    [5]Target
 	lastIDs [5]int32
-	hasLast bool
 	// places numbers what a path is about to a reader (see PlaceID), by first path index.
 	placeIDs map[placeKey]int32
 	places   []int32
@@ -322,7 +322,7 @@ func (g *Graph) add(p Path) {
 	var ids [5]int32
 	for j := 0; j < n; j++ {
 		t := ts[j].Target
-		if g.hasLast && t == g.last[j] {
+		if t == g.last[j] {
 			ids[j] = g.lastIDs[j]
 		} else {
 			ids[j] = g.id(t)
@@ -330,10 +330,6 @@ func (g *Graph) add(p Path) {
 		}
 		g.paths[ids[j]] = append(g.paths[ids[j]], i)
 	}
-	for j := n; j < len(g.last); j++ {
-		g.last[j] = Target{} // a listener path has no route levels: the next path looks them up
-	}
-	g.hasLast = true
 	g.pathIDs = append(g.pathIDs, ids)
 	k := placeKey{route: p.Route}
 	if p.RouteKind == "" {

@@ -83,6 +83,12 @@ type built struct {
 	views     map[*unstructured.Unstructured]*policy.Policy
 }
 
+// serves reports whether b is the snapshot of kind k with cond over graph g and the policies of
+// generation pgen (false for nil).
+func (b *built) serves(k policy.Kind, cond *cel.Evaluator, g *topology.Graph, pgen uint64) bool {
+	return b != nil && b.graph == g && b.policyGen == pgen && b.snap.Cond == cond && b.kind.Equal(k)
+}
+
 // NewState returns an empty state; Watch fills it.
 func NewState(log logr.Logger) *State {
 	return &State{
@@ -333,7 +339,7 @@ func (s *State) Evaluator(costLimit uint64) (*cel.Evaluator, error) {
 // call came in: the one in store when nothing changed since it was built (the usual case: the
 // background builder rebuilds after changes), else built now.
 func (s *State) Snapshot(k policy.Kind, cond *cel.Evaluator) *effective.Snapshot {
-	if snap := s.fresh(k, cond); snap != nil {
+	if snap := s.Fresh(k, cond); snap != nil {
 		return snap
 	}
 	s.building.Lock()
@@ -344,15 +350,10 @@ func (s *State) Snapshot(k policy.Kind, cond *cel.Evaluator) *effective.Snapshot
 // Fresh returns the stored snapshot of kind k when it is built from every event applied so far, else
 // nil; it never builds.
 func (s *State) Fresh(k policy.Kind, cond *cel.Evaluator) *effective.Snapshot {
-	return s.fresh(k, cond)
-}
-
-// fresh is Fresh.
-func (s *State) fresh(k policy.Kind, cond *cel.Evaluator) *effective.Snapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	b := s.snaps[k.GVK.GroupKind()]
-	if b != nil && s.graph != nil && s.graphGen == s.topoGen && b.graph == s.graph && b.policyGen == s.policyGen[k.GVK.GroupKind()] && b.snap.Cond == cond && b.kind.Equal(k) {
+	if s.graph != nil && s.graphGen == s.topoGen && b.serves(k, cond, s.graph, s.policyGen[k.GVK.GroupKind()]) {
 		return b.snap
 	}
 	return nil
@@ -386,10 +387,10 @@ func (s *State) build(k policy.Kind, cond *cel.Evaluator) *effective.Snapshot {
 		s.graph, s.graphGen = g, gen
 		s.mu.Unlock()
 	}
-	sameKind := prev != nil && prev.kind.Equal(k)
-	if sameKind && prev.graph == g && prev.policyGen == pgen && prev.snap.Cond == cond {
+	if prev.serves(k, cond, g, pgen) {
 		return prev.snap
 	}
+	sameKind := prev != nil && prev.kind.Equal(k)
 	views := make(map[*unstructured.Unstructured]*policy.Policy, len(objs))
 	list := make([]*policy.Policy, 0, len(objs))
 	for _, u := range objs {

@@ -57,6 +57,80 @@ func ProjectWrite(written Policy, others []Policy, topo *Topology, s Settings, l
 	return capWarnings(pr.warnings, limit)
 }
 
+// ProjectDelete returns the admission warnings for the deletion of policy deleted, given every other
+// AccessPolicy in the cluster (an entry with deleted's namespace/name is ignored) and the topology:
+// the level it leaves without allow rules, which then lets every source through ("opened"), and
+// the grants that were reachable before and are not after. For a Gateway-level policy these are
+// the grants of the Backend-level policies behind its Gateways, as ProjectWrite computes them; for a
+// Backend-level policy, its own grants that no rule left on the Backend allows. Warnings are capped
+// as ProjectWrite's.
+func ProjectDelete(deleted Policy, others []Policy, topo *Topology, s Settings, limit int) []string {
+	s = s.withDefaults()
+	pr := projector{allAllow: s.Combine == AllAllow, seen: map[string]bool{}}
+	if topo == nil {
+		topo = &Topology{}
+	}
+	rest := make([]*Policy, 0, len(others))
+	for i := range others {
+		if others[i].Namespace != deleted.Namespace || others[i].Name != deleted.Name {
+			rest = append(rest, &others[i])
+		}
+	}
+	backends := backendIndex(rest, s)
+	if deleted.Level() == LevelGateway {
+		for _, gw := range targetKeys(&deleted, GatewayGroup, GatewayKind) {
+			before, after := newLevelCheck(gatewayPolicies(rest, &deleted, gw)), newLevelCheck(gatewayPolicies(rest, nil, gw))
+			if before.restricts() && !after.restricts() {
+				n, s := len(topo.BackendsBehind(gw)), "s"
+				if n == 1 {
+					s = ""
+				}
+				pr.add(fmt.Sprintf("removing this policy leaves gateway %s without allow rules: every source may call every tool of the %d backend%s behind it", gw, n, s))
+			}
+			pr.gatewayWrite(gw, before, after, topo.BackendsBehind(gw), backends)
+		}
+		return capWarnings(pr.warnings, limit)
+	}
+	for _, b := range targetKeys(&deleted, s.BackendGroup, s.BackendKind) {
+		left := make([]Policy, 0, len(backends[b]))
+		for _, p := range backends[b] {
+			left = append(left, *p)
+		}
+		withDeleted := append(append([]Policy(nil), left...), deleted)
+		SortByPrecedence(withDeleted)
+		before, after := newCheckAt(LevelBackend, withDeleted), newCheckAt(LevelBackend, left)
+		if before.restricts() && !after.restricts() {
+			pr.add(fmt.Sprintf("removing this policy leaves backend %s without allow rules: every source that passes the gateways in front of it may call every tool", b))
+			continue
+		}
+		pr.revoked(b, &deleted, before, after)
+	}
+	return capWarnings(pr.warnings, limit)
+}
+
+// revoked warns about each grant of p (deleted) that passed backend b's level before and does not after.
+func (pr *projector) revoked(b string, p *Policy, before, after *levelCheck) {
+	for i := range p.Rules {
+		r := &p.Rules[i]
+		switch r.Type {
+		case AllTools:
+			if _, was := before.reachableAny(r.Source, pr.allAllow); was {
+				if reason, ok := after.reachableAny(r.Source, pr.allAllow); !ok {
+					pr.add(fmt.Sprintf("all tools granted to %s by %s are no longer granted at backend %s: %s", r.Source, p.Key(), b, reason))
+				}
+			}
+		case InlineTools:
+			for _, t := range r.Tools {
+				if _, was := before.reachable(r.Source, t, pr.allAllow); was {
+					if reason, ok := after.reachable(r.Source, t, pr.allAllow); !ok {
+						pr.add(fmt.Sprintf("tool `%s` granted to %s by %s is no longer granted at backend %s: %s", t, r.Source, p.Key(), b, reason))
+					}
+				}
+			}
+		}
+	}
+}
+
 type projector struct {
 	allAllow bool
 	seen     map[string]bool

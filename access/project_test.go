@@ -139,3 +139,50 @@ func TestProjectWriteGenerated(t *testing.T) {
 		t.Errorf("last warning = %q, want %q", got[len(got)-1], want)
 	}
 }
+
+func TestProjectDelete(t *testing.T) {
+	agent := sa("shop/agent")
+	var topo Topology
+	topo.Link("shop/gw", "shop/mcp")
+	topo.Link("shop/gw", "shop/mcp2")
+	bePol := policy("shop/backend-pol", at(5), beRef("mcp"), inline("agent", agent, "x", "y"))
+	gwPol := policy("shop/gw-pol", at(9), gwRef("gw"), inline("agent", agent, "x", "y"))
+	tests := []struct {
+		name    string
+		deleted Policy
+		others  []Policy
+		want    []string
+	}{{
+		name:    "the only gateway policy with allow rules: the gateway opens",
+		deleted: gwPol,
+		others:  []Policy{bePol, gwPol},
+		want:    []string{"removing this policy leaves gateway shop/gw without allow rules: every source may call every tool of the 2 backends behind it"},
+	}, {
+		name:    "a gateway policy whose tool no other gateway policy allows",
+		deleted: gwPol,
+		others:  []Policy{bePol, policy("shop/older", at(1), gwRef("gw"), inline("agent", agent, "x"))},
+		want:    []string{"tool `y` granted to sa shop/agent by shop/backend-pol is denied at gateway shop/gw: no gateway rule allows it"},
+	}, {
+		name:    "the only backend policy with allow rules: the backend opens",
+		deleted: bePol,
+		others:  []Policy{bePol, gwPol},
+		want:    []string{"removing this policy leaves backend shop/mcp without allow rules: every source that passes the gateways in front of it may call every tool"},
+	}, {
+		name:    "a backend policy whose tool no other backend policy grants",
+		deleted: bePol,
+		others:  []Policy{policy("shop/also", at(7), beRef("mcp"), inline("agent", agent, "x"))},
+		want:    []string{"tool `y` granted to sa shop/agent by shop/backend-pol is no longer granted at backend shop/mcp: no backend rule allows it"},
+	}, {
+		name:    "a backend policy whose grants another one repeats",
+		deleted: bePol,
+		others:  []Policy{policy("shop/also", at(7), beRef("mcp"), inline("agent", agent, "x", "y"))},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := ProjectDelete(tc.deleted, tc.others, &topo, DefaultSettings(), 0)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,8 +1,10 @@
 package access
 
-// levelCheck answers, for one Gateway's policies, whether a (source, tool) passes the level, with
-// ExternalAuth assumed to allow. Answers are cached: many Backends share sources and tools.
+// levelCheck answers, for the policies of one Gateway (or one Backend), whether a (source, tool)
+// passes the level, with ExternalAuth assumed to allow. Answers are cached: many Backends share
+// sources and tools.
 type levelCheck struct {
+	level    Level
 	policies []Policy // in precedence order
 	tools    []string // every tool an InlineTools rule of the level names
 	cache    map[grant]string
@@ -18,8 +20,11 @@ type grant struct {
 // passed marks a cached answer that passes; any other value is the reason for the denial.
 const passed = "\x00"
 
-func newLevelCheck(ps []Policy) *levelCheck {
-	c := &levelCheck{policies: ps, cache: map[grant]string{}}
+func newLevelCheck(ps []Policy) *levelCheck { return newCheckAt(LevelGateway, ps) }
+
+// newCheckAt is a levelCheck of the policies ps of one object at level l.
+func newCheckAt(l Level, ps []Policy) *levelCheck {
+	c := &levelCheck{level: l, policies: ps, cache: map[grant]string{}}
 	seen := map[string]bool{}
 	for i := range ps {
 		for _, r := range ps[i].Rules {
@@ -43,10 +48,10 @@ func (c *levelCheck) reachable(source Principal, tool string, allAllow bool) (st
 	c.scratch = Decision{Trace: c.scratch.Trace[:0]}
 	req := Request{Source: source, Tool: tool}
 	r := passed
-	if !evaluateLevel(&c.scratch, LevelGateway, &req, c.policies, allAllow) {
-		r = "no gateway rule allows it"
+	if !evaluateLevel(&c.scratch, c.level, &req, c.policies, allAllow) {
+		r = "no " + string(c.level) + " rule allows it"
 		if allAllow {
-			r = "gateway policy " + c.scratch.Policy + " does not allow it"
+			r = string(c.level) + " policy " + c.scratch.Policy + " does not allow it"
 		}
 	}
 	c.cache[g] = r
@@ -60,7 +65,7 @@ func (c *levelCheck) reachableAny(source Principal, allAllow bool) (string, bool
 	if r, ok := c.cache[g]; ok {
 		return r, r == passed
 	}
-	r := "no gateway rule allows any tool to that source"
+	r := "no " + string(c.level) + " rule allows any tool to that source"
 	if _, ok := c.reachable(source, passed, allAllow); ok { // passed is never a tool name
 		r = passed
 	} else {
@@ -88,4 +93,14 @@ func (c *levelCheck) reachableAnyOrTrue(source Principal, allAllow bool) (string
 		return passed, true
 	}
 	return c.reachableAny(source, allAllow)
+}
+
+// restricts reports whether the level has allow rules (a level without any lets everything through).
+func (c *levelCheck) restricts() bool {
+	for i := range c.policies {
+		if c.policies[i].hasAllowRules() {
+			return true
+		}
+	}
+	return false
 }

@@ -31,6 +31,20 @@ func (v *Validator) accessPolicy(gk schema.GroupKind, u *unstructured.Unstructur
 	return respond(gk, u.GetName(), nil, validate.Limit(ws, s.WarningLimit))
 }
 
+// accessDelete projects the deletion of an AccessPolicy or XAccessPolicy: what its removal opens or
+// revokes. The stored policy is read as AccessPolicies reads the others (mixing allowed: it was
+// admitted under the settings of its time); one that no longer parses is deleted without a word.
+func (v *Validator) accessDelete(gk schema.GroupKind, u *unstructured.Unstructured, s config.Settings) admission.Response {
+	lenient := s.Access
+	lenient.AllowMixedAuthorization = true
+	p, errs := access.Parse(u, lenient)
+	if len(errs) > 0 {
+		return admission.Allowed("")
+	}
+	ws := access.ProjectDelete(p, v.State.AccessPolicies(gk, s.Access), v.State.AccessTopology(s.Access), s.Access, s.WarningLimit)
+	return respond(gk, u.GetName(), nil, validate.Limit(ws, s.WarningLimit))
+}
+
 // accessTargets warns about each target that is not in the cluster: a Gateway, or a Backend when
 // its kind is watched (without its CRD nothing is known about Backends, and nothing is said).
 func (v *Validator) accessTargets(p *access.Policy, as access.Settings) []string {

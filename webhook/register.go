@@ -156,14 +156,16 @@ func Configurations(kinds []policy.Kind, cc ClientConfig) (*admissionregistratio
 			defaultRules = append(defaultRules, rule(k.GVK.Group, k.GVK.Version, Plural(k.GVK.Kind), cu, admissionregistrationv1.NamespacedScope))
 		}
 	}
-	for _, kind := range []string{access.AccessPolicyKind.Kind, mesh.KindMeshTimeout, mesh.KindMeshTrafficPermission} {
+	// AccessPolicy deletions are projected too (what the removal opens or revokes); mesh ones are not.
+	policyRules = append(policyRules, rule(policy.Group, "v1alpha1", Plural(access.AccessPolicyKind.Kind), cud, admissionregistrationv1.NamespacedScope))
+	for _, kind := range []string{mesh.KindMeshTimeout, mesh.KindMeshTrafficPermission} {
 		policyRules = append(policyRules, rule(policy.Group, "v1alpha1", Plural(kind), cu, admissionregistrationv1.NamespacedScope))
 	}
 	// kube-agentic-networking's XAccessPolicy, in whatever version its CRD serves: a rule for a
 	// resource that is not installed matches nothing and costs nothing, so it is always there and the
 	// webhook checks XAccessPolicies from the moment their CRD appears, without re-registering.
 	x := access.XAccessPolicyKind
-	policyRules = append(policyRules, rule(x.Group, "*", Plural(x.Kind), cu, admissionregistrationv1.NamespacedScope))
+	policyRules = append(policyRules, rule(x.Group, "*", Plural(x.Kind), cud, admissionregistrationv1.NamespacedScope))
 	accessRules := []admissionregistrationv1.RuleWithOperations{
 		rule(policy.Group, "v1alpha1", Plural(access.AccessPolicyKind.Kind), cu, admissionregistrationv1.NamespacedScope),
 		rule(x.Group, "*", Plural(x.Kind), cu, admissionregistrationv1.NamespacedScope),

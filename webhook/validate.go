@@ -75,10 +75,11 @@ func (v *Validator) handle(req admission.Request) (admission.Response, string) {
 	if k, ok := reg.Lookup(gk); ok {
 		return v.policy(req, k, u, s), gk.Kind
 	}
-	if req.Operation == admissionv1.Delete {
-		return admission.Allowed(""), gk.Kind
-	}
 	switch {
+	case access.IsPolicy(gk) && req.Operation == admissionv1.Delete:
+		return v.accessDelete(gk, u, s), gk.Kind
+	case req.Operation == admissionv1.Delete:
+		return admission.Allowed(""), gk.Kind
 	case access.IsPolicy(gk):
 		return v.accessPolicy(gk, u, s), gk.Kind
 	case gk == meshTimeoutKind || gk == meshPermissionKind:

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -141,4 +143,37 @@ func TestCombineSwitch(t *testing.T) {
 	harness.DryRunWarnings(t, c, rec, backend, nil)
 	combine("allAllow")
 	harness.WarningsOf(t, c, rec, backend, []string{unreachable(ns, "y", "gateway policy "+ns+"/gw-b does not allow it")})
+}
+
+// TestDeleteWarnsOfWhatItRevokesOrOpens: deleting an AccessPolicy (dry run, then for real) warns
+// of the grants no rule left allows, and of a level left without allow rules, which lets every
+// source through.
+func TestDeleteWarnsOfWhatItRevokesOrOpens(t *testing.T) {
+	ctx := context.Background()
+	c, rec := h.NewClient()
+	ns := harness.Namespace(t, c)
+	harness.Apply(t, c, ns, topology)
+	harness.Apply(t, c, ns, grant("AccessPolicy", "backend-pol", "shop", "x", "y"), grant("AccessPolicy", "also", "shop", "x"),
+		grant("AccessPolicy", "gw-pol", "gw", "x", "y"))
+	deleteWarns := func(name string, want []string) {
+		t.Helper()
+		obj := harness.ObjectIn(ns, grant("AccessPolicy", name, "shop"))
+		rec.Take()
+		harness.EventuallyWithin(t, 10*time.Second, "the dry-run delete of "+name+" warns as expected", func() (bool, string) {
+			if err := c.Delete(ctx, obj.DeepCopy(), client.DryRunAll); err != nil {
+				return false, err.Error()
+			}
+			got := rec.Take()
+			return cmp.Equal(want, got), fmt.Sprintf("warnings %q", got)
+		})
+		if err := c.Delete(ctx, obj.DeepCopy()); err != nil {
+			t.Fatalf("delete of %s: %v", name, err)
+		}
+		if diff := cmp.Diff(want, rec.Take()); diff != "" {
+			t.Errorf("warnings of deleting %s (-want +got):\n%s", name, diff)
+		}
+	}
+	deleteWarns("backend-pol", []string{"tool `y` granted to sa " + ns + "/agent by " + ns + "/backend-pol is no longer granted at backend " + ns + "/shop: no backend rule allows it"})
+	deleteWarns("also", []string{"removing this policy leaves backend " + ns + "/shop without allow rules: every source that passes the gateways in front of it may call every tool"})
+	deleteWarns("gw-pol", []string{"removing this policy leaves gateway " + ns + "/gw without allow rules: every source may call every tool of the 1 backend behind it"})
 }

@@ -157,10 +157,10 @@ try this (Ctrl-C stops everything):
   %[1]s apply -f %[2]s/rejected-unset.yaml
   # rejected: bare rules together with spec.defaults
   %[1]s apply -f %[2]s/rejected-mixed.yaml
-  # admitted with a warning: rule authorization.b is overridden by c1/gw-policy
-  %[1]s apply -f %[2]s/warning-overridden.yaml
-  # the same, without writing anything
+  # a warning without writing anything: rule authorization.b is overridden by c1/gw-policy
   %[1]s apply --dry-run=server -f %[2]s/warning-overridden.yaml
+  # the same, admitted (once applied, re-applying it sends nothing: kubectl sees no change)
+  %[1]s apply -f %[2]s/warning-overridden.yaml
   # switch unset off for the whole cluster, then try an unset again
   %[1]s apply -f %[2]s/unset-off.yaml
 `, kubectl, try)

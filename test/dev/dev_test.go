@@ -1,0 +1,176 @@
+// Package dev tests `precedent dev`, what `make run` runs, end to end: the built binary starts the
+// local control plane, prints the ready line and the "try this" commands; each printed kubectl
+// command gives what README shows; Ctrl-C (SIGINT) stops everything it started.
+package dev
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// root is the repository root (this package is test/dev).
+var root = filepath.Join("..", "..")
+
+func TestMakeRun(t *testing.T) {
+	if _, err := exec.LookPath("kubectl"); err != nil {
+		t.Fatalf("kubectl is needed for this end-to-end test: %v", err)
+	}
+	bin := filepath.Join(t.TempDir(), "precedent")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/precedent")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building precedent: %v\n%s", err, out)
+	}
+	before := controlPlaneProcesses(t)
+
+	kubeconfig := filepath.Join(t.TempDir(), "dev.kubeconfig")
+	dev := exec.Command(bin, "dev", "--kubeconfig-out", kubeconfig)
+	dev.Dir = root
+	out, err := dev.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	dev.Stderr = &stderr
+	if err := dev.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stopped := false
+	defer func() {
+		if !stopped {
+			_ = dev.Process.Signal(os.Interrupt)
+			_ = dev.Wait()
+		}
+	}()
+
+	// Read the output up to the last "try this" command.
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	var log []string
+	var commands []string
+	deadline := time.After(3 * time.Minute)
+	for len(commands) < 5 {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("precedent dev ended before printing its commands:\n%s\nstderr:\n%s", strings.Join(log, "\n"), stderr.String())
+			}
+			log = append(log, l)
+			if strings.HasPrefix(l, "  kubectl ") {
+				commands = append(commands, strings.TrimSpace(l))
+			}
+		case <-deadline:
+			t.Fatalf("no ready line and commands within 3 minutes:\n%s", strings.Join(log, "\n"))
+		}
+	}
+	if !contains(log, "ready: kubeconfig="+kubeconfig) {
+		t.Fatalf("no ready line naming the kubeconfig:\n%s", strings.Join(log, "\n"))
+	}
+
+	// Each printed command, in order, with what README says it gives.
+	want := []struct {
+		fails bool
+		says  string
+	}{
+		{true, `The AuthPolicy "try-unset" is invalid: spec.unset[0]: Forbidden: rule authorization.b is set by the overrides of AuthPolicy c1/gw-policy and cannot be unset`},
+		{true, `The AuthPolicy "try-mixed" is invalid: spec.rules: Forbidden: bare rules cannot be combined with spec.defaults or spec.overrides`},
+		{false, "Warning: rule authorization.b on route c1/route is overridden by AuthPolicy c1/gw-policy"},
+		{false, "Warning: rule authorization.b on route c1/route is overridden by AuthPolicy c1/gw-policy"},
+		{false, "precedentconfig.policy.precedent.dev/cluster created"},
+	}
+	for i, c := range commands {
+		fields := strings.Fields(c)
+		cmd := exec.Command(fields[0], fields[1:]...)
+		cmd.Dir = root
+		got, err := cmd.CombinedOutput()
+		if (err != nil) != want[i].fails || !strings.Contains(string(got), want[i].says) {
+			t.Errorf("%s: error %v, output:\n%s\nwant it to fail: %t, saying %q", c, err, got, want[i].fails, want[i].says)
+		}
+	}
+	// With unset switched off, an unset is rejected for that reason (the settings are live).
+	again := exec.Command("kubectl", "--kubeconfig", kubeconfig, "apply", "--dry-run=server", "-f", "config/try/rejected-unset.yaml")
+	again.Dir = root
+	if got, err := again.CombinedOutput(); err == nil || !strings.Contains(string(got), "unset is switched off in this cluster") {
+		t.Errorf("an unset after unset-off.yaml: error %v, output:\n%s", err, got)
+	}
+
+	// Ctrl-C stops everything.
+	if err := dev.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	for l := range lines {
+		log = append(log, l)
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- dev.Wait() }()
+	select {
+	case err := <-waited:
+		stopped = true
+		if err != nil {
+			t.Errorf("precedent dev exited with %v after SIGINT; stderr:\n%s", err, stderr.String())
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("precedent dev did not stop within a minute of SIGINT")
+	}
+	if !contains(log, "stopped: webhooks, kube-apiserver and etcd") {
+		t.Errorf("no stop line:\n%s", strings.Join(log, "\n"))
+	}
+	for pid, cmdline := range controlPlaneProcesses(t) {
+		if _, had := before[pid]; !had {
+			t.Errorf("process %d left running after SIGINT: %s", pid, cmdline)
+		}
+	}
+}
+
+func contains(lines []string, s string) bool {
+	for _, l := range lines {
+		if l == s {
+			return true
+		}
+	}
+	return false
+}
+
+// controlPlaneProcesses lists the running etcd and kube-apiserver processes by pid (zombies left
+// out: they have exited).
+func controlPlaneProcesses(t *testing.T) map[int]string {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[int]string{}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		raw, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || len(raw) == 0 {
+			continue
+		}
+		argv0 := filepath.Base(string(bytes.SplitN(raw, []byte{0}, 2)[0]))
+		if argv0 != "etcd" && argv0 != "kube-apiserver" {
+			continue
+		}
+		if err := syscall.Kill(pid, 0); err != nil {
+			continue
+		}
+		out[pid] = strings.ReplaceAll(string(raw), "\x00", " ")
+	}
+	return out
+}

@@ -81,11 +81,11 @@ func ProjectDelete(deleted Policy, others []Policy, topo *Topology, s Settings, 
 		for _, gw := range targetKeys(&deleted, GatewayGroup, GatewayKind) {
 			before, after := newLevelCheck(gatewayPolicies(rest, &deleted, gw)), newLevelCheck(gatewayPolicies(rest, nil, gw))
 			if before.restricts() && !after.restricts() {
-				n, s := len(topo.BackendsBehind(gw)), "s"
+				n, plural := len(topo.BackendsBehind(gw)), "s"
 				if n == 1 {
-					s = ""
+					plural = ""
 				}
-				pr.add(fmt.Sprintf("removing this policy leaves gateway %s without allow rules: every source may call every tool of the %d backend%s behind it", gw, n, s))
+				pr.add(fmt.Sprintf("removing this policy leaves gateway %s without allow rules: every source may call every tool of the %d backend%s behind it", gw, n, plural))
 			}
 			pr.gatewayWrite(gw, before, after, topo.BackendsBehind(gw), backends)
 		}

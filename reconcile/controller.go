@@ -76,7 +76,7 @@ type Reconciler struct {
 
 // SetupWithManager registers one controller per managed kind (leader-elected with the manager).
 // When live can tell of changes (config.Live can), a kind managed later gets its controllers then,
-// with no restart.
+// with no restart; a kind whose CRD is not installed yet gets them at a later look (InstallRetry).
 func SetupWithManager(mgr ctrl.Manager, src Source, live Settings, log logr.Logger) error {
 	s := &setup{mgr: mgr, src: src, live: live, log: log, done: map[schema.GroupKind]bool{}, missing: map[schema.GroupKind]bool{}}
 	if err := s.kinds(live.Current().Registry().Kinds()); err != nil {

@@ -169,11 +169,7 @@ func validator(b *testing.B, name string, w gen.World) *webhook.Validator {
 
 // newValidator builds a Validator over the world, with the fake informers that feed its State.
 func newValidator(b *testing.B, w gen.World) (*webhook.Validator, *fakeInformers) {
-	scheme, err := webhook.NewScheme()
-	if err != nil {
-		b.Fatal(err)
-	}
-	inf := &fakeInformers{FakeInformers: &informertest.FakeInformers{Scheme: scheme}, byGVK: map[schema.GroupVersionKind]*controllertest.FakeInformer{}}
+	inf := newFakeInformers(b)
 	live := config.NewLive(config.Defaults(), logr.Discard())
 	st := webhook.NewState(logr.Discard())
 	if err := st.Watch(context.Background(), inf, live.Current().Registry().Kinds()); err != nil {
@@ -267,6 +263,16 @@ func fieldSet(v interface{}) map[string]interface{} {
 		}
 	}
 	return out
+}
+
+// newFakeInformers returns fake informers over Precedent's scheme.
+func newFakeInformers(t testing.TB) *fakeInformers {
+	t.Helper()
+	scheme, err := webhook.NewScheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fakeInformers{FakeInformers: &informertest.FakeInformers{Scheme: scheme}, byGVK: map[schema.GroupVersionKind]*controllertest.FakeInformer{}}
 }
 
 // fakeInformers hands out one synced fake informer per GroupVersionKind, typed, unstructured and

@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"github.com/go-logr/logr"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/cache/informertest"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllertest"
 
 	"github.com/precedent-dev/precedent/config"
@@ -19,11 +17,7 @@ import (
 // started watching is answered 503 (retry) until the kind's informer has listed its policies, then
 // reviewed; the state stays ready meanwhile, and writes of the other kinds are reviewed as before.
 func TestKindManagedLaterWaitsForItsPolicies(t *testing.T) {
-	scheme, err := webhook.NewScheme()
-	if err != nil {
-		t.Fatal(err)
-	}
-	inf := &fakeInformers{FakeInformers: &informertest.FakeInformers{Scheme: scheme}, byGVK: map[schema.GroupVersionKind]*controllertest.FakeInformer{}}
+	inf := newFakeInformers(t)
 	later := policy.Builtin()[1] // RateLimitPolicy's shape, in another group
 	later.GVK.Group = "limits.example.com"
 	slow := controllertest.NewFakeInformer() // not synced until told

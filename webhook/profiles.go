@@ -35,9 +35,7 @@ func (v *Validator) accessPolicy(gk schema.GroupKind, u *unstructured.Unstructur
 // revokes. The stored policy is read as AccessPolicies reads the others (mixing allowed: it was
 // admitted under the settings of its time); one that no longer parses is deleted without a word.
 func (v *Validator) accessDelete(gk schema.GroupKind, u *unstructured.Unstructured, s config.Settings) admission.Response {
-	lenient := s.Access
-	lenient.AllowMixedAuthorization = true
-	p, errs := access.Parse(u, lenient)
+	p, errs := access.Parse(u, storedAccess(s.Access))
 	if len(errs) > 0 {
 		return admission.Allowed("")
 	}

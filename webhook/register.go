@@ -42,11 +42,11 @@ const (
 	accessDefaultsWebhook = "access-defaults.precedent.dev"
 )
 
-// everyReplica is a runnable that runs on every replica, leader or not (the webhooks serve on all).
-type everyReplica func(context.Context) error
+// EveryReplica is a manager runnable that runs on every replica, leader or not, like the webhooks.
+type EveryReplica func(context.Context) error
 
-func (f everyReplica) Start(ctx context.Context) error { return f(ctx) }
-func (everyReplica) NeedLeaderElection() bool          { return false }
+func (f EveryReplica) Start(ctx context.Context) error { return f(ctx) }
+func (EveryReplica) NeedLeaderElection() bool          { return false }
 
 // InstallRetry is how often the managed kinds whose CRD is not installed are looked for again. Set
 // it before Register.
@@ -86,7 +86,7 @@ func Register(ctx context.Context, mgr manager.Manager, live *config.Live, log l
 	})
 	// A managed kind whose CRD is installed after the start is looked for again, so its policies are
 	// watched before its first write (which would otherwise wait for them: a 503).
-	if err := mgr.Add(everyReplica(func(ctx context.Context) error {
+	if err := mgr.Add(EveryReplica(func(ctx context.Context) error {
 		_ = wait.PollUntilContextCancel(ctx, InstallRetry, false, func(context.Context) (bool, error) {
 			if err := st.WatchKinds(live.Current().Registry().Kinds()); err != nil {
 				log.Error(err, "watching the policies of the managed kinds")

@@ -6,10 +6,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/cache/informertest"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllertest"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/precedent-dev/precedent/cel"
@@ -24,11 +21,7 @@ import (
 // asked for once the changes settle, so the next request finds them built.
 func TestSnapshotsRebuiltAfterChanges(t *testing.T) {
 	w := gen.Generate(gen.Size{Gateways: 4, Routes: 40, Policies: 20})
-	scheme, err := webhook.NewScheme()
-	if err != nil {
-		t.Fatal(err)
-	}
-	inf := &fakeInformers{FakeInformers: &informertest.FakeInformers{Scheme: scheme}, byGVK: map[schema.GroupVersionKind]*controllertest.FakeInformer{}}
+	inf := newFakeInformers(t)
 	st := webhook.NewState(logr.Discard())
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

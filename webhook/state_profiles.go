@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/precedent-dev/precedent/access"
 	"github.com/precedent-dev/precedent/mesh"
@@ -171,17 +170,22 @@ func (s *State) AccessPolicies(gk schema.GroupKind, as access.Settings) []access
 	if c != nil && c.gen == s.policyGen[gk] && c.settings == as {
 		return c.list
 	}
-	lenient := as
-	lenient.AllowMixedAuthorization = true
 	list := make([]access.Policy, 0, len(s.policies[gk]))
 	for _, u := range s.policies[gk] {
-		if p, errs := access.Parse(u, lenient); len(errs) == 0 {
+		if p, errs := access.Parse(u, storedAccess(as)); len(errs) == 0 {
 			list = append(list, p)
 		}
 	}
 	slices.SortFunc(list, func(a, b access.Policy) int { return strings.Compare(a.Key(), b.Key()) })
 	s.accessPols[gk] = &accessPolicies{list: list, gen: s.policyGen[gk], settings: as}
 	return list
+}
+
+// storedAccess is as for reading stored policies: mixing InlineTools and ExternalAuth is allowed,
+// since a stored policy was admitted under the settings of its time and its grants are real.
+func storedAccess(as access.Settings) access.Settings {
+	as.AllowMixedAuthorization = true
+	return as
 }
 
 // AccessTopology returns which Backends of as's kind sit behind which Gateways (Gateway ←
@@ -195,22 +199,10 @@ func (s *State) AccessTopology(as access.Settings) *access.Topology {
 		s.mu.Unlock()
 		return t.topo
 	}
-	gen := s.topoGen
-	gateways := make([]*gwv1.Gateway, 0, len(s.gateways))
-	for _, gw := range s.gateways {
-		gateways = append(gateways, gw)
-	}
-	routes := make([]*gwv1.HTTPRoute, 0, len(s.httpRoutes))
-	for _, r := range s.httpRoutes {
-		routes = append(routes, r)
-	}
-	nsLabels := make(map[string]map[string]string, len(s.nsLabels))
-	for n, l := range s.nsLabels {
-		nsLabels[n] = l
-	}
+	gen, refs := s.topoGen, s.topoRefs()
 	s.mu.Unlock()
 
-	topo := access.TopologyOf(gateways, routes, nsLabels, as) // informer objects are never modified
+	topo := access.TopologyOf(refs.gateways, refs.httpRoutes, refs.nsLabels, as) // informer objects are never modified
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if t := s.accessTopo; t == nil || t.topoGen <= gen {

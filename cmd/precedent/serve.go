@@ -46,12 +46,6 @@ type serveOptions struct {
 	logger     logr.Logger
 }
 
-// whenReady runs on every replica, leader or not (like the webhooks).
-type whenReady func(ctx context.Context) error
-
-func (f whenReady) Start(ctx context.Context) error { return f(ctx) }
-func (whenReady) NeedLeaderElection() bool          { return false }
-
 func newServeCmd() *cobra.Command {
 	o := &serveOptions{}
 	cmd := &cobra.Command{
@@ -134,7 +128,7 @@ func serve(ctx context.Context, cfg *rest.Config, o *serveOptions) error {
 		return err
 	}
 	if o.onReady != nil {
-		if err := mgr.Add(whenReady(func(ctx context.Context) error {
+		if err := mgr.Add(webhook.EveryReplica(func(ctx context.Context) error {
 			if !mgr.GetCache().WaitForCacheSync(ctx) {
 				return nil
 			}

@@ -78,7 +78,7 @@ bench: ## Benchmarks with allocations (engine, projection, access, mesh).
 BENCH_FLAGS = -tags bench -count=1 -v -timeout 15m
 
 .PHONY: bench-admission
-bench-admission: control-plane ## Cost of admission per write on a loaded API server (none, VAP, no-op webhook, Precedent), then the validating handler alone.
+bench-admission: control-plane ## Cost of admission per write on a loaded API server (none, VAP, no-op webhook, Precedent, a no-op returning Precedent's warnings), then the validating handler alone.
 	$(GO) test $(BENCH_FLAGS) -run '^TestAdmissionCost$$' ./test/bench $(if $(BENCH_ARGS),-args $(BENCH_ARGS))
 	$(GO) test -run '^$$' -bench '^BenchmarkValidate$$' -benchtime 3000x -benchmem ./webhook
 	$(GO) test -run '^$$' -bench '^BenchmarkValidateCold$$' -benchtime 1000x -benchmem ./webhook

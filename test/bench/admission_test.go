@@ -5,6 +5,7 @@ package bench
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,7 +13,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"runtime"
+	goruntime "runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -20,12 +22,16 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrl "sigs.k8s.io/controller-runtime/pkg/manager"
@@ -59,14 +65,20 @@ var modes = []mode{
 	{"b", "exported ValidatingAdmissionPolicy", "vap.bench.precedent.dev"},
 	{"c", "no-op webhook (Precedent's server)", "noop.bench.precedent.dev"},
 	{"d", "Precedent's webhooks", policy.Group},
+	{"e", "no-op returning Precedent's warnings", "replay.bench.precedent.dev"},
 }
 
-// noopPath serves the webhook that admits everything, on Precedent's webhook server.
-const noopPath = "/noop"
+// The no-op webhooks, on Precedent's webhook server: noopPath admits everything; replayPath admits
+// everything with the warnings Precedent's handler returned for the same write, computed before the
+// measured rounds, so that e-c is what carrying the warnings costs and d-e what computing them does.
+const (
+	noopPath   = "/noop"
+	replayPath = "/replay"
+)
 
 // TestAdmissionCost is `make bench-admission`: one API server holding the generated world, and
 // server-side dry-run creates of the world's policies under a new name, alternating request by
-// request between the four modes.
+// request between the five modes.
 func TestAdmissionCost(t *testing.T) {
 	report("machine: %s", machine())
 	env := startControlPlane(t)
@@ -82,7 +94,8 @@ func TestAdmissionCost(t *testing.T) {
 	if err := env.RegisterWebhooks(ctx, c, config.Defaults().Registry().Kinds()); err != nil {
 		t.Fatal(err)
 	}
-	registerNoop(ctx, t, c)
+	registerNoop(ctx, t, c, modes[2], noopPath)
+	registerNoop(ctx, t, c, modes[4], replayPath)
 	waitAdmission(ctx, t, c, w.Kind, srv)
 	report("manager synced on the world, webhooks and VAP in force in %s", since(t0))
 
@@ -104,15 +117,24 @@ func TestAdmissionCost(t *testing.T) {
 	for l := range lat {
 		lat[l] = make([][]time.Duration, len(modes))
 	}
+	// write is what round r sends at level l, under every mode.
+	write := func(r, l int) *unstructured.Unstructured {
+		p := *levels[l].policies[(r*7919)%len(levels[l].policies)]
+		p.Ref.Name = fmt.Sprintf("bench-%d", r)
+		u, err := gen.PolicyObject(&p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+		return u
+	}
+	t0 = time.Now()
+	n := replay(ctx, t, srv, w.Kind, *warmup+*rounds, len(levels), write)
+	checkReplay(ctx, t, env, srv, w.Kind, len(levels), write)
+	report("Precedent's warnings for the %d writes computed for (e) in %s, and the first ones checked against what (d) returns through the API server", n, since(t0))
 	run := func(r int, record bool) {
-		for l, lv := range levels {
-			p := *lv.policies[(r*7919)%len(lv.policies)]
-			p.Ref.Name = fmt.Sprintf("bench-%d", r)
-			base, err := gen.PolicyObject(&p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			unstructured.RemoveNestedField(base.Object, "metadata", "creationTimestamp")
+		for l := range levels {
+			base := write(r, l)
 			for j := range modes {
 				m := (r + j) % len(modes) // rotate which mode goes first
 				u := base.DeepCopy()
@@ -134,8 +156,8 @@ func TestAdmissionCost(t *testing.T) {
 	}
 	before := srv.counts()
 	apiBefore, srvBefore := scrapeAdmission(ctx, t, env.Config), scrapeWebhookServer(t)
-	var gcBefore, gcAfter runtime.MemStats
-	runtime.ReadMemStats(&gcBefore)
+	var gcBefore, gcAfter goruntime.MemStats
+	goruntime.ReadMemStats(&gcBefore)
 	report("measuring %d rounds x %d levels x %d modes, one request at a time; %s", *rounds, len(levels), len(modes), machine())
 	t0 = time.Now()
 	for r := *warmup; r < *warmup+*rounds; r++ {
@@ -143,7 +165,7 @@ func TestAdmissionCost(t *testing.T) {
 	}
 	after := srv.counts()
 	report("measured in %s; %s", since(t0), machine())
-	runtime.ReadMemStats(&gcAfter)
+	goruntime.ReadMemStats(&gcAfter)
 	apiAfter, srvAfter := scrapeAdmission(ctx, t, env.Config), scrapeWebhookServer(t)
 
 	fmt.Printf("\n%-8s %-40s %6s %10s %10s\n", "level", "mode", "n", "p50", "p99")
@@ -162,6 +184,12 @@ func TestAdmissionCost(t *testing.T) {
 		ratios(lv.name, lat[l])
 	}
 	ratios("both", all)
+	fmt.Printf("\n%-8s %12s %12s %12s\n", "level", "e-c p50", "d-e p50", "e/c p50")
+	for l, lv := range levels {
+		parts(lv.name, lat[l])
+	}
+	parts("both", all)
+	fmt.Println("e-c: what carrying Precedent's warnings costs a webhook that computes nothing; d-e: what computing them costs.")
 
 	keep := []string{"precedent"} // every group, webhook and VAP of the bench is named so
 	reportAdmission("API server's view of the measured rounds", apiBefore, apiAfter, keep)
@@ -170,17 +198,22 @@ func TestAdmissionCost(t *testing.T) {
 		gcAfter.NumGC-gcBefore.NumGC, float64(gcAfter.TotalAlloc-gcBefore.TotalAlloc)/(1<<20), float64(gcAfter.HeapInuse)/(1<<20))
 
 	calls := func(path string) int64 { return after[path] - before[path] }
+	if n := srv.replayMisses.Load(); n != 0 {
+		t.Errorf("the replaying no-op webhook met %d writes it had no warnings for", n)
+	}
 	fmt.Printf("\nwebhook calls during the measured rounds (%d requests per mode):\n", *rounds*len(levels))
-	fmt.Printf("  Precedent validating %s: %d\n  Precedent mutating %s: %d (must be 0: none of these writes needs mutation)\n  no-op %s: %d\n\n",
-		webhook.ValidatePath, calls(webhook.ValidatePath), webhook.MutatePath, calls(webhook.MutatePath), noopPath, calls(noopPath))
+	fmt.Printf("  Precedent validating %s: %d\n  Precedent mutating %s: %d (must be 0: none of these writes needs mutation)\n  no-op %s: %d\n  no-op replaying Precedent's warnings %s: %d\n\n",
+		webhook.ValidatePath, calls(webhook.ValidatePath), webhook.MutatePath, calls(webhook.MutatePath), noopPath, calls(noopPath), replayPath, calls(replayPath))
 	if n := calls(webhook.MutatePath); n != 0 {
 		t.Errorf("the mutating webhook was called %d times for writes that need no mutation", n)
 	}
 	if n := calls(webhook.ValidatePath); n != int64(*rounds*len(levels)) {
 		t.Errorf("the validating webhook was called %d times, want %d", n, *rounds*len(levels))
 	}
-	if n := calls(noopPath); n != int64(*rounds*len(levels)) {
-		t.Errorf("the no-op webhook was called %d times, want %d", n, *rounds*len(levels))
+	for _, path := range []string{noopPath, replayPath} {
+		if n := calls(path); n != int64(*rounds*len(levels)) {
+			t.Errorf("the no-op webhook %s was called %d times, want %d", path, n, *rounds*len(levels))
+		}
 	}
 }
 
@@ -191,6 +224,12 @@ func ratios(name string, lat [][]time.Duration) {
 		us(time.Duration(p50(3)-p50(2))), p99(3)/p99(2))
 }
 
+// parts splits d-c at p50: e-c is carrying Precedent's warnings, d-e computing them.
+func parts(name string, lat [][]time.Duration) {
+	p50 := func(m int) time.Duration { return quantile(lat[m], .5) }
+	fmt.Printf("%-8s %12s %12s %12.3f\n", name, us(p50(4)-p50(2)), us(p50(3)-p50(4)), float64(p50(4))/float64(p50(2)))
+}
+
 func us(d time.Duration) string { return fmt.Sprintf("%.0fµs", float64(d)/float64(time.Microsecond)) }
 
 // inGroup is kind k moved to another API group.
@@ -199,15 +238,26 @@ func inGroup(k policy.Kind, group string) policy.Kind {
 	return k
 }
 
-// installCopies installs the RateLimitPolicy CRD under the groups of modes a to c and waits until
-// they are served.
+// copies are the modes with a copy of the CRD: all but Precedent's.
+func copies() []mode {
+	var out []mode
+	for _, m := range modes {
+		if m.group != policy.Group {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// installCopies installs the RateLimitPolicy CRD under the groups of every mode but Precedent's and
+// waits until they are served.
 func installCopies(ctx context.Context, t *testing.T, c client.Client) {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(root, "config", "crd", "ratelimitpolicy.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range modes[:3] {
+	for _, m := range copies() {
 		crd := &unstructured.Unstructured{}
 		if err := yaml.Unmarshal(raw, &crd.Object); err != nil {
 			t.Fatal(err)
@@ -220,7 +270,7 @@ func installCopies(ctx context.Context, t *testing.T, c client.Client) {
 			t.Fatalf("installing the CRD copy for (%s): %v", m.id, err)
 		}
 	}
-	for _, m := range modes[:3] {
+	for _, m := range copies() {
 		l := &unstructured.UnstructuredList{}
 		l.SetAPIVersion(m.group + "/v1alpha1")
 		l.SetKind("RateLimitPolicyList")
@@ -271,11 +321,87 @@ func installVAP(ctx context.Context, t *testing.T, c client.Client, k policy.Kin
 	report("exported VAP installed for %s: %d objects", k.GVK.GroupKind(), n)
 }
 
+// replay computes, with Precedent's validating handler in this process, the warnings of every write
+// the rounds will send (rounds x levels), for replayPath to return. All are computed before the
+// first round, so computing them warms nothing that (d) later reads. It returns how many it computed.
+func replay(ctx context.Context, t *testing.T, srv *countingServer, k policy.Kind, rounds, levels int, write func(r, l int) *unstructured.Unstructured) int {
+	t.Helper()
+	n := 0
+	for r := 0; r < rounds; r++ {
+		for l := 0; l < levels; l++ {
+			u := write(r, l)
+			u.SetAPIVersion(k.GVK.GroupVersion().String())
+			u.SetCreationTimestamp(metav1.Now()) // as the API server sets it on a create, dry run or not
+			raw, err := json.Marshal(u.Object)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp := srv.validator.Handle(ctx, admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
+				UID:       types.UID(fmt.Sprintf("replay-%d-%d", r, l)),
+				Kind:      metav1.GroupVersionKind{Group: k.GVK.Group, Version: k.GVK.Version, Kind: k.GVK.Kind},
+				Resource:  metav1.GroupVersionResource{Group: k.GVK.Group, Version: k.GVK.Version, Resource: webhook.Plural(k.GVK.Kind)},
+				Name:      u.GetName(),
+				Namespace: u.GetNamespace(),
+				Operation: admissionv1.Create,
+				Object:    runtime.RawExtension{Raw: raw},
+				DryRun:    ptr.To(true),
+			}})
+			if !resp.Allowed {
+				t.Fatalf("Precedent's handler denies %s/%s: %v", u.GetNamespace(), u.GetName(), resp.Result)
+			}
+			srv.replay.Store(u.GetNamespace()+"/"+u.GetName(), append([]string(nil), resp.Warnings...))
+			n++
+		}
+	}
+	return n
+}
+
+// checkReplay sends the first writes through the API server to Precedent's webhooks with a client
+// that keeps warnings, and fails unless each returns exactly the warnings replay computed for it:
+// (e) then carries what (d) carries.
+func checkReplay(ctx context.Context, t *testing.T, env *controlplane.Env, srv *countingServer, k policy.Kind, levels int, write func(r, l int) *unstructured.Unstructured) {
+	t.Helper()
+	got := &warningList{}
+	cfg := unlimited(env.Config)
+	cfg.WarningHandler, cfg.WarningHandlerWithContext = nil, got
+	c, err := client.New(cfg, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := 0; r < 10; r++ {
+		for l := 0; l < levels; l++ {
+			u := write(r, l)
+			u.SetAPIVersion(k.GVK.GroupVersion().String())
+			got.texts = nil
+			if err := c.Create(ctx, u, client.DryRunAll); err != nil {
+				t.Fatalf("dry-run create of %s/%s: %v", u.GetNamespace(), u.GetName(), err)
+			}
+			want, _ := srv.replay.Load(u.GetNamespace() + "/" + u.GetName())
+			if !slices.Equal(got.texts, want.([]string)) {
+				t.Fatalf("%s/%s: Precedent's webhooks returned\n  %s\nthe replay holds\n  %s", u.GetNamespace(), u.GetName(),
+					strings.Join(got.texts, "\n  "), strings.Join(want.([]string), "\n  "))
+			}
+		}
+	}
+}
+
+// warningList keeps the warnings of the last request (one request at a time).
+type warningList struct{ texts []string }
+
+func (w *warningList) HandleWarningHeaderWithContext(_ context.Context, _ int, _ string, text string) {
+	w.texts = append(w.texts, text)
+}
+
 // countingServer is the manager's webhook server, counting the requests each path receives.
 type countingServer struct {
 	ctrlwebhook.Server
 	mu    sync.Mutex
 	calls map[string]*atomic.Int64
+	// validator is Precedent's validating handler; replay holds the warnings it returned for each
+	// write (by namespace/name) that replayPath returns.
+	validator    admission.Handler
+	replay       sync.Map
+	replayMisses atomic.Int64
 }
 
 func (s *countingServer) Register(path string, h http.Handler) {
@@ -327,6 +453,7 @@ func startWebhooks(ctx context.Context, t *testing.T, env *controlplane.Env, rec
 	if err != nil {
 		t.Fatal(err)
 	}
+	srv.validator = &webhook.Validator{Settings: live, State: st, Log: log}
 	if reconciler {
 		if err := reconcile.SetupWithManager(mgr, st, live, log); err != nil {
 			t.Fatal(err)
@@ -334,6 +461,16 @@ func startWebhooks(ctx context.Context, t *testing.T, env *controlplane.Env, rec
 	}
 	srv.Register(noopPath, &admission.Webhook{Handler: admission.HandlerFunc(func(context.Context, admission.Request) admission.Response {
 		return admission.Allowed("")
+	})})
+	srv.Register(replayPath, &admission.Webhook{Handler: admission.HandlerFunc(func(_ context.Context, req admission.Request) admission.Response {
+		w, ok := srv.replay.Load(req.Namespace + "/" + req.Name)
+		if !ok {
+			if req.Name != "probe" {
+				srv.replayMisses.Add(1)
+			}
+			return admission.Allowed("")
+		}
+		return admission.Allowed("").WithWarnings(w.([]string)...)
 	})})
 	done := make(chan struct{})
 	go func() {
@@ -352,27 +489,27 @@ func startWebhooks(ctx context.Context, t *testing.T, env *controlplane.Env, rec
 	return srv
 }
 
-// registerNoop registers the no-op webhook for the kind of mode c: a copy of Precedent's own
+// registerNoop registers a no-op webhook for the kind of mode m: a copy of Precedent's own
 // validating webhook (same CA, timeout, failure policy, match policy, review versions), pointed at
-// noopPath, for that kind only.
-func registerNoop(ctx context.Context, t *testing.T, c client.Client) {
+// path, for that kind only.
+func registerNoop(ctx context.Context, t *testing.T, c client.Client, m mode, path string) {
 	t.Helper()
 	pv := &admissionregistrationv1.ValidatingWebhookConfiguration{}
 	if err := c.Get(ctx, types.NamespacedName{Name: webhook.ConfigurationName}, pv); err != nil {
 		t.Fatal(err)
 	}
 	wh := *pv.Webhooks[0].DeepCopy()
-	url := strings.TrimSuffix(*wh.ClientConfig.URL, webhook.ValidatePath) + noopPath
-	wh.Name = "noop.bench.precedent.dev"
+	url := strings.TrimSuffix(*wh.ClientConfig.URL, webhook.ValidatePath) + path
+	wh.Name = m.group
 	wh.ClientConfig.URL = &url
 	r := wh.Rules[0]
-	r.APIGroups = []string{modes[2].group}
+	r.APIGroups = []string{m.group}
 	r.Resources = []string{webhook.Plural("RateLimitPolicy")}
 	wh.Rules = []admissionregistrationv1.RuleWithOperations{r}
 	v := &admissionregistrationv1.ValidatingWebhookConfiguration{Webhooks: []admissionregistrationv1.ValidatingWebhook{wh}}
-	v.Name = "bench-noop"
+	v.Name = "bench-" + strings.TrimPrefix(path, "/")
 	if err := c.Create(ctx, v); err != nil {
-		t.Fatalf("registering the no-op webhook: %v", err)
+		t.Fatalf("registering the no-op webhook %s: %v", path, err)
 	}
 }
 
@@ -403,6 +540,10 @@ func waitAdmission(ctx context.Context, t *testing.T, c client.Client, k policy.
 		{"the no-op webhook is called", func() bool {
 			_ = probe(modes[2].group)
 			return srv.counts()[noopPath] > 0
+		}},
+		{"the replaying no-op webhook is called", func() bool {
+			_ = probe(modes[4].group)
+			return srv.counts()[replayPath] > 0
 		}},
 		{"Precedent's webhook rejects a duplicate unset", func() bool {
 			err := probe(modes[3].group)

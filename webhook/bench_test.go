@@ -168,7 +168,7 @@ func validator(b *testing.B, name string, w gen.World) *webhook.Validator {
 }
 
 // newValidator builds a Validator over the world, with the fake informers that feed its State.
-func newValidator(b *testing.B, w gen.World) (*webhook.Validator, *fakeInformers) {
+func newValidator(b testing.TB, w gen.World) (*webhook.Validator, *fakeInformers) {
 	inf := newFakeInformers(b)
 	live := config.NewLive(config.Defaults(), logr.Discard())
 	st := webhook.NewState(logr.Discard())

@@ -78,8 +78,11 @@ func Register(ctx context.Context, mgr manager.Manager, live *config.Live, log l
 		return nil, err
 	}
 	// A kind added to the settings is watched before the settings are in force, so its first write
-	// is checked against its other policies (or waits for them: Validator.policy).
+	// is checked against its other policies (or waits for them: Validator.policy); the snapshots of
+	// a kind removed from them are no longer rebuilt.
+	st.Managed(live.Current().Registry().Kinds())
 	live.OnChange(func(s config.Settings) {
+		st.Managed(s.Registry().Kinds())
 		if err := st.WatchKinds(s.Registry().Kinds()); err != nil {
 			log.Error(err, "watching the policies of the managed kinds")
 		}

@@ -48,7 +48,10 @@ type State struct {
 	graph    *topology.Graph
 	graphGen uint64
 	snaps    map[schema.GroupKind]*built
-	evals    map[uint64]*cel.Evaluator
+	// managed are the kinds the settings manage (Managed; nil until told: every kind is). Only
+	// their snapshots are kept, hence rebuilt by the background builder.
+	managed map[schema.GroupKind]bool
+	evals   map[uint64]*cel.Evaluator
 	// building serializes builds of the graph and the snapshots, which run without mu (build); kick
 	// wakes the background builder after a change (builder).
 	building sync.Mutex
@@ -151,6 +154,25 @@ func (s *State) watch(ctx context.Context, c cache.Informers, obj client.Object,
 	s.allSynced.Store(false)
 	s.mu.Unlock()
 	return nil
+}
+
+// Managed says which kinds the settings manage now. The snapshots of the others are dropped and no
+// longer kept when built, so the background builder stops rebuilding them (a kind removed from the
+// settings: nothing asks for it any more); a kind managed again is built by its next request, as at
+// the start.
+func (s *State) Managed(kinds []policy.Kind) {
+	m := make(map[schema.GroupKind]bool, len(kinds))
+	for _, k := range kinds {
+		m[k.GVK.GroupKind()] = true
+	}
+	s.mu.Lock()
+	s.managed = m
+	for gk := range s.snaps {
+		if !m[gk] {
+			delete(s.snaps, gk)
+		}
+	}
+	s.mu.Unlock()
 }
 
 // WatchKinds watches the policies of the kinds not watched yet, for a kind that became managed
@@ -408,7 +430,9 @@ func (s *State) build(k policy.Kind, cond *cel.Evaluator) *effective.Snapshot {
 	}
 	b := &built{snap: effective.NewSnapshot(k, g, list, cond), kind: k, graph: g, policyGen: pgen, views: views}
 	s.mu.Lock()
-	s.snaps[gk] = b
+	if s.managed == nil || s.managed[gk] { // a write that came as the settings dropped its kind is served, not kept
+		s.snaps[gk] = b
+	}
 	s.mu.Unlock()
 	return b.snap
 }
@@ -460,7 +484,7 @@ func (s *State) builder(ctx context.Context) {
 		}
 		s.mu.Lock()
 		wanted := make([]*built, 0, len(s.snaps))
-		for _, b := range s.snaps {
+		for _, b := range s.snaps { // the managed kinds' only (Managed, build)
 			wanted = append(wanted, b)
 		}
 		s.mu.Unlock()

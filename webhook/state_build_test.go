@@ -11,20 +11,21 @@ import (
 
 	"github.com/precedent-dev/precedent/cel"
 	"github.com/precedent-dev/precedent/config"
+	"github.com/precedent-dev/precedent/policy"
 	"github.com/precedent-dev/precedent/test/gen"
 	"github.com/precedent-dev/precedent/topology"
 	"github.com/precedent-dev/precedent/webhook"
 )
 
-// TestSnapshotsRebuiltAfterChanges: a request right after a change sees it (the snapshot is built
-// then if need be), and without any request the background builder rebuilds the snapshots already
-// asked for once the changes settle, so the next request finds them built.
-func TestSnapshotsRebuiltAfterChanges(t *testing.T) {
-	w := gen.Generate(gen.Size{Gateways: 4, Routes: 40, Policies: 20})
+// topologyState is a State watching the default kinds through fake informers that have delivered
+// the world's Gateways and HTTPRoutes (not its policies), with a CEL evaluator for its snapshots.
+// The State's background builder stops when the test ends.
+func topologyState(t *testing.T, w gen.World) (*webhook.State, *fakeInformers, *cel.Evaluator) {
+	t.Helper()
 	inf := newFakeInformers(t)
 	st := webhook.NewState(logr.Discard())
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	t.Cleanup(cancel)
 	if err := st.Watch(ctx, inf, config.Defaults().Registry().Kinds()); err != nil {
 		t.Fatal(err)
 	}
@@ -38,6 +39,15 @@ func TestSnapshotsRebuiltAfterChanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return st, inf, ev
+}
+
+// TestSnapshotsRebuiltAfterChanges: a request right after a change sees it (the snapshot is built
+// then if need be), and without any request the background builder rebuilds the snapshots already
+// asked for once the changes settle, so the next request finds them built.
+func TestSnapshotsRebuiltAfterChanges(t *testing.T) {
+	w := gen.Generate(gen.Size{Gateways: 4, Routes: 40, Policies: 20})
+	st, inf, ev := topologyState(t, w)
 	first := st.Snapshot(w.Kind, ev)
 	if st.Fresh(w.Kind, ev) != first {
 		t.Fatal("the snapshot just built is not the stored one")
@@ -83,5 +93,61 @@ func TestSnapshotsRebuiltAfterChanges(t *testing.T) {
 	}
 	if st.Snapshot(w.Kind, ev) != built {
 		t.Error("the next request does not get the snapshot built in the background")
+	}
+}
+
+// TestRemovedKindNotRebuilt: once the settings stop managing a kind, its snapshot is dropped, so the
+// background builder (which rebuilds the kept snapshots) no longer rebuilds it after changes, while
+// it still rebuilds the managed kinds'; a request for the kind (as one arriving while the settings
+// change) is still answered, and what it builds is not kept.
+func TestRemovedKindNotRebuilt(t *testing.T) {
+	w := gen.Generate(gen.Size{Gateways: 4, Routes: 40, Policies: 20})
+	st, inf, ev := topologyState(t, w)
+	kinds := config.Defaults().Registry().Kinds()
+	st.Managed(kinds)
+	var removed, kept []policy.Kind
+	for _, k := range kinds {
+		if k.GVK.GroupKind() == w.Kind.GVK.GroupKind() {
+			removed = append(removed, k)
+		} else {
+			kept = append(kept, k)
+		}
+	}
+	if len(removed) != 1 || len(kept) == 0 {
+		t.Fatalf("want the world's kind and at least one other managed kind, have %v", kinds)
+	}
+	for _, k := range kinds {
+		st.Snapshot(k, ev)
+	}
+	st.Managed(kept)
+	if st.Fresh(removed[0], ev) != nil {
+		t.Errorf("the snapshot of %s is still kept once the kind is no longer managed", removed[0].GVK.Kind)
+	}
+	if st.Fresh(kept[0], ev) == nil {
+		t.Errorf("the snapshot of %s, still managed, is dropped", kept[0].GVK.Kind)
+	}
+
+	// A route change makes every snapshot stale; the builder rebuilds the managed ones only.
+	old := &w.Input.HTTPRoutes[0]
+	cur := old.DeepCopy()
+	cur.Generation++
+	cur.Spec.ParentRefs = []gwv1.ParentReference{{Name: "gw-3", Namespace: ptr.To(gwv1.Namespace("infra"))}}
+	inf.update(t, old, cur)
+	deadline := time.Now().Add(10 * time.Second)
+	for st.Fresh(kept[0], ev) == nil {
+		if time.Now().After(deadline) {
+			t.Fatal("the managed kind's snapshot was not rebuilt within 10s of the change")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond) // what the builder does next, it does within this
+	if st.Fresh(removed[0], ev) != nil {
+		t.Errorf("the snapshot of %s, no longer managed, was rebuilt after the change", removed[0].GVK.Kind)
+	}
+	if snap := st.Snapshot(removed[0], ev); snap == nil || len(snap.Graph.PathsFor(topology.Target{Kind: "HTTPRoute", Namespace: cur.Namespace, Name: cur.Name})) == 0 {
+		t.Error("a request for the kind no longer managed gets no snapshot of the current topology")
+	}
+	if st.Fresh(removed[0], ev) != nil {
+		t.Error("the snapshot built for a request on a kind no longer managed is kept")
 	}
 }

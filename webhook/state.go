@@ -396,10 +396,7 @@ func (s *State) build(k policy.Kind, cond *cel.Evaluator) *effective.Snapshot {
 		refs = s.topoRefs()
 	}
 	pgen := s.policyGen[gk]
-	objs := make([]*unstructured.Unstructured, 0, len(s.policies[gk]))
-	for _, u := range s.policies[gk] {
-		objs = append(objs, u)
-	}
+	objs := s.policyObjects(gk)
 	prev := s.snaps[gk]
 	s.mu.Unlock()
 
@@ -492,6 +489,16 @@ func (s *State) builder(ctx context.Context) {
 			s.Snapshot(b.kind, b.snap.Cond)
 		}
 	}
+}
+
+// policyObjects lists the stored policies of kind gk (mu held). Informer objects are never modified,
+// so they can be read after mu is released.
+func (s *State) policyObjects(gk schema.GroupKind) []*unstructured.Unstructured {
+	objs := make([]*unstructured.Unstructured, 0, len(s.policies[gk]))
+	for _, u := range s.policies[gk] {
+		objs = append(objs, u)
+	}
+	return objs
 }
 
 // topoRefs are the topology objects at one moment. Informer objects are never modified, so they

@@ -165,19 +165,26 @@ func (s *State) installed(mapper meta.RESTMapper, gk schema.GroupKind) (schema.G
 // only.
 func (s *State) AccessPolicies(gk schema.GroupKind, as access.Settings) []access.Policy {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	c := s.accessPols[gk]
-	if c != nil && c.gen == s.policyGen[gk] && c.settings == as {
+	gen := s.policyGen[gk]
+	if c := s.accessPols[gk]; c != nil && c.gen == gen && c.settings == as {
+		s.mu.Unlock()
 		return c.list
 	}
-	list := make([]access.Policy, 0, len(s.policies[gk]))
-	for _, u := range s.policies[gk] {
+	objs := s.policyObjects(gk)
+	s.mu.Unlock()
+
+	list := make([]access.Policy, 0, len(objs)) // without the lock: informer objects are never modified
+	for _, u := range objs {
 		if p, errs := access.Parse(u, storedAccess(as)); len(errs) == 0 {
 			list = append(list, p)
 		}
 	}
 	slices.SortFunc(list, func(a, b access.Policy) int { return strings.Compare(a.Key(), b.Key()) })
-	s.accessPols[gk] = &accessPolicies{list: list, gen: s.policyGen[gk], settings: as}
+	s.mu.Lock()
+	if c := s.accessPols[gk]; c == nil || c.gen <= gen {
+		s.accessPols[gk] = &accessPolicies{list: list, gen: gen, settings: as}
+	}
+	s.mu.Unlock()
 	return list
 }
 
@@ -234,21 +241,29 @@ func (s *State) BackendExists(gk schema.GroupKind, n types.NamespacedName) (exis
 // namespace/name. Policies that do not parse are left out. The result is shared: read it only.
 func (s *State) MeshPolicies(gk schema.GroupKind, meshName string) []mesh.Policy {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	c := s.meshPols[gk]
-	if c == nil || c.gen != s.policyGen[gk] {
-		c = &byMesh[mesh.Policy]{gen: s.policyGen[gk], items: map[string][]mesh.Policy{}}
-		for _, u := range s.policies[gk] {
-			if p, errs := mesh.Parse(u); len(errs) == 0 {
-				name := policyMesh(u)
-				c.items[name] = append(c.items[name], p)
-			}
+	gen := s.policyGen[gk]
+	if c := s.meshPols[gk]; c != nil && c.gen == gen {
+		s.mu.Unlock()
+		return c.items[meshName]
+	}
+	objs := s.policyObjects(gk)
+	s.mu.Unlock()
+
+	c := &byMesh[mesh.Policy]{gen: gen, items: map[string][]mesh.Policy{}} // without the lock, as AccessPolicies
+	for _, u := range objs {
+		if p, errs := mesh.Parse(u); len(errs) == 0 {
+			name := policyMesh(u)
+			c.items[name] = append(c.items[name], p)
 		}
-		for _, l := range c.items {
-			slices.SortFunc(l, func(a, b mesh.Policy) int { return strings.Compare(a.ID(), b.ID()) })
-		}
+	}
+	for _, l := range c.items {
+		slices.SortFunc(l, func(a, b mesh.Policy) int { return strings.Compare(a.ID(), b.ID()) })
+	}
+	s.mu.Lock()
+	if cur := s.meshPols[gk]; cur == nil || cur.gen <= gen {
 		s.meshPols[gk] = c
 	}
+	s.mu.Unlock()
 	return c.items[meshName]
 }
 

@@ -323,7 +323,7 @@ func installVAP(ctx context.Context, t *testing.T, c client.Client, k policy.Kin
 
 // replay computes, with Precedent's validating handler in this process, the warnings of every write
 // the rounds will send (rounds x levels), for replayPath to return. All are computed before the
-// first round, so computing them warms nothing that (d) later reads. It returns how many it computed.
+// warmup rounds, which warm whatever (d) reads in any case. It returns how many it computed.
 func replay(ctx context.Context, t *testing.T, srv *countingServer, k policy.Kind, rounds, levels int, write func(r, l int) *unstructured.Unstructured) int {
 	t.Helper()
 	n := 0
@@ -376,7 +376,10 @@ func checkReplay(ctx context.Context, t *testing.T, env *controlplane.Env, srv *
 			if err := c.Create(ctx, u, client.DryRunAll); err != nil {
 				t.Fatalf("dry-run create of %s/%s: %v", u.GetNamespace(), u.GetName(), err)
 			}
-			want, _ := srv.replay.Load(u.GetNamespace() + "/" + u.GetName())
+			want, ok := srv.replay.Load(u.GetNamespace() + "/" + u.GetName())
+			if !ok {
+				t.Fatalf("%s/%s: no warnings computed for the replay", u.GetNamespace(), u.GetName())
+			}
 			if !slices.Equal(got.texts, want.([]string)) {
 				t.Fatalf("%s/%s: Precedent's webhooks returned\n  %s\nthe replay holds\n  %s", u.GetNamespace(), u.GetName(),
 					strings.Join(got.texts, "\n  "), strings.Join(want.([]string), "\n  "))

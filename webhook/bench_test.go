@@ -62,10 +62,11 @@ func BenchmarkValidate(b *testing.B) {
 }
 
 // BenchmarkValidateCold is BenchmarkValidate at the full size with the CPU caches flushed before
-// each call (64 MiB written: ns/op includes it, p50-ns and p99-ns do not), as the webhook meets a request in a real cluster: between
-// two admissions the API server, etcd and everything else have run on the same cores. The gap to
-// BenchmarkValidate is the cost of cache misses, which is most of the handler's cost in the
-// `make bench-admission` process.
+// each call (64 MiB written: ns/op includes it, p50-ns and p99-ns do not): a worst case, as if the
+// API server, etcd and everything else had run on the same cores since the last admission. It
+// bounds the handler's cost from above; it does not explain the cost in `make bench-admission`,
+// where the handler's thread is on the CPU about as long as in BenchmarkValidate and the rest is
+// waiting for the CPU (README, Performance).
 func BenchmarkValidateCold(b *testing.B) {
 	noop := admission.HandlerFunc(func(context.Context, admission.Request) admission.Response { return admission.Allowed("") })
 	sz := benchSizes[len(benchSizes)-1]

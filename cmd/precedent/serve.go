@@ -41,7 +41,8 @@ type serveOptions struct {
 	certSecret string
 	serviceDNS []string
 	onReady    func() // called once the webhook server serves and the cache is synced
-	// onSettings, when set, is called with the settings each time they change (after they are in force).
+	// onSettings, when set, is called with the settings each time they change, as config.Live.OnChange
+	// calls its listeners: just before they are in force.
 	onSettings func(config.Settings)
 	logger     logr.Logger
 }

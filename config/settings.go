@@ -107,18 +107,32 @@ func (s Settings) Validate(p *field.Path) field.ErrorList {
 				errs = append(errs, field.Required(kp.Child("rulesField"), "the name of the rules field, e.g. rules or limits"))
 			}
 		case policy.ProfileGEP713:
+		case policy.ProfileKuadrant:
+			if _, ok := policy.KuadrantRulesField(k.GVK.Kind); !ok {
+				errs = append(errs, field.NotSupported(kp.Child("gvk", "kind"), k.GVK.Kind, policy.KuadrantKinds))
+			}
 		default:
-			errs = append(errs, field.NotSupported(kp.Child("profile"), string(k.Profile), []string{string(policy.ProfileDefaultsOverrides), string(policy.ProfileGEP713)}))
+			errs = append(errs, field.NotSupported(kp.Child("profile"), string(k.Profile), []string{string(policy.ProfileDefaultsOverrides), string(policy.ProfileGEP713), string(policy.ProfileKuadrant)}))
+		}
+		switch k.Status {
+		case "", policy.StatusFull, policy.StatusNone:
+		default:
+			errs = append(errs, field.NotSupported(kp.Child("status"), k.Status, []string{policy.StatusFull, policy.StatusNone}))
 		}
 	}
 	return errs
 }
 
-// Default fills what a configured kind may leave out (its target kinds).
+// Default fills what a configured kind may leave out: its target kinds, and for the kuadrant
+// profile the rules field of the kind (one line per kind is enough: {gvk, profile: kuadrant}).
 func (s *Settings) Default() {
 	for i := range s.Kinds {
-		if len(s.Kinds[i].TargetKinds) == 0 {
-			s.Kinds[i].TargetKinds = policy.DefaultTargetKinds
+		k := &s.Kinds[i]
+		if len(k.TargetKinds) == 0 {
+			k.TargetKinds = policy.DefaultTargetKinds
+		}
+		if k.Profile == policy.ProfileKuadrant && k.RulesField == "" {
+			k.RulesField, _ = policy.KuadrantRulesField(k.GVK.Kind)
 		}
 	}
 }

@@ -16,6 +16,19 @@ const (
 	ProfileDefaultsOverrides Profile = "defaults-overrides"
 	// ProfileGEP713 is the GEP-713 model: default/override configuration objects merged field by field.
 	ProfileGEP713 Profile = "gep713"
+	// ProfileKuadrant is Kuadrant's own kinds (kuadrant.io RateLimitPolicy, AuthPolicy,
+	// TokenRateLimitPolicy), folded the way Kuadrant's operator folds them (see kuadrant.go).
+	ProfileKuadrant Profile = "kuadrant"
+)
+
+// Status modes of a managed kind: what the reconciler writes for it.
+const (
+	// StatusFull writes conditions, Precedent's status.ancestors entries and the
+	// <group>/<Kind>Affected condition on targets.
+	StatusFull = "full"
+	// StatusNone writes nothing on the policies of the kind or their targets (another controller,
+	// such as Kuadrant's operator, owns their status).
+	StatusNone = "none"
 )
 
 // Group is the API group of the shipped policy kinds.
@@ -39,11 +52,28 @@ type Kind struct {
 	ConditionField string `json:"conditionField,omitempty"`
 	// TargetKinds are the group/kinds a policy of this kind may target.
 	TargetKinds []schema.GroupKind `json:"targetKinds,omitempty"`
+	// Status is StatusFull or StatusNone; empty means the profile's default (StatusNone for
+	// ProfileKuadrant, StatusFull otherwise).
+	Status string `json:"status,omitempty"`
 }
+
+// StatusMode is the kind's status mode with the profile's default applied.
+func (k Kind) StatusMode() string {
+	if k.Status != "" {
+		return k.Status
+	}
+	if k.Profile == ProfileKuadrant {
+		return StatusNone
+	}
+	return StatusFull
+}
+
+// WritesStatus reports whether the reconciler writes status for policies of this kind.
+func (k Kind) WritesStatus() bool { return k.StatusMode() == StatusFull }
 
 // Equal reports whether two kinds are configured alike.
 func (k Kind) Equal(o Kind) bool {
-	return k.GVK == o.GVK && k.Profile == o.Profile && k.RulesField == o.RulesField &&
+	return k.GVK == o.GVK && k.Profile == o.Profile && k.RulesField == o.RulesField && k.Status == o.Status &&
 		k.ConditionField == o.ConditionField && slices.Equal(k.Sections, o.Sections) && slices.Equal(k.TargetKinds, o.TargetKinds)
 }
 

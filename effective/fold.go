@@ -46,6 +46,9 @@ func Fold(kind policy.Kind, levels []Level, cond *cel.Evaluator) Result {
 
 // fold is Fold over the policies of each level, with a memo of condition outcomes.
 func fold(kind policy.Kind, levels [][]*policy.Policy, cond *cel.Evaluator, memo *condMemo) Result {
+	if kind.Profile == policy.ProfileKuadrant {
+		return foldKuadrant(levels)
+	}
 	n, rules := 0, 0
 	for _, ps := range levels {
 		n += len(ps)

@@ -127,7 +127,13 @@ func (p *Policy) RuleIDs() []string {
 }
 
 // Less orders policies by precedence: older creationTimestamp first, then namespace/name.
+//
+// Kuadrant's kinds keep their operator's order, which differs only in ties: it compares
+// "namespace/name" as one string.
 func Less(a, b *Policy) bool {
+	if a.Kind.Profile == ProfileKuadrant {
+		return kuadrantLess(a, b)
+	}
 	if !a.Created.Equal(b.Created) {
 		return a.Created.Before(b.Created)
 	}
@@ -161,6 +167,8 @@ func View(k Kind, obj *unstructured.Unstructured) (*Policy, field.ErrorList) {
 	switch k.Profile {
 	case ProfileGEP713:
 		errs = append(errs, p.readGEP713(spec)...)
+	case ProfileKuadrant:
+		errs = append(errs, p.readKuadrant(spec)...)
 	default:
 		errs = append(errs, p.readDefaultsOverrides(spec)...)
 	}
@@ -327,8 +335,11 @@ func readRules(k Kind, raw interface{}, path *field.Path) (map[string]interface{
 // BareForm renders rules (rule id → body) in the bare form of the kind: {"rules": {section: {name: body}}}
 // or {"limits": {name: body}}. For ProfileGEP713 it rebuilds the nested configuration object.
 func BareForm(k Kind, rules map[string]interface{}) map[string]interface{} {
-	if k.Profile == ProfileGEP713 {
+	switch k.Profile {
+	case ProfileGEP713:
 		return Unflatten(rules)
+	case ProfileKuadrant:
+		return kuadrantBareForm(k, rules)
 	}
 	out := map[string]interface{}{}
 	if len(k.Sections) == 0 {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/precedent-dev/precedent/effective"
 	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/printable"
 	"github.com/precedent-dev/precedent/topology"
 )
 
@@ -44,7 +45,7 @@ func project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy,
 	}
 	idx := effective.UnionPaths(was, is)
 
-	w := &warnings{graph: after.Graph, kind: kindOf(before, written), ref: ref, all: make([]warning, 0, 8)}
+	w := &warnings{graph: after.Graph, kind: kindOf(before, written), rulesField: before.Kind.RulesField, ref: ref, all: make([]warning, 0, 8)}
 	if written != nil {
 		w.targets(after, written)
 	}
@@ -120,7 +121,7 @@ func project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy,
 	if written != nil {
 		for i, id := range written.Unset {
 			if !w.unsetUsed[id] && policy.ValidRuleID(written.Kind, id) {
-				w.add("spec.unset[" + strconv.Itoa(i) + "]: unset of " + id + " removes nothing: no higher policy sets it as a default on the routes of this policy")
+				w.add("spec.unset[" + strconv.Itoa(i) + "]: unset of " + printable.String(id) + " removes nothing: no higher policy sets it as a default on the routes of this policy")
 			}
 		}
 	}
@@ -235,12 +236,13 @@ func sameBody(a, b interface{}) bool {
 // happens, and rendered once at the end: a Gateway-level write meets the same events on many paths,
 // and one line per rule says more within the warning limit than one line per route.
 type warnings struct {
-	graph     *topology.Graph
-	kind      string     // the written kind, as warnings name it
-	ref       policy.Ref // the written policy
-	all       []warning
-	index     map[msgKey]int
-	unsetUsed map[string]bool // rule ids whose unset by ref took effect somewhere
+	graph      *topology.Graph
+	kind       string     // the written kind, as warnings name it
+	rulesField string     // the kind's bare rules field ("rules", "limits"), as warnings name it
+	ref        policy.Ref // the written policy
+	all        []warning
+	index      map[msgKey]int
+	unsetUsed  map[string]bool // rule ids whose unset by ref took effect somewhere
 }
 
 // A warning is a plain message, or one about fold events.
@@ -436,31 +438,36 @@ func (w *warnings) policies(refs []*policy.Ref) string {
 
 // render is the text of the warning k with the policies on the other side and the place.
 func (w *warnings) render(k msgKey, other, place string) string {
+	rule := printable.String(k.rule) // rule ids are map keys: anything a YAML key can hold
 	if k.mine {
 		switch k.typ {
 		case effective.Replaced:
-			return "spec." + k.block + " of this policy are replaced by " + other + " on " + place
+			block := k.block
+			if block == "rules" && w.rulesField != "" {
+				block = w.rulesField // bare rules, named by the kind's field (spec.limits)
+			}
+			return "spec." + block + " of this policy are replaced by " + other + " on " + place
 		case effective.Kept:
-			return "default rule " + k.rule + " is replaced by " + other + " on " + place
+			return "default rule " + rule + " is replaced by " + other + " on " + place
 		case effective.Unset:
-			return "default rule " + k.rule + " is unset by " + other + " on " + place
+			return "default rule " + rule + " is unset by " + other + " on " + place
 		case effective.Clipped:
-			return "the constraint in spec.overrides clips rule " + k.rule + " of " + other + " on " + place
+			return "the constraint in spec.overrides clips rule " + rule + " of " + other + " on " + place
 		case effective.Overridden:
-			return "spec.overrides replaces rule " + k.rule + " of " + other + " on " + place
+			return "spec.overrides replaces rule " + rule + " of " + other + " on " + place
 		case effective.UnsetIneffective:
-			return "the override of " + k.rule + " makes the unset in " + other + " ineffective on " + place
+			return "the override of " + rule + " makes the unset in " + other + " ineffective on " + place
 		default: // effective.ConditionError
-			return "spec." + k.block + ".when does not apply on " + place + ": " + k.message
+			return "spec." + k.block + ".when does not apply on " + place + ": " + printable.String(k.message)
 		}
 	}
 	switch k.typ {
 	case effective.Overridden:
-		return "rule " + k.rule + " on " + place + " is overridden by " + other
+		return "rule " + rule + " on " + place + " is overridden by " + other
 	case effective.Clipped:
-		return "rule " + k.rule + " on " + place + " is clipped by the constraint of " + other
+		return "rule " + rule + " on " + place + " is clipped by the constraint of " + other
 	default: // effective.UnsetIneffective
-		return "spec.unset of " + k.rule + " has no effect on " + place + ": " + other + " overrides it"
+		return "spec.unset of " + rule + " has no effect on " + place + ": " + other + " overrides it"
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/effective"
 	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/printable"
 	"github.com/precedent-dev/precedent/topology"
 )
 
@@ -86,7 +87,7 @@ func unsetOverrides(snap *effective.Snapshot, p *policy.Policy) field.ErrorList 
 	var errs field.ErrorList
 	for _, id := range ids {
 		errs = append(errs, field.Forbidden(p.UnsetPath.Index(want[id]),
-			fmt.Sprintf("rule %s is set by the overrides of %s %s and cannot be unset: remove it from spec.unset", id, p.Kind.GVK.Kind, found[id])))
+			fmt.Sprintf("rule %s is set by the overrides of %s %s and cannot be unset: remove it from spec.unset", printable.String(id), p.Kind.GVK.Kind, found[id])))
 	}
 	return errs
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/precedent-dev/precedent/cel"
 	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/printable"
 )
 
 // Stateless checks one policy on its own (the errors found reading it come from policy.View).
@@ -21,6 +22,8 @@ func Stateless(p *policy.Policy, s config.Settings, cond *cel.Evaluator) field.E
 		if p.Defaults == nil && p.Overrides == nil {
 			errs = append(errs, field.Required(field.NewPath("spec"), "at least one of spec.default or spec.override is required"))
 		}
+	case policy.ProfileKuadrant:
+		errs = append(errs, kuadrantBlocks(p)...)
 	default:
 		errs = append(errs, blocks(p, cond)...)
 		errs = append(errs, unset(p, s)...)
@@ -140,7 +143,7 @@ func unset(p *policy.Policy, s config.Settings) field.ErrorList {
 		case seen[id]:
 			errs = append(errs, field.Duplicate(path, id))
 		case declared[id]:
-			errs = append(errs, field.Forbidden(path, fmt.Sprintf("rule %s is declared by this policy: unset only removes rules inherited from other policies", id)))
+			errs = append(errs, field.Forbidden(path, fmt.Sprintf("rule %s is declared by this policy: unset only removes rules inherited from other policies", printable.String(id))))
 		}
 		seen[id] = true
 	}
@@ -154,4 +157,46 @@ func ruleIDFormat(k policy.Kind) string {
 	secs := append([]string(nil), k.Sections...)
 	sort.Strings(secs)
 	return fmt.Sprintf("must be <section>.<name> with section one of %s", strings.Join(secs, ", "))
+}
+
+// kuadrantBlocks checks what Kuadrant's CRDs check in their x-kubernetes-validations (so the API
+// server rejects it before Precedent sees it; offline, validate -f says the same): one of the bare
+// form, spec.defaults and spec.overrides, holding at least one rule of the kind's rules field, and
+// a known strategy.
+func kuadrantBlocks(p *policy.Policy) field.ErrorList {
+	var errs field.ErrorList
+	spec := field.NewPath("spec")
+	rf := p.Kind.RulesField
+	if p.Bare != nil && (p.Defaults != nil || p.Overrides != nil) {
+		other := "defaults"
+		if p.Defaults == nil {
+			other = "overrides"
+		}
+		errs = append(errs, field.Forbidden(spec.Child(rf), fmt.Sprintf("implicit defaults (bare %s) and spec.%s are mutually exclusive: move them into spec.%s", rf, other, other)))
+	}
+	if p.Defaults != nil && p.Overrides != nil {
+		errs = append(errs, field.Forbidden(spec.Child("overrides"), "spec.overrides and spec.defaults are mutually exclusive"))
+	}
+	for _, b := range []*policy.Block{p.Bare, p.Defaults, p.Overrides} {
+		if b == nil {
+			continue
+		}
+		if b.Strategy != policy.StrategyAtomic && b.Strategy != policy.StrategyMerge && b != p.Bare {
+			errs = append(errs, field.NotSupported(b.Path.Child("strategy"), b.Strategy, []string{policy.StrategyAtomic, policy.StrategyMerge}))
+		}
+		counts := false
+		for id := range b.Rules {
+			if policy.KuadrantCounts(id) {
+				counts = true
+				break
+			}
+		}
+		if !counts {
+			errs = append(errs, field.Required(b.Path.Child(rf), "at least one rule must be defined in "+b.Path.Child(rf).String()))
+		}
+	}
+	if p.Bare == nil && p.Defaults == nil && p.Overrides == nil {
+		errs = append(errs, field.Required(spec.Child(rf), fmt.Sprintf("a policy needs spec.%s, spec.defaults or spec.overrides", rf)))
+	}
+	return errs
 }

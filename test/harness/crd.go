@@ -72,3 +72,42 @@ spec:
   targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}
   overrides: {strategy: ` + strategy + `, limits: {global: {rates: [{limit: 100, window: 1m}]}}}`
 }
+
+// InstallCRDFiles installs the CRDs of the YAML files under dir (relative to the repository root),
+// waits until each is established and removes them when the test ends.
+func InstallCRDFiles(t testing.TB, c client.Client, dir string) {
+	t.Helper()
+	ctx := context.Background()
+	files, err := filepath.Glob(filepath.Join(root, dir, "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no CRDs in %s (%v)", dir, err)
+	}
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		crd := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal(raw, &crd.Object); err != nil {
+			t.Fatalf("reading %s: %v", f, err)
+		}
+		if crd.GetKind() != "CustomResourceDefinition" {
+			continue
+		}
+		if err := c.Create(ctx, crd); err != nil {
+			t.Fatalf("installing %s: %v", crd.GetName(), err)
+		}
+		t.Cleanup(func() { _ = c.Delete(context.Background(), crd) })
+		group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
+		kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
+		versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+		version, _, _ := unstructured.NestedString(versions[0].(map[string]interface{}), "name")
+		l := &unstructured.UnstructuredList{}
+		l.SetAPIVersion(group + "/" + version)
+		l.SetKind(kind + "List")
+		EventuallyWithin(t, time.Minute, "the CRD "+crd.GetName()+" is served", func() (bool, string) {
+			err := c.List(ctx, l, client.Limit(1))
+			return err == nil, ErrString(err)
+		})
+	}
+}

@@ -50,10 +50,19 @@ var sizes = []gen.Size{
 }
 
 // BenchmarkProjectWrite projects one Gateway-level and one route-level policy write (stateful checks
-// and warnings included) at two cluster sizes, 10x apart: the cost should stay flat.
+// and warnings included) at two cluster sizes, 10x apart: the cost should stay flat. The kuadrant
+// cases project the same writes of Kuadrant's own RateLimitPolicy (profile kuadrant) in the same
+// world.
 func BenchmarkProjectWrite(b *testing.B) {
 	for _, sz := range sizes {
-		w := gen.Generate(sz)
+		same := func(p *policy.Policy) *policy.Policy { return p }
+		benchProjectWrite(b, "", gen.Generate(sz), sz, same)
+		benchProjectWrite(b, "kuadrant-", gen.Kuadrant(gen.Generate(sz)), sz, gen.KuadrantPolicy)
+	}
+}
+
+func benchProjectWrite(b *testing.B, prefix string, w gen.World, sz gen.Size, as func(*policy.Policy) *policy.Policy) {
+	{
 		snap := snapshotFor(b, w)
 		k := w.Kind
 		// Updates of gw-policy-0 and route-policy-0 that change a limit (an unchanged re-apply takes
@@ -76,11 +85,11 @@ func BenchmarkProjectWrite(b *testing.B) {
 			name string
 			p    *policy.Policy
 		}{
-			{"gateway", changed(gen.GatewayPolicy(k, 0, 0))},
-			{"route", changed(gen.RoutePolicy(k, 0, 0))},
-			{"gateway-unchanged", gen.GatewayPolicy(k, 0, 0)},
+			{"gateway", changed(as(gen.GatewayPolicy(k, 0, 0)))},
+			{"route", changed(as(gen.RoutePolicy(k, 0, 0)))},
+			{"gateway-unchanged", as(gen.GatewayPolicy(k, 0, 0))},
 		} {
-			b.Run(fmt.Sprintf("%s/routes=%d", c.name, sz.Routes), func(b *testing.B) {
+			b.Run(fmt.Sprintf("%s%s/routes=%d", prefix, c.name, sz.Routes), func(b *testing.B) {
 				b.ReportAllocs()
 				for i := 0; i < b.N; i++ {
 					validate.Stateful(snap, c.p, defaultSettings)

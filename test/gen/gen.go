@@ -5,6 +5,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -89,4 +90,26 @@ func RoutePolicy(k policy.Kind, n, r int) *policy.Policy {
 
 func rate(n int64) map[string]interface{} {
 	return map[string]interface{}{"rates": []interface{}{map[string]interface{}{"limit": n, "window": "1m"}}}
+}
+
+// KuadrantKind is Kuadrant's own RateLimitPolicy, managed with the kuadrant profile.
+var KuadrantKind = policy.KuadrantKind(schema.GroupVersionKind{Group: "kuadrant.io", Version: "v1", Kind: "RateLimitPolicy"})
+
+// Kuadrant is the same world with Kuadrant's RateLimitPolicies: each Gateway policy keeps its merge
+// defaults (a Kuadrant policy has one block), each route policy its bare limits (Kuadrant has no
+// unset).
+func Kuadrant(w World) World {
+	out := World{Input: w.Input, Kind: KuadrantKind}
+	for _, p := range w.Policies {
+		out.Policies = append(out.Policies, KuadrantPolicy(p))
+	}
+	return out
+}
+
+// KuadrantPolicy is p as a Kuadrant RateLimitPolicy: its defaults (or bare limits), without overrides
+// and unset.
+func KuadrantPolicy(p *policy.Policy) *policy.Policy {
+	q := *p
+	q.Kind, q.Overrides, q.Unset = KuadrantKind, nil, nil
+	return &q
 }

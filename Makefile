@@ -83,6 +83,8 @@ bench-admission: control-plane ## Cost of admission per write on a loaded API se
 	$(GO) test -run '^$$' -bench '^BenchmarkValidate$$' -benchtime 3000x -benchmem ./webhook
 	$(GO) test -run '^$$' -bench '^BenchmarkValidateCold$$' -benchtime 1000x -benchmem ./webhook
 	$(GO) test -run '^$$' -bench '^BenchmarkValidateAfterChange$$' -benchtime 20x -benchmem ./webhook
+	$(GO) test -run '^$$' -bench '^BenchmarkValidateFresh$$' -benchtime 3x ./webhook
+	$(GO) test -run '^$$' -bench '^BenchmarkValidateUnderBigPolicy$$' -benchtime 2000x -benchmem ./webhook
 
 .PHONY: bench-reconcile
 bench-reconcile: control-plane ## Status reconciler from cold on a loaded API server: time to settle, status writes, writes in a minute of steady state.

@@ -107,9 +107,30 @@ func Register(ctx context.Context, mgr manager.Manager, live *config.Live, log l
 	srv := mgr.GetWebhookServer()
 	srv.Register(ValidatePath, &admission.Webhook{Handler: &Validator{Settings: live, State: st, Log: log.WithName("validate")}})
 	srv.Register(MutatePath, &admission.Webhook{Handler: &Defaulter{Settings: live, Log: log.WithName("mutate")}})
+	// A replica reports ready once its informers have listed and its snapshots are built and folded
+	// (Prepare), so its first admissions cost what steady-state ones do.
+	if err := mgr.Add(EveryReplica(func(ctx context.Context) error {
+		_ = wait.PollUntilContextCancel(ctx, 50*time.Millisecond, true, func(context.Context) (bool, error) {
+			if !st.Synced() {
+				return false, nil
+			}
+			s := live.Current()
+			if err := st.Prepare(s.Registry().Kinds(), s.CELCostLimit); err != nil {
+				log.Error(err, "preparing the snapshots")
+				return false, nil
+			}
+			return true, nil
+		})
+		return nil
+	})); err != nil {
+		return nil, fmt.Errorf("adding the snapshot preparation: %w", err)
+	}
 	if err := mgr.AddReadyzCheck("policy-cache", func(*http.Request) error {
-		if !st.Synced() {
+		switch {
+		case !st.Synced():
 			return errors.New("policy cache not synced")
+		case !st.Prepared():
+			return errors.New("snapshots not built yet")
 		}
 		return nil
 	}); err != nil {

@@ -59,6 +59,7 @@ type State struct {
 
 	synced    []func() bool
 	allSynced atomic.Bool // every func of synced has returned true (reset when one is added)
+	prepared  atomic.Bool // Prepare has built the snapshots (a replica reports ready after it)
 	// kinds are the policy kinds whose informers have event handlers, with their HasSynced. Those
 	// watched from the start are in synced too; a kind managed later (a PrecedentConfig change) is
 	// not, so readiness stays true while its informer lists, and only its own writes wait for it.
@@ -572,3 +573,31 @@ func namespaceMeta() *metav1.PartialObjectMetadata {
 	m.SetGroupVersionKind(schema.GroupVersionKind{Version: "v1", Kind: "Namespace"})
 	return m
 }
+
+// Prepare builds the graph and the snapshot of each kind, with the evaluator of costLimit, and folds
+// every path the kind's policies reach, so the first admissions of a freshly started replica find
+// them built and folded instead of building them while the API server waits. Register calls it
+// once the informers have listed, before the replica reports ready (Prepared).
+func (s *State) Prepare(kinds []policy.Kind, costLimit uint64) error {
+	if !s.Synced() {
+		return errors.New("the policy cache is not synced yet")
+	}
+	cond, err := s.Evaluator(costLimit)
+	if err != nil {
+		return err
+	}
+	for _, k := range kinds {
+		if !s.KindSynced(k.GVK.GroupKind()) {
+			continue // not installed (or not watched yet): nothing to build
+		}
+		snap := s.Snapshot(k, cond)
+		for _, i := range snap.Reached(nil) {
+			snap.ComputePath(i)
+		}
+	}
+	s.prepared.Store(true)
+	return nil
+}
+
+// Prepared reports whether Prepare has run to the end.
+func (s *State) Prepared() bool { return s.prepared.Load() }

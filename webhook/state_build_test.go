@@ -151,3 +151,30 @@ func TestRemovedKindNotRebuilt(t *testing.T) {
 		t.Error("the snapshot built for a request on a kind no longer managed is kept")
 	}
 }
+
+// TestPrepareBuildsSnapshotsBeforeReady: a freshly started state reports nothing prepared, and after
+// Prepare (what Register runs before the replica reports ready) the snapshot of every managed kind
+// is built from the whole lists, so the first admission does not build it.
+func TestPrepareBuildsSnapshotsBeforeReady(t *testing.T) {
+	w := gen.Generate(gen.Size{Gateways: 4, Routes: 40, Policies: 20})
+	st, _, _ := topologyState(t, w)
+	if st.Prepared() {
+		t.Fatal("prepared before Prepare")
+	}
+	s := config.Defaults()
+	if err := st.Prepare(s.Registry().Kinds(), s.CELCostLimit); err != nil {
+		t.Fatal(err)
+	}
+	if !st.Prepared() {
+		t.Fatal("not prepared after Prepare")
+	}
+	ev, err := st.Evaluator(s.CELCostLimit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range s.Registry().Kinds() {
+		if st.Fresh(k, ev) == nil {
+			t.Errorf("the snapshot of %s is not built after Prepare", k.GVK.Kind)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -81,8 +82,8 @@ func TestPushRefusesInsecureOffLoopback(t *testing.T) {
 	for _, ref := range []string{"10.0.0.5:5000/precedent:v1", "registry.local/precedent:v1", "ghcr.io/precedent-dev/precedent:v1"} {
 		rec := &recorder{}
 		_, err := push(context.Background(), empty.Index, ref, true, rec)
-		if err == nil {
-			t.Errorf("push %s --insecure: no error", ref)
+		if want := "--insecure (plain HTTP) is allowed only for a loopback registry"; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("push %s --insecure: error %v, want one saying %q", ref, err, want)
 		}
 		if len(rec.urls) != 0 {
 			t.Errorf("push %s --insecure sent %v", ref, rec.urls)

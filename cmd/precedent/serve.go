@@ -17,9 +17,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
+	"github.com/precedent-dev/precedent/buildinfo"
 	"github.com/precedent-dev/precedent/certs"
 	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/reconcile"
@@ -83,6 +85,11 @@ the Gateway API topology and the policies, /healthz and /readyz, and /metrics.`,
 func serve(ctx context.Context, cfg *rest.Config, o *serveOptions) error {
 	log := o.logger
 	ctrl.SetLogger(log)
+	bi := buildinfo.Get()
+	log.Info("precedent", "version", bi.Version, "commit", bi.Commit, "go", bi.Go, "platform", bi.Platform)
+	if err := buildinfo.Register(ctrlmetrics.Registry); err != nil {
+		return fmt.Errorf("registering precedent_build_info: %w", err)
+	}
 	scheme, err := webhook.NewScheme()
 	if err != nil {
 		return err

@@ -268,7 +268,7 @@ func (b *Builtin) inject(ctx context.Context, data map[string][]byte) (bool, err
 			continue
 		}
 		changed := configGeneration(t.obj) != gen
-		for _, f := range caBundles(t.obj) {
+		for _, f := range CABundles(t.obj) {
 			if !bytes.Equal(*f, bundle) {
 				*f, changed = bytes.Clone(bundle), true
 			}
@@ -294,8 +294,8 @@ func (b *Builtin) inject(ctx context.Context, data map[string][]byte) (bool, err
 	return carried, errors.Join(errs...)
 }
 
-// caBundles points at the caBundle of every webhook of a configuration.
-func caBundles(obj client.Object) []*[]byte {
+// CABundles points at the caBundle of every webhook of a configuration.
+func CABundles(obj client.Object) []*[]byte {
 	var out []*[]byte
 	switch c := obj.(type) {
 	case *admissionregistrationv1.MutatingWebhookConfiguration:

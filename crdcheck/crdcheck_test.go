@@ -41,13 +41,30 @@ func object(t *testing.T, doc string) *unstructured.Unstructured {
 	return u
 }
 
+// checkCase is an object (YAML) and the errors Check gives it.
+type checkCase struct {
+	name string
+	doc  string
+	want []string
+}
+
+func checkCases(t *testing.T, c *Checker, cases []checkCase) {
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, e := range c.Check(context.Background(), object(t, tc.doc)) {
+				got = append(got, e.Error())
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("errors (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestCheckKuadrantCRDs(t *testing.T) {
 	c := checker(t, filepath.Join("..", "test", "crds", "kuadrant"))
-	for _, tc := range []struct {
-		name string
-		doc  string
-		want []string
-	}{
+	checkCases(t, c, []checkCase{
 		{
 			name: "bare limits with defaults is rejected with the CRD's message",
 			doc: `
@@ -115,26 +132,12 @@ spec:
   targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}
   defaults: {limits: {b: {rates: [{limit: 5, window: 10s}]}}}`,
 		},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var got []string
-			for _, e := range c.Check(context.Background(), object(t, tc.doc)) {
-				got = append(got, e.Error())
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("errors (-want +got):\n%s", diff)
-			}
-		})
-	}
+	})
 }
 
 func TestCheckShippedCRDs(t *testing.T) {
 	c := checker(t, filepath.Join("..", "config", "crd"))
-	for _, tc := range []struct {
-		name string
-		doc  string
-		want []string
-	}{
+	checkCases(t, c, []checkCase{
 		{
 			name: "bare limits with overrides is rejected with our CRD's message and path",
 			doc: `
@@ -157,17 +160,7 @@ spec:
   targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: cart}
   limits: {a: {rates: [{limit: 5, window: 10s}]}}`,
 		},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var got []string
-			for _, e := range c.Check(context.Background(), object(t, tc.doc)) {
-				got = append(got, e.Error())
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("errors (-want +got):\n%s", diff)
-			}
-		})
-	}
+	})
 }
 
 func TestCheckAppliesSchemaDefaults(t *testing.T) {

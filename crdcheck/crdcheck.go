@@ -3,6 +3,7 @@ package crdcheck
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
@@ -136,7 +137,8 @@ func (c *Checker) Labels(gk schema.GroupKind) map[string]string {
 	return nil
 }
 
-// Check does to u what the API server does to a create of it: prune the fields its schema does not
+// Check does to u what the API server does to a create of it: decode whole numbers as integers
+// (YAML decoding gives float64; the API server's JSON decoding gives int64), prune the fields its schema does not
 // declare (each reported, as kubectl's default strict field validation rejects them), drop
 // non-nullable nulls, apply the schema's defaults, then validate the schema, the list types, the
 // embedded objects and, when nothing blocking was found, the x-kubernetes-validations rules within
@@ -157,6 +159,7 @@ func (c *Checker) Check(ctx context.Context, u *unstructured.Unstructured) field
 		sort.Strings(served)
 		return field.ErrorList{field.NotSupported(field.NewPath("apiVersion"), u.GetAPIVersion(), served)}
 	}
+	u.Object = integers(u.Object).(map[string]interface{})
 	var errs field.ErrorList
 	unknown := pruning.PruneWithOptions(u.Object, v.structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
 	sort.Strings(unknown)
@@ -190,4 +193,24 @@ func blocking(errs field.ErrorList) bool {
 		}
 	}
 	return false
+}
+
+// integers turns float64 values that are whole numbers into int64, as the API server's JSON
+// decoding of an object does, so that integer schemas and CEL rules see integers.
+func integers(v interface{}) interface{} {
+	switch x := v.(type) {
+	case map[string]interface{}:
+		for k, e := range x {
+			x[k] = integers(e)
+		}
+	case []interface{}:
+		for i, e := range x {
+			x[i] = integers(e)
+		}
+	case float64:
+		if x == math.Trunc(x) && x >= math.MinInt64 && x < math.MaxInt64 {
+			return int64(x)
+		}
+	}
+	return v
 }

@@ -139,6 +139,31 @@ func TestCheckShippedCRDs(t *testing.T) {
 	c := checker(t, filepath.Join("..", "config", "crd"))
 	checkCases(t, c, []checkCase{
 		{
+			name: "whole numbers from YAML are integers to Gateway API's CEL rules",
+			doc: `
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: shop}
+spec:
+  gatewayClassName: istio
+  listeners:
+  - {name: http, port: 80, protocol: HTTP}
+  - {name: other, port: 8080, protocol: HTTP}`,
+		},
+		{
+			name: "Gateway API's own rules apply",
+			doc: `
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: shop}
+spec:
+  gatewayClassName: istio
+  listeners:
+  - {name: http, port: 80, protocol: HTTP}
+  - {name: again, port: 80, protocol: HTTP}`,
+			want: []string{`spec.listeners: Invalid value: Combination of port, protocol and hostname must be unique for each listener`},
+		},
+		{
 			name: "bare limits with overrides is rejected with our CRD's message and path",
 			doc: `
 apiVersion: policy.precedent.dev/v1alpha1

@@ -67,9 +67,9 @@ func explainPolicy(o *input, k policy.Kind, snap *effective.Snapshot, p *policy.
 			out.Enforced = result(c)
 		}
 	}
-	clipped := clippedRules(snap, p)
+	decided := decisions(snap, p)
 	for _, r := range snap.RuleStatuses(p) {
-		out.Rules = append(out.Rules, fate(r, clipped))
+		out.Rules = append(out.Rules, fate(r, decided))
 	}
 	return out
 }
@@ -84,15 +84,23 @@ type pathRule struct {
 	rule string
 }
 
-// clippedRules are the rules of p that a constraint (an override with a when) replaced, per path:
-// RuleStatuses reports them as overridden, the contract as clipped.
-func clippedRules(snap *effective.Snapshot, p *policy.Policy) map[pathRule]bool {
-	out := map[pathRule]bool{}
+// decision is what a fold event says about a rule of p on one path: that another policy overrode
+// or clipped it.
+type decision struct {
+	clipped bool
+	by      string
+}
+
+// decisions reads, per path and rule of p, the policy whose override (or constraint) took it, from
+// the fold's events as the reconciler's Enforced condition does: RuleStatuses reports a clipped
+// rule as overridden, and names no one when an atomic override removed the rule.
+func decisions(snap *effective.Snapshot, p *policy.Policy) map[pathRule]decision {
+	out := map[pathRule]decision{}
 	for _, i := range snap.PathsOf(p) {
 		path := snap.Graph.Paths[i]
 		for _, ev := range snap.Compute(path).Events {
-			if ev.Type == effective.Clipped && ev.Other != nil && *ev.Other == p.Ref {
-				out[pathRule{snap.KeyOf(path), ev.Rule}] = true
+			if (ev.Type == effective.Clipped || ev.Type == effective.Overridden) && ev.Other != nil && *ev.Other == p.Ref {
+				out[pathRule{snap.KeyOf(path), ev.Rule}] = decision{clipped: ev.Type == effective.Clipped, by: ev.Policy.String()}
 			}
 		}
 	}
@@ -102,20 +110,26 @@ func clippedRules(snap *effective.Snapshot, p *policy.Policy) map[pathRule]bool 
 // fate reads one rule's state from its status: in-effect on every path it reaches, partly when on
 // some, else its fate on most paths; by is the policy that decided it on most paths where it is
 // not in effect.
-func fate(r effective.RuleStatus, clipped map[pathRule]bool) ruleFate {
+func fate(r effective.RuleStatus, decided map[pathRule]decision) ruleFate {
 	f := ruleFate{ID: r.Rule, State: stateInEffect, Paths: len(r.InEffect) + len(r.Replaced)}
 	if len(r.Replaced) == 0 {
 		return f
 	}
 	states, by := map[string]int{}, map[string]int{}
 	for _, at := range r.Replaced {
-		s := stateOf(at.How)
-		if clipped[pathRule{at.Path, r.Rule}] {
-			s = stateClipped
+		s, who := stateOf(at.How), ""
+		if at.By != nil {
+			who = at.By.String()
+		}
+		if d, ok := decided[pathRule{at.Path, r.Rule}]; ok && at.How == effective.Overridden {
+			who = d.by
+			if d.clipped {
+				s = stateClipped
+			}
 		}
 		states[s]++
-		if at.By != nil {
-			by[at.By.String()]++
+		if who != "" {
+			by[who]++
 		}
 	}
 	f.State, f.By = most(states), most(by)

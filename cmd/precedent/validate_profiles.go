@@ -82,3 +82,8 @@ func validateMesh(o *input) (errs, warns []string) {
 	}
 	return errs, warns
 }
+
+// otherProfile reports whether the objects of gk are checked by one of the profileChecks.
+func otherProfile(gk schema.GroupKind) bool {
+	return access.IsPolicy(gk) || isMeshPolicy(gk) || (gk.Group == "kuma.io" && gk.Kind == "Dataplane")
+}

@@ -30,9 +30,9 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/precedent-dev/precedent/cel"
-	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/effective"
 	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/topology"
 )
 
@@ -61,7 +61,7 @@ type Source interface {
 
 // Settings gives the settings in force (config.Live implements it).
 type Settings interface {
-	Current() config.Settings
+	Current() settings.Settings
 }
 
 // Reconciler keeps the status of the policies of one kind true.
@@ -82,8 +82,8 @@ func SetupWithManager(mgr ctrl.Manager, src Source, live Settings, log logr.Logg
 	if err := s.kinds(live.Current().Registry().Kinds()); err != nil {
 		return err
 	}
-	if l, ok := live.(interface{ OnChange(func(config.Settings)) }); ok {
-		l.OnChange(func(cs config.Settings) {
+	if l, ok := live.(interface{ OnChange(func(settings.Settings)) }); ok {
+		l.OnChange(func(cs settings.Settings) {
 			if err := s.kinds(cs.Registry().Kinds()); err != nil {
 				log.Error(err, "setting up the status controllers of the managed kinds")
 			}
@@ -174,7 +174,7 @@ func (r *Reconciler) newObject() *unstructured.Unstructured {
 
 func (r *Reconciler) setup(mgr ctrl.Manager) error {
 	b := ctrl.NewControllerManagedBy(mgr)
-	if _, err := mgr.GetRESTMapper().RESTMapping(config.GVK.GroupKind(), config.GVK.Version); err == nil {
+	if _, err := mgr.GetRESTMapper().RESTMapping(settings.GVK.GroupKind(), settings.GVK.Version); err == nil {
 		b = b.WatchesRawSource(r.settingsSource(mgr))
 	}
 	return b.
@@ -190,7 +190,7 @@ func (r *Reconciler) setup(mgr ctrl.Manager) error {
 // switch or one-policy-per-target change what Accepted means). Rare, so listing from the cache is fine.
 func (r *Reconciler) settingsSource(mgr ctrl.Manager) source.TypedSource[reconcile.Request] {
 	cfg := &unstructured.Unstructured{}
-	cfg.SetGroupVersionKind(config.GVK)
+	cfg.SetGroupVersionKind(settings.GVK)
 	return source.Kind(mgr.GetCache(), client.Object(cfg), handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
 		r.awaitSettings(ctx, obj.GetResourceVersion())
 		list := &unstructured.UnstructuredList{}
@@ -215,7 +215,7 @@ func (r *Reconciler) managed() bool {
 	return ok
 }
 
-func (r *Reconciler) snapshot() (*effective.Snapshot, config.Settings, error) {
+func (r *Reconciler) snapshot() (*effective.Snapshot, settings.Settings, error) {
 	s := r.Settings.Current()
 	ev, err := r.Source.Evaluator(s.CELCostLimit)
 	if err != nil {

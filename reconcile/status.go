@@ -8,9 +8,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/effective"
 	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/topology"
 	"github.com/precedent-dev/precedent/validate"
 )
@@ -42,7 +42,7 @@ const MaxAncestors = 16
 
 // Compute derives the status of p (as stored) from snap, the snapshot holding every policy of its
 // kind. invalid are the errors the webhook would give p now (stateless and stateful).
-func Compute(snap *effective.Snapshot, p *policy.Policy, invalid field.ErrorList, s config.Settings) Status {
+func Compute(snap *effective.Snapshot, p *policy.Policy, invalid field.ErrorList, s settings.Settings) Status {
 	gen := p.Generation
 	cond := func(t string, ok bool, reason, msg string) metav1.Condition {
 		st := metav1.ConditionFalse
@@ -70,7 +70,7 @@ type verdict struct {
 	msg    string
 }
 
-func acceptedCondition(snap *effective.Snapshot, p *policy.Policy, invalid field.ErrorList, s config.Settings) verdict {
+func acceptedCondition(snap *effective.Snapshot, p *policy.Policy, invalid field.ErrorList, s settings.Settings) verdict {
 	if len(invalid) > 0 {
 		return verdict{false, ReasonInvalid, truncate("Policy is invalid: "+invalid.ToAggregate().Error(), 1024)}
 	}
@@ -211,7 +211,7 @@ func truncate(s string, n int) string {
 
 // Invalid returns the errors the webhook would give p now: the stateless checks and the forbidden
 // unsets (a second policy on one target is Conflicted, not Invalid).
-func Invalid(snap *effective.Snapshot, p *policy.Policy, s config.Settings) field.ErrorList {
+func Invalid(snap *effective.Snapshot, p *policy.Policy, s settings.Settings) field.ErrorList {
 	errs := validate.Stateless(p, s, snap.Cond)
 	if len(errs) > 0 {
 		return errs

@@ -8,11 +8,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/precedent-dev/precedent/cel"
-	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/effective"
 	"github.com/precedent-dev/precedent/inventory"
 	"github.com/precedent-dev/precedent/manifest"
 	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/topology"
 )
 
@@ -41,16 +41,16 @@ func TestCompute(t *testing.T) {
 	enforced := func(st metav1.ConditionStatus, reason, msg string) metav1.Condition {
 		return metav1.Condition{Type: TypeEnforced, Status: st, Reason: reason, Message: msg}
 	}
-	unsetOff := config.Defaults()
+	unsetOff := settings.Defaults()
 	unsetOff.UnsetEnabled = false
-	onePer := config.Defaults()
+	onePer := settings.Defaults()
 	onePer.OnePolicyPerTarget = true
 	tests := []struct {
 		name     string
 		dir      string
 		kind     string
 		policy   string
-		settings *config.Settings
+		settings *settings.Settings
 		want     []metav1.Condition
 	}{
 		{"route policy fully replaced by an atomic override", "c1", "AuthPolicy", "c1/route-policy", nil,
@@ -73,7 +73,7 @@ func TestCompute(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := config.Defaults()
+			s := settings.Defaults()
 			if tt.settings != nil {
 				s = *tt.settings
 			}

@@ -26,6 +26,7 @@ import (
 
 	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/test/gen"
 	"github.com/precedent-dev/precedent/webhook"
 )
@@ -171,7 +172,7 @@ func validator(b *testing.B, name string, w gen.World) *webhook.Validator {
 // newValidator builds a Validator over the world, with the fake informers that feed its State.
 func newValidator(b testing.TB, w gen.World) (*webhook.Validator, *fakeInformers) {
 	inf := newFakeInformers(b)
-	live := config.NewLive(config.Defaults(), logr.Discard())
+	live := config.NewLive(settings.Defaults(), logr.Discard())
 	st := webhook.NewState(logr.Discard())
 	if err := st.Watch(context.Background(), inf, live.Current().Registry().Kinds()); err != nil {
 		b.Fatal(err)

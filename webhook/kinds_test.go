@@ -10,6 +10,7 @@ import (
 
 	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/webhook"
 )
 
@@ -24,10 +25,10 @@ func TestKindManagedLaterWaitsForItsPolicies(t *testing.T) {
 	inf.byGVK[later.GVK] = slow
 
 	st := webhook.NewState(logr.Discard())
-	if err := st.Watch(context.Background(), inf, config.Defaults().Registry().Kinds()); err != nil {
+	if err := st.Watch(context.Background(), inf, settings.Defaults().Registry().Kinds()); err != nil {
 		t.Fatal(err)
 	}
-	s := config.Defaults()
+	s := settings.Defaults()
 	s.Kinds = []policy.Kind{later}
 	v := &webhook.Validator{Settings: config.NewLive(s, logr.Discard()), State: st, Log: logr.Discard()}
 

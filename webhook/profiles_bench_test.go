@@ -19,13 +19,14 @@ import (
 	"github.com/precedent-dev/precedent/access"
 	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/mesh"
+	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/test/gen"
 )
 
 // benchValidator is a Validator over a State filled by hand, as synced.
 func benchValidator(s *State) *Validator {
 	s.synced = append(s.synced, func() bool { return true })
-	return &Validator{Settings: config.NewLive(config.Defaults(), logr.Discard()), State: s, Log: logr.Discard()}
+	return &Validator{Settings: config.NewLive(settings.Defaults(), logr.Discard()), State: s, Log: logr.Discard()}
 }
 
 func createRequest(gvk schema.GroupVersionKind, obj map[string]interface{}) admission.Request {
@@ -75,7 +76,7 @@ func BenchmarkAccessGatewayWrite(b *testing.B) {
 	s.policyGen[access.AccessPolicyKind]++
 	v := benchValidator(s)
 	req := createRequest(access.AccessPolicyKind.WithVersion("v1alpha1"), accessObject("gw-pol", "Gateway", access.GatewayGroup, "gw", "x"))
-	if resp := v.Handle(context.Background(), req); !resp.Allowed || len(resp.Warnings) != config.Defaults().WarningLimit {
+	if resp := v.Handle(context.Background(), req); !resp.Allowed || len(resp.Warnings) != settings.Defaults().WarningLimit {
 		b.Fatalf("allowed %t, %d warnings: %v", resp.Allowed, len(resp.Warnings), resp.Result)
 	}
 	b.ReportAllocs()

@@ -24,6 +24,7 @@ import (
 	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/mesh"
 	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/settings"
 )
 
 // Paths the handlers are served on.
@@ -81,7 +82,7 @@ func Register(ctx context.Context, mgr manager.Manager, live *config.Live, log l
 	// is checked against its other policies (or waits for them: Validator.policy); the snapshots of
 	// a kind removed from them are no longer rebuilt.
 	st.Managed(live.Current().Registry().Kinds())
-	live.OnChange(func(s config.Settings) {
+	live.OnChange(func(s settings.Settings) {
 		st.Managed(s.Registry().Kinds())
 		if err := st.WatchKinds(s.Registry().Kinds()); err != nil {
 			log.Error(err, "watching the policies of the managed kinds")
@@ -209,7 +210,7 @@ func Configurations(kinds []policy.Kind, cc ClientConfig) (*admissionregistratio
 			},
 			{
 				Name: settingsWebhook, ClientConfig: cc(ValidatePath),
-				Rules:                   []admissionregistrationv1.RuleWithOperations{rule(config.GVK.Group, config.GVK.Version, "precedentconfigs", cud, admissionregistrationv1.ClusterScope)},
+				Rules:                   []admissionregistrationv1.RuleWithOperations{rule(settings.GVK.Group, settings.GVK.Version, "precedentconfigs", cud, admissionregistrationv1.ClusterScope)},
 				AdmissionReviewVersions: []string{"v1"}, SideEffects: &none, FailurePolicy: &fail,
 				TimeoutSeconds: &timeout, MatchPolicy: &equivalent,
 			},

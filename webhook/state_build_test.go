@@ -10,8 +10,8 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/precedent-dev/precedent/cel"
-	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/test/gen"
 	"github.com/precedent-dev/precedent/topology"
 	"github.com/precedent-dev/precedent/webhook"
@@ -26,7 +26,7 @@ func topologyState(t *testing.T, w gen.World) (*webhook.State, *fakeInformers, *
 	st := webhook.NewState(logr.Discard())
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	if err := st.Watch(ctx, inf, config.Defaults().Registry().Kinds()); err != nil {
+	if err := st.Watch(ctx, inf, settings.Defaults().Registry().Kinds()); err != nil {
 		t.Fatal(err)
 	}
 	for i := range w.Input.Gateways {
@@ -103,7 +103,7 @@ func TestSnapshotsRebuiltAfterChanges(t *testing.T) {
 func TestRemovedKindNotRebuilt(t *testing.T) {
 	w := gen.Generate(gen.Size{Gateways: 4, Routes: 40, Policies: 20})
 	st, inf, ev := topologyState(t, w)
-	kinds := config.Defaults().Registry().Kinds()
+	kinds := settings.Defaults().Registry().Kinds()
 	st.Managed(kinds)
 	var removed, kept []policy.Kind
 	for _, k := range kinds {
@@ -161,7 +161,7 @@ func TestPrepareBuildsSnapshotsBeforeReady(t *testing.T) {
 	if st.Prepared() {
 		t.Fatal("prepared before Prepare")
 	}
-	s := config.Defaults()
+	s := settings.Defaults()
 	if err := st.Prepare(s.Registry().Kinds(), s.CELCostLimit); err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/precedent-dev/precedent/access"
 	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/validate"
 )
 
@@ -69,7 +70,7 @@ func (v *Validator) handle(req admission.Request) (admission.Response, string) {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding %s: %w", gk.Kind, err)), gk.Kind
 	}
 	s, reg := v.Settings.CurrentRegistry()
-	if gk == config.GVK.GroupKind() {
+	if gk == settings.GVK.GroupKind() {
 		return v.config(req, u), gk.Kind
 	}
 	if k, ok := reg.Lookup(gk); ok {
@@ -89,7 +90,7 @@ func (v *Validator) handle(req admission.Request) (admission.Response, string) {
 }
 
 // policy reviews a write of a defaults/overrides or GEP-713 policy against the cached snapshot.
-func (v *Validator) policy(req admission.Request, k policy.Kind, u *unstructured.Unstructured, s config.Settings) admission.Response {
+func (v *Validator) policy(req admission.Request, k policy.Kind, u *unstructured.Unstructured, s settings.Settings) admission.Response {
 	if gk := k.GVK.GroupKind(); !v.State.KindSynced(gk) {
 		// A kind managed since a PrecedentConfig change (normally watched as the change came in), or
 		// whose CRD was installed after the start: its other policies must be listed before a write
@@ -118,13 +119,13 @@ func (v *Validator) policy(req admission.Request, k policy.Kind, u *unstructured
 // config validates a PrecedentConfig write with the same decoding the live loader uses.
 func (v *Validator) config(req admission.Request, u *unstructured.Unstructured) admission.Response {
 	if req.Operation == admissionv1.Delete {
-		if u.GetName() != config.Name {
+		if u.GetName() != settings.Name {
 			return admission.Allowed("")
 		}
 		return admission.Allowed("").WithWarnings("deleting PrecedentConfig cluster puts the default settings in force")
 	}
-	_, errs := config.Decode(u)
-	return respond(config.GVK.GroupKind(), u.GetName(), errs, nil)
+	_, errs := settings.Decode(u)
+	return respond(settings.GVK.GroupKind(), u.GetName(), errs, nil)
 }
 
 // respond turns field errors into the API server's Invalid status, one cause per field, and adds the

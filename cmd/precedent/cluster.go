@@ -14,8 +14,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/printable"
+	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/topology"
 )
 
@@ -69,19 +69,19 @@ func (f *clusterFlags) client() (client.Client, clientcmd.ClientConfig, error) {
 
 // clusterSettings reads the cluster's PrecedentConfig named cluster: the defaults when there is
 // none (or its CRD is not installed); an exit-2 error when it cannot be read or is invalid.
-func clusterSettings(ctx context.Context, c client.Client) (config.Settings, error) {
+func clusterSettings(ctx context.Context, c client.Client) (settings.Settings, error) {
 	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(config.GVK)
-	err := c.Get(ctx, client.ObjectKey{Name: config.Name}, u)
+	u.SetGroupVersionKind(settings.GVK)
+	err := c.Get(ctx, client.ObjectKey{Name: settings.Name}, u)
 	switch {
 	case meta.IsNoMatchError(err) || apierrors.IsNotFound(err):
-		return config.Defaults(), nil
+		return settings.Defaults(), nil
 	case err != nil:
-		return config.Settings{}, &exitError{code: 2, err: fmt.Errorf("reading the cluster's %s %s (give the settings with --config FILE instead): %w", config.GVK.Kind, config.Name, err)}
+		return settings.Settings{}, &exitError{code: 2, err: fmt.Errorf("reading the cluster's %s %s (give the settings with --config FILE instead): %w", settings.GVK.Kind, settings.Name, err)}
 	}
-	s, errs := config.Decode(u)
+	s, errs := settings.Decode(u)
 	if len(errs) > 0 {
-		return config.Settings{}, &exitError{code: 2, err: fmt.Errorf("the cluster's %s %s is invalid: %w", config.GVK.Kind, config.Name, errs.ToAggregate())}
+		return settings.Settings{}, &exitError{code: 2, err: fmt.Errorf("the cluster's %s %s is invalid: %w", settings.GVK.Kind, settings.Name, errs.ToAggregate())}
 	}
 	return s, nil
 }
@@ -91,7 +91,7 @@ func clusterSettings(ctx context.Context, c client.Client) (config.Settings, err
 // given, else the cluster's PrecedentConfig. Kinds whose CRD is not installed are skipped. Policies
 // in namespaces the caller cannot list are left out, and a note says so on w; when listing every
 // namespace is forbidden, the namespace of the --target (scope) or the namespace filter is listed.
-func loadCluster(ctx context.Context, f *clusterFlags, override *config.Settings, scope string, w io.Writer) (*input, string, error) {
+func loadCluster(ctx context.Context, f *clusterFlags, override *settings.Settings, scope string, w io.Writer) (*input, string, error) {
 	c, cc, err := f.client()
 	if err != nil {
 		return nil, "", err
@@ -100,7 +100,7 @@ func loadCluster(ctx context.Context, f *clusterFlags, override *config.Settings
 	if err != nil {
 		return nil, "", &exitError{code: 2, err: err}
 	}
-	var s config.Settings
+	var s settings.Settings
 	if override != nil {
 		s = *override
 	} else if s, err = clusterSettings(ctx, c); err != nil {

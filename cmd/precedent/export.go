@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/vap"
 	"github.com/precedent-dev/precedent/webhook"
 )
@@ -61,17 +61,17 @@ func newExportCmd() *cobra.Command {
 }
 
 // exportSettings reads --config, else the cluster's PrecedentConfig, else (no kubeconfig) the defaults.
-func exportSettings(ctx context.Context, file string, cf *clusterFlags, w io.Writer) (config.Settings, error) {
+func exportSettings(ctx context.Context, file string, cf *clusterFlags, w io.Writer) (settings.Settings, error) {
 	if file != "" {
 		return readConfigFile(file)
 	}
 	if _, err := cf.clientConfig().ClientConfig(); clientcmd.IsEmptyConfig(err) {
 		fmt.Fprintln(w, "note: no kubeconfig: exporting the shipped kinds (give --config FILE for configured ones)")
-		return config.Defaults(), nil
+		return settings.Defaults(), nil
 	}
 	c, _, err := cf.client()
 	if err != nil {
-		return config.Settings{}, err
+		return settings.Settings{}, err
 	}
 	return clusterSettings(ctx, c)
 }

@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/precedent-dev/precedent/cel"
-	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/crdcheck"
 	"github.com/precedent-dev/precedent/effective"
 	"github.com/precedent-dev/precedent/inventory"
@@ -18,12 +17,13 @@ import (
 	"github.com/precedent-dev/precedent/mutate"
 	"github.com/precedent-dev/precedent/policy"
 	"github.com/precedent-dev/precedent/printable"
+	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/topology"
 )
 
 // input is what a command works on: the objects of the files or of the cluster, sorted.
 type input struct {
-	settings config.Settings
+	settings settings.Settings
 	registry *policy.Registry
 	inv      *inventory.Inventory
 	objects  []*unstructured.Unstructured
@@ -58,7 +58,7 @@ func (f *sources) addOffline(cmd *cobra.Command) {
 // lives in ("" when none): it is listed even when the caller may not list every namespace. The
 // namespace filter returned is "" (all) when reading files or when scope is set.
 func (f *sources) load(cmd *cobra.Command, scope string) (*input, string, error) {
-	var override *config.Settings
+	var override *settings.Settings
 	if f.config != "" {
 		s, err := readConfigFile(f.config)
 		if err != nil {
@@ -80,20 +80,20 @@ func (f *sources) load(cmd *cobra.Command, scope string) (*input, string, error)
 // defaults, checks custom objects against the CRDs of the input and of --crd (leaving out those
 // the API server would reject), applies the static defaults the API server would apply, and
 // builds the topology. Unreadable input is an exit-2 error.
-func (f *sources) loadFiles(ctx context.Context, override *config.Settings) (*input, error) {
+func (f *sources) loadFiles(ctx context.Context, override *settings.Settings) (*input, error) {
 	objs, err := manifest.Read(f.files...)
 	if err != nil {
 		return nil, &exitError{code: 2, err: err}
 	}
-	s := config.Defaults()
+	s := settings.Defaults()
 	var crds []*unstructured.Unstructured
 	us := make([]*unstructured.Unstructured, 0, len(objs))
 	srcs := make([]string, 0, len(objs))
 	for _, o := range objs {
 		switch {
-		case o.GroupVersionKind().GroupKind() == config.GVK.GroupKind():
+		case o.GroupVersionKind().GroupKind() == settings.GVK.GroupKind():
 			// The cluster's settings travel with the manifests: managed kinds, unset switch, ...
-			cs, errs := config.Decode(o.Unstructured)
+			cs, errs := settings.Decode(o.Unstructured)
 			if len(errs) > 0 {
 				return nil, &exitError{code: 2, err: fmt.Errorf("%s: document %d: PrecedentConfig %s: %w", o.File, o.Index, printable.String(o.GetName()), errs.ToAggregate())}
 			}
@@ -147,23 +147,23 @@ func (f *sources) loadFiles(ctx context.Context, override *config.Settings) (*in
 
 // readConfigFile reads the one PrecedentConfig of a file; an unreadable or invalid one is an
 // exit-2 error with the field paths.
-func readConfigFile(path string) (config.Settings, error) {
+func readConfigFile(path string) (settings.Settings, error) {
 	objs, err := manifest.Read(path)
 	if err != nil {
-		return config.Settings{}, &exitError{code: 2, err: fmt.Errorf("--config: %w", err)}
+		return settings.Settings{}, &exitError{code: 2, err: fmt.Errorf("--config: %w", err)}
 	}
 	var found []manifest.Object
 	for _, o := range objs {
-		if o.GroupVersionKind().GroupKind() == config.GVK.GroupKind() {
+		if o.GroupVersionKind().GroupKind() == settings.GVK.GroupKind() {
 			found = append(found, o)
 		}
 	}
 	if len(found) != 1 {
-		return config.Settings{}, &exitError{code: 2, err: fmt.Errorf("--config %s: want one %s, found %d", path, config.GVK.Kind, len(found))}
+		return settings.Settings{}, &exitError{code: 2, err: fmt.Errorf("--config %s: want one %s, found %d", path, settings.GVK.Kind, len(found))}
 	}
-	s, errs := config.Decode(found[0].Unstructured)
+	s, errs := settings.Decode(found[0].Unstructured)
 	if len(errs) > 0 {
-		return config.Settings{}, &exitError{code: 2, err: fmt.Errorf("--config %s: PrecedentConfig %s: %w", path, printable.String(found[0].GetName()), errs.ToAggregate())}
+		return settings.Settings{}, &exitError{code: 2, err: fmt.Errorf("--config %s: PrecedentConfig %s: %w", path, printable.String(found[0].GetName()), errs.ToAggregate())}
 	}
 	return s, nil
 }
@@ -171,7 +171,7 @@ func readConfigFile(path string) (config.Settings, error) {
 // newInput applies the static defaults the API server would apply (for configured kinds whose
 // schema lacks them), sorts the objects and builds the topology. Unconvertible Gateway API objects
 // are an exit-2 error.
-func newInput(s config.Settings, objs []*unstructured.Unstructured, srcs []string) (*input, error) {
+func newInput(s settings.Settings, objs []*unstructured.Unstructured, srcs []string) (*input, error) {
 	reg := s.Registry()
 	for _, u := range objs {
 		if k, ok := reg.Lookup(u.GroupVersionKind().GroupKind()); ok {

@@ -25,6 +25,7 @@ import (
 	"github.com/precedent-dev/precedent/certs"
 	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/reconcile"
+	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/webhook"
 )
 
@@ -45,7 +46,7 @@ type serveOptions struct {
 	onReady    func() // called once the webhook server serves and the cache is synced
 	// onSettings, when set, is called with the settings each time they change, as config.Live.OnChange
 	// calls its listeners: just before they are in force.
-	onSettings func(config.Settings)
+	onSettings func(settings.Settings)
 	logger     logr.Logger
 }
 
@@ -126,7 +127,7 @@ func serve(ctx context.Context, cfg *rest.Config, o *serveOptions) error {
 			return err
 		}
 	}
-	live := config.NewLive(config.Defaults(), log.WithName("settings"))
+	live := config.NewLive(settings.Defaults(), log.WithName("settings"))
 	st, err := webhook.Register(ctx, mgr, live, log.WithName("webhook"))
 	if err != nil {
 		return err

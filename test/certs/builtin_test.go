@@ -33,6 +33,7 @@ import (
 
 	"github.com/precedent-dev/precedent/certs"
 	"github.com/precedent-dev/precedent/config"
+	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/test/harness"
 	"github.com/precedent-dev/precedent/webhook"
 )
@@ -98,7 +99,7 @@ func startReplica(t *testing.T, ns string, l certs.Lifetimes, certDir string) *r
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	if _, err := webhook.Register(ctx, mgr, config.NewLive(config.Defaults(), logr.Discard()), logr.Discard()); err != nil {
+	if _, err := webhook.Register(ctx, mgr, config.NewLive(settings.Defaults(), logr.Discard()), logr.Discard()); err != nil {
 		t.Fatal(err)
 	}
 	if err := mgr.Add(b); err != nil {
@@ -167,7 +168,7 @@ func serveSecret(t *testing.T, ns string, within time.Duration, rs ...*replica) 
 // https://localhost:port, and deletes them when the test ends.
 func registerConfigurations(t *testing.T, port int) {
 	t.Helper()
-	m, v := webhook.Configurations(config.Defaults().Registry().Kinds(), webhook.URLClientConfig(fmt.Sprintf("https://localhost:%d", port), nil))
+	m, v := webhook.Configurations(settings.Defaults().Registry().Kinds(), webhook.URLClientConfig(fmt.Sprintf("https://localhost:%d", port), nil))
 	for _, o := range []client.Object{m, v} {
 		if err := c.Create(context.Background(), o); err != nil {
 			t.Fatal(err)

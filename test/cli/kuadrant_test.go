@@ -17,7 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	"github.com/precedent-dev/precedent/config"
+	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/test/harness"
 )
 
@@ -194,7 +194,7 @@ func writeOffline(t *testing.T, ns string) string {
 		manifest.WriteString("---\n")
 		manifest.Write(b)
 	}
-	add(config.GVK.GroupVersion().String(), config.GVK.Kind, client.ObjectKey{Name: config.Name})
+	add(settings.GVK.GroupVersion().String(), settings.GVK.Kind, client.ObjectKey{Name: settings.Name})
 	for _, o := range []struct{ apiVersion, kind, name string }{
 		{"gateway.networking.k8s.io/v1", "Gateway", "gw"}, {"gateway.networking.k8s.io/v1", "HTTPRoute", "cart"},
 		{"kuadrant.io/v1", "RateLimitPolicy", "gw-rlp"}, {"kuadrant.io/v1", "RateLimitPolicy", "cart-rlp"},

@@ -86,7 +86,11 @@ func newProfiles() profiles {
 // not installed is skipped (and logged); versions come from the mapper, so any served version works.
 // Call it before the cache starts.
 func (s *State) WatchProfiles(ctx context.Context, c cache.Informers, mapper meta.RESTMapper, backend schema.GroupKind) error {
-	for _, gk := range []schema.GroupKind{access.AccessPolicyKind, access.XAccessPolicyKind, meshTimeoutKind, meshPermissionKind} {
+	var own []schema.GroupKind
+	for _, f := range families {
+		own = append(own, f.own()...)
+	}
+	for _, gk := range own {
 		gvk, ok, err := s.installed(mapper, gk)
 		if err != nil {
 			return err

@@ -17,7 +17,6 @@ import (
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	"github.com/precedent-dev/precedent/access"
 	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/policy"
 	"github.com/precedent-dev/precedent/settings"
@@ -73,18 +72,8 @@ func (v *Validator) handle(req admission.Request) (admission.Response, string) {
 	if gk == settings.GVK.GroupKind() {
 		return v.config(req, u), gk.Kind
 	}
-	if k, ok := reg.Lookup(gk); ok {
-		return v.policy(req, k, u, s), gk.Kind
-	}
-	switch {
-	case access.IsPolicy(gk) && req.Operation == admissionv1.Delete:
-		return v.accessDelete(gk, u, s), gk.Kind
-	case req.Operation == admissionv1.Delete:
-		return admission.Allowed(""), gk.Kind
-	case access.IsPolicy(gk):
-		return v.accessPolicy(gk, u, s), gk.Kind
-	case gk == meshTimeoutKind || gk == meshPermissionKind:
-		return v.meshPolicy(gk, u, s), gk.Kind
+	if f := familyOf(gk, reg); f != nil {
+		return f.review(v, req, gk, u, s, reg), gk.Kind
 	}
 	return admission.Allowed(""), gk.Kind
 }

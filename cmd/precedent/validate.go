@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/precedent-dev/precedent/printable"
@@ -16,12 +17,26 @@ import (
 
 func init() { subcommands = append(subcommands, newValidateCmd) }
 
-// profileCheck checks the objects of another profile (access, mesh) in the input; each returns
-// lines already in the contract format.
-type profileCheck func(o *input) (errs, warns []string)
+// profileCheck is the offline side of a profile whose kinds are not in the registry (access, mesh):
+// which objects it checks, and the check of all of them in the input, returning lines already in
+// the contract format. The files of those profiles register one each (validate_profiles.go).
+type profileCheck struct {
+	claims func(gk schema.GroupKind) bool
+	check  func(o *input) (errs, warns []string)
+}
 
 // profileChecks are registered by the files of the other profiles.
 var profileChecks []profileCheck
+
+// otherProfile reports whether the objects of gk are checked by one of the profileChecks.
+func otherProfile(gk schema.GroupKind) bool {
+	for _, p := range profileChecks {
+		if p.claims(gk) {
+			return true
+		}
+	}
+	return false
+}
 
 func newValidateCmd() *cobra.Command {
 	var src sources
@@ -52,8 +67,8 @@ else the defaults.
 				return err
 			}
 			errs, warns := o.validate()
-			for _, fn := range profileChecks {
-				e, w := fn(o)
+			for _, p := range profileChecks {
+				e, w := p.check(o)
 				errs, warns = append(errs, e...), append(warns, w...)
 			}
 			errs = append(o.rejected, errs...)

@@ -302,4 +302,3 @@ func about(lines []string, objects map[string]bool) []string {
 	}
 	return out
 }
-

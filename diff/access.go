@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -33,36 +34,36 @@ type AccessTree struct {
 // changes (AccessPolicy).
 func Access(kind string, base, head AccessTree) []Change {
 	type pair struct{ gw, be string }
-	linked := func(t AccessTree) map[pair]bool {
-		out := map[pair]bool{}
+	// The Gateway/Backend pairs some policy of either tree applies to, through either topology.
+	seen := map[pair]bool{}
+	var pairs []pair
+	for _, t := range []AccessTree{base, head} {
 		for i := range t.Policies {
 			p := &t.Policies[i]
 			for _, ref := range p.Targets {
 				key := p.Namespace + "/" + ref.Name
-				switch p.Level() {
-				case access.LevelGateway:
-					for _, be := range t.Topology.BackendsBehind(key) {
-						out[pair{key, be}] = true
+				for _, topo := range []access.Topology{base.Topology, head.Topology} {
+					var found []pair
+					if p.Level() == access.LevelGateway {
+						for _, be := range topo.BackendsBehind(key) {
+							found = append(found, pair{key, be})
+						}
+					} else {
+						for _, gw := range topo.GatewaysInFront(key) {
+							found = append(found, pair{gw, key})
+						}
 					}
-				default:
-					for _, gw := range t.Topology.GatewaysInFront(key) {
-						out[pair{gw, key}] = true
+					for _, pr := range found {
+						if !seen[pr] {
+							seen[pr] = true
+							pairs = append(pairs, pr)
+						}
 					}
 				}
 			}
 		}
-		return out
 	}
-	inBase, inHead := linked(base), linked(head)
-	pairs := make([]pair, 0, len(inBase)+len(inHead))
-	for p := range inBase {
-		pairs = append(pairs, p)
-	}
-	for p := range inHead {
-		if !inBase[p] {
-			pairs = append(pairs, p)
-		}
-	}
+	linked := func(t AccessTree, pr pair) bool { return slices.Contains(t.Topology.BackendsBehind(pr.gw), pr.be) }
 	var out []Change
 	for _, pr := range pairs {
 		gb, bb := levels(base, pr.gw, pr.be)
@@ -72,10 +73,10 @@ func Access(kind string, base, head AccessTree) []Change {
 			for _, tool := range tools {
 				req := access.Request{Source: src, Tool: tool}
 				var before, after *Value
-				if inBase[pr] {
+				if linked(base, pr) {
 					before = decide(req, gb, bb, base.Settings)
 				}
-				if inHead[pr] {
+				if linked(head, pr) {
 					after = decide(req, gh, bh, head.Settings)
 				}
 				t, ok := compareDecisions(before, after)

@@ -141,7 +141,7 @@ func appendRules(out []Change, kind string, k effective.ItemKey, before, after m
 	sort.Strings(ids)
 	for _, id := range ids {
 		b, a := entryValue(before, id), entryValue(after, id)
-		t, ok := compare(b, a, reflect.DeepEqual)
+		t, ok := compare(b, a, sameValue)
 		if !ok {
 			continue
 		}

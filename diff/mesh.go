@@ -1,7 +1,6 @@
 package diff
 
 import (
-	"reflect"
 	"sort"
 	"strings"
 
@@ -103,7 +102,7 @@ func appendFields(out []Change, at Change, before, after mesh.Result) []Change {
 	sort.Strings(fields)
 	for _, f := range fields {
 		b, a := fieldValue(before, f), fieldValue(after, f)
-		t, ok := compare(b, a, reflect.DeepEqual)
+		t, ok := compare(b, a, sameValue)
 		if !ok {
 			continue
 		}

@@ -83,4 +83,3 @@ func BenchmarkEffective(b *testing.B) {
 	}
 	b.ReportMetric(float64(n), "items")
 }
-

@@ -42,7 +42,8 @@ func newDiffCmd() *cobra.Command {
 path, the rules added, removed, changed (another value) or moved (the same value from another
 policy); for AccessPolicy the decisions per grant (gateway, backend, source, tool); for MeshTimeout
 and MeshTrafficPermission the merged fields per proxy and outbound (or source). Without --kind,
-every managed kind, AccessPolicy and the mesh kinds.
+every managed kind, AccessPolicy and the mesh kinds (AccessPolicy and the mesh kinds offline only,
+for now).
 
 Offline (--base and --head): two manifest trees, e.g. the pull request's base and head checkouts;
 values come from the files. Errors are those of "precedent validate -f HEAD", listed the same way;
@@ -107,7 +108,7 @@ func (o *diffOptions) run(cmd *cobra.Command) error {
 		return &exitError{code: 2, err: errors.New("no input: give --base PATH and --head PATH, or -f PATH to compare with the cluster")}
 	}
 
-	changes, err := diffKinds(base, head, o.kind)
+	changes, err := diffKinds(base, head, o.kind, len(o.files) == 0)
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
@@ -144,8 +145,10 @@ func (o *diffOptions) run(cmd *cobra.Command) error {
 	return nil
 }
 
-// diffKinds compares base and head for one kind (by --kind) or for every kind.
-func diffKinds(base, head *input, kind string) ([]diff.Change, error) {
+// diffKinds compares base and head for one kind (by --kind) or for every kind. The access and mesh
+// kinds are compared offline only: the cluster loader reads the managed kinds and the Gateway API
+// topology, not AccessPolicies, mesh policies or Dataplanes.
+func diffKinds(base, head *input, kind string, offline bool) ([]diff.Change, error) {
 	var out []diff.Change
 	all := kind == ""
 	matched := false
@@ -158,14 +161,24 @@ func diffKinds(base, head *input, kind string) ([]diff.Change, error) {
 	}
 	for _, gk := range []schema.GroupKind{access.AccessPolicyKind, access.XAccessPolicyKind} {
 		if all || strings.EqualFold(gk.Kind, kind) || strings.EqualFold(gk.Kind+"."+gk.Group, kind) {
+			if !offline && !all {
+				return nil, fmt.Errorf("--kind %s is compared offline only: use --base and --head", gk.Kind)
+			}
 			matched = true
-			out = append(out, diff.Access(gk.Kind, accessTree(base, gk), accessTree(head, gk))...)
+			if offline {
+				out = append(out, diff.Access(gk.Kind, accessTree(base, gk), accessTree(head, gk))...)
+			}
 		}
 	}
 	for _, mk := range []string{mesh.KindMeshTimeout, mesh.KindMeshTrafficPermission} {
 		if all || strings.EqualFold(mk, kind) || strings.EqualFold(mk+"."+meshGroup, kind) {
+			if !offline && !all {
+				return nil, fmt.Errorf("--kind %s is compared offline only: use --base and --head", mk)
+			}
 			matched = true
-			out = append(out, diff.Mesh(mk, meshTree(base), meshTree(head))...)
+			if offline {
+				out = append(out, diff.Mesh(mk, meshTree(base), meshTree(head))...)
+			}
 		}
 	}
 	if !matched {

@@ -14,17 +14,19 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/precedent-dev/precedent/access"
-	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/diff"
 	"github.com/precedent-dev/precedent/effective"
 	"github.com/precedent-dev/precedent/manifest"
 	"github.com/precedent-dev/precedent/mesh"
 	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/settings"
 )
 
 func init() { subcommands = append(subcommands, newDiffCmd) }
 
 type diffOptions struct {
+	config     string
+	crds       []string
 	kind       string
 	base, head []string
 	files      []string
@@ -69,6 +71,8 @@ cannot be read.`,
 	f.StringArrayVar(&o.head, "head", nil, "file or folder of the manifests after the change (repeatable)")
 	f.StringArrayVarP(&o.files, "filename", "f", nil, "file or folder of manifests to apply to the cluster (repeatable)")
 	f.StringVarP(&o.output, "output", "o", o.output, "output format: json, markdown or table")
+	f.StringVar(&o.config, "config", "", "file holding the PrecedentConfig to use for both sides (wins over one in the input or the cluster)")
+	f.StringArrayVar(&o.crds, "crd", nil, "file or folder of CustomResourceDefinitions whose schema and rules the objects must pass (repeatable; CRDs in the input count too)")
 	cmd.MarkFlagsMutuallyExclusive("base", "filename")
 	cmd.MarkFlagsMutuallyExclusive("head", "filename")
 	o.cf.add(cmd)
@@ -81,6 +85,14 @@ func (o *diffOptions) run(cmd *cobra.Command) error {
 	default:
 		return &exitError{code: 2, err: fmt.Errorf("-o %q: want json, markdown or table", o.output)}
 	}
+	var override *settings.Settings
+	if o.config != "" {
+		s, err := readConfigFile(o.config)
+		if err != nil {
+			return err
+		}
+		override = &s
+	}
 	var base, head *input
 	var written map[string]bool // "<Kind> <ns>/<name>" of the objects the change set writes
 	var err error
@@ -89,16 +101,16 @@ func (o *diffOptions) run(cmd *cobra.Command) error {
 		if len(o.base) == 0 || len(o.head) == 0 {
 			return &exitError{code: 2, err: errors.New("give both --base and --head, or -f alone to compare with the cluster")}
 		}
-		if base, err = loadFiles(o.base, config.Defaults()); err != nil {
+		if base, err = o.tree(cmd, o.base, override); err != nil {
 			return err
 		}
-		if head, err = loadFiles(o.head, config.Defaults()); err != nil {
+		if head, err = o.tree(cmd, o.head, override); err != nil {
 			return err
 		}
 		written = changedObjects(base.objects, head.objects)
 	case len(o.files) > 0:
 		var ns string
-		if base, ns, err = loadCluster(cmd.Context(), &o.cf, config.Defaults(), cmd.ErrOrStderr()); err != nil {
+		if base, ns, err = loadCluster(cmd.Context(), &o.cf, override, "", cmd.ErrOrStderr()); err != nil {
 			return err
 		}
 		if head, written, err = applyFiles(base, o.files, ns, o.now()); err != nil {
@@ -113,8 +125,8 @@ func (o *diffOptions) run(cmd *cobra.Command) error {
 		return &exitError{code: 2, err: err}
 	}
 	errs, warns := head.validate()
-	for _, fn := range profileChecks {
-		e, w := fn(head)
+	for _, p := range profileChecks {
+		e, w := p.check(head)
 		errs, warns = append(errs, e...), append(warns, w...)
 	}
 	if len(o.files) > 0 {
@@ -145,6 +157,14 @@ func (o *diffOptions) run(cmd *cobra.Command) error {
 	return nil
 }
 
+// tree reads one side of an offline diff as validate -f reads its files: the settings from --config,
+// else that side's PrecedentConfig, else the defaults; objects checked against the CRDs of that side
+// and of --crd.
+func (o *diffOptions) tree(cmd *cobra.Command, files []string, override *settings.Settings) (*input, error) {
+	src := sources{files: files, crds: o.crds}
+	return src.loadFiles(cmd.Context(), override)
+}
+
 // diffKinds compares base and head for one kind (by --kind) or for every kind. The access and mesh
 // kinds are compared offline only: the cluster loader reads the managed kinds and the Gateway API
 // topology, not AccessPolicies, mesh policies or Dataplanes.
@@ -152,12 +172,14 @@ func diffKinds(base, head *input, kind string, offline bool) ([]diff.Change, err
 	var out []diff.Change
 	all := kind == ""
 	matched := false
-	for _, k := range head.registry.Kinds() {
-		if !all && !strings.EqualFold(k.GVK.Kind, kind) && !strings.EqualFold(k.GVK.Kind+"."+k.GVK.Group, kind) {
-			continue
+	if all {
+		for _, k := range head.registry.Kinds() {
+			out = append(out, diff.Effective(snapshots(base, head, k))...)
 		}
-		matched = true
-		out = append(out, diff.Effective(snapshots(base, head, k))...)
+	} else if k, err := head.registry.Resolve(kind); err == nil {
+		return diff.Effective(snapshots(base, head, k)), nil
+	} else if strings.Contains(err.Error(), "ambiguous") {
+		return nil, fmt.Errorf("--kind %w", err)
 	}
 	for _, gk := range []schema.GroupKind{access.AccessPolicyKind, access.XAccessPolicyKind} {
 		if all || strings.EqualFold(gk.Kind, kind) || strings.EqualFold(gk.Kind+"."+gk.Group, kind) {
@@ -270,7 +292,7 @@ func applyFiles(base *input, files []string, ns string, now time.Time) (*input, 
 	written := map[string]bool{}
 	for _, o := range objs {
 		u := o.Unstructured
-		if u.GetNamespace() == "" && u.GetKind() != "GatewayClass" && u.GetKind() != "Namespace" && u.GroupVersionKind().GroupKind() != config.GVK.GroupKind() {
+		if u.GetNamespace() == "" && u.GetKind() != "GatewayClass" && u.GetKind() != "Namespace" && u.GroupVersionKind().GroupKind() != settings.GVK.GroupKind() {
 			u.SetNamespace(ns)
 		}
 		written[u.GetKind()+" "+nsName(u)] = true

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"os"
 	"strings"
 	"testing"
@@ -12,7 +11,7 @@ import (
 	"github.com/precedent-dev/precedent/diff"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files of the diff tests")
+// update is -update of front_test.go: it also rewrites the golden files of the diff tests.
 
 const (
 	diffBase    = "testdata/diff/base"

@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files of testdata/explain")
+var update = flag.Bool("update", false, "rewrite the golden files (testdata/explain, testdata/diff)")
 
 const (
 	kuadrantConfig = "testdata/kuadrant-config/config.yaml"

@@ -67,16 +67,22 @@ func TestDryRun(t *testing.T) {
 		"failurePolicy":     "Ignore",
 		"priorityClassName": "",
 	}
+	chart := func(vals map[string]any) func(*testing.T) []*unstructured.Unstructured {
+		return func(t *testing.T) []*unstructured.Unstructured { return renderChart(t, vals, false) }
+	}
+	kustomize := func(dir string) func(*testing.T) []*unstructured.Unstructured {
+		return func(t *testing.T) []*unstructured.Unstructured { return renderKustomize(t, dir) }
+	}
 	for _, tc := range []struct {
 		name string
 		objs func(t *testing.T) []*unstructured.Unstructured
 	}{
-		{"chart cert-manager", func(t *testing.T) []*unstructured.Unstructured { return renderChart(t, modeValues("certManager"), false) }},
-		{"chart built-in certificates", func(t *testing.T) []*unstructured.Unstructured { return renderChart(t, modeValues("builtin"), false) }},
-		{"chart every option", func(t *testing.T) []*unstructured.Unstructured { return renderChart(t, everything, false) }},
-		{"kustomize default", func(t *testing.T) []*unstructured.Unstructured { return renderKustomize(t, "default") }},
-		{"kustomize builtin-certs", func(t *testing.T) []*unstructured.Unstructured { return renderKustomize(t, "builtin-certs") }},
-		{"kustomize prometheus", func(t *testing.T) []*unstructured.Unstructured { return renderKustomize(t, "prometheus") }},
+		{"chart cert-manager", chart(modeValues("certManager"))},
+		{"chart built-in certificates", chart(modeValues("builtin"))},
+		{"chart every option", chart(everything)},
+		{"kustomize default", kustomize("default")},
+		{"kustomize builtin-certs", kustomize("builtin-certs")},
+		{"kustomize prometheus", kustomize("prometheus")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			objs := tc.objs(t)

@@ -100,6 +100,7 @@ UNIT_PKGS = $$($(GO) list ./... | grep -v /test/)
 test: control-plane ## Unit tests, then the envtest suites against the real kube-apiserver + etcd (what CI runs).
 	$(GO) test $(UNIT_PKGS)
 	$(GO) test -p 1 -count=1 ./test/...
+	cd test/chart && $(GO) test -p 1 -count=1 ./...
 
 .PHONY: unit
 unit: ## Unit tests only (no control plane).
@@ -155,6 +156,16 @@ gateway-crds: ## Copy the Gateway API standard CRDs of the go.mod version into c
 	rm -f config/crd/gateway-api/*_vap_*.yaml
 	chmod 644 config/crd/gateway-api/*.yaml
 	@echo ">> Gateway API $$($(GO) list -m -f '{{.Version}}' sigs.k8s.io/gateway-api) standard CRDs in config/crd/gateway-api"
+
+# The chart's crds/ are the CRDs config/crd/kustomization.yaml lists, byte for byte (test/chart checks).
+CHART_CRDS = $(shell sed -n 's/^- \(.*\.yaml\)$$/\1/p' config/crd/kustomization.yaml)
+
+.PHONY: chart-crds
+chart-crds: ## Copy Precedent's CRDs (config/crd) into the Helm chart's crds/.
+	@mkdir -p charts/precedent/crds
+	rm -f charts/precedent/crds/*.yaml
+	cd config/crd && cp $(CHART_CRDS) ../../charts/precedent/crds/
+	@echo ">> charts/precedent/crds: $(CHART_CRDS)"
 
 .PHONY: run
 run: ## Build the control plane (first time: minutes) and the binary, then run `bin/precedent dev` until Ctrl-C.

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
@@ -33,9 +34,12 @@ func init() { subcommands = append(subcommands, newServeCmd) }
 
 // serveOptions are the flags of serve (dev sets them itself).
 type serveOptions struct {
-	host, certDir           string
-	port                    int
-	metricsAddr, probeAddr  string
+	host, certDir          string
+	port                   int
+	metricsAddr, probeAddr string
+	// metricsSecure serves /metrics over HTTPS, to clients the API server authenticates (TokenReview)
+	// and authorizes (SubjectAccessReview: get on the non-resource URL /metrics).
+	metricsSecure           bool
 	leaderElect             bool
 	leaderElectionNamespace string
 	verbosity               int
@@ -75,6 +79,7 @@ the Gateway API topology and the policies, /healthz and /readyz, and /metrics.`,
 	f.StringVar(&o.certSecret, "cert-secret", "", `built-in certificate mode, without cert-manager: NAMESPACE/NAME of the Secret that keeps the CA and the serving certificate (created if absent, watched, served from memory); the CA bundle is injected into the webhook configurations and re-injected when one loses it, and the CA and the certificate are rotated before expiry, old and new CA trusted together`)
 	f.StringSliceVar(&o.serviceDNS, "service-dns", []string{"precedent-webhook.precedent-system.svc"}, "DNS names of the webhook Service, for the built-in certificate mode")
 	f.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", `address of /metrics ("0" disables it)`)
+	f.BoolVar(&o.metricsSecure, "metrics-secure", false, "serve /metrics over HTTPS (self-signed) to authenticated clients allowed to get /metrics (the shipped manifests turn it on, on :8443)")
 	f.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")
 	f.BoolVar(&o.leaderElect, "leader-elect", false, "elect a leader among replicas (for the status reconciler; webhooks serve on every replica)")
 	f.StringVar(&o.leaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader-election Lease (default: the pod's)")
@@ -104,11 +109,17 @@ func serve(ctx context.Context, cfg *rest.Config, o *serveOptions) error {
 		// The pair comes from the Secret, in memory: --cert-dir is neither read nor written.
 		tlsOpts = append(tlsOpts, func(c *tls.Config) { c.GetCertificate = builtin.GetCertificate })
 	}
+	metrics := metricsserver.Options{BindAddress: o.metricsAddr}
+	if o.metricsSecure {
+		metrics.SecureServing = true
+		metrics.FilterProvider = filters.WithAuthenticationAndAuthorization
+		metrics.TLSOpts = []func(*tls.Config){func(c *tls.Config) { c.MinVersion = tls.VersionTLS12 }}
+	}
 	mgr, err := ctrl.NewManager(cfg, manager.Options{
 		Scheme:                        scheme,
 		Logger:                        log,
 		Cache:                         cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
-		Metrics:                       metricsserver.Options{BindAddress: o.metricsAddr},
+		Metrics:                       metrics,
 		HealthProbeBindAddress:        o.probeAddr,
 		LeaderElection:                o.leaderElect,
 		LeaderElectionID:              "precedent.policy.precedent.dev",
@@ -172,7 +183,7 @@ func serve(ctx context.Context, cfg *rest.Config, o *serveOptions) error {
 }
 
 // gracefulShutdown bounds how long serve waits, after SIGTERM, for admissions in flight.
-const gracefulShutdown = 25 * time.Second
+const gracefulShutdown = 15 * time.Second
 
 // builtinCerts sets up the built-in certificate mode: every replica watches the Secret and serves
 // the pair it holds, and keeps the webhook configurations' caBundle and the rotation going.

@@ -453,4 +453,3 @@ func conditionsOf(u *unstructured.Unstructured) []metav1.Condition {
 	}
 	return out
 }
-

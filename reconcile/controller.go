@@ -329,7 +329,7 @@ func (r *Reconciler) selfAndNeighbours(_ context.Context, obj client.Object) []r
 	if err != nil {
 		return []reconcile.Request{self}
 	}
-	p, _ := policy.View(r.Kind, u)
+	p, _ := policy.View(snap.Kind, u)
 	return append(requests(snap, snap.PathsOf(p), p.Ref), self)
 }
 

@@ -36,6 +36,13 @@ func ScrapeAPIServer(ctx context.Context, cfg *rest.Config) (map[string]*dto.Met
 // API server has served, whatever their outcome, as its apiserver_request_total counts them: verbs
 // PUT, PATCH, UPDATE and APPLY.
 func StatusWrites(ctx context.Context, cfg *rest.Config, group, resource string) (float64, error) {
+	return Requests(ctx, cfg, group, resource, "status", "PUT", "PATCH", "UPDATE", "APPLY")
+}
+
+// Requests is the number of requests with one of verbs on resource (plural) in group, subresource
+// ("" for the object itself), that the API server has served, as its apiserver_request_total
+// counts them.
+func Requests(ctx context.Context, cfg *rest.Config, group, resource, subresource string, verbs ...string) (float64, error) {
 	fams, err := ScrapeAPIServer(ctx, cfg)
 	if err != nil {
 		return 0, err
@@ -47,8 +54,7 @@ func StatusWrites(ctx context.Context, cfg *rest.Config, group, resource string)
 	var n float64
 	for _, m := range f.GetMetric() {
 		l := labels(m)
-		if l["group"] == group && l["resource"] == resource && l["subresource"] == "status" &&
-			slices.Contains([]string{"PUT", "PATCH", "UPDATE", "APPLY"}, l["verb"]) {
+		if l["group"] == group && l["resource"] == resource && l["subresource"] == subresource && slices.Contains(verbs, l["verb"]) {
 			n += m.GetCounter().GetValue()
 		}
 	}

@@ -406,6 +406,8 @@ type countingServer struct {
 	validator    admission.Handler
 	replay       sync.Map
 	replayMisses atomic.Int64
+	// stopped is closed once the manager has stopped (its context ended).
+	stopped <-chan struct{}
 }
 
 func (s *countingServer) Register(path string, h http.Handler) {
@@ -477,6 +479,7 @@ func startWebhooks(ctx context.Context, t *testing.T, env *controlplane.Env, rec
 		return admission.Allowed("").WithWarnings(w.([]string)...)
 	})})
 	done := make(chan struct{})
+	srv.stopped = done
 	go func() {
 		defer close(done)
 		if err := mgr.Start(ctx); err != nil {

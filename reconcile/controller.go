@@ -50,12 +50,13 @@ func (r *Reconciler) awaitSettings(ctx context.Context, rv string) {
 	})
 }
 
-// Source gives the reconciler the same snapshots the webhook reads (webhook.State implements it).
+// Source gives the reconciler the same snapshots the webhook reads (state.State implements it).
 type Source interface {
 	Snapshot(k policy.Kind, cond *cel.Evaluator) *effective.Snapshot
 	Evaluator(costLimit uint64) (*cel.Evaluator, error)
-	// Caught reports whether the source has applied an event on obj (deleted: its deletion).
-	Caught(obj client.Object, deleted bool) bool
+	// AwaitCaught waits until the source has applied an event on obj (deleted: its deletion), woken
+	// by the source as it applies events, or until ctx ends.
+	AwaitCaught(ctx context.Context, obj client.Object, deleted bool) bool
 }
 
 // Settings gives the settings in force (config.Live implements it).
@@ -281,9 +282,9 @@ func (r *Reconciler) afterPolicy(mapper, onStatus handler.MapFunc) handler.Event
 		if !r.writes() {
 			return // status none (or the kind no longer managed): no work at all
 		}
-		_ = wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, 5*time.Second, true, func(context.Context) (bool, error) {
-			return r.Source.Caught(obj, deleted), nil
-		})
+		wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		r.Source.AwaitCaught(wctx, obj, deleted)
+		cancel()
 		for _, req := range mapper(ctx, obj) {
 			q.Add(req)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/precedent-dev/precedent/mutate"
 	"github.com/precedent-dev/precedent/policy"
 	"github.com/precedent-dev/precedent/settings"
+	"github.com/precedent-dev/precedent/state"
 )
 
 // A family is the admission side of one profile: which objects it reviews, how it answers a write
@@ -90,7 +91,7 @@ func (accessFamily) patch(_ schema.GroupKind, u *unstructured.Unstructured, _ *p
 type meshFamily struct{}
 
 func (meshFamily) claims(gk schema.GroupKind, _ *policy.Registry) bool {
-	return gk == meshTimeoutKind || gk == meshPermissionKind
+	return gk == state.MeshTimeoutKind || gk == state.MeshPermissionKind
 }
 
 func (meshFamily) review(v *Validator, req admission.Request, gk schema.GroupKind, u *unstructured.Unstructured, s settings.Settings, _ *policy.Registry) admission.Response {
@@ -101,7 +102,7 @@ func (meshFamily) review(v *Validator, req admission.Request, gk schema.GroupKin
 }
 
 func (meshFamily) own() []schema.GroupKind {
-	return []schema.GroupKind{meshTimeoutKind, meshPermissionKind}
+	return []schema.GroupKind{state.MeshTimeoutKind, state.MeshPermissionKind}
 }
 
 func (meshFamily) patch(schema.GroupKind, *unstructured.Unstructured, *policy.Registry) []jsonpatch.JsonPatchOperation {

@@ -11,6 +11,8 @@ import (
 	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/policy"
 	"github.com/precedent-dev/precedent/settings"
+	"github.com/precedent-dev/precedent/state"
+	"github.com/precedent-dev/precedent/state/statetest"
 	"github.com/precedent-dev/precedent/webhook"
 )
 
@@ -18,13 +20,13 @@ import (
 // started watching is answered 503 (retry) until the kind's informer has listed its policies, then
 // reviewed; the state stays ready meanwhile, and writes of the other kinds are reviewed as before.
 func TestKindManagedLaterWaitsForItsPolicies(t *testing.T) {
-	inf := newFakeInformers(t)
+	inf := statetest.New(t)
 	later := policy.Builtin()[1] // RateLimitPolicy's shape, in another group
 	later.GVK.Group = "limits.example.com"
 	slow := controllertest.NewFakeInformer() // not synced until told
-	inf.byGVK[later.GVK] = slow
+	inf.Set(later.GVK, slow)
 
-	st := webhook.NewState(logr.Discard())
+	st := state.New(logr.Discard())
 	if err := st.Watch(context.Background(), inf, settings.Defaults().Registry().Kinds()); err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/precedent-dev/precedent/access"
 	"github.com/precedent-dev/precedent/mesh"
 	"github.com/precedent-dev/precedent/settings"
+	"github.com/precedent-dev/precedent/state"
 	"github.com/precedent-dev/precedent/validate"
 )
 
@@ -35,7 +36,7 @@ func (v *Validator) accessPolicy(gk schema.GroupKind, u *unstructured.Unstructur
 // revokes. The stored policy is read as AccessPolicies reads the others (mixing allowed: it was
 // admitted under the settings of its time); one that no longer parses is deleted without a word.
 func (v *Validator) accessDelete(gk schema.GroupKind, u *unstructured.Unstructured, s settings.Settings) admission.Response {
-	p, errs := access.Parse(u, storedAccess(s.Access))
+	p, errs := access.Parse(u, state.StoredAccess(s.Access))
 	if len(errs) > 0 {
 		return admission.Allowed("")
 	}
@@ -72,7 +73,7 @@ func (v *Validator) meshPolicy(gk schema.GroupKind, u *unstructured.Unstructured
 	if len(errs) > 0 {
 		return respond(gk, u.GetName(), errs, nil)
 	}
-	name := policyMesh(u)
+	name := state.PolicyMesh(u)
 	ws := mesh.WriteWarnings(p, v.State.MeshPolicies(gk, name), v.State.Dataplanes(name), false)
 	return respond(gk, u.GetName(), nil, validate.Limit(ws, s.WarningLimit))
 }

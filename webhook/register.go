@@ -25,6 +25,7 @@ import (
 	"github.com/precedent-dev/precedent/mesh"
 	"github.com/precedent-dev/precedent/policy"
 	"github.com/precedent-dev/precedent/settings"
+	"github.com/precedent-dev/precedent/state"
 )
 
 // Paths the handlers are served on.
@@ -69,14 +70,14 @@ func NewScheme() (*runtime.Scheme, error) {
 
 // Register watches the settings and the state through the manager's cache, serves the handlers on
 // the manager's webhook server and adds a readiness check that passes once the cache is synced.
-func Register(ctx context.Context, mgr manager.Manager, live *config.Live, log logr.Logger) (*State, error) {
+func Register(ctx context.Context, mgr manager.Manager, live *config.Live, log logr.Logger) (*state.State, error) {
 	if err := live.Watch(ctx, mgr.GetCache()); err != nil {
 		if !meta.IsNoMatchError(err) {
 			return nil, err
 		}
 		log.Info("PrecedentConfig CRD not installed: the default settings stay in force")
 	}
-	st := NewState(log.WithName("state"))
+	st := state.New(log.WithName("state"))
 	if err := st.Watch(ctx, mgr.GetCache(), live.Current().Registry().Kinds()); err != nil {
 		return nil, err
 	}
@@ -104,7 +105,11 @@ func Register(ctx context.Context, mgr manager.Manager, live *config.Live, log l
 		return nil, fmt.Errorf("adding the installed-kinds check: %w", err)
 	}
 	a := live.Current().Access
-	if err := st.WatchProfiles(ctx, mgr.GetCache(), mgr.GetRESTMapper(), schema.GroupKind{Group: a.BackendGroup, Kind: a.BackendKind}); err != nil {
+	var own []schema.GroupKind
+	for _, f := range families {
+		own = append(own, f.own()...)
+	}
+	if err := st.WatchProfiles(ctx, mgr.GetCache(), mgr.GetRESTMapper(), own, schema.GroupKind{Group: a.BackendGroup, Kind: a.BackendKind}); err != nil {
 		return nil, err
 	}
 	srv := mgr.GetWebhookServer()

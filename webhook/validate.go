@@ -20,13 +20,14 @@ import (
 	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/policy"
 	"github.com/precedent-dev/precedent/settings"
+	"github.com/precedent-dev/precedent/state"
 	"github.com/precedent-dev/precedent/validate"
 )
 
 // Validator is the validating handler of every managed kind and of PrecedentConfig.
 type Validator struct {
 	Settings *config.Live
-	State    *State
+	State    *state.State
 	Log      logr.Logger
 }
 

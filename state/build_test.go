@@ -1,4 +1,4 @@
-package webhook_test
+package state_test
 
 import (
 	"context"
@@ -12,28 +12,29 @@ import (
 	"github.com/precedent-dev/precedent/cel"
 	"github.com/precedent-dev/precedent/policy"
 	"github.com/precedent-dev/precedent/settings"
+	"github.com/precedent-dev/precedent/state"
+	"github.com/precedent-dev/precedent/state/statetest"
 	"github.com/precedent-dev/precedent/test/gen"
 	"github.com/precedent-dev/precedent/topology"
-	"github.com/precedent-dev/precedent/webhook"
 )
 
 // topologyState is a State watching the default kinds through fake informers that have delivered
 // the world's Gateways and HTTPRoutes (not its policies), with a CEL evaluator for its snapshots.
 // The State's background builder stops when the test ends.
-func topologyState(t *testing.T, w gen.World) (*webhook.State, *fakeInformers, *cel.Evaluator) {
+func topologyState(t *testing.T, w gen.World) (*state.State, *statetest.Informers, *cel.Evaluator) {
 	t.Helper()
-	inf := newFakeInformers(t)
-	st := webhook.NewState(logr.Discard())
+	inf := statetest.New(t)
+	st := state.New(logr.Discard())
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	if err := st.Watch(ctx, inf, settings.Defaults().Registry().Kinds()); err != nil {
 		t.Fatal(err)
 	}
 	for i := range w.Input.Gateways {
-		inf.add(t, &w.Input.Gateways[i])
+		inf.Add(t, &w.Input.Gateways[i])
 	}
 	for i := range w.Input.HTTPRoutes {
-		inf.add(t, &w.Input.HTTPRoutes[i])
+		inf.Add(t, &w.Input.HTTPRoutes[i])
 	}
 	ev, err := cel.New(0)
 	if err != nil {
@@ -61,7 +62,7 @@ func TestSnapshotsRebuiltAfterChanges(t *testing.T) {
 		n++
 		cur.Generation = n
 		cur.Spec.ParentRefs = []gwv1.ParentReference{{Name: gwv1.ObjectName(gw), Namespace: ptr.To(gwv1.Namespace("infra"))}}
-		inf.update(t, old, cur)
+		inf.Update(t, old, cur)
 		w.Input.HTTPRoutes[0] = *cur
 	}
 	route := topology.Target{Kind: "HTTPRoute", Namespace: w.Input.HTTPRoutes[0].Namespace, Name: w.Input.HTTPRoutes[0].Name}
@@ -132,7 +133,7 @@ func TestRemovedKindNotRebuilt(t *testing.T) {
 	cur := old.DeepCopy()
 	cur.Generation++
 	cur.Spec.ParentRefs = []gwv1.ParentReference{{Name: "gw-3", Namespace: ptr.To(gwv1.Namespace("infra"))}}
-	inf.update(t, old, cur)
+	inf.Update(t, old, cur)
 	deadline := time.Now().Add(10 * time.Second)
 	for st.Fresh(kept[0], ev) == nil {
 		if time.Now().After(deadline) {
@@ -176,5 +177,36 @@ func TestPrepareBuildsSnapshotsBeforeReady(t *testing.T) {
 		if st.Fresh(k, ev) == nil {
 			t.Errorf("the snapshot of %s is not built after Prepare", k.GVK.Kind)
 		}
+	}
+}
+
+// TestAwaitCaughtIsWokenByTheEvent: a reader waiting for an event on an object is woken when the
+// state applies it (no polling), and gives up when its context ends without it.
+func TestAwaitCaughtIsWokenByTheEvent(t *testing.T) {
+	w := gen.Generate(gen.Size{Gateways: 2, Routes: 4, Policies: 2})
+	st, inf, _ := topologyState(t, w)
+	old := &w.Input.HTTPRoutes[0]
+	cur := old.DeepCopy()
+	cur.ResourceVersion = "7"
+	cur.Generation = 2
+
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if st.AwaitCaught(ctx, cur, false) {
+		t.Fatal("caught an event the informer never delivered")
+	}
+
+	done := make(chan bool)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		done <- st.AwaitCaught(ctx, cur, false)
+	}()
+	inf.Update(t, old, cur)
+	if !<-done {
+		t.Fatal("AwaitCaught returned without the event after it was delivered")
+	}
+	if !st.Caught(cur, false) {
+		t.Fatal("Caught is false after AwaitCaught returned true")
 	}
 }

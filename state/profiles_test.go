@@ -1,4 +1,4 @@
-package webhook
+package state
 
 import (
 	"testing"
@@ -16,7 +16,7 @@ import (
 )
 
 func TestAccessTopologyFromTypedObjects(t *testing.T) {
-	s := NewState(logr.Discard())
+	s := New(logr.Discard())
 	group, kind := gwv1.Group(access.DefaultBackendGroup), gwv1.Kind(access.DefaultBackendKind)
 	s.gateways[types.NamespacedName{Namespace: "shop", Name: "gw"}] = &gwv1.Gateway{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "gw"},
@@ -51,8 +51,8 @@ func TestAccessTopologyFromTypedObjects(t *testing.T) {
 }
 
 func TestMeshGrouping(t *testing.T) {
-	s := NewState(logr.Discard())
-	s.policies[meshTimeoutKind] = map[types.NamespacedName]*unstructured.Unstructured{}
+	s := New(logr.Discard())
+	s.policies[MeshTimeoutKind] = map[types.NamespacedName]*unstructured.Unstructured{}
 	for _, doc := range []string{
 		"{apiVersion: policy.precedent.dev/v1alpha1, kind: MeshTimeout, metadata: {name: b, namespace: x}, spec: {targetRef: {kind: Mesh}, to: [{targetRef: {kind: Mesh}, connectTimeout: 1s}]}}",
 		"{apiVersion: policy.precedent.dev/v1alpha1, kind: MeshTimeout, metadata: {name: a, namespace: x, labels: {kuma.io/mesh: default}}, spec: {targetRef: {kind: Mesh}, to: [{targetRef: {kind: Mesh}, connectTimeout: 1s}]}}",
@@ -62,9 +62,9 @@ func TestMeshGrouping(t *testing.T) {
 		if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
 			t.Fatal(err)
 		}
-		s.policies[meshTimeoutKind][key(u)] = u
+		s.policies[MeshTimeoutKind][key(u)] = u
 	}
-	s.policyGen[meshTimeoutKind]++
+	s.policyGen[MeshTimeoutKind]++
 	s.dataplanes[types.NamespacedName{Namespace: "x", Name: "web"}] = storedDataplane{mesh: "default", dp: mesh.Dataplane{Namespace: "x", Name: "web"}}
 	s.dataplanes[types.NamespacedName{Namespace: "x", Name: "db"}] = storedDataplane{mesh: "other", dp: mesh.Dataplane{Namespace: "x", Name: "db"}}
 	s.dpGen++
@@ -76,10 +76,10 @@ func TestMeshGrouping(t *testing.T) {
 		}
 		return out
 	}
-	if diff := cmp.Diff([]string{"x/a", "x/b"}, names(s.MeshPolicies(meshTimeoutKind, "default"))); diff != "" {
+	if diff := cmp.Diff([]string{"x/a", "x/b"}, names(s.MeshPolicies(MeshTimeoutKind, "default"))); diff != "" {
 		t.Errorf("policies of mesh default (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"x/c"}, names(s.MeshPolicies(meshTimeoutKind, "other"))); diff != "" {
+	if diff := cmp.Diff([]string{"x/c"}, names(s.MeshPolicies(MeshTimeoutKind, "other"))); diff != "" {
 		t.Errorf("policies of mesh other (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]mesh.Dataplane{{Namespace: "x", Name: "db"}}, s.Dataplanes("other"), cmp.AllowUnexported(mesh.Dataplane{})); diff != "" {

@@ -1,4 +1,4 @@
-package webhook
+package state
 
 import (
 	"context"
@@ -21,9 +21,9 @@ import (
 
 // Kinds the access and mesh profiles read besides their policies.
 var (
-	meshTimeoutKind    = schema.GroupKind{Group: policy.Group, Kind: mesh.KindMeshTimeout}
-	meshPermissionKind = schema.GroupKind{Group: policy.Group, Kind: mesh.KindMeshTrafficPermission}
-	dataplaneKind      = schema.GroupKind{Group: "kuma.io", Kind: mesh.KindDataplane}
+	MeshTimeoutKind    = schema.GroupKind{Group: policy.Group, Kind: mesh.KindMeshTimeout}
+	MeshPermissionKind = schema.GroupKind{Group: policy.Group, Kind: mesh.KindMeshTrafficPermission}
+	DataplaneKind      = schema.GroupKind{Group: "kuma.io", Kind: mesh.KindDataplane}
 )
 
 // Mesh membership, as Kuma writes it: a Dataplane's top-level `mesh` field and a policy's label.
@@ -81,15 +81,12 @@ func newProfiles() profiles {
 }
 
 // WatchProfiles registers event handlers for what the access and mesh write paths read: the
-// AccessPolicies and XAccessPolicies, the objects of backend (the configured Backend kind, metadata
-// only), the MeshTimeouts and MeshTrafficPermissions and the Dataplanes (kuma.io). A kind whose CRD is
-// not installed is skipped (and logged); versions come from the mapper, so any served version works.
-// Call it before the cache starts.
-func (s *State) WatchProfiles(ctx context.Context, c cache.Informers, mapper meta.RESTMapper, backend schema.GroupKind) error {
-	var own []schema.GroupKind
-	for _, f := range families {
-		own = append(own, f.own()...)
-	}
+// policies of the kinds own (the kinds the webhook's families manage by themselves: AccessPolicies,
+// XAccessPolicies, MeshTimeouts, MeshTrafficPermissions), the objects of backend (the configured
+// Backend kind, metadata only) and the Dataplanes (kuma.io). A kind whose CRD is not installed is
+// skipped (and logged); versions come from the mapper, so any served version works. Call it before
+// the cache starts.
+func (s *State) WatchProfiles(ctx context.Context, c cache.Informers, mapper meta.RESTMapper, own []schema.GroupKind, backend schema.GroupKind) error {
 	for _, gk := range own {
 		gvk, ok, err := s.installed(mapper, gk)
 		if err != nil {
@@ -125,7 +122,7 @@ func (s *State) WatchProfiles(ctx context.Context, c cache.Informers, mapper met
 		s.backendGK = backend
 		s.mu.Unlock()
 	}
-	gvk, ok, err := s.installed(mapper, dataplaneKind)
+	gvk, ok, err := s.installed(mapper, DataplaneKind)
 	if err != nil || !ok {
 		return err
 	}
@@ -179,7 +176,7 @@ func (s *State) AccessPolicies(gk schema.GroupKind, as access.Settings) []access
 
 	list := make([]access.Policy, 0, len(objs)) // without the lock: informer objects are never modified
 	for _, u := range objs {
-		if p, errs := access.Parse(u, storedAccess(as)); len(errs) == 0 {
+		if p, errs := access.Parse(u, StoredAccess(as)); len(errs) == 0 {
 			list = append(list, p)
 		}
 	}
@@ -192,9 +189,9 @@ func (s *State) AccessPolicies(gk schema.GroupKind, as access.Settings) []access
 	return list
 }
 
-// storedAccess is as for reading stored policies: mixing InlineTools and ExternalAuth is allowed,
+// StoredAccess is as for reading stored policies: mixing InlineTools and ExternalAuth is allowed,
 // since a stored policy was admitted under the settings of its time and its grants are real.
-func storedAccess(as access.Settings) access.Settings {
+func StoredAccess(as access.Settings) access.Settings {
 	as.AllowMixedAuthorization = true
 	return as
 }
@@ -256,7 +253,7 @@ func (s *State) MeshPolicies(gk schema.GroupKind, meshName string) []mesh.Policy
 	c := &byMesh[mesh.Policy]{gen: gen, items: map[string][]mesh.Policy{}} // without the lock, as AccessPolicies
 	for _, u := range objs {
 		if p, errs := mesh.Parse(u); len(errs) == 0 {
-			name := policyMesh(u)
+			name := PolicyMesh(u)
 			c.items[name] = append(c.items[name], p)
 		}
 	}
@@ -300,8 +297,8 @@ func dataplaneMesh(u *unstructured.Unstructured) string {
 	return defaultMesh
 }
 
-// policyMesh is the mesh a policy belongs to: its kuma.io/mesh label, default "default".
-func policyMesh(u *unstructured.Unstructured) string {
+// PolicyMesh is the mesh a policy belongs to: its kuma.io/mesh label, default "default".
+func PolicyMesh(u *unstructured.Unstructured) string {
 	if m := u.GetLabels()[meshLabel]; m != "" {
 		return m
 	}

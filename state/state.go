@@ -1,4 +1,4 @@
-package webhook
+package state
 
 import (
 	"context"
@@ -70,6 +70,8 @@ type State struct {
 	informers cache.Informers
 	watching  sync.Mutex
 	missing   map[schema.GroupKind]bool // kinds found not installed (watching held)
+	// appliedCh is closed (and cleared) when the next event is applied: AwaitCaught waits on it.
+	appliedCh chan struct{}
 	// seen is the resourceVersion of every object applied, by observedKey, so other consumers of
 	// the same informers (the status reconciler) can wait until the state has caught up with an event.
 	seen map[string]string
@@ -94,7 +96,7 @@ func (b *built) serves(k policy.Kind, cond *cel.Evaluator, g *topology.Graph, pg
 }
 
 // NewState returns an empty state; Watch fills it.
-func NewState(log logr.Logger) *State {
+func New(log logr.Logger) *State {
 	return &State{
 		log:        log,
 		classes:    map[string]*gwv1.GatewayClass{},
@@ -261,6 +263,7 @@ func (s *State) handle(ctx context.Context, c cache.Informers, obj client.Object
 			bump()
 		}
 		s.seen[observedKey(co)] = co.GetResourceVersion()
+		s.applied()
 		s.mu.Unlock()
 	}
 	reg, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
@@ -278,6 +281,7 @@ func (s *State) handle(ctx context.Context, c cache.Informers, obj client.Object
 			del(key(co))
 			bump()
 			delete(s.seen, observedKey(co))
+			s.applied()
 			s.mu.Unlock()
 		},
 	})
@@ -296,11 +300,46 @@ func sameSpec(old interface{}, o client.Object) bool {
 	return ok && o.GetGeneration() > 0 && prev.GetGeneration() == o.GetGeneration()
 }
 
+// applied tells the readers waiting in AwaitCaught that an event has been applied (mu held).
+func (s *State) applied() {
+	if s.appliedCh != nil {
+		close(s.appliedCh)
+		s.appliedCh = nil
+	}
+}
+
+// AwaitCaught waits until the state has applied an event on obj (Caught), woken by each event the
+// state applies rather than polling, or until ctx ends; it reports whether the event was caught.
+func (s *State) AwaitCaught(ctx context.Context, obj client.Object, deleted bool) bool {
+	for {
+		s.mu.Lock()
+		if s.caught(obj, deleted) {
+			s.mu.Unlock()
+			return true
+		}
+		if s.appliedCh == nil {
+			s.appliedCh = make(chan struct{})
+		}
+		ch := s.appliedCh
+		s.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
 // Caught reports whether the state has applied an event on obj: its version is the one applied,
 // or, for a deletion, the object is gone.
 func (s *State) Caught(obj client.Object, deleted bool) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.caught(obj, deleted)
+}
+
+// caught is Caught with mu held.
+func (s *State) caught(obj client.Object, deleted bool) bool {
 	rv, ok := s.seen[observedKey(obj)]
 	if deleted {
 		return !ok

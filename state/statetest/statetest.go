@@ -6,33 +6,21 @@ import (
 	"context"
 	"testing"
 
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache/informertest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllertest"
-	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/precedent-dev/precedent/webhook"
 )
 
-// scheme knows the built-in kinds and the Gateway API kinds, as the manager's does.
-func scheme() (*runtime.Scheme, error) {
-	s := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(s); err != nil {
-		return nil, err
-	}
-	if err := gwv1.Install(s); err != nil {
-		return nil, err
-	}
-	return s, nil
-}
 
 // New returns fake informers over Precedent's scheme.
 func New(t testing.TB) *Informers {
 	t.Helper()
-	scheme, err := scheme()
+	scheme, err := webhook.NewScheme()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,6 @@ import (
 	"github.com/precedent-dev/precedent/webhook"
 )
 
-
 // New returns fake informers over Precedent's scheme.
 func New(t testing.TB) *Informers {
 	t.Helper()

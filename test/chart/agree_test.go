@@ -1,6 +1,8 @@
 package chart
 
 import (
+	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -205,4 +207,58 @@ func podSpec(t testing.TB, objs []*unstructured.Unstructured) map[string]any {
 	}
 	spec["containers"] = cs
 	return spec
+}
+
+// TestKuadrantComponent: the config/kuadrant component adds Kuadrant's kinds to Precedent's own
+// validating webhook configuration (writes failing closed, deletes failing open, on the same
+// Service and path), read-only RBAC for them, and the PrecedentConfig managing them with the
+// kuadrant profile, and leaves the rest of config/default as it is.
+func TestKuadrantComponent(t *testing.T) {
+	base := renderKustomize(t, "default")
+	with := renderKustomizeAt(t, filepath.Join("testdata", "with-kuadrant"))
+	if got, want := len(with), len(base)+3; got != want {
+		t.Errorf("%d objects with the component, want %d (config/default's + ClusterRole, ClusterRoleBinding, PrecedentConfig): %v", got, want, kinds(with))
+	}
+	vwc := byKind(with, "ValidatingWebhookConfiguration")["precedent"]
+	if vwc == nil {
+		t.Fatal("no ValidatingWebhookConfiguration precedent")
+	}
+	var cfg admissionregistrationv1.ValidatingWebhookConfiguration
+	convert(t, vwc, &cfg)
+	resources := []string{"ratelimitpolicies", "authpolicies", "tokenratelimitpolicies"}
+	want := map[string]struct {
+		ops    []admissionregistrationv1.OperationType
+		policy admissionregistrationv1.FailurePolicyType
+	}{
+		"kuadrant.policies.precedent.dev":         {[]admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update}, admissionregistrationv1.Fail},
+		"kuadrant-deletes.policies.precedent.dev": {[]admissionregistrationv1.OperationType{admissionregistrationv1.Delete}, admissionregistrationv1.Ignore},
+	}
+	found := 0
+	for _, w := range cfg.Webhooks {
+		exp, ok := want[w.Name]
+		if !ok {
+			continue
+		}
+		found++
+		if w.FailurePolicy == nil || *w.FailurePolicy != exp.policy {
+			t.Errorf("%s: failurePolicy %v, want %s", w.Name, w.FailurePolicy, exp.policy)
+		}
+		if w.ClientConfig.Service == nil || w.ClientConfig.Service.Name != "precedent-webhook" || w.ClientConfig.Service.Path == nil || *w.ClientConfig.Service.Path != "/validate" {
+			t.Errorf("%s: clientConfig %+v, want the precedent-webhook Service on /validate", w.Name, w.ClientConfig)
+		}
+		if len(w.Rules) != 1 || !slices.Equal(w.Rules[0].APIGroups, []string{"kuadrant.io"}) || !slices.Equal(w.Rules[0].Resources, resources) || !slices.Equal(w.Rules[0].Operations, exp.ops) {
+			t.Errorf("%s: rules %+v, want %v of kuadrant.io %v", w.Name, w.Rules, exp.ops, resources)
+		}
+	}
+	if found != len(want) {
+		t.Errorf("found %d of the component's webhook entries, want %d", found, len(want))
+	}
+	pc := byKind(with, "PrecedentConfig")["cluster"]
+	if pc == nil {
+		t.Fatal("no PrecedentConfig cluster")
+	}
+	kindsList, _, _ := unstructured.NestedSlice(pc.Object, "spec", "kinds")
+	if len(kindsList) != 3 {
+		t.Errorf("PrecedentConfig manages %d kinds, want Kuadrant's 3", len(kindsList))
+	}
 }

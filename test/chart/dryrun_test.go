@@ -83,6 +83,9 @@ func TestDryRun(t *testing.T) {
 		{"kustomize default", kustomize("default")},
 		{"kustomize builtin-certs", kustomize("builtin-certs")},
 		{"kustomize prometheus", kustomize("prometheus")},
+		{"kustomize default with the kuadrant component", func(t *testing.T) []*unstructured.Unstructured {
+			return renderKustomizeAt(t, filepath.Join("testdata", "with-kuadrant"))
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			objs := tc.objs(t)

@@ -58,8 +58,14 @@ func renderChart(t testing.TB, vals map[string]any, upgrade bool) []*unstructure
 // renderKustomize builds config/<dir> as `kubectl kustomize` does.
 func renderKustomize(t testing.TB, dir string) []*unstructured.Unstructured {
 	t.Helper()
+	return renderKustomizeAt(t, filepath.Join(root, "config", dir))
+}
+
+// renderKustomizeAt builds the kustomization in dir (an absolute path or one relative to the test).
+func renderKustomizeAt(t testing.TB, dir string) []*unstructured.Unstructured {
+	t.Helper()
 	k := krusty.MakeKustomizer(krusty.MakeDefaultOptions())
-	m, err := k.Run(filesys.MakeFsOnDisk(), filepath.Join(root, "config", dir))
+	m, err := k.Run(filesys.MakeFsOnDisk(), dir)
 	if err != nil {
 		t.Fatalf("building config/%s: %v", dir, err)
 	}

@@ -44,7 +44,9 @@ func fleet(n, policies, outbounds int) ([]Policy, []Dataplane) {
 
 // writes are policies written into a fleet: new ones at each level, and a replacement of p-003.
 func writes(t testing.TB) []Policy {
-	mt := func(doc string) Policy { return policy(t, "kind: MeshTimeout\nmetadata: {namespace: kuma-system, "+doc) }
+	mt := func(doc string) Policy {
+		return policy(t, "kind: MeshTimeout\nmetadata: {namespace: kuma-system, "+doc)
+	}
 	return []Policy{
 		mt("name: zz-service}\nspec:\n  targetRef: {kind: Service, name: svc-1}\n  to:\n  - {targetRef: {kind: Mesh}, connectTimeout: 2s}\n"),
 		mt("name: a-mesh}\nspec:\n  targetRef: {kind: Mesh}\n  to:\n  - {targetRef: {kind: Service, name: svc-2}, connectTimeout: 2s, http: {requestTimeout: 1s}}\n"),

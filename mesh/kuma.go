@@ -132,6 +132,9 @@ func parseKuma(obj *unstructured.Unstructured, o Options) (Policy, field.ErrorLi
 	errs = unknownFields(spec, specPath, errs, kumaSpecFields(kk)...)
 	lists := map[string][]interface{}{}
 	for _, name := range []string{"to", "from", "rules"} {
+		if name == "to" && kk.to == nil {
+			continue // reported as an unknown field
+		}
 		switch v := spec[name].(type) {
 		case nil:
 		case []interface{}:

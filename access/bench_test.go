@@ -49,3 +49,21 @@ func BenchmarkProjectGatewayWrite(b *testing.B) {
 		ProjectWrite(written, others, &topo, s, 0)
 	}
 }
+
+// BenchmarkProjectGatewayWriteScale: the same Gateway-level write with 1,000 and 10,000 Backends
+// behind the Gateway (the target: the larger at most twice the cost of the smaller), with
+// the warning limit the webhook applies.
+func BenchmarkProjectGatewayWriteScale(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run(fmt.Sprintf("backends=%d", n), func(b *testing.B) {
+			gw, be, topo := generate(5, n)
+			others := append(gw, be...)
+			written := policy("gw/lockdown", at(5000), gwRef("edge"), inline("agents", sa("agents-0/agent"), "search"))
+			s := DefaultSettings()
+			b.ReportAllocs()
+			for b.Loop() {
+				ProjectWrite(written, others, &topo, s, 20)
+			}
+		})
+	}
+}

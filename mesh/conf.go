@@ -27,9 +27,10 @@ const (
 // confField describes one configuration field of an element: a duration, an enum, or an object
 // of further fields.
 type confField struct {
-	typ    confType
-	enum   []string
-	fields map[string]confField
+	typ      confType
+	positive bool // a duration that must not be zero (Kuma's connectionTimeout)
+	enum     []string
+	fields   map[string]confField
 }
 
 // confSchemas holds, per kind, the configuration fields that sit inline in a to/from element.
@@ -86,8 +87,12 @@ func checkField(v interface{}, path *field.Path, f confField, errs field.ErrorLi
 		if !durationRE.MatchString(s) {
 			return append(errs, field.Invalid(path, s, `must be a duration such as "5s", "1h30m" or "0.5s"`))
 		}
-		if _, err := time.ParseDuration(s); err != nil {
+		d, err := time.ParseDuration(s)
+		if err != nil {
 			return append(errs, field.Invalid(path, s, "must be a duration below 2562047h"))
+		}
+		if f.positive && d == 0 {
+			return append(errs, field.Invalid(path, s, "must be greater than zero"))
 		}
 	case enumConf:
 		s, ok := v.(string)

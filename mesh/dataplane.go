@@ -16,6 +16,8 @@ const KindDataplane = "Dataplane"
 type Dataplane struct {
 	Namespace string
 	Name      string
+	Labels    map[string]string // metadata.labels, which Kuma's Dataplane targetRef selects by
+	Gateway   bool              // spec.networking.gateway is set: a gateway, not a sidecar
 	Inbound   []map[string]string
 	Outbound  []map[string]string
 }
@@ -80,7 +82,10 @@ func (dp *Dataplane) OutboundTo(service string) (map[string]string, bool) {
 // ParseDataplane reads a Dataplane's name and the tags of spec.networking.inbound[] and
 // spec.networking.outbound[]. Malformed fields are errors naming the field.
 func ParseDataplane(obj *unstructured.Unstructured) (Dataplane, error) {
-	dp := Dataplane{Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	dp := Dataplane{Namespace: obj.GetNamespace(), Name: obj.GetName(), Labels: obj.GetLabels()}
+	if gw, found, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "networking", "gateway"); found && gw != nil {
+		dp.Gateway = true
+	}
 	if obj.GetKind() != KindDataplane {
 		return dp, fmt.Errorf("kind %q is not a Dataplane", obj.GetKind())
 	}

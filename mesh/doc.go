@@ -14,6 +14,10 @@
 // source) the elements whose targetRef selects it are merged field by field, the first element that
 // sets a field wins, objects merge deeply and lists are atomic.
 //
+// Kuma's own kinds (group kuma.io) are read in Kuma's shape (configuration under `default`) and
+// ordered as Kuma's control plane orders them (Order, kuma.go; README.md states both orders). An
+// Index keeps the analysis of one mesh so that a write's review recomputes only what it changes.
+//
 // Policies whose top-level targetRef is a route (MeshGatewayRoute, HTTPRoute) and `to` elements that
 // target an HTTPRoute are kept and validated, but select no proxy and no whole outbound: routes are
 // not part of the Dataplane topology.

@@ -12,9 +12,10 @@ import (
 )
 
 // FuzzParse feeds arbitrary JSON objects to Parse, Merge and Shadowed: malformed input must give
-// field errors, never a panic. Seeds are the MADR examples.
+// field errors, never a panic. Seeds are the MADR examples and Kuma's documented ones (kuma.io).and Kuma's documented ones (kuma.io).
 func FuzzParse(f *testing.F) {
-	for _, file := range []string{"testdata/madr/meshtimeouts.yaml", "testdata/madr/meshtrafficpermissions.yaml"} {
+	for _, file := range []string{"testdata/madr/meshtimeouts.yaml", "testdata/madr/meshtrafficpermissions.yaml",
+		"testdata/kuma/meshtimeouts.yaml", "testdata/kuma/meshtrafficpermissions.yaml"} {
 		data, err := os.ReadFile(file)
 		if err != nil {
 			f.Fatal(err)
@@ -33,6 +34,8 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte(`{"kind":"MeshTimeout","spec":{"targetRef":{"kind":"Mesh","tags":{"a":1}},"to":[null,{"targetRef":{"kind":"Service"},"http":"x"}]}}`))
 	f.Add([]byte(`{"kind":"MeshTrafficPermission","spec":{"targetRef":[],"from":[{"targetRef":{"kind":"MeshSubset","tags":{"":""}},"action":{}}]}}`))
+	f.Add([]byte(`{"apiVersion":"kuma.io/v1alpha1","kind":"MeshTimeout","metadata":{"namespace":"app"},"spec":{"targetRef":{"kind":"Dataplane","labels":{"a":1},"proxyTypes":[]},"to":[{"targetRef":{"kind":"MeshService"},"default":{"http":{}}}],"from":[{"default":null}]}}`))
+	f.Add([]byte(`{"apiVersion":"kuma.io/v1alpha1","kind":"MeshTrafficPermission","metadata":{"labels":{"kuma.io/policy-role":"x"}},"spec":{"rules":[1],"from":[{"targetRef":{"kind":"MeshServiceSubset","tags":"t"},"default":{"action":1}}]}}`))
 	dps := []Dataplane{
 		proxy("web-v1", map[string]string{ServiceTag: "web", "version": "v1"}, "backend"),
 		proxy("backend-1", map[string]string{ServiceTag: "backend"}),
@@ -53,5 +56,6 @@ func FuzzParse(f *testing.F) {
 			_ = Merge(p.Kind, policies, dps[0], d, Selector{Service: "backend"})
 		}
 		_ = Shadowed(policies, dps)
+		_ = NewIndex(p.GroupKind(), nil, dps).WriteWarnings(p, true)
 	})
 }

@@ -2,6 +2,7 @@ package mesh
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -96,3 +97,8 @@ func generate(n, outbounds int) ([]Policy, Dataplane) {
 	}
 	return policies, dp
 }
+
+func sprintf(format string, args ...interface{}) string { return fmt.Sprintf(format, args...) }
+
+// splitDoc splits "KIND|NAMESPACE|SPEC" test rows.
+func splitDoc(s string) []string { return strings.SplitN(s, "|", 3) }

@@ -43,11 +43,16 @@ func (d Direction) String() string {
 	return "to"
 }
 
-// TargetRef is the MADR's selector: a kind, and a name and tags when the kind takes them.
+// TargetRef is the MADR's selector: a kind, and a name and tags when the kind takes them. Kuma's
+// own kinds add namespace, labels, sectionName and proxyTypes (api/common/v1alpha1/targetref.go).
 type TargetRef struct {
-	Kind string
-	Name string
-	Tags map[string]string
+	Kind        string
+	Name        string
+	Tags        map[string]string
+	Namespace   string
+	Labels      map[string]string
+	SectionName string
+	ProxyTypes  []string
 }
 
 // Element is one entry of a `to` or `from` array: its targetRef and the configuration fields that
@@ -59,14 +64,39 @@ type Element struct {
 	leaves []leaf // Conf flattened for the merge; nil when the element was built by hand
 }
 
-// Policy is the typed view of a MeshTimeout or MeshTrafficPermission.
+// Policy is the typed view of a MeshTimeout or MeshTrafficPermission, of group
+// policy.precedent.dev (the MADR's shape and order) or kuma.io (Kuma's shape and order).
 type Policy struct {
+	Group     string // "" is read as policy.precedent.dev
 	Kind      string
 	Namespace string
 	Name      string
 	TargetRef TargetRef
 	To        []Element
 	From      []Element
+
+	// Kuma's own kinds only: what its control plane sorts by besides the targetRef kind.
+	Role        string // kuma.io/policy-role: system, producer, consumer or workload-owner
+	Origin      string // kuma.io/origin: global, zone or ""
+	DisplayName string // kuma.io/display-name, else the name
+}
+
+// Kuma reports whether the policy is one of Kuma's own kinds (group kuma.io), whose order and
+// shape are Kuma's rather than the MADR's.
+func (p *Policy) Kuma() bool { return p.Group == KumaGroup }
+
+// GroupKind returns "Kind.group", as --kind takes it (e.g. "MeshTimeout.kuma.io").
+func (p *Policy) GroupKind() string {
+	g := p.Group
+	if g == "" {
+		g = PrecedentGroup
+	}
+	return p.Kind + "." + g
+}
+
+// matchesKind reports whether the policy is of kind, given as "Kind" (any group) or "Kind.group".
+func (p *Policy) matchesKind(kind string) bool {
+	return p.Kind == kind || p.GroupKind() == kind
 }
 
 // Elements returns the policy's array for the direction.
@@ -101,7 +131,22 @@ func Validate(obj *unstructured.Unstructured) field.ErrorList {
 // Parse returns the typed view of obj and the errors of Validate. The view holds whatever could be
 // read; use it only when the error list is empty.
 func Parse(obj *unstructured.Unstructured) (Policy, field.ErrorList) {
-	p := Policy{Kind: obj.GetKind(), Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	return ParseWith(obj, Options{})
+}
+
+// Options are the settings of a parse that the object does not carry.
+type Options struct {
+	// SystemNamespace is Kuma's system namespace (default kuma-system): a kuma.io policy there has
+	// the role "system"; elsewhere its role follows from its to/from items, as Kuma computes it.
+	SystemNamespace string
+}
+
+// ParseWith is Parse with options; only Kuma's own kinds use them.
+func ParseWith(obj *unstructured.Unstructured, o Options) (Policy, field.ErrorList) {
+	if groupOf(obj.GetAPIVersion()) == KumaGroup {
+		return parseKuma(obj, o)
+	}
+	p := Policy{Group: PrecedentGroup, Kind: obj.GetKind(), Namespace: obj.GetNamespace(), Name: obj.GetName()}
 	var errs field.ErrorList
 	if _, ok := confSchemas[p.Kind]; !ok {
 		return p, append(errs, field.NotSupported(field.NewPath("kind"), p.Kind, []string{KindMeshTimeout, KindMeshTrafficPermission}))

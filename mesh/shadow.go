@@ -222,7 +222,7 @@ func sortPolicies(set map[*Policy]bool) []*Policy {
 	for p := range set {
 		out = append(out, p)
 	}
-	sort.Slice(out, func(i, j int) bool { return higher(out[i], out[j], laterNameFirst) })
+	sort.Slice(out, func(i, j int) bool { return higher(out[i], out[j]) })
 	return out
 }
 
@@ -234,7 +234,7 @@ func sortElems(set map[elemKey]bool) []elemKey {
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		if a.p != b.p {
-			return higher(a.p, b.p, laterNameFirst)
+			return higher(a.p, b.p)
 		}
 		if a.d != b.d {
 			return a.d < b.d

@@ -139,13 +139,44 @@ func sortedKeys(m map[string]interface{}) []string {
 // SelectsProxy says whether the top-level targetRef r selects the Dataplane dp: Mesh every proxy,
 // MeshSubset a proxy with an inbound carrying all the tags, Service a proxy with an inbound of that
 // kuma.io/service, ServiceSubset both, Proxy the Dataplane of that name. Route kinds select none.
-func (r *TargetRef) SelectsProxy(dp *Dataplane) bool {
+//
+// Kuma's kinds as its DppSelectedByPolicy does (pkg/plugins/policies/core/matchers/dataplane.go):
+// Mesh and MeshSubset only proxies of the listed proxyTypes; MeshService and MeshServiceSubset by
+// the inbounds' kuma.io/service (the legacy, tag-based reading of a named MeshService); Dataplane
+// every proxy, the one named (in namespace, default the policy's, passed as ns), or those carrying
+// the labels. MeshGateway and MeshHTTPRoute select no sidecar of the topology.
+func (r *TargetRef) SelectsProxy(dp *Dataplane) bool { return r.selectsProxy(dp, "") }
+
+func (r *TargetRef) selectsProxy(dp *Dataplane, ns string) bool {
 	switch r.Kind {
 	case Mesh:
-		return true
+		return r.proxyType(dp)
 	case Proxy:
 		return dp.Name == r.Name
-	case MeshSubset, Service, ServiceSubset:
+	case DataplaneRef:
+		switch {
+		case len(r.Labels) > 0:
+			for k, v := range r.Labels {
+				if got, ok := dp.Labels[k]; !ok || got != v {
+					return false
+				}
+			}
+			return true
+		case r.Name != "":
+			want := r.Namespace
+			if want == "" {
+				want = ns
+			}
+			return dp.Name == r.Name && (want == "" || dp.Namespace == want)
+		}
+		return r.Namespace == "" // allDataplanesSelected: no name, namespace or labels
+	case MeshSubset, Service, ServiceSubset, MeshService, MeshServiceSubset:
+		if r.Kind == MeshSubset && !r.proxyType(dp) {
+			return false
+		}
+		if r.Kind == MeshService && r.Name == "" {
+			return false // selected by labels: a real MeshService object, not in this topology
+		}
 		for _, in := range dp.Inbound {
 			in := Selector{Tags: in}
 			if r.Selects(&in) {
@@ -158,16 +189,32 @@ func (r *TargetRef) SelectsProxy(dp *Dataplane) bool {
 
 // Selects says whether the element targetRef r selects the target (an outbound or a source).
 // HTTPRoute and MeshGatewayRoute select no whole service.
+// Kuma's MeshService and MeshServiceSubset read as Service and ServiceSubset (asSubset in
+// pkg/plugins/policies/core/rules/rules.go); MeshExternalService, MeshMultiZoneService and
+// MeshHTTPRoute select no service of the Dataplane topology.
 func (r *TargetRef) Selects(t *Selector) bool {
 	switch r.Kind {
 	case Mesh:
 		return true
-	case Service:
-		return t.service() == r.Name
-	case ServiceSubset:
+	case Service, MeshService:
+		return r.Name != "" && t.service() == r.Name
+	case ServiceSubset, MeshServiceSubset:
 		return t.service() == r.Name && t.hasAll(r.Tags)
 	case MeshSubset:
 		return t.hasAll(r.Tags)
 	}
 	return false
+}
+
+// proxyType says whether the proxy is of a type r.ProxyTypes lists (all when empty): a Dataplane
+// with spec.networking.gateway is a Gateway, any other a Sidecar.
+func (r *TargetRef) proxyType(dp *Dataplane) bool {
+	if len(r.ProxyTypes) == 0 {
+		return true
+	}
+	t := "Sidecar"
+	if dp.Gateway {
+		t = "Gateway"
+	}
+	return contains(r.ProxyTypes, t)
 }

@@ -21,7 +21,16 @@ const (
 	// ProfileKuadrant is Kuadrant's own kinds (kuadrant.io RateLimitPolicy, AuthPolicy,
 	// TokenRateLimitPolicy), folded the way Kuadrant's operator folds them (see kuadrant.go).
 	ProfileKuadrant Profile = "kuadrant"
+	// ProfileMesh is Kuma's targetRef model (MeshTimeout, MeshTrafficPermission): the MADR's shape and
+	// order for policy.precedent.dev, Kuma's own for kuma.io (see package mesh).
+	ProfileMesh Profile = "mesh"
 )
+
+// MeshKinds are the kinds the mesh profile reads.
+var MeshKinds = []string{"MeshTimeout", "MeshTrafficPermission"}
+
+// KumaGroup is the group of Kuma's own kinds, whose status Kuma's control plane owns.
+const KumaGroup = "kuma.io"
 
 // Status modes of a managed kind: what the reconciler writes for it.
 const (
@@ -55,7 +64,7 @@ type Kind struct {
 	// TargetKinds are the group/kinds a policy of this kind may target.
 	TargetKinds []schema.GroupKind `json:"targetKinds,omitempty"`
 	// Status is StatusFull or StatusNone; empty means the profile's default (StatusNone for
-	// ProfileKuadrant, StatusFull otherwise).
+	// ProfileKuadrant and for ProfileMesh kinds of group kuma.io, StatusFull otherwise).
 	Status string `json:"status,omitempty"`
 }
 
@@ -64,7 +73,7 @@ func (k Kind) StatusMode() string {
 	if k.Status != "" {
 		return k.Status
 	}
-	if k.Profile == ProfileKuadrant {
+	if k.Profile == ProfileKuadrant || (k.Profile == ProfileMesh && k.GVK.Group == KumaGroup) {
 		return StatusNone
 	}
 	return StatusFull

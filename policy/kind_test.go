@@ -45,3 +45,27 @@ func TestRegistryResolve(t *testing.T) {
 		})
 	}
 }
+
+func TestStatusMode(t *testing.T) {
+	gvk := func(group, kind string) schema.GroupVersionKind {
+		return schema.GroupVersionKind{Group: group, Version: "v1alpha1", Kind: kind}
+	}
+	tests := []struct {
+		name string
+		kind Kind
+		want string
+	}{
+		{name: "kuadrant profile defaults to none", kind: Kind{GVK: gvk("kuadrant.io", "AuthPolicy"), Profile: ProfileKuadrant}, want: StatusNone},
+		{name: "Kuma's own mesh kind defaults to none", kind: Kind{GVK: gvk(KumaGroup, "MeshTimeout"), Profile: ProfileMesh}, want: StatusNone},
+		{name: "our mesh kind defaults to full", kind: Kind{GVK: gvk(Group, "MeshTimeout"), Profile: ProfileMesh}, want: StatusFull},
+		{name: "Kuma's kind with status full set", kind: Kind{GVK: gvk(KumaGroup, "MeshTimeout"), Profile: ProfileMesh, Status: StatusFull}, want: StatusFull},
+		{name: "defaults-overrides defaults to full", kind: Kind{GVK: gvk(Group, "AuthPolicy"), Profile: ProfileDefaultsOverrides}, want: StatusFull},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.kind.StatusMode(); got != tt.want {
+				t.Errorf("StatusMode() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -20,6 +20,15 @@ func TestDecode(t *testing.T) {
 		RulesField:  "rules",
 		TargetKinds: policy.DefaultTargetKinds,
 	}}
+	withKuma := Defaults()
+	withKuma.Kinds = []policy.Kind{{
+		GVK:         schema.GroupVersionKind{Group: "kuma.io", Version: "v1alpha1", Kind: "MeshTimeout"},
+		Profile:     policy.ProfileMesh,
+		TargetKinds: policy.DefaultTargetKinds,
+	}}
+	kuma := func(kind string) map[string]interface{} {
+		return map[string]interface{}{"gvk": map[string]interface{}{"group": "kuma.io", "version": "v1alpha1", "kind": kind}, "profile": "mesh"}
+	}
 	kuadrant := map[string]interface{}{"gvk": map[string]interface{}{"group": "kuadrant.io", "version": "v1", "kind": "AuthPolicy"}, "profile": "defaults-overrides", "rulesField": "rules"}
 	tests := []struct {
 		name     string
@@ -34,6 +43,12 @@ func TestDecode(t *testing.T) {
 			name:     "duplicate kind rejected",
 			obj:      map[string]interface{}{"spec": map[string]interface{}{"kinds": []interface{}{kuadrant, kuadrant}}},
 			wantErrs: []string{`spec.kinds[1].gvk: Duplicate value: "AuthPolicy.kuadrant.io"`},
+		},
+		{name: "Kuma's MeshTimeout in one line", obj: map[string]interface{}{"spec": map[string]interface{}{"kinds": []interface{}{kuma("MeshTimeout")}}}, want: withKuma},
+		{
+			name:     "mesh profile for a kind it cannot read",
+			obj:      map[string]interface{}{"spec": map[string]interface{}{"kinds": []interface{}{kuma("MeshRetry")}}},
+			wantErrs: []string{`spec.kinds[0].gvk.kind: Unsupported value: "MeshRetry": supported values: "MeshTimeout", "MeshTrafficPermission"`},
 		},
 		{
 			name:     "warning limit out of range",

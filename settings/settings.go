@@ -2,6 +2,7 @@ package settings
 
 import (
 	"fmt"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -111,8 +112,12 @@ func (s Settings) Validate(p *field.Path) field.ErrorList {
 			if _, ok := policy.KuadrantRulesField(k.GVK.Kind); !ok {
 				errs = append(errs, field.NotSupported(kp.Child("gvk", "kind"), k.GVK.Kind, policy.KuadrantKinds))
 			}
+		case policy.ProfileMesh:
+			if !slices.Contains(policy.MeshKinds, k.GVK.Kind) {
+				errs = append(errs, field.NotSupported(kp.Child("gvk", "kind"), k.GVK.Kind, policy.MeshKinds))
+			}
 		default:
-			errs = append(errs, field.NotSupported(kp.Child("profile"), string(k.Profile), []string{string(policy.ProfileDefaultsOverrides), string(policy.ProfileGEP713), string(policy.ProfileKuadrant)}))
+			errs = append(errs, field.NotSupported(kp.Child("profile"), string(k.Profile), []string{string(policy.ProfileDefaultsOverrides), string(policy.ProfileGEP713), string(policy.ProfileKuadrant), string(policy.ProfileMesh)}))
 		}
 		switch k.Status {
 		case "", policy.StatusFull, policy.StatusNone:

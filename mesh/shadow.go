@@ -29,7 +29,7 @@ func (r Ref) ID() string {
 }
 
 // Warning says that an element (or, Path "", a whole policy) can never take effect on any
-// Dataplane of the mesh because every field it sets is always set first by a higher-priority
+// Dataplane of the mesh because every field it sets is always decided by a higher-priority
 // element; By names those elements (or, for a whole policy, those policies), highest priority first.
 type Warning struct {
 	Ref
@@ -37,7 +37,7 @@ type Warning struct {
 }
 
 // String renders the warning in one short line, e.g.
-// `MeshTimeout web: spec.to[1] never takes effect on any Dataplane: every field it sets is set first by spec.to[0] of base`.
+// `MeshTimeout web: spec.to[1] never takes effect on any Dataplane: every field it sets is decided by spec.to[0] of base`.
 func (w Warning) String() string {
 	names := make([]string, 0, maxBy)
 	for i, b := range w.By {
@@ -55,9 +55,9 @@ func (w Warning) String() string {
 		by += fmt.Sprintf(" and %d more", n)
 	}
 	if w.Path == "" {
-		return fmt.Sprintf("%s %s never takes effect on any Dataplane: every field it sets is set first by %s", w.Kind, w.ID(), by)
+		return fmt.Sprintf("%s %s never takes effect on any Dataplane: every field it sets is decided by %s", w.Kind, w.ID(), by)
 	}
-	return fmt.Sprintf("%s %s: %s never takes effect on any Dataplane: every field it sets is set first by %s", w.Kind, w.ID(), w.Path, by)
+	return fmt.Sprintf("%s %s: %s never takes effect on any Dataplane: every field it sets is decided by %s", w.Kind, w.ID(), w.Path, by)
 }
 
 type elemKey struct {

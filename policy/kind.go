@@ -68,6 +68,11 @@ type Kind struct {
 	Status string `json:"status,omitempty"`
 }
 
+// Effective reports whether the kind's profile has effective policies over Gateway API paths (the
+// engine's snapshots, `effective`, `explain`, `diff`): every profile but mesh, whose kinds are merged
+// per proxy (package mesh).
+func (k Kind) Effective() bool { return k.Profile != ProfileMesh }
+
 // StatusMode is the kind's status mode with the profile's default applied.
 func (k Kind) StatusMode() string {
 	if k.Status != "" {

@@ -44,6 +44,7 @@ type profiles struct {
 	accessPols map[schema.GroupKind]*accessPolicies
 	meshPols   map[schema.GroupKind]*byMesh[mesh.Policy]
 	meshDPs    *byMesh[mesh.Dataplane]
+	meshIdx    map[meshIndexKey]*builtIndex
 }
 
 type storedDataplane struct {
@@ -77,6 +78,7 @@ func newProfiles() profiles {
 		dataplanes: map[types.NamespacedName]storedDataplane{},
 		accessPols: map[schema.GroupKind]*accessPolicies{},
 		meshPols:   map[schema.GroupKind]*byMesh[mesh.Policy]{},
+		meshIdx:    map[meshIndexKey]*builtIndex{},
 	}
 }
 
@@ -273,6 +275,11 @@ func (s *State) MeshPolicies(gk schema.GroupKind, meshName string) []mesh.Policy
 func (s *State) Dataplanes(meshName string) []mesh.Dataplane {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.dataplanesLocked(meshName)
+}
+
+// dataplanesLocked is Dataplanes with mu held.
+func (s *State) dataplanesLocked(meshName string) []mesh.Dataplane {
 	c := s.meshDPs
 	if c == nil || c.gen != s.dpGen {
 		c = &byMesh[mesh.Dataplane]{gen: s.dpGen, items: map[string][]mesh.Dataplane{}}
@@ -303,4 +310,84 @@ func PolicyMesh(u *unstructured.Unstructured) string {
 		return m
 	}
 	return defaultMesh
+}
+
+// meshIndexKey names the index of one mesh policy kind in one mesh.
+type meshIndexKey struct {
+	gk   schema.GroupKind
+	mesh string
+}
+
+// builtIndex is a mesh index with the generations it was built from.
+type builtIndex struct {
+	x             *mesh.Index
+	policyGen     uint64
+	dataplanesGen uint64
+}
+
+// MeshIndex returns the index of the policies of mesh kind gk and the Dataplanes of mesh meshName
+// (mesh.Index: Dataplanes by the tags, names and labels policies select, shadowing kept per group of
+// proxies), so that reviewing a write costs what the write changes, not what the mesh holds. It is
+// rebuilt after a change of either, by the background builder once changes settle (the indexes asked
+// for before), or by the first request that finds it stale. The index is shared: read it only.
+func (s *State) MeshIndex(gk schema.GroupKind, meshName string) *mesh.Index {
+	k := meshIndexKey{gk, meshName}
+	s.mu.Lock()
+	pgen, dgen := s.policyGen[gk], s.dpGen
+	if b := s.meshIdx[k]; b != nil && b.policyGen == pgen && b.dataplanesGen == dgen {
+		s.mu.Unlock()
+		return b.x
+	}
+	dps := s.dataplanesLocked(meshName)
+	s.mu.Unlock()
+	pols := s.MeshPolicies(gk, meshName)
+	x := mesh.NewIndex(gk.Kind+"."+gk.Group, pols, dps) // without the lock: both lists are shared, read only
+	s.mu.Lock()
+	if cur := s.meshIdx[k]; cur == nil || (cur.policyGen <= pgen && cur.dataplanesGen <= dgen) {
+		s.meshIdx[k] = &builtIndex{x: x, policyGen: pgen, dataplanesGen: dgen}
+	}
+	s.mu.Unlock()
+	return x
+}
+
+// rebuildMeshIndexes brings the mesh indexes asked for before up to date (the background builder).
+func (s *State) rebuildMeshIndexes() {
+	s.mu.Lock()
+	keys := make([]meshIndexKey, 0, len(s.meshIdx))
+	for k := range s.meshIdx {
+		keys = append(keys, k)
+	}
+	s.mu.Unlock()
+	for _, k := range keys {
+		s.MeshIndex(k.gk, k.mesh)
+	}
+}
+
+// prepareMeshIndexes builds the index of every mesh kind watched (Precedent's own and those of kinds
+// with the mesh profile) for every mesh that has Dataplanes, so the first mesh write of a fresh
+// replica does not build it (Prepare).
+func (s *State) prepareMeshIndexes(kinds []policy.Kind) {
+	gks := []schema.GroupKind{MeshTimeoutKind, MeshPermissionKind}
+	for _, k := range kinds {
+		if k.Profile == policy.ProfileMesh {
+			gks = append(gks, k.GVK.GroupKind())
+		}
+	}
+	s.mu.Lock()
+	meshes := map[string]bool{}
+	for _, d := range s.dataplanes {
+		meshes[d.mesh] = true
+	}
+	var watched []schema.GroupKind
+	for _, gk := range gks {
+		if _, ok := s.policies[gk]; ok {
+			watched = append(watched, gk)
+		}
+	}
+	s.mu.Unlock()
+	for _, gk := range watched {
+		for name := range meshes {
+			s.MeshIndex(gk, name)
+		}
+	}
 }

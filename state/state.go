@@ -528,6 +528,7 @@ func (s *State) builder(ctx context.Context) {
 		for _, b := range wanted {
 			s.Snapshot(b.kind, b.snap.Cond)
 		}
+		s.rebuildMeshIndexes()
 	}
 }
 
@@ -626,7 +627,7 @@ func (s *State) Prepare(kinds []policy.Kind, costLimit uint64) error {
 		return err
 	}
 	for _, k := range kinds {
-		if !s.KindSynced(k.GVK.GroupKind()) {
+		if !k.Effective() || !s.KindSynced(k.GVK.GroupKind()) {
 			continue // not installed (or not watched yet): nothing to build
 		}
 		snap := s.Snapshot(k, cond)
@@ -634,6 +635,7 @@ func (s *State) Prepare(kinds []policy.Kind, costLimit uint64) error {
 			snap.ComputePath(i)
 		}
 	}
+	s.prepareMeshIndexes(kinds)
 	s.prepared.Store(true)
 	return nil
 }

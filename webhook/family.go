@@ -49,8 +49,8 @@ func familyOf(gk schema.GroupKind, reg *policy.Registry) family {
 type policyFamily struct{}
 
 func (policyFamily) claims(gk schema.GroupKind, reg *policy.Registry) bool {
-	_, ok := reg.Lookup(gk)
-	return ok
+	k, ok := reg.Lookup(gk)
+	return ok && k.Effective()
 }
 
 func (policyFamily) review(v *Validator, req admission.Request, gk schema.GroupKind, u *unstructured.Unstructured, s settings.Settings, reg *policy.Registry) admission.Response {
@@ -86,12 +86,17 @@ func (accessFamily) patch(_ schema.GroupKind, u *unstructured.Unstructured, _ *p
 	return mutate.AccessPatch(u)
 }
 
-// meshFamily reviews MeshTimeouts and MeshTrafficPermissions: writes checked and their shadowed
-// elements found on the Dataplanes of their mesh; deletes are admitted without a word.
+// meshFamily reviews MeshTimeouts and MeshTrafficPermissions, Precedent's own and the kinds managed
+// with the mesh profile (Kuma's kuma.io kinds): writes checked and their shadowed elements found on
+// the Dataplanes of their mesh; deletes are admitted without a word.
 type meshFamily struct{}
 
-func (meshFamily) claims(gk schema.GroupKind, _ *policy.Registry) bool {
-	return gk == state.MeshTimeoutKind || gk == state.MeshPermissionKind
+func (meshFamily) claims(gk schema.GroupKind, reg *policy.Registry) bool {
+	if gk == state.MeshTimeoutKind || gk == state.MeshPermissionKind {
+		return true
+	}
+	k, ok := reg.Lookup(gk)
+	return ok && k.Profile == policy.ProfileMesh
 }
 
 func (meshFamily) review(v *Validator, req admission.Request, gk schema.GroupKind, u *unstructured.Unstructured, s settings.Settings, _ *policy.Registry) admission.Response {

@@ -74,6 +74,6 @@ func (v *Validator) meshPolicy(gk schema.GroupKind, u *unstructured.Unstructured
 		return respond(gk, u.GetName(), errs, nil)
 	}
 	name := state.PolicyMesh(u)
-	ws := mesh.WriteWarnings(p, v.State.MeshPolicies(gk, name), v.State.Dataplanes(name), false)
+	ws := v.State.MeshIndex(gk, name).WriteWarnings(p, false)
 	return respond(gk, u.GetName(), nil, validate.Limit(ws, s.WarningLimit))
 }

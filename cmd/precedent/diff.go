@@ -174,6 +174,9 @@ func diffKinds(base, head *input, kind string, offline bool) ([]diff.Change, err
 	matched := false
 	if all {
 		for _, k := range head.registry.Kinds() {
+			if !k.Effective() {
+				continue // mesh-profile kinds are compared per proxy below
+			}
 			out = append(out, diff.Effective(snapshots(base, head, k))...)
 		}
 	} else if k, err := head.registry.Resolve(kind); err == nil {

@@ -195,6 +195,9 @@ func (o *input) resolve(name string) (policy.Kind, error) {
 	if err != nil {
 		return policy.Kind{}, &exitError{code: 2, err: fmt.Errorf("--kind %w", err)}
 	}
+	if !k.Effective() {
+		return policy.Kind{}, &exitError{code: 2, err: fmt.Errorf("--kind %s.%s is a mesh kind: it has no effective policy per Gateway API path; see precedent mesh", k.GVK.Kind, k.GVK.Group)}
+	}
 	return k, nil
 }
 

@@ -63,7 +63,7 @@ func (o *meshOptions) run(stdout, stderr io.Writer) error {
 	if o.output != "json" {
 		return fmt.Errorf("output format %q is not supported: use -o json", o.output)
 	}
-	kind, err := meshKind(o.kind)
+	kind, group, err := meshKind(o.kind)
 	if err != nil {
 		return err
 	}
@@ -96,6 +96,9 @@ func (o *meshOptions) run(stdout, stderr io.Writer) error {
 			}
 			dataplanes = append(dataplanes, dp)
 		case kind:
+			if group != "" && obj.GroupVersionKind().Group != group {
+				continue // the same kind of another group (--kind Kind.group)
+			}
 			p, errs := mesh.Parse(obj.Unstructured)
 			for _, e := range errs {
 				fmt.Fprintf(stderr, "%s %s: %s\n", kind, p.ID(), e.Error())
@@ -118,7 +121,11 @@ func (o *meshOptions) run(stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "Warning: proxy %s declares no outbound to service %s: merged as if it had one\n", o.proxy, o.outbound)
 		}
 	}
-	res := mesh.Merge(kind, policies, dp, dir, target)
+	merged := kind
+	if group != "" {
+		merged = kind + "." + group // Kuma's order for kuma.io kinds, the MADR's for Precedent's
+	}
+	res := mesh.Merge(merged, policies, dp, dir, target)
 	out, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding the merged configuration: %w", err)
@@ -127,14 +134,19 @@ func (o *meshOptions) run(stdout, stderr io.Writer) error {
 	return err
 }
 
-// meshKind accepts the kind in any case, singular or plural.
-func meshKind(s string) (string, error) {
+// meshKind accepts the kind in any case, singular or plural, alone (any group) or as Kind.group
+// (MeshTimeout.kuma.io: Kuma's own kind; MeshTimeout.policy.precedent.dev: Precedent's).
+func meshKind(s string) (kind, group string, err error) {
+	name, group, _ := strings.Cut(s, ".")
 	for _, k := range []string{mesh.KindMeshTimeout, mesh.KindMeshTrafficPermission} {
-		if strings.EqualFold(s, k) || strings.EqualFold(s, k+"s") {
-			return k, nil
+		if strings.EqualFold(name, k) || strings.EqualFold(name, k+"s") {
+			switch strings.ToLower(group) {
+			case "", mesh.KumaGroup, mesh.PrecedentGroup:
+				return k, strings.ToLower(group), nil
+			}
 		}
 	}
-	return "", fmt.Errorf("--kind %q: the mesh kinds are %s and %s", s, mesh.KindMeshTimeout, mesh.KindMeshTrafficPermission)
+	return "", "", fmt.Errorf("--kind %q: the mesh kinds are %s and %s, alone or as Kind.%s or Kind.%s", s, mesh.KindMeshTimeout, mesh.KindMeshTrafficPermission, mesh.KumaGroup, mesh.PrecedentGroup)
 }
 
 // parseSource reads SERVICE[,TAG=VALUE...].

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -152,7 +153,7 @@ spec:
 		{
 			name:    "unknown kind",
 			args:    []string{"-f", meshSamples, "--kind", "TrafficPolicy", "--proxy", "web-v1", "--outbound", "backend"},
-			wantErr: `--kind "TrafficPolicy": the mesh kinds are MeshTimeout and MeshTrafficPermission`,
+			wantErr: `--kind "TrafficPolicy": the mesh kinds are MeshTimeout and MeshTrafficPermission, alone or as Kind.kuma.io or Kind.policy.precedent.dev`,
 		},
 		{
 			name:    "traffic permission for an outbound",
@@ -204,4 +205,55 @@ spec:
 			}
 		})
 	}
+}
+
+// TestKumaKinds: Kuma's own kuma.io kinds through the CLI. Without a PrecedentConfig managing them,
+// validate lists them as not checked; with one line per kind (--config) they are checked with the
+// mesh profile in the order Kuma enforces, and precedent mesh merges them with --kind Kind.kuma.io;
+// effective refuses a mesh kind with a pointer to precedent mesh.
+func TestKumaKinds(t *testing.T) {
+	const kuma = "../../mesh/testdata/kuma"
+	const cfg = "testdata/kuma-mesh/config.yaml"
+	t.Run("not checked without the config", func(t *testing.T) {
+		out, _, code := run("validate", "-f", kuma)
+		want := "Warning: 3 kuma.io/v1alpha1 MeshTimeout objects are not checked: add the kind under spec.kinds\n" +
+			"Warning: 3 kuma.io/v1alpha1 MeshTrafficPermission objects are not checked: add the kind under spec.kinds\n"
+		if code != 0 || out != want {
+			t.Errorf("exit %d, output:\n%s\nwant exit 0 and:\n%s", code, out, want)
+		}
+	})
+	t.Run("checked with one line per kind", func(t *testing.T) {
+		out, _, code := run("validate", "-f", kuma, "--config", cfg)
+		want := "Warning: MeshTimeout kuma-system/01-consume-backend-timeouts: MeshTimeout kuma-system/01-consume-backend-timeouts never takes effect on any Dataplane: every field it sets is decided by kuma-system/web-timeouts, kuma-demo/timeout-global, kuma-system/00-base-timeouts\n" +
+			"Warning: MeshTrafficPermission kuma-system/deny-web-v1: MeshTrafficPermission kuma-system/deny-web-v1 never takes effect on any Dataplane: every field it sets is decided by kuma-system/allow-all\n" +
+			"Warning: MeshTrafficPermission kuma-system/shadow-web: MeshTrafficPermission kuma-system/shadow-web never takes effect on any Dataplane: every field it sets is decided by kuma-system/allow-all\n"
+		if code != 0 || out != want {
+			t.Errorf("exit %d, output:\n%s\nwant exit 0 and:\n%s", code, out, want)
+		}
+	})
+	t.Run("merged in Kuma's order", func(t *testing.T) {
+		out, _, code := run("mesh", "-f", kuma, "--kind", "MeshTimeout.kuma.io", "--proxy", "web-v1", "--outbound", "backend", "-o", "json")
+		var got map[string]interface{}
+		if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil {
+			t.Fatalf("exit %d (%v):\n%s", code, err, out)
+		}
+		want := map[string]interface{}{
+			"conf":    map[string]interface{}{"connectionTimeout": "5s", "http": map[string]interface{}{"requestTimeout": "15s"}, "idleTimeout": "20s"},
+			"origins": map[string]interface{}{"connectionTimeout": "web-timeouts", "http.requestTimeout": "web-timeouts", "idleTimeout": "timeout-global"},
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("merged conf (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("effective refuses a mesh kind", func(t *testing.T) {
+		cmd := newRootCmd()
+		cmd.SetOut(&bytes.Buffer{})
+		cmd.SetErr(&bytes.Buffer{})
+		cmd.SetArgs([]string{"effective", "-f", kuma, "--config", cfg, "--kind", "MeshTimeout.kuma.io"})
+		err := cmd.Execute()
+		var ee *exitError
+		if !errors.As(err, &ee) || ee.code != 2 || !strings.Contains(err.Error(), "is a mesh kind") {
+			t.Errorf("error %v: want exit 2 saying it is a mesh kind", err)
+		}
+	})
 }

@@ -89,6 +89,9 @@ else the defaults.
 // against the topology and the other policies of its kind.
 func (o *input) validate() (errs, warns []string) {
 	for _, k := range o.registry.Kinds() {
+		if !k.Effective() {
+			continue // mesh-profile kinds: validateMesh checks them
+		}
 		items := o.inv.Items(k)
 		if len(items) == 0 {
 			continue

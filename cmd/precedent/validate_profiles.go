@@ -8,6 +8,7 @@ import (
 
 	"github.com/precedent-dev/precedent/access"
 	"github.com/precedent-dev/precedent/mesh"
+	"github.com/precedent-dev/precedent/policy"
 )
 
 func init() {
@@ -53,6 +54,13 @@ func validateAccess(o *input) (errs, warns []string) {
 
 var meshGroup = "policy.precedent.dev"
 
+// meshProfile reports whether gk is a kind the input's settings manage with the mesh profile (Kuma's
+// own kuma.io kinds, one line each in spec.kinds).
+func (o *input) meshProfile(gk schema.GroupKind) bool {
+	k, ok := o.registry.Lookup(gk)
+	return ok && k.Profile == policy.ProfileMesh
+}
+
 func isMeshPolicy(gk schema.GroupKind) bool {
 	return gk.Group == meshGroup && (gk.Kind == mesh.KindMeshTimeout || gk.Kind == mesh.KindMeshTrafficPermission)
 }
@@ -66,7 +74,7 @@ func validateMesh(o *input) (errs, warns []string) {
 	for _, u := range o.objects {
 		gvk := u.GroupVersionKind()
 		switch {
-		case isMeshPolicy(gvk.GroupKind()):
+		case isMeshPolicy(gvk.GroupKind()) || o.meshProfile(gvk.GroupKind()):
 			p, perrs := mesh.Parse(u)
 			errs = append(errs, lines(u.GetKind(), u, perrs)...)
 			if len(perrs) == 0 {
@@ -82,8 +90,14 @@ func validateMesh(o *input) (errs, warns []string) {
 			dataplanes = append(dataplanes, dp)
 		}
 	}
+	// Kinds of one name in two groups (Precedent's and Kuma's) do not shadow each other.
+	byKind := map[schema.GroupKind][]mesh.Policy{}
 	for i, p := range policies {
-		for _, w := range mesh.WriteWarnings(p, policies, dataplanes, true) {
+		gk := objs[i].GroupVersionKind().GroupKind()
+		byKind[gk] = append(byKind[gk], p)
+	}
+	for i, p := range policies {
+		for _, w := range mesh.WriteWarnings(p, byKind[objs[i].GroupVersionKind().GroupKind()], dataplanes, true) {
 			warns = append(warns, fmt.Sprintf("%s %s: %s", objs[i].GetKind(), nsName(objs[i]), w))
 		}
 	}

@@ -143,18 +143,17 @@ func (e *Env) APIServerCA() []byte {
 	return e.env.ControlPlane.APIServer.SecureServing.CA
 }
 
-// RestartAPIServer stops kube-apiserver (SIGTERM, as a rolling upgrade of the control plane does)
-// and starts it again on the same port with the same certificates and flags; it returns once the
-// API server reports healthy. etcd keeps running.
-func (e *Env) RestartAPIServer() error {
+// RestartAPIServer stops kube-apiserver (SIGTERM, as a rolling upgrade of the control plane does;
+// SIGKILL if it has not exited within the stop timeout, 20 s) and starts it again on the same port
+// with the same certificates and flags; it returns once the API server reports healthy. etcd keeps
+// running. stopErr says whether the stop timed out (then the process was killed).
+func (e *Env) RestartAPIServer() (stopErr, err error) {
 	api := e.env.ControlPlane.APIServer
-	if err := api.Stop(); err != nil {
-		return fmt.Errorf("stopping kube-apiserver: %w", err)
-	}
+	stopErr = api.Stop()
 	if err := api.Start(); err != nil {
-		return fmt.Errorf("starting kube-apiserver again: %w", err)
+		return stopErr, fmt.Errorf("starting kube-apiserver again: %w", err)
 	}
-	return nil
+	return stopErr, nil
 }
 
 // Stop stops kube-apiserver and etcd and removes the certificates.

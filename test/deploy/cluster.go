@@ -205,6 +205,7 @@ func (c *Cluster) StartPod(ctx context.Context) (*Pod, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.CertDir = certDir
 	c.mu.Lock()
 	c.pods = append(c.pods, p)
 	c.mu.Unlock()

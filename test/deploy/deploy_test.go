@@ -2,9 +2,15 @@ package deploy
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/precedent-dev/precedent/test/harness"
 )
@@ -62,6 +68,10 @@ func TestCertManagerMode(t *testing.T) {
 			t.Errorf("(a) %d writes failed during the rolling restart", len(w.Failed))
 		}
 	})
+	t.Run("c serving certificate renewal", func(t *testing.T) { certificateRenewal(t, load) })
+	t.Run("g one replica killed", func(t *testing.T) { replicaKilled(t, load) })
+	t.Run("e leader killed", func(t *testing.T) { leaderKilled(t, load) })
+	t.Run("f API server restarted", func(t *testing.T) { apiServerRestarted(t, load) })
 }
 
 // assertRate fails the test if the stream fell under 50 writes/s in w.
@@ -69,5 +79,186 @@ func assertRate(t *testing.T, w Window) {
 	t.Helper()
 	if w.Rate() < 50 {
 		t.Errorf("the write stream ran at %.1f writes/s, under 50", w.Rate())
+	}
+}
+
+// certificateRenewal is (c): cert-manager renews the serving certificate (same CA, new key) and
+// the kubelet swaps the files in each pod's volume in turn; every replica must serve the new one
+// with no write failing.
+func certificateRenewal(t *testing.T, load *Load) {
+	ctx := context.Background()
+	from := time.Now()
+	crt, key, err := cl.Issuer.Serving(ServiceDNS, ServiceDNS+".cluster.local")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl.Serving = map[string][]byte{"tls.crt": crt, "tls.key": key, "ca.crt": cl.Issuer.CAPEM}
+	for _, p := range cl.Pods() {
+		if err := WriteVolume(p.CertDir, cl.Serving); err != nil {
+			t.Fatal(err)
+		}
+	}
+	harness.Eventually(t, "every replica serves the renewed certificate", func() (bool, string) { return cl.ServesCert(crt) })
+	served := time.Since(from)
+	// A second of writes on the new certificate counts too.
+	settle := time.Now().Add(time.Second)
+	harness.Eventually(t, "a second of writes after the renewal", func() (bool, string) { return time.Now().After(settle), "" })
+	_ = ctx
+	w := load.Between(from, time.Now())
+	t.Logf("(c) serving certificate renewed, files swapped: every replica served it after %s; %s", served.Round(time.Millisecond), w.Summary())
+	assertRate(t, w)
+	if len(w.Failed) > 0 {
+		t.Errorf("(c) %d writes failed during the certificate renewal", len(w.Failed))
+	}
+}
+
+// replicaKilled is (g): one replica SIGKILLed; writes may fail until its endpoint is removed, none
+// after. Then the Deployment's replacement comes up.
+func replicaKilled(t *testing.T, load *Load) {
+	ctx := context.Background()
+	victim := cl.Pods()[0]
+	killed := time.Now()
+	removed, err := cl.KillPod(ctx, victim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	settle := time.Now().Add(2 * time.Second)
+	harness.Eventually(t, "two seconds of writes after the endpoint is removed", func() (bool, string) { return time.Now().After(settle), "" })
+	before, after := load.Between(killed, removed), load.Between(removed, time.Now())
+	t.Logf("(g) %s SIGKILLed, endpoint removed %s later; until then: %s; after: %s", victim.Name, removed.Sub(killed).Round(time.Millisecond), before.Summary(), after.Summary())
+	if len(after.Failed) > 0 {
+		t.Errorf("(g) %d writes started after the endpoint was removed failed", len(after.Failed))
+	}
+	if _, err := cl.StartPod(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// leaderKilled is (e): the leader SIGKILLed; status changes made meanwhile (new policies, one
+// accepted and one whose target is missing, and a policy moved to a missing target) must converge
+// within 20 s of the kill.
+func leaderKilled(t *testing.T, load *Load) {
+	ctx := context.Background()
+	const lease = "precedent.policy.precedent.dev"
+	var leader *Pod
+	harness.Eventually(t, "a replica holds the lease", func() (bool, string) {
+		var holder string
+		leader, holder = cl.Leader(ctx, lease)
+		return leader != nil, "holder: " + holder
+	})
+	moved := Policy(loadNS, "e-moved", "Gateway", loadGateway, map[string]interface{}{"defaults": map[string]interface{}{"limits": Limits("e", 5)}})
+	if err := cl.Admin.Create(ctx, moved); err != nil {
+		t.Fatal(err)
+	}
+	harness.Eventually(t, "the leader accepts e-moved", func() (bool, string) {
+		s, r, cur, err := Accepted(ctx, cl.Admin, loadNS, "e-moved")
+		return s == "True" && cur, fmt.Sprintf("Accepted=%s/%s current=%t err=%v", s, r, cur, err)
+	})
+	from := time.Now()
+	removed, err := cl.KillPod(ctx, leader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	killed := from
+	want := map[string]string{} // policy → Accepted status/reason
+	for i := 0; i < 5; i++ {
+		name := fmt.Sprintf("e-new-%d", i)
+		if err := cl.Admin.Create(ctx, Policy(loadNS, name, "Gateway", loadGateway, map[string]interface{}{"defaults": map[string]interface{}{"limits": Limits("e", 5)}})); err != nil {
+			t.Fatal(err)
+		}
+		want[name] = "True/Accepted"
+		name = fmt.Sprintf("e-missing-%d", i)
+		if err := cl.Admin.Create(ctx, Policy(loadNS, name, "Gateway", "missing", map[string]interface{}{"defaults": map[string]interface{}{"limits": Limits("e", 5)}})); err != nil {
+			t.Fatal(err)
+		}
+		want[name] = "False/TargetNotFound"
+	}
+	if err := cl.Admin.Patch(ctx, moved, client.RawPatch("application/merge-patch+json", []byte(`{"spec":{"targetRef":{"name":"missing"}}}`))); err != nil {
+		t.Fatal(err)
+	}
+	want["e-moved"] = "False/TargetNotFound"
+	var takeover time.Duration
+	harness.EventuallyWithin(t, 60*time.Second, "another replica takes the lease", func() (bool, string) {
+		p, holder := cl.Leader(ctx, lease)
+		takeover = time.Since(killed)
+		return p != nil && p != leader, "holder: " + holder
+	})
+	harness.EventuallyWithin(t, 60*time.Second, "the status changes converge", func() (bool, string) {
+		var off []string
+		for name, w := range want {
+			s, r, cur, err := Accepted(ctx, cl.Admin, loadNS, name)
+			if s+"/"+r != w || !cur {
+				off = append(off, fmt.Sprintf("%s: Accepted=%s/%s current=%t (want %s) %v", name, s, r, cur, w, err))
+			}
+		}
+		return len(off) == 0, strings.Join(off, "\n")
+	})
+	took := time.Since(killed)
+	newLeader, holder := cl.Leader(ctx, lease)
+	w := load.Between(from, time.Now())
+	t.Logf("(e) leader %s SIGKILLed (endpoint removed after %s): lease taken %s after the kill by %v (%s), 11 status changes converged %s after the kill; writes meanwhile: %s",
+		leader.Name, removed.Sub(killed).Round(time.Millisecond), takeover.Round(time.Millisecond), podName(newLeader), holder, took.Round(time.Millisecond), w.Summary())
+	if took > 20*time.Second {
+		t.Errorf("(e) the status changes converged %s after the kill, over 20 s", took.Round(time.Millisecond))
+	}
+	if _, err := cl.StartPod(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func podName(p *Pod) string {
+	if p == nil {
+		return "none"
+	}
+	return p.Name
+}
+
+// apiServerRestarted is (f): kube-apiserver restarted; within 10 s of it being healthy again the
+// webhooks decide correctly, on state written after the restart: a Gateway-level override created
+// then makes a route-level unset of its rule a rejection.
+func apiServerRestarted(t *testing.T, load *Load) {
+	ctx := context.Background()
+	route := &unstructured.Unstructured{Object: map[string]interface{}{
+		"apiVersion": "gateway.networking.k8s.io/v1", "kind": "HTTPRoute",
+		"metadata": map[string]interface{}{"namespace": loadNS, "name": "route-f"},
+		"spec": map[string]interface{}{"parentRefs": []interface{}{map[string]interface{}{"name": loadGateway}},
+			"rules": []interface{}{map[string]interface{}{"name": "main"}}},
+	}}
+	if err := cl.Admin.Create(ctx, route); err != nil {
+		t.Fatal(err)
+	}
+	unset := Policy(loadNS, "f-unset", "HTTPRoute", "route-f", map[string]interface{}{"unset": []interface{}{"f"}})
+	harness.Eventually(t, "the route-level unset is admitted before the override exists", func() (bool, string) {
+		return Decided(ctx, cl.Admin, unset, "")
+	})
+	down := time.Now()
+	stopErr, err := cl.Env.RestartAPIServer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := time.Now()
+	if stopErr != nil {
+		t.Logf("(f) kube-apiserver did not stop on SIGTERM: %v (killed)", stopErr)
+	}
+	override := Policy(loadNS, "f-override", "Gateway", loadGateway, map[string]interface{}{"overrides": map[string]interface{}{"limits": Limits("f", 1)}})
+	var created time.Duration
+	harness.EventuallyWithin(t, 30*time.Second, "the override is admitted", func() (bool, string) {
+		err := cl.Admin.Create(ctx, override.DeepCopy())
+		created = time.Since(up)
+		return err == nil || apierrors.IsAlreadyExists(err), fmt.Sprint(err)
+	})
+	harness.EventuallyWithin(t, 30*time.Second, "the route-level unset of the overridden rule is rejected", func() (bool, string) {
+		return Decided(ctx, cl.Admin, unset, "cannot be unset")
+	})
+	correct := time.Since(up)
+	probe, _ := Decided(ctx, cl.Admin, Policy(loadNS, "f-probe", "Gateway", loadGateway, map[string]interface{}{"unset": []interface{}{"a", "a"}}), "")
+	w := load.Between(up, up.Add(correct))
+	t.Logf("(f) kube-apiserver restarted in %s; after it was healthy: the override admitted after %s, the unset rejected (correct decision) after %s; writes while it was down: %d; after: %s",
+		up.Sub(down).Round(time.Millisecond), created.Round(time.Millisecond), correct.Round(time.Millisecond), load.Between(down, up).Writes, w.Summary())
+	if probe {
+		t.Errorf("(f) a duplicate unset was admitted after the restart")
+	}
+	if correct > 10*time.Second {
+		t.Errorf("(f) correct decisions came back %s after the API server, over 10 s", correct.Round(time.Millisecond))
 	}
 }

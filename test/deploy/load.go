@@ -100,6 +100,7 @@ func (l *Load) do(i int) {
 	case 1:
 		op.Kind = "update"
 		if op.Name = l.pick(false); op.Name != "" {
+			defer l.putBack(op.Name)
 			patch := fmt.Sprintf(`{"spec":{"defaults":{"limits":{"x":{"rates":[{"limit":%d,"window":"1m"}]}}}}}`, 10+i%90)
 			op.Err = l.C.Patch(ctx, l.ref(op.Name), client.RawPatch(types.MergePatchType, []byte(patch)))
 		}
@@ -131,22 +132,28 @@ func (l *Load) do(i int) {
 	l.mu.Unlock()
 }
 
-// pick returns a live policy: the newest to update, the oldest to delete (removed from live).
-func (l *Load) pick(remove bool) string {
+// pick takes a live policy out of live (so no other write deletes it meanwhile): the newest to
+// update (putBack returns it), the oldest to delete once there are a few.
+func (l *Load) pick(oldest bool) string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if len(l.live) == 0 {
+	if len(l.live) == 0 || (oldest && len(l.live) < 4) {
 		return ""
 	}
-	if !remove {
-		return l.live[len(l.live)-1]
+	if oldest {
+		n := l.live[0]
+		l.live = l.live[1:]
+		return n
 	}
-	if len(l.live) < 4 {
-		return ""
-	}
-	n := l.live[0]
-	l.live = l.live[1:]
+	n := l.live[len(l.live)-1]
+	l.live = l.live[:len(l.live)-1]
 	return n
+}
+
+func (l *Load) putBack(name string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.live = append(l.live, name)
 }
 
 func (l *Load) ref(name string) *unstructured.Unstructured {

@@ -147,11 +147,13 @@ type PodSpec struct {
 // Pod is one `precedent serve` process in its own network namespace.
 type Pod struct {
 	Name string
-	Link *Link
-	Spec PodSpec
-	cmd  *exec.Cmd
-	log  *os.File
-	done chan struct{}
+	// CertDir is the pod's --cert-dir (its certificate volume).
+	CertDir string
+	Link    *Link
+	Spec    PodSpec
+	cmd     *exec.Cmd
+	log     *os.File
+	done    chan struct{}
 }
 
 // StartPodIn runs binary with the spec's args in a new namespace of n, with the kubeconfig that

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"time"
 )
 
 // AuditPolicy logs the metadata of every request of user, once each, when its response is
@@ -24,14 +25,16 @@ rules:
 // Request is one (verb, group, resource/subresource) the audit log saw, with its counts.
 type Request struct {
 	Rule
-	Count     int
-	Forbidden int
+	Count int
+	// Forbidden are the times of the requests answered 403.
+	Forbidden []time.Time
 }
 
 type auditEvent struct {
-	Stage      string `json:"stage"`
-	Verb       string `json:"verb"`
-	RequestURI string `json:"requestURI"`
+	Stage      string    `json:"stage"`
+	Received   time.Time `json:"requestReceivedTimestamp"`
+	Verb       string    `json:"verb"`
+	RequestURI string    `json:"requestURI"`
 	User       struct {
 		Username string `json:"username"`
 	} `json:"user"`
@@ -67,7 +70,7 @@ func ReadAudit(path, user string) ([]Request, error) {
 		if (ev.Verb == "watch") != (ev.Stage == "ResponseStarted") { // a watch once, when it starts
 			continue
 		}
-		r := Rule{Verb: ev.Verb, Resource: ev.RequestURI}
+		r := Rule{Group: "nonResourceURL", Verb: ev.Verb, Resource: ev.RequestURI}
 		if ev.ObjectRef != nil {
 			r = Rule{Group: ev.ObjectRef.APIGroup, Resource: ev.ObjectRef.Resource, Verb: ev.Verb}
 			if ev.ObjectRef.Subresource != "" {
@@ -81,7 +84,7 @@ func ReadAudit(path, user string) ([]Request, error) {
 		}
 		req.Count++
 		if ev.ResponseStatus != nil && ev.ResponseStatus.Code == 403 {
-			req.Forbidden++
+			req.Forbidden = append(req.Forbidden, ev.Received)
 		}
 	}
 	if err := sc.Err(); err != nil {

@@ -49,6 +49,31 @@ type Cluster struct {
 	mu   sync.Mutex
 	pods []*Pod
 	seq  int
+	// restarts are when kube-apiserver was stopped and when it was back, per restart.
+	restarts [][2]time.Time
+}
+
+// RestartAPIServer restarts kube-apiserver and records when it was back.
+func (c *Cluster) RestartAPIServer() (stopErr, err error) {
+	down := time.Now()
+	stopErr, err = c.Env.RestartAPIServer()
+	c.mu.Lock()
+	c.restarts = append(c.restarts, [2]time.Time{down, time.Now()})
+	c.mu.Unlock()
+	return stopErr, err
+}
+
+// restartedAt says whether at falls in a restart of kube-apiserver or the first 10 s after it
+// came back, and when that was.
+func (c *Cluster) restartedAt(at time.Time) (time.Time, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, r := range c.restarts {
+		if at.After(r[0]) && at.Before(r[1].Add(10*time.Second)) {
+			return r[1], true
+		}
+	}
+	return time.Time{}, false
 }
 
 // ServiceDNS is the name the API server verifies the webhook server's certificate against.
@@ -201,7 +226,7 @@ func (c *Cluster) StartPod(ctx context.Context) (*Pod, error) {
 		kc := filepath.Join(c.Dir, name+".kubeconfig")
 		server := "https://" + l.HostIP + ":" + u.Port()
 		return kc, os.WriteFile(kc, Kubeconfig(server, "localhost", c.Env.APIServerCA(), token), 0o600)
-	})
+	}, c.restarted)
 	if err != nil {
 		return nil, err
 	}
@@ -213,6 +238,18 @@ func (c *Cluster) StartPod(ctx context.Context) (*Pod, error) {
 		return p, err
 	}
 	return p, c.Endpoints.Ready(ctx, p.Link.PodIP)
+}
+
+// restarted is the kubelet and the EndpointSlice controller after a container exited on its own:
+// the endpoint is not ready until the restarted container's readiness probe passes again.
+func (c *Cluster) restarted(p *Pod) {
+	ctx := context.Background()
+	_ = c.Endpoints.NotReady(ctx, p.Link.PodIP)
+	go func() {
+		if err := p.WaitReady(ctx, 90*time.Second); err == nil {
+			_ = c.Endpoints.Ready(ctx, p.Link.PodIP)
+		}
+	}()
 }
 
 // StopPod deletes a pod the Deployment way: its endpoint is marked terminating (no longer picked)
@@ -287,6 +324,25 @@ func (c *Cluster) Leader(ctx context.Context, leaseName string) (*Pod, string) {
 		}
 	}
 	return nil, *l.Spec.HolderIdentity
+}
+
+// State describes the pods, the EndpointSlice and the Lease, with each pod's log tail, for a
+// failure message.
+func (c *Cluster) State(ctx context.Context, lease string) string {
+	var b strings.Builder
+	for _, p := range c.Pods() {
+		fmt.Fprintf(&b, "pod %s at %s, log:\n%s\n", p.Name, p.Link.PodIP, p.LogTail())
+	}
+	s := c.Endpoints.slice()
+	if err := c.Admin.Get(ctx, client.ObjectKeyFromObject(s), s); err != nil {
+		fmt.Fprintf(&b, "EndpointSlice: %v\n", err)
+	}
+	for _, ep := range s.Endpoints {
+		fmt.Fprintf(&b, "endpoint %v ready=%v terminating=%v\n", ep.Addresses, ptr.Deref(ep.Conditions.Ready, true), ptr.Deref(ep.Conditions.Terminating, false))
+	}
+	_, holder := c.Leader(ctx, lease)
+	fmt.Fprintf(&b, "lease holder: %s\n", holder)
+	return b.String()
 }
 
 // Shutdown kills every pod and removes the networks.

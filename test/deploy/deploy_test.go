@@ -55,6 +55,11 @@ func TestCertManagerMode(t *testing.T) {
 	})
 
 	load, _ := startLoad(t)
+	defer func() {
+		if t.Failed() {
+			t.Log(cl.State(ctx, lease))
+		}
+	}()
 
 	t.Run("a rolling restart", func(t *testing.T) {
 		from := time.Now()
@@ -73,6 +78,9 @@ func TestCertManagerMode(t *testing.T) {
 	t.Run("e leader killed", func(t *testing.T) { leaderKilled(t, load) })
 	t.Run("f API server restarted", func(t *testing.T) { apiServerRestarted(t, load) })
 }
+
+// lease is the leader-election Lease of the replicas (serve's LeaderElectionID).
+const lease = "precedent.policy.precedent.dev"
 
 // assertRate fails the test if the stream fell under 50 writes/s in w.
 func assertRate(t *testing.T, w Window) {
@@ -139,13 +147,23 @@ func replicaKilled(t *testing.T, load *Load) {
 // within 20 s of the kill.
 func leaderKilled(t *testing.T, load *Load) {
 	ctx := context.Background()
-	const lease = "precedent.policy.precedent.dev"
 	var leader *Pod
 	harness.Eventually(t, "a replica holds the lease", func() (bool, string) {
 		var holder string
 		leader, holder = cl.Leader(ctx, lease)
 		return leader != nil, "holder: " + holder
 	})
+	// In steady state first: a policy whose target is missing gets TargetNotFound.
+	pre := Policy(loadNS, "e-precheck", "Gateway", "missing", map[string]interface{}{"defaults": map[string]interface{}{"limits": Limits("e", 5)}})
+	if err := cl.Admin.Create(ctx, pre); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	harness.Eventually(t, "the leader marks e-precheck TargetNotFound", func() (bool, string) {
+		s, r, cur, err := Accepted(ctx, cl.Admin, loadNS, "e-precheck")
+		return s == "False" && r == "TargetNotFound" && cur, fmt.Sprintf("Accepted=%s/%s current=%t err=%v", s, r, cur, err)
+	})
+	t.Logf("(e) steady state: a policy with a missing target got TargetNotFound in %s", time.Since(t0).Round(time.Millisecond))
 	moved := Policy(loadNS, "e-moved", "Gateway", loadGateway, map[string]interface{}{"defaults": map[string]interface{}{"limits": Limits("e", 5)}})
 	if err := cl.Admin.Create(ctx, moved); err != nil {
 		t.Fatal(err)
@@ -183,7 +201,7 @@ func leaderKilled(t *testing.T, load *Load) {
 		takeover = time.Since(killed)
 		return p != nil && p != leader, "holder: " + holder
 	})
-	harness.EventuallyWithin(t, 60*time.Second, "the status changes converge", func() (bool, string) {
+	harness.EventuallyWithin(t, 40*time.Second, "the status changes converge", func() (bool, string) {
 		var off []string
 		for name, w := range want {
 			s, r, cur, err := Accepted(ctx, cl.Admin, loadNS, name)
@@ -232,7 +250,7 @@ func apiServerRestarted(t *testing.T, load *Load) {
 		return Decided(ctx, cl.Admin, unset, "")
 	})
 	down := time.Now()
-	stopErr, err := cl.Env.RestartAPIServer()
+	stopErr, err := cl.RestartAPIServer()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,6 +38,11 @@ func (e *Endpoints) Ready(ctx context.Context, ip string) error {
 	return e.set(ctx, ip, &discoveryv1.EndpointConditions{Ready: ptr.To(true), Serving: ptr.To(true), Terminating: ptr.To(false)})
 }
 
+// NotReady marks the pod's endpoint not ready (its readiness probe fails).
+func (e *Endpoints) NotReady(ctx context.Context, ip string) error {
+	return e.set(ctx, ip, &discoveryv1.EndpointConditions{Ready: ptr.To(false), Serving: ptr.To(false), Terminating: ptr.To(false)})
+}
+
 // Terminating marks the pod's endpoint not ready, terminating, as the controller does once the pod
 // is being deleted: the API server no longer picks it.
 func (e *Endpoints) Terminating(ctx context.Context, ip string) error {

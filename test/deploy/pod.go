@@ -144,22 +144,32 @@ type PodSpec struct {
 	PreStop, Grace          time.Duration
 }
 
-// Pod is one `precedent serve` process in its own network namespace.
+// Pod is one `precedent serve` container in its own network namespace. The kubelet part: a
+// container that exits on its own is restarted in the same pod (restartPolicy Always), and
+// OnExit/OnRestart say so, so that its endpoint follows.
 type Pod struct {
 	Name string
 	// CertDir is the pod's --cert-dir (its certificate volume).
 	CertDir string
 	Link    *Link
 	Spec    PodSpec
-	cmd     *exec.Cmd
-	log     *os.File
-	done    chan struct{}
+	// Restarts counts the container's restarts.
+	Restarts int
+
+	args, env []string
+	log       *os.File
+	mu        sync.Mutex
+	cmd       *exec.Cmd
+	done      chan struct{} // of the current container
+	stopping  bool
+	onExit    func(*Pod)
 }
 
 // StartPodIn runs binary with the spec's args in a new namespace of n, with the kubeconfig that
 // kubeconfig writes for the pod's link, and the hostname name (a UTS namespace of its own: the
-// leader-election identity starts with it).
-func StartPodIn(n *Network, name, binary, logDir string, spec PodSpec, kubeconfig func(*Link) (string, error)) (*Pod, error) {
+// leader-election identity starts with it). onExit is called when the container exits on its own
+// (before it is restarted).
+func StartPodIn(n *Network, name, binary, logDir string, spec PodSpec, kubeconfig func(*Link) (string, error), onExit func(*Pod)) (*Pod, error) {
 	l, err := n.Add()
 	if err != nil {
 		return nil, err
@@ -169,27 +179,72 @@ func StartPodIn(n *Network, name, binary, logDir string, spec PodSpec, kubeconfi
 		l.Remove()
 		return nil, err
 	}
-	p := &Pod{Name: name, Link: l, Spec: spec, done: make(chan struct{})}
+	p := &Pod{Name: name, Link: l, Spec: spec, onExit: onExit}
 	if p.log, err = os.Create(filepath.Join(logDir, name+".log")); err != nil {
 		l.Remove()
 		return nil, err
 	}
-	args := append([]string{"netns", "exec", l.NS, "unshare", "--uts", "sh", "-c", `hostname "$0" && exec "$@"`, name, binary}, spec.Args...)
-	p.cmd = exec.Command("ip", args...)
-	p.cmd.Env = append(os.Environ(), "KUBECONFIG="+kc)
-	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
-	// ip, unshare and sh exec in turn: the process is precedent itself; it dies with the test.
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := p.cmd.Start(); err != nil {
+	p.args = append([]string{"netns", "exec", l.NS, "unshare", "--uts", "sh", "-c", `hostname "$0" && exec "$@"`, name, binary}, spec.Args...)
+	p.env = append(os.Environ(), "KUBECONFIG="+kc)
+	if err := p.start(); err != nil {
 		l.Remove()
-		return nil, fmt.Errorf("starting %s: %w", name, err)
+		return nil, err
 	}
-	go func() { _ = p.cmd.Wait(); close(p.done) }()
 	return p, nil
 }
 
-// Exited is closed when the process has ended.
-func (p *Pod) Exited() <-chan struct{} { return p.done }
+func (p *Pod) start() error {
+	cmd := exec.Command("ip", p.args...)
+	cmd.Env = p.env
+	cmd.Stdout, cmd.Stderr = p.log, p.log
+	// ip, unshare and sh exec in turn: the process is precedent itself; it dies with the test.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	p.mu.Lock()
+	if p.stopping {
+		p.mu.Unlock()
+		return nil
+	}
+	if err := cmd.Start(); err != nil {
+		p.mu.Unlock()
+		return fmt.Errorf("starting %s: %w", p.Name, err)
+	}
+	done := make(chan struct{})
+	p.cmd, p.done = cmd, done
+	p.mu.Unlock()
+	go func() {
+		_ = cmd.Wait()
+		close(done)
+		p.mu.Lock()
+		restart := !p.stopping
+		p.mu.Unlock()
+		if !restart {
+			return
+		}
+		fmt.Fprintf(p.log, "deploy test (kubelet): container exited (%v), restarting\n", cmd.ProcessState)
+		if p.onExit != nil {
+			p.onExit(p)
+		}
+		p.mu.Lock()
+		p.Restarts++
+		p.mu.Unlock()
+		_ = p.start()
+	}()
+	return nil
+}
+
+func (p *Pod) current() (*exec.Cmd, chan struct{}) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.cmd, p.done
+}
+
+// stop marks the pod as being stopped by the test: its container is not restarted.
+func (p *Pod) stop() (*exec.Cmd, chan struct{}) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.stopping = true
+	return p.cmd, p.done
+}
 
 // WaitReady probes /readyz on the pod's address, as the kubelet's readiness probe does (every
 // 100 ms here), until it answers 200.
@@ -210,8 +265,9 @@ func (p *Pod) WaitReady(ctx context.Context, timeout time.Duration) error {
 		} else {
 			last = err.Error()
 		}
+		_, done := p.current()
 		select {
-		case <-p.done:
+		case <-done:
 			return fmt.Errorf("%s exited before it was ready:\n%s", p.Name, p.LogTail())
 		case <-ctx.Done():
 			return fmt.Errorf("%s not ready within %s (last probe: %s):\n%s", p.Name, timeout, last, p.LogTail())
@@ -224,33 +280,31 @@ func (p *Pod) WaitReady(ctx context.Context, timeout time.Duration) error {
 // It returns how long the process took to exit after SIGTERM.
 func (p *Pod) Terminate() time.Duration {
 	t0 := time.Now()
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	cmd, done := p.stop()
+	_ = cmd.Process.Signal(syscall.SIGTERM)
 	grace := p.Spec.Grace
 	if grace == 0 {
 		grace = 30 * time.Second
 	}
 	select {
-	case <-p.done:
+	case <-done:
 	case <-time.After(grace):
-		_ = p.cmd.Process.Kill()
-		<-p.done
+		_ = cmd.Process.Kill()
+		<-done
 	}
 	return time.Since(t0)
 }
 
-// Kill is a crash: SIGKILL, and the process is gone.
+// Kill is a crash that takes the pod with it: SIGKILL, and the process is gone for good.
 func (p *Pod) Kill() {
-	_ = p.cmd.Process.Kill()
-	<-p.done
+	cmd, done := p.stop()
+	_ = cmd.Process.Kill()
+	<-done
 }
 
 // Remove ends the process if it still runs and removes the pod's network.
 func (p *Pod) Remove() {
-	select {
-	case <-p.done:
-	default:
-		p.Kill()
-	}
+	p.Kill()
 	_ = p.log.Close()
 	p.Link.Remove()
 }

@@ -20,20 +20,63 @@ KUBE_LDFLAGS := -s -w -X $(VERSION_PKG).gitVersion=$(KUBE_VERSION) -X $(VERSION_
 
 export KUBEBUILDER_ASSETS := $(BIN)/control-plane
 
+# Build identity, stamped into every binary (package buildinfo; `precedent version` prints it). The
+# commit time dates the image, so a rebuild of one commit gives the same digests.
+VERSION := $(or $(VERSION),$(shell git describe --tags --always --dirty 2>/dev/null),v0.0.0-dev)
+COMMIT := $(or $(COMMIT),$(shell git rev-parse HEAD 2>/dev/null),unknown)
+SOURCE_DATE_EPOCH := $(or $(SOURCE_DATE_EPOCH),$(shell git log -1 --format=%ct 2>/dev/null),0)
+BUILDINFO_PKG := github.com/precedent-dev/precedent/buildinfo
+LDFLAGS := -X $(BUILDINFO_PKG).version=$(VERSION) -X $(BUILDINFO_PKG).commit=$(COMMIT)
+
+# The image: $(IMAGE_REPO):$(VERSION), so a release tag vX.Y.Z gives ghcr.io/precedent-dev/precedent:vX.Y.Z
+# (the reference config/default deploys). IMAGE_LICENSES is an SPDX expression for the licenses label.
+IMAGE_REPO ?= ghcr.io/precedent-dev/precedent
+IMAGE ?= $(IMAGE_REPO):$(VERSION)
+IMAGE_LICENSES ?=
+PLATFORMS ?= linux/amd64 linux/arm64
+IMAGE_DIR := $(BIN)/image
+IMAGE_BINS := $(foreach p,$(PLATFORMS),$(BIN)/$(subst /,-,$(p))/precedent)
+# What the binary is built from (not tests, test/ or hack/); a change relinks the image's binaries.
+GO_SOURCES := $(shell git ls-files -co --exclude-standard -- '*.go' ':!:*_test.go' ':!:test/' ':!:hack/' 2>/dev/null) go.mod go.sum
+
 .PHONY: help
 help: ## List the targets.
 	@awk 'BEGIN{FS=":.*## "} /^[a-zA-Z_-]+:.*## /{printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 .PHONY: install
 install: ## Install precedent and the kubectl plugin kubectl-precedent into $(GOBIN) (default: go env GOPATH/bin).
-	$(GO) install ./cmd/precedent
+	$(GO) install -ldflags '$(LDFLAGS)' ./cmd/precedent
 	ln -sf precedent "$$($(GO) env GOPATH)/bin/kubectl-precedent"
 	@echo ">> installed; make sure $$($(GO) env GOPATH)/bin is on PATH, then: kubectl precedent effective --kind AuthPolicy -A"
 
 .PHONY: build
 build: ## Build bin/precedent (also installed as bin/kubectl-precedent).
-	$(GO) build -o $(BIN)/precedent ./cmd/precedent
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/precedent ./cmd/precedent
 	ln -sf precedent $(BIN)/kubectl-precedent
+
+# The stamp changes only when the build identity does, so binaries and image are rebuilt only then.
+$(BIN)/.buildinfo: FORCE
+	@mkdir -p $(BIN)
+	@echo '$(VERSION) $(COMMIT) $(SOURCE_DATE_EPOCH) $(IMAGE_LICENSES)' | cmp -s - $@ || echo '$(VERSION) $(COMMIT) $(SOURCE_DATE_EPOCH) $(IMAGE_LICENSES)' > $@
+
+# bin/OS-ARCH/precedent: static, for the image.
+$(BIN)/%/precedent: $(GO_SOURCES) $(BIN)/.buildinfo
+	CGO_ENABLED=0 GOOS=$(word 1,$(subst -, ,$*)) GOARCH=$(word 2,$(subst -, ,$*)) $(GO) build -trimpath -ldflags '-s -w $(LDFLAGS)' -o $@ ./cmd/precedent
+
+$(IMAGE_DIR)/index.json: $(IMAGE_BINS) $(wildcard hack/image/*.go) $(BIN)/.buildinfo
+	$(GO) run ./hack/image build --out $(IMAGE_DIR) --tag $(VERSION) --version $(VERSION) --revision $(COMMIT) \
+	  --created $(SOURCE_DATE_EPOCH) $(if $(IMAGE_LICENSES),--licenses '$(IMAGE_LICENSES)') \
+	  $(foreach p,$(PLATFORMS),--binary $(p)=$(BIN)/$(subst /,-,$(p))/precedent)
+
+.PHONY: image
+image: $(IMAGE_DIR)/index.json ## Build the OCI image (static, non-root, linux/amd64 + linux/arm64) into the OCI layout bin/image, without a container engine.
+
+.PHONY: image-push
+image-push: image ## Push bin/image to IMAGE=REGISTRY/REPO:TAG (default ghcr.io/precedent-dev/precedent:VERSION); INSECURE=1 for a plain-HTTP loopback registry.
+	$(GO) run ./hack/image push --layout $(IMAGE_DIR) --image $(IMAGE) $(if $(INSECURE),--insecure)
+
+.PHONY: FORCE
+FORCE:
 
 $(KUBE_APISERVER):
 	@echo ">> building kube-apiserver $(KUBE_VERSION) from the Go module proxy (once per machine; about 5-6 minutes on 2 cores)"
@@ -57,6 +100,7 @@ UNIT_PKGS = $$($(GO) list ./... | grep -v /test/)
 test: control-plane ## Unit tests, then the envtest suites against the real kube-apiserver + etcd (what CI runs).
 	$(GO) test $(UNIT_PKGS)
 	$(GO) test -p 1 -count=1 ./test/...
+	cd test/chart && $(GO) test -p 1 -count=1 ./...
 
 .PHONY: unit
 unit: ## Unit tests only (no control plane).
@@ -112,6 +156,16 @@ gateway-crds: ## Copy the Gateway API standard CRDs of the go.mod version into c
 	rm -f config/crd/gateway-api/*_vap_*.yaml
 	chmod 644 config/crd/gateway-api/*.yaml
 	@echo ">> Gateway API $$($(GO) list -m -f '{{.Version}}' sigs.k8s.io/gateway-api) standard CRDs in config/crd/gateway-api"
+
+# The chart's crds/ are the CRDs config/crd/kustomization.yaml lists, byte for byte (test/chart checks).
+CHART_CRDS = $(shell sed -n 's/^- \(.*\.yaml\)$$/\1/p' config/crd/kustomization.yaml)
+
+.PHONY: chart-crds
+chart-crds: ## Copy Precedent's CRDs (config/crd) into the Helm chart's crds/.
+	@mkdir -p charts/precedent/crds
+	rm -f charts/precedent/crds/*.yaml
+	cd config/crd && cp $(CHART_CRDS) ../../charts/precedent/crds/
+	@echo ">> charts/precedent/crds: $(CHART_CRDS)"
 
 .PHONY: run
 run: ## Build the control plane (first time: minutes) and the binary, then run `bin/precedent dev` until Ctrl-C.

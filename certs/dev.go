@@ -23,11 +23,12 @@ type Dev struct {
 
 // NewDev makes a CA and a serving certificate for 127.0.0.1, ::1 and localhost, valid for validFor.
 func NewDev(validFor time.Duration) (*Dev, error) {
-	ca, _, err := newAuthority("precedent-dev-ca", validFor)
+	now := time.Now()
+	ca, _, err := newAuthority("precedent-dev-ca", now, validFor)
 	if err != nil {
 		return nil, err
 	}
-	cert, key, err := ca.serving([]string{"localhost"}, []net.IP{net.ParseIP("127.0.0.1"), net.IPv6loopback}, validFor)
+	cert, key, err := ca.serving([]string{"localhost"}, []net.IP{net.ParseIP("127.0.0.1"), net.IPv6loopback}, now, validFor)
 	if err != nil {
 		return nil, err
 	}

@@ -21,13 +21,12 @@ type authority struct {
 	pem  []byte
 }
 
-// newAuthority makes a self-signed CA valid for validFor.
-func newAuthority(cn string, validFor time.Duration) (*authority, []byte, error) {
+// newAuthority makes a self-signed CA valid from now for validFor.
+func newAuthority(cn string, now time.Time, validFor time.Duration) (*authority, []byte, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, nil, fmt.Errorf("generating the CA key: %w", err)
 	}
-	now := time.Now()
 	tmpl := &x509.Certificate{
 		SerialNumber: serial(), Subject: pkix.Name{CommonName: cn},
 		NotBefore: now.Add(-time.Minute), NotAfter: now.Add(validFor),
@@ -65,17 +64,21 @@ func loadAuthority(certPEM, keyPEM []byte) (*authority, error) {
 	return &authority{cert: cert, key: key, pem: certPEM}, nil
 }
 
-// serving signs a serving certificate for the DNS names and IPs; it returns cert and key PEM.
-func (a *authority) serving(dnsNames []string, ips []net.IP, validFor time.Duration) ([]byte, []byte, error) {
+// serving signs a serving certificate for the DNS names and IPs, valid from now for validFor but
+// never beyond the CA; it returns cert and key PEM.
+func (a *authority) serving(dnsNames []string, ips []net.IP, now time.Time, validFor time.Duration) ([]byte, []byte, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, nil, fmt.Errorf("generating the serving key: %w", err)
 	}
-	now := time.Now()
+	notAfter := now.Add(validFor)
+	if notAfter.After(a.cert.NotAfter) {
+		notAfter = a.cert.NotAfter
+	}
 	tmpl := &x509.Certificate{
 		SerialNumber: serial(), Subject: pkix.Name{CommonName: "precedent-webhook"},
 		DNSNames: dnsNames, IPAddresses: ips,
-		NotBefore: now.Add(-time.Minute), NotAfter: now.Add(validFor),
+		NotBefore: now.Add(-time.Minute), NotAfter: notAfter,
 		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, a.cert, &key.PublicKey, a.key)

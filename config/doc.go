@@ -1,5 +1,5 @@
-// Package config holds Precedent's runtime settings: feature switches (unset), managed kinds,
-// deny-or-warn per check, one-policy-per-target, AccessPolicy options, CEL cost and warning limits.
-// Settings are typed, validated and swapped atomically when the cluster-scoped PrecedentConfig
-// changes, so the next admission obeys them without a restart.
+// Package config loads Precedent's runtime settings (package settings) live: it follows the
+// cluster-scoped PrecedentConfig through an informer, keeps the last good settings when a stored
+// one is invalid, and swaps them atomically, so the next admission obeys a change without a
+// restart. Below it, the manifests: config/crd, config/webhook, config/rbac, config/default, ….
 package config

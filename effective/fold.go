@@ -61,7 +61,7 @@ func fold(kind policy.Kind, levels [][]*policy.Policy, cond *cel.Evaluator, memo
 			}
 		}
 	}
-	f := &folder{kind: kind, cond: cond, memo: memo, ep: make(map[string]Entry, min(rules, 8)), events: make([]Event, 0, rules+n)}
+	f := &folder{kind: kind, cond: cond, memo: memo, ep: make(map[string]Entry, rules), events: make([]Event, 0, rules+n)}
 	for _, ps := range levels {
 		for _, p := range ps {
 			if b := p.DefaultsBlock(); b != nil {

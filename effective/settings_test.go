@@ -1,5 +1,5 @@
 package effective_test
 
-import "github.com/precedent-dev/precedent/config"
+import "github.com/precedent-dev/precedent/settings"
 
-var defaultSettings = config.Defaults()
+var defaultSettings = settings.Defaults()

@@ -1,7 +1,9 @@
 package policy
 
 import (
+	"fmt"
 	"slices"
+	"sort"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -152,6 +154,38 @@ func (r *Registry) ByName(name string) (Kind, bool) {
 		}
 	}
 	return Kind{}, false
+}
+
+// Resolve finds the managed kind a user names, as kubectl takes resource.group: "Kind" or
+// "Kind.group", case-insensitive. A Kind that more than one managed group has is ambiguous; the
+// error lists the candidates. An unmanaged name is an error naming the managed kinds.
+func (r *Registry) Resolve(name string) (Kind, error) {
+	var found []Kind
+	for _, k := range r.kinds {
+		if strings.EqualFold(k.GVK.Kind+"."+k.GVK.Group, name) {
+			return k, nil
+		}
+		if strings.EqualFold(k.GVK.Kind, name) {
+			found = append(found, k)
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		return Kind{}, fmt.Errorf("%q is not a managed policy kind; the managed kinds are %s", name, strings.Join(qualified(r.kinds), ", "))
+	}
+	return Kind{}, fmt.Errorf("%s is ambiguous: %s", name, strings.Join(qualified(found), ", "))
+}
+
+// qualified names kinds as Kind.group, sorted.
+func qualified(ks []Kind) []string {
+	out := make([]string, 0, len(ks))
+	for _, k := range ks {
+		out = append(out, k.GVK.Kind+"."+k.GVK.Group)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // Kinds lists the registered kinds.

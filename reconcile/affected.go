@@ -13,12 +13,16 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/precedent-dev/precedent/effective"
 	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/printable"
+	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/topology"
 )
 
@@ -44,13 +48,33 @@ type AffectedReconciler struct {
 }
 
 func (r *AffectedReconciler) setup(mgr ctrl.Manager) error {
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr)
+	if _, err := mgr.GetRESTMapper().RESTMapping(settings.GVK.GroupKind(), settings.GVK.Version); err == nil {
+		b = b.WatchesRawSource(r.settingsSource(mgr, r.gatewayRequests))
+	}
+	return b.
 		Named("affected-"+r.name()).
 		Watches(&gwv1.Gateway{}, r.after(func(_ context.Context, o client.Object) []reconcile.Request {
 			return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}}}
 		})).
-		Watches(r.newObject(), r.after(r.targetGateways)).
+		// A policy's status write changes no Gateway's condition: only spec changes (new generation),
+		// creations and deletions count.
+		Watches(r.newObject(), r.after(r.targetGateways), builder.WithPredicates(predicate.GenerationChangedPredicate{})).
 		Complete(r)
+}
+
+// gatewayRequests lists every Gateway (from the cache), after a settings change.
+func (r *AffectedReconciler) gatewayRequests(ctx context.Context) []reconcile.Request {
+	list := &gwv1.GatewayList{}
+	if err := r.reader().List(ctx, list); err != nil {
+		r.Log.Error(err, "listing Gateways after a settings change")
+		return nil
+	}
+	out := make([]reconcile.Request, 0, len(list.Items))
+	for i := range list.Items {
+		out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+	}
+	return out
 }
 
 // targetGateways maps a policy event to the Gateways it targets (directly or by a listener).
@@ -74,11 +98,11 @@ func (r *AffectedReconciler) targetGateways(_ context.Context, obj client.Object
 
 // Reconcile applies the condition when its meaning changed.
 func (r *AffectedReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	if !r.managed() {
+	if !r.writes() {
 		return reconcile.Result{}, nil
 	}
 	gw := &gwv1.Gateway{}
-	if err := r.Client.Get(ctx, req.NamespacedName, gw); err != nil {
+	if err := r.reader().Get(ctx, req.NamespacedName, gw); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	snap, s, err := r.snapshot()
@@ -130,20 +154,18 @@ func affected(snap *effective.Snapshot, gw *gwv1.Gateway) metav1.Condition {
 	}
 	for _, p := range snap.At(base) {
 		if enforcedP(p) {
-			whole[p.Ref.String()] = true
+			whole[printable.String(p.Ref.String())] = true
 		}
 	}
 	for _, l := range gw.Spec.Listeners {
 		t := base
 		t.Section = string(l.Name)
 		for _, p := range snap.At(t) {
-			if whole[p.Ref.String()] || !enforcedP(p) {
+			ref := printable.String(p.Ref.String())
+			if whole[ref] || !enforcedP(p) {
 				continue
 			}
-			if sections[p.Ref.String()] == nil {
-				sections[p.Ref.String()] = map[string]bool{}
-			}
-			sections[p.Ref.String()][string(l.Name)] = true
+			add(sections, ref, printable.String(string(l.Name)))
 		}
 	}
 	kind := snap.Kind.GVK.Kind

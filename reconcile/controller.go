@@ -3,7 +3,6 @@ package reconcile
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"sync"
 	"time"
 
@@ -30,9 +29,9 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/precedent-dev/precedent/cel"
-	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/effective"
 	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/topology"
 )
 
@@ -51,27 +50,36 @@ func (r *Reconciler) awaitSettings(ctx context.Context, rv string) {
 	})
 }
 
-// Source gives the reconciler the same snapshots the webhook reads (webhook.State implements it).
+// Source gives the reconciler the same snapshots the webhook reads (state.State implements it).
 type Source interface {
 	Snapshot(k policy.Kind, cond *cel.Evaluator) *effective.Snapshot
 	Evaluator(costLimit uint64) (*cel.Evaluator, error)
-	// Caught reports whether the source has applied an event on obj (deleted: its deletion).
-	Caught(obj client.Object, deleted bool) bool
+	// AwaitCaught waits until the source has applied an event on obj (deleted: its deletion), woken
+	// by the source as it applies events, or until ctx ends.
+	AwaitCaught(ctx context.Context, obj client.Object, deleted bool) bool
 }
 
 // Settings gives the settings in force (config.Live implements it).
 type Settings interface {
-	Current() config.Settings
+	Current() settings.Settings
 }
 
 // Reconciler keeps the status of the policies of one kind true.
 type Reconciler struct {
-	Client   client.Client
+	// Client writes status (and reads, when Reader is nil).
+	Client client.Client
+	// Reader reads policies, Gateways and the PrecedentConfig: the manager's cache, which the
+	// webhook's state already fills, so a reconcile costs no API call until it writes.
+	Reader   client.Reader
 	Kind     policy.Kind
 	Source   Source
 	Settings Settings
 	Recorder events.EventRecorder
 	Log      logr.Logger
+
+	// pruned and written are shared by the kind's controllers (the Affected one copies the Reconciler).
+	pruned  *pruning
+	written *ownWrites
 }
 
 // SetupWithManager registers one controller per managed kind (leader-elected with the manager).
@@ -82,8 +90,8 @@ func SetupWithManager(mgr ctrl.Manager, src Source, live Settings, log logr.Logg
 	if err := s.kinds(live.Current().Registry().Kinds()); err != nil {
 		return err
 	}
-	if l, ok := live.(interface{ OnChange(func(config.Settings)) }); ok {
-		l.OnChange(func(cs config.Settings) {
+	if l, ok := live.(interface{ OnChange(func(settings.Settings)) }); ok {
+		l.OnChange(func(cs settings.Settings) {
 			if err := s.kinds(cs.Registry().Kinds()); err != nil {
 				log.Error(err, "setting up the status controllers of the managed kinds")
 			}
@@ -144,7 +152,7 @@ func (s *setup) kinds(ks []policy.Kind) error {
 			s.log.Info("policy kind installed: reconciling its policies", "kind", k.GVK.Kind)
 			delete(s.missing, gk)
 		}
-		r := &Reconciler{Client: s.mgr.GetClient(), Kind: k, Source: s.src, Settings: s.live,
+		r := &Reconciler{Client: s.mgr.GetClient(), Reader: s.mgr.GetCache(), Kind: k, Source: s.src, Settings: s.live,
 			Recorder: s.mgr.GetEventRecorder("precedent"), Log: s.log.WithValues("kind", k.GVK.Kind)}
 		if err := r.setup(s.mgr); err != nil {
 			return fmt.Errorf("setting up the %s status controller: %w", k.GVK.Kind, err)
@@ -173,49 +181,79 @@ func (r *Reconciler) newObject() *unstructured.Unstructured {
 }
 
 func (r *Reconciler) setup(mgr ctrl.Manager) error {
+	if r.pruned == nil {
+		r.pruned = &pruning{}
+	}
+	if r.written == nil {
+		r.written = &ownWrites{last: map[types.NamespacedName]writeMark{}}
+	}
 	b := ctrl.NewControllerManagedBy(mgr)
-	if _, err := mgr.GetRESTMapper().RESTMapping(config.GVK.GroupKind(), config.GVK.Version); err == nil {
-		b = b.WatchesRawSource(r.settingsSource(mgr))
+	if _, err := mgr.GetRESTMapper().RESTMapping(settings.GVK.GroupKind(), settings.GVK.Version); err == nil {
+		b = b.WatchesRawSource(r.settingsSource(mgr, r.policyRequests))
 	}
 	return b.
 		Named("status-"+r.name()).
-		Watches(r.newObject(), r.after(r.selfAndNeighbours)).
+		Watches(r.newObject(), r.afterPolicy(r.selfAndNeighbours, r.self)).
 		Watches(&gwv1.Gateway{}, r.after(r.byTopology("Gateway"))).
 		Watches(&gwv1.HTTPRoute{}, r.after(r.byTopology("HTTPRoute"))).
 		Watches(&gwv1.GRPCRoute{}, r.after(r.byTopology("GRPCRoute"))).
 		Complete(r)
 }
 
-// settingsSource re-reconciles every policy of the kind when the PrecedentConfig changes (the unset
-// switch or one-policy-per-target change what Accepted means). Rare, so listing from the cache is fine.
-func (r *Reconciler) settingsSource(mgr ctrl.Manager) source.TypedSource[reconcile.Request] {
+// reader is where reconciles read: the cache, or the client when none is set.
+func (r *Reconciler) reader() client.Reader {
+	if r.Reader != nil {
+		return r.Reader
+	}
+	return r.Client
+}
+
+// settingsSource re-reconciles what all lists when the PrecedentConfig changes: the unset switch
+// or one-policy-per-target change what Accepted means, and a kind's status mode may change
+// (none → full: its statuses are written from then on). Rare, so listing from the cache is fine.
+func (r *Reconciler) settingsSource(mgr ctrl.Manager, all func(context.Context) []reconcile.Request) source.TypedSource[reconcile.Request] {
 	cfg := &unstructured.Unstructured{}
-	cfg.SetGroupVersionKind(config.GVK)
+	cfg.SetGroupVersionKind(settings.GVK)
 	return source.Kind(mgr.GetCache(), client.Object(cfg), handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
 		r.awaitSettings(ctx, obj.GetResourceVersion())
-		list := &unstructured.UnstructuredList{}
-		list.SetGroupVersionKind(r.Kind.GVK.GroupVersion().WithKind(r.Kind.GVK.Kind + "List"))
-		if err := r.Client.List(ctx, list); err != nil {
-			r.Log.Error(err, "listing policies after a settings change")
+		if !r.writes() {
 			return nil
 		}
-		out := make([]reconcile.Request, 0, len(list.Items))
-		for i := range list.Items {
-			out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: list.Items[i].GetNamespace(), Name: list.Items[i].GetName()}})
-		}
-		return out
+		return all(ctx)
 	}))
 }
 
-// managed reports whether the settings in force still manage r's kind. A kind removed from the
-// settings keeps its controllers (controller-runtime cannot remove one) until a restart, but they
-// leave its statuses alone; they resume if the kind is managed again.
-func (r *Reconciler) managed() bool {
-	_, ok := r.Settings.Current().Registry().Lookup(r.Kind.GVK.GroupKind())
-	return ok
+// policyRequests lists every policy of the kind (from the cache).
+func (r *Reconciler) policyRequests(ctx context.Context) []reconcile.Request {
+	list := &unstructured.UnstructuredList{}
+	list.SetGroupVersionKind(r.Kind.GVK.GroupVersion().WithKind(r.Kind.GVK.Kind + "List"))
+	if err := r.reader().List(ctx, list); err != nil {
+		r.Log.Error(err, "listing policies after a settings change")
+		return nil
+	}
+	out := make([]reconcile.Request, 0, len(list.Items))
+	for i := range list.Items {
+		out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: list.Items[i].GetNamespace(), Name: list.Items[i].GetName()}})
+	}
+	return out
 }
 
-func (r *Reconciler) snapshot() (*effective.Snapshot, config.Settings, error) {
+// current returns the kind as the settings in force configure it, and whether they manage it. A
+// kind removed from the settings keeps its controllers (controller-runtime cannot remove one) until
+// a restart, but they leave its statuses alone; they resume if the kind is managed again.
+func (r *Reconciler) current() (policy.Kind, bool) {
+	return r.Settings.Current().Registry().Lookup(r.Kind.GVK.GroupKind())
+}
+
+// writes reports whether the settings in force have the reconciler write the kind's status: the
+// kind is managed and its status mode is full. With status none (the kuadrant profile's default:
+// Kuadrant's operator owns those statuses) the kind's controllers do nothing at all.
+func (r *Reconciler) writes() bool {
+	k, ok := r.current()
+	return ok && k.WritesStatus()
+}
+
+func (r *Reconciler) snapshot() (*effective.Snapshot, settings.Settings, error) {
 	s := r.Settings.Current()
 	ev, err := r.Source.Evaluator(s.CELCostLimit)
 	if err != nil {
@@ -232,28 +270,52 @@ func (r *Reconciler) snapshot() (*effective.Snapshot, config.Settings, error) {
 // controller follow the same informers in no particular order, and a reconcile that read the state
 // before the event would compute yesterday's status and never be asked again.
 func (r *Reconciler) after(mapper handler.MapFunc) handler.EventHandler {
-	enqueue := func(ctx context.Context, obj client.Object, deleted bool, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-		_ = wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, 5*time.Second, true, func(context.Context) (bool, error) {
-			return r.Source.Caught(obj, deleted), nil
-		})
+	return r.afterPolicy(mapper, nil)
+}
+
+// afterPolicy is after, with onStatus mapping the updates that leave the spec alone (same
+// generation): a policy's status write changes no other policy's status, so only the policy itself
+// is looked at again (nil onStatus: such updates map like the others). The update that is the
+// reconciler's own last write is not looked at again unless a reconcile waited for it (writes).
+func (r *Reconciler) afterPolicy(mapper, onStatus handler.MapFunc) handler.EventHandler {
+	enqueue := func(ctx context.Context, obj client.Object, deleted bool, mapper handler.MapFunc, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+		if !r.writes() {
+			return // status none (or the kind no longer managed): no work at all
+		}
+		wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		r.Source.AwaitCaught(wctx, obj, deleted)
+		cancel()
 		for _, req := range mapper(ctx, obj) {
 			q.Add(req)
 		}
 	}
 	return handler.Funcs{
 		CreateFunc: func(ctx context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			enqueue(ctx, e.Object, false, q)
+			enqueue(ctx, e.Object, false, mapper, q)
 		},
 		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			enqueue(ctx, e.ObjectNew, false, q)
+			m := mapper
+			if onStatus != nil && e.ObjectOld.GetGeneration() == e.ObjectNew.GetGeneration() && e.ObjectNew.GetGeneration() > 0 {
+				if own, waited := r.written.caught(e.ObjectNew); own && !waited {
+					return // our own write, which nothing waited for: the status is what we computed
+				}
+				m = onStatus
+			}
+			enqueue(ctx, e.ObjectNew, false, m, q)
 		},
 		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			enqueue(ctx, e.Object, true, q)
+			r.written.forget(client.ObjectKeyFromObject(e.Object))
+			enqueue(ctx, e.Object, true, mapper, q)
 		},
 		GenericFunc: func(ctx context.Context, e event.GenericEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			enqueue(ctx, e.Object, false, q)
+			enqueue(ctx, e.Object, false, mapper, q)
 		},
 	}
+}
+
+// self maps a policy event to the policy alone.
+func (r *Reconciler) self(_ context.Context, obj client.Object) []reconcile.Request {
+	return []reconcile.Request{{NamespacedName: client.ObjectKeyFromObject(obj)}}
 }
 
 // selfAndNeighbours maps a policy event to the policy and the other policies on the paths it
@@ -268,7 +330,7 @@ func (r *Reconciler) selfAndNeighbours(_ context.Context, obj client.Object) []r
 	if err != nil {
 		return []reconcile.Request{self}
 	}
-	p, _ := policy.View(r.Kind, u)
+	p, _ := policy.View(snap.Kind, u)
 	return append(requests(snap, snap.PathsOf(p), p.Ref), self)
 }
 
@@ -305,58 +367,58 @@ func requests(snap *effective.Snapshot, paths []int, skip policy.Ref) []reconcil
 	return out
 }
 
-// Reconcile computes the status of one policy and writes it when its meaning changed.
+// Reconcile computes the status of one policy and writes Precedent's part of it when its meaning
+// changed. The policy is read from the cache; the write goes to the API server, with the read's
+// resourceVersion (a conflict is retried after the cache caught up).
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	if !r.managed() {
+	k, ok := r.current()
+	if !ok || !k.WritesStatus() {
 		return reconcile.Result{}, nil
 	}
 	u := r.newObject()
-	if err := r.Client.Get(ctx, req.NamespacedName, u); err != nil {
+	if err := r.reader().Get(ctx, req.NamespacedName, u); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if r.written.behind(u) {
+		return reconcile.Result{}, nil // the cache has not seen our last write yet; its event brings us back
 	}
 	snap, s, err := r.snapshot()
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	p, viewErrs := policy.View(r.Kind, u)
+	p, viewErrs := policy.View(k, u)
 	invalid := append(viewErrs, Invalid(snap, p, s)...)
 	st := Compute(snap, p, invalid, s)
 
-	oldConds := conditionsOf(u)
-	conds := append([]metav1.Condition(nil), oldConds...)
-	for _, c := range st.Conditions {
-		meta.SetStatusCondition(&conds, c)
-	}
-	ancestors := ancestorsOf(st, conds)
 	status, _ := u.Object["status"].(map[string]interface{})
-	if sameConditions(oldConds, conds) && reflect.DeepEqual(status["ancestors"], ancestors) {
-		skippedWrites.WithLabelValues(r.Kind.GVK.Kind).Inc()
-		return reconcile.Result{}, nil
-	}
-	newStatus := map[string]interface{}{}
-	for k, v := range status {
-		newStatus[k] = v
-	}
-	condsU, err := toUnstructuredList(conds)
+	skip := r.pruned.skip()
+	newStatus, changed, err := mergeStatus(status, st, skip, metav1.Now())
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	newStatus["conditions"] = condsU
-	if ancestors == nil {
-		delete(newStatus, "ancestors")
-	} else {
-		newStatus["ancestors"] = ancestors
+	if !changed {
+		skippedWrites.WithLabelValues(r.Kind.GVK.Kind).Inc()
+		return reconcile.Result{}, nil
 	}
+	oldConds := conditionsOf(u)
 	u.Object["status"] = newStatus
 	if err := r.Client.Status().Update(ctx, u); err != nil {
-		if apierrors.IsConflict(err) {
+		switch {
+		case apierrors.IsConflict(err):
 			return reconcile.Result{Requeue: true}, nil
+		case apierrors.IsNotFound(err):
+			return reconcile.Result{}, nil
 		}
 		return reconcile.Result{}, err
 	}
 	statusWrites.WithLabelValues(r.Kind.GVK.Kind).Inc()
+	r.written.mark(u)
+	stored, _ := u.Object["status"].(map[string]interface{})
+	if lost := r.pruned.learn(stored, st, skip); len(lost) > 0 {
+		r.Log.Info("the kind's status schema does not keep these fields: no longer written", "fields", lost)
+	}
 	r.Log.V(1).Info("status written", "policy", klog.KObj(u))
-	r.events(u, oldConds, conds)
+	r.events(u, oldConds, conditionsOf(u))
 	return reconcile.Result{}, nil
 }
 
@@ -389,59 +451,6 @@ func conditionsOf(u *unstructured.Unstructured) []metav1.Condition {
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &c); err == nil {
 			out = append(out, c)
 		}
-	}
-	return out
-}
-
-// sameConditions compares conditions by meaning (type, status, reason, message, generation).
-func sameConditions(a, b []metav1.Condition) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for _, c := range a {
-		d := meta.FindStatusCondition(b, c.Type)
-		if d == nil || d.Status != c.Status || d.Reason != c.Reason || d.Message != c.Message || d.ObservedGeneration != c.ObservedGeneration {
-			return false
-		}
-	}
-	return true
-}
-
-func toUnstructuredList(conds []metav1.Condition) ([]interface{}, error) {
-	out := make([]interface{}, 0, len(conds))
-	for i := range conds {
-		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&conds[i])
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, m)
-	}
-	return out, nil
-}
-
-// ancestorsOf renders one PolicyAncestorStatus per Gateway ancestor, carrying the Accepted condition.
-func ancestorsOf(st Status, conds []metav1.Condition) []interface{} {
-	if len(st.Gateways) == 0 {
-		return nil
-	}
-	acc := meta.FindStatusCondition(conds, TypeAccepted)
-	out := make([]interface{}, 0, len(st.Gateways))
-	for _, gw := range st.Gateways {
-		group := gwv1.Group(topology.Group)
-		kind := gwv1.Kind("Gateway")
-		ns := gwv1.Namespace(gw.Namespace)
-		a := gwv1.PolicyAncestorStatus{
-			AncestorRef:    gwv1.ParentReference{Group: &group, Kind: &kind, Namespace: &ns, Name: gwv1.ObjectName(gw.Name)},
-			ControllerName: ControllerName,
-		}
-		if acc != nil {
-			a.Conditions = []metav1.Condition{*acc}
-		}
-		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&a)
-		if err != nil {
-			continue
-		}
-		out = append(out, m)
 	}
 	return out
 }

@@ -4,13 +4,15 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/effective"
 	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/printable"
+	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/topology"
 	"github.com/precedent-dev/precedent/validate"
 )
@@ -42,7 +44,7 @@ const MaxAncestors = 16
 
 // Compute derives the status of p (as stored) from snap, the snapshot holding every policy of its
 // kind. invalid are the errors the webhook would give p now (stateless and stateful).
-func Compute(snap *effective.Snapshot, p *policy.Policy, invalid field.ErrorList, s config.Settings) Status {
+func Compute(snap *effective.Snapshot, p *policy.Policy, invalid field.ErrorList, s settings.Settings) Status {
 	gen := p.Generation
 	cond := func(t string, ok bool, reason, msg string) metav1.Condition {
 		st := metav1.ConditionFalse
@@ -70,14 +72,14 @@ type verdict struct {
 	msg    string
 }
 
-func acceptedCondition(snap *effective.Snapshot, p *policy.Policy, invalid field.ErrorList, s config.Settings) verdict {
+func acceptedCondition(snap *effective.Snapshot, p *policy.Policy, invalid field.ErrorList, s settings.Settings) verdict {
 	if len(invalid) > 0 {
-		return verdict{false, ReasonInvalid, truncate("Policy is invalid: "+invalid.ToAggregate().Error(), 1024)}
+		return verdict{false, ReasonInvalid, truncate("Policy is invalid: "+printable.String(invalid.ToAggregate().Error()), 1024)}
 	}
 	var missing []string
 	for _, t := range effective.TargetsOf(p) {
 		if !snap.Graph.Exists(t) {
-			missing = append(missing, t.String())
+			missing = append(missing, printable.String(t.String()))
 		}
 	}
 	if len(missing) > 0 && len(missing) == len(p.Targets) {
@@ -87,7 +89,7 @@ func acceptedCondition(snap *effective.Snapshot, p *policy.Policy, invalid field
 		for _, t := range effective.TargetsOf(p) {
 			for _, q := range snap.At(t) {
 				if q.Ref != p.Ref && policy.Less(q, p) {
-					return verdict{false, ReasonConflicted, fmt.Sprintf("Policy is conflicted by %s", q.Ref)}
+					return verdict{false, ReasonConflicted, fmt.Sprintf("Policy is conflicted by %s", printable.String(q.Ref.String()))}
 				}
 			}
 		}
@@ -95,7 +97,8 @@ func acceptedCondition(snap *effective.Snapshot, p *policy.Policy, invalid field
 	return verdict{true, ReasonAccepted, "Policy has been accepted"}
 }
 
-// enforced folds every path p reaches and reads p's fate from the events.
+// enforced folds every path p reaches and reads p's fate from the effective policies and events:
+// which of p's rules are not in effect on some path, and who holds each of them there.
 func enforced(snap *effective.Snapshot, p *policy.Policy) (verdict, []topology.Key) {
 	paths := snap.PathsOf(p)
 	if len(paths) == 0 {
@@ -103,17 +106,9 @@ func enforced(snap *effective.Snapshot, p *policy.Policy) (verdict, []topology.K
 	}
 	declared := p.RuleIDs()
 	inEffect := map[string]bool{}
-	overriddenBy := map[string]map[string]bool{} // policy → rule ids of p it overrode
-	addedBy := map[string]map[string]bool{}      // policy → default rule ids it added next to p's
+	lost := map[string]map[string]bool{}    // who → rule ids of p not in effect because of them ("": no other policy)
+	addedBy := map[string]map[string]bool{} // policy → default rule ids it added next to p's
 	gws := map[topology.Key]bool{}
-	lost := func(by policy.Ref, rule string) {
-		if overriddenBy[by.String()] == nil {
-			overriddenBy[by.String()] = map[string]bool{}
-		}
-		if rule != "" {
-			overriddenBy[by.String()][rule] = true
-		}
-	}
 	for _, i := range paths {
 		path := snap.Graph.Paths[i]
 		gws[path.Gateway] = true
@@ -128,19 +123,19 @@ func enforced(snap *effective.Snapshot, p *policy.Policy) (verdict, []topology.K
 			if e.Source == p.Ref {
 				inEffect[id] = true
 			} else if e.Block != "overrides" && level[e.Source] < level[p.Ref] {
-				// a default of a less specific policy, added next to p's rules
-				if addedBy[e.Source.String()] == nil {
-					addedBy[e.Source.String()] = map[string]bool{}
-				}
-				addedBy[e.Source.String()][id] = true
+				add(addedBy, e.Source.String(), id) // a default of a less specific policy, added next to p's rules
 			}
 		}
-		for _, ev := range r.Events {
-			switch {
-			case ev.Other != nil && *ev.Other == p.Ref && (ev.Type == effective.Overridden || ev.Type == effective.Clipped):
-				lost(ev.Policy, ev.Rule)
-			case ev.Policy == p.Ref && (ev.Type == effective.Kept || ev.Type == effective.Replaced) && ev.Other != nil:
-				lost(*ev.Other, ev.Rule)
+		for _, id := range declared {
+			if e, ok := r.Rules[id]; ok && e.Source == p.Ref {
+				continue
+			}
+			whos := holders(p, id, r)
+			if len(whos) == 0 {
+				whos = []string{""}
+			}
+			for _, who := range whos {
+				add(lost, who, id)
 			}
 		}
 	}
@@ -153,25 +148,122 @@ func enforced(snap *effective.Snapshot, p *policy.Policy) (verdict, []topology.K
 	keys := sortedGateways(gws)
 	switch {
 	case len(declared) > 0 && len(notInEffect) == len(declared):
-		return verdict{false, ReasonOverridden, fmt.Sprintf("Policy has been overridden by %s", strings.Join(sortedKeys(overriddenBy), ", "))}, keys
-	case len(notInEffect) > 0 || len(overriddenBy) > 0:
-		return verdict{true, ReasonPartiallyEnforced, truncate(fmt.Sprintf("Policy has been successfully enforced. The following rules have been overridden by %s%s",
-			byList(overriddenBy), addedSuffix("; the following defaults have been added by ", addedBy)), 32768)}, keys
+		return verdict{false, ReasonOverridden, overriddenMessage(lost)}, keys
+	case len(lost) > 0:
+		return verdict{true, ReasonPartiallyEnforced, truncate("Policy has been successfully enforced. "+lostList(lost)+
+			addedSuffix("; the following defaults have been added by ", addedBy), 32768)}, keys
 	}
 	return verdict{true, ReasonEnforced, truncate("Policy has been successfully enforced"+addedSuffix(". The following defaults have been added by ", addedBy), 32768)}, keys
 }
 
+// holders names the policies that keep rule id of p out of the effective policy r of one path:
+// the policy holding the rule there, else the one whose override dropped it, whose unset removed
+// it, or whose rules stood against p's atomic defaults. None when p's own block did not apply (its
+// when condition was false).
+func holders(p *policy.Policy, id string, r effective.Result) []string {
+	if e, ok := r.Rules[id]; ok {
+		return []string{e.Source.String()}
+	}
+	seen := map[string]bool{}
+	var out []string
+	by := func(ref policy.Ref) {
+		if !seen[ref.String()] {
+			seen[ref.String()] = true
+			out = append(out, ref.String())
+		}
+	}
+	for _, ev := range r.Events {
+		switch {
+		case ev.Other == nil:
+		case *ev.Other == p.Ref && ev.Rule == id && (ev.Type == effective.Overridden || ev.Type == effective.Clipped):
+			by(ev.Policy)
+		case ev.Policy == p.Ref && ev.Rule == id && (ev.Type == effective.Unset || ev.Type == effective.Kept):
+			by(*ev.Other)
+		case ev.Policy == p.Ref && ev.Rule == "" && ev.Type == effective.Replaced && blockDeclares(p, ev.Block, id):
+			by(*ev.Other)
+		}
+	}
+	return out
+}
+
+// blockDeclares reports whether the block of p named block ("rules", "defaults", "overrides")
+// declares rule id.
+func blockDeclares(p *policy.Policy, block, id string) bool {
+	b := p.Bare
+	switch block {
+	case "defaults":
+		b = p.Defaults
+	case "overrides":
+		b = p.Overrides
+	}
+	if b == nil {
+		return false
+	}
+	_, ok := b.Rules[id]
+	return ok
+}
+
+func add(m map[string]map[string]bool, k, v string) {
+	if m[k] == nil {
+		m[k] = map[string]bool{}
+	}
+	m[k][v] = true
+}
+
+// overriddenMessage is the Enforced message of a policy none of whose rules is in effect: who
+// overrode it, or, when no other policy did (its own when condition kept it out), that its rules
+// are not in effect.
+func overriddenMessage(lost map[string]map[string]bool) string {
+	var who []string
+	for _, w := range sortedKeys(lost) {
+		if w != "" {
+			who = append(who, printable.String(w))
+		}
+	}
+	if len(who) == 0 {
+		return "Policy has been overridden: none of its rules is in effect on the paths it reaches"
+	}
+	return truncate("Policy has been overridden by "+strings.Join(who, ", "), 32768)
+}
+
+// lostList lists the rules of a policy not in effect on some path, grouped by who holds them:
+// "The following rules have been overridden by ns/a: x, y; ns/b: z", then the rules no other
+// policy holds ("the following rules are not in effect: w").
+func lostList(lost map[string]map[string]bool) string {
+	var parts []string
+	if by := byList(lost); by != "" {
+		parts = append(parts, "The following rules have been overridden by "+by)
+	}
+	if ids := lost[""]; len(ids) > 0 {
+		lead := "the following rules are not in effect: "
+		if len(parts) == 0 {
+			lead = "The following rules are not in effect: "
+		}
+		parts = append(parts, lead+strings.Join(escaped(sortedKeys(ids)), ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// byList renders who → rule ids as "ns/a: x, y; ns/b: z" (untrusted strings escaped), leaving out
+// the rules no one holds (who "").
 func byList(m map[string]map[string]bool) string {
 	var parts []string
 	for _, who := range sortedKeys(m) {
-		ids := sortedKeys(m[who])
-		if len(ids) == 0 {
-			parts = append(parts, who)
+		if who == "" {
 			continue
 		}
-		parts = append(parts, who+": "+strings.Join(ids, ", "))
+		parts = append(parts, printable.String(who)+": "+strings.Join(escaped(sortedKeys(m[who])), ", "))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// escaped makes each string safe to print (rule ids come from the policies' keys).
+func escaped(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = printable.String(s)
+	}
+	return out
 }
 
 func addedSuffix(prefix string, m map[string]map[string]bool) string {
@@ -202,16 +294,21 @@ func sortedGateways(m map[topology.Key]bool) []topology.Key {
 	return out
 }
 
+// truncate cuts s to at most n bytes, at a character boundary, marking the cut with "...".
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return s[:n-3] + "..."
+	cut := n - 3
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "..."
 }
 
 // Invalid returns the errors the webhook would give p now: the stateless checks and the forbidden
 // unsets (a second policy on one target is Conflicted, not Invalid).
-func Invalid(snap *effective.Snapshot, p *policy.Policy, s config.Settings) field.ErrorList {
+func Invalid(snap *effective.Snapshot, p *policy.Policy, s settings.Settings) field.ErrorList {
 	errs := validate.Stateless(p, s, snap.Cond)
 	if len(errs) > 0 {
 		return errs

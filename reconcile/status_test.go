@@ -6,17 +6,24 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/precedent-dev/precedent/cel"
-	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/effective"
 	"github.com/precedent-dev/precedent/inventory"
 	"github.com/precedent-dev/precedent/manifest"
 	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/printable"
+	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/topology"
 )
 
 func load(t *testing.T, kind string, paths ...string) *effective.Snapshot {
+	t.Helper()
+	return snapshotOf(t, kind, read(t, paths...))
+}
+
+func read(t *testing.T, paths ...string) []*unstructured.Unstructured {
 	t.Helper()
 	objs, err := manifest.Read(paths...)
 	if err != nil {
@@ -26,6 +33,11 @@ func load(t *testing.T, kind string, paths ...string) *effective.Snapshot {
 	for i := range objs {
 		us[i] = objs[i].Unstructured
 	}
+	return us
+}
+
+func snapshotOf(t *testing.T, kind string, us []*unstructured.Unstructured) *effective.Snapshot {
+	t.Helper()
 	reg := policy.NewRegistry(policy.Builtin()...)
 	inv := inventory.Build(reg, us, nil)
 	k, _ := reg.ByName(kind)
@@ -41,16 +53,16 @@ func TestCompute(t *testing.T) {
 	enforced := func(st metav1.ConditionStatus, reason, msg string) metav1.Condition {
 		return metav1.Condition{Type: TypeEnforced, Status: st, Reason: reason, Message: msg}
 	}
-	unsetOff := config.Defaults()
+	unsetOff := settings.Defaults()
 	unsetOff.UnsetEnabled = false
-	onePer := config.Defaults()
+	onePer := settings.Defaults()
 	onePer.OnePolicyPerTarget = true
 	tests := []struct {
 		name     string
 		dir      string
 		kind     string
 		policy   string
-		settings *config.Settings
+		settings *settings.Settings
 		want     []metav1.Condition
 	}{
 		{"route policy fully replaced by an atomic override", "c1", "AuthPolicy", "c1/route-policy", nil,
@@ -73,7 +85,7 @@ func TestCompute(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := config.Defaults()
+			s := settings.Defaults()
 			if tt.settings != nil {
 				s = *tt.settings
 			}
@@ -110,5 +122,112 @@ func TestAffectedTypeIsQualifiedByTheKindsGroup(t *testing.T) {
 		if got := AffectedType(c.kind); got != c.want {
 			t.Errorf("AffectedType(%s) = %q, want %q", c.kind.GVK, got, c.want)
 		}
+	}
+}
+
+// policyOf finds the policy ns/name in snap.
+func policyOf(t *testing.T, snap *effective.Snapshot, ref string) *policy.Policy {
+	t.Helper()
+	for _, q := range snap.Policies() {
+		if q.Ref.String() == ref {
+			return q
+		}
+	}
+	t.Fatalf("policy %s not found", ref)
+	return nil
+}
+
+// TestEnforcedMessages: a PartiallyEnforced message names every rule not in effect and who holds
+// it; an Overridden message names who overrode the policy, or says that none of its rules is in
+// effect when no other policy did.
+func TestEnforcedMessages(t *testing.T) {
+	tests := []struct {
+		name   string
+		dir    string
+		policy string
+		want   metav1.Condition
+	}{
+		{"atomic defaults replaced on one route list their rules and the route policy", "atomic-defaults-replaced-on-one-route", "m/gw-limits",
+			metav1.Condition{Type: TypeEnforced, Status: metav1.ConditionTrue, Reason: ReasonPartiallyEnforced,
+				Message: "Policy has been successfully enforced. The following rules have been overridden by m/cart-limits: a, b"}},
+		{"defaults unset on every route are overridden by the unsetters", "unset-by-route", "m/gw-limits",
+			metav1.Condition{Type: TypeEnforced, Status: metav1.ConditionFalse, Reason: ReasonOverridden,
+				Message: "Policy has been overridden by m/cart-unset, m/shop-unset"}},
+		{"defaults whose when is false everywhere: overridden by no one", "when-false", "m/gw-limits",
+			metav1.Condition{Type: TypeEnforced, Status: metav1.ConditionFalse, Reason: ReasonOverridden,
+				Message: "Policy has been overridden: none of its rules is in effect on the paths it reaches"}},
+		{"rules overridden by two policies are listed under each", "limits-overridden-by-two", "m/cart-limits",
+			metav1.Condition{Type: TypeEnforced, Status: metav1.ConditionTrue, Reason: ReasonPartiallyEnforced,
+				Message: "Policy has been successfully enforced. The following rules have been overridden by m/gw-a: a; m/gw-b: b"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := settings.Defaults()
+			snap := load(t, "RateLimitPolicy", "testdata/topology.yaml", "testdata/"+tt.dir)
+			p := policyOf(t, snap, tt.policy)
+			got := Compute(snap, p, Invalid(snap, p, s), s)
+			want := tt.want
+			want.ObservedGeneration = p.Generation
+			if diff := cmp.Diff(want, got.Conditions[len(got.Conditions)-1]); diff != "" {
+				t.Errorf("Enforced (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestMessagesEscapeUntrustedStrings: rule ids with a control character, a bidi override (U+202E)
+// and invalid UTF-8 are printed escaped in the Enforced message, as are the Affected condition's
+// policy names.
+func TestMessagesEscapeUntrustedStrings(t *testing.T) {
+	const bad = `a\x00\u202e\xff`
+	us := read(t, "testdata/topology.yaml", "testdata/atomic-defaults-replaced-on-one-route")
+	for _, u := range us {
+		if u.GetName() != "gw-limits" {
+			continue
+		}
+		limits, _, _ := unstructured.NestedMap(u.Object, "spec", "defaults", "limits")
+		limits["a\x00\u202e\xff"] = limits["a"]
+		delete(limits, "a")
+		if err := unstructured.SetNestedMap(u.Object, limits, "spec", "defaults", "limits"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snap := snapshotOf(t, "RateLimitPolicy", us)
+	p := policyOf(t, snap, "m/gw-limits")
+	got := Compute(snap, p, nil, settings.Defaults())
+	want := "Policy has been successfully enforced. The following rules have been overridden by m/cart-limits: " + bad + ", b"
+	if msg := got.Conditions[len(got.Conditions)-1].Message; msg != want {
+		t.Errorf("Enforced message = %q, want %q", msg, want)
+	}
+	if !printable.Safe(want) {
+		t.Errorf("the message is not printable: %q", want)
+	}
+}
+
+// TestNamesEscaped: a target name and a policy name holding a bidi override are printed escaped in
+// the TargetNotFound message and in the Gateway's Affected condition.
+func TestNamesEscaped(t *testing.T) {
+	us := read(t, "testdata/topology.yaml", "testdata/atomic-defaults-replaced-on-one-route")
+	for _, u := range us {
+		switch u.GetName() {
+		case "gw-limits":
+			u.SetName("gw\u202elimits")
+		case "cart-limits":
+			if err := unstructured.SetNestedField(u.Object, "cart\u202e", "spec", "targetRef", "name"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	snap := snapshotOf(t, "RateLimitPolicy", us)
+	s := settings.Defaults()
+	p := policyOf(t, snap, "m/cart-limits")
+	got := Compute(snap, p, nil, s).Conditions[0]
+	if want := `Policy target HTTPRoute m/cart\u202e was not found`; got.Message != want {
+		t.Errorf("Accepted message = %q, want %q", got.Message, want)
+	}
+	gw := &gwv1.Gateway{ObjectMeta: metav1.ObjectMeta{Namespace: "m", Name: "gw"}}
+	aff := affected(snap, gw)
+	if want := `The object is affected by RateLimitPolicy m/gw\u202elimits`; aff.Message != want {
+		t.Errorf("Affected message = %q, want %q", aff.Message, want)
 	}
 }

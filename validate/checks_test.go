@@ -9,11 +9,11 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/precedent-dev/precedent/cel"
-	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/effective"
 	"github.com/precedent-dev/precedent/inventory"
 	"github.com/precedent-dev/precedent/manifest"
 	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/topology"
 	"github.com/precedent-dev/precedent/validate"
 )
@@ -62,7 +62,7 @@ func authPolicy(name, spec string) string {
 
 const routeTarget = "  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: cart}\n"
 
-func review(t *testing.T, s config.Settings, snap *effective.Snapshot, y string) validate.Outcome {
+func review(t *testing.T, s settings.Settings, snap *effective.Snapshot, y string) validate.Outcome {
 	t.Helper()
 	ev, _ := cel.New(s.CELCostLimit)
 	o := obj(t, y)
@@ -79,13 +79,13 @@ func errStrings(out validate.Outcome) []string {
 
 // TestRejections has one row per rejection of DESIGN.md, with the exact path and message.
 func TestRejections(t *testing.T) {
-	unsetOff := config.Defaults()
+	unsetOff := settings.Defaults()
 	unsetOff.UnsetEnabled = false
-	onePer := config.Defaults()
+	onePer := settings.Defaults()
 	onePer.OnePolicyPerTarget = true
 	tests := []struct {
 		name     string
-		settings *config.Settings
+		settings *settings.Settings
 		extra    []string
 		policy   string
 		want     []string
@@ -135,7 +135,7 @@ func TestRejections(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := config.Defaults()
+			s := settings.Defaults()
 			if tt.settings != nil {
 				s = *tt.settings
 			}
@@ -211,7 +211,7 @@ func TestWarnings(t *testing.T) {
 			if kind == "" {
 				kind = "AuthPolicy"
 			}
-			out := review(t, config.Defaults(), world(t, kind, tt.extra...), tt.policy)
+			out := review(t, settings.Defaults(), world(t, kind, tt.extra...), tt.policy)
 			if len(out.Errs) > 0 {
 				t.Fatalf("unexpected errors: %v", out.Errs)
 			}

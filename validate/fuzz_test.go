@@ -8,11 +8,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/precedent-dev/precedent/cel"
-	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/effective"
 	"github.com/precedent-dev/precedent/inventory"
 	"github.com/precedent-dev/precedent/manifest"
 	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/topology"
 	"github.com/precedent-dev/precedent/validate"
 )
@@ -35,7 +35,7 @@ func FuzzEngine(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	s := config.Defaults()
+	s := settings.Defaults()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		objs, err := manifest.Decode("fuzz", data)
 		if err != nil {

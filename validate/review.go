@@ -5,9 +5,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/precedent-dev/precedent/cel"
-	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/effective"
 	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/settings"
 )
 
 // Outcome is the decision on one write: errors reject it; warnings are returned either way.
@@ -20,7 +20,7 @@ type Outcome struct {
 // Review runs the whole check of a create or update of obj against before, the snapshot of the
 // other policies of its kind and the topology (obj's own earlier version may be in it; it is
 // replaced). This is the webhook's flow and the offline validate command's.
-func Review(before *effective.Snapshot, obj *unstructured.Unstructured, s config.Settings, cond *cel.Evaluator) Outcome {
+func Review(before *effective.Snapshot, obj *unstructured.Unstructured, s settings.Settings, cond *cel.Evaluator) Outcome {
 	p, errs := policy.View(before.Kind, obj)
 	out := Outcome{Policy: p}
 	if _, ok := obj.Object["spec"].(map[string]interface{}); !ok {
@@ -44,7 +44,7 @@ func Review(before *effective.Snapshot, obj *unstructured.Unstructured, s config
 }
 
 // ReviewDelete projects the removal of a policy.
-func ReviewDelete(before *effective.Snapshot, ref policy.Ref, s config.Settings) Outcome {
+func ReviewDelete(before *effective.Snapshot, ref policy.Ref, s settings.Settings) Outcome {
 	if _, ok := before.Policy(ref); !ok {
 		return Outcome{}
 	}

@@ -6,20 +6,20 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/effective"
 	"github.com/precedent-dev/precedent/policy"
 	"github.com/precedent-dev/precedent/printable"
+	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/topology"
 )
 
 // Stateful checks p against the other policies of the snapshot. Checks configured to warn return
 // their findings as warnings instead of errors.
-func Stateful(snap *effective.Snapshot, p *policy.Policy, s config.Settings) (field.ErrorList, []string) {
+func Stateful(snap *effective.Snapshot, p *policy.Policy, s settings.Settings) (field.ErrorList, []string) {
 	var errs field.ErrorList
 	var warns []string
 	add := func(check string, es field.ErrorList) {
-		if s.Action(check) == config.ActionWarn {
+		if s.Action(check) == settings.ActionWarn {
 			for _, e := range es {
 				warns = append(warns, e.Error())
 			}
@@ -27,9 +27,9 @@ func Stateful(snap *effective.Snapshot, p *policy.Policy, s config.Settings) (fi
 		}
 		errs = append(errs, es...)
 	}
-	add(config.CheckUnsetOverride, unsetOverrides(snap, p))
+	add(settings.CheckUnsetOverride, unsetOverrides(snap, p))
 	if s.OnePolicyPerTarget {
-		add(config.CheckOnePolicyPerTarget, onePerTarget(snap, p))
+		add(settings.CheckOnePolicyPerTarget, onePerTarget(snap, p))
 	}
 	return errs, warns
 }

@@ -8,13 +8,13 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/precedent-dev/precedent/cel"
-	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/policy"
 	"github.com/precedent-dev/precedent/printable"
+	"github.com/precedent-dev/precedent/settings"
 )
 
 // Stateless checks one policy on its own (the errors found reading it come from policy.View).
-func Stateless(p *policy.Policy, s config.Settings, cond *cel.Evaluator) field.ErrorList {
+func Stateless(p *policy.Policy, s settings.Settings, cond *cel.Evaluator) field.ErrorList {
 	var errs field.ErrorList
 	errs = append(errs, targets(p)...)
 	switch p.Kind.Profile {
@@ -122,7 +122,7 @@ func blocks(p *policy.Policy, cond *cel.Evaluator) field.ErrorList {
 	return errs
 }
 
-func unset(p *policy.Policy, s config.Settings) field.ErrorList {
+func unset(p *policy.Policy, s settings.Settings) field.ErrorList {
 	if p.UnsetPath == nil {
 		return nil
 	}

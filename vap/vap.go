@@ -9,8 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/settings"
 )
 
 // Exported lists the checks the policies enforce (README and `precedent export vap --help` show it):
@@ -88,7 +88,7 @@ func UnsetSwitch(k policy.Kind, resource string) (*admissionregistrationv1.Valid
 	p, b := Policy(k, resource)
 	name := Name(k) + "-unset-switch"
 	p.Name, b.Name, b.Spec.PolicyName = name, name, name
-	p.Spec.ParamKind = &admissionregistrationv1.ParamKind{APIVersion: config.GVK.GroupVersion().String(), Kind: config.GVK.Kind}
+	p.Spec.ParamKind = &admissionregistrationv1.ParamKind{APIVersion: settings.GVK.GroupVersion().String(), Kind: settings.GVK.Kind}
 	forbidden := metav1.StatusReasonForbidden
 	p.Spec.Validations = []admissionregistrationv1.Validation{{
 		Expression: "!has(params.spec.unsetEnabled) || params.spec.unsetEnabled || !has(object.spec.unset) || size(object.spec.unset) == 0",
@@ -96,7 +96,7 @@ func UnsetSwitch(k policy.Kind, resource string) (*admissionregistrationv1.Valid
 		Message:    "spec.unset: Forbidden: unset is switched off in this cluster by the cluster administrator (PrecedentConfig cluster: spec.unsetEnabled): remove spec.unset",
 	}}
 	allow := admissionregistrationv1.AllowAction
-	b.Spec.ParamRef = &admissionregistrationv1.ParamRef{Name: config.Name, ParameterNotFoundAction: &allow}
+	b.Spec.ParamRef = &admissionregistrationv1.ParamRef{Name: settings.Name, ParameterNotFoundAction: &allow}
 	return p, b
 }
 

@@ -17,15 +17,14 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/cache/informertest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllertest"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/settings"
+	"github.com/precedent-dev/precedent/state"
+	"github.com/precedent-dev/precedent/state/statetest"
 	"github.com/precedent-dev/precedent/test/gen"
 	"github.com/precedent-dev/precedent/webhook"
 )
@@ -119,7 +118,7 @@ func BenchmarkValidateAfterChange(b *testing.B) {
 			}
 			cur := old.DeepCopyObject().(client.Object)
 			cur.SetGeneration(old.GetGeneration() + int64(n))
-			inf.update(b, old, cur)
+			inf.Update(b, old, cur)
 		}
 		b.Run("change="+change, func(b *testing.B) { timeOps(b, v, reqs, update) })
 	}
@@ -169,10 +168,10 @@ func validator(b *testing.B, name string, w gen.World) *webhook.Validator {
 }
 
 // newValidator builds a Validator over the world, with the fake informers that feed its State.
-func newValidator(b testing.TB, w gen.World) (*webhook.Validator, *fakeInformers) {
-	inf := newFakeInformers(b)
-	live := config.NewLive(config.Defaults(), logr.Discard())
-	st := webhook.NewState(logr.Discard())
+func newValidator(b testing.TB, w gen.World) (*webhook.Validator, *statetest.Informers) {
+	inf := statetest.New(b)
+	live := config.NewLive(settings.Defaults(), logr.Discard())
+	st := state.New(logr.Discard())
 	if err := st.Watch(context.Background(), inf, live.Current().Registry().Kinds()); err != nil {
 		b.Fatal(err)
 	}
@@ -183,17 +182,17 @@ func newValidator(b testing.TB, w gen.World) (*webhook.Validator, *fakeInformers
 	for _, ns := range w.Namespaces() {
 		m := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{"kubernetes.io/metadata.name": ns}}}
 		m.SetGroupVersionKind(schema.GroupVersionKind{Version: "v1", Kind: "Namespace"})
-		inf.add(b, m)
+		inf.Add(b, m)
 	}
 	for i := range w.Input.Gateways {
-		inf.add(b, &w.Input.Gateways[i])
+		inf.Add(b, &w.Input.Gateways[i])
 	}
 	for i := range w.Input.HTTPRoutes {
-		inf.add(b, &w.Input.HTTPRoutes[i])
+		inf.Add(b, &w.Input.HTTPRoutes[i])
 	}
 	for _, o := range objs {
 		if o.GroupVersionKind() == w.Kind.GVK {
-			inf.add(b, o)
+			inf.Add(b, o)
 		}
 	}
 	if !st.Synced() {
@@ -264,54 +263,4 @@ func fieldSet(v interface{}) map[string]interface{} {
 		}
 	}
 	return out
-}
-
-// newFakeInformers returns fake informers over Precedent's scheme.
-func newFakeInformers(t testing.TB) *fakeInformers {
-	t.Helper()
-	scheme, err := webhook.NewScheme()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &fakeInformers{FakeInformers: &informertest.FakeInformers{Scheme: scheme}, byGVK: map[schema.GroupVersionKind]*controllertest.FakeInformer{}}
-}
-
-// fakeInformers hands out one synced fake informer per GroupVersionKind, typed, unstructured and
-// metadata-only alike, so the objects it is given reach the State's event handlers.
-type fakeInformers struct {
-	*informertest.FakeInformers
-	byGVK map[schema.GroupVersionKind]*controllertest.FakeInformer
-}
-
-func (f *fakeInformers) GetInformer(_ context.Context, obj client.Object, _ ...cache.InformerGetOption) (cache.Informer, error) {
-	return f.informer(obj)
-}
-
-func (f *fakeInformers) informer(obj client.Object) (*controllertest.FakeInformer, error) {
-	gvk, err := apiutil.GVKForObject(obj, f.Scheme)
-	if err != nil {
-		return nil, err
-	}
-	inf, ok := f.byGVK[gvk]
-	if !ok {
-		inf = controllertest.NewFakeInformer(controllertest.Synced)
-		f.byGVK[gvk] = inf
-	}
-	return inf, nil
-}
-
-func (f *fakeInformers) update(b testing.TB, old, cur client.Object) {
-	inf, err := f.informer(cur)
-	if err != nil {
-		b.Fatal(err)
-	}
-	inf.Update(old, cur)
-}
-
-func (f *fakeInformers) add(b testing.TB, obj client.Object) {
-	inf, err := f.informer(obj)
-	if err != nil {
-		b.Fatal(err)
-	}
-	inf.Add(obj)
 }

@@ -15,10 +15,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/precedent-dev/precedent/access"
-	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/manifest"
 	"github.com/precedent-dev/precedent/mesh"
 	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/test/gen"
 	"github.com/precedent-dev/precedent/webhook"
 )
@@ -27,7 +27,7 @@ import (
 // GEP-713 kinds, AccessPolicy and XAccessPolicy, the mesh kinds and PrecedentConfig.
 func servedKinds() []schema.GroupVersionKind {
 	var out []schema.GroupVersionKind
-	for _, k := range config.Defaults().Registry().Kinds() {
+	for _, k := range settings.Defaults().Registry().Kinds() {
 		out = append(out, k.GVK)
 	}
 	return append(out,
@@ -35,7 +35,7 @@ func servedKinds() []schema.GroupVersionKind {
 		access.XAccessPolicyKind.WithVersion("v1alpha1"),
 		schema.GroupVersionKind{Group: policy.Group, Version: "v1alpha1", Kind: mesh.KindMeshTimeout},
 		schema.GroupVersionKind{Group: policy.Group, Version: "v1alpha1", Kind: mesh.KindMeshTrafficPermission},
-		config.GVK,
+		settings.GVK,
 	)
 }
 

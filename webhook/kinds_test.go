@@ -10,6 +10,9 @@ import (
 
 	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/settings"
+	"github.com/precedent-dev/precedent/state"
+	"github.com/precedent-dev/precedent/state/statetest"
 	"github.com/precedent-dev/precedent/webhook"
 )
 
@@ -17,17 +20,17 @@ import (
 // started watching is answered 503 (retry) until the kind's informer has listed its policies, then
 // reviewed; the state stays ready meanwhile, and writes of the other kinds are reviewed as before.
 func TestKindManagedLaterWaitsForItsPolicies(t *testing.T) {
-	inf := newFakeInformers(t)
+	inf := statetest.New(t)
 	later := policy.Builtin()[1] // RateLimitPolicy's shape, in another group
 	later.GVK.Group = "limits.example.com"
 	slow := controllertest.NewFakeInformer() // not synced until told
-	inf.byGVK[later.GVK] = slow
+	inf.Set(later.GVK, slow)
 
-	st := webhook.NewState(logr.Discard())
-	if err := st.Watch(context.Background(), inf, config.Defaults().Registry().Kinds()); err != nil {
+	st := state.New(logr.Discard())
+	if err := st.Watch(context.Background(), inf, settings.Defaults().Registry().Kinds()); err != nil {
 		t.Fatal(err)
 	}
-	s := config.Defaults()
+	s := settings.Defaults()
 	s.Kinds = []policy.Kind{later}
 	v := &webhook.Validator{Settings: config.NewLive(s, logr.Discard()), State: st, Log: logr.Discard()}
 

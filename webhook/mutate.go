@@ -6,15 +6,12 @@ import (
 	"net/http"
 
 	"github.com/go-logr/logr"
-	"gomodules.xyz/jsonpatch/v2"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	"github.com/precedent-dev/precedent/access"
 	"github.com/precedent-dev/precedent/config"
-	"github.com/precedent-dev/precedent/mutate"
 )
 
 // Defaulter is the mutating handler: defaulting a schema cannot express, as JSON patches. Its
@@ -29,9 +26,9 @@ var _ admission.Handler = (*Defaulter)(nil)
 // Handle returns mutate.Patch for a managed kind, and allows anything else unchanged.
 func (d *Defaulter) Handle(_ context.Context, req admission.Request) admission.Response {
 	gk := schema.GroupKind{Group: req.Kind.Group, Kind: req.Kind.Kind}
-	k, managed := d.Settings.Current().Registry().Lookup(gk)
-	isAccess := access.IsPolicy(gk)
-	if (!managed && !isAccess) || len(req.Object.Raw) == 0 {
+	reg := d.Settings.Current().Registry()
+	f := familyOf(gk, reg)
+	if f == nil || len(req.Object.Raw) == 0 {
 		return admission.Allowed("")
 	}
 	u := &unstructured.Unstructured{}
@@ -41,12 +38,7 @@ func (d *Defaulter) Handle(_ context.Context, req admission.Request) admission.R
 	if u.GetNamespace() == "" {
 		u.SetNamespace(req.Namespace) // the API server fills it in after mutation on create
 	}
-	var ops []jsonpatch.JsonPatchOperation
-	if isAccess {
-		ops = mutate.AccessPatch(u)
-	} else {
-		ops = mutate.Patch(k, u)
-	}
+	ops := f.patch(gk, u, reg)
 	d.Log.V(1).Info("defaulted", "kind", gk.Kind, "policy", klog.KRef(req.Namespace, req.Name), "patches", len(ops))
 	if len(ops) == 0 {
 		return admission.Allowed("")

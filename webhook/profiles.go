@@ -10,8 +10,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/precedent-dev/precedent/access"
-	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/mesh"
+	"github.com/precedent-dev/precedent/settings"
+	"github.com/precedent-dev/precedent/state"
 	"github.com/precedent-dev/precedent/validate"
 )
 
@@ -19,7 +20,7 @@ import (
 // live settings (the Backend kind, the mixing switch), then warnings for targets that do not exist
 // and the projection against the other policies of its kind over the Gateway → HTTPRoute → Backend
 // topology (with the live combine mode).
-func (v *Validator) accessPolicy(gk schema.GroupKind, u *unstructured.Unstructured, s config.Settings) admission.Response {
+func (v *Validator) accessPolicy(gk schema.GroupKind, u *unstructured.Unstructured, s settings.Settings) admission.Response {
 	as := s.Access
 	p, errs := access.Parse(u, as)
 	if len(errs) > 0 {
@@ -34,8 +35,8 @@ func (v *Validator) accessPolicy(gk schema.GroupKind, u *unstructured.Unstructur
 // accessDelete projects the deletion of an AccessPolicy or XAccessPolicy: what its removal opens or
 // revokes. The stored policy is read as AccessPolicies reads the others (mixing allowed: it was
 // admitted under the settings of its time); one that no longer parses is deleted without a word.
-func (v *Validator) accessDelete(gk schema.GroupKind, u *unstructured.Unstructured, s config.Settings) admission.Response {
-	p, errs := access.Parse(u, storedAccess(s.Access))
+func (v *Validator) accessDelete(gk schema.GroupKind, u *unstructured.Unstructured, s settings.Settings) admission.Response {
+	p, errs := access.Parse(u, state.StoredAccess(s.Access))
 	if len(errs) > 0 {
 		return admission.Allowed("")
 	}
@@ -67,12 +68,12 @@ func (v *Validator) accessTargets(p *access.Policy, as access.Settings) []string
 // meshPolicy reviews a write of a MeshTimeout or MeshTrafficPermission: the stateless checks, then
 // the elements that can never take effect on any Dataplane of its mesh, its own and those of other
 // policies that this write newly shadows.
-func (v *Validator) meshPolicy(gk schema.GroupKind, u *unstructured.Unstructured, s config.Settings) admission.Response {
+func (v *Validator) meshPolicy(gk schema.GroupKind, u *unstructured.Unstructured, s settings.Settings) admission.Response {
 	p, errs := mesh.Parse(u)
 	if len(errs) > 0 {
 		return respond(gk, u.GetName(), errs, nil)
 	}
-	name := policyMesh(u)
+	name := state.PolicyMesh(u)
 	ws := mesh.WriteWarnings(p, v.State.MeshPolicies(gk, name), v.State.Dataplanes(name), false)
 	return respond(gk, u.GetName(), nil, validate.Limit(ws, s.WarningLimit))
 }

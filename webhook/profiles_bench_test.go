@@ -1,4 +1,4 @@
-package webhook
+package webhook_test
 
 import (
 	"context"
@@ -12,20 +12,21 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/precedent-dev/precedent/access"
 	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/mesh"
+	"github.com/precedent-dev/precedent/settings"
+	"github.com/precedent-dev/precedent/state"
 	"github.com/precedent-dev/precedent/test/gen"
+	"github.com/precedent-dev/precedent/webhook"
 )
 
-// benchValidator is a Validator over a State filled by hand, as synced.
-func benchValidator(s *State) *Validator {
-	s.synced = append(s.synced, func() bool { return true })
-	return &Validator{Settings: config.NewLive(config.Defaults(), logr.Discard()), State: s, Log: logr.Discard()}
+// benchValidator is a Validator over a State filled by hand (state.Apply), as synced.
+func benchValidator(s *state.State) *webhook.Validator {
+	return &webhook.Validator{Settings: config.NewLive(settings.Defaults(), logr.Discard()), State: s, Log: logr.Discard()}
 }
 
 func createRequest(gvk schema.GroupVersionKind, obj map[string]interface{}) admission.Request {
@@ -55,27 +56,23 @@ func accessObject(name, targetKind, targetGroup, target string, tools ...interfa
 // tools, one of which the write denies: 1,000 unreachable grants, capped to the warning limit.
 func BenchmarkAccessGatewayWrite(b *testing.B) {
 	const backends = 1000
-	s := NewState(logr.Discard())
-	s.gateways[types.NamespacedName{Namespace: "shop", Name: "gw"}] = &gwv1.Gateway{
+	s := state.New(logr.Discard())
+	s.Apply(&gwv1.Gateway{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: "gw"},
 		Spec:       gwv1.GatewaySpec{Listeners: []gwv1.Listener{{Name: "http", Port: 80, Protocol: gwv1.HTTPProtocolType}}},
-	}
+	})
 	group, kind := gwv1.Group(access.DefaultBackendGroup), gwv1.Kind(access.DefaultBackendKind)
-	s.policies[access.AccessPolicyKind] = map[types.NamespacedName]*unstructured.Unstructured{}
 	for i := 0; i < backends; i++ {
 		name := fmt.Sprintf("b%d", i)
 		r := &gwv1.HTTPRoute{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: name}}
 		r.Spec.ParentRefs = []gwv1.ParentReference{{Name: "gw"}}
 		r.Spec.Rules = []gwv1.HTTPRouteRule{{BackendRefs: []gwv1.HTTPBackendRef{{BackendRef: gwv1.BackendRef{BackendObjectReference: gwv1.BackendObjectReference{Group: &group, Kind: &kind, Name: gwv1.ObjectName(name)}}}}}}
-		s.httpRoutes[types.NamespacedName{Namespace: "shop", Name: name}] = r
 		u := &unstructured.Unstructured{Object: accessObject("pol-"+name, access.DefaultBackendKind, access.DefaultBackendGroup, name, "x", fmt.Sprintf("t%d", i))}
-		s.policies[access.AccessPolicyKind][key(u)] = u
+		s.Apply(r, u)
 	}
-	s.topoGen++
-	s.policyGen[access.AccessPolicyKind]++
 	v := benchValidator(s)
 	req := createRequest(access.AccessPolicyKind.WithVersion("v1alpha1"), accessObject("gw-pol", "Gateway", access.GatewayGroup, "gw", "x"))
-	if resp := v.Handle(context.Background(), req); !resp.Allowed || len(resp.Warnings) != config.Defaults().WarningLimit {
+	if resp := v.Handle(context.Background(), req); !resp.Allowed || len(resp.Warnings) != settings.Defaults().WarningLimit {
 		b.Fatalf("allowed %t, %d warnings: %v", resp.Allowed, len(resp.Warnings), resp.Result)
 	}
 	b.ReportAllocs()
@@ -89,8 +86,7 @@ func BenchmarkAccessGatewayWrite(b *testing.B) {
 // (Service-level, one per service) and 50 Dataplanes with 20 outbounds each.
 func BenchmarkMeshWrite(b *testing.B) {
 	const policies, proxies, outbounds = 200, 50, 20
-	s := NewState(logr.Discard())
-	s.policies[meshTimeoutKind] = map[types.NamespacedName]*unstructured.Unstructured{}
+	s := state.New(logr.Discard())
 	timeout := func(name, top string, to []interface{}) map[string]interface{} {
 		return map[string]interface{}{
 			"apiVersion": "policy.precedent.dev/v1alpha1", "kind": "MeshTimeout",
@@ -103,20 +99,24 @@ func BenchmarkMeshWrite(b *testing.B) {
 			map[string]interface{}{"targetRef": map[string]interface{}{"kind": "Service", "name": fmt.Sprintf("svc-%d", (i+1)%outbounds)}, "connectTimeout": "1s"},
 			map[string]interface{}{"targetRef": map[string]interface{}{"kind": "Mesh"}, "http": map[string]interface{}{"requestTimeout": "5s"}},
 		}
-		u := &unstructured.Unstructured{Object: timeout(fmt.Sprintf("p-%03d", i), fmt.Sprintf("svc-%d", i%proxies), to)}
-		s.policies[meshTimeoutKind][key(u)] = u
+		s.Apply(&unstructured.Unstructured{Object: timeout(fmt.Sprintf("p-%03d", i), fmt.Sprintf("svc-%d", i%proxies), to)})
 	}
 	for i := 0; i < proxies; i++ {
-		dp := mesh.Dataplane{Namespace: "kuma-demo", Name: fmt.Sprintf("dp-%d", i), Inbound: []map[string]string{{mesh.ServiceTag: fmt.Sprintf("svc-%d", i)}}}
+		var outbound []interface{}
 		for o := 0; o < outbounds; o++ {
-			dp.Outbound = append(dp.Outbound, map[string]string{mesh.ServiceTag: fmt.Sprintf("svc-%d", o)})
+			outbound = append(outbound, map[string]interface{}{"tags": map[string]interface{}{mesh.ServiceTag: fmt.Sprintf("svc-%d", o)}})
 		}
-		s.dataplanes[types.NamespacedName{Namespace: dp.Namespace, Name: dp.Name}] = storedDataplane{mesh: defaultMesh, dp: dp}
+		s.Apply(&unstructured.Unstructured{Object: map[string]interface{}{
+			"apiVersion": "kuma.io/v1alpha1", "kind": mesh.KindDataplane,
+			"metadata": map[string]interface{}{"name": fmt.Sprintf("dp-%d", i), "namespace": "kuma-demo"},
+			"spec": map[string]interface{}{"networking": map[string]interface{}{
+				"inbound":  []interface{}{map[string]interface{}{"tags": map[string]interface{}{mesh.ServiceTag: fmt.Sprintf("svc-%d", i)}}},
+				"outbound": outbound,
+			}},
+		}})
 	}
-	s.policyGen[meshTimeoutKind]++
-	s.dpGen++
 	v := benchValidator(s)
-	req := createRequest(meshTimeoutKind.WithVersion("v1alpha1"), timeout("written", "svc-1", []interface{}{
+	req := createRequest(state.MeshTimeoutKind.WithVersion("v1alpha1"), timeout("written", "svc-1", []interface{}{
 		map[string]interface{}{"targetRef": map[string]interface{}{"kind": "Mesh"}, "connectTimeout": "2s"},
 	}))
 	if resp := v.Handle(context.Background(), req); !resp.Allowed {
@@ -134,16 +134,16 @@ func BenchmarkMeshWrite(b *testing.B) {
 // Backends (what the first AccessPolicy write after any Gateway or route change pays).
 func BenchmarkAccessTopologyRebuild(b *testing.B) {
 	w := gen.Generate(gen.Size{Gateways: 1000, Routes: 10000})
-	s := NewState(logr.Discard())
+	s := state.New(logr.Discard())
 	for i := range w.Input.Gateways {
-		s.gateways[key(&w.Input.Gateways[i])] = &w.Input.Gateways[i]
+		s.Apply(&w.Input.Gateways[i])
 	}
 	group, kind := gwv1.Group(access.DefaultBackendGroup), gwv1.Kind(access.DefaultBackendKind)
 	for i := range w.Input.HTTPRoutes {
 		r := &w.Input.HTTPRoutes[i]
 		r.Spec.Rules[0].BackendRefs = []gwv1.HTTPBackendRef{{BackendRef: gwv1.BackendRef{BackendObjectReference: gwv1.BackendObjectReference{
 			Group: &group, Kind: &kind, Name: gwv1.ObjectName(fmt.Sprintf("backend-%d", i%2000))}}}}
-		s.httpRoutes[key(r)] = r
+		s.Apply(r)
 	}
 	if topo := s.AccessTopology(access.DefaultSettings()); len(topo.BackendsBehind("infra/gw-0")) == 0 {
 		b.Fatal("no Backend behind infra/gw-0")
@@ -151,9 +151,7 @@ func BenchmarkAccessTopologyRebuild(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		s.mu.Lock()
-		s.topoGen++
-		s.mu.Unlock()
+		s.Apply(&w.Input.HTTPRoutes[i%len(w.Input.HTTPRoutes)]) // a route change: the topology is stale
 		s.AccessTopology(access.DefaultSettings())
 	}
 }

@@ -24,6 +24,8 @@ import (
 	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/mesh"
 	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/settings"
+	"github.com/precedent-dev/precedent/state"
 )
 
 // Paths the handlers are served on.
@@ -37,7 +39,9 @@ const (
 	ConfigurationName = "precedent"
 	policiesWebhook   = "policies.precedent.dev"
 	settingsWebhook   = "precedentconfigs.precedent.dev"
-	defaultsWebhook   = "defaults.precedent.dev"
+	// deletesWebhook sees the deletes, which only warn: it fails open.
+	deletesWebhook  = "deletes.precedent.dev"
+	defaultsWebhook = "defaults.precedent.dev"
 	// accessDefaultsWebhook defaults the namespace of AccessPolicy ServiceAccount sources.
 	accessDefaultsWebhook = "access-defaults.precedent.dev"
 )
@@ -66,14 +70,14 @@ func NewScheme() (*runtime.Scheme, error) {
 
 // Register watches the settings and the state through the manager's cache, serves the handlers on
 // the manager's webhook server and adds a readiness check that passes once the cache is synced.
-func Register(ctx context.Context, mgr manager.Manager, live *config.Live, log logr.Logger) (*State, error) {
+func Register(ctx context.Context, mgr manager.Manager, live *config.Live, log logr.Logger) (*state.State, error) {
 	if err := live.Watch(ctx, mgr.GetCache()); err != nil {
 		if !meta.IsNoMatchError(err) {
 			return nil, err
 		}
 		log.Info("PrecedentConfig CRD not installed: the default settings stay in force")
 	}
-	st := NewState(log.WithName("state"))
+	st := state.New(log.WithName("state"))
 	if err := st.Watch(ctx, mgr.GetCache(), live.Current().Registry().Kinds()); err != nil {
 		return nil, err
 	}
@@ -81,7 +85,7 @@ func Register(ctx context.Context, mgr manager.Manager, live *config.Live, log l
 	// is checked against its other policies (or waits for them: Validator.policy); the snapshots of
 	// a kind removed from them are no longer rebuilt.
 	st.Managed(live.Current().Registry().Kinds())
-	live.OnChange(func(s config.Settings) {
+	live.OnChange(func(s settings.Settings) {
 		st.Managed(s.Registry().Kinds())
 		if err := st.WatchKinds(s.Registry().Kinds()); err != nil {
 			log.Error(err, "watching the policies of the managed kinds")
@@ -101,7 +105,11 @@ func Register(ctx context.Context, mgr manager.Manager, live *config.Live, log l
 		return nil, fmt.Errorf("adding the installed-kinds check: %w", err)
 	}
 	a := live.Current().Access
-	if err := st.WatchProfiles(ctx, mgr.GetCache(), mgr.GetRESTMapper(), schema.GroupKind{Group: a.BackendGroup, Kind: a.BackendKind}); err != nil {
+	var own []schema.GroupKind
+	for _, f := range families {
+		own = append(own, f.own()...)
+	}
+	if err := st.WatchProfiles(ctx, mgr.GetCache(), mgr.GetRESTMapper(), own, schema.GroupKind{Group: a.BackendGroup, Kind: a.BackendKind}); err != nil {
 		return nil, err
 	}
 	srv := mgr.GetWebhookServer()
@@ -169,50 +177,60 @@ func NeedsDefaulting(k policy.Kind) bool {
 }
 
 // Configurations builds the webhook configurations for kinds (plus the shipped access and mesh
-// kinds, kube-agentic-networking's XAccessPolicy and PrecedentConfig): admission review v1, no side effects, 5 s, failing closed.
+// kinds, kube-agentic-networking's XAccessPolicy and PrecedentConfig): admission review v1, no side
+// effects, 5 s. Creates and updates fail closed (failurePolicy Fail); deletes, which the webhook
+// only warns about, are in an entry of their own that fails open (Ignore), so a delete never waits
+// for Precedent to be up.
 func Configurations(kinds []policy.Kind, cc ClientConfig) (*admissionregistrationv1.MutatingWebhookConfiguration, *admissionregistrationv1.ValidatingWebhookConfiguration) {
-	var policyRules, defaultRules []admissionregistrationv1.RuleWithOperations
-	cud := []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update, admissionregistrationv1.Delete}
-	cu := cud[:2]
+	var policyRules, deleteRules, defaultRules []admissionregistrationv1.RuleWithOperations
+	cu := []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update}
+	del := []admissionregistrationv1.OperationType{admissionregistrationv1.Delete}
+	namespaced := func(group, version, kind string, projectDelete bool) {
+		policyRules = append(policyRules, rule(group, version, Plural(kind), cu, admissionregistrationv1.NamespacedScope))
+		if projectDelete {
+			deleteRules = append(deleteRules, rule(group, version, Plural(kind), del, admissionregistrationv1.NamespacedScope))
+		}
+	}
 	for _, k := range kinds {
-		policyRules = append(policyRules, rule(k.GVK.Group, k.GVK.Version, Plural(k.GVK.Kind), cud, admissionregistrationv1.NamespacedScope))
+		namespaced(k.GVK.Group, k.GVK.Version, k.GVK.Kind, true)
 		if NeedsDefaulting(k) {
 			defaultRules = append(defaultRules, rule(k.GVK.Group, k.GVK.Version, Plural(k.GVK.Kind), cu, admissionregistrationv1.NamespacedScope))
 		}
 	}
 	// AccessPolicy deletions are projected too (what the removal opens or revokes); mesh ones are not.
-	policyRules = append(policyRules, rule(policy.Group, "v1alpha1", Plural(access.AccessPolicyKind.Kind), cud, admissionregistrationv1.NamespacedScope))
+	namespaced(policy.Group, "v1alpha1", access.AccessPolicyKind.Kind, true)
 	for _, kind := range []string{mesh.KindMeshTimeout, mesh.KindMeshTrafficPermission} {
-		policyRules = append(policyRules, rule(policy.Group, "v1alpha1", Plural(kind), cu, admissionregistrationv1.NamespacedScope))
+		namespaced(policy.Group, "v1alpha1", kind, false)
 	}
 	// kube-agentic-networking's XAccessPolicy, in whatever version its CRD serves: a rule for a
 	// resource that is not installed matches nothing and costs nothing, so it is always there and the
 	// webhook checks XAccessPolicies from the moment their CRD appears, without re-registering.
 	x := access.XAccessPolicyKind
-	policyRules = append(policyRules, rule(x.Group, "*", Plural(x.Kind), cud, admissionregistrationv1.NamespacedScope))
+	namespaced(x.Group, "*", x.Kind, true)
+	// Deleting the PrecedentConfig puts the defaults in force: a warning, never a denial.
+	deleteRules = append(deleteRules, rule(settings.GVK.Group, settings.GVK.Version, "precedentconfigs", del, admissionregistrationv1.ClusterScope))
 	accessRules := []admissionregistrationv1.RuleWithOperations{
 		rule(policy.Group, "v1alpha1", Plural(access.AccessPolicyKind.Kind), cu, admissionregistrationv1.NamespacedScope),
 		rule(x.Group, "*", Plural(x.Kind), cu, admissionregistrationv1.NamespacedScope),
 	}
 	none := admissionregistrationv1.SideEffectClassNone
-	fail := admissionregistrationv1.Fail
+	fail, ignore := admissionregistrationv1.Fail, admissionregistrationv1.Ignore
 	timeout := int32(5)
 	equivalent := admissionregistrationv1.Equivalent
+	validating := func(name string, rules []admissionregistrationv1.RuleWithOperations, fp *admissionregistrationv1.FailurePolicyType) admissionregistrationv1.ValidatingWebhook {
+		return admissionregistrationv1.ValidatingWebhook{
+			Name: name, ClientConfig: cc(ValidatePath), Rules: rules,
+			AdmissionReviewVersions: []string{"v1"}, SideEffects: &none, FailurePolicy: fp,
+			TimeoutSeconds: &timeout, MatchPolicy: &equivalent,
+		}
+	}
 	v := &admissionregistrationv1.ValidatingWebhookConfiguration{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingWebhookConfiguration"},
 		ObjectMeta: metav1.ObjectMeta{Name: ConfigurationName},
 		Webhooks: []admissionregistrationv1.ValidatingWebhook{
-			{
-				Name: policiesWebhook, ClientConfig: cc(ValidatePath), Rules: policyRules,
-				AdmissionReviewVersions: []string{"v1"}, SideEffects: &none, FailurePolicy: &fail,
-				TimeoutSeconds: &timeout, MatchPolicy: &equivalent,
-			},
-			{
-				Name: settingsWebhook, ClientConfig: cc(ValidatePath),
-				Rules:                   []admissionregistrationv1.RuleWithOperations{rule(config.GVK.Group, config.GVK.Version, "precedentconfigs", cud, admissionregistrationv1.ClusterScope)},
-				AdmissionReviewVersions: []string{"v1"}, SideEffects: &none, FailurePolicy: &fail,
-				TimeoutSeconds: &timeout, MatchPolicy: &equivalent,
-			},
+			validating(policiesWebhook, policyRules, &fail),
+			validating(settingsWebhook, []admissionregistrationv1.RuleWithOperations{rule(settings.GVK.Group, settings.GVK.Version, "precedentconfigs", cu, admissionregistrationv1.ClusterScope)}, &fail),
+			validating(deletesWebhook, deleteRules, &ignore),
 		},
 	}
 	m := &admissionregistrationv1.MutatingWebhookConfiguration{

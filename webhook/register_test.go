@@ -52,3 +52,36 @@ func resourcesOf(rules []admissionregistrationv1.RuleWithOperations) []string {
 	}
 	return out
 }
+
+// TestDeletesFailOpen: deletes, which only warn, reach the webhook through one entry that fails open
+// (so Precedent being down never blocks a delete), for every kind whose deletes are projected and
+// PrecedentConfig; no other entry sees a delete, and the others fail closed.
+func TestDeletesFailOpen(t *testing.T) {
+	_, v := Configurations(policy.Builtin(), URLClientConfig("https://127.0.0.1:9443", nil))
+	var deleted []string
+	for _, w := range v.Webhooks {
+		var ops []admissionregistrationv1.OperationType
+		for _, r := range w.Rules {
+			ops = append(ops, r.Operations...)
+		}
+		switch {
+		case w.Name == deletesWebhook:
+			if *w.FailurePolicy != admissionregistrationv1.Ignore {
+				t.Errorf("%s: failurePolicy %s, want Ignore", w.Name, *w.FailurePolicy)
+			}
+			if slices.ContainsFunc(ops, func(o admissionregistrationv1.OperationType) bool { return o != admissionregistrationv1.Delete }) {
+				t.Errorf("%s sees other operations than DELETE: %v", w.Name, ops)
+			}
+			deleted = resourcesOf(w.Rules)
+		case slices.Contains(ops, admissionregistrationv1.Delete):
+			t.Errorf("%s sees deletes: %v", w.Name, ops)
+		case *w.FailurePolicy != admissionregistrationv1.Fail:
+			t.Errorf("%s: failurePolicy %s, want Fail", w.Name, *w.FailurePolicy)
+		}
+	}
+	want := []string{"policy.precedent.dev/authpolicies", "policy.precedent.dev/ratelimitpolicies", "policy.precedent.dev/trafficpolicies",
+		"policy.precedent.dev/accesspolicies", "agentic.prototype.x-k8s.io/xaccesspolicies", "policy.precedent.dev/precedentconfigs"}
+	if diff := cmp.Diff(want, deleted); diff != "" {
+		t.Errorf("resources of %s (-want +got):\n%s", deletesWebhook, diff)
+	}
+}

@@ -17,16 +17,17 @@ import (
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	"github.com/precedent-dev/precedent/access"
 	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/settings"
+	"github.com/precedent-dev/precedent/state"
 	"github.com/precedent-dev/precedent/validate"
 )
 
 // Validator is the validating handler of every managed kind and of PrecedentConfig.
 type Validator struct {
 	Settings *config.Live
-	State    *State
+	State    *state.State
 	Log      logr.Logger
 }
 
@@ -69,27 +70,17 @@ func (v *Validator) handle(req admission.Request) (admission.Response, string) {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding %s: %w", gk.Kind, err)), gk.Kind
 	}
 	s, reg := v.Settings.CurrentRegistry()
-	if gk == config.GVK.GroupKind() {
+	if gk == settings.GVK.GroupKind() {
 		return v.config(req, u), gk.Kind
 	}
-	if k, ok := reg.Lookup(gk); ok {
-		return v.policy(req, k, u, s), gk.Kind
-	}
-	switch {
-	case access.IsPolicy(gk) && req.Operation == admissionv1.Delete:
-		return v.accessDelete(gk, u, s), gk.Kind
-	case req.Operation == admissionv1.Delete:
-		return admission.Allowed(""), gk.Kind
-	case access.IsPolicy(gk):
-		return v.accessPolicy(gk, u, s), gk.Kind
-	case gk == meshTimeoutKind || gk == meshPermissionKind:
-		return v.meshPolicy(gk, u, s), gk.Kind
+	if f := familyOf(gk, reg); f != nil {
+		return f.review(v, req, gk, u, s, reg), gk.Kind
 	}
 	return admission.Allowed(""), gk.Kind
 }
 
 // policy reviews a write of a defaults/overrides or GEP-713 policy against the cached snapshot.
-func (v *Validator) policy(req admission.Request, k policy.Kind, u *unstructured.Unstructured, s config.Settings) admission.Response {
+func (v *Validator) policy(req admission.Request, k policy.Kind, u *unstructured.Unstructured, s settings.Settings) admission.Response {
 	if gk := k.GVK.GroupKind(); !v.State.KindSynced(gk) {
 		// A kind managed since a PrecedentConfig change (normally watched as the change came in), or
 		// whose CRD was installed after the start: its other policies must be listed before a write
@@ -118,13 +109,13 @@ func (v *Validator) policy(req admission.Request, k policy.Kind, u *unstructured
 // config validates a PrecedentConfig write with the same decoding the live loader uses.
 func (v *Validator) config(req admission.Request, u *unstructured.Unstructured) admission.Response {
 	if req.Operation == admissionv1.Delete {
-		if u.GetName() != config.Name {
+		if u.GetName() != settings.Name {
 			return admission.Allowed("")
 		}
 		return admission.Allowed("").WithWarnings("deleting PrecedentConfig cluster puts the default settings in force")
 	}
-	_, errs := config.Decode(u)
-	return respond(config.GVK.GroupKind(), u.GetName(), errs, nil)
+	_, errs := settings.Decode(u)
+	return respond(settings.GVK.GroupKind(), u.GetName(), errs, nil)
 }
 
 // respond turns field errors into the API server's Invalid status, one cause per field, and adds the

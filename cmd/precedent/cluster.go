@@ -14,7 +14,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/precedent-dev/precedent/config"
+	"github.com/precedent-dev/precedent/printable"
+	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/topology"
 )
 
@@ -51,23 +52,63 @@ func (f *clusterFlags) clientConfig() clientcmd.ClientConfig {
 	return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: f.context})
 }
 
-// loadCluster reads the topology and the managed policies from the cluster with the caller's own
-// credentials (so RBAC decides what they can see). Kinds whose CRD is not installed are skipped.
-// Policies in namespaces the caller cannot list are left out, and a note says so on w.
-func loadCluster(ctx context.Context, f *clusterFlags, s config.Settings, w io.Writer) (*input, string, error) {
+// client connects to the cluster of the kubeconfig with the caller's own credentials.
+func (f *clusterFlags) client() (client.Client, clientcmd.ClientConfig, error) {
 	cc := f.clientConfig()
 	rest, err := cc.ClientConfig()
 	if err != nil {
-		return nil, "", &exitError{code: 2, err: fmt.Errorf("loading kubeconfig: %w", err)}
+		return nil, nil, &exitError{code: 2, err: fmt.Errorf("loading kubeconfig: %w", err)}
 	}
 	rest.Timeout = 30 * time.Second
 	c, err := client.New(rest, client.Options{})
 	if err != nil {
-		return nil, "", &exitError{code: 2, err: fmt.Errorf("connecting to the cluster: %w", err)}
+		return nil, nil, &exitError{code: 2, err: fmt.Errorf("connecting to the cluster: %w", err)}
+	}
+	return c, cc, nil
+}
+
+// clusterSettings reads the cluster's PrecedentConfig named cluster: the defaults when there is
+// none (or its CRD is not installed); an exit-2 error when it cannot be read or is invalid.
+func clusterSettings(ctx context.Context, c client.Client) (settings.Settings, error) {
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(settings.GVK)
+	err := c.Get(ctx, client.ObjectKey{Name: settings.Name}, u)
+	switch {
+	case meta.IsNoMatchError(err) || apierrors.IsNotFound(err):
+		return settings.Defaults(), nil
+	case err != nil:
+		return settings.Settings{}, &exitError{code: 2, err: fmt.Errorf("reading the cluster's %s %s (give the settings with --config FILE instead): %w", settings.GVK.Kind, settings.Name, err)}
+	}
+	s, errs := settings.Decode(u)
+	if len(errs) > 0 {
+		return settings.Settings{}, &exitError{code: 2, err: fmt.Errorf("the cluster's %s %s is invalid: %w", settings.GVK.Kind, settings.Name, errs.ToAggregate())}
+	}
+	return s, nil
+}
+
+// loadCluster reads the settings, the topology and the managed policies from the cluster with the
+// caller's own credentials (so RBAC decides what they can see). The settings are override when
+// given, else the cluster's PrecedentConfig. Kinds whose CRD is not installed are skipped. Policies
+// in namespaces the caller cannot list are left out, and a note says so on w; when listing every
+// namespace is forbidden, the namespace of the --target (scope) or the namespace filter is listed.
+func loadCluster(ctx context.Context, f *clusterFlags, override *settings.Settings, scope string, w io.Writer) (*input, string, error) {
+	c, cc, err := f.client()
+	if err != nil {
+		return nil, "", err
 	}
 	ns, err := f.namespaceFilter(cc)
 	if err != nil {
 		return nil, "", &exitError{code: 2, err: err}
+	}
+	var s settings.Settings
+	if override != nil {
+		s = *override
+	} else if s, err = clusterSettings(ctx, c); err != nil {
+		return nil, "", err
+	}
+	only := ns
+	if scope != "" {
+		only, ns = scope, "" // a target is looked up in its own namespace, whatever the context's
 	}
 	reg := s.Registry()
 	gvks := []schema.GroupVersionKind{
@@ -88,11 +129,11 @@ func loadCluster(ctx context.Context, f *clusterFlags, s config.Settings, w io.W
 		switch {
 		case meta.IsNoMatchError(err) || apierrors.IsNotFound(err):
 			continue // CRD not installed
-		case apierrors.IsForbidden(err) && ns != "":
+		case apierrors.IsForbidden(err) && only != "":
 			// Fall back to the one namespace the caller asked about.
-			err = c.List(ctx, list, client.InNamespace(ns))
+			err = c.List(ctx, list, client.InNamespace(only))
 			if err == nil {
-				fmt.Fprintf(w, "note: cannot list %s in every namespace; using namespace %s only\n", gvk.Kind, ns)
+				fmt.Fprintf(w, "note: cannot list %s in every namespace; using namespace %s only\n", gvk.Kind, printable.String(only))
 			}
 		}
 		if apierrors.IsForbidden(err) {

@@ -21,9 +21,9 @@ import (
 	"k8s.io/klog/v2/textlogger"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/controlplane"
 	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/webhook"
 )
 
@@ -88,7 +88,7 @@ func (o *devOptions) run(ctx context.Context, out io.Writer) error {
 	}
 	// dev owns the webhook configurations: a kind added under `kinds` in the PrecedentConfig is
 	// registered as it comes in, so its writes reach the webhook with no hand edit.
-	reg := &registrar{env: env, c: c, kinds: config.Defaults().Registry().Kinds(), out: out}
+	reg := &registrar{env: env, c: c, kinds: settings.Defaults().Registry().Kinds(), out: out}
 
 	mgrCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -98,7 +98,7 @@ func (o *devOptions) run(ctx context.Context, out io.Writer) error {
 		host: "127.0.0.1", port: env.Port, certDir: env.CertDir, metricsAddr: "0", probeAddr: "0",
 		logger:     devLogger(o.verbosity),
 		onReady:    func() { close(ready) },
-		onSettings: func(s config.Settings) { reg.settings(ctx, s) },
+		onSettings: func(s settings.Settings) { reg.settings(ctx, s) },
 	}
 	go func() { done <- serve(mgrCtx, env.Config, so) }()
 	defer func() { cancel(); <-done }()
@@ -227,7 +227,7 @@ func (r *registrar) start(ctx context.Context) error {
 }
 
 // settings registers the webhooks again when the managed kinds change (once started).
-func (r *registrar) settings(ctx context.Context, s config.Settings) {
+func (r *registrar) settings(ctx context.Context, s settings.Settings) {
 	kinds := s.Registry().Kinds()
 	r.mu.Lock()
 	defer r.mu.Unlock()

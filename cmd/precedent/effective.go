@@ -11,68 +11,93 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 
-	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/effective"
+	"github.com/precedent-dev/precedent/printable"
 	"github.com/precedent-dev/precedent/topology"
 )
 
 func init() { subcommands = append(subcommands, newEffectiveCmd) }
 
 func newEffectiveCmd() *cobra.Command {
-	var files []string
+	var src sources
 	var kind, target, output string
-	var cf clusterFlags
 	cmd := &cobra.Command{
 		Use:   "effective [-f PATH] --kind KIND [--target KIND/NAMESPACE/NAME] [-o json|yaml|table]",
 		Short: "Print the effective policy of every Gateway/Route path that policies of a kind reach",
 		Long: `Prints one item per path (gateway, listener, route, rule) reached by policies of KIND, with the
 effective policy in bare form and, per rule id, the policy it came from. The listener and the rule are
 shown only where a policy targets that section. Without -f, reads the cluster of the kubeconfig (like
-kubectl: -n/--namespace limits the paths to routes in that namespace, -A shows all).`,
+kubectl: -n/--namespace limits the paths to routes in that namespace, -A shows all); --target is
+looked up in its own namespace, and a target that does not exist is an error (exit 1).
+
+` + kindHelp + "\n\n" + settingsHelp + "\n\n" + uncheckedHelp,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o, ns, err := load(cmd, files, &cf)
+			t, err := optionalTarget(target)
 			if err != nil {
 				return err
 			}
-			k, ok := o.registry.ByName(kind)
-			if !ok {
-				return &exitError{code: 2, err: fmt.Errorf("--kind %q is not a managed policy kind", kind)}
+			o, ns, err := src.load(cmd, t.Namespace)
+			if err != nil {
+				return err
 			}
-			var t *topology.Target
+			k, err := o.resolve(kind)
+			if err != nil {
+				return err
+			}
+			o.notes(cmd.ErrOrStderr())
+			var reached []int
+			snap := o.snapshot(k)
 			if target != "" {
-				tt, err := parseTarget(target)
-				if err != nil {
-					return &exitError{code: 2, err: err}
+				if !o.graph.Exists(t) {
+					return targetNotFound(t)
 				}
-				t = &tt
+				reached = snap.Reached(&t)
+			} else {
+				reached = snap.Reached(nil)
 			}
 			o.noteUnnamed(cmd.ErrOrStderr())
-			snap := o.snapshot(k)
-			items := inNamespace(snap.Items(snap.Reached(t)), ns)
+			items := inNamespace(snap.Items(reached), ns)
 			if items == nil {
 				items = []effective.Item{}
 			}
 			return printItems(cmd.OutOrStdout(), output, items)
 		},
 	}
-	cmd.Flags().StringArrayVarP(&files, "filename", "f", nil, "file or folder of manifests (repeatable)")
-	cmd.Flags().StringVar(&kind, "kind", "", "policy kind, e.g. AuthPolicy")
+	src.addOffline(cmd)
+	cmd.Flags().StringVar(&kind, "kind", "", "policy kind: Kind or Kind.group, e.g. AuthPolicy or RateLimitPolicy.kuadrant.io")
 	cmd.Flags().StringVar(&target, "target", "", "only paths beneath this target: KIND/NAMESPACE/NAME, e.g. httproute/shop/cart")
 	cmd.Flags().StringVarP(&output, "output", "o", "table", "output format: json, yaml or table")
 	_ = cmd.MarkFlagRequired("kind")
-	cf.add(cmd)
+	src.cluster.add(cmd)
 	return cmd
 }
 
-// load reads the files, or the cluster when there are none. ns is the namespace filter ("" = all).
-func load(cmd *cobra.Command, files []string, cf *clusterFlags) (*input, string, error) {
-	s := config.Defaults()
-	if len(files) > 0 {
-		o, err := loadFiles(files, s)
-		return o, "", err
+// kindHelp and settingsHelp are shared by the help of the commands that take --kind.
+const (
+	kindHelp = `--kind takes Kind or Kind.group (RateLimitPolicy.kuadrant.io), case-insensitive, as kubectl takes
+resource.group; a Kind that more than one managed group has is an error listing them.`
+	settingsHelp = `Settings (managed kinds, unset switch, ...): --config FILE wins; else, with -f, the PrecedentConfig
+in the input; else, without -f, the cluster's PrecedentConfig named cluster; else the defaults. With -f,
+objects of a kind whose CRD is in the input (or given with --crd) are first checked against the CRD's
+schema and x-kubernetes-validations, as the API server would; those it would reject are left out.`
+)
+
+// optionalTarget parses --target when given (the zero Target when not); malformed is exit 2.
+func optionalTarget(s string) (topology.Target, error) {
+	if s == "" {
+		return topology.Target{}, nil
 	}
-	return loadCluster(cmd.Context(), cf, s, cmd.ErrOrStderr())
+	t, err := parseTarget(s)
+	if err != nil {
+		return t, &exitError{code: 2, err: err}
+	}
+	return t, nil
+}
+
+// targetNotFound is the exit-1 error for a --target that does not exist, as kubectl get says it.
+func targetNotFound(t topology.Target) error {
+	return &exitError{code: 1, err: fmt.Errorf("%s not found", printable.String(t.String()))}
 }
 
 // inNamespace keeps the items whose route (or, for listener-only items, Gateway) is in ns.
@@ -133,15 +158,23 @@ func printItems(w io.Writer, format string, items []effective.Item) error {
 			}
 			sort.Strings(ids)
 			if len(ids) == 0 {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", it.Gateway, dash(it.Listener), dash(it.Route), dash(it.Rule), "(none)", "-")
+				row(tw, it.Gateway, dash(it.Listener), dash(it.Route), dash(it.Rule), "(none)", "-")
 			}
 			for _, id := range ids {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", it.Gateway, dash(it.Listener), dash(it.Route), dash(it.Rule), id, it.Sources[id])
+				row(tw, it.Gateway, dash(it.Listener), dash(it.Route), dash(it.Rule), id, it.Sources[id])
 			}
 		}
 		return tw.Flush()
 	}
 	return &exitError{code: 2, err: fmt.Errorf("-o %q: want json, yaml or table", format)}
+}
+
+// row writes one table row, each cell escaped (names and rule ids come from the objects).
+func row(w io.Writer, cells ...string) {
+	for i, c := range cells {
+		cells[i] = printable.String(c)
+	}
+	fmt.Fprintln(w, strings.Join(cells, "\t"))
 }
 
 func dash(s string) string {

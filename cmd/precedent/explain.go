@@ -12,19 +12,19 @@ import (
 
 	"github.com/precedent-dev/precedent/effective"
 	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/printable"
 )
 
 func init() { subcommands = append(subcommands, newExplainCmd) }
 
 type explainFlags struct {
-	files   []string
-	kind    string
-	output  string
-	cluster clusterFlags
-	target  string
-	rule    string
-	policy  string
-	reach   bool
+	src    sources
+	kind   string
+	output string
+	target string
+	rule   string
+	policy string
+	reach  bool
 }
 
 func newExplainCmd() *cobra.Command {
@@ -35,36 +35,42 @@ func newExplainCmd() *cobra.Command {
 		Long: `Three views of the same engine:
   --target T --rule ID     for each path beneath T, the chain of policies in fold order and what each
                            did to rule ID (added, kept, replaced, overridden, unset, clipped)
-  --policy NS/NAME         every rule of that policy: the paths where it is in effect, and where a
-                           more specific or overriding policy replaced it (view-policy-rule-status)
+  --policy NS/NAME         what the reconciler writes, or would write, for that policy (its Accepted and
+                           Enforced conditions, computed by the reconciler's own code, also for kinds
+                           whose status Precedent does not write), and every rule of it: the paths where
+                           it is in effect, and where a more specific or overriding policy replaced it
   --reach --rule ID        every path whose effective policy holds rule ID, and from which policy
                            (view-policy-rule-reach; with --policy, only that policy's rule)
-Without -f, reads the cluster of the kubeconfig.`,
+Without -f, reads the cluster of the kubeconfig; --target is looked up in its own namespace. A target
+or policy that does not exist, or a rule that no policy of KIND declares, is an error (exit 1).
+
+--policy -o json prints {"kind", "policy", "accepted": {"status", "reason", "message"}, "enforced":
+{...}, "rules": [{"id", "state", "by", "paths"}]}: state is the rule's fate where it is not in effect on
+any path (the fate on most of those paths: overridden, replaced, unset or clipped), in-effect when it is
+in effect on every path it reaches, partly when on some but not all; by is the policy that decided it
+on most of those paths ("" when none); paths is the number of paths the rule reaches.
+
+` + kindHelp + "\n\n" + settingsHelp + "\n\n" + uncheckedHelp,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return f.run(cmd) },
 	}
-	cmd.Flags().StringArrayVarP(&f.files, "filename", "f", nil, "file or folder of manifests (repeatable)")
-	cmd.Flags().StringVar(&f.kind, "kind", "", "policy kind, e.g. AuthPolicy")
+	f.src.addOffline(cmd)
+	cmd.Flags().StringVar(&f.kind, "kind", "", "policy kind: Kind or Kind.group, e.g. AuthPolicy or RateLimitPolicy.kuadrant.io")
 	cmd.Flags().StringVar(&f.target, "target", "", "KIND/NAMESPACE/NAME, e.g. httproute/shop/cart")
 	cmd.Flags().StringVar(&f.rule, "rule", "", "rule id, e.g. authorization.b or a limit name")
 	cmd.Flags().StringVar(&f.policy, "policy", "", "NAMESPACE/NAME of a policy of KIND")
 	cmd.Flags().BoolVar(&f.reach, "reach", false, "list the paths that rule --rule reaches")
 	cmd.Flags().StringVarP(&f.output, "output", "o", "text", "output format: text or json")
 	_ = cmd.MarkFlagRequired("kind")
-	f.cluster.add(cmd)
+	f.src.cluster.add(cmd)
 	return cmd
 }
 
 func (f *explainFlags) run(cmd *cobra.Command) error {
-	o, _, err := load(cmd, f.files, &f.cluster)
+	t, err := optionalTarget(f.target)
 	if err != nil {
 		return err
 	}
-	k, ok := o.registry.ByName(f.kind)
-	if !ok {
-		return &exitError{code: 2, err: fmt.Errorf("--kind %q is not a managed policy kind", f.kind)}
-	}
-	snap := o.snapshot(k)
 	var ref *policy.Ref
 	if f.policy != "" {
 		ns, name, ok := strings.Cut(f.policy, "/")
@@ -73,20 +79,42 @@ func (f *explainFlags) run(cmd *cobra.Command) error {
 		}
 		ref = &policy.Ref{Namespace: ns, Name: name}
 	}
+	switch {
+	case f.reach && f.rule == "":
+		return &exitError{code: 2, err: fmt.Errorf("--reach needs --rule")}
+	case !f.reach && f.target != "" && f.rule == "":
+		return &exitError{code: 2, err: fmt.Errorf("--target needs --rule")}
+	case !f.reach && f.target == "" && ref == nil:
+		return &exitError{code: 2, err: fmt.Errorf("give --target with --rule, --policy, or --reach with --rule")}
+	}
+	o, _, err := f.src.load(cmd, t.Namespace)
+	if err != nil {
+		return err
+	}
+	k, err := o.resolve(f.kind)
+	if err != nil {
+		return err
+	}
+	o.notes(cmd.ErrOrStderr())
+	snap := o.snapshot(k)
+	var p *policy.Policy
+	if ref != nil {
+		var ok bool
+		if p, ok = snap.Policy(*ref); !ok {
+			return &exitError{code: 1, err: fmt.Errorf("%s %s not found", qualifiedKind(k), printable.String(ref.String()))}
+		}
+	}
+	if f.rule != "" && !declared(o.inv.Views(k), f.rule) {
+		return &exitError{code: 1, err: fmt.Errorf("no %s declares rule %q", qualifiedKind(k), f.rule)}
+	}
 	w := cmd.OutOrStdout()
 	switch {
 	case f.reach:
-		if f.rule == "" {
-			return &exitError{code: 2, err: fmt.Errorf("--reach needs --rule")}
-		}
-		return f.print(w, snap.Reach(f.rule, ref), func() { printReach(w, f.rule, snap.Reach(f.rule, ref)) })
+		rs := snap.Reach(f.rule, ref)
+		return f.print(w, rs, func() { printReach(w, f.rule, rs) })
 	case f.target != "":
-		if f.rule == "" {
-			return &exitError{code: 2, err: fmt.Errorf("--target needs --rule")}
-		}
-		t, err := parseTarget(f.target)
-		if err != nil {
-			return &exitError{code: 2, err: err}
+		if !o.graph.Exists(t) {
+			return targetNotFound(t)
 		}
 		var exs []effective.Explanation
 		seen := map[effective.ItemKey]bool{}
@@ -98,19 +126,28 @@ func (f *explainFlags) run(cmd *cobra.Command) error {
 			}
 		}
 		if len(exs) == 0 {
-			return &exitError{code: 1, err: fmt.Errorf("%s: no Gateway/Route path beneath it", t)}
+			return &exitError{code: 1, err: fmt.Errorf("%s: no Gateway/Route path beneath it", printable.String(t.String()))}
 		}
 		return f.print(w, exs, func() { printExplanations(w, exs) })
-	case ref != nil:
-		p, ok := snap.Policy(*ref)
-		if !ok {
-			return &exitError{code: 1, err: fmt.Errorf("%s %s not found", k.GVK.Kind, ref)}
-		}
-		st := snap.RuleStatuses(p)
-		return f.print(w, st, func() { printRuleStatus(w, *ref, st) })
 	}
-	return &exitError{code: 2, err: fmt.Errorf("give --target with --rule, --policy, or --reach with --rule")}
+	pe := explainPolicy(o, k, snap, p)
+	return f.print(w, pe, func() { printPolicyExplanation(w, pe, snap.RuleStatuses(p)) })
 }
+
+// declared reports whether any of the policies declares rule id.
+func declared(ps []*policy.Policy, id string) bool {
+	for _, p := range ps {
+		for _, r := range p.RuleIDs() {
+			if r == id {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// qualifiedKind names a kind as --kind takes it unambiguously.
+func qualifiedKind(k policy.Kind) string { return k.GVK.Kind + "." + k.GVK.Group }
 
 func (f *explainFlags) print(w io.Writer, v interface{}, text func()) error {
 	switch f.output {
@@ -125,6 +162,7 @@ func (f *explainFlags) print(w io.Writer, v interface{}, text func()) error {
 	return &exitError{code: 2, err: fmt.Errorf("-o %q: want text or json", f.output)}
 }
 
+// pathString names a path, escaped.
 func pathString(k effective.ItemKey) string {
 	s := "gateway " + k.Gateway
 	if k.Listener != "" {
@@ -136,16 +174,16 @@ func pathString(k effective.ItemKey) string {
 	if k.Rule != "" {
 		s += " rule " + k.Rule
 	}
-	return s
+	return printable.String(s)
 }
 
 func printExplanations(w io.Writer, exs []effective.Explanation) {
 	for _, ex := range exs {
 		fmt.Fprintln(w, pathString(ex.Path))
 		if ex.From != nil {
-			fmt.Fprintf(w, "  %s is in effect, from %s\n", ex.Rule, ex.From)
+			fmt.Fprintf(w, "  %s is in effect, from %s\n", printable.String(ex.Rule), printable.String(ex.From.String()))
 		} else {
-			fmt.Fprintf(w, "  %s is not in the effective policy\n", ex.Rule)
+			fmt.Fprintf(w, "  %s is not in the effective policy\n", printable.String(ex.Rule))
 		}
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		for i, st := range ex.Steps {
@@ -153,15 +191,15 @@ func printExplanations(w io.Writer, exs []effective.Explanation) {
 			if st.Other != nil {
 				other = st.Other.String()
 			}
-			fmt.Fprintf(tw, "  %d.\t%s\t%s\t%s\t%s\t%s\n", i+1, st.Level, st.Policy, st.Block, st.Action, other)
+			row(tw, fmt.Sprintf("  %d.", i+1), st.Level, st.Policy.String(), st.Block, string(st.Action), other)
 		}
 		tw.Flush()
 	}
 }
 
-func printRuleStatus(w io.Writer, ref policy.Ref, st []effective.RuleStatus) {
+func printRuleStatus(w io.Writer, ref string, st []effective.RuleStatus) {
 	for _, r := range st {
-		fmt.Fprintf(w, "%s %s: in effect on %d path%s, replaced on %d\n", ref, r.Rule, len(r.InEffect), plural(len(r.InEffect)), len(r.Replaced))
+		fmt.Fprintf(w, "%s %s: in effect on %d path%s, replaced on %d\n", ref, printable.String(r.Rule), len(r.InEffect), plural(len(r.InEffect)), len(r.Replaced))
 		rep := append([]effective.ReplacedRuleAt(nil), r.Replaced...)
 		sort.SliceStable(rep, func(i, j int) bool { return pathString(rep[i].Path) < pathString(rep[j].Path) })
 		for _, at := range rep {
@@ -169,14 +207,14 @@ func printRuleStatus(w io.Writer, ref policy.Ref, st []effective.RuleStatus) {
 			if at.By != nil {
 				by = " by " + at.By.String()
 			}
-			fmt.Fprintf(w, "  %s on %s%s\n", at.How, pathString(at.Path), by)
+			fmt.Fprintf(w, "  %s on %s%s\n", at.How, pathString(at.Path), printable.String(by))
 		}
 	}
 }
 
 func printReach(w io.Writer, rule string, rs []effective.ReachedPath) {
-	fmt.Fprintf(w, "%s reaches %d path%s\n", rule, len(rs), plural(len(rs)))
+	fmt.Fprintf(w, "%s reaches %d path%s\n", printable.String(rule), len(rs), plural(len(rs)))
 	for _, r := range rs {
-		fmt.Fprintf(w, "  %s from %s\n", pathString(r.Path), r.From)
+		fmt.Fprintf(w, "  %s from %s\n", pathString(r.Path), printable.String(r.From.String()))
 	}
 }

@@ -1,68 +1,177 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 
+	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/precedent-dev/precedent/cel"
-	"github.com/precedent-dev/precedent/config"
+	"github.com/precedent-dev/precedent/crdcheck"
 	"github.com/precedent-dev/precedent/effective"
 	"github.com/precedent-dev/precedent/inventory"
 	"github.com/precedent-dev/precedent/manifest"
 	"github.com/precedent-dev/precedent/mutate"
 	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/printable"
+	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/topology"
 )
 
 // input is what a command works on: the objects of the files or of the cluster, sorted.
 type input struct {
-	settings config.Settings
+	settings settings.Settings
 	registry *policy.Registry
 	inv      *inventory.Inventory
 	objects  []*unstructured.Unstructured
 	graph    *topology.Graph
 	cond     *cel.Evaluator
+	// rejected are the objects the API server would reject by their CRD's own rules (validate
+	// lines); those objects are left out of the input.
+	rejected []string
+	// unchecked are warnings (without "Warning: ") naming policies of kinds not managed.
+	unchecked []string
 }
 
-// loadFiles reads the files, applies the static defaults the API server would apply, and builds the
-// topology. Any unreadable input is an exit-2 error.
-func loadFiles(paths []string, s config.Settings) (*input, error) {
-	if len(paths) == 0 {
-		return nil, &exitError{code: 2, err: errors.New("no input: give one or more -f FILE|DIR")}
+// sources say where a command's objects and settings come from: the files of -f, else the cluster
+// of the kubeconfig; the settings from --config, else the input's PrecedentConfig, else (cluster)
+// the cluster's PrecedentConfig named cluster, else the defaults.
+type sources struct {
+	files    []string
+	config   string
+	crds     []string
+	cluster  clusterFlags
+	unsetOff bool
+}
+
+// addOffline registers -f, --config and --crd.
+func (f *sources) addOffline(cmd *cobra.Command) {
+	cmd.Flags().StringArrayVarP(&f.files, "filename", "f", nil, "file or folder of manifests (repeatable)")
+	cmd.Flags().StringVar(&f.config, "config", "", "file holding the PrecedentConfig to use (wins over one in the input or the cluster)")
+	cmd.Flags().StringArrayVar(&f.crds, "crd", nil, "file or folder of CustomResourceDefinitions whose schema and rules the objects must pass (repeatable; CRDs in the input count too)")
+}
+
+// load reads the files, or the cluster when there are none. scope is the namespace a --target
+// lives in ("" when none): it is listed even when the caller may not list every namespace. The
+// namespace filter returned is "" (all) when reading files or when scope is set.
+func (f *sources) load(cmd *cobra.Command, scope string) (*input, string, error) {
+	var override *settings.Settings
+	if f.config != "" {
+		s, err := readConfigFile(f.config)
+		if err != nil {
+			return nil, "", err
+		}
+		override = &s
 	}
-	objs, err := manifest.Read(paths...)
+	if len(f.files) > 0 {
+		o, err := f.loadFiles(cmd.Context(), override)
+		return o, "", err
+	}
+	if len(f.crds) > 0 {
+		return nil, "", &exitError{code: 2, err: errors.New("--crd needs -f: the cluster applies its own CRDs")}
+	}
+	return loadCluster(cmd.Context(), &f.cluster, override, scope, cmd.ErrOrStderr())
+}
+
+// loadFiles reads the files, takes the settings from override, else from the input, else the
+// defaults, checks custom objects against the CRDs of the input and of --crd (leaving out those
+// the API server would reject), applies the static defaults the API server would apply, and
+// builds the topology. Unreadable input is an exit-2 error.
+func (f *sources) loadFiles(ctx context.Context, override *settings.Settings) (*input, error) {
+	objs, err := manifest.Read(f.files...)
 	if err != nil {
 		return nil, &exitError{code: 2, err: err}
 	}
+	s := settings.Defaults()
+	var crds []*unstructured.Unstructured
 	us := make([]*unstructured.Unstructured, 0, len(objs))
 	srcs := make([]string, 0, len(objs))
 	for _, o := range objs {
-		if o.GroupVersionKind().GroupKind() == config.GVK.GroupKind() {
+		switch {
+		case o.GroupVersionKind().GroupKind() == settings.GVK.GroupKind():
 			// The cluster's settings travel with the manifests: managed kinds, unset switch, ...
-			unsetOff := !s.UnsetEnabled
-			cs, errs := config.Decode(o.Unstructured)
+			cs, errs := settings.Decode(o.Unstructured)
 			if len(errs) > 0 {
-				return nil, &exitError{code: 2, err: fmt.Errorf("%s: document %d: PrecedentConfig %s: %w", o.File, o.Index, o.GetName(), errs.ToAggregate())}
+				return nil, &exitError{code: 2, err: fmt.Errorf("%s: document %d: PrecedentConfig %s: %w", o.File, o.Index, printable.String(o.GetName()), errs.ToAggregate())}
 			}
 			s = cs
-			if unsetOff {
-				s.UnsetEnabled = false
+		case crdcheck.IsCRD(o.Unstructured):
+			crds = append(crds, o.Unstructured)
+		default:
+			us = append(us, o.Unstructured)
+			srcs = append(srcs, fmt.Sprintf("%s: document %d", o.File, o.Index))
+		}
+	}
+	if len(f.crds) > 0 {
+		more, err := manifest.Read(f.crds...)
+		if err != nil {
+			return nil, &exitError{code: 2, err: fmt.Errorf("--crd: %w", err)}
+		}
+		for _, o := range more {
+			if !crdcheck.IsCRD(o.Unstructured) {
+				return nil, &exitError{code: 2, err: fmt.Errorf("--crd %s: document %d is a %s, not a CustomResourceDefinition", o.File, o.Index, printable.String(o.GetKind()))}
 			}
+			crds = append(crds, o.Unstructured)
+		}
+	}
+	if override != nil {
+		s = *override
+	}
+	if f.unsetOff {
+		s.UnsetEnabled = false
+	}
+	checker, err := crdcheck.New(crds)
+	if err != nil {
+		return nil, &exitError{code: 2, err: err}
+	}
+	var rejected []string
+	kept, keptSrcs := us[:0], srcs[:0]
+	for i, u := range us {
+		if errs := checker.Check(ctx, u); len(errs) > 0 {
+			rejected = append(rejected, lines(u.GetKind(), u, errs)...)
 			continue
 		}
-		us = append(us, o.Unstructured)
-		srcs = append(srcs, fmt.Sprintf("%s: document %d", o.File, o.Index))
+		kept, keptSrcs = append(kept, u), append(keptSrcs, srcs[i])
 	}
-	return newInput(s, us, srcs)
+	o, err := newInput(s, kept, keptSrcs)
+	if err != nil {
+		return nil, err
+	}
+	o.rejected = rejected
+	o.unchecked = unchecked(o.registry, kept, checker)
+	return o, nil
+}
+
+// readConfigFile reads the one PrecedentConfig of a file; an unreadable or invalid one is an
+// exit-2 error with the field paths.
+func readConfigFile(path string) (settings.Settings, error) {
+	objs, err := manifest.Read(path)
+	if err != nil {
+		return settings.Settings{}, &exitError{code: 2, err: fmt.Errorf("--config: %w", err)}
+	}
+	var found []manifest.Object
+	for _, o := range objs {
+		if o.GroupVersionKind().GroupKind() == settings.GVK.GroupKind() {
+			found = append(found, o)
+		}
+	}
+	if len(found) != 1 {
+		return settings.Settings{}, &exitError{code: 2, err: fmt.Errorf("--config %s: want one %s, found %d", path, settings.GVK.Kind, len(found))}
+	}
+	s, errs := settings.Decode(found[0].Unstructured)
+	if len(errs) > 0 {
+		return settings.Settings{}, &exitError{code: 2, err: fmt.Errorf("--config %s: PrecedentConfig %s: %w", path, printable.String(found[0].GetName()), errs.ToAggregate())}
+	}
+	return s, nil
 }
 
 // newInput applies the static defaults the API server would apply (for configured kinds whose
 // schema lacks them), sorts the objects and builds the topology. Unconvertible Gateway API objects
 // are an exit-2 error.
-func newInput(s config.Settings, objs []*unstructured.Unstructured, srcs []string) (*input, error) {
+func newInput(s settings.Settings, objs []*unstructured.Unstructured, srcs []string) (*input, error) {
 	reg := s.Registry()
 	for _, u := range objs {
 		if k, ok := reg.Lookup(u.GroupVersionKind().GroupKind()); ok {
@@ -80,6 +189,25 @@ func newInput(s config.Settings, objs []*unstructured.Unstructured, srcs []strin
 	return &input{settings: s, registry: reg, inv: inv, objects: objs, graph: topology.Build(inv.Topology), cond: cond}, nil
 }
 
+// resolve finds the managed kind named by --kind; an ambiguous or unmanaged name is an exit-2 error.
+func (o *input) resolve(name string) (policy.Kind, error) {
+	k, err := o.registry.Resolve(name)
+	if err != nil {
+		return policy.Kind{}, &exitError{code: 2, err: fmt.Errorf("--kind %w", err)}
+	}
+	return k, nil
+}
+
+// notes prints, for the commands that do not validate, what was left out of the input and why.
+func (o *input) notes(w io.Writer) {
+	for _, r := range o.rejected {
+		fmt.Fprintln(w, "note: left out, the API server would reject it: "+printable.String(r))
+	}
+	for _, u := range o.unchecked {
+		fmt.Fprintln(w, "Warning: "+printable.String(u))
+	}
+}
+
 // snapshot returns the snapshot of one kind over every policy of that kind that could be read.
 func (o *input) snapshot(k policy.Kind) *effective.Snapshot {
 	return effective.NewSnapshot(k, o.graph, o.inv.Views(k), o.cond)
@@ -90,7 +218,7 @@ func (o *input) noteUnnamed(w io.Writer) {
 	for _, t := range sortedRouteTargets(o.graph) {
 		r := o.graph.Routes[t]
 		for _, n := range r.Unnamed {
-			fmt.Fprintf(w, "note: %s %s has an unnamed rule, shown as %q\n", r.Kind, r.Key, n)
+			fmt.Fprintf(w, "note: %s %s has an unnamed rule, shown as %q\n", r.Kind, printable.String(r.Key.String()), n)
 		}
 	}
 }

@@ -12,17 +12,21 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2/textlogger"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
+	"github.com/precedent-dev/precedent/buildinfo"
 	"github.com/precedent-dev/precedent/certs"
 	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/reconcile"
+	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/webhook"
 )
 
@@ -30,9 +34,12 @@ func init() { subcommands = append(subcommands, newServeCmd) }
 
 // serveOptions are the flags of serve (dev sets them itself).
 type serveOptions struct {
-	host, certDir           string
-	port                    int
-	metricsAddr, probeAddr  string
+	host, certDir          string
+	port                   int
+	metricsAddr, probeAddr string
+	// metricsSecure serves /metrics over HTTPS, to clients the API server authenticates (TokenReview)
+	// and authorizes (SubjectAccessReview: get on the non-resource URL /metrics).
+	metricsSecure           bool
 	leaderElect             bool
 	leaderElectionNamespace string
 	verbosity               int
@@ -43,7 +50,7 @@ type serveOptions struct {
 	onReady    func() // called once the webhook server serves and the cache is synced
 	// onSettings, when set, is called with the settings each time they change, as config.Live.OnChange
 	// calls its listeners: just before they are in force.
-	onSettings func(config.Settings)
+	onSettings func(settings.Settings)
 	logger     logr.Logger
 }
 
@@ -68,10 +75,11 @@ the Gateway API topology and the policies, /healthz and /readyz, and /metrics.`,
 	f := cmd.Flags()
 	f.StringVar(&o.host, "webhook-host", "", "address the webhook server binds (empty: all)")
 	f.IntVar(&o.port, "webhook-port", 9443, "port of the webhook server (TLS)")
-	f.StringVar(&o.certDir, "cert-dir", "/tmp/k8s-webhook-server/serving-certs", "folder holding tls.crt and tls.key (reloaded on change)")
-	f.StringVar(&o.certSecret, "cert-secret", "", `built-in certificate mode, without cert-manager: NAMESPACE/NAME of the Secret that keeps the CA and the serving certificate; the CA is injected into the webhook configurations and the certificate rotated before expiry`)
+	f.StringVar(&o.certDir, "cert-dir", "/tmp/k8s-webhook-server/serving-certs", "folder holding tls.crt and tls.key (reloaded on change); unused with --cert-secret")
+	f.StringVar(&o.certSecret, "cert-secret", "", `built-in certificate mode, without cert-manager: NAMESPACE/NAME of the Secret that keeps the CA and the serving certificate (created if absent, watched, served from memory); the CA bundle is injected into the webhook configurations and re-injected when one loses it, and the CA and the certificate are rotated before expiry, old and new CA trusted together`)
 	f.StringSliceVar(&o.serviceDNS, "service-dns", []string{"precedent-webhook.precedent-system.svc"}, "DNS names of the webhook Service, for the built-in certificate mode")
 	f.StringVar(&o.metricsAddr, "metrics-bind-address", ":8080", `address of /metrics ("0" disables it)`)
+	f.BoolVar(&o.metricsSecure, "metrics-secure", false, "serve /metrics over HTTPS (self-signed) to authenticated clients allowed to get /metrics (the shipped manifests turn it on, on :8443)")
 	f.StringVar(&o.probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")
 	f.BoolVar(&o.leaderElect, "leader-elect", false, "elect a leader among replicas (for the status reconciler; webhooks serve on every replica)")
 	f.StringVar(&o.leaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader-election Lease (default: the pod's)")
@@ -83,34 +91,54 @@ the Gateway API topology and the policies, /healthz and /readyz, and /metrics.`,
 func serve(ctx context.Context, cfg *rest.Config, o *serveOptions) error {
 	log := o.logger
 	ctrl.SetLogger(log)
+	bi := buildinfo.Get()
+	log.Info("precedent", "version", bi.Version, "commit", bi.Commit, "go", bi.Go, "platform", bi.Platform)
+	if err := buildinfo.Register(ctrlmetrics.Registry); err != nil {
+		return fmt.Errorf("registering precedent_build_info: %w", err)
+	}
 	scheme, err := webhook.NewScheme()
 	if err != nil {
 		return err
+	}
+	tlsOpts := []func(*tls.Config){func(c *tls.Config) { c.MinVersion = tls.VersionTLS12 }}
+	var builtin *certs.Builtin
+	if o.certSecret != "" {
+		if builtin, err = builtinCerts(cfg, o, log.WithName("certs")); err != nil {
+			return err
+		}
+		// The pair comes from the Secret, in memory: --cert-dir is neither read nor written.
+		tlsOpts = append(tlsOpts, func(c *tls.Config) { c.GetCertificate = builtin.GetCertificate })
+	}
+	metrics := metricsserver.Options{BindAddress: o.metricsAddr}
+	if o.metricsSecure {
+		metrics.SecureServing = true
+		metrics.FilterProvider = filters.WithAuthenticationAndAuthorization
+		metrics.TLSOpts = []func(*tls.Config){func(c *tls.Config) { c.MinVersion = tls.VersionTLS12 }}
 	}
 	mgr, err := ctrl.NewManager(cfg, manager.Options{
 		Scheme:                        scheme,
 		Logger:                        log,
 		Cache:                         cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
-		Metrics:                       metricsserver.Options{BindAddress: o.metricsAddr},
+		Metrics:                       metrics,
 		HealthProbeBindAddress:        o.probeAddr,
 		LeaderElection:                o.leaderElect,
 		LeaderElectionID:              "precedent.policy.precedent.dev",
 		LeaderElectionNamespace:       o.leaderElectionNamespace,
 		LeaderElectionReleaseOnCancel: true,
-		WebhookServer: ctrlwebhook.NewServer(ctrlwebhook.Options{
-			Host: o.host, Port: o.port, CertDir: o.certDir,
-			TLSOpts: []func(*tls.Config){func(c *tls.Config) { c.MinVersion = tls.VersionTLS12 }},
-		}),
+		// On SIGTERM the webhook server stops last: it closes its listener and lets admissions in
+		// flight finish, within this bound (under the pod's terminationGracePeriodSeconds).
+		GracefulShutdownTimeout: ptr.To(gracefulShutdown),
+		WebhookServer:           ctrlwebhook.NewServer(ctrlwebhook.Options{Host: o.host, Port: o.port, CertDir: o.certDir, TLSOpts: tlsOpts}),
 	})
 	if err != nil {
 		return fmt.Errorf("creating the manager: %w", err)
 	}
-	if o.certSecret != "" {
-		if err := builtinCerts(ctx, cfg, mgr, o, log.WithName("certs")); err != nil {
+	if builtin != nil {
+		if err := mgr.Add(builtin); err != nil {
 			return err
 		}
 	}
-	live := config.NewLive(config.Defaults(), log.WithName("settings"))
+	live := config.NewLive(settings.Defaults(), log.WithName("settings"))
 	st, err := webhook.Register(ctx, mgr, live, log.WithName("webhook"))
 	if err != nil {
 		return err
@@ -154,23 +182,19 @@ func serve(ctx context.Context, cfg *rest.Config, o *serveOptions) error {
 	return nil
 }
 
-// builtinCerts issues (or reads) the serving certificate from the Secret before the webhook server
-// starts, and keeps it fresh on every replica.
-func builtinCerts(ctx context.Context, cfg *rest.Config, mgr manager.Manager, o *serveOptions, log logr.Logger) error {
+// gracefulShutdown bounds how long serve waits, after SIGTERM, for admissions in flight.
+const gracefulShutdown = 15 * time.Second
+
+// builtinCerts sets up the built-in certificate mode: every replica watches the Secret and serves
+// the pair it holds, and keeps the webhook configurations' caBundle and the rotation going.
+func builtinCerts(cfg *rest.Config, o *serveOptions, log logr.Logger) (*certs.Builtin, error) {
 	ns, name, ok := strings.Cut(o.certSecret, "/")
 	if !ok || ns == "" || name == "" {
-		return fmt.Errorf("--cert-secret %q: want NAMESPACE/NAME", o.certSecret)
+		return nil, fmt.Errorf("--cert-secret %q: want NAMESPACE/NAME", o.certSecret)
 	}
-	direct, err := client.New(cfg, client.Options{Scheme: mgr.GetScheme()})
-	if err != nil {
-		return err
-	}
-	b := &certs.Bootstrap{
-		Client: direct, Secret: types.NamespacedName{Namespace: ns, Name: name}, DNSNames: o.serviceDNS, CertDir: o.certDir,
+	b := &certs.Builtin{
+		Config: cfg, Secret: types.NamespacedName{Namespace: ns, Name: name}, Lifetimes: certs.DefaultLifetimes(o.serviceDNS),
 		Mutating: webhook.ConfigurationName, Validating: webhook.ConfigurationName, Log: log,
 	}
-	if err := b.Ensure(ctx); err != nil {
-		return fmt.Errorf("bootstrapping the serving certificate: %w", err)
-	}
-	return mgr.Add(b)
+	return b, b.Init()
 }

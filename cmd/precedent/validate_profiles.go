@@ -10,7 +10,14 @@ import (
 	"github.com/precedent-dev/precedent/mesh"
 )
 
-func init() { profileChecks = append(profileChecks, validateAccess, validateMesh) }
+func init() {
+	profileChecks = append(profileChecks,
+		profileCheck{claims: access.IsPolicy, check: validateAccess},
+		profileCheck{claims: func(gk schema.GroupKind) bool { return isMeshPolicy(gk) || gk == dataplaneKind }, check: validateMesh})
+}
+
+// dataplaneKind is Kuma's Dataplane, the mesh profile's topology.
+var dataplaneKind = schema.GroupKind{Group: "kuma.io", Kind: "Dataplane"}
 
 // validateAccess checks every AccessPolicy (and XAccessPolicy) of the input, and projects each
 // write against the other access policies and the Gateway → route → Backend topology of the input.
@@ -66,7 +73,7 @@ func validateMesh(o *input) (errs, warns []string) {
 				policies = append(policies, p)
 				objs = append(objs, u)
 			}
-		case gvk.Kind == "Dataplane" && gvk.Group == "kuma.io":
+		case gvk.GroupKind() == dataplaneKind:
 			dp, err := mesh.ParseDataplane(u)
 			if err != nil {
 				errs = append(errs, fmt.Sprintf("Dataplane %s: %v", nsName(u), err))

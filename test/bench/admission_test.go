@@ -44,6 +44,7 @@ import (
 	"github.com/precedent-dev/precedent/controlplane"
 	"github.com/precedent-dev/precedent/policy"
 	"github.com/precedent-dev/precedent/reconcile"
+	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/test/gen"
 	"github.com/precedent-dev/precedent/vap"
 	"github.com/precedent-dev/precedent/webhook"
@@ -91,7 +92,7 @@ func TestAdmissionCost(t *testing.T) {
 
 	t0 := time.Now()
 	srv := startWebhooks(ctx, t, env, false)
-	if err := env.RegisterWebhooks(ctx, c, config.Defaults().Registry().Kinds()); err != nil {
+	if err := env.RegisterWebhooks(ctx, c, settings.Defaults().Registry().Kinds()); err != nil {
 		t.Fatal(err)
 	}
 	registerNoop(ctx, t, c, modes[2], noopPath)
@@ -289,11 +290,11 @@ func installCopies(ctx context.Context, t *testing.T, c client.Client) {
 func installVAP(ctx context.Context, t *testing.T, c client.Client, k policy.Kind) {
 	t.Helper()
 	pc := &unstructured.Unstructured{Object: map[string]interface{}{
-		"apiVersion": config.GVK.GroupVersion().String(), "kind": config.GVK.Kind,
-		"metadata": map[string]interface{}{"name": config.Name}, "spec": map[string]interface{}{},
+		"apiVersion": settings.GVK.GroupVersion().String(), "kind": settings.GVK.Kind,
+		"metadata": map[string]interface{}{"name": settings.Name}, "spec": map[string]interface{}{},
 	}}
 	if err := c.Create(ctx, pc); err != nil {
-		t.Fatalf("creating PrecedentConfig %s: %v", config.Name, err)
+		t.Fatalf("creating PrecedentConfig %s: %v", settings.Name, err)
 	}
 	out, err := vap.Render([]policy.Kind{k}, webhook.Plural)
 	if err != nil {
@@ -405,6 +406,8 @@ type countingServer struct {
 	validator    admission.Handler
 	replay       sync.Map
 	replayMisses atomic.Int64
+	// stopped is closed once the manager has stopped (its context ended).
+	stopped <-chan struct{}
 }
 
 func (s *countingServer) Register(path string, h http.Handler) {
@@ -451,7 +454,7 @@ func startWebhooks(ctx context.Context, t *testing.T, env *controlplane.Env, rec
 	if err != nil {
 		t.Fatalf("creating the manager: %v", err)
 	}
-	live := config.NewLive(config.Defaults(), log)
+	live := config.NewLive(settings.Defaults(), log)
 	st, err := webhook.Register(ctx, mgr, live, log)
 	if err != nil {
 		t.Fatal(err)
@@ -476,6 +479,7 @@ func startWebhooks(ctx context.Context, t *testing.T, env *controlplane.Env, rec
 		return admission.Allowed("").WithWarnings(w.([]string)...)
 	})})
 	done := make(chan struct{})
+	srv.stopped = done
 	go func() {
 		defer close(done)
 		if err := mgr.Start(ctx); err != nil {

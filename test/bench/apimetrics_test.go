@@ -3,7 +3,6 @@
 package bench
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"sort"
@@ -11,11 +10,10 @@ import (
 	"testing"
 
 	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/precedent-dev/precedent/test/harness"
 )
 
 // histogramSums are the sums and counts of the series of a few API server histograms, by a label
@@ -45,18 +43,9 @@ var seriesOf = []struct {
 // scrapeAdmission reads the API server's /metrics.
 func scrapeAdmission(ctx context.Context, t *testing.T, cfg *rest.Config) histogramSums {
 	t.Helper()
-	cs, err := kubernetes.NewForConfig(cfg)
+	fams, err := harness.ScrapeAPIServer(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
-	}
-	raw, err := cs.Discovery().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
-	if err != nil {
-		t.Fatalf("reading the API server's metrics: %v", err)
-	}
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(bytes.NewReader(raw))
-	if err != nil {
-		t.Fatalf("parsing the API server's metrics: %v", err)
 	}
 	return sums(fams)
 }

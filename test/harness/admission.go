@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/precedent-dev/precedent/config"
+	"github.com/precedent-dev/precedent/settings"
 )
 
 // Cause is one field error of an Invalid status, as the API server returns it.
@@ -143,12 +143,12 @@ func (h *Harness) SetConfig(t testing.TB, c client.Client, spec map[string]inter
 	t.Helper()
 	ctx := context.Background()
 	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(config.GVK)
-	u.SetName(config.Name)
+	u.SetGroupVersionKind(settings.GVK)
+	u.SetName(settings.Name)
 	u.Object["spec"] = spec
 	cur := &unstructured.Unstructured{}
-	cur.SetGroupVersionKind(config.GVK)
-	err := c.Get(ctx, client.ObjectKey{Name: config.Name}, cur)
+	cur.SetGroupVersionKind(settings.GVK)
+	err := c.Get(ctx, client.ObjectKey{Name: settings.Name}, cur)
 	switch {
 	case apierrors.IsNotFound(err):
 		err = c.Create(ctx, u)

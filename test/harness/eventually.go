@@ -30,3 +30,19 @@ func EventuallyWithin(t testing.TB, timeout time.Duration, what string, cond fun
 		<-time.After(50 * time.Millisecond)
 	}
 }
+
+// Consistently polls cond every 50 ms for d and fails the test, with what and the state cond
+// described, the first time it does not hold.
+func Consistently(t testing.TB, d time.Duration, what string, cond func() (bool, string)) {
+	t.Helper()
+	end := time.Now().Add(d)
+	for {
+		if ok, state := cond(); !ok {
+			t.Fatalf("%s: broken; state:\n%s", what, state)
+		}
+		if time.Now().After(end) {
+			return
+		}
+		<-time.After(50 * time.Millisecond)
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/controlplane"
 	"github.com/precedent-dev/precedent/reconcile"
+	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/webhook"
 )
 
@@ -98,7 +99,7 @@ func (h *Harness) start(o Options) error {
 	if !o.Webhooks {
 		return nil
 	}
-	if err := h.Env.RegisterWebhooks(ctx, h.client, config.Defaults().Registry().Kinds()); err != nil {
+	if err := h.Env.RegisterWebhooks(ctx, h.client, settings.Defaults().Registry().Kinds()); err != nil {
 		return err
 	}
 	probe := o.Probe
@@ -151,7 +152,7 @@ func (h *Harness) startManager(ctx context.Context, withReconciler bool) error {
 	if err != nil {
 		return fmt.Errorf("creating the manager: %w", err)
 	}
-	h.Live = config.NewLive(config.Defaults(), log)
+	h.Live = config.NewLive(settings.Defaults(), log)
 	retryOnce.Do(func() { // a CRD installed by a test is found within a second, not thirty
 		webhook.InstallRetry, reconcile.InstallRetry = time.Second, time.Second
 	})

@@ -6,6 +6,7 @@ package reconcile_test
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -22,7 +23,8 @@ var (
 
 func TestMain(m *testing.M) {
 	var err error
-	if h, err = harness.Start(harness.Options{Reconciler: true}); err != nil {
+	// Kuadrant's own kinds (same-shape test CRDs) are installed for the coexistence tests.
+	if h, err = harness.Start(harness.Options{Reconciler: true, CRDDirs: []string{filepath.Join("..", "crds", "kuadrant")}}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/precedent-dev/precedent/config"
+	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/test/harness"
 )
 
@@ -21,11 +21,11 @@ import (
 func writeConfig(c client.Client, name string, spec map[string]interface{}) (*unstructured.Unstructured, error) {
 	ctx := context.Background()
 	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(config.GVK)
+	u.SetGroupVersionKind(settings.GVK)
 	u.SetName(name)
 	u.Object["spec"] = spec
 	cur := &unstructured.Unstructured{}
-	cur.SetGroupVersionKind(config.GVK)
+	cur.SetGroupVersionKind(settings.GVK)
 	err := c.Get(ctx, client.ObjectKey{Name: name}, cur)
 	switch {
 	case apierrors.IsNotFound(err):
@@ -41,7 +41,7 @@ func writeConfig(c client.Client, name string, spec map[string]interface{}) (*un
 // that very write (the informer has delivered it), so the next admission obeys it.
 func setConfig(t *testing.T, c client.Client, spec map[string]interface{}) {
 	t.Helper()
-	u, err := writeConfig(c, config.Name, spec)
+	u, err := writeConfig(c, settings.Name, spec)
 	if err != nil {
 		t.Fatalf("writing PrecedentConfig: %v", err)
 	}
@@ -94,11 +94,11 @@ func TestInvalidConfigRejected(t *testing.T) {
 		spec map[string]interface{}
 		want []harness.Cause
 	}{
-		{name: "duplicate configured kind (webhook)", obj: config.Name, spec: map[string]interface{}{"kinds": []interface{}{kind, kind}},
+		{name: "duplicate configured kind (webhook)", obj: settings.Name, spec: map[string]interface{}{"kinds": []interface{}{kind, kind}},
 			want: []harness.Cause{{Type: metav1.CauseTypeFieldValueDuplicate, Field: "spec.kinds[1].gvk"}}},
-		{name: "warning limit out of range (schema)", obj: config.Name, spec: map[string]interface{}{"warningLimit": int64(0)},
+		{name: "warning limit out of range (schema)", obj: settings.Name, spec: map[string]interface{}{"warningLimit": int64(0)},
 			want: []harness.Cause{{Type: metav1.CauseTypeFieldValueInvalid, Field: "spec.warningLimit"}}},
-		{name: "unknown check action (schema)", obj: config.Name, spec: map[string]interface{}{"actions": map[string]interface{}{"unsetOverride": "ignore"}},
+		{name: "unknown check action (schema)", obj: settings.Name, spec: map[string]interface{}{"actions": map[string]interface{}{"unsetOverride": "ignore"}},
 			want: []harness.Cause{{Type: metav1.CauseTypeFieldValueNotSupported, Field: "spec.actions.unsetOverride"}, harness.SchemaStopped}},
 		{name: "not the singleton", obj: "other", spec: map[string]interface{}{},
 			want: []harness.Cause{{Type: metav1.CauseTypeFieldValueInvalid, Field: "<nil>"}}},
@@ -133,7 +133,7 @@ func TestKindManagedAtRuntime(t *testing.T) {
 	harness.Apply(t, c, ns, harness.GatewayLimits(apiVersion, "merge"))
 	t.Cleanup(func() {
 		setConfig(t, c, map[string]interface{}{})
-		if err := h.Env.RegisterWebhooks(ctx, c, config.Defaults().Registry().Kinds()); err != nil {
+		if err := h.Env.RegisterWebhooks(ctx, c, settings.Defaults().Registry().Kinds()); err != nil {
 			t.Errorf("registering the webhooks for the shipped kinds again: %v", err)
 		}
 	})

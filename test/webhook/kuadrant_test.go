@@ -7,7 +7,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/precedent-dev/precedent/config"
+	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/test/harness"
 )
 
@@ -31,7 +31,7 @@ func TestKuadrantKinds(t *testing.T) {
 	harness.InstallCRDFiles(t, c, "test/crds/kuadrant")
 	t.Cleanup(func() {
 		setConfig(t, c, map[string]interface{}{})
-		if err := h.Env.RegisterWebhooks(ctx, c, config.Defaults().Registry().Kinds()); err != nil {
+		if err := h.Env.RegisterWebhooks(ctx, c, settings.Defaults().Registry().Kinds()); err != nil {
 			t.Errorf("registering the webhooks for the shipped kinds again: %v", err)
 		}
 	})

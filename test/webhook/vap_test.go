@@ -10,8 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/test/harness"
 	"github.com/precedent-dev/precedent/vap"
 	"github.com/precedent-dev/precedent/webhook"
@@ -52,7 +52,7 @@ func TestExportedVAP(t *testing.T) {
 
 	t.Run("shipped kinds accepted by the API server", func(t *testing.T) {
 		// (type-checking status is written by kube-controller-manager, which envtest does not run)
-		for _, k := range config.Defaults().Registry().Kinds() {
+		for _, k := range settings.Defaults().Registry().Kinds() {
 			p, b := vap.Policy(k, webhook.Plural(k.GVK.Kind))
 			install(t, c, p, b)
 			if sp, sb := vap.UnsetSwitch(k, webhook.Plural(k.GVK.Kind)); sp != nil {

@@ -1,0 +1,339 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/precedent-dev/precedent/access"
+	"github.com/precedent-dev/precedent/diff"
+	"github.com/precedent-dev/precedent/effective"
+	"github.com/precedent-dev/precedent/manifest"
+	"github.com/precedent-dev/precedent/mesh"
+	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/settings"
+)
+
+func init() { subcommands = append(subcommands, newDiffCmd) }
+
+type diffOptions struct {
+	config     string
+	crds       []string
+	kind       string
+	base, head []string
+	files      []string
+	output     string
+	cf         clusterFlags
+	now        func() time.Time // creationTimestamp of the objects -f creates
+}
+
+func newDiffCmd() *cobra.Command {
+	o := diffOptions{output: "table", now: time.Now}
+	cmd := &cobra.Command{
+		Use:   "diff [--kind KIND] (--base PATH ... --head PATH ... | -f PATH ...) [-o json|markdown|table]",
+		Short: "Show what a change set does to the effective policies (for GitOps review)",
+		Long: `Compares the effective policies before (base) and after (head) a change set and prints, per
+path, the rules added, removed, changed (another value) or moved (the same value from another
+policy); for AccessPolicy the decisions per grant (gateway, backend, source, tool); for MeshTimeout
+and MeshTrafficPermission the merged fields per proxy and outbound (or source). Without --kind,
+every managed kind, AccessPolicy and the mesh kinds (AccessPolicy and the mesh kinds offline only,
+for now).
+
+Offline (--base and --head): two manifest trees, e.g. the pull request's base and head checkouts;
+values come from the files. Errors are those of "precedent validate -f HEAD", listed the same way;
+warnings are those about the objects the change set adds or changes.
+
+Against the cluster (-f without --base): base is the cluster in the kubeconfig, head is the cluster
+with the files applied (each object created or replaced by namespace/name, keeping the stored
+object's creationTimestamp; nothing deleted), like "kubectl diff". Only what your kubeconfig can
+read is compared and shown: objects in namespaces you cannot list are left out (a note says so), so
+values are never copied out of namespaces you cannot read. Errors and warnings are those the
+webhook would give the files' objects.
+
+Exit status 0: no change; 1: changes; 2: head has errors the webhook would reject, or an input
+cannot be read.`,
+		Example: `  precedent diff --base base/manifests --head head/manifests -o markdown
+  precedent diff -f route-policy.yaml --kind AuthPolicy`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.kind, "kind", "", "policy kind (default: every managed kind), e.g. AuthPolicy, AccessPolicy, MeshTimeout")
+	f.StringArrayVar(&o.base, "base", nil, "file or folder of the manifests before the change (repeatable)")
+	f.StringArrayVar(&o.head, "head", nil, "file or folder of the manifests after the change (repeatable)")
+	f.StringArrayVarP(&o.files, "filename", "f", nil, "file or folder of manifests to apply to the cluster (repeatable)")
+	f.StringVarP(&o.output, "output", "o", o.output, "output format: json, markdown or table")
+	f.StringVar(&o.config, "config", "", "file holding the PrecedentConfig to use for both sides (wins over one in the input or the cluster)")
+	f.StringArrayVar(&o.crds, "crd", nil, "file or folder of CustomResourceDefinitions whose schema and rules the objects must pass (repeatable; CRDs in the input count too)")
+	cmd.MarkFlagsMutuallyExclusive("base", "filename")
+	cmd.MarkFlagsMutuallyExclusive("head", "filename")
+	o.cf.add(cmd)
+	return cmd
+}
+
+func (o *diffOptions) run(cmd *cobra.Command) error {
+	switch o.output {
+	case "json", "markdown", "table":
+	default:
+		return &exitError{code: 2, err: fmt.Errorf("-o %q: want json, markdown or table", o.output)}
+	}
+	var override *settings.Settings
+	if o.config != "" {
+		s, err := readConfigFile(o.config)
+		if err != nil {
+			return err
+		}
+		override = &s
+	}
+	var base, head *input
+	var written map[string]bool // "<Kind> <ns>/<name>" of the objects the change set writes
+	var err error
+	switch {
+	case len(o.base) > 0 || len(o.head) > 0:
+		if len(o.base) == 0 || len(o.head) == 0 {
+			return &exitError{code: 2, err: errors.New("give both --base and --head, or -f alone to compare with the cluster")}
+		}
+		if base, err = o.tree(cmd, o.base, override); err != nil {
+			return err
+		}
+		if head, err = o.tree(cmd, o.head, override); err != nil {
+			return err
+		}
+		written = changedObjects(base.objects, head.objects)
+	case len(o.files) > 0:
+		var ns string
+		if base, ns, err = loadCluster(cmd.Context(), &o.cf, override, "", cmd.ErrOrStderr()); err != nil {
+			return err
+		}
+		if head, written, err = applyFiles(base, o.files, ns, o.now()); err != nil {
+			return err
+		}
+	default:
+		return &exitError{code: 2, err: errors.New("no input: give --base PATH and --head PATH, or -f PATH to compare with the cluster")}
+	}
+
+	changes, err := diffKinds(base, head, o.kind, len(o.files) == 0)
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	errs, warns := head.validate()
+	for _, p := range profileChecks {
+		e, w := p.check(head)
+		errs, warns = append(errs, e...), append(warns, w...)
+	}
+	if len(o.files) > 0 {
+		errs = about(errs, written)
+	}
+	warns = about(warns, written)
+	r := diff.NewReport(changes, errs, warns)
+
+	w := cmd.OutOrStdout()
+	switch o.output {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(r)
+	case "markdown":
+		err = diff.Markdown(w, &r)
+	default:
+		err = diff.Table(w, &r)
+	}
+	switch {
+	case err != nil:
+		return err
+	case len(r.Errors) > 0:
+		return &exitError{code: 2, err: fmt.Errorf("head has %d error%s the webhook would reject", len(r.Errors), plural(len(r.Errors)))}
+	case len(r.Changes) > 0:
+		return &exitError{code: 1, err: errors.New("")}
+	}
+	return nil
+}
+
+// tree reads one side of an offline diff as validate -f reads its files: the settings from --config,
+// else that side's PrecedentConfig, else the defaults; objects checked against the CRDs of that side
+// and of --crd.
+func (o *diffOptions) tree(cmd *cobra.Command, files []string, override *settings.Settings) (*input, error) {
+	src := sources{files: files, crds: o.crds}
+	return src.loadFiles(cmd.Context(), override)
+}
+
+// diffKinds compares base and head for one kind (by --kind) or for every kind. The access and mesh
+// kinds are compared offline only: the cluster loader reads the managed kinds and the Gateway API
+// topology, not AccessPolicies, mesh policies or Dataplanes.
+func diffKinds(base, head *input, kind string, offline bool) ([]diff.Change, error) {
+	var out []diff.Change
+	all := kind == ""
+	matched := false
+	if all {
+		for _, k := range head.registry.Kinds() {
+			out = append(out, diff.Effective(snapshots(base, head, k))...)
+		}
+	} else if k, err := head.registry.Resolve(kind); err == nil {
+		return diff.Effective(snapshots(base, head, k)), nil
+	} else if strings.Contains(err.Error(), "ambiguous") {
+		return nil, fmt.Errorf("--kind %w", err)
+	}
+	for _, gk := range []schema.GroupKind{access.AccessPolicyKind, access.XAccessPolicyKind} {
+		if all || strings.EqualFold(gk.Kind, kind) || strings.EqualFold(gk.Kind+"."+gk.Group, kind) {
+			if !offline && !all {
+				return nil, fmt.Errorf("--kind %s is compared offline only: use --base and --head", gk.Kind)
+			}
+			matched = true
+			if offline {
+				out = append(out, diff.Access(gk.Kind, accessTree(base, gk), accessTree(head, gk))...)
+			}
+		}
+	}
+	for _, mk := range []string{mesh.KindMeshTimeout, mesh.KindMeshTrafficPermission} {
+		if all || strings.EqualFold(mk, kind) || strings.EqualFold(mk+"."+meshGroup, kind) {
+			if !offline && !all {
+				return nil, fmt.Errorf("--kind %s is compared offline only: use --base and --head", mk)
+			}
+			matched = true
+			if offline {
+				out = append(out, diff.Mesh(mk, meshTree(base), meshTree(head))...)
+			}
+		}
+	}
+	if !matched {
+		return nil, fmt.Errorf("--kind %q is not a managed policy kind", kind)
+	}
+	return out, nil
+}
+
+// snapshots returns the snapshots of kind k (as head's settings define it) in base and head; when
+// the topology did not change, both share base's graph, so that only the paths the changed policies
+// reach are compared.
+func snapshots(base, head *input, k policy.Kind) (*effective.Snapshot, *effective.Snapshot) {
+	var bp []*policy.Policy
+	if bk, ok := base.registry.Lookup(k.GVK.GroupKind()); ok {
+		bp = base.inv.Views(bk)
+	}
+	bs := effective.NewSnapshot(k, base.graph, bp, base.cond)
+	graph := head.graph
+	if diff.SameTopology(base.inv.Topology, head.inv.Topology) {
+		graph = base.graph
+	}
+	return bs, effective.NewSnapshot(k, graph, head.inv.Views(k), head.cond)
+}
+
+// accessTree reads the valid access policies of kind gk of an input (invalid ones are reported by
+// validate) and its Gateway → Backend topology.
+func accessTree(o *input, gk schema.GroupKind) diff.AccessTree {
+	t := diff.AccessTree{Settings: o.settings.Access}
+	for _, u := range o.objects {
+		if u.GroupVersionKind().GroupKind() != gk {
+			continue
+		}
+		if p, errs := access.Parse(u, t.Settings); len(errs) == 0 {
+			t.Policies = append(t.Policies, p)
+		}
+	}
+	if len(t.Policies) > 0 {
+		t.Topology, _ = access.NewTopology(o.objects, t.Settings) // undecodable objects: reported by validate
+	}
+	return t
+}
+
+// meshTree reads the valid mesh policies and the Dataplanes of an input.
+func meshTree(o *input) diff.MeshTree {
+	var t diff.MeshTree
+	for _, u := range o.objects {
+		gvk := u.GroupVersionKind()
+		switch {
+		case isMeshPolicy(gvk.GroupKind()):
+			if p, errs := mesh.Parse(u); len(errs) == 0 {
+				t.Policies = append(t.Policies, p)
+			}
+		case gvk.Kind == mesh.KindDataplane && gvk.Group == "kuma.io":
+			if dp, err := mesh.ParseDataplane(u); err == nil {
+				t.Dataplanes = append(t.Dataplanes, dp)
+			}
+		}
+	}
+	return t
+}
+
+// objectKey identifies an object for create-or-replace: group, kind, namespace, name.
+type objectKey struct {
+	gk        schema.GroupKind
+	namespace string
+	name      string
+}
+
+func keyOf(u *unstructured.Unstructured) objectKey {
+	return objectKey{u.GroupVersionKind().GroupKind(), u.GetNamespace(), u.GetName()}
+}
+
+// applyFiles returns the cluster base with the files' objects created or replaced by namespace/name
+// (objects without a namespace land in ns, else default), as the API server would store them: a
+// replaced object keeps the stored creationTimestamp, a created one is created now.
+func applyFiles(base *input, files []string, ns string, now time.Time) (*input, map[string]bool, error) {
+	objs, err := manifest.Read(files...)
+	if err != nil {
+		return nil, nil, &exitError{code: 2, err: err}
+	}
+	if ns == "" {
+		ns = "default"
+	}
+	index := make(map[objectKey]int, len(base.objects))
+	out := append([]*unstructured.Unstructured(nil), base.objects...)
+	for i, u := range out {
+		index[keyOf(u)] = i
+	}
+	written := map[string]bool{}
+	for _, o := range objs {
+		u := o.Unstructured
+		if u.GetNamespace() == "" && u.GetKind() != "GatewayClass" && u.GetKind() != "Namespace" && u.GroupVersionKind().GroupKind() != settings.GVK.GroupKind() {
+			u.SetNamespace(ns)
+		}
+		written[u.GetKind()+" "+nsName(u)] = true
+		if i, ok := index[keyOf(u)]; ok {
+			stored := out[i]
+			u.SetCreationTimestamp(stored.GetCreationTimestamp())
+			u.SetUID(stored.GetUID())
+			out[i] = u
+			continue
+		}
+		u.SetCreationTimestamp(metav1.NewTime(now.UTC().Truncate(time.Second)))
+		index[keyOf(u)] = len(out)
+		out = append(out, u)
+	}
+	head, err := newInput(base.settings, out, nil)
+	return head, written, err
+}
+
+// changedObjects names ("<Kind> <ns>/<name>") the objects of head that base lacks or holds
+// otherwise.
+func changedObjects(base, head []*unstructured.Unstructured) map[string]bool {
+	stored := make(map[objectKey]*unstructured.Unstructured, len(base))
+	for _, u := range base {
+		stored[keyOf(u)] = u
+	}
+	out := map[string]bool{}
+	for _, u := range head {
+		if b, ok := stored[keyOf(u)]; !ok || !reflect.DeepEqual(b.Object, u.Object) {
+			out[u.GetKind()+" "+nsName(u)] = true
+		}
+	}
+	return out
+}
+
+// about keeps the validate lines ("<Kind> <ns>/<name>: …") about the named objects.
+func about(lines []string, objects map[string]bool) []string {
+	var out []string
+	for _, l := range lines {
+		if subject, _, ok := strings.Cut(l, ": "); ok && objects[subject] {
+			out = append(out, l)
+		}
+	}
+	return out
+}

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/precedent-dev/precedent/buildinfo"
+)
+
+func init() { subcommands = append(subcommands, newVersionCmd) }
+
+func newVersionCmd() *cobra.Command {
+	var output string
+	cmd := &cobra.Command{
+		Use:   "version [-o json]",
+		Short: "Print the version, commit, Go version and platform of this binary",
+		Long: "Prints `precedent <version> (commit <sha>, <go version>, <os/arch>)`; with -o json the same fields as\n" +
+			`{"version", "commit", "go", "platform"}.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return printVersion(cmd.OutOrStdout(), output, buildinfo.Get())
+		},
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", "", "output format: json (default: one line of text)")
+	return cmd
+}
+
+func printVersion(w io.Writer, output string, i buildinfo.Info) error {
+	switch output {
+	case "":
+		_, err := fmt.Fprintln(w, i.String())
+		return err
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(i)
+	default:
+		return &exitError{code: 2, err: fmt.Errorf("output format %q is not supported: use -o json, or no -o for text", output)}
+	}
+}

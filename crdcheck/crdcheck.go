@@ -1,0 +1,216 @@
+package crdcheck
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	schemacel "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
+	schemaobjectmeta "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
+	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
+)
+
+// GroupKind is the kind of a CustomResourceDefinition.
+var GroupKind = schema.GroupKind{Group: apiextensionsv1.GroupName, Kind: "CustomResourceDefinition"}
+
+// IsCRD reports whether u is a CustomResourceDefinition.
+func IsCRD(u *unstructured.Unstructured) bool { return u.GroupVersionKind().GroupKind() == GroupKind }
+
+// Checker validates objects of the kinds its CRDs define.
+type Checker struct {
+	kinds map[schema.GroupKind]*definition
+}
+
+// definition is one CRD: its validators per version, and its labels.
+type definition struct {
+	name     string
+	labels   map[string]string
+	versions map[string]*version
+}
+
+// version holds what the API server builds once per served version of a CRD.
+type version struct {
+	structural *structuralschema.Structural
+	schema     apiservervalidation.SchemaValidator
+	cel        *schemacel.Validator // nil when the schema has no x-kubernetes-validations
+}
+
+var scheme = newScheme()
+
+func newScheme() *runtime.Scheme {
+	s := runtime.NewScheme()
+	install.Install(s)
+	return s
+}
+
+// New builds the validators of the CRDs (apiextensions.k8s.io/v1). A CRD that cannot be read, or
+// whose schema is not structural, is an error naming it.
+func New(crds []*unstructured.Unstructured) (*Checker, error) {
+	c := &Checker{kinds: map[schema.GroupKind]*definition{}}
+	for _, u := range crds {
+		d, gk, err := build(u)
+		if err != nil {
+			return nil, fmt.Errorf("CustomResourceDefinition %s: %w", u.GetName(), err)
+		}
+		c.kinds[gk] = d
+	}
+	return c, nil
+}
+
+func build(u *unstructured.Unstructured) (*definition, schema.GroupKind, error) {
+	if gv := u.GroupVersionKind().GroupVersion(); gv != apiextensionsv1.SchemeGroupVersion {
+		return nil, schema.GroupKind{}, fmt.Errorf("apiVersion %s is not supported: want %s", gv, apiextensionsv1.SchemeGroupVersion)
+	}
+	v1 := &apiextensionsv1.CustomResourceDefinition{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, v1); err != nil {
+		return nil, schema.GroupKind{}, fmt.Errorf("reading: %w", err)
+	}
+	scheme.Default(v1)
+	crd := &apiextensions.CustomResourceDefinition{}
+	if err := scheme.Convert(v1, crd, nil); err != nil {
+		return nil, schema.GroupKind{}, fmt.Errorf("converting to the internal version: %w", err)
+	}
+	d := &definition{name: crd.Name, labels: crd.Labels, versions: map[string]*version{}}
+	for _, v := range crd.Spec.Versions {
+		if !v.Served {
+			continue
+		}
+		val, err := apiextensions.GetSchemaForVersion(crd, v.Name)
+		if err != nil {
+			return nil, schema.GroupKind{}, fmt.Errorf("version %s: %w", v.Name, err)
+		}
+		if val == nil || val.OpenAPIV3Schema == nil {
+			return nil, schema.GroupKind{}, fmt.Errorf("version %s has no schema", v.Name)
+		}
+		ver, err := newVersion(val.OpenAPIV3Schema)
+		if err != nil {
+			return nil, schema.GroupKind{}, fmt.Errorf("version %s: %w", v.Name, err)
+		}
+		d.versions[v.Name] = ver
+	}
+	return d, schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}, nil
+}
+
+// newVersion builds the validators the way the API server's CRD handler does: a structural schema
+// with its defaults pruned, the OpenAPI schema validator, and the CEL validator with the per-call
+// cost limit.
+func newVersion(props *apiextensions.JSONSchemaProps) (*version, error) {
+	s, err := structuralschema.NewStructural(props)
+	if err != nil {
+		return nil, fmt.Errorf("schema is not structural: %w", err)
+	}
+	s = s.DeepCopy()
+	if err := structuraldefaulting.PruneDefaults(s); err != nil {
+		return nil, fmt.Errorf("pruning defaults: %w", err)
+	}
+	sv, _, err := apiservervalidation.NewSchemaValidator(props)
+	if err != nil {
+		return nil, fmt.Errorf("schema validator: %w", err)
+	}
+	return &version{structural: s, schema: sv, cel: schemacel.NewValidator(s, true, celconfig.PerCallLimit)}, nil
+}
+
+// Knows reports whether a CRD for gk was given.
+func (c *Checker) Knows(gk schema.GroupKind) bool {
+	_, ok := c.kinds[gk]
+	return ok
+}
+
+// Labels returns the labels of the CRD of gk (nil when unknown).
+func (c *Checker) Labels(gk schema.GroupKind) map[string]string {
+	if d, ok := c.kinds[gk]; ok {
+		return d.labels
+	}
+	return nil
+}
+
+// Check does to u what the API server does to a create of it: decode whole numbers as integers
+// (YAML decoding gives float64; the API server's JSON decoding gives int64), prune the fields its schema does not
+// declare (each reported, as kubectl's default strict field validation rejects them), drop
+// non-nullable nulls, apply the schema's defaults, then validate the schema, the list types, the
+// embedded objects and, when nothing blocking was found, the x-kubernetes-validations rules within
+// the runtime cost budget. u is changed in place (pruned and defaulted). Objects of kinds without a
+// CRD are not checked.
+func (c *Checker) Check(ctx context.Context, u *unstructured.Unstructured) field.ErrorList {
+	gvk := u.GroupVersionKind()
+	d, ok := c.kinds[gvk.GroupKind()]
+	if !ok {
+		return nil
+	}
+	v, ok := d.versions[gvk.Version]
+	if !ok {
+		served := make([]string, 0, len(d.versions))
+		for name := range d.versions {
+			served = append(served, gvk.Group+"/"+name)
+		}
+		sort.Strings(served)
+		return field.ErrorList{field.NotSupported(field.NewPath("apiVersion"), u.GetAPIVersion(), served)}
+	}
+	u.Object = integers(u.Object).(map[string]interface{})
+	var errs field.ErrorList
+	unknown := pruning.PruneWithOptions(u.Object, v.structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
+	sort.Strings(unknown)
+	for _, p := range unknown {
+		errs = append(errs, field.Forbidden(field.NewPath(p), "unknown field: the CRD's schema does not declare it"))
+	}
+	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u.Object, v.structural)
+	structuraldefaulting.Default(u.Object, v.structural)
+
+	errs = append(errs, apiservervalidation.ValidateCustomResource(nil, u.Object, v.schema)...)
+	errs = append(errs, schemaobjectmeta.Validate(ctx, nil, u.Object, v.structural, false)...)
+	errs = append(errs, listtype.ValidateListSetsAndMaps(nil, v.structural, u.Object)...)
+	if v.cel != nil {
+		if blocking(errs) {
+			errs = append(errs, field.Invalid(nil, nil, "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"))
+		} else {
+			cerrs, _ := v.cel.Validate(ctx, nil, v.structural, u.Object, nil, celconfig.RuntimeCELCostBudget)
+			errs = append(errs, cerrs...)
+		}
+	}
+	return errs
+}
+
+// blocking reports errors after which the API server does not run the CEL rules (their inputs
+// could be of the wrong type or size).
+func blocking(errs field.ErrorList) bool {
+	for _, e := range errs {
+		switch e.Type {
+		case field.ErrorTypeNotSupported, field.ErrorTypeRequired, field.ErrorTypeTooLong, field.ErrorTypeTooMany, field.ErrorTypeTypeInvalid:
+			return true
+		}
+	}
+	return false
+}
+
+// integers turns float64 values that are whole numbers into int64, as the API server's JSON
+// decoding of an object does, so that integer schemas and CEL rules see integers.
+func integers(v interface{}) interface{} {
+	switch x := v.(type) {
+	case map[string]interface{}:
+		for k, e := range x {
+			x[k] = integers(e)
+		}
+	case []interface{}:
+		for i, e := range x {
+			x[i] = integers(e)
+		}
+	case float64:
+		if x == math.Trunc(x) && x >= math.MinInt64 && x < math.MaxInt64 {
+			return int64(x)
+		}
+	}
+	return v
+}

@@ -1,0 +1,47 @@
+package policy
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+func TestRegistryResolve(t *testing.T) {
+	kuadrantRLP := Kind{GVK: schema.GroupVersionKind{Group: "kuadrant.io", Version: "v1", Kind: "RateLimitPolicy"}, Profile: ProfileKuadrant}
+	withKuadrant := NewRegistry(append(Builtin(), kuadrantRLP)...)
+	builtin := NewRegistry(Builtin()...)
+	for _, tc := range []struct {
+		name    string
+		reg     *Registry
+		in      string
+		want    schema.GroupVersionKind
+		wantErr string
+	}{
+		{name: "kind alone when one group has it", reg: builtin, in: "RateLimitPolicy", want: Builtin()[1].GVK},
+		{name: "kind is case-insensitive", reg: builtin, in: "authpolicy", want: Builtin()[0].GVK},
+		{name: "kind.group picks the group", reg: withKuadrant, in: "RateLimitPolicy.kuadrant.io", want: kuadrantRLP.GVK},
+		{name: "kind.group is case-insensitive", reg: withKuadrant, in: "ratelimitpolicy.Kuadrant.IO", want: kuadrantRLP.GVK},
+		{name: "kind.group of the shipped kind", reg: withKuadrant, in: "RateLimitPolicy.policy.precedent.dev", want: Builtin()[1].GVK},
+		{name: "kind alone that two groups have is ambiguous", reg: withKuadrant, in: "RateLimitPolicy",
+			wantErr: "RateLimitPolicy is ambiguous: RateLimitPolicy.kuadrant.io, RateLimitPolicy.policy.precedent.dev"},
+		{name: "kind of only one group stays unambiguous", reg: withKuadrant, in: "AuthPolicy", want: Builtin()[0].GVK},
+		{name: "unmanaged group is an error naming the managed kinds", reg: builtin, in: "RateLimitPolicy.kuadrant.io",
+			wantErr: `"RateLimitPolicy.kuadrant.io" is not a managed policy kind; the managed kinds are AuthPolicy.policy.precedent.dev, RateLimitPolicy.policy.precedent.dev, TrafficPolicy.policy.precedent.dev`},
+		{name: "unknown kind is an error", reg: builtin, in: "Nope", wantErr: `"Nope" is not a managed policy kind; the managed kinds are AuthPolicy.policy.precedent.dev, RateLimitPolicy.policy.precedent.dev, TrafficPolicy.policy.precedent.dev`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k, err := tc.reg.Resolve(tc.in)
+			gotErr := ""
+			if err != nil {
+				gotErr = err.Error()
+			}
+			if diff := cmp.Diff(tc.wantErr, gotErr); diff != "" {
+				t.Fatalf("error (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.want, k.GVK); err == nil && diff != "" {
+				t.Errorf("kind (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

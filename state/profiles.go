@@ -1,0 +1,306 @@
+package state
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/precedent-dev/precedent/access"
+	"github.com/precedent-dev/precedent/mesh"
+	"github.com/precedent-dev/precedent/policy"
+)
+
+// Kinds the access and mesh profiles read besides their policies.
+var (
+	MeshTimeoutKind    = schema.GroupKind{Group: policy.Group, Kind: mesh.KindMeshTimeout}
+	MeshPermissionKind = schema.GroupKind{Group: policy.Group, Kind: mesh.KindMeshTrafficPermission}
+	DataplaneKind      = schema.GroupKind{Group: "kuma.io", Kind: mesh.KindDataplane}
+)
+
+// Mesh membership, as Kuma writes it: a Dataplane's top-level `mesh` field and a policy's label.
+const (
+	meshLabel   = "kuma.io/mesh"
+	defaultMesh = "default"
+)
+
+// profiles is the part of State the access and mesh write paths read, guarded by State.mu. The
+// policies themselves live in State.policies, keyed by kind like the managed kinds'.
+type profiles struct {
+	backendGK  schema.GroupKind // the Backend kind watched; zero when its CRD is not installed
+	backends   map[types.NamespacedName]bool
+	dataplanes map[types.NamespacedName]storedDataplane
+	dpGen      uint64
+
+	accessTopo *accessTopology
+	accessPols map[schema.GroupKind]*accessPolicies
+	meshPols   map[schema.GroupKind]*byMesh[mesh.Policy]
+	meshDPs    *byMesh[mesh.Dataplane]
+}
+
+type storedDataplane struct {
+	mesh string
+	dp   mesh.Dataplane
+}
+
+// accessTopology is the access topology with what it was built from.
+type accessTopology struct {
+	topo        *access.Topology
+	topoGen     uint64
+	group, kind string
+}
+
+// accessPolicies are the parsed policies of one access kind with what they were parsed from.
+type accessPolicies struct {
+	list     []access.Policy
+	gen      uint64
+	settings access.Settings
+}
+
+// byMesh groups parsed objects by mesh name, with the generation they were built from.
+type byMesh[T any] struct {
+	gen   uint64
+	items map[string][]T
+}
+
+func newProfiles() profiles {
+	return profiles{
+		backends:   map[types.NamespacedName]bool{},
+		dataplanes: map[types.NamespacedName]storedDataplane{},
+		accessPols: map[schema.GroupKind]*accessPolicies{},
+		meshPols:   map[schema.GroupKind]*byMesh[mesh.Policy]{},
+	}
+}
+
+// WatchProfiles registers event handlers for what the access and mesh write paths read: the
+// policies of the kinds own (the kinds the webhook's families manage by themselves: AccessPolicies,
+// XAccessPolicies, MeshTimeouts, MeshTrafficPermissions), the objects of backend (the configured
+// Backend kind, metadata only) and the Dataplanes (kuma.io). A kind whose CRD is not installed is
+// skipped (and logged); versions come from the mapper, so any served version works. Call it before
+// the cache starts.
+func (s *State) WatchProfiles(ctx context.Context, c cache.Informers, mapper meta.RESTMapper, own []schema.GroupKind, backend schema.GroupKind) error {
+	for _, gk := range own {
+		gvk, ok, err := s.installed(mapper, gk)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		gk := gk
+		s.mu.Lock()
+		s.policies[gk] = map[types.NamespacedName]*unstructured.Unstructured{}
+		s.mu.Unlock()
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(gvk)
+		set := func(o client.Object) { s.policies[gk][key(o)] = o.(*unstructured.Unstructured) }
+		del := func(n types.NamespacedName) { delete(s.policies[gk], n) }
+		bump := func() { s.policyGen[gk]++ }
+		if err := s.watch(ctx, c, u, set, del, bump); err != nil {
+			return err
+		}
+	}
+	if gvk, ok, err := s.installed(mapper, backend); err != nil {
+		return err
+	} else if ok {
+		m := &metav1.PartialObjectMetadata{}
+		m.SetGroupVersionKind(gvk)
+		set := func(o client.Object) { s.backends[key(o)] = true }
+		del := func(n types.NamespacedName) { delete(s.backends, n) }
+		if err := s.watch(ctx, c, m, set, del, func() {}); err != nil {
+			return err
+		}
+		s.mu.Lock()
+		s.backendGK = backend
+		s.mu.Unlock()
+	}
+	gvk, ok, err := s.installed(mapper, DataplaneKind)
+	if err != nil || !ok {
+		return err
+	}
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(gvk)
+	set := func(o client.Object) {
+		u := o.(*unstructured.Unstructured)
+		dp, err := mesh.ParseDataplane(u)
+		if err != nil {
+			s.log.Info("Dataplane left out of the mesh analysis", "dataplane", key(o), "error", err.Error())
+			delete(s.dataplanes, key(o))
+			return
+		}
+		s.dataplanes[key(o)] = storedDataplane{mesh: dataplaneMesh(u), dp: dp}
+	}
+	del := func(n types.NamespacedName) { delete(s.dataplanes, n) }
+	bump := func() { s.dpGen++ }
+	return s.watch(ctx, c, u, set, del, bump)
+}
+
+// installed returns the served version of gk, or false (logged) when its CRD is not installed.
+func (s *State) installed(mapper meta.RESTMapper, gk schema.GroupKind) (schema.GroupVersionKind, bool, error) {
+	if gk.Kind == "" {
+		return schema.GroupVersionKind{}, false, nil
+	}
+	m, err := mapper.RESTMapping(gk)
+	switch {
+	case meta.IsNoMatchError(err):
+		s.log.Info("kind not installed: writes are checked without its objects", "kind", gk.String())
+		return schema.GroupVersionKind{}, false, nil
+	case err != nil:
+		return schema.GroupVersionKind{}, false, fmt.Errorf("looking up %s: %w", gk, err)
+	}
+	return m.GroupVersionKind, true, nil
+}
+
+// AccessPolicies returns the stored policies of access kind gk parsed under as, sorted by
+// namespace/name. A stored policy that no longer parses (e.g. its Backend kind is not the configured
+// one any more) is left out; mixing InlineTools and ExternalAuth is allowed here, since the policy
+// was admitted under the settings of its time and its grants are real. The result is shared: read it
+// only.
+func (s *State) AccessPolicies(gk schema.GroupKind, as access.Settings) []access.Policy {
+	s.mu.Lock()
+	gen := s.policyGen[gk]
+	if c := s.accessPols[gk]; c != nil && c.gen == gen && c.settings == as {
+		s.mu.Unlock()
+		return c.list
+	}
+	objs := s.policyObjects(gk)
+	s.mu.Unlock()
+
+	list := make([]access.Policy, 0, len(objs)) // without the lock: informer objects are never modified
+	for _, u := range objs {
+		if p, errs := access.Parse(u, StoredAccess(as)); len(errs) == 0 {
+			list = append(list, p)
+		}
+	}
+	slices.SortFunc(list, func(a, b access.Policy) int { return strings.Compare(a.Key(), b.Key()) })
+	s.mu.Lock()
+	if c := s.accessPols[gk]; c == nil || c.gen <= gen {
+		s.accessPols[gk] = &accessPolicies{list: list, gen: gen, settings: as}
+	}
+	s.mu.Unlock()
+	return list
+}
+
+// StoredAccess is as for reading stored policies: mixing InlineTools and ExternalAuth is allowed,
+// since a stored policy was admitted under the settings of its time and its grants are real.
+func StoredAccess(as access.Settings) access.Settings {
+	as.AllowMixedAuthorization = true
+	return as
+}
+
+// AccessTopology returns which Backends of as's kind sit behind which Gateways (Gateway ←
+// HTTPRoute parentRefs, HTTPRoute backendRefs → Backend, allowedRoutes selectors matched against the
+// namespaces' labels), rebuilt only after a topology change, and without the state's lock held: the
+// informer handlers and the other admissions do not wait for it. The result is shared: read it only.
+func (s *State) AccessTopology(as access.Settings) *access.Topology {
+	s.mu.Lock()
+	t := s.accessTopo
+	if t != nil && t.topoGen == s.topoGen && t.group == as.BackendGroup && t.kind == as.BackendKind {
+		s.mu.Unlock()
+		return t.topo
+	}
+	gen, refs := s.topoGen, s.topoRefs()
+	s.mu.Unlock()
+
+	topo := access.TopologyOf(refs.gateways, refs.httpRoutes, refs.nsLabels, as) // informer objects are never modified
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t := s.accessTopo; t == nil || t.topoGen <= gen {
+		s.accessTopo = &accessTopology{topo: &topo, topoGen: gen, group: as.BackendGroup, kind: as.BackendKind}
+	}
+	return &topo
+}
+
+// GatewayExists reports whether the Gateway n is in the cache.
+func (s *State) GatewayExists(n types.NamespacedName) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.gateways[n]
+	return ok
+}
+
+// BackendExists reports whether the Backend n of kind gk exists, and whether that is known: it is
+// only when gk is the Backend kind watched.
+func (s *State) BackendExists(gk schema.GroupKind, n types.NamespacedName) (exists, known bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if gk != s.backendGK || gk.Kind == "" {
+		return false, false
+	}
+	return s.backends[n], true
+}
+
+// MeshPolicies returns the stored policies of mesh kind gk in the mesh named meshName, sorted by
+// namespace/name. Policies that do not parse are left out. The result is shared: read it only.
+func (s *State) MeshPolicies(gk schema.GroupKind, meshName string) []mesh.Policy {
+	s.mu.Lock()
+	gen := s.policyGen[gk]
+	if c := s.meshPols[gk]; c != nil && c.gen == gen {
+		s.mu.Unlock()
+		return c.items[meshName]
+	}
+	objs := s.policyObjects(gk)
+	s.mu.Unlock()
+
+	c := &byMesh[mesh.Policy]{gen: gen, items: map[string][]mesh.Policy{}} // without the lock, as AccessPolicies
+	for _, u := range objs {
+		if p, errs := mesh.Parse(u); len(errs) == 0 {
+			name := PolicyMesh(u)
+			c.items[name] = append(c.items[name], p)
+		}
+	}
+	for _, l := range c.items {
+		slices.SortFunc(l, func(a, b mesh.Policy) int { return strings.Compare(a.ID(), b.ID()) })
+	}
+	s.mu.Lock()
+	if cur := s.meshPols[gk]; cur == nil || cur.gen <= gen {
+		s.meshPols[gk] = c
+	}
+	s.mu.Unlock()
+	return c.items[meshName]
+}
+
+// Dataplanes returns the Dataplanes of the mesh named meshName, sorted by namespace/name. The result
+// is shared: read it only.
+func (s *State) Dataplanes(meshName string) []mesh.Dataplane {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.meshDPs
+	if c == nil || c.gen != s.dpGen {
+		c = &byMesh[mesh.Dataplane]{gen: s.dpGen, items: map[string][]mesh.Dataplane{}}
+		for _, d := range s.dataplanes {
+			c.items[d.mesh] = append(c.items[d.mesh], d.dp)
+		}
+		for _, l := range c.items {
+			slices.SortFunc(l, func(a, b mesh.Dataplane) int {
+				return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
+			})
+		}
+		s.meshDPs = c
+	}
+	return c.items[meshName]
+}
+
+// dataplaneMesh is the mesh a Dataplane belongs to: its `mesh` field, default "default".
+func dataplaneMesh(u *unstructured.Unstructured) string {
+	if m, ok := u.Object["mesh"].(string); ok && m != "" {
+		return m
+	}
+	return defaultMesh
+}
+
+// PolicyMesh is the mesh a policy belongs to: its kuma.io/mesh label, default "default".
+func PolicyMesh(u *unstructured.Unstructured) string {
+	if m := u.GetLabels()[meshLabel]; m != "" {
+		return m
+	}
+	return defaultMesh
+}

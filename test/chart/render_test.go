@@ -1,0 +1,117 @@
+package chart
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"testing"
+
+	"helm.sh/helm/v4/pkg/action"
+	"helm.sh/helm/v4/pkg/chart/common"
+	"helm.sh/helm/v4/pkg/chart/loader"
+	release "helm.sh/helm/v4/pkg/release/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+)
+
+// root is the repository root, seen from test/chart.
+var root = filepath.Join("..", "..")
+
+// namespace is where both ways install Precedent (the chart's release namespace).
+const namespace = "precedent-system"
+
+// renderChart renders charts/precedent as `helm install --dry-run=client --include-crds` (or, with
+// upgrade, `helm upgrade`) does, with vals over the chart's values.
+func renderChart(t testing.TB, vals map[string]any, upgrade bool) []*unstructured.Unstructured {
+	t.Helper()
+	ch, err := loader.Load(filepath.Join(root, "charts", "precedent"))
+	if err != nil {
+		t.Fatalf("loading the chart: %v", err)
+	}
+	kv, err := common.ParseKubeVersion("v1.37.2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst := action.NewInstall(action.NewConfiguration())
+	inst.DryRunStrategy = action.DryRunClient
+	inst.ReleaseName, inst.Namespace = "precedent", namespace
+	inst.IncludeCRDs, inst.IsUpgrade, inst.KubeVersion = true, upgrade, kv
+	rel, err := inst.Run(ch, vals)
+	if err != nil {
+		t.Fatalf("rendering the chart with %v: %v", vals, err)
+	}
+	r, ok := rel.(*release.Release)
+	if !ok {
+		t.Fatalf("the chart rendered a %T", rel)
+	}
+	objs, err := decode([]byte(r.Manifest))
+	if err != nil {
+		t.Fatalf("reading the rendered chart: %v\n%s", err, r.Manifest)
+	}
+	return objs
+}
+
+// renderKustomize builds config/<dir> as `kubectl kustomize` does.
+func renderKustomize(t testing.TB, dir string) []*unstructured.Unstructured {
+	t.Helper()
+	k := krusty.MakeKustomizer(krusty.MakeDefaultOptions())
+	m, err := k.Run(filesys.MakeFsOnDisk(), filepath.Join(root, "config", dir))
+	if err != nil {
+		t.Fatalf("building config/%s: %v", dir, err)
+	}
+	out, err := m.AsYaml()
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := decode(out)
+	if err != nil {
+		t.Fatalf("reading config/%s: %v", dir, err)
+	}
+	return objs
+}
+
+// decode splits a multi-document YAML stream into objects, skipping empty documents.
+func decode(stream []byte) ([]*unstructured.Unstructured, error) {
+	d := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(stream), 4096)
+	var out []*unstructured.Unstructured
+	for {
+		u := &unstructured.Unstructured{}
+		if err := d.Decode(&u.Object); err != nil {
+			if errors.Is(err, io.EOF) {
+				return out, nil
+			}
+			return nil, err
+		}
+		if len(u.Object) == 0 {
+			continue
+		}
+		if u.GetKind() == "" || u.GetAPIVersion() == "" {
+			return nil, fmt.Errorf("a document without kind or apiVersion: %v", u.Object)
+		}
+		out = append(out, u)
+	}
+}
+
+// byKind returns the objects of kind, by name.
+func byKind(objs []*unstructured.Unstructured, kind string) map[string]*unstructured.Unstructured {
+	out := map[string]*unstructured.Unstructured{}
+	for _, o := range objs {
+		if o.GetKind() == kind {
+			out[o.GetName()] = o
+		}
+	}
+	return out
+}
+
+// kinds lists kind/name of objs, for failure messages.
+func kinds(objs []*unstructured.Unstructured) []string {
+	var out []string
+	for _, o := range objs {
+		out = append(out, o.GetKind()+"/"+o.GetName())
+	}
+	return out
+}

@@ -17,20 +17,27 @@ import (
 
 // Issuer plays cert-manager with a CA Issuer: one CA, serving certificates signed by it.
 type Issuer struct {
-	CAPEM []byte
-	cert  *x509.Certificate
-	key   *ecdsa.PrivateKey
+	CAPEM, KeyPEM []byte
+	cert          *x509.Certificate
+	key           *ecdsa.PrivateKey
+	servingFor    time.Duration
 }
 
 // NewIssuer makes a CA valid for a day.
 func NewIssuer() (*Issuer, error) {
+	return NewIssuerValid(24*time.Hour, 24*time.Hour)
+}
+
+// NewIssuerValid makes a CA valid for caFor from now, whose serving certificates are valid for
+// servingFor.
+func NewIssuerValid(caFor, servingFor time.Duration) (*Issuer, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, err
 	}
 	tmpl := &x509.Certificate{
 		SerialNumber: serial(), Subject: pkix.Name{CommonName: "deploy-test-ca"},
-		NotBefore: time.Now().Add(-time.Minute), NotAfter: time.Now().Add(24 * time.Hour),
+		NotBefore: time.Now().Add(-time.Minute), NotAfter: time.Now().Add(caFor),
 		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
@@ -41,7 +48,14 @@ func NewIssuer() (*Issuer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Issuer{CAPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), cert: cert, key: key}, nil
+	kb, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		return nil, err
+	}
+	return &Issuer{
+		CAPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), KeyPEM: pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}),
+		cert: cert, key: key, servingFor: servingFor,
+	}, nil
 }
 
 // Serving signs a new serving certificate (and a new key: rotationPolicy Always) for dnsNames.
@@ -52,7 +66,7 @@ func (i *Issuer) Serving(dnsNames ...string) (certPEM, keyPEM []byte, err error)
 	}
 	tmpl := &x509.Certificate{
 		SerialNumber: serial(), Subject: pkix.Name{CommonName: dnsNames[0]}, DNSNames: dnsNames,
-		NotBefore: time.Now().Add(-time.Minute), NotAfter: time.Now().Add(24 * time.Hour),
+		NotBefore: time.Now().Add(-time.Minute), NotAfter: time.Now().Add(i.servingFor),
 		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, i.cert, &key.PublicKey, i.key)

@@ -35,8 +35,9 @@ type Cluster struct {
 	Binary   string
 	Net      *Network
 
-	// Set by Install.
+	// Set by Install: the last rendered manifests applied, and all of them.
 	Manifests *Rendered
+	Installed []*Rendered
 	Spec      PodSpec
 	SA        corev1.ObjectReference
 	Endpoints *Endpoints
@@ -134,6 +135,7 @@ func (c *Cluster) Install(ctx context.Context, r *Rendered) ([]string, error) {
 		return applied, err
 	}
 	c.Manifests, c.SA = r, ServiceAccountOf(d)
+	c.Installed = append(c.Installed, r)
 	svc := r.Find("Service", "precedent-webhook")
 	if svc == nil {
 		return applied, fmt.Errorf("%s renders no Service precedent-webhook", r.Source)
@@ -266,6 +268,22 @@ func (c *Cluster) StopPod(ctx context.Context, p *Pod) (time.Duration, error) {
 	err := c.Endpoints.Remove(ctx, p.Link.PodIP)
 	c.forget(p)
 	return took, err
+}
+
+// StopAll deletes every pod at once, the Deployment way (as when it is deleted or replaced).
+func (c *Cluster) StopAll(ctx context.Context) error {
+	pods := c.Pods()
+	errs := make(chan error, len(pods))
+	for _, p := range pods {
+		go func() { _, err := c.StopPod(ctx, p); errs <- err }()
+	}
+	var first error
+	for range pods {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
 }
 
 // KillPod is a crash: SIGKILL; the kubelet sees the container gone and the endpoint is removed.

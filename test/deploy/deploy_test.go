@@ -1,6 +1,7 @@
 package deploy
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -8,10 +9,13 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/precedent-dev/precedent/certs"
 	"github.com/precedent-dev/precedent/test/harness"
 )
 
@@ -278,5 +282,131 @@ func apiServerRestarted(t *testing.T, load *Load) {
 	}
 	if correct > 10*time.Second {
 		t.Errorf("(f) correct decisions came back %s after the API server, over 10 s", correct.Round(time.Millisecond))
+	}
+}
+
+// TestBuiltinMode replaces the cert-manager install with config/builtin-certs: the replicas keep
+// the CA and serving certificate in a Secret and inject caBundle themselves. The Secret is seeded
+// as an older install's would be, with a CA that is due for rotation 25 s later, so the rotation
+// (publish the next CA, let it settle, switch) happens under the write stream.
+func TestBuiltinMode(t *testing.T) {
+	ctx := context.Background()
+	if err := cl.StopAll(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r, err := RenderKustomize(filepath.Join(root, "config", "builtin-certs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cl.Install(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	cl.Builtin = true
+	day := 24 * time.Hour
+	old, err := NewIssuerValid(365*day+25*time.Second, 60*day) // the built-in CA is renewed a year before its end
+	if err != nil {
+		t.Fatal(err)
+	}
+	crt, key, err := old.Serving(ServiceDNS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := seedSecret(ctx, map[string][]byte{certs.KeyCA: old.CAPEM, certs.KeyCAKey: old.KeyPEM, "tls.crt": crt, "tls.key": key}); err != nil {
+		t.Fatal(err)
+	}
+	if err := createLoadTargets(ctx, cl.Admin); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		if _, err := cl.StartPod(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	harness.Eventually(t, "the API server calls the webhook through the Service, trusting the injected CA", func() (bool, string) {
+		return harness.Denied(ctx, cl.Admin, harness.Probe)
+	})
+	load, _ := startLoad(t)
+	defer func() {
+		if t.Failed() {
+			t.Log(cl.State(ctx, lease))
+		}
+	}()
+	t.Run("b CA rotation", func(t *testing.T) { caRotation(t, load, old) })
+	t.Run("d caBundle restored", func(t *testing.T) { caBundleRestored(t, load) })
+}
+
+const secretName = "precedent-webhook-tls"
+
+func seedSecret(ctx context.Context, data map[string][]byte) error {
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: cl.SA.Namespace, Name: secretName}}
+	if err := cl.Admin.Delete(ctx, s); err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	s.Type, s.Data = corev1.SecretTypeTLS, data
+	return cl.Admin.Create(ctx, s)
+}
+
+// caRotation is (b): the replicas rotate the CA that old made; no write may fail from before the
+// next CA is published until every replica serves a certificate from the new CA.
+func caRotation(t *testing.T, load *Load, old *Issuer) {
+	ctx := context.Background()
+	from := time.Now()
+	sec := &corev1.Secret{}
+	harness.EventuallyWithin(t, 3*time.Minute, "the CA is switched and every replica serves a certificate from the new CA", func() (bool, string) {
+		if err := cl.Admin.Get(ctx, client.ObjectKey{Namespace: cl.SA.Namespace, Name: secretName}, sec); err != nil {
+			return false, err.Error()
+		}
+		if bytes.Equal(sec.Data[certs.KeyCA], old.CAPEM) || len(sec.Data[certs.KeySwitchedAt]) == 0 {
+			return false, "secret: " + certs.Describe(sec.Data)
+		}
+		return cl.ServesCert(sec.Data["tls.crt"])
+	})
+	served := time.Now()
+	settle := served.Add(2 * time.Second)
+	harness.Eventually(t, "two seconds of writes after the switch", func() (bool, string) { return time.Now().After(settle), "" })
+	w := load.Between(from, time.Now())
+	t.Logf("(b) CA rotated (published at %s, switched at %s), every replica on the new CA at %s; %s",
+		sec.Data[certs.KeyPublishedAt], sec.Data[certs.KeySwitchedAt], served.UTC().Format(time.RFC3339), w.Summary())
+	assertRate(t, w)
+	if len(w.Failed) > 0 {
+		t.Errorf("(b) %d writes failed during the CA rotation", len(w.Failed))
+	}
+}
+
+// caBundleRestored is (d): the validating webhook configuration replaced by the rendered one (as
+// `kubectl replace` or a GitOps tool's replace does), which has no caBundle; the replicas must put
+// it back within 5 s.
+func caBundleRestored(t *testing.T, load *Load) {
+	ctx := context.Background()
+	rendered := cl.Manifests.Find("ValidatingWebhookConfiguration", "precedent")
+	cur := &unstructured.Unstructured{}
+	cur.SetGroupVersionKind(rendered.GroupVersionKind())
+	if err := cl.Admin.Get(ctx, client.ObjectKey{Name: "precedent"}, cur); err != nil {
+		t.Fatal(err)
+	}
+	replaced := rendered.DeepCopy()
+	replaced.SetResourceVersion(cur.GetResourceVersion())
+	from := time.Now()
+	if err := cl.Admin.Update(ctx, replaced); err != nil {
+		t.Fatal(err)
+	}
+	harness.EventuallyWithin(t, 30*time.Second, "caBundle is back in every webhook", func() (bool, string) {
+		if err := cl.Admin.Get(ctx, client.ObjectKey{Name: "precedent"}, cur); err != nil {
+			return false, err.Error()
+		}
+		hooks, _, _ := unstructured.NestedSlice(cur.Object, "webhooks")
+		for _, h := range hooks {
+			if b, _, _ := unstructured.NestedString(h.(map[string]interface{}), "clientConfig", "caBundle"); b == "" {
+				return false, "a webhook without caBundle"
+			}
+		}
+		return true, ""
+	})
+	took := time.Since(from)
+	harness.Eventually(t, "the webhook is called again", func() (bool, string) { return harness.Denied(ctx, cl.Admin, harness.Probe) })
+	w := load.Between(from, time.Now())
+	t.Logf("(d) validating webhook configuration replaced without caBundle: restored after %s; writes until the webhook was called again: %s", took.Round(time.Millisecond), w.Summary())
+	if took > 5*time.Second {
+		t.Errorf("(d) caBundle restored after %s, over 5 s", took.Round(time.Millisecond))
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -103,7 +104,11 @@ func setUp() (*Cluster, error) {
 const loadNS, loadGateway = "load", "gw"
 
 func createLoadTargets(ctx context.Context, c client.Client) error {
-	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: loadNS}}); err != nil {
+	err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: loadNS}})
+	if apierrors.IsAlreadyExists(err) {
+		return nil // and its Gateway
+	}
+	if err != nil {
 		return err
 	}
 	gw := &unstructured.Unstructured{Object: map[string]interface{}{

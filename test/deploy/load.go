@@ -32,7 +32,9 @@ var rlp = schema.GroupVersionKind{Group: "policy.precedent.dev", Version: "v1alp
 type Load struct {
 	C         client.Client
 	Namespace string
-	Gateway   string
+	// Prefix starts the names of the stream's policies (one per stream, so streams never collide).
+	Prefix  string
+	Gateway string
 	// Rate is the writes per second the stream aims at; Workers bounds the writes in flight.
 	Rate, Workers int
 	// Timeout bounds one write (the webhooks' own timeout is 5 s).
@@ -89,7 +91,7 @@ func (l *Load) do(i int) {
 		op.Kind = "create"
 		l.mu.Lock()
 		l.seq++
-		op.Name = fmt.Sprintf("load-%d", l.seq)
+		op.Name = fmt.Sprintf("%s-%d", l.Prefix, l.seq)
 		l.mu.Unlock()
 		op.Err = l.C.Create(ctx, l.policy(op.Name, i))
 		if op.Err == nil {

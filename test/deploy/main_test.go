@@ -47,21 +47,28 @@ func run(m *testing.M) int {
 	}
 	var err error
 	cl, err = setUp()
+	code := 1
 	if cl != nil {
 		defer func() {
 			cl.Shutdown()
 			if cl.Env != nil {
 				_ = cl.Env.Stop()
 			}
-			_ = os.RemoveAll(cl.Dir)
+			if code == 0 {
+				_ = os.RemoveAll(cl.Dir)
+			} else {
+				fmt.Fprintf(os.Stderr, "deploy: the pods' logs and the audit log are kept in %s\n", cl.Dir)
+			}
 		}()
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		return 1
+		return code
 	}
 	fmt.Fprintf(os.Stderr, "deploy: control plane up and %s built in %s\n", cl.Binary, time.Since(start).Round(time.Millisecond))
-	return m.Run()
+	code = m.Run()
+	fmt.Fprintf(os.Stderr, "deploy: suite done in %s\n", time.Since(start).Round(time.Millisecond))
+	return code
 }
 
 func setUp() (*Cluster, error) {
@@ -121,9 +128,13 @@ func createLoadTargets(ctx context.Context, c client.Client) error {
 	return c.Create(ctx, gw)
 }
 
+// streams counts the write streams started, to name their policies apart.
+var streams int
+
 // startLoad runs the write stream until the returned stop is called.
 func startLoad(t *testing.T) (*Load, func()) {
-	l := &Load{C: cl.Admin, Namespace: loadNS, Gateway: loadGateway, Rate: 70, Workers: 8, Timeout: 10 * time.Second}
+	streams++
+	l := &Load{C: cl.Admin, Namespace: loadNS, Prefix: fmt.Sprintf("load%d", streams), Gateway: loadGateway, Rate: 70, Workers: 8, Timeout: 10 * time.Second}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); l.Run(ctx, 70*600) }()

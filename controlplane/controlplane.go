@@ -29,6 +29,9 @@ type Options struct {
 	CRDDirs []string
 	// Step is told about each start-up step as it completes (may be nil).
 	Step func(format string, args ...interface{})
+	// APIServerFlags are kube-apiserver flags (names without dashes) set over envtest's defaults,
+	// e.g. "enable-aggregator-routing": "true".
+	APIServerFlags map[string]string
 }
 
 // Env is a running etcd + kube-apiserver with the CRDs installed, and the serving certificate of a
@@ -41,6 +44,9 @@ type Env struct {
 	CertDir string
 	Port    int
 	ca      []byte
+	// apiDir is the API server's own folder (serving certificate, service-account keys), kept across
+	// RestartAPIServer so that its clients and the tokens it signed stay valid.
+	apiDir string
 }
 
 // Start starts etcd and kube-apiserver and installs the CRDs.
@@ -50,9 +56,19 @@ func Start(o Options) (*Env, error) {
 		step = func(string, ...interface{}) {}
 	}
 	e := &Env{env: &envtest.Environment{BinaryAssetsDirectory: o.AssetsDir, ControlPlaneStartTimeout: time.Minute}}
+	var err error
+	if e.apiDir, err = os.MkdirTemp("", "precedent-apiserver-"); err != nil {
+		return nil, fmt.Errorf("making the API server's folder: %w", err)
+	}
+	api := e.env.ControlPlane.GetAPIServer()
+	api.CertDir = e.apiDir
+	for name, value := range o.APIServerFlags {
+		api.Configure().Set(name, value)
+	}
 	t0 := time.Now()
 	cfg, err := e.env.Start()
 	if err != nil {
+		_ = os.RemoveAll(e.apiDir)
 		return nil, fmt.Errorf("starting etcd and kube-apiserver (binaries from %s; `make control-plane` builds them): %w", assets(o.AssetsDir), err)
 	}
 	e.Config = cfg
@@ -122,12 +138,32 @@ func (e *Env) AddAdmin(name string) ([]byte, *rest.Config, error) {
 	return kc, u.Config(), nil
 }
 
+// APIServerCA is the CA of the API server's serving certificate (for "localhost" and 127.0.0.1).
+func (e *Env) APIServerCA() []byte {
+	return e.env.ControlPlane.APIServer.SecureServing.CA
+}
+
+// RestartAPIServer stops kube-apiserver (SIGTERM, as a rolling upgrade of the control plane does;
+// SIGKILL if it has not exited within the stop timeout, 20 s) and starts it again on the same port
+// with the same certificates and flags; it returns once the API server reports healthy. etcd keeps
+// running. stopErr says whether the stop timed out (then the process was killed).
+func (e *Env) RestartAPIServer() (stopErr, err error) {
+	api := e.env.ControlPlane.APIServer
+	stopErr = api.Stop()
+	if err := api.Start(); err != nil {
+		return stopErr, fmt.Errorf("starting kube-apiserver again: %w", err)
+	}
+	return stopErr, nil
+}
+
 // Stop stops kube-apiserver and etcd and removes the certificates.
 func (e *Env) Stop() error {
 	if e.CertDir != "" {
 		_ = os.RemoveAll(e.CertDir)
 	}
-	return e.env.Stop()
+	err := e.env.Stop()
+	_ = os.RemoveAll(e.apiDir)
+	return err
 }
 
 func freePort() (int, error) {

@@ -125,6 +125,12 @@ func serve(ctx context.Context, cfg *rest.Config, o *serveOptions) error {
 		LeaderElectionID:              "precedent.policy.precedent.dev",
 		LeaderElectionNamespace:       o.leaderElectionNamespace,
 		LeaderElectionReleaseOnCancel: true,
+		// A leader killed without releasing the lease is replaced within LeaseDuration plus one
+		// RetryPeriod (about 12 s instead of controller-runtime's 15 s + 2 s), so the status changes
+		// made meanwhile converge within 20 s of the kill (test/deploy, scenario e).
+		LeaseDuration: ptr.To(leaseDuration),
+		RenewDeadline: ptr.To(renewDeadline),
+		RetryPeriod:   ptr.To(retryPeriod),
 		// On SIGTERM the webhook server stops last: it closes its listener and lets admissions in
 		// flight finish, within this bound (under the pod's terminationGracePeriodSeconds).
 		GracefulShutdownTimeout: ptr.To(gracefulShutdown),
@@ -181,6 +187,13 @@ func serve(ctx context.Context, cfg *rest.Config, o *serveOptions) error {
 	}
 	return nil
 }
+
+// Leader election timings (see manager.Options in serve).
+const (
+	leaseDuration = 10 * time.Second
+	renewDeadline = 7 * time.Second
+	retryPeriod   = 2 * time.Second
+)
 
 // gracefulShutdown bounds how long serve waits, after SIGTERM, for admissions in flight.
 const gracefulShutdown = 15 * time.Second

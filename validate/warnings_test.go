@@ -5,9 +5,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+	"unicode/utf8"
 
 	"github.com/precedent-dev/precedent/cel"
 	"github.com/precedent-dev/precedent/effective"
+	"github.com/precedent-dev/precedent/policy"
 	"github.com/precedent-dev/precedent/test/gen"
 	"github.com/precedent-dev/precedent/topology"
 )
@@ -67,5 +70,49 @@ func TestUnchangedRewrite(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("%s: warnings %q, the long way %q", p.Ref, got, want)
 		}
+	}
+}
+
+// TestWarningsEscapeRuleKeys: a rule key with a control character, a bidi override (U+202E) and a
+// byte that is not UTF-8 is printed escaped in the admission warnings about it, and the field of a
+// kind's bare rules is named as the kind names it (spec.limits, not spec.rules).
+func TestWarningsEscapeRuleKeys(t *testing.T) {
+	w := gen.Generate(gen.Size{Gateways: 1, Routes: 1, Policies: 0})
+	ev, err := cel.New(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const bad = "a\x00\u202e\xff"
+	gw := gen.GatewayPolicy(w.Kind, 0, 0)
+	gw.Defaults = nil
+	gw.Overrides.When = ""
+	gw.Overrides.Rules = map[string]interface{}{bad: map[string]interface{}{}}
+	route := gen.RoutePolicy(w.Kind, 0, 0)
+	route.Unset = nil
+	route.Bare.Rules = map[string]interface{}{bad: map[string]interface{}{}, "per-user": map[string]interface{}{}}
+	snap := effective.NewSnapshot(w.Kind, topology.Build(w.Input), []*policy.Policy{gw}, ev)
+	got := Project(snap, route.Ref, route)
+	want := []string{`rule a\x00\u202e\xff on route app-0/route-0 is overridden by RateLimitPolicy infra/gw-policy-0`}
+	if !slices.Equal(got, want) {
+		t.Errorf("warnings %q, want %q", got, want)
+	}
+	for _, line := range got {
+		if strings.ContainsAny(line, "\x00\u202e") || !utf8.ValidString(line) {
+			t.Errorf("warning %q carries the raw key", line)
+		}
+	}
+
+	// A newer bare policy on the same target replaces an atomic one whole: the warning to the older
+	// names its field as the kind does.
+	older := gen.RoutePolicy(gen.KuadrantKind, 1, 0)
+	older.Unset = nil
+	newer := gen.RoutePolicy(gen.KuadrantKind, 2, 0)
+	newer.Unset = nil
+	newer.Created = older.Created.Add(time.Hour)
+	ksnap := effective.NewSnapshot(gen.KuadrantKind, topology.Build(w.Input), []*policy.Policy{newer}, ev)
+	got = Project(ksnap, older.Ref, older)
+	want = []string{"spec.limits of this policy are replaced by RateLimitPolicy app-0/route-policy-2 on route app-0/route-0"}
+	if !slices.Equal(got, want) {
+		t.Errorf("warnings %q, want %q", got, want)
 	}
 }

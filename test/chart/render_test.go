@@ -8,10 +8,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"helm.sh/helm/v4/pkg/action"
-	"helm.sh/helm/v4/pkg/chart/common"
-	"helm.sh/helm/v4/pkg/chart/loader"
-	release "helm.sh/helm/v4/pkg/release/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/kustomize/api/krusty"
@@ -22,35 +18,18 @@ import (
 var root = filepath.Join("..", "..")
 
 // namespace is where both ways install Precedent (the chart's release namespace).
-const namespace = "precedent-system"
+const namespace = Namespace
 
-// renderChart renders charts/precedent as `helm install --dry-run=client --include-crds` (or, with
-// upgrade, `helm upgrade`) does, with vals over the chart's values.
+// renderChart renders charts/precedent (Render) into objects.
 func renderChart(t testing.TB, vals map[string]any, upgrade bool) []*unstructured.Unstructured {
 	t.Helper()
-	ch, err := loader.Load(filepath.Join(root, "charts", "precedent"))
-	if err != nil {
-		t.Fatalf("loading the chart: %v", err)
-	}
-	kv, err := common.ParseKubeVersion("v1.37.2")
+	out, err := Render(root, vals, upgrade)
 	if err != nil {
 		t.Fatal(err)
 	}
-	inst := action.NewInstall(action.NewConfiguration())
-	inst.DryRunStrategy = action.DryRunClient
-	inst.ReleaseName, inst.Namespace = "precedent", namespace
-	inst.IncludeCRDs, inst.IsUpgrade, inst.KubeVersion = true, upgrade, kv
-	rel, err := inst.Run(ch, vals)
+	objs, err := decode(out)
 	if err != nil {
-		t.Fatalf("rendering the chart with %v: %v", vals, err)
-	}
-	r, ok := rel.(*release.Release)
-	if !ok {
-		t.Fatalf("the chart rendered a %T", rel)
-	}
-	objs, err := decode([]byte(r.Manifest))
-	if err != nil {
-		t.Fatalf("reading the rendered chart: %v\n%s", err, r.Manifest)
+		t.Fatalf("reading the rendered chart: %v\n%s", err, out)
 	}
 	return objs
 }

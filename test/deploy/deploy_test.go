@@ -419,3 +419,62 @@ func caBundleRestored(t *testing.T, load *Load) {
 		t.Errorf("(d) caBundle restored after %s, over 5 s", took.Round(time.Millisecond))
 	}
 }
+
+// TestChartMode installs the Helm chart (built-in certificates, rendered with Helm's library) as a
+// cluster admin would, with no Secret in place: the replicas make the CA and serving certificate
+// themselves, inject the CA bundle, and go through a rolling restart under the write stream with no
+// failed write.
+func TestChartMode(t *testing.T) {
+	ctx := context.Background()
+	if err := cl.StopAll(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r, err := RenderChart(root, "certificates: {mode: builtin}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// helm install --create-namespace: the chart itself holds no Namespace.
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "precedent-system"}}
+	if err := cl.Admin.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	applied, err := cl.Install(ctx, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("applied %d objects of %s", len(applied), r.Source)
+	cl.Builtin = true
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: cl.SA.Namespace, Name: secretName}}
+	if err := cl.Admin.Delete(ctx, s); err != nil && !apierrors.IsNotFound(err) {
+		t.Fatal(err)
+	}
+	if err := createLoadTargets(ctx, cl.Admin); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	for i := 0; i < 2; i++ {
+		if _, err := cl.StartPod(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	harness.Eventually(t, "the API server calls the webhook through the Service, trusting the CA the replicas made", func() (bool, string) {
+		return harness.Denied(ctx, cl.Admin, harness.Probe)
+	})
+	t.Logf("chart: two replicas ready, their own CA injected, in %s", time.Since(t0).Round(time.Millisecond))
+	load, _ := startLoad(t)
+	defer func() {
+		if t.Failed() {
+			t.Log(cl.State(ctx, lease))
+		}
+	}()
+	from := time.Now()
+	if err := cl.RollingRestart(ctx); err != nil {
+		t.Fatal(err)
+	}
+	w := load.Between(from, time.Now())
+	t.Logf("(a, chart) rolling restart of 2 replicas: %s", w.Summary())
+	assertRate(t, w)
+	if len(w.Failed) > 0 {
+		t.Errorf("(a, chart) %d writes failed during the rolling restart", len(w.Failed))
+	}
+}

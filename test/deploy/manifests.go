@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -260,4 +262,36 @@ func (r *Rendered) GrantedTo(namespace, name string) ([]Rule, error) {
 // ServiceAccountOf is the ServiceAccount the Deployment runs as.
 func ServiceAccountOf(d *appsv1.Deployment) corev1.ObjectReference {
 	return corev1.ObjectReference{Namespace: d.Namespace, Name: d.Spec.Template.Spec.ServiceAccountName}
+}
+
+// RenderChart renders charts/precedent with the values in valuesYAML as `helm install` would, with
+// Helm's own library (test/chart's module: `go run ./cmd/render`, as its dependencies stay out of
+// the main module).
+func RenderChart(repo, valuesYAML string) (*Rendered, error) {
+	f, err := os.CreateTemp("", "precedent-values-*.yaml")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.WriteString(valuesYAML); err != nil {
+		return nil, err
+	}
+	if err := f.Close(); err != nil {
+		return nil, err
+	}
+	cmd := exec.Command("go", "run", "./cmd/render", f.Name())
+	cmd.Dir = filepath.Join(repo, "test", "chart")
+	out, err := cmd.Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return nil, fmt.Errorf("rendering the chart: %w: %s", err, ee.Stderr)
+		}
+		return nil, fmt.Errorf("rendering the chart: %w", err)
+	}
+	objs, err := decode(out)
+	if err != nil {
+		return nil, fmt.Errorf("reading the rendered chart: %w", err)
+	}
+	return &Rendered{Source: "charts/precedent (" + strings.TrimSpace(valuesYAML) + ")", Objects: objs}, nil
 }

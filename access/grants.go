@@ -210,53 +210,38 @@ type segment struct {
 }
 
 // gatewayWrite adds the grants behind gw (gg, nil when none) that before lets through and after does
-// not. A source's grants of tools that neither check names are decided once, with a tool no rule
-// names: they all pass or fail together, with the same reason.
+// not. Only what the checks name is decided one by one: a source that no allow rule of either names
+// passes or fails with every tool as any such source does (no rule matches it), and a named source's
+// grants of tools that neither check names pass or fail together, as a tool no rule names does.
 func (pj *projection) gatewayWrite(gw string, gg *gatewayGrants, before, after *levelCheck) {
 	if gg == nil {
 		return
 	}
 	seg := segment{gw: gw, gg: gg, after: after, all: pj.allAllow}
-	named := map[string]bool{}
-	for _, t := range before.tools {
-		named[t] = true
-	}
-	for _, t := range after.tools {
-		named[t] = true
-	}
-	take := func(ps []int32) {
-		seg.count += len(ps)
-		seg.first = append(seg.first, ps[:min(len(ps), pj.limit)]...)
-	}
-	for src, sg := range gg.sources {
-		if len(sg.any) > 0 && pj.unreachableAny(src, before, after) {
-			take(sg.any)
+	tools, sources := map[string]bool{}, map[Principal]bool{}
+	for _, c := range []*levelCheck{before, after} {
+		for _, t := range c.tools {
+			tools[t] = true
 		}
-		others := len(sg.inline)
-		for t := range named {
-			ps := sg.tools[t]
-			if len(ps) == 0 {
-				continue
-			}
-			others -= len(ps)
-			if pj.unreachable(src, t, before, after) {
-				take(ps)
+		for i := range c.policies {
+			for _, r := range c.policies[i].Rules {
+				if r.Type != ExternalAuth {
+					sources[r.Source] = true
+				}
 			}
 		}
-		if others == 0 || !pj.unreachable(src, passed, before, after) { // passed is never a tool name
-			continue
+	}
+	named := 0 // grants of the named sources
+	for src := range sources {
+		if sg := gg.sources[src]; sg != nil {
+			named += len(sg.inline) + len(sg.any)
+			pj.sourceWrite(&seg, src, sg, tools, before, after)
 		}
+	}
+	// Principal{} is never a source: it stands for every source no rule names.
+	if others := len(gg.order) - named; others > 0 && pj.unreachable(Principal{}, passed, before, after) {
 		seg.count += others
-		n := 0
-		for _, p := range sg.inline {
-			if n == pj.limit {
-				break
-			}
-			if !named[gg.order[p].tool] {
-				seg.first = append(seg.first, p)
-				n++
-			}
-		}
+		seg.first = appendFirst(seg.first, gg.order, pj.limit, func(o *grantOf) bool { return !sources[o.source] })
 	}
 	if seg.count == 0 {
 		return
@@ -264,6 +249,58 @@ func (pj *projection) gatewayWrite(gw string, gg *gatewayGrants, before, after *
 	slices.Sort(seg.first)
 	seg.first = seg.first[:min(len(seg.first), pj.limit)]
 	pj.segments = append(pj.segments, seg)
+}
+
+// sourceWrite adds to seg the grants to src (a source some rule of before or after names) that
+// before lets through and after does not.
+func (pj *projection) sourceWrite(seg *segment, src Principal, sg *sourceGrants, tools map[string]bool, before, after *levelCheck) {
+	take := func(ps []int32) {
+		seg.count += len(ps)
+		seg.first = append(seg.first, ps[:min(len(ps), pj.limit)]...)
+	}
+	if len(sg.any) > 0 && pj.unreachableAny(src, before, after) {
+		take(sg.any)
+	}
+	others := len(sg.inline)
+	for t := range tools {
+		ps := sg.tools[t]
+		if len(ps) == 0 {
+			continue
+		}
+		others -= len(ps)
+		if pj.unreachable(src, t, before, after) {
+			take(ps)
+		}
+	}
+	if others == 0 || !pj.unreachable(src, passed, before, after) { // passed is never a tool name
+		return
+	}
+	seg.count += others
+	n := 0
+	for _, p := range sg.inline {
+		if n == pj.limit {
+			break
+		}
+		if !tools[seg.gg.order[p].tool] {
+			seg.first = append(seg.first, p)
+			n++
+		}
+	}
+}
+
+// appendFirst appends to first the positions of the first limit grants of order that keep accepts.
+func appendFirst(first []int32, order []grantOf, limit int, keep func(*grantOf) bool) []int32 {
+	n := 0
+	for i := range order {
+		if n == limit {
+			break
+		}
+		if keep(&order[i]) {
+			first = append(first, int32(i))
+			n++
+		}
+	}
+	return first
 }
 
 func (pj *projection) unreachable(src Principal, tool string, before, after *levelCheck) bool {

@@ -63,13 +63,26 @@ func NewGrants(policies []Policy, topo *Topology, s Settings) *Grants {
 		}
 	}
 	g.backends = backendIndex(all, s)
+	seen := map[grant]bool{} // the grants of one policy, cleared for each
 	for gw, backends := range topo.backends {
 		gg := &gatewayGrants{sources: map[Principal]*sourceGrants{}}
-		seen := map[grantOf]bool{}
+		var ps []*Policy // the policies behind gw, each once, at its first Backend
+		added := map[*Policy]bool{}
+		size := 0
 		for _, b := range backends {
 			for _, p := range g.backends[b] {
-				gg.addPolicy(p, seen)
+				if !added[p] {
+					added[p] = true
+					ps = append(ps, p)
+					for i := range p.Rules {
+						size += max(len(p.Rules[i].Tools), 1)
+					}
+				}
 			}
+		}
+		gg.order = make([]grantOf, 0, size)
+		for _, p := range ps {
+			gg.addPolicy(p, seen)
 		}
 		if len(gg.order) > 0 {
 			g.behind[gw] = gg
@@ -78,12 +91,14 @@ func NewGrants(policies []Policy, topo *Topology, s Settings) *Grants {
 	return g
 }
 
-func (gg *gatewayGrants) addPolicy(p *Policy, seen map[grantOf]bool) {
+// addPolicy adds p's grants not added yet, in order; seen is scratch space.
+func (gg *gatewayGrants) addPolicy(p *Policy, seen map[grant]bool) {
+	clear(seen)
 	add := func(o grantOf) {
-		if seen[o] {
+		if seen[o.grant] {
 			return
 		}
-		seen[o] = true
+		seen[o.grant] = true
 		pos := int32(len(gg.order))
 		gg.order = append(gg.order, o)
 		sg := gg.sources[o.source]

@@ -52,18 +52,38 @@ func BenchmarkProjectGatewayWrite(b *testing.B) {
 
 // BenchmarkProjectGatewayWriteScale: the same Gateway-level write with 1,000 and 10,000 Backends
 // behind the Gateway (the target: the larger at most twice the cost of the smaller), with
-// the warning limit the webhook applies.
+// the warning limit the webhook applies, projected as the webhook does: against the Grants built
+// once per generation of the policies and topology (their build is BenchmarkNewGrants), and by the
+// reference ProjectWrite.
 func BenchmarkProjectGatewayWriteScale(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
+		gw, be, topo := generate(5, n)
+		others := append(gw, be...)
+		written := policy("gw/lockdown", at(5000), gwRef("edge"), inline("agents", sa("agents-0/agent"), "search"))
+		s := DefaultSettings()
+		g := NewGrants(others, &topo, s)
 		b.Run(fmt.Sprintf("backends=%d", n), func(b *testing.B) {
-			gw, be, topo := generate(5, n)
-			others := append(gw, be...)
-			written := policy("gw/lockdown", at(5000), gwRef("edge"), inline("agents", sa("agents-0/agent"), "search"))
-			s := DefaultSettings()
+			b.ReportAllocs()
+			for b.Loop() {
+				g.ProjectWrite(written, 20)
+			}
+		})
+		b.Run(fmt.Sprintf("reference/backends=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				ProjectWrite(written, others, &topo, s, 20)
 			}
 		})
+	}
+}
+
+// BenchmarkNewGrants: building the Grants of 10,000 Backends with a policy each (off the request path).
+func BenchmarkNewGrants(b *testing.B) {
+	gw, be, topo := generate(5, 10000)
+	others := append(gw, be...)
+	s := DefaultSettings()
+	b.ReportAllocs()
+	for b.Loop() {
+		NewGrants(others, &topo, s)
 	}
 }

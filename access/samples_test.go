@@ -13,28 +13,7 @@ import (
 // others already there) warns about the refund_payment grants that prod-gateway makes unreachable.
 // Re-applying an unchanged Gateway-level policy warns about nothing: it makes nothing newly unreachable.
 func TestSamples(t *testing.T) {
-	objs, err := manifest.Read("../config/samples/access")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := DefaultSettings()
-	var policies []Policy
-	var others []*unstructured.Unstructured
-	for _, o := range objs {
-		if !IsPolicy(o.GroupVersionKind().GroupKind()) {
-			others = append(others, o.Unstructured)
-			continue
-		}
-		p, errs := Parse(o.Unstructured, s)
-		if len(errs) > 0 {
-			t.Errorf("%s: %v", o.GetName(), errs)
-		}
-		policies = append(policies, p)
-	}
-	topo, err := NewTopology(others, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	policies, topo, s := readSamples(t)
 	unreachable := []string{
 		"tool `refund_payment` granted to sa prod/payment-agent by prod/backend-policy-admin is denied at gateway prod/prod-gateway: no gateway rule allows it",
 		"tool `refund_payment` granted to sa prod/payments-admin by prod/backend-policy-admin is denied at gateway prod/prod-gateway: no gateway rule allows it",
@@ -60,4 +39,33 @@ func TestSamples(t *testing.T) {
 			t.Errorf("re-applying %s warned: %q", p.Name, w)
 		}
 	}
+}
+
+// readSamples reads config/samples/access: its policies (each valid under the default settings) and
+// the topology of its Gateways and HTTPRoutes.
+func readSamples(t *testing.T) ([]Policy, Topology, Settings) {
+	t.Helper()
+	objs, err := manifest.Read("../config/samples/access")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := DefaultSettings()
+	var policies []Policy
+	var others []*unstructured.Unstructured
+	for _, o := range objs {
+		if !IsPolicy(o.GroupVersionKind().GroupKind()) {
+			others = append(others, o.Unstructured)
+			continue
+		}
+		p, errs := Parse(o.Unstructured, s)
+		if len(errs) > 0 {
+			t.Errorf("%s: %v", o.GetName(), errs)
+		}
+		policies = append(policies, p)
+	}
+	topo, err := NewTopology(others, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return policies, topo, s
 }

@@ -40,11 +40,12 @@ type profiles struct {
 	dataplanes map[types.NamespacedName]storedDataplane
 	dpGen      uint64
 
-	accessTopo *accessTopology
-	accessPols map[schema.GroupKind]*accessPolicies
-	meshPols   map[schema.GroupKind]*byMesh[mesh.Policy]
-	meshDPs    *byMesh[mesh.Dataplane]
-	meshIdx    map[meshIndexKey]*builtIndex
+	accessTopo   *accessTopology
+	accessPols   map[schema.GroupKind]*accessPolicies
+	accessGrants map[schema.GroupKind]*builtGrants
+	meshPols     map[schema.GroupKind]*byMesh[mesh.Policy]
+	meshDPs      *byMesh[mesh.Dataplane]
+	meshIdx      map[meshIndexKey]*builtIndex
 }
 
 type storedDataplane struct {
@@ -74,11 +75,12 @@ type byMesh[T any] struct {
 
 func newProfiles() profiles {
 	return profiles{
-		backends:   map[types.NamespacedName]bool{},
-		dataplanes: map[types.NamespacedName]storedDataplane{},
-		accessPols: map[schema.GroupKind]*accessPolicies{},
-		meshPols:   map[schema.GroupKind]*byMesh[mesh.Policy]{},
-		meshIdx:    map[meshIndexKey]*builtIndex{},
+		backends:     map[types.NamespacedName]bool{},
+		dataplanes:   map[types.NamespacedName]storedDataplane{},
+		accessPols:   map[schema.GroupKind]*accessPolicies{},
+		accessGrants: map[schema.GroupKind]*builtGrants{},
+		meshPols:     map[schema.GroupKind]*byMesh[mesh.Policy]{},
+		meshIdx:      map[meshIndexKey]*builtIndex{},
 	}
 }
 
@@ -105,7 +107,7 @@ func (s *State) WatchProfiles(ctx context.Context, c cache.Informers, mapper met
 		u.SetGroupVersionKind(gvk)
 		set := func(o client.Object) { s.policies[gk][key(o)] = o.(*unstructured.Unstructured) }
 		del := func(n types.NamespacedName) { delete(s.policies[gk], n) }
-		bump := func() { s.policyGen[gk]++ }
+		bump := func() { s.policyGen[gk]++; s.kickBuild() } // the access grants and mesh indexes follow
 		if err := s.watch(ctx, c, u, set, del, bump); err != nil {
 			return err
 		}
@@ -219,6 +221,63 @@ func (s *State) AccessTopology(as access.Settings) *access.Topology {
 		s.accessTopo = &accessTopology{topo: &topo, topoGen: gen, group: as.BackendGroup, kind: as.BackendKind}
 	}
 	return &topo
+}
+
+// builtGrants are the access grants of one kind with the generations and settings they were built from.
+type builtGrants struct {
+	g         *access.Grants
+	policyGen uint64
+	topoGen   uint64
+	settings  access.Settings
+}
+
+// AccessGrants returns the grants of the stored policies of access kind gk behind each Gateway of
+// AccessTopology (access.Grants), so that reviewing a Gateway-level write costs what the write
+// changes, not the number of Backends behind the Gateway. It is rebuilt after a change of the
+// policies or the topology, by the background builder once changes settle (the kinds asked for
+// before), or by the first request that finds it stale. The result is shared: read it only.
+func (s *State) AccessGrants(gk schema.GroupKind, as access.Settings) *access.Grants {
+	s.mu.Lock()
+	pgen, tgen := s.policyGen[gk], s.topoGen
+	if b := s.accessGrants[gk]; b != nil && b.policyGen == pgen && b.topoGen == tgen && b.settings == as {
+		s.mu.Unlock()
+		return b.g
+	}
+	s.mu.Unlock()
+	g := access.NewGrants(s.AccessPolicies(gk, as), s.AccessTopology(as), as) // without the lock: both are shared, read only
+	s.mu.Lock()
+	if cur := s.accessGrants[gk]; cur == nil || (cur.policyGen <= pgen && cur.topoGen <= tgen) {
+		s.accessGrants[gk] = &builtGrants{g: g, policyGen: pgen, topoGen: tgen, settings: as}
+	}
+	s.mu.Unlock()
+	return g
+}
+
+// rebuildAccessGrants brings the access grants asked for before up to date, under the settings they
+// were last asked for with (the background builder).
+func (s *State) rebuildAccessGrants() {
+	s.mu.Lock()
+	asked := make(map[schema.GroupKind]access.Settings, len(s.accessGrants))
+	for gk, b := range s.accessGrants {
+		asked[gk] = b.settings
+	}
+	s.mu.Unlock()
+	for gk, as := range asked {
+		s.AccessGrants(gk, as)
+	}
+}
+
+// PrepareAccess builds the grants of each access kind watched under as, so the first access write
+// of a fresh replica does not build them.
+func (s *State) PrepareAccess(as access.Settings) {
+	for _, gk := range []schema.GroupKind{access.AccessPolicyKind, access.XAccessPolicyKind} {
+		s.mu.Lock()
+		_, watched := s.policies[gk]
+		s.mu.Unlock()
+		if watched {
+			s.AccessGrants(gk, as)
+		}
+	}
 }
 
 // GatewayExists reports whether the Gateway n is in the cache.

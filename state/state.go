@@ -529,6 +529,7 @@ func (s *State) builder(ctx context.Context) {
 			s.Snapshot(b.kind, b.snap.Cond)
 		}
 		s.rebuildMeshIndexes()
+		s.rebuildAccessGrants()
 	}
 }
 

@@ -28,7 +28,7 @@ func (v *Validator) accessPolicy(gk schema.GroupKind, u *unstructured.Unstructur
 	}
 	ws := v.accessTargets(&p, as)
 	budget := max(s.WarningLimit-len(ws), 1)
-	ws = append(ws, access.ProjectWrite(p, v.State.AccessPolicies(gk, as), v.State.AccessTopology(as), as, budget)...)
+	ws = append(ws, v.State.AccessGrants(gk, as).ProjectWrite(p, budget)...)
 	return respond(gk, u.GetName(), nil, validate.Limit(ws, s.WarningLimit))
 }
 
@@ -40,7 +40,7 @@ func (v *Validator) accessDelete(gk schema.GroupKind, u *unstructured.Unstructur
 	if len(errs) > 0 {
 		return admission.Allowed("")
 	}
-	ws := access.ProjectDelete(p, v.State.AccessPolicies(gk, s.Access), v.State.AccessTopology(s.Access), s.Access, s.WarningLimit)
+	ws := v.State.AccessGrants(gk, s.Access).ProjectDelete(p, s.WarningLimit)
 	return respond(gk, u.GetName(), nil, validate.Limit(ws, s.WarningLimit))
 }
 

@@ -123,6 +123,7 @@ func Register(ctx context.Context, mgr manager.Manager, live *config.Live, log l
 				return false, nil
 			}
 			s := live.Current()
+			st.PrepareAccess(s.Access) // before Prepare, which marks the replica ready
 			if err := st.Prepare(s.Registry().Kinds(), s.CELCostLimit); err != nil {
 				log.Error(err, "preparing the snapshots")
 				return false, nil

@@ -1,0 +1,380 @@
+package access
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Grants is what a Gateway-level write is projected against, built once per generation of the
+// policies and the topology: the Gateway-level policies of each Gateway, and the grants of the
+// Backend-level policies behind each Gateway grouped by source and tool. Reviewing a write then costs
+// what the write changes (the Gateway's policies, the sources and tools they name), not the number of
+// Backends behind the Gateway. ProjectWrite and ProjectDelete are the reference it answers as.
+type Grants struct {
+	policies []Policy // every policy, as given
+	topo     *Topology
+	settings Settings
+	byKey    map[string]*Policy
+	gateway  map[string][]*Policy      // gateway → the Gateway-level policies targeting it
+	behind   map[string]*gatewayGrants // gateway → the grants behind it
+	backends map[string][]*Policy      // backend → the policies targeting it, in precedence order
+}
+
+// gatewayGrants are the grants behind one Gateway: each distinct (policy, source, tool) in the order
+// ProjectWrite meets them (Backends sorted, their policies in precedence order, rules and tools in
+// order), and their positions in that order by source.
+type gatewayGrants struct {
+	order   []grantOf
+	sources map[Principal]*sourceGrants
+}
+
+// grantOf is one grant of one Backend-level policy; any for an AllTools rule.
+type grantOf struct {
+	policy string
+	grant
+}
+
+// sourceGrants are the positions (ascending) of one source's grants behind a Gateway: its InlineTools
+// grants, the same by tool, and its AllTools grants.
+type sourceGrants struct {
+	inline []int32
+	tools  map[string][]int32
+	any    []int32
+}
+
+// NewGrants builds the Grants of policies (every AccessPolicy of one kind) over topo. The inputs are
+// kept and only read: do not modify them afterwards.
+func NewGrants(policies []Policy, topo *Topology, s Settings) *Grants {
+	s = s.withDefaults()
+	if topo == nil {
+		topo = &Topology{}
+	}
+	g := &Grants{policies: policies, topo: topo, settings: s, byKey: make(map[string]*Policy, len(policies)),
+		gateway: map[string][]*Policy{}, behind: map[string]*gatewayGrants{}}
+	all := make([]*Policy, len(policies))
+	for i := range policies {
+		p := &policies[i]
+		all[i] = p
+		g.byKey[p.Key()] = p
+		for _, gw := range targetKeys(p, GatewayGroup, GatewayKind) {
+			if l := g.gateway[gw]; len(l) == 0 || l[len(l)-1] != p {
+				g.gateway[gw] = append(l, p)
+			}
+		}
+	}
+	g.backends = backendIndex(all, s)
+	seen := map[grant]bool{} // the grants of one policy, cleared for each
+	for gw, backends := range topo.backends {
+		gg := &gatewayGrants{sources: map[Principal]*sourceGrants{}}
+		var ps []*Policy // the policies behind gw, each once, at its first Backend
+		added := map[*Policy]bool{}
+		size := 0
+		for _, b := range backends {
+			for _, p := range g.backends[b] {
+				if !added[p] {
+					added[p] = true
+					ps = append(ps, p)
+					for i := range p.Rules {
+						size += max(len(p.Rules[i].Tools), 1)
+					}
+				}
+			}
+		}
+		gg.order = make([]grantOf, 0, size)
+		for _, p := range ps {
+			gg.addPolicy(p, seen)
+		}
+		if len(gg.order) > 0 {
+			g.behind[gw] = gg
+		}
+	}
+	return g
+}
+
+// addPolicy adds p's grants not added yet, in order; seen is scratch space.
+func (gg *gatewayGrants) addPolicy(p *Policy, seen map[grant]bool) {
+	clear(seen)
+	add := func(o grantOf) {
+		if seen[o.grant] {
+			return
+		}
+		seen[o.grant] = true
+		pos := int32(len(gg.order))
+		gg.order = append(gg.order, o)
+		sg := gg.sources[o.source]
+		if sg == nil {
+			sg = &sourceGrants{tools: map[string][]int32{}}
+			gg.sources[o.source] = sg
+		}
+		if o.any {
+			sg.any = append(sg.any, pos)
+			return
+		}
+		sg.inline = append(sg.inline, pos)
+		sg.tools[o.tool] = append(sg.tools[o.tool], pos)
+	}
+	key := p.Key()
+	for i := range p.Rules {
+		r := &p.Rules[i]
+		switch r.Type {
+		case AllTools:
+			add(grantOf{policy: key, grant: grant{source: r.Source, any: true}})
+		case InlineTools:
+			for _, t := range r.Tools {
+				add(grantOf{policy: key, grant: grant{source: r.Source, tool: t}})
+			}
+		}
+	}
+}
+
+// ProjectWrite is ProjectWrite(written, policies, topo, s, limit) of the policies and topology g was
+// built from, under g's settings.
+func (g *Grants) ProjectWrite(written Policy, limit int) []string {
+	s := g.settings
+	old := g.byKey[written.Key()]
+	if written.Level() != LevelGateway || (old != nil && len(targetKeys(old, s.BackendGroup, s.BackendKind)) > 0) {
+		// A Backend-level write reads its own grants; a Backend-level policy turned Gateway-level
+		// takes its grants out of the index: both as the reference does.
+		return ProjectWrite(written, g.policies, g.topo, s, limit)
+	}
+	gateways := targetKeys(&written, GatewayGroup, GatewayKind)
+	if old != nil {
+		gateways = append(gateways, targetKeys(old, GatewayGroup, GatewayKind)...)
+	}
+	slices.Sort(gateways)
+	gateways = slices.Compact(gateways)
+	pj := projection{allAllow: s.Combine == AllAllow, limit: warningLimit(limit)}
+	for _, gw := range gateways {
+		before := newLevelCheck(g.gatewayPolicies(gw, nil, nil)) // old is among the stored
+		after := newLevelCheck(g.gatewayPolicies(gw, old, &written))
+		pj.gatewayWrite(gw, g.behind[gw], before, after)
+	}
+	return pj.warnings()
+}
+
+// ProjectDelete is ProjectDelete(deleted, policies, topo, s, limit) of the policies and topology g was
+// built from, under g's settings.
+func (g *Grants) ProjectDelete(deleted Policy, limit int) []string {
+	s := g.settings
+	old := g.byKey[deleted.Key()]
+	if deleted.Level() != LevelGateway || (old != nil && len(targetKeys(old, s.BackendGroup, s.BackendKind)) > 0) {
+		return ProjectDelete(deleted, g.policies, g.topo, s, limit)
+	}
+	pj := projection{allAllow: s.Combine == AllAllow, limit: warningLimit(limit)}
+	var done []string
+	for _, gw := range targetKeys(&deleted, GatewayGroup, GatewayKind) {
+		if slices.Contains(done, gw) { // a second targetRef (another listener) repeats every warning
+			continue
+		}
+		done = append(done, gw)
+		before := newLevelCheck(g.gatewayPolicies(gw, old, &deleted))
+		after := newLevelCheck(g.gatewayPolicies(gw, old, nil))
+		if before.restricts() && !after.restricts() {
+			n, plural := len(g.topo.BackendsBehind(gw)), "s"
+			if n == 1 {
+				plural = ""
+			}
+			pj.segments = append(pj.segments, segment{text: fmt.Sprintf("removing this policy leaves gateway %s without allow rules: every source may call every tool of the %d backend%s behind it", gw, n, plural), count: 1})
+		}
+		pj.gatewayWrite(gw, g.behind[gw], before, after)
+	}
+	return pj.warnings()
+}
+
+// gatewayPolicies returns the Gateway-level policies of gw without the one keyed as without (when
+// not nil) and with extra (when not nil and it targets gw), in precedence order.
+func (g *Grants) gatewayPolicies(gw string, without, extra *Policy) []Policy {
+	ps := make([]Policy, 0, len(g.gateway[gw])+1)
+	for _, p := range g.gateway[gw] {
+		if without == nil || p.Namespace != without.Namespace || p.Name != without.Name {
+			ps = append(ps, *p)
+		}
+	}
+	if extra != nil && targetsKey(extra, GatewayGroup, GatewayKind, gw) {
+		ps = append(ps, *extra)
+	}
+	SortByPrecedence(ps)
+	return ps
+}
+
+func warningLimit(limit int) int {
+	if limit <= 0 {
+		return DefaultWarningLimit
+	}
+	return limit
+}
+
+// projection gathers the warnings of a write in order without rendering them all: each Gateway's
+// unreachable grants are counted by group, and only the first limit of them are kept.
+type projection struct {
+	allAllow bool
+	limit    int
+	segments []segment
+}
+
+// segment is one warning (text) or the unreachable grants behind one Gateway: count of them, the
+// first positions (ascending, at most limit) to render with after's reasons.
+type segment struct {
+	text  string
+	gw    string
+	gg    *gatewayGrants
+	after *levelCheck
+	all   bool // allAllow, for after's reasons
+	first []int32
+	count int
+}
+
+// gatewayWrite adds the grants behind gw (gg, nil when none) that before lets through and after does
+// not. Only what the checks name is decided one by one: a source that no allow rule of either names
+// passes or fails with every tool as any such source does (no rule matches it), and a named source's
+// grants of tools that neither check names pass or fail together, as a tool no rule names does.
+func (pj *projection) gatewayWrite(gw string, gg *gatewayGrants, before, after *levelCheck) {
+	if gg == nil {
+		return
+	}
+	seg := segment{gw: gw, gg: gg, after: after, all: pj.allAllow}
+	tools, sources := map[string]bool{}, map[Principal]bool{}
+	for _, c := range []*levelCheck{before, after} {
+		for _, t := range c.tools {
+			tools[t] = true
+		}
+		for i := range c.policies {
+			for _, r := range c.policies[i].Rules {
+				if r.Type != ExternalAuth {
+					sources[r.Source] = true
+				}
+			}
+		}
+	}
+	named := 0 // grants of the named sources
+	for src := range sources {
+		if sg := gg.sources[src]; sg != nil {
+			named += len(sg.inline) + len(sg.any)
+			pj.sourceWrite(&seg, src, sg, tools, before, after)
+		}
+	}
+	// Principal{} is never a source: it stands for every source no rule names.
+	if others := len(gg.order) - named; others > 0 && pj.unreachable(Principal{}, passed, before, after) {
+		seg.count += others
+		seg.first = appendFirst(seg.first, gg.order, pj.limit, func(o *grantOf) bool { return !sources[o.source] })
+	}
+	if seg.count == 0 {
+		return
+	}
+	slices.Sort(seg.first)
+	seg.first = seg.first[:min(len(seg.first), pj.limit)]
+	pj.segments = append(pj.segments, seg)
+}
+
+// sourceWrite adds to seg the grants to src (a source some rule of before or after names) that
+// before lets through and after does not.
+func (pj *projection) sourceWrite(seg *segment, src Principal, sg *sourceGrants, tools map[string]bool, before, after *levelCheck) {
+	take := func(ps []int32) {
+		seg.count += len(ps)
+		seg.first = append(seg.first, ps[:min(len(ps), pj.limit)]...)
+	}
+	if len(sg.any) > 0 && pj.unreachableAny(src, before, after) {
+		take(sg.any)
+	}
+	others := len(sg.inline)
+	for t := range tools {
+		ps := sg.tools[t]
+		if len(ps) == 0 {
+			continue
+		}
+		others -= len(ps)
+		if pj.unreachable(src, t, before, after) {
+			take(ps)
+		}
+	}
+	if others == 0 || !pj.unreachable(src, passed, before, after) { // passed is never a tool name
+		return
+	}
+	seg.count += others
+	n := 0
+	for _, p := range sg.inline {
+		if n == pj.limit {
+			break
+		}
+		if !tools[seg.gg.order[p].tool] {
+			seg.first = append(seg.first, p)
+			n++
+		}
+	}
+}
+
+// appendFirst appends to first the positions of the first limit grants of order that keep accepts.
+func appendFirst(first []int32, order []grantOf, limit int, keep func(*grantOf) bool) []int32 {
+	n := 0
+	for i := range order {
+		if n == limit {
+			break
+		}
+		if keep(&order[i]) {
+			first = append(first, int32(i))
+			n++
+		}
+	}
+	return first
+}
+
+func (pj *projection) unreachable(src Principal, tool string, before, after *levelCheck) bool {
+	if _, ok := after.reachable(src, tool, pj.allAllow); ok {
+		return false
+	}
+	_, was := before.reachable(src, tool, pj.allAllow)
+	return was
+}
+
+func (pj *projection) unreachableAny(src Principal, before, after *levelCheck) bool {
+	if _, ok := after.reachableAny(src, pj.allAllow); ok {
+		return false
+	}
+	_, was := before.reachableAny(src, pj.allAllow)
+	return was
+}
+
+// warnings renders the first warnings and counts the rest, as capWarnings does.
+func (pj *projection) warnings() []string {
+	total := 0
+	for _, sg := range pj.segments {
+		total += sg.count
+	}
+	if total == 0 {
+		return nil
+	}
+	if total > pj.limit && pj.limit == 1 {
+		return []string{fmt.Sprintf("%d grants become unreachable", total)}
+	}
+	shown := min(total, pj.limit)
+	if total > pj.limit {
+		shown = pj.limit - 1
+	}
+	ws := make([]string, 0, min(total, pj.limit))
+	for _, sg := range pj.segments {
+		if sg.text != "" && len(ws) < shown {
+			ws = append(ws, sg.text)
+		}
+		for _, p := range sg.first {
+			if len(ws) == shown {
+				break
+			}
+			ws = append(ws, sg.render(p))
+		}
+	}
+	if total > pj.limit {
+		ws = append(ws, fmt.Sprintf("and %d more unreachable grants", total-shown))
+	}
+	return ws
+}
+
+// render is the warning for the grant at position p behind the segment's Gateway.
+func (sg *segment) render(p int32) string {
+	o := &sg.gg.order[p]
+	if o.any {
+		reason, _ := sg.after.reachableAny(o.source, sg.all)
+		return fmt.Sprintf("all tools granted to %s by %s are denied at gateway %s: %s", o.source, o.policy, sg.gw, reason)
+	}
+	reason, _ := sg.after.reachable(o.source, o.tool, sg.all)
+	return fmt.Sprintf("tool `%s` granted to %s by %s is denied at gateway %s: %s", o.tool, o.source, o.policy, sg.gw, reason)
+}

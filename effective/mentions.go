@@ -1,0 +1,186 @@
+package effective
+
+import (
+	"slices"
+
+	"github.com/precedent-dev/precedent/policy"
+)
+
+// Mentions are the events of one path's fold that name one policy, as the policy that acted or as
+// the other side (the previous holder, the unsetter), in fold order: what the warnings about a write
+// of that policy are made of.
+type Mentions struct {
+	Events []Event
+}
+
+// MentionsPath returns the events of the fold of the path with index i that name policy ref. Paths
+// with the same fold share one *Mentions (callers may compare them by identity); it is shared:
+// callers must not modify it.
+//
+// Above the least specific level that holds ref, no block is ref's own, so an event there names ref
+// only for a rule whose state (its holder, its unsetter) names ref when those levels begin. When
+// every block there treats rules one by one (merge defaults, and overrides, without a when to
+// evaluate), those levels are folded for these rules only: a route-level write under a Gateway
+// policy of thousands of rules costs what the route's own rules cost. Otherwise the whole path is
+// folded (through the memo) and its events filtered.
+func (s *Snapshot) MentionsPath(i int, ref policy.Ref) *Mentions {
+	ids := s.Graph.PathTargetIDs(i)
+	var lv [5][]*policy.Policy
+	var buf [256]byte
+	// The key is ref (names hold no NUL), then the fold key of the path.
+	key := append(append(append(buf[:0], ref.Namespace...), 0), ref.Name...)
+	key = append(key, 0)
+	n := len(key)
+	key, m := gather(key, &lv, s.pathTargets(i), func(j int) []*policy.Policy { return s.atID(ids[j]) })
+	if s.mentions != nil {
+		if r, ok := s.mentions.load(key); ok {
+			return r
+		}
+	}
+	r := &Mentions{Events: s.mentionsOf(key[n:], lv[:m], ref)}
+	if s.mentions != nil {
+		r = s.mentions.store(key, r)
+	}
+	return r
+}
+
+// mentionsOf is MentionsPath for the levels of one path (most specific first) and their fold key.
+func (s *Snapshot) mentionsOf(key []byte, levels [][]*policy.Policy, ref policy.Ref) []Event {
+	k := -1 // the least specific level that holds ref
+	for j, ps := range levels {
+		for _, p := range ps {
+			if p.Ref == ref {
+				k = j
+			}
+		}
+	}
+	switch {
+	case k < 0:
+		return nil // nothing on this path is, or comes from, ref
+	case k == len(levels)-1 || s.Kind.Profile == policy.ProfileKuadrant || !s.ruleWise(levels[k+1:]):
+		return naming(nil, s.computeKeyed(key, levels).Events, ref)
+	}
+	f := newFolder(s.Kind, levels[:k+1], s.Cond, s.conds)
+	f.levels(levels[:k+1])
+	out := naming(nil, f.events, ref)
+	// The rules whose state names ref, and that state; the other rules' events above cannot name ref.
+	var rules []string
+	for id, e := range f.ep {
+		if e.Source == ref {
+			rules = append(rules, id)
+		}
+	}
+	for id, by := range f.unset {
+		if *by == ref {
+			rules = append(rules, id)
+		}
+	}
+	if len(rules) == 0 {
+		return out
+	}
+	slices.Sort(rules) // the order blocks walk their rules in (policy.Block.IDs)
+	rules = slices.Compact(rules)
+	g := &folder{kind: s.Kind, ep: make(map[string]Entry, len(rules)), unset: make(map[string]*policy.Ref, len(rules))}
+	for _, id := range rules {
+		if e, ok := f.ep[id]; ok {
+			g.ep[id] = e
+		}
+		if by, ok := f.unset[id]; ok {
+			g.unset[id] = by
+		}
+	}
+	for _, ps := range levels[k+1:] {
+		for _, p := range ps {
+			if b := p.DefaultsBlock(); b != nil {
+				g.mergeDefaultsOf(p, b, rules)
+			}
+		}
+		for j := len(ps) - 1; j >= 0; j-- {
+			if p := ps[j]; p.Overrides != nil {
+				g.overridesOf(p, p.Overrides, rules)
+			}
+		}
+		for _, p := range ps {
+			for _, id := range p.Unset {
+				if _, in := slices.BinarySearch(rules, id); in {
+					if _, ok := g.unset[id]; !ok {
+						g.unset[id] = &p.Ref
+					}
+				}
+			}
+		}
+	}
+	return naming(out, g.events, ref)
+}
+
+// ruleWise reports whether every block of levels treats rules one by one, so that a rule's
+// outcome depends on that rule's state only: defaults merge (atomic defaults look at whether the
+// effective policy has any rule), and no block has a when condition to evaluate (it reads the
+// whole effective policy). Overrides of either strategy qualify.
+func (s *Snapshot) ruleWise(levels [][]*policy.Policy) bool {
+	for _, ps := range levels {
+		for _, p := range ps {
+			if b := p.DefaultsBlock(); b != nil && (b.Strategy != policy.StrategyMerge || (b.When != "" && s.Cond != nil)) {
+				return false
+			}
+			if b := p.Overrides; b != nil && b.When != "" && s.Cond != nil {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// mergeDefaultsOf is defaults for a merge block whose condition applies, on the given rules only
+// (sorted), emitting their events in the order defaults does.
+func (f *folder) mergeDefaultsOf(p *policy.Policy, b *policy.Block, rules []string) {
+	block := blockName(p, b)
+	for _, id := range rules {
+		if _, ok := b.Rules[id]; ok {
+			if by, ok := f.unset[id]; ok {
+				f.emit(Unset, p, block, id, by)
+			}
+		}
+	}
+	for _, id := range rules {
+		if _, ok := b.Rules[id]; ok {
+			f.mergeDefault(p, b, block, id)
+		}
+	}
+}
+
+// overridesOf is overrides for a block whose condition applies, on the given rules only (sorted),
+// emitting their events in the order overrides does.
+func (f *folder) overridesOf(p *policy.Policy, b *policy.Block, rules []string) {
+	replaceType := Overridden
+	if b.When != "" {
+		replaceType = Clipped
+	}
+	old := f.ep
+	if b.Strategy != policy.StrategyMerge {
+		for _, id := range rules {
+			if _, in := b.Rules[id]; in {
+				continue
+			}
+			if cur, ok := old[id]; ok {
+				f.emit(replaceType, p, "overrides", id, source(cur))
+			}
+		}
+		f.ep = make(map[string]Entry, len(rules))
+	}
+	for _, id := range rules {
+		if _, in := b.Rules[id]; in {
+			f.set(p, b, id, old, replaceType)
+		}
+	}
+}
+
+// naming appends to out the events that name ref.
+func naming(out, events []Event, ref policy.Ref) []Event {
+	for k := range events {
+		if e := &events[k]; e.Policy == ref || (e.Other != nil && *e.Other == ref) {
+			out = append(out, *e)
+		}
+	}
+	return out
+}

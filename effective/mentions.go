@@ -175,12 +175,27 @@ func (f *folder) overridesOf(p *policy.Policy, b *policy.Block, rules []string) 
 	}
 }
 
-// naming appends to out the events that name ref.
+// naming appends to out the events that name ref, growing out once.
 func naming(out, events []Event, ref policy.Ref) []Event {
+	n := 0
 	for k := range events {
-		if e := &events[k]; e.Policy == ref || (e.Other != nil && *e.Other == ref) {
+		if names(&events[k], ref) {
+			n++
+		}
+	}
+	if n == 0 {
+		return out
+	}
+	out = slices.Grow(out, n)
+	for k := range events {
+		if e := &events[k]; names(e, ref) {
 			out = append(out, *e)
 		}
 	}
 	return out
+}
+
+// names reports whether event e names ref.
+func names(e *Event, ref policy.Ref) bool {
+	return e.Policy == ref || (e.Other != nil && *e.Other == ref)
 }

@@ -19,8 +19,9 @@ type Mentions struct {
 //
 // Above the least specific level that holds ref, no block is ref's own, so an event there names ref
 // only for a rule whose state (its holder, its unsetter) names ref when those levels begin. When
-// every block there treats rules one by one (merge defaults, and overrides, without a when to
-// evaluate), those levels are folded for these rules only: a route-level write under a Gateway
+// every block there treats rules one by one (merge defaults, and overrides, whose when conditions
+// read named rules only), those levels are folded for these rules and the rules the conditions
+// read only: a route-level write under a Gateway
 // policy of thousands of rules costs what the route's own rules cost. Otherwise the whole path is
 // folded (through the memo) and its events filtered.
 func (s *Snapshot) MentionsPath(i int, ref policy.Ref) *Mentions {
@@ -54,10 +55,15 @@ func (s *Snapshot) mentionsOf(key []byte, levels [][]*policy.Policy, ref policy.
 			}
 		}
 	}
-	switch {
-	case k < 0:
+	if k < 0 {
 		return nil // nothing on this path is, or comes from, ref
-	case k == len(levels)-1 || s.Kind.Profile == policy.ProfileKuadrant || !s.ruleWise(levels[k+1:]):
+	}
+	var reads []string
+	ok := k < len(levels)-1 && s.Kind.Profile != policy.ProfileKuadrant
+	if ok {
+		reads, ok = s.ruleWise(levels[k+1:])
+	}
+	if !ok {
 		return naming(nil, s.computeKeyed(key, levels).Events, ref)
 	}
 	f := newFolder(s.Kind, levels[:k+1], s.Cond, s.conds)
@@ -78,9 +84,11 @@ func (s *Snapshot) mentionsOf(key []byte, levels [][]*policy.Policy, ref policy.
 	if len(rules) == 0 {
 		return out
 	}
+	// And the rules the conditions above read, so that they are evaluated on what they read.
+	rules = append(rules, reads...)
 	slices.Sort(rules) // the order blocks walk their rules in (policy.Block.IDs)
 	rules = slices.Compact(rules)
-	g := &folder{kind: s.Kind, ep: make(map[string]Entry, len(rules)), unset: make(map[string]*policy.Ref, len(rules))}
+	g := &folder{kind: s.Kind, cond: s.Cond, memo: s.conds, ep: make(map[string]Entry, len(rules)), unset: make(map[string]*policy.Ref, len(rules))}
 	for _, id := range rules {
 		if e, ok := f.ep[id]; ok {
 			g.ep[id] = e
@@ -114,27 +122,40 @@ func (s *Snapshot) mentionsOf(key []byte, levels [][]*policy.Policy, ref policy.
 }
 
 // ruleWise reports whether every block of levels treats rules one by one, so that a rule's
-// outcome depends on that rule's state only: defaults merge (atomic defaults look at whether the
-// effective policy has any rule), and no block has a when condition to evaluate (it reads the
-// whole effective policy). Overrides of either strategy qualify.
-func (s *Snapshot) ruleWise(levels [][]*policy.Policy) bool {
+// outcome depends on that rule's state and on the rules the blocks' when conditions read (which it
+// returns): defaults merge (atomic defaults look at whether the effective policy has any rule), and
+// a when condition reads named rules only (not, say, self.limits.size()). Overrides of either
+// strategy qualify.
+func (s *Snapshot) ruleWise(levels [][]*policy.Policy) ([]string, bool) {
+	var reads []string
+	when := func(b *policy.Block) bool {
+		if b.When == "" || s.Cond == nil {
+			return true // no condition to evaluate: the block applies
+		}
+		ids, ok := conditionReads(s.Kind, s.Cond, b.When)
+		reads = append(reads, ids...)
+		return ok
+	}
 	for _, ps := range levels {
 		for _, p := range ps {
-			if b := p.DefaultsBlock(); b != nil && (b.Strategy != policy.StrategyMerge || (b.When != "" && s.Cond != nil)) {
-				return false
+			if b := p.DefaultsBlock(); b != nil && (b.Strategy != policy.StrategyMerge || !when(b)) {
+				return nil, false
 			}
-			if b := p.Overrides; b != nil && b.When != "" && s.Cond != nil {
-				return false
+			if b := p.Overrides; b != nil && !when(b) {
+				return nil, false
 			}
 		}
 	}
-	return true
+	return reads, true
 }
 
-// mergeDefaultsOf is defaults for a merge block whose condition applies, on the given rules only
-// (sorted), emitting their events in the order defaults does.
+// mergeDefaultsOf is defaults for a merge block on the given rules only (sorted), emitting their
+// events in the order defaults does; its condition reads none but these.
 func (f *folder) mergeDefaultsOf(p *policy.Policy, b *policy.Block, rules []string) {
 	block := blockName(p, b)
+	if !f.applies(p, b, block) {
+		return
+	}
 	for _, id := range rules {
 		if _, ok := b.Rules[id]; ok {
 			if by, ok := f.unset[id]; ok {
@@ -149,9 +170,12 @@ func (f *folder) mergeDefaultsOf(p *policy.Policy, b *policy.Block, rules []stri
 	}
 }
 
-// overridesOf is overrides for a block whose condition applies, on the given rules only (sorted),
-// emitting their events in the order overrides does.
+// overridesOf is overrides on the given rules only (sorted), emitting their events in the order
+// overrides does; its condition reads none but these.
 func (f *folder) overridesOf(p *policy.Policy, b *policy.Block, rules []string) {
+	if !f.applies(p, b, "overrides") {
+		return
+	}
 	replaceType := Overridden
 	if b.When != "" {
 		replaceType = Clipped

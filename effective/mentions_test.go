@@ -64,7 +64,7 @@ func (g *mentionsWorld) policy(ns, kind, name, section string, high bool) *polic
 	}
 	size, prefix, merge, when := 1+g.rnd.Intn(4), "", 0.5, 0.3
 	if high {
-		merge, when = 0.85, 0.1
+		merge, when = 0.85, 0.25
 		if g.rnd.Intn(3) == 0 {
 			size, prefix = 100+g.rnd.Intn(200), fmt.Sprintf("big%d-", g.n)
 		}
@@ -125,9 +125,9 @@ func (g *mentionsWorld) generate(gateways, routes int) gen.World {
 
 // namingFresh is what MentionsPath must give: the events of a fresh fold of the path, with no memo,
 // that name ref.
-// It also says whether the levels above ref's are rule-wise, and how many of the events come from
-// policies there.
-func namingFresh(s *Snapshot, path topology.Path, ref policy.Ref) ([]Event, bool, int) {
+// It also says whether the levels above ref's are rule-wise, how many of the events come from
+// policies there, and whether a condition there is evaluated.
+func namingFresh(s *Snapshot, path topology.Path, ref policy.Ref) ([]Event, bool, int, bool) {
 	var levels []Level
 	var ps [][]*policy.Policy
 	for _, l := range s.Levels(path) {
@@ -142,7 +142,8 @@ func namingFresh(s *Snapshot, path topology.Path, ref policy.Ref) ([]Event, bool
 			}
 		}
 	}
-	fast := k >= 0 && k < len(ps)-1 && s.ruleWise(ps[k+1:])
+	_, ruleWise := s.ruleWise(ps[k+1:])
+	fast := k >= 0 && k < len(ps)-1 && ruleWise
 	out := naming(nil, Fold(s.Kind, levels, s.Cond).Events, ref)
 	above := 0
 	for _, e := range out {
@@ -152,7 +153,15 @@ func namingFresh(s *Snapshot, path topology.Path, ref policy.Ref) ([]Event, bool
 			}
 		}
 	}
-	return out, fast, above
+	conds := false
+	for _, l := range ps[k+1:] {
+		for _, p := range l {
+			for _, b := range []*policy.Block{p.DefaultsBlock(), p.Overrides} {
+				conds = conds || (b != nil && b.When != "" && s.Cond != nil)
+			}
+		}
+	}
+	return out, fast, above, conds
 }
 
 // TestMentionsMatchFreshFolds: on generated worlds, for every path and every policy on it (and
@@ -164,8 +173,8 @@ func TestMentionsMatchFreshFolds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fast, fastNamed := 0, 0
-	for seed := int64(1); seed <= 12; seed++ {
+	fast, fastNamed, fastConds := 0, 0, 0
+	for seed := int64(1); seed <= 20; seed++ {
 		g := &mentionsWorld{rnd: rand.New(rand.NewSource(seed))}
 		w := g.generate(3, 12)
 		graph := topology.Build(w.Input)
@@ -191,7 +200,7 @@ func TestMentionsMatchFreshFolds(t *testing.T) {
 							}
 						}
 						for _, ref := range refs {
-							want, isFast, above := namingFresh(s, path, ref)
+							want, isFast, above, conds := namingFresh(s, path, ref)
 							got := s.MentionsPath(i, ref).Events
 							if !reflect.DeepEqual(got, want) {
 								t.Fatalf("seed %d, %s, round %d, path %v, policy %s (rule-wise above: %t):\n got %+v\nwant %+v", seed, name, round, path, ref, isFast, got, want)
@@ -199,6 +208,9 @@ func TestMentionsMatchFreshFolds(t *testing.T) {
 							if isFast && round == 0 {
 								fast++
 								fastNamed += above
+								if conds && above > 0 {
+									fastConds++
+								}
 							}
 						}
 					}
@@ -206,8 +218,8 @@ func TestMentionsMatchFreshFolds(t *testing.T) {
 			}
 		}
 	}
-	if fast < 100 || fastNamed < 50 {
-		t.Fatalf("the worlds took the rule-wise way %d times, with %d events from the levels above: too few to test it", fast, fastNamed)
+	if fast < 100 || fastNamed < 50 || fastConds < 20 {
+		t.Fatalf("the worlds took the rule-wise way %d times, with %d events from the levels above, %d times with events and conditions there: too few to test it", fast, fastNamed, fastConds)
 	}
-	t.Logf("rule-wise: %d paths and policies, %d events from the levels above", fast, fastNamed)
+	t.Logf("rule-wise: %d paths and policies, %d events from the levels above, %d with conditions there", fast, fastNamed, fastConds)
 }

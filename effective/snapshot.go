@@ -40,7 +40,9 @@ type Snapshot struct {
 	// snapshot, being immutable, folds each set once. Views made by With/Without get their own
 	// (per-request) memo, since the written policy changes the results.
 	results *memo[Result]
-	// mentions memoizes Mentions by fold key and policy, as results does folds.
+	// mentions memoizes Mentions by fold key and policy, as results does folds. On a snapshot (not a
+	// view) it fills only for policies re-applied unchanged, and holds at most each event of its
+	// folds twice (an event names two policies at most).
 	mentions *memo[*Mentions]
 	// conds memoizes condition outcomes (condmemo.go); a view's reads through to its base's.
 	conds *condMemo

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/precedent-dev/precedent/cel"
 	"github.com/precedent-dev/precedent/policy"
 )
 
@@ -57,24 +58,17 @@ func (f *folder) condKey(b []byte, keep []interface{}, expr string) ([]byte, []i
 	if f.kind.Profile == policy.ProfileGEP713 {
 		return nil, nil, false
 	}
-	depth := 2
-	if len(f.kind.Sections) > 0 {
-		depth = 3
-	}
-	paths, ok := f.cond.Reads(expr, depth)
+	paths, ok := f.cond.Reads(expr, readDepth(f.kind))
 	if !ok {
 		return nil, nil, false
 	}
 	b = append(b, expr...)
 	for _, p := range paths {
-		if p[0] != f.kind.RulesField {
+		id, isRule := ruleRead(f.kind, p)
+		if !isRule {
 			continue // the bare form has nothing else: such a read is the same on every policy
 		}
 		b = append(b, 0)
-		id := p[1]
-		if depth == 3 {
-			id = p[1] + "." + p[2]
-		}
 		b = append(b, id...)
 		e, found := f.ep[id]
 		switch body := e.Body.(type) {
@@ -102,4 +96,44 @@ func (f *folder) condKey(b []byte, keep []interface{}, expr string) ([]byte, []i
 		}
 	}
 	return b, keep, true
+}
+
+// readDepth is the depth of the field paths that name one rule in the bare form of kind k:
+// [rulesField id], or [rulesField section name] for a kind with sections.
+func readDepth(k policy.Kind) int {
+	if len(k.Sections) > 0 {
+		return 3
+	}
+	return 2
+}
+
+// ruleRead is the rule id that a field path read by a condition (cel.Evaluator.Reads, at readDepth)
+// names; false when the path is outside the rules.
+func ruleRead(k policy.Kind, p []string) (string, bool) {
+	if p[0] != k.RulesField {
+		return "", false
+	}
+	if len(k.Sections) > 0 {
+		return p[1] + "." + p[2], true
+	}
+	return p[1], true
+}
+
+// conditionReads lists the rules the when condition expr reads (maybe repeated); false when it may
+// read more than named rules.
+func conditionReads(k policy.Kind, cond *cel.Evaluator, expr string) ([]string, bool) {
+	if k.Profile == policy.ProfileGEP713 {
+		return nil, false
+	}
+	paths, ok := cond.Reads(expr, readDepth(k))
+	if !ok {
+		return nil, false
+	}
+	var ids []string
+	for _, p := range paths {
+		if id, ok := ruleRead(k, p); ok {
+			ids = append(ids, id)
+		}
+	}
+	return ids, true
 }

@@ -49,6 +49,13 @@ func fold(kind policy.Kind, levels [][]*policy.Policy, cond *cel.Evaluator, memo
 	if kind.Profile == policy.ProfileKuadrant {
 		return foldKuadrant(levels)
 	}
+	f := newFolder(kind, levels, cond, memo)
+	f.levels(levels)
+	return Result{Rules: f.ep, Events: f.events}
+}
+
+// newFolder starts a fold of levels, with room for their rules and events.
+func newFolder(kind policy.Kind, levels [][]*policy.Policy, cond *cel.Evaluator, memo *condMemo) *folder {
 	n, rules := 0, 0
 	for _, ps := range levels {
 		n += len(ps)
@@ -61,7 +68,11 @@ func fold(kind policy.Kind, levels [][]*policy.Policy, cond *cel.Evaluator, memo
 			}
 		}
 	}
-	f := &folder{kind: kind, cond: cond, memo: memo, ep: make(map[string]Entry, rules), events: make([]Event, 0, rules+n)}
+	return &folder{kind: kind, cond: cond, memo: memo, ep: make(map[string]Entry, rules), events: make([]Event, 0, rules+n)}
+}
+
+// levels folds levels, most specific first, into the effective policy so far.
+func (f *folder) levels(levels [][]*policy.Policy) {
 	for _, ps := range levels {
 		for _, p := range ps {
 			if b := p.DefaultsBlock(); b != nil {
@@ -85,7 +96,6 @@ func fold(kind policy.Kind, levels [][]*policy.Policy, cond *cel.Evaluator, memo
 			}
 		}
 	}
-	return Result{Rules: f.ep, Events: f.events}
 }
 
 func blockName(p *policy.Policy, b *policy.Block) string {
@@ -195,16 +205,22 @@ func (f *folder) defaults(p *policy.Policy, b *policy.Block) {
 		return
 	}
 	for _, id := range ids {
-		if f.unsetBy(id) {
-			continue
-		}
-		if cur, ok := f.ep[id]; ok {
-			f.emit(Kept, p, block, id, source(cur))
-			continue
-		}
-		f.ep[id] = entry(p, b, block, id)
-		f.emit(Added, p, block, id, nil)
+		f.mergeDefault(p, b, block, id)
 	}
+}
+
+// mergeDefault merges rule id of the merge defaults block b: added unless a lower policy set or
+// unset it.
+func (f *folder) mergeDefault(p *policy.Policy, b *policy.Block, block, id string) {
+	if f.unsetBy(id) {
+		return
+	}
+	if cur, ok := f.ep[id]; ok {
+		f.emit(Kept, p, block, id, source(cur))
+		return
+	}
+	f.ep[id] = entry(p, b, block, id)
+	f.emit(Added, p, block, id, nil)
 }
 
 // unsetBy reports whether a lower policy unsets rule id.

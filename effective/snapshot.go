@@ -39,7 +39,11 @@ type Snapshot struct {
 	// policies, the routes of a Gateway that have no policies of their own) share one fold, and a
 	// snapshot, being immutable, folds each set once. Views made by With/Without get their own
 	// (per-request) memo, since the written policy changes the results.
-	results *memo
+	results *memo[Result]
+	// mentions memoizes Mentions by fold key and policy, as results does folds. On a snapshot (not a
+	// view) it fills only for policies re-applied unchanged, and holds at most each event of its
+	// folds twice (an event names two policies at most).
+	mentions *memo[*Mentions]
 	// conds memoizes condition outcomes (condmemo.go); a view's reads through to its base's.
 	conds *condMemo
 }
@@ -51,14 +55,14 @@ type idPolicies struct {
 }
 
 // memo maps fold keys to results; safe for concurrent use.
-type memo struct {
+type memo[V any] struct {
 	mu sync.RWMutex
-	m  map[string]Result
+	m  map[string]V
 }
 
-func newMemo() *memo { return &memo{m: map[string]Result{}} }
+func newMemo[V any]() *memo[V] { return &memo[V]{m: map[string]V{}} }
 
-func (m *memo) load(key []byte) (Result, bool) {
+func (m *memo[V]) load(key []byte) (V, bool) {
 	m.mu.RLock()
 	r, ok := m.m[string(key)] // no allocation: the conversion is only a lookup
 	m.mu.RUnlock()
@@ -68,7 +72,7 @@ func (m *memo) load(key []byte) (Result, bool) {
 // store records r under key unless a result is there already (folded at the same time by another
 // goroutine), and returns the one kept: every reader of a key sees the same result, rule maps
 // included, which callers compare by identity.
-func (m *memo) store(key []byte, r Result) Result {
+func (m *memo[V]) store(key []byte, r V) V {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if prev, ok := m.m[string(key)]; ok {
@@ -80,7 +84,7 @@ func (m *memo) store(key []byte, r Result) Result {
 
 // NewSnapshot indexes policies (of kind k) over graph.
 func NewSnapshot(k policy.Kind, graph *topology.Graph, policies []*policy.Policy, cond *cel.Evaluator) *Snapshot {
-	s := &Snapshot{Kind: k, Graph: graph, Cond: cond, byTarget: map[topology.Target][]*policy.Policy{}, byRef: map[policy.Ref]*policy.Policy{}, results: newMemo(), conds: newCondMemo(nil)}
+	s := &Snapshot{Kind: k, Graph: graph, Cond: cond, byTarget: map[topology.Target][]*policy.Policy{}, byRef: map[policy.Ref]*policy.Policy{}, results: newMemo[Result](), mentions: newMemo[*Mentions](), conds: newCondMemo(nil)}
 	for _, p := range policies {
 		s.byRef[p.Ref] = p
 		for _, t := range TargetsOf(p) {
@@ -137,7 +141,8 @@ func (s *Snapshot) Without(ref policy.Ref) *Snapshot {
 func (s *Snapshot) view(ref policy.Ref, p *policy.Policy) *Snapshot {
 	c := *s
 	c.overlayRef, c.overlay, c.hasOverlay = ref, p, true
-	c.results = newMemo()
+	c.results = newMemo[Result]()
+	c.mentions = newMemo[*Mentions]()
 	base := s.conds
 	if s.hasOverlay && base != nil {
 		base = base.parent // a view of a view reads through to the base snapshot only
@@ -289,11 +294,15 @@ func (s *Snapshot) Compute(path topology.Path) Result {
 // looked up by target number.
 func (s *Snapshot) ComputePath(i int) Result {
 	ids := s.Graph.PathTargetIDs(i)
-	n := 3 // a Gateway listener path: class, Gateway, listener
+	return s.compute(s.pathTargets(i), func(j int) []*policy.Policy { return s.atID(ids[j]) })
+}
+
+// pathTargets is the number of level targets of the path with index i.
+func (s *Snapshot) pathTargets(i int) int {
 	if s.Graph.Paths[i].RouteKind != "" {
-		n = 5 // and route, rule
+		return 5 // class, Gateway, listener, route, rule
 	}
-	return s.compute(n, func(j int) []*policy.Policy { return s.atID(ids[j]) })
+	return 3 // a Gateway listener path: class, Gateway, listener
 }
 
 // levelOf is the level of each entry of topology.Path.LevelTargets.
@@ -306,7 +315,28 @@ var levelOf = [5]topology.Level{topology.LevelGatewayClass, topology.LevelGatewa
 func (s *Snapshot) compute(n int, at func(j int) []*policy.Policy) Result {
 	var lv [5][]*policy.Policy
 	var buf [256]byte
-	key, m := buf[:0], 0
+	key, m := gather(buf[:0], &lv, n, at)
+	return s.computeKeyed(key, lv[:m])
+}
+
+// computeKeyed folds levels (most specific first) through the memo, under their fold key.
+func (s *Snapshot) computeKeyed(key []byte, levels [][]*policy.Policy) Result {
+	if s.results != nil {
+		if r, ok := s.results.load(key); ok {
+			return r
+		}
+	}
+	r := fold(s.Kind, levels, s.Cond, s.conds)
+	if s.results != nil {
+		r = s.results.store(key, r)
+	}
+	return r
+}
+
+// gather puts into lv the levels of a path that hold policies (n level targets, the j-th holding
+// at(j)), most specific first, appends their fold key to key and returns it with their number.
+func gather(key []byte, lv *[5][]*policy.Policy, n int, at func(j int) []*policy.Policy) ([]byte, int) {
+	m := 0
 	for j := n - 1; j >= 0; j-- {
 		if ps := at(j); len(ps) > 0 {
 			lv[m] = ps
@@ -314,16 +344,7 @@ func (s *Snapshot) compute(n int, at func(j int) []*policy.Policy) Result {
 			key = appendLevel(key, levelOf[j], ps)
 		}
 	}
-	if s.results != nil {
-		if r, ok := s.results.load(key); ok {
-			return r
-		}
-	}
-	r := fold(s.Kind, lv[:m], s.Cond, s.conds)
-	if s.results != nil {
-		r = s.results.store(key, r)
-	}
-	return r
+	return key, m
 }
 
 // appendLevel appends one level of a fold key: the level, then its policies by identity.

@@ -58,15 +58,17 @@ func project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy,
 	if hadOld && written != nil && after != before {
 		edited = editedRules(old, written)
 	}
-	// Paths with the same folds before and after (memoized folds are shared, so the identity of their
-	// rule maps tells) have the same warnings and the same change: each pair is looked at once.
+	// Paths with the same folds before and after (memoized folds and their mentions of ref are
+	// shared, so their identity tells) have the same warnings and the same change: each is looked at
+	// once. The warnings need only the events that name the written policy (effective.Mentions),
+	// which the engine gives without folding the rules of higher policies the write cannot reach.
 	type outcome struct {
-		key     [2]uintptr
+		key     [3]uintptr // the mentions of ref after; the rule maps after and before, when compared
 		compare bool
 		msgs    []int // warnings, by their number in w
 		changed bool
 	}
-	outcomes := make([]outcome, 0, 8) // a handful of distinct pairs: searched, not hashed
+	outcomes := make([]outcome, 0, 8) // a handful of distinct ones: searched, not hashed
 	// When the write keeps the policy's targets (a create, or an update with the same targetRefs),
 	// the policies of a path before are those after without the written one, in the same places:
 	// paths with the same fold after have the same fold before, which need not be looked up again.
@@ -81,17 +83,21 @@ func project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy,
 	}
 	for _, i := range idx {
 		path := &after.Graph.Paths[i]
-		ra := after.ComputePath(i)
 		compare := countChanges && path.RouteKind != ""
-		key := [2]uintptr{mapID(ra.Rules)}
+		var key [3]uintptr
+		var mentions *effective.Mentions
+		if written != nil {
+			mentions = after.MentionsPath(i, ref) // one per fold after: its identity stands for the fold
+			key[0] = reflect.ValueOf(mentions).Pointer()
+		}
 		var o *outcome
 		if beforeFollows {
 			o = find(func(x *outcome) bool { return x.key[0] == key[0] && x.compare == compare })
 		}
-		var rb effective.Result
+		var ra, rb effective.Result
 		if o == nil && compare {
-			rb = before.ComputePath(i)
-			key[1] = mapID(rb.Rules)
+			ra, rb = after.ComputePath(i), before.ComputePath(i)
+			key[1], key[2] = mapID(ra.Rules), mapID(rb.Rules)
 		}
 		if o == nil {
 			o = find(func(x *outcome) bool { return x.key == key })
@@ -99,9 +105,9 @@ func project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy,
 		if o == nil {
 			outcomes = append(outcomes, outcome{key: key, compare: compare})
 			o = &outcomes[len(outcomes)-1]
-			if written != nil {
-				for k := range ra.Events {
-					if n, ok := w.event(&ra.Events[k]); ok {
+			if mentions != nil {
+				for k := range mentions.Events {
+					if n, ok := w.event(&mentions.Events[k]); ok {
 						o.msgs = append(o.msgs, n)
 					}
 				}

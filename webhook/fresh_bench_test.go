@@ -116,7 +116,8 @@ func benchFresh(b *testing.B, w gen.World, reqs []admission.Request, prepared bo
 
 // BenchmarkValidateUnderBigPolicy is a route-level write under a Gateway that carries a 5,000-rule
 // Gateway-level policy, against the same kind of write under a Gateway without one, in steady state.
-// A write's cost should not grow with the size of a policy it does not change.
+// A write's cost should not grow with the size of a policy it does not change. A third case has a
+// Gateway-level constraint (gen's Gateway policy) beside the big policy.
 func BenchmarkValidateUnderBigPolicy(b *testing.B) {
 	sz := benchSizes[len(benchSizes)-1]
 	w := gen.Generate(sz.size)
@@ -124,11 +125,15 @@ func BenchmarkValidateUnderBigPolicy(b *testing.B) {
 	plain := len(w.Input.Gateways) - 1
 	big := plain - 1
 	w.Policies = append(w.Policies, bigPolicy(w.Kind, 5000, big))
+	// Gateway 0 has a policy of its own with a constraint (an override with a when condition).
+	constrained := bigPolicy(w.Kind, 5000, 0)
+	constrained.Ref.Name = "big-policy-beside-a-constraint"
+	w.Policies = append(w.Policies, constrained)
 	v, _ := newValidator(b, w)
 	for _, c := range []struct {
 		name string
 		gw   int
-	}{{"gateway=plain", plain}, {"gateway=5000-rule-policy", big}} {
+	}{{"gateway=plain", plain}, {"gateway=5000-rule-policy", big}, {"gateway=5000-rule-policy-and-constraint", 0}} {
 		b.Run(c.name, func(b *testing.B) { timeOps(b, v, underGateway(b, w, c.gw)) })
 	}
 }

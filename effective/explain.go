@@ -43,7 +43,7 @@ func (s *Snapshot) Explain(path topology.Path, id string) Explanation {
 		ex.From = &src
 	}
 	for _, ev := range r.Events {
-		if ev.Rule != id && !(ev.Rule == "" && declares(byRef[ev.Policy], ev.Block, id)) {
+		if ev.Rule != id && !(ev.Rule == "" && Declares(byRef[ev.Policy], ev.Block, id)) {
 			continue
 		}
 		ex.Steps = append(ex.Steps, Step{Level: levelOf[ev.Policy], Policy: ev.Policy, Block: ev.Block, Action: ev.Type, Other: ev.Other, Detail: ev.Message})
@@ -51,7 +51,9 @@ func (s *Snapshot) Explain(path topology.Path, id string) Explanation {
 	return ex
 }
 
-func declares(p *policy.Policy, block, id string) bool {
+// Declares reports whether the block of p named block ("rules", "defaults", "overrides", as events
+// name them) declares rule id; false for a nil p.
+func Declares(p *policy.Policy, block, id string) bool {
 	if p == nil {
 		return false
 	}

@@ -1,7 +1,6 @@
 package mesh
 
 import (
-	"fmt"
 	"sort"
 )
 
@@ -222,29 +221,7 @@ func (x *Index) WriteWarnings(written Policy, capped bool) []string {
 	for _, c := range d.new {
 		addCounts(after, c.contrib, 1)
 	}
-	before := map[string]bool{}
-	for _, w := range collect(stats(x.agg, touched, &written)) {
-		before[w.Ref.Kind+" "+w.ID()+" "+w.Path] = true
-	}
-	same := func(p *Policy) bool {
-		return p.Kind == written.Kind && p.Namespace == written.Namespace && p.Name == written.Name
-	}
-	var lines []string
-	seen := map[string]bool{}
-	for _, w := range collect(stats(after, touched, nil)) {
-		mine := same(&Policy{Kind: w.Kind, Namespace: w.Namespace, Name: w.Name})
-		if !mine && (!shadowedBy(w, same) || before[w.Ref.Kind+" "+w.ID()+" "+w.Path]) {
-			continue
-		}
-		if s := w.String(); !seen[s] {
-			seen[s] = true
-			lines = append(lines, s)
-		}
-	}
-	if n := len(lines) - MaxWarnings; capped && n > 0 {
-		lines = append(lines[:MaxWarnings], fmt.Sprintf("%d more mesh policy warnings not shown", n))
-	}
-	return lines
+	return writeLines(&written, collect(stats(x.agg, touched, &written)), collect(stats(after, touched, nil)), capped)
 }
 
 // stats turns the summed counts of the policies in touched (but skip) into Shadowed's per-element

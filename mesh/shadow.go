@@ -269,15 +269,25 @@ func WriteWarnings(written Policy, existing []Policy, dataplanes []Dataplane, ca
 		}
 	}
 	after = append(after, written)
-	before := map[string]bool{}
-	for _, w := range Shadowed(kept, dataplanes) {
-		before[w.Ref.Kind+" "+w.ID()+" "+w.Path] = true
+	return writeLines(&written, Shadowed(kept, dataplanes), Shadowed(after, dataplanes), capped)
+}
+
+// writeLines renders the warnings of a write of written from the shadowed elements before and after
+// it: written's own, and those of other policies that written newly shadows; deduplicated, and
+// capped at MaxWarnings lines plus one that counts the rest when capped.
+func writeLines(written *Policy, before, after []Warning, capped bool) []string {
+	same := func(p *Policy) bool {
+		return p.Kind == written.Kind && p.Namespace == written.Namespace && p.Name == written.Name
+	}
+	was := make(map[string]bool, len(before))
+	for _, w := range before {
+		was[w.Ref.Kind+" "+w.ID()+" "+w.Path] = true
 	}
 	var lines []string
 	seen := map[string]bool{}
-	for _, w := range Shadowed(after, dataplanes) {
+	for _, w := range after {
 		mine := same(&Policy{Kind: w.Kind, Namespace: w.Namespace, Name: w.Name})
-		if !mine && (!shadowedBy(w, same) || before[w.Ref.Kind+" "+w.ID()+" "+w.Path]) {
+		if !mine && (!shadowedBy(w, same) || was[w.Ref.Kind+" "+w.ID()+" "+w.Path]) {
 			continue
 		}
 		if s := w.String(); !seen[s] {

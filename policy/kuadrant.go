@@ -87,13 +87,7 @@ func (p *Policy) readKuadrant(spec map[string]interface{}) field.ErrorList {
 		rules, _, rerrs := readKuadrantRules(p.Kind, m, path)
 		errs = append(errs, rerrs...)
 		b := &Block{Rules: rules, Strategy: StrategyAtomic, Path: path}
-		if s, ok := m["strategy"]; ok && s != nil {
-			str, ok := s.(string)
-			if !ok {
-				errs = append(errs, field.Invalid(path.Child("strategy"), typeName(s), "must be a string"))
-			}
-			b.Strategy = str
-		}
+		errs = append(errs, readStrategy(m, b, path)...)
 		if name == "defaults" {
 			p.Defaults = b
 		} else {

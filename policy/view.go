@@ -280,13 +280,7 @@ func readBlock(k Kind, raw interface{}, path *field.Path) (*Block, field.ErrorLi
 	if rr, ok := m[k.RulesField]; ok && rr != nil {
 		b.Rules, errs = readRules(k, rr, path.Child(k.RulesField))
 	}
-	if s, ok := m["strategy"]; ok && s != nil {
-		str, ok := s.(string)
-		if !ok {
-			errs = append(errs, field.Invalid(path.Child("strategy"), typeName(s), "must be a string"))
-		}
-		b.Strategy = str
-	}
+	errs = append(errs, readStrategy(m, b, path)...)
 	if k.ConditionField != "" {
 		if w, ok := m[k.ConditionField]; ok && w != nil {
 			str, ok := w.(string)
@@ -297,6 +291,20 @@ func readBlock(k Kind, raw interface{}, path *field.Path) (*Block, field.ErrorLi
 		}
 	}
 	return b, errs
+}
+
+// readStrategy reads the strategy of the block object m (at path) into b, left as it is when absent.
+func readStrategy(m map[string]interface{}, b *Block, path *field.Path) field.ErrorList {
+	s, ok := m["strategy"]
+	if !ok || s == nil {
+		return nil
+	}
+	str, ok := s.(string)
+	b.Strategy = str
+	if !ok {
+		return field.ErrorList{field.Invalid(path.Child("strategy"), typeName(s), "must be a string")}
+	}
+	return nil
 }
 
 // readRules flattens a rules field into rule id → body.

@@ -179,28 +179,11 @@ func holders(p *policy.Policy, id string, r effective.Result) []string {
 			by(ev.Policy)
 		case ev.Policy == p.Ref && ev.Rule == id && (ev.Type == effective.Unset || ev.Type == effective.Kept):
 			by(*ev.Other)
-		case ev.Policy == p.Ref && ev.Rule == "" && ev.Type == effective.Replaced && blockDeclares(p, ev.Block, id):
+		case ev.Policy == p.Ref && ev.Rule == "" && ev.Type == effective.Replaced && effective.Declares(p, ev.Block, id):
 			by(*ev.Other)
 		}
 	}
 	return out
-}
-
-// blockDeclares reports whether the block of p named block ("rules", "defaults", "overrides")
-// declares rule id.
-func blockDeclares(p *policy.Policy, block, id string) bool {
-	b := p.Bare
-	switch block {
-	case "defaults":
-		b = p.Defaults
-	case "overrides":
-		b = p.Overrides
-	}
-	if b == nil {
-		return false
-	}
-	_, ok := b.Rules[id]
-	return ok
 }
 
 func add(m map[string]map[string]bool, k, v string) {

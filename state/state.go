@@ -95,7 +95,7 @@ func (b *built) serves(k policy.Kind, cond *cel.Evaluator, g *topology.Graph, pg
 	return b != nil && b.graph == g && b.policyGen == pgen && b.snap.Cond == cond && b.kind.Equal(k)
 }
 
-// NewState returns an empty state; Watch fills it.
+// New returns an empty state; Watch fills it.
 func New(log logr.Logger) *State {
 	return &State{
 		log:        log,

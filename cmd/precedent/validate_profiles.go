@@ -52,7 +52,7 @@ func validateAccess(o *input) (errs, warns []string) {
 	return errs, warns
 }
 
-var meshGroup = "policy.precedent.dev"
+var meshGroup = mesh.PrecedentGroup
 
 // meshProfile reports whether gk is a kind the input's settings manage with the mesh profile (Kuma's
 // own kuma.io kinds, one line each in spec.kinds).

@@ -167,6 +167,10 @@ chart-crds: ## Copy Precedent's CRDs (config/crd) into the Helm chart's crds/.
 	cd config/crd && cp $(CHART_CRDS) ../../charts/precedent/crds/
 	@echo ">> charts/precedent/crds: $(CHART_CRDS)"
 
+.PHONY: generate
+generate: ## Regenerate what the registered profiles define: config/webhook/manifests.yaml and the chart's resource list (tests fail while they are stale).
+	$(GO) test ./webhook -run '^(TestManifests|TestChartResources)$$' -count=1 -update
+
 .PHONY: run
 run: ## Build the control plane (first time: minutes) and the binary, then run `bin/precedent dev` until Ctrl-C.
 	@if [ ! -x $(KUBE_APISERVER) ] || [ ! -x $(ETCD) ]; then \

@@ -163,9 +163,10 @@ func TestPrepareBuildsSnapshotsBeforeReady(t *testing.T) {
 		t.Fatal("prepared before Prepare")
 	}
 	s := settings.Defaults()
-	if err := st.Prepare(s.Registry().Kinds(), s.CELCostLimit); err != nil {
+	if err := st.PrepareSnapshots(s.Registry().Kinds(), s.CELCostLimit); err != nil {
 		t.Fatal(err)
 	}
+	st.MarkPrepared() // what profiles.Prepare does once every profile has prepared
 	if !st.Prepared() {
 		t.Fatal("not prepared after Prepare")
 	}

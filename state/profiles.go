@@ -422,16 +422,10 @@ func (s *State) rebuildMeshIndexes() {
 	}
 }
 
-// prepareMeshIndexes builds the index of every mesh kind watched (Precedent's own and those of kinds
-// with the mesh profile) for every mesh that has Dataplanes, so the first mesh write of a fresh
-// replica does not build it (Prepare).
-func (s *State) prepareMeshIndexes(kinds []policy.Kind) {
-	gks := []schema.GroupKind{MeshTimeoutKind, MeshPermissionKind}
-	for _, k := range kinds {
-		if k.Profile == policy.ProfileMesh {
-			gks = append(gks, k.GVK.GroupKind())
-		}
-	}
+// PrepareMeshIndexes builds the index of every mesh kind of gks that is watched for every mesh that
+// has Dataplanes, so the first mesh write of a fresh replica does not build it (the mesh profile's
+// Prepare).
+func (s *State) PrepareMeshIndexes(gks []schema.GroupKind) {
 	s.mu.Lock()
 	meshes := map[string]bool{}
 	for _, d := range s.dataplanes {

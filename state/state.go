@@ -615,11 +615,11 @@ func namespaceMeta() *metav1.PartialObjectMetadata {
 	return m
 }
 
-// Prepare builds the graph and the snapshot of each kind, with the evaluator of costLimit, and folds
-// every path the kind's policies reach, so the first admissions of a freshly started replica find
-// them built and folded instead of building them while the API server waits. Register calls it
-// once the informers have listed, before the replica reports ready (Prepared).
-func (s *State) Prepare(kinds []policy.Kind, costLimit uint64) error {
+// PrepareSnapshots builds the graph and the snapshot of each kind of kinds, with the evaluator of
+// costLimit, and folds every path the kind's policies reach, so the first admissions of a freshly
+// started replica find them built and folded instead of building them while the API server waits.
+// The engine-backed profiles call it from their Prepare, once the informers have listed.
+func (s *State) PrepareSnapshots(kinds []policy.Kind, costLimit uint64) error {
 	if !s.Synced() {
 		return errors.New("the policy cache is not synced yet")
 	}
@@ -628,7 +628,7 @@ func (s *State) Prepare(kinds []policy.Kind, costLimit uint64) error {
 		return err
 	}
 	for _, k := range kinds {
-		if !k.Effective() || !s.KindSynced(k.GVK.GroupKind()) {
+		if !s.KindSynced(k.GVK.GroupKind()) {
 			continue // not installed (or not watched yet): nothing to build
 		}
 		snap := s.Snapshot(k, cond)
@@ -636,10 +636,11 @@ func (s *State) Prepare(kinds []policy.Kind, costLimit uint64) error {
 			snap.ComputePath(i)
 		}
 	}
-	s.prepareMeshIndexes(kinds)
-	s.prepared.Store(true)
 	return nil
 }
+
+// MarkPrepared records that every profile has prepared its caches: the replica may report ready.
+func (s *State) MarkPrepared() { s.prepared.Store(true) }
 
 // Prepared reports whether Prepare has run to the end.
 func (s *State) Prepared() bool { return s.prepared.Load() }

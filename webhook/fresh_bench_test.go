@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/profiles"
 	"github.com/precedent-dev/precedent/test/gen"
 )
 
@@ -83,7 +84,7 @@ func benchFresh(b *testing.B, w gen.World, reqs []admission.Request, prepared bo
 		b.StopTimer()
 		v, _ := newValidator(b, w)
 		if prepared {
-			if err := v.State.Prepare(v.Settings.Current().Registry().Kinds(), v.Settings.Current().CELCostLimit); err != nil {
+			if err := profiles.Prepare(v.State, v.Settings.Current()); err != nil {
 				b.Fatalf("preparing: %v", err)
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/precedent-dev/precedent/config"
+	"github.com/precedent-dev/precedent/profiles"
 )
 
 // Defaulter is the mutating handler: defaulting a schema cannot express, as JSON patches. Its
@@ -23,12 +24,12 @@ type Defaulter struct {
 
 var _ admission.Handler = (*Defaulter)(nil)
 
-// Handle returns mutate.Patch for a managed kind, and allows anything else unchanged.
+// Handle returns the defaulting of the profile that owns the kind, and allows anything else unchanged.
 func (d *Defaulter) Handle(_ context.Context, req admission.Request) admission.Response {
 	gk := schema.GroupKind{Group: req.Kind.Group, Kind: req.Kind.Kind}
 	reg := d.Settings.Current().Registry()
-	f := familyOf(gk, reg)
-	if f == nil || len(req.Object.Raw) == 0 {
+	p := profiles.For(gk, reg)
+	if p == nil || len(req.Object.Raw) == 0 {
 		return admission.Allowed("")
 	}
 	u := &unstructured.Unstructured{}
@@ -38,7 +39,7 @@ func (d *Defaulter) Handle(_ context.Context, req admission.Request) admission.R
 	if u.GetNamespace() == "" {
 		u.SetNamespace(req.Namespace) // the API server fills it in after mutation on create
 	}
-	ops := f.patch(gk, u, reg)
+	ops := p.Default(gk, u, reg)
 	d.Log.V(1).Info("defaulted", "kind", gk.Kind, "policy", klog.KRef(req.Namespace, req.Name), "patches", len(ops))
 	if len(ops) == 0 {
 		return admission.Allowed("")

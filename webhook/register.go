@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,10 +21,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/precedent-dev/precedent/access"
 	"github.com/precedent-dev/precedent/config"
-	"github.com/precedent-dev/precedent/mesh"
 	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/profile"
+	"github.com/precedent-dev/precedent/profiles"
+	"github.com/precedent-dev/precedent/profiles/inherited"
 	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/state"
 )
@@ -40,10 +42,9 @@ const (
 	policiesWebhook   = "policies.precedent.dev"
 	settingsWebhook   = "precedentconfigs.precedent.dev"
 	// deletesWebhook sees the deletes, which only warn: it fails open.
-	deletesWebhook  = "deletes.precedent.dev"
-	defaultsWebhook = "defaults.precedent.dev"
-	// accessDefaultsWebhook defaults the namespace of AccessPolicy ServiceAccount sources.
-	accessDefaultsWebhook = "access-defaults.precedent.dev"
+	deletesWebhook = "deletes.precedent.dev"
+	// defaultsWebhook is the defaults-overrides profile's mutating webhook (its `strategy` default).
+	defaultsWebhook = inherited.DefaultsWebhook
 )
 
 // EveryReplica is a manager runnable that runs on every replica, leader or not, like the webhooks.
@@ -105,11 +106,7 @@ func Register(ctx context.Context, mgr manager.Manager, live *config.Live, log l
 		return nil, fmt.Errorf("adding the installed-kinds check: %w", err)
 	}
 	a := live.Current().Access
-	var own []schema.GroupKind
-	for _, f := range families {
-		own = append(own, f.own()...)
-	}
-	if err := st.WatchProfiles(ctx, mgr.GetCache(), mgr.GetRESTMapper(), own, schema.GroupKind{Group: a.BackendGroup, Kind: a.BackendKind}); err != nil {
+	if err := st.WatchProfiles(ctx, mgr.GetCache(), mgr.GetRESTMapper(), profiles.Own(), schema.GroupKind{Group: a.BackendGroup, Kind: a.BackendKind}); err != nil {
 		return nil, err
 	}
 	srv := mgr.GetWebhookServer()
@@ -122,10 +119,8 @@ func Register(ctx context.Context, mgr manager.Manager, live *config.Live, log l
 			if !st.Synced() {
 				return false, nil
 			}
-			s := live.Current()
-			st.PrepareAccess(s.Access) // before Prepare, which marks the replica ready
-			if err := st.Prepare(s.Registry().Kinds(), s.CELCostLimit); err != nil {
-				log.Error(err, "preparing the snapshots")
+			if err := profiles.Prepare(st, live.Current()); err != nil {
+				log.Error(err, "preparing the profiles' caches")
 				return false, nil
 			}
 			return true, nil
@@ -159,61 +154,39 @@ func URLClientConfig(base string, caBundle []byte) ClientConfig {
 	}
 }
 
-// mutateCondition is evaluated by the API server: only a defaults or overrides block without a
-// strategy reaches the mutating webhook. It applies to configured kinds only (NeedsDefaulting): the
-// shipped CRDs default strategy in their schema and are not registered for this webhook at all.
-const mutateCondition = `has(object.spec) && ((has(object.spec.defaults) && !has(object.spec.defaults.strategy)) || (has(object.spec.overrides) && !has(object.spec.overrides.strategy)))`
-
-// accessCondition: only an AccessPolicy with a ServiceAccount source lacking a namespace reaches the
-// mutating webhook, which defaults it to the policy's namespace.
-const accessCondition = `has(object.spec) && has(object.spec.rules) && object.spec.rules.exists(r, has(r.source) && has(r.source.serviceAccount) && !has(r.source.serviceAccount.namespace))`
-
-// NeedsDefaulting reports whether writes of kind k may need the mutating webhook's strategy
-// default: a defaults-overrides kind whose CRD is not one of Precedent's. The shipped CRDs default
-// `strategy` in their schema, which the API server applies before admission, so registering the
-// mutating webhook for them would only make the API server evaluate its matchConditions on every
-// write (about 65 µs measured by `make bench-admission`) for a call that never happens.
-func NeedsDefaulting(k policy.Kind) bool {
-	return k.Profile == policy.ProfileDefaultsOverrides && k.GVK.Group != policy.Group
-}
-
-// Configurations builds the webhook configurations for kinds (plus the shipped access and mesh
-// kinds, kube-agentic-networking's XAccessPolicy and PrecedentConfig): admission review v1, no side
-// effects, 5 s. Creates and updates fail closed (failurePolicy Fail); deletes, which the webhook
-// only warns about, are in an entry of their own that fails open (Ignore), so a delete never waits
-// for Precedent to be up.
+// Configurations builds the webhook configurations for kinds (the registry's) and the kinds the
+// registered profiles manage by themselves, plus PrecedentConfig: admission review v1, no side
+// effects, 5 s. Every rule comes from the profiles (profile.Webhooks): the registry's kinds in the
+// registry's order, then the profiles' own kinds in the profiles' order. Creates and updates fail
+// closed (failurePolicy Fail); deletes, which the webhook only warns about, are in an entry of
+// their own that fails open (Ignore), so a delete never waits for Precedent to be up.
 func Configurations(kinds []policy.Kind, cc ClientConfig) (*admissionregistrationv1.MutatingWebhookConfiguration, *admissionregistrationv1.ValidatingWebhookConfiguration) {
-	var policyRules, deleteRules, defaultRules []admissionregistrationv1.RuleWithOperations
 	cu := []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update}
 	del := []admissionregistrationv1.OperationType{admissionregistrationv1.Delete}
-	namespaced := func(group, version, kind string, projectDelete bool) {
-		policyRules = append(policyRules, rule(group, version, Plural(kind), cu, admissionregistrationv1.NamespacedScope))
-		if projectDelete {
-			deleteRules = append(deleteRules, rule(group, version, Plural(kind), del, admissionregistrationv1.NamespacedScope))
+	var resources []profile.Resource
+	var mutating []profile.Mutating
+	for _, p := range profiles.All() {
+		w := p.Webhooks(kinds)
+		resources = append(resources, w.Validate...)
+		for _, m := range w.Mutating {
+			i := slices.IndexFunc(mutating, func(o profile.Mutating) bool { return o.Name == m.Name })
+			if i < 0 {
+				mutating = append(mutating, m)
+				continue
+			}
+			mutating[i].Resources = append(mutating[i].Resources, m.Resources...)
 		}
 	}
-	for _, k := range kinds {
-		namespaced(k.GVK.Group, k.GVK.Version, k.GVK.Kind, true)
-		if NeedsDefaulting(k) {
-			defaultRules = append(defaultRules, rule(k.GVK.Group, k.GVK.Version, Plural(k.GVK.Kind), cu, admissionregistrationv1.NamespacedScope))
+	slices.SortStableFunc(resources, func(a, b profile.Resource) int { return rank(kinds, a) - rank(kinds, b) })
+	var policyRules, deleteRules []admissionregistrationv1.RuleWithOperations
+	for _, r := range resources {
+		policyRules = append(policyRules, rule(r.Group, r.Version, r.Resource, cu, admissionregistrationv1.NamespacedScope))
+		if r.Deletes {
+			deleteRules = append(deleteRules, rule(r.Group, r.Version, r.Resource, del, admissionregistrationv1.NamespacedScope))
 		}
 	}
-	// AccessPolicy deletions are projected too (what the removal opens or revokes); mesh ones are not.
-	namespaced(policy.Group, "v1alpha1", access.AccessPolicyKind.Kind, true)
-	for _, kind := range []string{mesh.KindMeshTimeout, mesh.KindMeshTrafficPermission} {
-		namespaced(policy.Group, "v1alpha1", kind, false)
-	}
-	// kube-agentic-networking's XAccessPolicy, in whatever version its CRD serves: a rule for a
-	// resource that is not installed matches nothing and costs nothing, so it is always there and the
-	// webhook checks XAccessPolicies from the moment their CRD appears, without re-registering.
-	x := access.XAccessPolicyKind
-	namespaced(x.Group, "*", x.Kind, true)
 	// Deleting the PrecedentConfig puts the defaults in force: a warning, never a denial.
 	deleteRules = append(deleteRules, rule(settings.GVK.Group, settings.GVK.Version, "precedentconfigs", del, admissionregistrationv1.ClusterScope))
-	accessRules := []admissionregistrationv1.RuleWithOperations{
-		rule(policy.Group, "v1alpha1", Plural(access.AccessPolicyKind.Kind), cu, admissionregistrationv1.NamespacedScope),
-		rule(x.Group, "*", Plural(x.Kind), cu, admissionregistrationv1.NamespacedScope),
-	}
 	none := admissionregistrationv1.SideEffectClassNone
 	fail, ignore := admissionregistrationv1.Fail, admissionregistrationv1.Ignore
 	timeout := int32(5)
@@ -237,19 +210,29 @@ func Configurations(kinds []policy.Kind, cc ClientConfig) (*admissionregistratio
 	m := &admissionregistrationv1.MutatingWebhookConfiguration{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "MutatingWebhookConfiguration"},
 		ObjectMeta: metav1.ObjectMeta{Name: ConfigurationName},
-		Webhooks: []admissionregistrationv1.MutatingWebhook{{
-			Name: defaultsWebhook, ClientConfig: cc(MutatePath), Rules: defaultRules,
+	}
+	for _, mw := range mutating {
+		var rules []admissionregistrationv1.RuleWithOperations
+		for _, r := range mw.Resources {
+			rules = append(rules, rule(r.Group, r.Version, r.Resource, cu, admissionregistrationv1.NamespacedScope))
+		}
+		m.Webhooks = append(m.Webhooks, admissionregistrationv1.MutatingWebhook{
+			Name: mw.Name, ClientConfig: cc(MutatePath), Rules: rules,
 			AdmissionReviewVersions: []string{"v1"}, SideEffects: &none, FailurePolicy: &fail,
-			TimeoutSeconds: &timeout, MatchPolicy: &equivalent,
-			MatchConditions: []admissionregistrationv1.MatchCondition{{Name: "block-without-strategy", Expression: mutateCondition}},
-		}, {
-			Name: accessDefaultsWebhook, ClientConfig: cc(MutatePath), Rules: accessRules,
-			AdmissionReviewVersions: []string{"v1"}, SideEffects: &none, FailurePolicy: &fail,
-			TimeoutSeconds: &timeout, MatchPolicy: &equivalent,
-			MatchConditions: []admissionregistrationv1.MatchCondition{{Name: "service-account-without-namespace", Expression: accessCondition}},
-		}},
+			TimeoutSeconds: &timeout, MatchPolicy: &equivalent, MatchConditions: mw.Conditions,
+		})
 	}
 	return m, v
+}
+
+// rank orders a resource: a registry kind by its place in kinds, a profile's own kind after them all.
+func rank(kinds []policy.Kind, r profile.Resource) int {
+	for i, k := range kinds {
+		if k.GVK.Group == r.Group && profile.Plural(k.GVK.Kind) == r.Resource {
+			return i
+		}
+	}
+	return len(kinds)
 }
 
 func rule(group, version, resource string, ops []admissionregistrationv1.OperationType, scope admissionregistrationv1.ScopeType) admissionregistrationv1.RuleWithOperations {
@@ -260,13 +243,4 @@ func rule(group, version, resource string, ops []admissionregistrationv1.Operati
 }
 
 // Plural is the resource name of a kind, by the rule CRDs follow (AuthPolicy → authpolicies).
-func Plural(kind string) string {
-	k := strings.ToLower(kind)
-	switch {
-	case strings.HasSuffix(k, "y") && !strings.HasSuffix(k, "ay") && !strings.HasSuffix(k, "ey") && !strings.HasSuffix(k, "oy"):
-		return k[:len(k)-1] + "ies"
-	case strings.HasSuffix(k, "s"), strings.HasSuffix(k, "x"), strings.HasSuffix(k, "ch"), strings.HasSuffix(k, "sh"):
-		return k + "es"
-	}
-	return k + "s"
-}
+func Plural(kind string) string { return profile.Plural(kind) }

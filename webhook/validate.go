@@ -18,10 +18,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	"github.com/precedent-dev/precedent/config"
-	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/profile"
+	"github.com/precedent-dev/precedent/profiles"
 	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/state"
-	"github.com/precedent-dev/precedent/validate"
 )
 
 // Validator is the validating handler of every managed kind and of PrecedentConfig.
@@ -73,37 +73,22 @@ func (v *Validator) handle(req admission.Request) (admission.Response, string) {
 	if gk == settings.GVK.GroupKind() {
 		return v.config(req, u), gk.Kind
 	}
-	if f := familyOf(gk, reg); f != nil {
-		return f.review(v, req, gk, u, s, reg), gk.Kind
+	if p := profiles.For(gk, reg); p != nil {
+		d := p.Review(profile.Request{GroupKind: gk, Object: u, Delete: req.Operation == admissionv1.Delete, Settings: s, Registry: reg, State: v.State})
+		return decide(gk, u.GetName(), d), gk.Kind
 	}
 	return admission.Allowed(""), gk.Kind
 }
 
-// policy reviews a write of a defaults/overrides or GEP-713 policy against the cached snapshot.
-func (v *Validator) policy(req admission.Request, k policy.Kind, u *unstructured.Unstructured, s settings.Settings) admission.Response {
-	if gk := k.GVK.GroupKind(); !v.State.KindSynced(gk) {
-		// A kind managed since a PrecedentConfig change (normally watched as the change came in), or
-		// whose CRD was installed after the start: its other policies must be listed before a write
-		// can be checked against them. The API server's client sees a 503 and may retry.
-		if err := v.State.WatchKinds([]policy.Kind{k}); err != nil {
-			return admission.Errored(http.StatusServiceUnavailable, fmt.Errorf("watching the %s policies: %w: retry", k.GVK.Kind, err))
-		}
-		if !v.State.KindSynced(gk) {
-			return admission.Errored(http.StatusServiceUnavailable, fmt.Errorf("the cache of %s policies is not synced yet: retry", k.GVK.Kind))
-		}
+// decide turns a profile's decision into the admission response.
+func decide(gk schema.GroupKind, name string, d profile.Decision) admission.Response {
+	switch {
+	case d.Unavailable != nil:
+		return admission.Errored(http.StatusServiceUnavailable, d.Unavailable)
+	case d.Internal != nil:
+		return admission.Errored(http.StatusInternalServerError, d.Internal)
 	}
-	cond, err := v.State.Evaluator(s.CELCostLimit)
-	if err != nil {
-		return admission.Errored(http.StatusInternalServerError, err)
-	}
-	snap := v.State.Snapshot(k, cond)
-	var out validate.Outcome
-	if req.Operation == admissionv1.Delete {
-		out = validate.ReviewDelete(snap, policy.Ref{Namespace: u.GetNamespace(), Name: u.GetName()}, s)
-	} else {
-		out = validate.Review(snap, u, s, cond)
-	}
-	return respond(k.GVK.GroupKind(), u.GetName(), out.Errs, out.Warnings)
+	return respond(gk, name, d.Errs, d.Warnings)
 }
 
 // config validates a PrecedentConfig write with the same decoding the live loader uses.

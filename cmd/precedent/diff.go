@@ -13,12 +13,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/precedent-dev/precedent/access"
 	"github.com/precedent-dev/precedent/diff"
-	"github.com/precedent-dev/precedent/effective"
+	"github.com/precedent-dev/precedent/profiles"
 	"github.com/precedent-dev/precedent/manifest"
-	"github.com/precedent-dev/precedent/mesh"
-	"github.com/precedent-dev/precedent/policy"
 	"github.com/precedent-dev/precedent/settings"
 )
 
@@ -125,10 +122,6 @@ func (o *diffOptions) run(cmd *cobra.Command) error {
 		return &exitError{code: 2, err: err}
 	}
 	errs, warns := head.validate()
-	for _, p := range profileChecks {
-		e, w := p.check(head)
-		errs, warns = append(errs, e...), append(warns, w...)
-	}
 	if len(o.files) > 0 {
 		errs = about(errs, written)
 	}
@@ -165,104 +158,30 @@ func (o *diffOptions) tree(cmd *cobra.Command, files []string, override *setting
 	return src.loadFiles(cmd.Context(), override)
 }
 
-// diffKinds compares base and head for one kind (by --kind) or for every kind. The access and mesh
-// kinds are compared offline only: the cluster loader reads the managed kinds and the Gateway API
-// topology, not AccessPolicies, mesh policies or Dataplanes.
+// diffKinds compares base and head for one kind (by --kind) or for every kind, through the
+// registered profiles (each compares its own kinds; see profile.Profile.Diff).
 func diffKinds(base, head *input, kind string, offline bool) ([]diff.Change, error) {
+	if kind != "" {
+		if _, err := head.registry.Resolve(kind); err != nil && strings.Contains(err.Error(), "ambiguous") {
+			return nil, fmt.Errorf("--kind %w", err)
+		}
+	}
+	b, h := base.offline(), head.offline()
+	b.Live, h.Live = !offline, !offline
 	var out []diff.Change
-	all := kind == ""
 	matched := false
-	if all {
-		for _, k := range head.registry.Kinds() {
-			if !k.Effective() {
-				continue // mesh-profile kinds are compared per proxy below
-			}
-			out = append(out, diff.Effective(snapshots(base, head, k))...)
+	for _, p := range profiles.All() {
+		changes, ok, err := p.Diff(b, h, kind)
+		if err != nil {
+			return nil, err
 		}
-	} else if k, err := head.registry.Resolve(kind); err == nil {
-		return diff.Effective(snapshots(base, head, k)), nil
-	} else if strings.Contains(err.Error(), "ambiguous") {
-		return nil, fmt.Errorf("--kind %w", err)
+		matched = matched || ok
+		out = append(out, changes...)
 	}
-	for _, gk := range []schema.GroupKind{access.AccessPolicyKind, access.XAccessPolicyKind} {
-		if all || strings.EqualFold(gk.Kind, kind) || strings.EqualFold(gk.Kind+"."+gk.Group, kind) {
-			if !offline && !all {
-				return nil, fmt.Errorf("--kind %s is compared offline only: use --base and --head", gk.Kind)
-			}
-			matched = true
-			if offline {
-				out = append(out, diff.Access(gk.Kind, accessTree(base, gk), accessTree(head, gk))...)
-			}
-		}
-	}
-	for _, mk := range []string{mesh.KindMeshTimeout, mesh.KindMeshTrafficPermission} {
-		if all || strings.EqualFold(mk, kind) || strings.EqualFold(mk+"."+meshGroup, kind) {
-			if !offline && !all {
-				return nil, fmt.Errorf("--kind %s is compared offline only: use --base and --head", mk)
-			}
-			matched = true
-			if offline {
-				out = append(out, diff.Mesh(mk, meshTree(base), meshTree(head))...)
-			}
-		}
-	}
-	if !matched {
+	if !matched && kind != "" {
 		return nil, fmt.Errorf("--kind %q is not a managed policy kind", kind)
 	}
 	return out, nil
-}
-
-// snapshots returns the snapshots of kind k (as head's settings define it) in base and head; when
-// the topology did not change, both share base's graph, so that only the paths the changed policies
-// reach are compared.
-func snapshots(base, head *input, k policy.Kind) (*effective.Snapshot, *effective.Snapshot) {
-	var bp []*policy.Policy
-	if bk, ok := base.registry.Lookup(k.GVK.GroupKind()); ok {
-		bp = base.inv.Views(bk)
-	}
-	bs := effective.NewSnapshot(k, base.graph, bp, base.cond)
-	graph := head.graph
-	if diff.SameTopology(base.inv.Topology, head.inv.Topology) {
-		graph = base.graph
-	}
-	return bs, effective.NewSnapshot(k, graph, head.inv.Views(k), head.cond)
-}
-
-// accessTree reads the valid access policies of kind gk of an input (invalid ones are reported by
-// validate) and its Gateway → Backend topology.
-func accessTree(o *input, gk schema.GroupKind) diff.AccessTree {
-	t := diff.AccessTree{Settings: o.settings.Access}
-	for _, u := range o.objects {
-		if u.GroupVersionKind().GroupKind() != gk {
-			continue
-		}
-		if p, errs := access.Parse(u, t.Settings); len(errs) == 0 {
-			t.Policies = append(t.Policies, p)
-		}
-	}
-	if len(t.Policies) > 0 {
-		t.Topology, _ = access.NewTopology(o.objects, t.Settings) // undecodable objects: reported by validate
-	}
-	return t
-}
-
-// meshTree reads the valid mesh policies and the Dataplanes of an input.
-func meshTree(o *input) diff.MeshTree {
-	var t diff.MeshTree
-	for _, u := range o.objects {
-		gvk := u.GroupVersionKind()
-		switch {
-		case isMeshPolicy(gvk.GroupKind()):
-			if p, errs := mesh.Parse(u); len(errs) == 0 {
-				t.Policies = append(t.Policies, p)
-			}
-		case gvk.Kind == mesh.KindDataplane && gvk.Group == "kuma.io":
-			if dp, err := mesh.ParseDataplane(u); err == nil {
-				t.Dataplanes = append(t.Dataplanes, dp)
-			}
-		}
-	}
-	return t
 }
 
 // objectKey identifies an object for create-or-replace: group, kind, namespace, name.

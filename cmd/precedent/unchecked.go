@@ -10,6 +10,7 @@ import (
 
 	"github.com/precedent-dev/precedent/crdcheck"
 	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/profiles"
 )
 
 // policyLabel marks Gateway API policy CRDs (GEP-713); its value (Direct, Inherited) does not matter here.
@@ -29,7 +30,7 @@ func unchecked(reg *policy.Registry, objs []*unstructured.Unstructured, crds *cr
 	for _, u := range objs {
 		gvk := u.GroupVersionKind()
 		gk := gvk.GroupKind()
-		if _, ok := reg.Lookup(gk); ok || otherProfile(gk) || !policyLike(u, crds) {
+		if _, ok := reg.Lookup(gk); ok || profiles.Checked(gk, reg) || !policyLike(u, crds) {
 			continue
 		}
 		count[gvk]++

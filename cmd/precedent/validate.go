@@ -4,39 +4,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/precedent-dev/precedent/printable"
-	"github.com/precedent-dev/precedent/validate"
+	"github.com/precedent-dev/precedent/profile"
+	"github.com/precedent-dev/precedent/profiles"
 )
 
 func init() { subcommands = append(subcommands, newValidateCmd) }
-
-// profileCheck is the offline side of a profile whose kinds are not in the registry (access, mesh):
-// which objects it checks, and the check of all of them in the input, returning lines already in
-// the contract format. The files of those profiles register one each (validate_profiles.go).
-type profileCheck struct {
-	claims func(gk schema.GroupKind) bool
-	check  func(o *input) (errs, warns []string)
-}
-
-// profileChecks are registered by the files of the other profiles.
-var profileChecks []profileCheck
-
-// otherProfile reports whether the objects of gk are checked by one of the profileChecks.
-func otherProfile(gk schema.GroupKind) bool {
-	for _, p := range profileChecks {
-		if p.claims(gk) {
-			return true
-		}
-	}
-	return false
-}
 
 func newValidateCmd() *cobra.Command {
 	var src sources
@@ -67,10 +45,6 @@ else the defaults.
 				return err
 			}
 			errs, warns := o.validate()
-			for _, p := range profileChecks {
-				e, w := p.check(o)
-				errs, warns = append(errs, e...), append(warns, w...)
-			}
 			errs = append(o.rejected, errs...)
 			warns = append(warns, o.unchecked...)
 			report(cmd.OutOrStdout(), errs, warns)
@@ -85,29 +59,15 @@ else the defaults.
 	return cmd
 }
 
-// validate runs the webhook's review over every policy of every managed kind in the input, each
-// against the topology and the other policies of its kind.
+// validate runs every registered profile's offline checks over the input: the webhook's own rules,
+// each policy against the topology and the other policies of the input.
 func (o *input) validate() (errs, warns []string) {
-	for _, k := range o.registry.Kinds() {
-		if !k.Effective() {
-			continue // mesh-profile kinds: validateMesh checks them
-		}
-		items := o.inv.Items(k)
-		if len(items) == 0 {
-			continue
-		}
-		snap := o.snapshot(k)
-		sort.SliceStable(items, func(i, j int) bool { return items[i].Policy.Ref.String() < items[j].Policy.Ref.String() })
-		for _, it := range items {
-			before := snap.Without(it.Policy.Ref)
-			out := validate.Review(before, it.Object, o.settings, o.cond)
-			errs = append(errs, lines(k.GVK.Kind, it.Object, out.Errs)...)
-			for _, w := range out.Warnings {
-				warns = append(warns, fmt.Sprintf("%s %s: %s", k.GVK.Kind, nsName(it.Object), w))
-			}
-		}
-	}
-	return errs, warns
+	return profiles.Validate(o.offline())
+}
+
+// offline is the input as the profiles read it.
+func (o *input) offline() *profile.Offline {
+	return &profile.Offline{Objects: o.objects, Settings: o.settings, Registry: o.registry, Inv: o.inv, Cond: o.cond, Snapshot: o.snapshot, Graph: o.graph}
 }
 
 func lines(kind string, obj *unstructured.Unstructured, errs field.ErrorList) []string {

@@ -33,17 +33,13 @@ app.kubernetes.io/name: precedent
 {{/* The validating webhook's namespaced policy kinds, in webhook.Configurations' order, each with
 whether its deletes are projected (and so sent to the deletes entry). */}}
 {{- define "precedent.policyResources" -}}
-{{- $out := list
-  (dict "group" "policy.precedent.dev" "version" "v1alpha1" "resource" "authpolicies" "deletes" true)
-  (dict "group" "policy.precedent.dev" "version" "v1alpha1" "resource" "ratelimitpolicies" "deletes" true)
-  (dict "group" "policy.precedent.dev" "version" "v1alpha1" "resource" "trafficpolicies" "deletes" true) -}}
+{{- $out := include "precedent.shippedResources" . | fromJsonArray -}}
 {{- range .Values.extraKinds }}
 {{- $out = append $out (dict "group" .gvk.group "version" .gvk.version "resource" .resource "deletes" true) }}
 {{- end }}
-{{- $out = append $out (dict "group" "policy.precedent.dev" "version" "v1alpha1" "resource" "accesspolicies" "deletes" true) }}
-{{- $out = append $out (dict "group" "policy.precedent.dev" "version" "v1alpha1" "resource" "meshtimeouts" "deletes" false) }}
-{{- $out = append $out (dict "group" "policy.precedent.dev" "version" "v1alpha1" "resource" "meshtrafficpermissions" "deletes" false) }}
-{{- $out = append $out (dict "group" "agentic.prototype.x-k8s.io" "version" "*" "resource" "xaccesspolicies" "deletes" true) }}
+{{- range (include "precedent.profileResources" . | fromJsonArray) }}
+{{- $out = append $out . }}
+{{- end }}
 {{- toJson $out }}
 {{- end }}
 

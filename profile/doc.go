@@ -1,0 +1,6 @@
+// Package profile is the seam every policy model plugs into: the Profile interface, what a review
+// receives and returns, the webhook rules a profile asks for and the offline input it checks. The
+// front doors (webhook, state's watches, the CLI, the exports) iterate the profiles registered in
+// package profiles and never switch on a profile or a kind; each model's own logic lives in its own
+// package under profiles/. Engine-backed models share EngineReview and EngineOffline.
+package profile

@@ -1,0 +1,189 @@
+package access
+
+import (
+	"fmt"
+
+	"gomodules.xyz/jsonpatch/v2"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	engine "github.com/precedent-dev/precedent/access"
+	"github.com/precedent-dev/precedent/diff"
+	"github.com/precedent-dev/precedent/mutate"
+	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/profile"
+	"github.com/precedent-dev/precedent/settings"
+	"github.com/precedent-dev/precedent/state"
+	"github.com/precedent-dev/precedent/validate"
+)
+
+// Profile is the access profile.
+type Profile struct{}
+
+var _ profile.Profile = Profile{}
+
+// DefaultsWebhook defaults the namespace of AccessPolicy ServiceAccount sources.
+const DefaultsWebhook = "access-defaults.precedent.dev"
+
+// DefaultsCondition: only an AccessPolicy with a ServiceAccount source lacking a namespace reaches
+// the mutating webhook, which defaults it to the policy's namespace.
+const DefaultsCondition = `has(object.spec) && has(object.spec.rules) && object.spec.rules.exists(r, has(r.source) && has(r.source.serviceAccount) && !has(r.source.serviceAccount.namespace))`
+
+// Its own kinds, whatever the settings say.
+var own = []schema.GroupKind{engine.AccessPolicyKind, engine.XAccessPolicyKind}
+
+// Name is empty: the profile manages its own kinds only.
+func (Profile) Name() policy.Profile { return "" }
+
+func (Profile) Claims(gk schema.GroupKind, _ *policy.Registry) bool { return engine.IsPolicy(gk) }
+
+func (Profile) Own() []schema.GroupKind { return own }
+
+// Review checks a write under the live settings (the Backend kind, the mixing switch), warns of
+// targets that do not exist, and projects it against the other policies of its kind over the
+// Gateway → HTTPRoute → Backend topology (with the live combine mode). A delete is projected: what
+// the removal opens or revokes; a stored policy is read as the state reads the others (mixing
+// allowed: it was admitted under the settings of its time), and one that no longer parses is
+// deleted without a word.
+func (Profile) Review(r profile.Request) profile.Decision {
+	s := r.Settings
+	if r.Delete {
+		p, errs := engine.Parse(r.Object, state.StoredAccess(s.Access))
+		if len(errs) > 0 {
+			return profile.Allowed
+		}
+		ws := r.State.AccessGrants(r.GroupKind, s.Access).ProjectDelete(p, s.WarningLimit)
+		return profile.Decision{Warnings: validate.Limit(ws, s.WarningLimit)}
+	}
+	p, errs := engine.Parse(r.Object, s.Access)
+	if len(errs) > 0 {
+		return profile.Decision{Errs: errs}
+	}
+	ws := targets(r.State, &p, s.Access)
+	budget := max(s.WarningLimit-len(ws), 1)
+	ws = append(ws, r.State.AccessGrants(r.GroupKind, s.Access).ProjectWrite(p, budget)...)
+	return profile.Decision{Warnings: validate.Limit(ws, s.WarningLimit)}
+}
+
+// targets warns about each target that is not in the cluster: a Gateway, or a Backend when its kind
+// is watched (without its CRD nothing is known about Backends, and nothing is said).
+func targets(st *state.State, p *engine.Policy, as engine.Settings) []string {
+	var ws []string
+	backend := schema.GroupKind{Group: as.BackendGroup, Kind: as.BackendKind}
+	for i, t := range p.Targets {
+		n := types.NamespacedName{Namespace: p.Namespace, Name: t.Name}
+		exists, known := true, true
+		if t.Kind == engine.GatewayKind {
+			exists = st.GatewayExists(n)
+		} else {
+			exists, known = st.BackendExists(backend, n)
+		}
+		if known && !exists {
+			path := field.NewPath("spec", "targetRefs").Index(i)
+			ws = append(ws, fmt.Sprintf("%s: target %s %s not found: the policy has no effect until it exists", path, t.Kind, n))
+		}
+	}
+	return ws
+}
+
+func (Profile) Default(_ schema.GroupKind, u *unstructured.Unstructured, _ *policy.Registry) []jsonpatch.JsonPatchOperation {
+	return mutate.AccessPatch(u)
+}
+
+// Webhooks: both kinds validated with their deletes projected; XAccessPolicy in whatever version
+// its CRD serves: a rule for a resource that is not installed matches nothing and costs nothing, so
+// it is always there and the webhook checks XAccessPolicies from the moment their CRD appears,
+// without re-registering.
+func (Profile) Webhooks([]policy.Kind) profile.Webhooks {
+	res := []profile.Resource{
+		{Group: engine.AccessPolicyKind.Group, Version: "v1alpha1", Resource: profile.Plural(engine.AccessPolicyKind.Kind), Deletes: true},
+		{Group: engine.XAccessPolicyKind.Group, Version: "*", Resource: profile.Plural(engine.XAccessPolicyKind.Kind), Deletes: true},
+	}
+	return profile.Webhooks{Validate: res, Mutating: []profile.Mutating{{
+		Name: DefaultsWebhook, Resources: res,
+		Conditions: []admissionregistrationv1.MatchCondition{{Name: "service-account-without-namespace", Expression: DefaultsCondition}},
+	}}}
+}
+
+// Prepare builds the grants of each access kind watched, so the first access write of a fresh
+// replica does not build them.
+func (Profile) Prepare(st *state.State, s settings.Settings) error {
+	st.PrepareAccess(s.Access)
+	return nil
+}
+
+// Validate checks every AccessPolicy (and XAccessPolicy) of the input, and projects each write
+// against the other access policies and the Gateway → route → Backend topology of the input.
+func (Profile) Validate(in *profile.Offline) (errs, warns []string) {
+	s := in.Settings.Access
+	var objs []*unstructured.Unstructured
+	var valid []engine.Policy
+	for _, u := range in.Objects {
+		if !engine.IsPolicy(u.GroupVersionKind().GroupKind()) {
+			continue
+		}
+		p, perrs := engine.Parse(u, s)
+		errs = append(errs, profile.Lines(u, perrs)...)
+		if len(perrs) == 0 {
+			objs = append(objs, u)
+			valid = append(valid, p)
+		}
+	}
+	if len(valid) == 0 {
+		return errs, nil
+	}
+	topo, err := engine.NewTopology(in.Objects, s)
+	if err != nil {
+		return append(errs, fmt.Sprintf("access topology: %v", err)), nil
+	}
+	for i, p := range valid {
+		for _, w := range engine.ProjectWrite(p, valid, &topo, s, in.Settings.WarningLimit) {
+			warns = append(warns, fmt.Sprintf("%s %s: %s", objs[i].GetKind(), profile.NSName(objs[i]), w))
+		}
+	}
+	return errs, warns
+}
+
+func (Profile) Checks(gk schema.GroupKind, _ *policy.Registry) bool { return engine.IsPolicy(gk) }
+
+// Diff compares the access decisions of each access kind between base and head, offline only: the
+// cluster loader reads the managed kinds and the Gateway API topology, not AccessPolicies.
+func (Profile) Diff(base, head *profile.Offline, kind string) ([]diff.Change, bool, error) {
+	var out []diff.Change
+	matched := false
+	for _, gk := range own {
+		if !profile.Names(kind, gk) {
+			continue
+		}
+		if head.Live || base.Live {
+			if kind != "" {
+				return nil, true, fmt.Errorf("--kind %s is compared offline only: use --base and --head", gk.Kind)
+			}
+			continue
+		}
+		matched = true
+		out = append(out, diff.Access(gk.Kind, tree(base, gk), tree(head, gk))...)
+	}
+	return out, matched, nil
+}
+
+// tree reads the valid access policies of kind gk of an input (invalid ones are reported by
+// validate) and its Gateway → Backend topology.
+func tree(in *profile.Offline, gk schema.GroupKind) diff.AccessTree {
+	t := diff.AccessTree{Settings: in.Settings.Access}
+	for _, u := range in.Objects {
+		if u.GroupVersionKind().GroupKind() != gk {
+			continue
+		}
+		if p, errs := engine.Parse(u, t.Settings); len(errs) == 0 {
+			t.Policies = append(t.Policies, p)
+		}
+	}
+	if len(t.Policies) > 0 {
+		t.Topology, _ = engine.NewTopology(in.Objects, t.Settings) // undecodable objects: reported by validate
+	}
+	return t
+}

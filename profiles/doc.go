@@ -1,0 +1,4 @@
+// Package profiles is the one table of registered policy models: adding a model is its package
+// under profiles/ and one line in registered. The webhook handlers, the state's watches, the webhook
+// configurations, the CLI's offline checks and the readiness preparation iterate this table.
+package profiles

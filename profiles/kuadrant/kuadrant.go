@@ -1,0 +1,13 @@
+package kuadrant
+
+import (
+	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/profile"
+)
+
+// Profile is Kuadrant's model: the engine's, with Kuadrant's reading, order and fold (chosen by the
+// kinds' profile in packages policy and effective), and nothing to default.
+type Profile struct{ profile.Engine }
+
+// New returns the profile.
+func New() Profile { return Profile{profile.Engine{Model: policy.ProfileKuadrant}} }

@@ -1,0 +1,159 @@
+package mesh
+
+import (
+	"fmt"
+
+	"gomodules.xyz/jsonpatch/v2"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/precedent-dev/precedent/diff"
+	engine "github.com/precedent-dev/precedent/mesh"
+	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/profile"
+	"github.com/precedent-dev/precedent/settings"
+	"github.com/precedent-dev/precedent/state"
+	"github.com/precedent-dev/precedent/validate"
+)
+
+// Profile is the mesh profile.
+type Profile struct{}
+
+var _ profile.Profile = Profile{}
+
+// Precedent's own mesh kinds, managed whatever the settings say.
+var own = []schema.GroupKind{state.MeshTimeoutKind, state.MeshPermissionKind}
+
+func (Profile) Name() policy.Profile { return policy.ProfileMesh }
+
+func (Profile) Claims(gk schema.GroupKind, reg *policy.Registry) bool {
+	if gk == state.MeshTimeoutKind || gk == state.MeshPermissionKind {
+		return true
+	}
+	k, ok := reg.Lookup(gk)
+	return ok && k.Profile == policy.ProfileMesh
+}
+
+func (Profile) Own() []schema.GroupKind { return own }
+
+// Review checks a write, then finds the elements that can never take effect on any Dataplane of its
+// mesh: its own, and those of other policies that this write newly shadows. Deletes say nothing.
+func (Profile) Review(r profile.Request) profile.Decision {
+	if r.Delete {
+		return profile.Allowed
+	}
+	p, errs := engine.Parse(r.Object)
+	if len(errs) > 0 {
+		return profile.Decision{Errs: errs}
+	}
+	ws := r.State.MeshIndex(r.GroupKind, state.PolicyMesh(r.Object)).WriteWarnings(p, false)
+	return profile.Decision{Warnings: validate.Limit(ws, r.Settings.WarningLimit)}
+}
+
+func (Profile) Default(schema.GroupKind, *unstructured.Unstructured, *policy.Registry) []jsonpatch.JsonPatchOperation {
+	return nil
+}
+
+// Webhooks: Precedent's mesh kinds, creates and updates (deletes are not projected); Kuma's kinds
+// configured with the profile, like every registry kind.
+func (Profile) Webhooks(kinds []policy.Kind) profile.Webhooks {
+	w := profile.Webhooks{Validate: profile.EngineWebhooks(policy.ProfileMesh, kinds)}
+	for _, gk := range own {
+		w.Validate = append(w.Validate, profile.Resource{Group: gk.Group, Version: "v1alpha1", Resource: profile.Plural(gk.Kind)})
+	}
+	return w
+}
+
+// Prepare builds the index of every mesh kind watched for every mesh that has Dataplanes.
+func (Profile) Prepare(st *state.State, s settings.Settings) error {
+	gks := append([]schema.GroupKind(nil), own...)
+	for _, k := range profile.KindsOf(policy.ProfileMesh, s.Registry()) {
+		gks = append(gks, k.GVK.GroupKind())
+	}
+	st.PrepareMeshIndexes(gks)
+	return nil
+}
+
+// Validate checks every mesh policy of the input and reports elements that can never take effect
+// for any Dataplane of the input.
+func (p Profile) Validate(in *profile.Offline) (errs, warns []string) {
+	var policies []engine.Policy
+	var objs []*unstructured.Unstructured
+	var dataplanes []engine.Dataplane
+	for _, u := range in.Objects {
+		gk := u.GroupVersionKind().GroupKind()
+		switch {
+		case p.Claims(gk, in.Registry):
+			mp, perrs := engine.Parse(u)
+			errs = append(errs, profile.Lines(u, perrs)...)
+			if len(perrs) == 0 {
+				policies = append(policies, mp)
+				objs = append(objs, u)
+			}
+		case gk == state.DataplaneKind:
+			dp, err := engine.ParseDataplane(u)
+			if err != nil {
+				errs = append(errs, fmt.Sprintf("Dataplane %s: %v", profile.NSName(u), err))
+				continue
+			}
+			dataplanes = append(dataplanes, dp)
+		}
+	}
+	// Kinds of one name in two groups (Precedent's and Kuma's) do not shadow each other.
+	byKind := map[schema.GroupKind][]engine.Policy{}
+	for i, mp := range policies {
+		gk := objs[i].GroupVersionKind().GroupKind()
+		byKind[gk] = append(byKind[gk], mp)
+	}
+	for i, mp := range policies {
+		for _, w := range engine.WriteWarnings(mp, byKind[objs[i].GroupVersionKind().GroupKind()], dataplanes, true) {
+			warns = append(warns, fmt.Sprintf("%s %s: %s", objs[i].GetKind(), profile.NSName(objs[i]), w))
+		}
+	}
+	return errs, warns
+}
+
+// Checks: the mesh policies and Kuma's Dataplanes, the mesh topology.
+func (p Profile) Checks(gk schema.GroupKind, reg *policy.Registry) bool {
+	return p.Claims(gk, reg) || gk == state.DataplaneKind
+}
+
+// Diff compares the merged configuration of Precedent's mesh kinds per proxy between base and head,
+// offline only: the cluster loader reads neither mesh policies nor Dataplanes.
+func (Profile) Diff(base, head *profile.Offline, kind string) ([]diff.Change, bool, error) {
+	var out []diff.Change
+	matched := false
+	for _, gk := range own {
+		if !profile.Names(kind, gk) {
+			continue
+		}
+		if head.Live || base.Live {
+			if kind != "" {
+				return nil, true, fmt.Errorf("--kind %s is compared offline only: use --base and --head", gk.Kind)
+			}
+			continue
+		}
+		matched = true
+		out = append(out, diff.Mesh(gk.Kind, tree(base), tree(head))...)
+	}
+	return out, matched, nil
+}
+
+// tree reads the valid mesh policies of Precedent's kinds and the Dataplanes of an input.
+func tree(in *profile.Offline) diff.MeshTree {
+	var t diff.MeshTree
+	for _, u := range in.Objects {
+		gk := u.GroupVersionKind().GroupKind()
+		switch {
+		case gk == state.MeshTimeoutKind || gk == state.MeshPermissionKind:
+			if p, errs := engine.Parse(u); len(errs) == 0 {
+				t.Policies = append(t.Policies, p)
+			}
+		case gk == state.DataplaneKind:
+			if dp, err := engine.ParseDataplane(u); err == nil {
+				t.Dataplanes = append(t.Dataplanes, dp)
+			}
+		}
+	}
+	return t
+}

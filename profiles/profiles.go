@@ -1,0 +1,89 @@
+package profiles
+
+import (
+	"errors"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/profile"
+	"github.com/precedent-dev/precedent/profiles/access"
+	"github.com/precedent-dev/precedent/profiles/inherited"
+	"github.com/precedent-dev/precedent/profiles/kuadrant"
+	"github.com/precedent-dev/precedent/profiles/mesh"
+	"github.com/precedent-dev/precedent/settings"
+	"github.com/precedent-dev/precedent/state"
+)
+
+// registered are the policy models, asked in order: the first that claims a kind reviews it.
+var registered = []profile.Profile{
+	inherited.DefaultsOverrides(),
+	inherited.GEP713(),
+	kuadrant.New(),
+	access.Profile{},
+	mesh.Profile{},
+}
+
+// All returns the registered profiles in order.
+func All() []profile.Profile { return append([]profile.Profile(nil), registered...) }
+
+// For returns the profile that reviews objects of gk under the managed kinds reg, or nil.
+func For(gk schema.GroupKind, reg *policy.Registry) profile.Profile {
+	for _, p := range registered {
+		if p.Claims(gk, reg) {
+			return p
+		}
+	}
+	return nil
+}
+
+// Own lists the kinds the profiles manage by themselves, whatever the settings say.
+func Own() []schema.GroupKind {
+	var out []schema.GroupKind
+	for _, p := range registered {
+		out = append(out, p.Own()...)
+	}
+	return out
+}
+
+// Prepare runs every profile's Prepare, then marks st prepared: the replica may report ready.
+func Prepare(st *state.State, s settings.Settings) error {
+	var errs []error
+	for _, p := range registered {
+		if err := p.Prepare(st, s); err != nil {
+			errs = append(errs, fmt.Errorf("profile %s: %w", name(p), err))
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	st.MarkPrepared()
+	return nil
+}
+
+// Validate runs every profile's offline checks over in.
+func Validate(in *profile.Offline) (errs, warns []string) {
+	for _, p := range registered {
+		e, w := p.Validate(in)
+		errs, warns = append(errs, e...), append(warns, w...)
+	}
+	return errs, warns
+}
+
+// Checked reports whether some profile checks objects of gk offline.
+func Checked(gk schema.GroupKind, reg *policy.Registry) bool {
+	for _, p := range registered {
+		if p.Checks(gk, reg) {
+			return true
+		}
+	}
+	return false
+}
+
+func name(p profile.Profile) string {
+	if n := p.Name(); n != "" {
+		return string(n)
+	}
+	return fmt.Sprintf("%T", p)
+}

@@ -55,8 +55,8 @@ func (m *condMemo) store(key []byte, r condResult) {
 // the bodies named by address too. ok is false when the expression may read more than named rules,
 // or a body has no identity to key by.
 func (f *folder) condKey(b []byte, keep []interface{}, expr string) ([]byte, []interface{}, bool) {
-	if f.kind.Profile == policy.ProfileGEP713 {
-		return nil, nil, false
+	if f.kind.Fold() == policy.FoldFields {
+		return nil, nil, false // a condition reads the whole configuration object
 	}
 	paths, ok := f.cond.Reads(expr, readDepth(f.kind))
 	if !ok {
@@ -122,7 +122,7 @@ func ruleRead(k policy.Kind, p []string) (string, bool) {
 // conditionReads lists the rules the when condition expr reads (maybe repeated); false when it may
 // read more than named rules.
 func conditionReads(k policy.Kind, cond *cel.Evaluator, expr string) ([]string, bool) {
-	if k.Profile == policy.ProfileGEP713 {
+	if k.Fold() == policy.FoldFields {
 		return nil, false
 	}
 	paths, ok := cond.Reads(expr, readDepth(k))

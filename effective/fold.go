@@ -46,7 +46,7 @@ func Fold(kind policy.Kind, levels []Level, cond *cel.Evaluator) Result {
 
 // fold is Fold over the policies of each level, with a memo of condition outcomes.
 func fold(kind policy.Kind, levels [][]*policy.Policy, cond *cel.Evaluator, memo *condMemo) Result {
-	if kind.Profile == policy.ProfileKuadrant {
+	if kind.Fold() == policy.FoldKuadrant {
 		return foldKuadrant(levels)
 	}
 	f := newFolder(kind, levels, cond, memo)
@@ -154,7 +154,7 @@ func (f *folder) bareForm() map[string]interface{} {
 	for id, e := range f.ep {
 		rules[id] = e.Body
 	}
-	if f.kind.Profile != policy.ProfileGEP713 && len(f.kind.Sections) == 0 {
+	if f.kind.Fold() != policy.FoldFields && len(f.kind.Sections) == 0 {
 		return map[string]interface{}{f.kind.RulesField: rules} // what BareForm builds, without a second copy
 	}
 	return policy.BareForm(f.kind, rules)

@@ -59,7 +59,7 @@ func (s *Snapshot) mentionsOf(key []byte, levels [][]*policy.Policy, ref policy.
 		return nil // nothing on this path is, or comes from, ref
 	}
 	var reads []string
-	ok := k < len(levels)-1 && s.Kind.Profile != policy.ProfileKuadrant
+	ok := k < len(levels)-1 && s.Kind.Fold() != policy.FoldKuadrant
 	if ok {
 		reads, ok = s.ruleWise(levels[k+1:])
 	}

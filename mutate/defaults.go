@@ -1,19 +1,22 @@
 package mutate
 
 import (
+	"encoding/json"
+	"fmt"
+
+	jsonpatchapply "github.com/evanphx/json-patch/v5"
 	"gomodules.xyz/jsonpatch/v2"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 
 	"github.com/precedent-dev/precedent/policy"
 )
 
-// Patch returns the operations that default obj as a policy of kind k: `strategy: atomic` on a
-// defaults or overrides block that has none (the RFC's default). Shipped CRDs have this default in
-// their schema, so for them the API server has applied it and the patch is empty.
-func Patch(k policy.Kind, obj *unstructured.Unstructured) []jsonpatch.JsonPatchOperation {
-	if k.Profile != policy.ProfileDefaultsOverrides {
-		return nil
-	}
+// Patch returns the operations that default obj's defaults and overrides blocks: `strategy: atomic`
+// on a block that has none (the RFC's default). The defaults-overrides profile asks for it; shipped
+// CRDs have this default in their schema, so for them the API server has applied it and the patch
+// is empty.
+func Patch(obj *unstructured.Unstructured) []jsonpatch.JsonPatchOperation {
 	spec, ok := obj.Object["spec"].(map[string]interface{})
 	if !ok {
 		return nil
@@ -31,14 +34,32 @@ func Patch(k policy.Kind, obj *unstructured.Unstructured) []jsonpatch.JsonPatchO
 	return ops
 }
 
-// Apply applies Patch in place (for the offline CLI, which has no API server to default for it).
-func Apply(k policy.Kind, obj *unstructured.Unstructured) {
-	spec, ok := obj.Object["spec"].(map[string]interface{})
-	if !ok {
-		return
+// Apply applies ops to obj in place, as the API server applies a mutating webhook's patch (for the
+// offline CLI, which has no API server to default for it).
+func Apply(obj *unstructured.Unstructured, ops []jsonpatch.JsonPatchOperation) error {
+	if len(ops) == 0 {
+		return nil
 	}
-	for _, op := range Patch(k, obj) {
-		name := op.Path[len("/spec/") : len(op.Path)-len("/strategy")]
-		spec[name].(map[string]interface{})["strategy"] = op.Value
+	doc, err := json.Marshal(obj.Object)
+	if err != nil {
+		return fmt.Errorf("defaulting %s: %w", obj.GetName(), err)
 	}
+	raw, err := json.Marshal(ops)
+	if err != nil {
+		return fmt.Errorf("defaulting %s: %w", obj.GetName(), err)
+	}
+	p, err := jsonpatchapply.DecodePatch(raw)
+	if err != nil {
+		return fmt.Errorf("defaulting %s: %w", obj.GetName(), err)
+	}
+	out, err := p.Apply(doc)
+	if err != nil {
+		return fmt.Errorf("defaulting %s: %w", obj.GetName(), err)
+	}
+	m := map[string]interface{}{}
+	if err := utiljson.Unmarshal(out, &m); err != nil { // numbers stay int64, as unstructured has them
+		return fmt.Errorf("defaulting %s: %w", obj.GetName(), err)
+	}
+	obj.Object = m
+	return nil
 }

@@ -6,12 +6,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"gomodules.xyz/jsonpatch/v2"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
-	"github.com/precedent-dev/precedent/policy"
 )
 
 func TestPatch(t *testing.T) {
-	auth := policy.Builtin()[0]
 	tests := []struct {
 		name string
 		spec map[string]interface{}
@@ -28,11 +25,13 @@ func TestPatch(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			obj := &unstructured.Unstructured{Object: map[string]interface{}{"spec": tt.spec}}
-			if diff := cmp.Diff(tt.want, Patch(auth, obj)); diff != "" {
+			if diff := cmp.Diff(tt.want, Patch(obj)); diff != "" {
 				t.Errorf("Patch (-want +got):\n%s", diff)
 			}
-			Apply(auth, obj)
-			if len(Patch(auth, obj)) != 0 {
+			if err := Apply(obj, Patch(obj)); err != nil {
+				t.Fatal(err)
+			}
+			if len(Patch(obj)) != 0 {
 				t.Errorf("Apply left work for Patch: %v", obj.Object)
 			}
 		})

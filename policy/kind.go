@@ -69,16 +69,17 @@ type Kind struct {
 }
 
 // Effective reports whether the kind's profile has effective policies over Gateway API paths (the
-// engine's snapshots, `effective`, `explain`, `diff`): every profile but mesh, whose kinds are merged
-// per proxy (package mesh).
-func (k Kind) Effective() bool { return k.Profile != ProfileMesh }
+// engine's snapshots, `effective`, `explain`, `diff`): the engine's models, not mesh, whose kinds are
+// merged per proxy (package mesh).
+func (k Kind) Effective() bool { return k.model().Engine }
 
-// StatusMode is the kind's status mode with the profile's default applied.
+// StatusMode is the kind's status mode with its model's default applied (StatusNone for kuadrant
+// and for mesh kinds of group kuma.io, StatusFull otherwise).
 func (k Kind) StatusMode() string {
 	if k.Status != "" {
 		return k.Status
 	}
-	if k.Profile == ProfileKuadrant || (k.Profile == ProfileMesh && k.GVK.Group == KumaGroup) {
+	if m, ok := models[k.Profile]; ok && m.StatusNone != nil && m.StatusNone(k.GVK) {
 		return StatusNone
 	}
 	return StatusFull

@@ -131,9 +131,15 @@ func (p *Policy) RuleIDs() []string {
 // Kuadrant's kinds keep their operator's order, which differs only in ties: it compares
 // "namespace/name" as one string.
 func Less(a, b *Policy) bool {
-	if a.Kind.Profile == ProfileKuadrant {
-		return kuadrantLess(a, b)
+	if m := a.Kind.model(); m.less != nil {
+		return m.less(a, b)
 	}
+	return createdLess(a, b)
+}
+
+// createdLess is the order of GEP-713 and the RFC: older creationTimestamp first, then namespace,
+// then name.
+func createdLess(a, b *Policy) bool {
 	if !a.Created.Equal(b.Created) {
 		return a.Created.Before(b.Created)
 	}
@@ -164,13 +170,8 @@ func View(k Kind, obj *unstructured.Unstructured) (*Policy, field.ErrorList) {
 		return p, field.ErrorList{field.Invalid(specPath, typeName(specRaw), "must be an object")}
 	}
 	errs = append(errs, p.readTargets(spec)...)
-	switch k.Profile {
-	case ProfileGEP713:
-		errs = append(errs, p.readGEP713(spec)...)
-	case ProfileKuadrant:
-		errs = append(errs, p.readKuadrant(spec)...)
-	default:
-		errs = append(errs, p.readDefaultsOverrides(spec)...)
+	if read := k.model().read; read != nil {
+		errs = append(errs, read(p, spec)...)
 	}
 	for _, b := range []*Block{p.Bare, p.Defaults, p.Overrides} {
 		if b != nil {
@@ -341,14 +342,16 @@ func readRules(k Kind, raw interface{}, path *field.Path) (map[string]interface{
 }
 
 // BareForm renders rules (rule id → body) in the bare form of the kind: {"rules": {section: {name: body}}}
-// or {"limits": {name: body}}. For ProfileGEP713 it rebuilds the nested configuration object.
+// or {"limits": {name: body}}; a GEP-713 kind rebuilds the nested configuration object (its model says).
 func BareForm(k Kind, rules map[string]interface{}) map[string]interface{} {
-	switch k.Profile {
-	case ProfileGEP713:
-		return Unflatten(rules)
-	case ProfileKuadrant:
-		return kuadrantBareForm(k, rules)
+	if f := k.model().bareForm; f != nil {
+		return f(k, rules)
 	}
+	return rulesBareForm(k, rules)
+}
+
+// rulesBareForm is the bare form of a kind of named rules, flat or in sections.
+func rulesBareForm(k Kind, rules map[string]interface{}) map[string]interface{} {
 	out := map[string]interface{}{}
 	if len(k.Sections) == 0 {
 		for id, body := range rules {

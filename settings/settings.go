@@ -2,7 +2,6 @@ package settings
 
 import (
 	"fmt"
-	"slices"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -102,23 +101,7 @@ func (s Settings) Validate(p *field.Path) field.ErrorList {
 			errs = append(errs, field.Duplicate(kp.Child("gvk"), gk))
 		}
 		seen[gk] = true
-		switch k.Profile {
-		case policy.ProfileDefaultsOverrides:
-			if k.RulesField == "" {
-				errs = append(errs, field.Required(kp.Child("rulesField"), "the name of the rules field, e.g. rules or limits"))
-			}
-		case policy.ProfileGEP713:
-		case policy.ProfileKuadrant:
-			if _, ok := policy.KuadrantRulesField(k.GVK.Kind); !ok {
-				errs = append(errs, field.NotSupported(kp.Child("gvk", "kind"), k.GVK.Kind, policy.KuadrantKinds))
-			}
-		case policy.ProfileMesh:
-			if !slices.Contains(policy.MeshKinds, k.GVK.Kind) {
-				errs = append(errs, field.NotSupported(kp.Child("gvk", "kind"), k.GVK.Kind, policy.MeshKinds))
-			}
-		default:
-			errs = append(errs, field.NotSupported(kp.Child("profile"), string(k.Profile), []string{string(policy.ProfileDefaultsOverrides), string(policy.ProfileGEP713), string(policy.ProfileKuadrant), string(policy.ProfileMesh)}))
-		}
+		errs = append(errs, policy.CheckKind(k, kp)...)
 		switch k.Status {
 		case "", policy.StatusFull, policy.StatusNone:
 		default:
@@ -128,17 +111,15 @@ func (s Settings) Validate(p *field.Path) field.ErrorList {
 	return errs
 }
 
-// Default fills what a configured kind may leave out: its target kinds, and for the kuadrant
-// profile the rules field of the kind (one line per kind is enough: {gvk, profile: kuadrant}).
+// Default fills what a configured kind may leave out: its target kinds, and what its profile's
+// model completes (for kuadrant the rules field of the kind: {gvk, profile: kuadrant} is enough).
 func (s *Settings) Default() {
 	for i := range s.Kinds {
 		k := &s.Kinds[i]
 		if len(k.TargetKinds) == 0 {
 			k.TargetKinds = policy.DefaultTargetKinds
 		}
-		if k.Profile == policy.ProfileKuadrant && k.RulesField == "" {
-			k.RulesField, _ = policy.KuadrantRulesField(k.GVK.Kind)
-		}
+		policy.DefaultKind(k)
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/precedent-dev/precedent/mutate"
 	"github.com/precedent-dev/precedent/policy"
 	"github.com/precedent-dev/precedent/printable"
+	"github.com/precedent-dev/precedent/profiles"
 	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/topology"
 )
@@ -174,8 +175,11 @@ func readConfigFile(path string) (settings.Settings, error) {
 func newInput(s settings.Settings, objs []*unstructured.Unstructured, srcs []string) (*input, error) {
 	reg := s.Registry()
 	for _, u := range objs {
-		if k, ok := reg.Lookup(u.GroupVersionKind().GroupKind()); ok {
-			mutate.Apply(k, u)
+		gk := u.GroupVersionKind().GroupKind()
+		if p := profiles.For(gk, reg); p != nil {
+			if err := mutate.Apply(u, p.Default(gk, u, reg)); err != nil {
+				return nil, &exitError{code: 2, err: err}
+			}
 		}
 	}
 	inv := inventory.Build(reg, objs, srcs)

@@ -30,9 +30,8 @@ const DefaultsWebhook = "defaults.precedent.dev"
 const MutateCondition = `has(object.spec) && ((has(object.spec.defaults) && !has(object.spec.defaults.strategy)) || (has(object.spec.overrides) && !has(object.spec.overrides.strategy)))`
 
 // Default sets `strategy: atomic` on a defaults or overrides block that has none.
-func (Profile) Default(gk schema.GroupKind, u *unstructured.Unstructured, reg *policy.Registry) []jsonpatch.JsonPatchOperation {
-	k, _ := reg.Lookup(gk)
-	return mutate.Patch(k, u)
+func (Profile) Default(_ schema.GroupKind, u *unstructured.Unstructured, _ *policy.Registry) []jsonpatch.JsonPatchOperation {
+	return mutate.Patch(u)
 }
 
 // Webhooks: every kind of the profile is validated (deletes projected); a kind whose CRD is not one

@@ -14,6 +14,7 @@ import (
 	"github.com/precedent-dev/precedent/policy"
 	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/state"
+	"github.com/precedent-dev/precedent/topology"
 	"github.com/precedent-dev/precedent/validate"
 )
 
@@ -112,6 +113,12 @@ func (e Engine) Validate(in *Offline) (errs, warns []string) {
 }
 
 func (e Engine) Checks(gk schema.GroupKind, reg *policy.Registry) bool { return e.Claims(gk, reg) }
+
+// Effective folds the paths the policies of k reach on the input's snapshot.
+func (Engine) Effective(in *Offline, k policy.Kind, target *topology.Target) ([]effective.Item, error) {
+	snap := in.Snapshot(k)
+	return snap.Items(snap.Reached(target)), nil
+}
 
 // Diff compares the effective policies of the profile's kinds between base and head.
 func (e Engine) Diff(base, head *Offline, kind string) ([]diff.Change, bool, error) {

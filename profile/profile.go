@@ -52,6 +52,10 @@ type Profile interface {
 	// Checks reports whether objects of gk in an offline input are the profile's to check (policies
 	// and the topology objects only it reads, such as Kuma's Dataplanes).
 	Checks(gk schema.GroupKind, reg *policy.Registry) bool
+	// Effective returns the effective policy of kind k (one of the profile's) on every path of the
+	// input that its policies reach beneath target (nil: everywhere), in the CLI contract's shape
+	// (`precedent effective`); an error when the model has no effective policy per Gateway API path.
+	Effective(in *Offline, k policy.Kind, target *topology.Target) ([]effective.Item, error)
 	// Diff compares base and head (`precedent diff`) for the profile's kinds: every one when kind is
 	// "", else the one kind names ("Kind" or "Kind.group"); matched is false when it names none of
 	// them. A profile whose objects the cluster loader does not read refuses a named kind of a live

@@ -14,8 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/precedent-dev/precedent/diff"
-	"github.com/precedent-dev/precedent/profiles"
 	"github.com/precedent-dev/precedent/manifest"
+	"github.com/precedent-dev/precedent/profiles"
 	"github.com/precedent-dev/precedent/settings"
 )
 

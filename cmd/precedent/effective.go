@@ -13,6 +13,7 @@ import (
 
 	"github.com/precedent-dev/precedent/effective"
 	"github.com/precedent-dev/precedent/printable"
+	"github.com/precedent-dev/precedent/profiles"
 	"github.com/precedent-dev/precedent/topology"
 )
 
@@ -41,23 +42,24 @@ looked up in its own namespace, and a target that does not exist is an error (ex
 			if err != nil {
 				return err
 			}
-			k, err := o.resolve(kind)
+			k, err := o.resolveAny(kind)
 			if err != nil {
 				return err
 			}
-			o.notes(cmd.ErrOrStderr())
-			var reached []int
-			snap := o.snapshot(k)
+			var under *topology.Target
 			if target != "" {
-				if !o.graph.Exists(t) {
-					return targetNotFound(t)
-				}
-				reached = snap.Reached(&t)
-			} else {
-				reached = snap.Reached(nil)
+				under = &t
+			}
+			all, err := profiles.For(k.GVK.GroupKind(), o.registry).Effective(o.offline(), k, under)
+			if err != nil {
+				return &exitError{code: 2, err: err} // a model without paths, such as mesh
+			}
+			o.notes(cmd.ErrOrStderr())
+			if under != nil && !o.graph.Exists(t) {
+				return targetNotFound(t)
 			}
 			o.noteUnnamed(cmd.ErrOrStderr())
-			items := inNamespace(snap.Items(reached), ns)
+			items := inNamespace(all, ns)
 			if items == nil {
 				items = []effective.Item{}
 			}

@@ -193,11 +193,22 @@ func newInput(s settings.Settings, objs []*unstructured.Unstructured, srcs []str
 	return &input{settings: s, registry: reg, inv: inv, objects: objs, graph: topology.Build(inv.Topology), cond: cond}, nil
 }
 
-// resolve finds the managed kind named by --kind; an ambiguous or unmanaged name is an exit-2 error.
-func (o *input) resolve(name string) (policy.Kind, error) {
+// resolveAny finds the managed kind named by --kind; an ambiguous or unmanaged name is an exit-2
+// error.
+func (o *input) resolveAny(name string) (policy.Kind, error) {
 	k, err := o.registry.Resolve(name)
 	if err != nil {
 		return policy.Kind{}, &exitError{code: 2, err: fmt.Errorf("--kind %w", err)}
+	}
+	return k, nil
+}
+
+// resolve is resolveAny for the commands that read the engine's snapshots (explain): a kind whose
+// model folds elsewhere is an exit-2 error.
+func (o *input) resolve(name string) (policy.Kind, error) {
+	k, err := o.resolveAny(name)
+	if err != nil {
+		return k, err
 	}
 	if !k.Effective() {
 		return policy.Kind{}, &exitError{code: 2, err: fmt.Errorf("--kind %s.%s is a mesh kind: it has no effective policy per Gateway API path; see precedent mesh", k.GVK.Kind, k.GVK.Group)}

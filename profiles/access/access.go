@@ -12,11 +12,13 @@ import (
 
 	engine "github.com/precedent-dev/precedent/access"
 	"github.com/precedent-dev/precedent/diff"
+	"github.com/precedent-dev/precedent/effective"
 	"github.com/precedent-dev/precedent/mutate"
 	"github.com/precedent-dev/precedent/policy"
 	"github.com/precedent-dev/precedent/profile"
 	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/state"
+	"github.com/precedent-dev/precedent/topology"
 	"github.com/precedent-dev/precedent/validate"
 )
 
@@ -186,4 +188,9 @@ func tree(in *profile.Offline, gk schema.GroupKind) diff.AccessTree {
 		t.Topology, _ = engine.NewTopology(in.Objects, t.Settings) // undecodable objects: reported by validate
 	}
 	return t
+}
+
+// Effective: access policies decide per request (gateway, backend, source, tool), not per path.
+func (Profile) Effective(_ *profile.Offline, k policy.Kind, _ *topology.Target) ([]effective.Item, error) {
+	return nil, fmt.Errorf("--kind %s.%s is an access kind: it has no effective policy per Gateway API path; see precedent access", k.GVK.Kind, k.GVK.Group)
 }

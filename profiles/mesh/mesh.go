@@ -8,11 +8,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/precedent-dev/precedent/diff"
+	"github.com/precedent-dev/precedent/effective"
 	engine "github.com/precedent-dev/precedent/mesh"
 	"github.com/precedent-dev/precedent/policy"
 	"github.com/precedent-dev/precedent/profile"
 	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/state"
+	"github.com/precedent-dev/precedent/topology"
 	"github.com/precedent-dev/precedent/validate"
 )
 
@@ -156,4 +158,9 @@ func tree(in *profile.Offline) diff.MeshTree {
 		}
 	}
 	return t
+}
+
+// Effective: mesh kinds are merged per proxy, not per Gateway API path.
+func (Profile) Effective(_ *profile.Offline, k policy.Kind, _ *topology.Target) ([]effective.Item, error) {
+	return nil, fmt.Errorf("--kind %s.%s is a mesh kind: it has no effective policy per Gateway API path; see precedent mesh", k.GVK.Kind, k.GVK.Group)
 }

@@ -1,0 +1,62 @@
+package profiles
+
+import (
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/settings"
+)
+
+// TestEveryKindHasOneProfile: each managed kind (the shipped ones, each model's configured kinds)
+// and each kind a profile manages by itself is reviewed by exactly one registered profile, the one
+// its configuration names.
+func TestEveryKindHasOneProfile(t *testing.T) {
+	kinds := append(policy.Builtin(),
+		policy.Kind{GVK: schema.GroupVersionKind{Group: "kuadrant.io", Version: "v1", Kind: "RateLimitPolicy"}, Profile: policy.ProfileKuadrant},
+		policy.Kind{GVK: schema.GroupVersionKind{Group: "kuma.io", Version: "v1alpha1", Kind: "MeshTimeout"}, Profile: policy.ProfileMesh},
+		policy.Kind{GVK: schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "LimitPolicy"}, Profile: policy.ProfileDefaultsOverrides, RulesField: "limits"},
+	)
+	reg := policy.NewRegistry(kinds...)
+	for _, k := range kinds {
+		var claims []string
+		for _, p := range All() {
+			if p.Claims(k.GVK.GroupKind(), reg) {
+				claims = append(claims, name(p))
+			}
+		}
+		if len(claims) != 1 || claims[0] != string(k.Profile) {
+			t.Errorf("%s (profile %s) is claimed by %v, want exactly [%s]", k.GVK.GroupKind(), k.Profile, claims, k.Profile)
+		}
+	}
+	for _, gk := range Own() {
+		n := 0
+		for _, p := range All() {
+			if p.Claims(gk, reg) {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%s is claimed by %d profiles, want 1", gk, n)
+		}
+	}
+}
+
+// TestEveryModelHasAProfile: every profile a PrecedentConfig may name (policy's models) is a
+// registered profile, so a configured kind never goes unreviewed.
+func TestEveryModelHasAProfile(t *testing.T) {
+	named := map[string]bool{}
+	for _, p := range All() {
+		named[string(p.Name())] = true
+	}
+	for _, m := range policy.Profiles() {
+		if !named[m] {
+			t.Errorf("profile %q can be configured but is not registered in profiles", m)
+		}
+	}
+	if errs := settings.Defaults().Validate(field.NewPath("spec")); len(errs) > 0 {
+		t.Errorf("the default settings do not validate: %v", errs)
+	}
+}

@@ -24,6 +24,7 @@ type Live struct {
 
 	mu        sync.Mutex
 	listeners []func(settings.Settings)
+	inForce   chan struct{} // closed (and cleared) when settings next come into force (AwaitVersion)
 }
 
 type state struct {
@@ -61,6 +62,35 @@ func (l *Live) set(s settings.Settings, resourceVersion string) {
 		f(s)
 	}
 	l.cur.Store(newState(s, resourceVersion))
+	l.mu.Lock()
+	if l.inForce != nil {
+		close(l.inForce) // wakes AwaitVersion
+		l.inForce = nil
+	}
+	l.mu.Unlock()
+}
+
+// AwaitVersion waits until the settings in force were read from the PrecedentConfig of
+// resourceVersion rv, woken as settings come into force, or until ctx ends; it reports whether
+// they were.
+func (l *Live) AwaitVersion(ctx context.Context, rv string) bool {
+	for {
+		l.mu.Lock()
+		if l.ResourceVersion() == rv {
+			l.mu.Unlock()
+			return true
+		}
+		if l.inForce == nil {
+			l.inForce = make(chan struct{})
+		}
+		ch := l.inForce
+		l.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return false
+		}
+	}
 }
 
 // Current returns the settings in force.

@@ -41,27 +41,30 @@ const ControllerName = "policy.precedent.dev/precedent"
 // awaitSettings waits (briefly) until the live settings have read the PrecedentConfig version rv:
 // both follow the same informer, in no particular order.
 func (r *Reconciler) awaitSettings(ctx context.Context, rv string) {
-	v, ok := r.Settings.(interface{ ResourceVersion() string })
-	if !ok {
-		return
-	}
-	_ = wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 2*time.Second, true, func(context.Context) (bool, error) {
-		return v.ResourceVersion() == rv, nil
-	})
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	r.Settings.AwaitVersion(ctx, rv)
 }
 
 // Source gives the reconciler the same snapshots the webhook reads (state.State implements it).
 type Source interface {
 	Snapshot(k policy.Kind, cond *cel.Evaluator) *effective.Snapshot
 	Evaluator(costLimit uint64) (*cel.Evaluator, error)
+	// KindSynced reports whether the source has listed the policies of gk.
+	KindSynced(gk schema.GroupKind) bool
 	// AwaitCaught waits until the source has applied an event on obj (deleted: its deletion), woken
 	// by the source as it applies events, or until ctx ends.
 	AwaitCaught(ctx context.Context, obj client.Object, deleted bool) bool
 }
 
-// Settings gives the settings in force (config.Live implements it).
+// Settings gives the settings in force and tells of changes (config.Live implements it).
 type Settings interface {
 	Current() settings.Settings
+	// OnChange calls f with new settings before they are in force.
+	OnChange(f func(settings.Settings))
+	// AwaitVersion waits until the settings in force were read from the PrecedentConfig of
+	// resourceVersion rv, or until ctx ends.
+	AwaitVersion(ctx context.Context, rv string) bool
 }
 
 // Reconciler keeps the status of the policies of one kind true.
@@ -83,20 +86,18 @@ type Reconciler struct {
 }
 
 // SetupWithManager registers one controller per managed kind (leader-elected with the manager).
-// When live can tell of changes (config.Live can), a kind managed later gets its controllers then,
+// A kind managed later gets its controllers as the settings change,
 // with no restart; a kind whose CRD is not installed yet gets them at a later look (InstallRetry).
 func SetupWithManager(mgr ctrl.Manager, src Source, live Settings, log logr.Logger) error {
 	s := &setup{mgr: mgr, src: src, live: live, log: log, done: map[schema.GroupKind]bool{}, missing: map[schema.GroupKind]bool{}}
 	if err := s.kinds(live.Current().Registry().Kinds()); err != nil {
 		return err
 	}
-	if l, ok := live.(interface{ OnChange(func(settings.Settings)) }); ok {
-		l.OnChange(func(cs settings.Settings) {
-			if err := s.kinds(cs.Registry().Kinds()); err != nil {
-				log.Error(err, "setting up the status controllers of the managed kinds")
-			}
-		})
-	}
+	live.OnChange(func(cs settings.Settings) {
+		if err := s.kinds(cs.Registry().Kinds()); err != nil {
+			log.Error(err, "setting up the status controllers of the managed kinds")
+		}
+	})
 	// A managed kind whose CRD is installed later (after the start, or after the settings change that
 	// made it managed) gets its controllers at the next look, once the source has listed its
 	// policies: a status computed without them would be wrong.
@@ -145,7 +146,7 @@ func (s *setup) kinds(ks []policy.Kind) error {
 			s.missing[gk] = true
 			continue
 		}
-		if ks, ok := s.src.(interface{ KindSynced(schema.GroupKind) bool }); ok && s.missing[gk] && !ks.KindSynced(gk) {
+		if s.missing[gk] && !s.src.KindSynced(gk) {
 			continue // installed, but the source has not listed its policies yet
 		}
 		if s.missing[gk] {

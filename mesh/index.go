@@ -344,7 +344,7 @@ func count(entries []Entry, d Direction, t Selector, into map[elemKey]*counts) {
 			continue
 		}
 		e := &entries[i]
-		k := elemKey{e.Policy, d, e.Index}
+		k := e.key(d)
 		c := into[k]
 		if c == nil {
 			c = &counts{}
@@ -359,7 +359,7 @@ func count(entries []Entry, d Direction, t Selector, into map[elemKey]*counts) {
 			c.by = map[elemKey]int{}
 		}
 		for _, b := range o.blocked {
-			c.by[elemKey{entries[b].Policy, d, entries[b].Index}]++
+			c.by[entries[b].key(d)]++
 		}
 	}
 }

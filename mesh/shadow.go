@@ -125,7 +125,7 @@ func simulate(entries []Entry, d Direction, t Selector, stats map[elemKey]*elemS
 			continue
 		}
 		e := &entries[i]
-		k := elemKey{e.Policy, d, e.Index}
+		k := e.key(d)
 		s := stats[k]
 		if s == nil {
 			s = &elemStat{by: map[elemKey]bool{}}
@@ -138,7 +138,7 @@ func simulate(entries []Entry, d Direction, t Selector, stats map[elemKey]*elemS
 		}
 		for _, b := range o.blocked {
 			if b >= 0 {
-				s.by[elemKey{entries[b].Policy, d, entries[b].Index}] = true
+				s.by[entries[b].key(d)] = true
 			}
 		}
 	}

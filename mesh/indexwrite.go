@@ -186,8 +186,12 @@ func (x *Index) refine(from []Element) []*srcGroup {
 // written (replacing the indexed policy of its namespace/name, if any), computed from the classes
 // the write changes only. It does not change the index.
 func (x *Index) WriteWarnings(written Policy, capped bool) []string {
-	if len(x.dps) == 0 || !written.matchesKind(x.kind) {
+	if !written.matchesKind(x.kind) {
 		return nil
+	}
+	advice := Advice(&written)
+	if len(x.dps) == 0 {
+		return capLines(advice, capped)
 	}
 	oldP := x.policies[written.ID()]
 	d := x.delta(oldP, &written)
@@ -221,7 +225,44 @@ func (x *Index) WriteWarnings(written Policy, capped bool) []string {
 	for _, c := range d.new {
 		addCounts(after, c.contrib, 1)
 	}
-	return writeLines(&written, collect(stats(x.agg, touched, &written)), collect(stats(after, touched, nil)), capped)
+	before, afterW := collect(stats(x.agg, touched, &written)), collect(stats(after, touched, nil))
+	if written.Kuma() && written.Kind == KindMeshTrafficPermission {
+		b, a := x.permissionWarnings(oldP, &written, d)
+		before, afterW = append(before, b...), append(afterW, a...)
+	}
+	return writeLines(&written, advice, before, afterW, capped)
+}
+
+// permissionWarnings runs permissionShadowed on the classes before and after the write, when a
+// policy with rules is involved: the classes the write does not touch are read as they are.
+func (x *Index) permissionWarnings(oldP, newP *Policy, d delta) (before, after []Warning) {
+	involved := len(newP.Rules) > 0 || (oldP != nil && len(oldP.Rules) > 0)
+	if !involved {
+		for _, p := range x.policies {
+			if len(p.Rules) > 0 {
+				involved = true
+				break
+			}
+		}
+	}
+	if !involved {
+		return nil, nil
+	}
+	old := make(map[*class]bool, len(d.old))
+	for _, c := range d.old {
+		old[c] = true
+	}
+	var was, is [][]*Policy
+	for _, c := range x.classes {
+		was = append(was, c.ordered)
+		if !old[c] {
+			is = append(is, c.ordered)
+		}
+	}
+	for _, c := range d.new {
+		is = append(is, c.ordered)
+	}
+	return permissionShadowed(was), permissionShadowed(is)
 }
 
 // stats turns the summed counts of the policies in touched (but skip) into Shadowed's per-element

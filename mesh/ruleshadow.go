@@ -1,0 +1,212 @@
+package mesh
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Reasons of the rules warnings (Warning.Reason; %s is the list of what decides instead).
+const (
+	reasonDenied   = "Kuma matches every deny before any allow, and %s denies all it matches"
+	reasonReplaced = "on every Dataplane it selects, the spec.rules of %s replace every from item (Kuma applies from only to an inbound that no rules select)"
+)
+
+// permissionKey names one allow or allowWithShadowDeny match of a rule, or (path "") a whole policy.
+type permissionKey struct {
+	p    *Policy
+	path string
+}
+
+type permissionStat struct {
+	classes, shadowed int
+	by                map[permissionKey]bool
+}
+
+// permissionShadowed finds, over classes (each the Kuma MeshTrafficPermissions that select some
+// Dataplanes), what of them never takes effect because of Kuma's rules (rbac_configurer.go and
+// plugin.go in pkg/plugins/policies/meshtrafficpermission, v2.14):
+//   - an allow or allowWithShadowDeny match that, on every Dataplane its policy selects, a deny match
+//     of the rules there covers (it selects every client the allow selects): every deny is matched
+//     first;
+//   - a policy with from items that, on every Dataplane it selects, meets a policy with rules: Kuma
+//     then builds the inbound's RBAC from the rules and leaves the from items out.
+func permissionShadowed(classes [][]*Policy) []Warning {
+	stats := map[permissionKey]*permissionStat{}
+	stat := func(k permissionKey) *permissionStat {
+		s := stats[k]
+		if s == nil {
+			s = &permissionStat{by: map[permissionKey]bool{}}
+			stats[k] = s
+		}
+		return s
+	}
+	for _, class := range classes {
+		var withRules []*Policy
+		for _, p := range class {
+			if p.Kuma() && p.Kind == KindMeshTrafficPermission && len(p.Rules) > 0 {
+				withRules = append(withRules, p)
+			}
+		}
+		for _, p := range class {
+			if !p.Kuma() || p.Kind != KindMeshTrafficPermission {
+				continue
+			}
+			if len(p.Rules) == 0 {
+				s := stat(permissionKey{p: p})
+				s.classes++
+				if len(withRules) > 0 {
+					s.shadowed++
+					for _, q := range withRules {
+						s.by[permissionKey{p: q}] = true
+					}
+				}
+				continue
+			}
+			for i := range p.Rules {
+				for _, name := range []string{ListAllow, ListAllowWithShadowDeny} {
+					for j := range p.Rules[i].Lists[name] {
+						m := &p.Rules[i].Lists[name][j]
+						if m.Empty() {
+							continue // matches nothing: said on its own (Advice)
+						}
+						s := stat(permissionKey{p, listPath(i, name, j)})
+						s.classes++
+						if by := deniedBy(m, withRules); len(by) > 0 {
+							s.shadowed++
+							for _, b := range by {
+								s.by[b] = true
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	var out []Warning
+	for k, s := range stats {
+		if s.classes == 0 || s.shadowed < s.classes {
+			continue
+		}
+		w := Warning{Ref: policyRef(k.p, k.path), Reason: reasonDenied}
+		if k.path == "" {
+			w.Reason = reasonReplaced
+		}
+		bys := make([]permissionKey, 0, len(s.by))
+		for b := range s.by {
+			bys = append(bys, b)
+		}
+		sort.Slice(bys, func(i, j int) bool {
+			if bys[i].p != bys[j].p {
+				return higher(bys[i].p, bys[j].p)
+			}
+			return bys[i].path < bys[j].path
+		})
+		for _, b := range bys {
+			w.By = append(w.By, policyRef(b.p, b.path))
+		}
+		out = append(out, w)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].ID() != out[j].ID() {
+			return out[i].ID() < out[j].ID()
+		}
+		return out[i].Path < out[j].Path
+	})
+	return out
+}
+
+// deniedBy returns the deny matches of the policies' rules that cover m.
+func deniedBy(m *Match, policies []*Policy) []permissionKey {
+	var out []permissionKey
+	for _, q := range policies {
+		for i := range q.Rules {
+			for j := range q.Rules[i].Lists[ListDeny] {
+				if q.Rules[i].Lists[ListDeny][j].covers(m) {
+					out = append(out, permissionKey{q, listPath(i, ListDeny, j)})
+				}
+			}
+		}
+	}
+	return out
+}
+
+func listPath(i int, name string, j int) string {
+	return fmt.Sprintf("spec.rules[%d].default.%s[%d]", i, name, j)
+}
+
+// hasPermissionRules reports whether any of the policies is a Kuma MeshTrafficPermission with rules.
+func hasPermissionRules(policies []*Policy) bool {
+	for _, p := range policies {
+		if p.Kuma() && p.Kind == KindMeshTrafficPermission && len(p.Rules) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Advice returns the warnings a write of a Kuma policy gets whatever the mesh holds:
+//   - spec.from is deprecated by Kuma 2.x and dropped silently by 3.0 on create and update (Kuma's
+//     UPGRADE notes; MeshTrafficPermission's Deprecations in api/v1alpha1/deprecated.go): the
+//     equivalent spec.rules is given;
+//   - a MeshTimeout rule match without a spiffeID never applies: only matches with one become routes
+//     (matchedRouteTimeoutRules in meshtimeout/plugin/xds/configurer.go);
+//   - a MeshTrafficPermission match with neither spiffeID nor sni matches nothing (Kuma's matcher
+//     builder skips it).
+func Advice(p *Policy) []string {
+	if !p.Kuma() {
+		return nil
+	}
+	var out []string
+	if len(p.From) > 0 {
+		out = append(out, fmt.Sprintf("%s %s: spec.from is deprecated by Kuma 2.x and dropped silently by Kuma 3.0 on create and update: write it as spec.rules: %s", p.Kind, p.ID(), rulesForm(p)))
+	}
+	for i := range p.Rules {
+		r := &p.Rules[i]
+		for j := range r.Matches {
+			if r.Matches[j].SpiffeID == nil && r.Matches[j].SNI != nil {
+				out = append(out, fmt.Sprintf("%s %s: spec.rules[%d].matches[%d] never takes effect: Kuma applies a rule only to matches with a spiffeID", p.Kind, p.ID(), i, j))
+			}
+		}
+		for _, name := range []string{ListDeny, ListAllow, ListAllowWithShadowDeny} {
+			for j := range r.Lists[name] {
+				if r.Lists[name][j].Empty() {
+					out = append(out, fmt.Sprintf("%s %s: %s matches nothing: set spiffeID or sni", p.Kind, p.ID(), listPath(i, name, j)))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// rulesForm renders the spec.rules equivalent of a policy's from items in JSON. MeshTimeout's from
+// items all target the Mesh: each becomes a rule with its default. A MeshTrafficPermission item's
+// action becomes a list of its rule, matched on the clients' SPIFFE IDs (MeshIdentity's
+// spiffe://<trust-domain>/ns/<namespace>/sa/<service-account>): the whole trust domain for Mesh, a
+// placeholder naming the service or tags otherwise, to fill in.
+func rulesForm(p *Policy) string {
+	rules := make([]interface{}, 0, len(p.From))
+	for _, e := range p.From {
+		if p.Kind != KindMeshTrafficPermission {
+			rules = append(rules, map[string]interface{}{"default": e.Conf})
+			continue
+		}
+		list := map[string]string{"Allow": ListAllow, "Deny": ListDeny, "AllowWithShadowDeny": ListAllowWithShadowDeny}[fmt.Sprint(e.Conf["action"])]
+		match := map[string]interface{}{"type": MatchPrefix, "value": "spiffe://<trust-domain>"}
+		switch r := e.TargetRef; r.Kind {
+		case MeshService:
+			match = map[string]interface{}{"type": MatchExact, "value": "spiffe://<trust-domain>/ns/<namespace>/sa/<service account of " + r.Name + ">"}
+		case MeshServiceSubset, MeshSubset:
+			match = map[string]interface{}{"type": MatchExact, "value": "spiffe://<trust-domain>/ns/<namespace>/sa/<service account of " + Selector{Service: r.Name, Tags: r.Tags}.String() + ">"}
+		}
+		rules = append(rules, map[string]interface{}{"default": map[string]interface{}{list: []interface{}{map[string]interface{}{"spiffeID": match}}}})
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(rules); err != nil {
+		return "[]"
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}

@@ -111,7 +111,9 @@ func compareMatch(a, b *Match) int {
 // allowWithShadowDeny lists of the rules concatenated in order; for one client, `action`: Deny when
 // any deny match of any rule selects it (every deny is matched before any allow), else Allow when an
 // allow or allowWithShadowDeny match selects it (AllowWithShadowDeny when one of the latter does: the
-// shadow matcher logs a deny), else Deny by default (no origin).
+// shadow matcher logs a deny, and the origin is the rule it names), else Deny by default (no
+// origin). The origin of Allow and Deny is the first rule in order with a match that selects the
+// client, as Envoy names the matched action.
 func MergeInbound(kind string, policies []Policy, proxy Dataplane, src *Source) Result {
 	rules := InboundRules(kind, policies, &proxy)
 	if strings.HasPrefix(kind, KindMeshTrafficPermission) {
@@ -249,8 +251,8 @@ func mergePermissions(rules []InboundRule, src *Source) Result {
 	}
 	if r := first(ListAllow, ListAllowWithShadowDeny); r != nil {
 		res.Conf["action"], res.Origins["action"] = "Allow", r.Policy.Name
-		if first(ListAllowWithShadowDeny) != nil {
-			res.Conf["action"] = "AllowWithShadowDeny"
+		if s := first(ListAllowWithShadowDeny); s != nil {
+			res.Conf["action"], res.Origins["action"] = "AllowWithShadowDeny", s.Policy.Name
 		}
 		return res
 	}

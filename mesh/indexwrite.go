@@ -189,7 +189,7 @@ func (x *Index) WriteWarnings(written Policy, capped bool) []string {
 	if !written.matchesKind(x.kind) {
 		return nil
 	}
-	advice := Advice(&written)
+	advice := ruleAdvice(&written)
 	if len(x.dps) == 0 {
 		return capLines(advice, capped)
 	}

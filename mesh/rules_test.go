@@ -1,7 +1,6 @@
 package mesh
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -268,7 +267,7 @@ spec: `+tt.spec))
 }
 
 // TestKumaRulesWarnings: the warnings a write of rules (or from) gets, through the Index and the
-// plain path alike.
+// plain path alike, after the deprecations, as the webhook gives them.
 func TestKumaRulesWarnings(t *testing.T) {
 	_, dps := load(t, "testdata/kumarules")
 	mtp := func(name, spec string) Policy { return kumaRule(t, KindMeshTrafficPermission, name, "", spec) }
@@ -285,21 +284,23 @@ func TestKumaRulesWarnings(t *testing.T) {
 			name: "an allow inside a deny of another policy never takes effect", kind: kumaPermission,
 			existing: []Policy{denyNS},
 			written:  mtp("allow-batch", `{rules: [{default: {allow: [{spiffeID: {type: Exact, value: "spiffe://td/ns/malicious/sa/batch"}}, {spiffeID: {type: Prefix, value: "spiffe://td/ns/web"}}]}}]}`),
-			want:     []string{"MeshTrafficPermission kong-mesh-demo/allow-batch: spec.rules[0].default.allow[0] never takes effect on any Dataplane: Kuma matches every deny before any allow, and spec.rules[0].default.deny[0] of kong-mesh-demo/deny-malicious denies all it matches"},
+			want:     []string{"MeshTrafficPermission kong-mesh-demo/allow-batch: spec.rules[0].default.allow[0] never takes effect on any Dataplane: spec.rules[0].default.deny[0] of kong-mesh-demo/deny-malicious denies all it matches, and Kuma matches deny first"},
 		},
 		{
 			name: "a deny written over an existing allow names it", kind: kumaPermission,
 			existing: []Policy{mtp("allow-batch", `{rules: [{default: {allowWithShadowDeny: [{spiffeID: {type: Prefix, value: "spiffe://td/ns/malicious/sa"}}]}}]}`)},
 			written:  denyNS,
-			want:     []string{"MeshTrafficPermission kong-mesh-demo/allow-batch: spec.rules[0].default.allowWithShadowDeny[0] never takes effect on any Dataplane: Kuma matches every deny before any allow, and spec.rules[0].default.deny[0] of kong-mesh-demo/deny-malicious denies all it matches"},
+			want:     []string{"MeshTrafficPermission kong-mesh-demo/allow-batch: spec.rules[0].default.allowWithShadowDeny[0] never takes effect on any Dataplane: spec.rules[0].default.deny[0] of kong-mesh-demo/deny-malicious denies all it matches, and Kuma matches deny first"},
 		},
 		{
 			name: "from items where rules select every proxy: deprecated, and replaced by the rules", kind: kumaPermission,
 			existing: []Policy{denyNS},
 			written:  mtp("legacy", `{from: [{targetRef: {kind: Mesh}, default: {action: Allow}}, {targetRef: {kind: MeshService, name: web}, default: {action: Deny}}]}`),
 			want: []string{
-				`MeshTrafficPermission kong-mesh-demo/legacy: spec.from is deprecated by Kuma 2.x and dropped silently by Kuma 3.0 on create and update: write it as spec.rules: [{"default":{"allow":[{"spiffeID":{"type":"Prefix","value":"spiffe://<trust-domain>"}}]}},{"default":{"deny":[{"spiffeID":{"type":"Exact","value":"spiffe://<trust-domain>/ns/<namespace>/sa/<service account of web>"}}]}}]`,
-				"MeshTrafficPermission kong-mesh-demo/legacy never takes effect on any Dataplane: on every Dataplane it selects, the spec.rules of kong-mesh-demo/deny-malicious replace every from item (Kuma applies from only to an inbound that no rules select)",
+				"MeshTrafficPermission kong-mesh-demo/legacy: spec.from is deprecated by Kuma 2.x and dropped silently by Kuma 3.0 on create and update: use spec.rules",
+				`MeshTrafficPermission kong-mesh-demo/legacy: spec.from[0] as spec.rules[0]: {"default":{"allow":[{"spiffeID":{"type":"Prefix","value":"spiffe://<trust-domain>"}}]}}`,
+				`MeshTrafficPermission kong-mesh-demo/legacy: spec.from[1] as spec.rules[1]: {"default":{"deny":[{"spiffeID":{"type":"Exact","value":"spiffe://<trust-domain>/ns/<namespace>/sa/<service account of web>"}}]}}`,
+				"MeshTrafficPermission kong-mesh-demo/legacy never takes effect on any Dataplane: the spec.rules of kong-mesh-demo/deny-malicious replace its from items wherever it applies",
 			},
 		},
 		{
@@ -314,16 +315,19 @@ func TestKumaRulesWarnings(t *testing.T) {
 		{
 			name: "MeshTimeout from: deprecated, with its rules form", kind: kumaTimeout,
 			written: mt("legacy", `{from: [{targetRef: {kind: Mesh}, default: {idleTimeout: 1h}}]}`),
-			want:    []string{`MeshTimeout kong-mesh-demo/legacy: spec.from is deprecated by Kuma 2.x and dropped silently by Kuma 3.0 on create and update: write it as spec.rules: [{"default":{"idleTimeout":"1h"}}]`},
+			want: []string{
+				"MeshTimeout kong-mesh-demo/legacy: spec.from is deprecated by Kuma 2.x and dropped silently by Kuma 3.0 on create and update: use spec.rules",
+				`MeshTimeout kong-mesh-demo/legacy: spec.from[0] as spec.rules[0]: {"default":{"idleTimeout":"1h"}}`,
+			},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			plain := WriteWarnings(tt.written, tt.existing, dps, true)
+			plain := append(Deprecations(&tt.written), WriteWarnings(tt.written, tt.existing, dps, true)...)
 			if diff := cmp.Diff(tt.want, plain); diff != "" {
 				t.Errorf("WriteWarnings (-want +got):\n%s", diff)
 			}
-			indexed := NewIndex(tt.kind, tt.existing, dps).WriteWarnings(tt.written, true)
+			indexed := append(Deprecations(&tt.written), NewIndex(tt.kind, tt.existing, dps).WriteWarnings(tt.written, true)...)
 			if diff := cmp.Diff(tt.want, indexed); diff != "" {
 				t.Errorf("Index.WriteWarnings (-want +got):\n%s", diff)
 			}
@@ -331,11 +335,14 @@ func TestKumaRulesWarnings(t *testing.T) {
 	}
 }
 
-// TestKumaRulesNoTopology: without Dataplanes only the stateless warnings are given.
+// TestKumaRulesNoTopology: without Dataplanes only the warnings that need none are given.
 func TestKumaRulesNoTopology(t *testing.T) {
-	p := kumaRule(t, KindMeshTimeout, "legacy", "", `{from: [{targetRef: {kind: Mesh}, default: {idleTimeout: 1h}}]}`)
-	got := NewIndex(kumaTimeout, nil, nil).WriteWarnings(p, true)
-	if len(got) != 1 || !strings.Contains(got[0], "spec.from is deprecated") {
-		t.Errorf("got %q, want the deprecation warning alone", got)
+	p := kumaRule(t, KindMeshTimeout, "b-inbound", "", `{rules: [{default: {idleTimeout: 2h}}, {matches: [{sni: {type: Exact, value: a.b}}], default: {http: {requestTimeout: 1s}}}]}`)
+	want := []string{"MeshTimeout kong-mesh-demo/b-inbound: spec.rules[1].matches[0] never takes effect: Kuma applies a rule only to matches with a spiffeID"}
+	if diff := cmp.Diff(want, NewIndex(kumaTimeout, nil, nil).WriteWarnings(p, true)); diff != "" {
+		t.Errorf("Index.WriteWarnings (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, WriteWarnings(p, nil, nil, true)); diff != "" {
+		t.Errorf("WriteWarnings (-want +got):\n%s", diff)
 	}
 }

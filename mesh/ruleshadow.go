@@ -9,8 +9,8 @@ import (
 
 // Reasons of the rules warnings (Warning.Reason; %s is the list of what decides instead).
 const (
-	reasonDenied   = "Kuma matches every deny before any allow, and %s denies all it matches"
-	reasonReplaced = "on every Dataplane it selects, the spec.rules of %s replace every from item (Kuma applies from only to an inbound that no rules select)"
+	reasonDenied   = "%s denies all it matches, and Kuma matches deny first"
+	reasonReplaced = "the spec.rules of %s replace its from items wherever it applies"
 )
 
 // permissionKey names one allow or allowWithShadowDeny match of a rule, or (path "") a whole policy.
@@ -69,7 +69,7 @@ func permissionShadowed(classes [][]*Policy) []Warning {
 					for j := range p.Rules[i].Lists[name] {
 						m := &p.Rules[i].Lists[name][j]
 						if m.Empty() {
-							continue // matches nothing: said on its own (Advice)
+							continue // matches nothing: said on its own (ruleAdvice)
 						}
 						s := stat(permissionKey{p, listPath(i, name, j)})
 						s.classes++
@@ -146,22 +146,32 @@ func hasPermissionRules(policies []*Policy) bool {
 	return false
 }
 
-// Advice returns the warnings a write of a Kuma policy gets whatever the mesh holds:
-//   - spec.from is deprecated by Kuma 2.x and dropped silently by 3.0 on create and update (Kuma's
-//     UPGRADE notes; MeshTrafficPermission's Deprecations in api/v1alpha1/deprecated.go): the
-//     equivalent spec.rules is given;
-//   - a MeshTimeout rule match without a spiffeID never applies: only matches with one become routes
+// Deprecations returns the warnings a write of a Kuma policy with spec.from gets whatever the mesh
+// holds: from is deprecated by Kuma 2.x and dropped silently by 3.0 on create and update (Kuma's
+// UPGRADE notes; Deprecations in meshtrafficpermission/api/v1alpha1/deprecated.go), then the
+// spec.rules item equivalent to each from item. The webhook gives them with the write's other
+// warnings; `precedent validate -f` does not.
+func Deprecations(p *Policy) []string {
+	if !p.Kuma() || len(p.From) == 0 {
+		return nil
+	}
+	out := []string{fmt.Sprintf("%s %s: spec.from is deprecated by Kuma 2.x and dropped silently by Kuma 3.0 on create and update: use spec.rules", p.Kind, p.ID())}
+	for i, r := range rulesForm(p) {
+		out = append(out, fmt.Sprintf("%s %s: spec.from[%d] as spec.rules[%d]: %s", p.Kind, p.ID(), i, i, r))
+	}
+	return out
+}
+
+// ruleAdvice returns the rules items of a Kuma policy that never apply whatever the mesh holds:
+//   - a MeshTimeout rule match without a spiffeID: only matches with one become routes
 //     (matchedRouteTimeoutRules in meshtimeout/plugin/xds/configurer.go);
 //   - a MeshTrafficPermission match with neither spiffeID nor sni matches nothing (Kuma's matcher
 //     builder skips it).
-func Advice(p *Policy) []string {
+func ruleAdvice(p *Policy) []string {
 	if !p.Kuma() {
 		return nil
 	}
 	var out []string
-	if len(p.From) > 0 {
-		out = append(out, fmt.Sprintf("%s %s: spec.from is deprecated by Kuma 2.x and dropped silently by Kuma 3.0 on create and update: write it as spec.rules: %s", p.Kind, p.ID(), rulesForm(p)))
-	}
 	for i := range p.Rules {
 		r := &p.Rules[i]
 		for j := range r.Matches {
@@ -180,16 +190,17 @@ func Advice(p *Policy) []string {
 	return out
 }
 
-// rulesForm renders the spec.rules equivalent of a policy's from items in JSON. MeshTimeout's from
+// rulesForm renders the spec.rules item equivalent to each of a policy's from items, in JSON (one
+// warning line each, so that each stays within the API server's warning length). MeshTimeout's from
 // items all target the Mesh: each becomes a rule with its default. A MeshTrafficPermission item's
 // action becomes a list of its rule, matched on the clients' SPIFFE IDs (MeshIdentity's
 // spiffe://<trust-domain>/ns/<namespace>/sa/<service-account>): the whole trust domain for Mesh, a
 // placeholder naming the service or tags otherwise, to fill in.
-func rulesForm(p *Policy) string {
-	rules := make([]interface{}, 0, len(p.From))
+func rulesForm(p *Policy) []string {
+	out := make([]string, 0, len(p.From))
 	for _, e := range p.From {
 		if p.Kind != KindMeshTrafficPermission {
-			rules = append(rules, map[string]interface{}{"default": e.Conf})
+			out = append(out, compactJSON(map[string]interface{}{"default": e.Conf}))
 			continue
 		}
 		list := map[string]string{"Allow": ListAllow, "Deny": ListDeny, "AllowWithShadowDeny": ListAllowWithShadowDeny}[fmt.Sprint(e.Conf["action"])]
@@ -200,13 +211,18 @@ func rulesForm(p *Policy) string {
 		case MeshServiceSubset, MeshSubset:
 			match = map[string]interface{}{"type": MatchExact, "value": "spiffe://<trust-domain>/ns/<namespace>/sa/<service account of " + Selector{Service: r.Name, Tags: r.Tags}.String() + ">"}
 		}
-		rules = append(rules, map[string]interface{}{"default": map[string]interface{}{list: []interface{}{map[string]interface{}{"spiffeID": match}}}})
+		out = append(out, compactJSON(map[string]interface{}{"default": map[string]interface{}{list: []interface{}{map[string]interface{}{"spiffeID": match}}}}))
 	}
+	return out
+}
+
+// compactJSON renders v in JSON on one line, without escaping < and >.
+func compactJSON(v interface{}) string {
 	var b strings.Builder
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(rules); err != nil {
-		return "[]"
+	if err := enc.Encode(v); err != nil {
+		return "{}"
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }

@@ -263,7 +263,7 @@ func sortElems(set map[elemKey]bool) []elemKey {
 // uncapped, every line, for a caller that keeps to a limit of its own (the webhook's warning limit),
 // so that two cuts do not miscount.
 func WriteWarnings(written Policy, existing []Policy, dataplanes []Dataplane, capped bool) []string {
-	advice := Advice(&written)
+	advice := ruleAdvice(&written)
 	if len(dataplanes) == 0 {
 		return capLines(advice, capped)
 	}

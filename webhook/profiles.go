@@ -74,6 +74,6 @@ func (v *Validator) meshPolicy(gk schema.GroupKind, u *unstructured.Unstructured
 		return respond(gk, u.GetName(), errs, nil)
 	}
 	name := state.PolicyMesh(u)
-	ws := v.State.MeshIndex(gk, name).WriteWarnings(p, false)
+	ws := append(mesh.Deprecations(&p), v.State.MeshIndex(gk, name).WriteWarnings(p, false)...) // Kuma's from: deprecated, with its rules form
 	return respond(gk, u.GetName(), nil, validate.Limit(ws, s.WarningLimit))
 }

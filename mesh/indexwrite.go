@@ -59,6 +59,9 @@ func (x *Index) delta(oldP, newP *Policy) delta {
 				s.outbounds = x.outboundsOf(sel)
 			}
 			s.contrib = x.simulate(s.ordered, s.outbounds, d.groups)
+			if x.perm != nil {
+				s.perm = classPermissions(s.ordered)
+			}
 			d.new = append(d.new, s)
 		}
 		if len(sel) == len(c.dps) {
@@ -74,6 +77,12 @@ func (x *Index) delta(oldP, newP *Policy) delta {
 			u.contrib = c.contrib // same policies, same targets: same outcomes
 		} else {
 			u.contrib = x.simulate(u.ordered, u.outbounds, d.groups)
+		}
+		if x.perm != nil {
+			u.perm = c.perm
+			if len(base) != len(c.ordered) {
+				u.perm = classPermissions(u.ordered)
+			}
 		}
 		d.new = append(d.new, u)
 	}
@@ -226,43 +235,51 @@ func (x *Index) WriteWarnings(written Policy, capped bool) []string {
 		addCounts(after, c.contrib, 1)
 	}
 	before, afterW := collect(stats(x.agg, touched, &written)), collect(stats(after, touched, nil))
-	if written.Kuma() && written.Kind == KindMeshTrafficPermission {
-		b, a := x.permissionWarnings(oldP, &written, d)
+	if x.perm != nil {
+		b, a := x.permissionWarnings(d)
 		before, afterW = append(before, b...), append(afterW, a...)
 	}
 	return writeLines(&written, advice, before, afterW, capped)
 }
 
-// permissionWarnings runs permissionShadowed on the classes before and after the write, when a
-// policy with rules is involved: the classes the write does not touch are read as they are.
-func (x *Index) permissionWarnings(oldP, newP *Policy, d delta) (before, after []Warning) {
-	involved := len(newP.Rules) > 0 || (oldP != nil && len(oldP.Rules) > 0)
-	if !involved {
-		for _, p := range x.policies {
-			if len(p.Rules) > 0 {
-				involved = true
-				break
-			}
-		}
-	}
-	if !involved {
-		return nil, nil
-	}
-	old := make(map[*class]bool, len(d.old))
+// permissionWarnings gives the rules warnings (ruleshadow.go) of the policies in the classes the
+// write changes, before and after it: the sums of the index for their keys, with the old classes'
+// contributions taken out and the new ones' put in.
+func (x *Index) permissionWarnings(d delta) (before, after []Warning) {
+	touched := map[*Policy]bool{}
 	for _, c := range d.old {
-		old[c] = true
-	}
-	var was, is [][]*Policy
-	for _, c := range x.classes {
-		was = append(was, c.ordered)
-		if !old[c] {
-			is = append(is, c.ordered)
+		for _, p := range c.ordered {
+			touched[p] = true
 		}
 	}
 	for _, c := range d.new {
-		is = append(is, c.ordered)
+		for _, p := range c.ordered {
+			touched[p] = true
+		}
 	}
-	return permissionShadowed(was), permissionShadowed(is)
+	sums := map[permissionKey]*permCount{}
+	for _, c := range d.old {
+		for k := range c.perm {
+			if _, ok := sums[k]; !ok {
+				if a := x.perm[k]; a != nil {
+					cp := *a
+					cp.by = make(map[permissionKey]int, len(a.by))
+					for b, n := range a.by {
+						cp.by[b] = n
+					}
+					sums[k] = &cp
+				}
+			}
+		}
+	}
+	before = permWarnings(sums, touched)
+	for _, c := range d.old {
+		addPerm(sums, c.perm, -1)
+	}
+	for _, c := range d.new {
+		addPerm(sums, c.perm, 1)
+	}
+	return before, permWarnings(sums, touched)
 }
 
 // stats turns the summed counts of the policies in touched (but skip) into Shadowed's per-element
@@ -326,6 +343,9 @@ func (x *Index) commit(d delta) {
 	for _, c := range d.old {
 		delete(x.classes, c.sig)
 		addCounts(x.agg, c.contrib, -1)
+		if x.perm != nil {
+			addPerm(x.perm, c.perm, -1)
+		}
 	}
 	x.setGroups(d.groups)
 	for _, pc := range d.new {
@@ -350,12 +370,15 @@ func (x *Index) commit(d delta) {
 		sig := signature(slots)
 		c := x.classes[sig]
 		if c == nil {
-			c = &class{sig: sig, ordered: pc.ordered, outbounds: map[string]int{}, contrib: pc.contrib}
+			c = &class{sig: sig, ordered: pc.ordered, outbounds: map[string]int{}, contrib: pc.contrib, perm: pc.perm}
 			for k, n := range pc.outbounds {
 				c.outbounds[k] = n
 			}
 			x.classes[sig] = c
 			addCounts(x.agg, c.contrib, 1)
+			if x.perm != nil {
+				addPerm(x.perm, c.perm, 1)
+			}
 		} else {
 			addCounts(x.agg, c.contrib, -1)
 			for k, n := range pc.outbounds {

@@ -346,3 +346,62 @@ func TestKumaRulesNoTopology(t *testing.T) {
 		t.Errorf("WriteWarnings (-want +got):\n%s", diff)
 	}
 }
+
+// TestKumaRulesIndexUpsertRemove: after upserts and removals of MeshTrafficPermissions with rules and
+// with from, the index answers what the plain analysis answers for a series of writes.
+func TestKumaRulesIndexUpsertRemove(t *testing.T) {
+	_, dps := load(t, "testdata/kumarules")
+	mtp := func(name, spec string) Policy { return kumaRule(t, KindMeshTrafficPermission, name, "", spec) }
+	policies := []Policy{
+		mtp("deny-malicious", `{rules: [{default: {deny: [{spiffeID: {type: Prefix, value: "spiffe://td/ns/malicious"}}]}}]}`),
+		mtp("backend-allow", `{targetRef: {kind: Dataplane, labels: {app: backend}}, rules: [{default: {allow: [{spiffeID: {type: Prefix, value: "spiffe://td/ns/malicious/sa"}}, {spiffeID: {type: Prefix, value: "spiffe://td/ns/web"}}]}}]}`),
+		mtp("legacy", `{from: [{targetRef: {kind: Mesh}, default: {action: Allow}}]}`),
+		mtp("web-legacy", `{targetRef: {kind: Dataplane, labels: {app: web}}, from: [{targetRef: {kind: Mesh}, default: {action: Deny}}]}`),
+	}
+	writes := []Policy{
+		mtp("web-rules", `{targetRef: {kind: Dataplane, labels: {app: web}}, rules: [{default: {allow: [{spiffeID: {type: Exact, value: "spiffe://td/ns/malicious/sa/x"}}]}}]}`),
+		mtp("deny-malicious", `{rules: [{default: {deny: [{spiffeID: {type: Exact, value: "spiffe://td/ns/malicious/sa/y"}}]}}]}`),
+		mtp("deny-all-web", `{rules: [{default: {deny: [{spiffeID: {type: Prefix, value: "spiffe://td/ns/web"}}]}}]}`),
+		mtp("legacy", `{from: [{targetRef: {kind: Mesh}, default: {action: Deny}}]}`),
+	}
+	x := NewIndex(kumaPermission, policies, dps)
+	current := append([]Policy(nil), policies...)
+	warned := 0
+	defer func() {
+		if warned == 0 {
+			t.Error("no write was warned: the comparison says nothing")
+		}
+	}()
+	check := func(step string) {
+		for _, w := range writes {
+			want := WriteWarnings(w, current, dps, false)
+			warned += len(want)
+			if diff := cmp.Diff(want, x.WriteWarnings(w, false)); diff != "" {
+				t.Errorf("%s, write of %s: Index.WriteWarnings (-plain +index):\n%s", step, w.Name, diff)
+			}
+		}
+	}
+	check("built")
+	for _, w := range writes {
+		x.Upsert(w)
+		kept := current[:0:0]
+		for _, p := range current {
+			if p.Name != w.Name {
+				kept = append(kept, p)
+			}
+		}
+		current = append(kept, w)
+		check("after upsert of " + w.Name)
+	}
+	for _, name := range []string{"backend-allow", "deny-all-web"} {
+		x.Remove("kong-mesh-demo/" + name)
+		kept := current[:0:0]
+		for _, p := range current {
+			if p.Name != name {
+				kept = append(kept, p)
+			}
+		}
+		current = kept
+		check("after removal of " + name)
+	}
+}

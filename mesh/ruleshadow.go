@@ -19,9 +19,11 @@ type permissionKey struct {
 	path string
 }
 
-type permissionStat struct {
+// permCount is what the classes say of one permissionKey: how many classes hold it, in how many it
+// never takes effect, and per denying match (or replacing policy) in how many it is the cause.
+type permCount struct {
 	classes, shadowed int
-	by                map[permissionKey]bool
+	by                map[permissionKey]int
 }
 
 // permissionShadowed finds, over classes (each the Kuma MeshTrafficPermissions that select some
@@ -33,60 +35,92 @@ type permissionStat struct {
 //   - a policy with from items that, on every Dataplane it selects, meets a policy with rules: Kuma
 //     then builds the inbound's RBAC from the rules and leaves the from items out.
 func permissionShadowed(classes [][]*Policy) []Warning {
-	stats := map[permissionKey]*permissionStat{}
-	stat := func(k permissionKey) *permissionStat {
-		s := stats[k]
-		if s == nil {
-			s = &permissionStat{by: map[permissionKey]bool{}}
-			stats[k] = s
-		}
-		return s
+	agg := map[permissionKey]*permCount{}
+	for _, c := range classes {
+		addPerm(agg, classPermissions(c), 1)
 	}
-	for _, class := range classes {
-		var withRules []*Policy
-		for _, p := range class {
-			if p.Kuma() && p.Kind == KindMeshTrafficPermission && len(p.Rules) > 0 {
-				withRules = append(withRules, p)
-			}
-		}
-		for _, p := range class {
-			if !p.Kuma() || p.Kind != KindMeshTrafficPermission {
-				continue
-			}
-			if len(p.Rules) == 0 {
-				s := stat(permissionKey{p: p})
-				s.classes++
-				if len(withRules) > 0 {
-					s.shadowed++
-					for _, q := range withRules {
-						s.by[permissionKey{p: q}] = true
-					}
-				}
-				continue
-			}
-			for i := range p.Rules {
-				for _, name := range []string{ListAllow, ListAllowWithShadowDeny} {
-					for j := range p.Rules[i].Lists[name] {
-						m := &p.Rules[i].Lists[name][j]
-						if m.Empty() {
-							continue // matches nothing: said on its own (ruleAdvice)
-						}
-						s := stat(permissionKey{p, listPath(i, name, j)})
-						s.classes++
-						if by := deniedBy(m, withRules); len(by) > 0 {
-							s.shadowed++
-							for _, b := range by {
-								s.by[b] = true
-							}
-						}
-					}
-				}
-			}
+	return permWarnings(agg, nil)
+}
+
+// classPermissions is one class's contribution to permissionShadowed: every from policy and every
+// allow match of the class counted once, as void or not there.
+func classPermissions(class []*Policy) map[permissionKey]*permCount {
+	var withRules []*Policy
+	for _, p := range class {
+		if p.Kuma() && p.Kind == KindMeshTrafficPermission && len(p.Rules) > 0 {
+			withRules = append(withRules, p)
 		}
 	}
+	out := map[permissionKey]*permCount{}
+	for _, p := range class {
+		if !p.Kuma() || p.Kind != KindMeshTrafficPermission {
+			continue
+		}
+		if len(p.Rules) == 0 {
+			s := &permCount{classes: 1}
+			if len(withRules) > 0 {
+				s.shadowed = 1
+				s.by = make(map[permissionKey]int, len(withRules))
+				for _, q := range withRules {
+					s.by[permissionKey{p: q}] = 1
+				}
+			}
+			out[permissionKey{p: p}] = s
+			continue
+		}
+		for i := range p.Rules {
+			for _, name := range []string{ListAllow, ListAllowWithShadowDeny} {
+				for j := range p.Rules[i].Lists[name] {
+					m := &p.Rules[i].Lists[name][j]
+					if m.Empty() {
+						continue // matches nothing: said on its own (ruleAdvice)
+					}
+					s := &permCount{classes: 1}
+					if by := deniedBy(m, withRules); len(by) > 0 {
+						s.shadowed = 1
+						s.by = make(map[permissionKey]int, len(by))
+						for _, b := range by {
+							s.by[b] = 1
+						}
+					}
+					out[permissionKey{p, listPath(i, name, j)}] = s
+				}
+			}
+		}
+	}
+	return out
+}
+
+// addPerm adds (sign 1) or subtracts (sign -1) a class's contribution.
+func addPerm(agg, contrib map[permissionKey]*permCount, sign int) {
+	for k, c := range contrib {
+		a := agg[k]
+		if a == nil {
+			a = &permCount{}
+			agg[k] = a
+		}
+		a.classes += sign * c.classes
+		a.shadowed += sign * c.shadowed
+		for b, n := range c.by {
+			if a.by == nil {
+				a.by = map[permissionKey]int{}
+			}
+			if a.by[b] += sign * n; a.by[b] == 0 {
+				delete(a.by, b)
+			}
+		}
+		if a.classes == 0 {
+			delete(agg, k)
+		}
+	}
+}
+
+// permWarnings turns summed counts into warnings: a key void in every class that holds it. only,
+// when set, limits them to its policies.
+func permWarnings(agg map[permissionKey]*permCount, only map[*Policy]bool) []Warning {
 	var out []Warning
-	for k, s := range stats {
-		if s.classes == 0 || s.shadowed < s.classes {
+	for k, s := range agg {
+		if s.classes <= 0 || s.shadowed < s.classes || (only != nil && !only[k.p]) {
 			continue
 		}
 		w := Warning{Ref: policyRef(k.p, k.path), Reason: reasonDenied}
@@ -94,8 +128,10 @@ func permissionShadowed(classes [][]*Policy) []Warning {
 			w.Reason = reasonReplaced
 		}
 		bys := make([]permissionKey, 0, len(s.by))
-		for b := range s.by {
-			bys = append(bys, b)
+		for b, n := range s.by {
+			if n > 0 {
+				bys = append(bys, b)
+			}
 		}
 		sort.Slice(bys, func(i, j int) bool {
 			if bys[i].p != bys[j].p {
@@ -134,16 +170,6 @@ func deniedBy(m *Match, policies []*Policy) []permissionKey {
 
 func listPath(i int, name string, j int) string {
 	return fmt.Sprintf("spec.rules[%d].default.%s[%d]", i, name, j)
-}
-
-// hasPermissionRules reports whether any of the policies is a Kuma MeshTrafficPermission with rules.
-func hasPermissionRules(policies []*Policy) bool {
-	for _, p := range policies {
-		if p.Kuma() && p.Kind == KindMeshTrafficPermission && len(p.Rules) > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // Deprecations returns the warnings a write of a Kuma policy with spec.from gets whatever the mesh

@@ -90,3 +90,13 @@ func TestMeshRulesFlags(t *testing.T) {
 		})
 	}
 }
+
+// TestValidateRules: `precedent validate -f` with Kuma's kinds managed names an allow match that a
+// deny of another policy covers on every proxy it selects (Kuma matches every deny first).
+func TestValidateRules(t *testing.T) {
+	out, _, code := run("validate", "-f", kumaRules, "--config", "testdata/kuma-mesh/config.yaml")
+	want := "Warning: MeshTrafficPermission kong-mesh-demo/allow-malicious-batch: MeshTrafficPermission kong-mesh-demo/allow-malicious-batch: spec.rules[0].default.allow[0] never takes effect on any Dataplane: spec.rules[0].default.deny[0] of kuma-system/deny-malicious-ns denies all it matches, and Kuma matches deny first\n"
+	if code != 0 || out != want {
+		t.Errorf("exit %d, output:\n%s\nwant exit 0 and:\n%s", code, out, want)
+	}
+}

@@ -287,6 +287,11 @@ func TestKumaRulesWarnings(t *testing.T) {
 			want:     []string{"MeshTrafficPermission kong-mesh-demo/allow-batch: spec.rules[0].default.allow[0] never takes effect on any Dataplane: spec.rules[0].default.deny[0] of kong-mesh-demo/deny-malicious denies all it matches, and Kuma matches deny first"},
 		},
 		{
+			name: "a deny on one inbound (sectionName) voids no allow of the whole proxy", kind: kumaPermission,
+			existing: []Policy{mtp("deny-admin", `{targetRef: {kind: Dataplane, labels: {app: backend}, sectionName: admin}, rules: [{default: {deny: [{spiffeID: {type: Prefix, value: "spiffe://td/ns/malicious"}}]}}]}`)},
+			written:  mtp("allow-batch", `{rules: [{default: {allow: [{spiffeID: {type: Exact, value: "spiffe://td/ns/malicious/sa/batch"}}]}}]}`),
+		},
+		{
 			name: "a deny written over an existing allow names it", kind: kumaPermission,
 			existing: []Policy{mtp("allow-batch", `{rules: [{default: {allowWithShadowDeny: [{spiffeID: {type: Prefix, value: "spiffe://td/ns/malicious/sa"}}]}}]}`)},
 			written:  denyNS,

@@ -56,6 +56,7 @@ func classPermissions(class []*Policy) map[permissionKey]*permCount {
 		if !p.Kuma() || p.Kind != KindMeshTrafficPermission {
 			continue
 		}
+		withRules := sameInbounds(p, withRules)
 		if len(p.Rules) == 0 {
 			s := &permCount{classes: 1}
 			if len(withRules) > 0 {
@@ -150,6 +151,19 @@ func permWarnings(agg map[permissionKey]*permCount, only map[*Policy]bool) []War
 		}
 		return out[i].Path < out[j].Path
 	})
+	return out
+}
+
+// sameInbounds keeps the policies that reach every inbound p reaches: a policy whose top-level
+// Dataplane targetRef names a sectionName reaches one inbound only (the topology does not tell
+// inbounds apart), so it voids nothing of a policy that reaches others.
+func sameInbounds(p *Policy, policies []*Policy) []*Policy {
+	var out []*Policy
+	for _, q := range policies {
+		if s := q.TargetRef.SectionName; s == "" || s == p.TargetRef.SectionName {
+			out = append(out, q)
+		}
+	}
 	return out
 }
 

@@ -3,6 +3,8 @@ package mesh
 import (
 	"fmt"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // BenchmarkMergeProxy merges every outbound of one proxy: 200 MeshTimeouts at all levels (5 of
@@ -135,5 +137,72 @@ func BenchmarkWriteWarnings(b *testing.B) {
 				_ = WriteWarnings(w, ps, dps, false)
 			}
 		})
+	}
+}
+
+// rulesMesh is the world of BenchmarkIndexWriteRules at a given fleet size, in Kuma's rules shape:
+// a mesh-wide kuma.io policy of kuma-system (a deny for one namespace and an allow for the trust
+// domain; for MeshTimeout, the mesh's inbound timeouts), 200 MeshService-level ones (policy i on
+// svc-(i%proxies): for MeshTrafficPermission a deny and an allow of SPIFFE ID prefixes and an
+// allowWithShadowDeny; for MeshTimeout a catch-all rule and one matched on a SPIFFE ID), and
+// proxies Dataplanes svc-i; and the write it reviews, one more MeshService-level policy.
+func rulesMesh(tb testing.TB, kind string, proxies int) ([]Policy, []Dataplane, Policy) {
+	const policies = 200
+	rule := func(i int) string {
+		if kind == KindMeshTrafficPermission {
+			return sprintf(`{default: {deny: [{spiffeID: {type: Prefix, value: "spiffe://td/ns/blocked-%d"}}], allow: [{spiffeID: {type: Prefix, value: "spiffe://td/ns/app-%d"}}], allowWithShadowDeny: [{spiffeID: {type: Exact, value: "spiffe://td/ns/legacy/sa/s-%d"}}]}}`, i, i, i)
+		}
+		return sprintf(`{default: {idleTimeout: %ds, http: {requestTimeout: %ds}}}, {matches: [{spiffeID: {type: Prefix, value: "spiffe://td/ns/batch-%d"}}], default: {http: {requestTimeout: 5m}}}`, i+1, i+1, i)
+	}
+	mesh := `{rules: [{default: {deny: [{spiffeID: {type: Prefix, value: "spiffe://td/ns/malicious"}}], allow: [{spiffeID: {type: Prefix, value: "spiffe://td"}}]}}]}`
+	if kind == KindMeshTimeout {
+		mesh = `{rules: [{default: {connectionTimeout: 5s, idleTimeout: 1h, http: {requestTimeout: 15s, streamIdleTimeout: 30m}}}]}`
+	}
+	doc := func(name, spec string) string {
+		return "apiVersion: kuma.io/v1alpha1\nkind: " + kind + "\nmetadata: {name: " + name + ", namespace: kuma-system}\nspec: " + spec
+	}
+	ps := []Policy{policy(tb, doc("mesh-wide", mesh))}
+	for i := 0; i < policies; i++ {
+		ps = append(ps, policy(tb, doc(sprintf("p-%03d", i), sprintf("{targetRef: {kind: MeshService, name: svc-%d}, rules: [%s]}", i%proxies, rule(i)))))
+	}
+	dps := make([]Dataplane, proxies)
+	for i := range dps {
+		dps[i] = Dataplane{Namespace: "kuma-demo", Name: fmt.Sprintf("dp-%d", i), Inbound: []map[string]string{{ServiceTag: fmt.Sprintf("svc-%d", i)}}}
+	}
+	w := policy(tb, doc("written", sprintf("{targetRef: {kind: MeshService, name: svc-1}, rules: [%s]}", rule(1000))))
+	return ps, dps, w
+}
+
+// BenchmarkIndexWriteRules is BenchmarkIndexWrite for policies in Kuma's rules shape, both kinds, at
+// 50, 500 and 5,000 Dataplanes: the shadowing of the rules and, for MeshTrafficPermission, of the
+// allow matches a deny covers.
+func BenchmarkIndexWriteRules(b *testing.B) {
+	for _, kind := range []string{KindMeshTimeout, KindMeshTrafficPermission} {
+		for _, n := range fleetSizes {
+			b.Run(fmt.Sprintf("kind=%s/dataplanes=%d", kind, n), func(b *testing.B) {
+				ps, dps, w := rulesMesh(b, kind, n)
+				x := NewIndex(kind+"."+KumaGroup, ps, dps)
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					_ = x.WriteWarnings(w, false)
+				}
+			})
+		}
+	}
+}
+
+// TestRulesMesh checks the benchmark's input: every policy valid and selecting its proxy, and the
+// index answering what the plain analysis answers for the write.
+func TestRulesMesh(t *testing.T) {
+	for _, kind := range []string{KindMeshTimeout, KindMeshTrafficPermission} {
+		ps, dps, w := rulesMesh(t, kind, 50)
+		if got := len(Order(kind+"."+KumaGroup, ps, &dps[1])); got != 5 {
+			t.Errorf("%s: policies selecting dp-1 = %d, want 5 (the mesh-wide one and 4 on svc-1)", kind, got)
+		}
+		want := WriteWarnings(w, ps, dps, false)
+		if diff := cmp.Diff(want, NewIndex(kind+"."+KumaGroup, ps, dps).WriteWarnings(w, false)); diff != "" {
+			t.Errorf("%s: Index.WriteWarnings (-plain +index):\n%s", kind, diff)
+		}
 	}
 }

@@ -15,7 +15,9 @@
 // sets a field wins, objects merge deeply and lists are atomic.
 //
 // Kuma's own kinds (group kuma.io) are read in Kuma's shape (configuration under `default`) and
-// ordered as Kuma's control plane orders them (Order, kuma.go; README.md states both orders). An
+// ordered as Kuma's control plane orders them (Order, kuma.go; README.md states both orders). Their
+// inbound `rules` follow Kuma's inbound rules (InboundRules, MergeInbound; ruleshadow.go for the
+// warnings). An
 // Index keeps the analysis of one mesh so that a write's review recomputes only what it changes.
 //
 // Policies whose top-level targetRef is a route (MeshGatewayRoute, HTTPRoute) and `to` elements that

@@ -37,6 +37,10 @@ type Index struct {
 	groups  []*srcGroup // sources that every indexed from element treats alike
 	groupOf []*srcGroup // source → its group
 	agg     map[*Policy]map[elemKey]*counts
+
+	// Kuma's MeshTrafficPermissions only (else nil): the void allow matches and from policies of the
+	// rules (ruleshadow.go), summed over the classes like agg.
+	perm map[permissionKey]*permCount
 }
 
 // class is the Dataplanes selected by the same policies.
@@ -46,6 +50,7 @@ type class struct {
 	dps       []int32
 	outbounds map[string]int // service → number of (Dataplane, outbound) pairs
 	contrib   map[elemKey]*counts
+	perm      map[permissionKey]*permCount // classPermissions(ordered), when the index keeps perm
 }
 
 // srcGroup is the sources of inbound traffic that the indexed from elements cannot tell apart.
@@ -138,9 +143,16 @@ func NewIndex(kind string, policies []Policy, dataplanes []Dataplane) *Index {
 		}
 		x.classOf[i] = c
 	}
+	if g, k, _ := strings.Cut(kind, "."); g == KindMeshTrafficPermission && k == KumaGroup {
+		x.perm = map[permissionKey]*permCount{}
+	}
 	for _, c := range x.classes {
 		c.contrib = x.simulate(c.ordered, c.outbounds, x.groups)
 		addCounts(x.agg, c.contrib, 1)
+		if x.perm != nil {
+			c.perm = classPermissions(c.ordered)
+			addPerm(x.perm, c.perm, 1)
+		}
 	}
 	return x
 }
@@ -344,7 +356,7 @@ func count(entries []Entry, d Direction, t Selector, into map[elemKey]*counts) {
 			continue
 		}
 		e := &entries[i]
-		k := elemKey{e.Policy, d, e.Index}
+		k := e.key(d)
 		c := into[k]
 		if c == nil {
 			c = &counts{}
@@ -359,7 +371,7 @@ func count(entries []Entry, d Direction, t Selector, into map[elemKey]*counts) {
 			c.by = map[elemKey]int{}
 		}
 		for _, b := range o.blocked {
-			c.by[elemKey{entries[b].Policy, d, entries[b].Index}]++
+			c.by[entries[b].key(d)]++
 		}
 	}
 }

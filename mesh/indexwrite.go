@@ -59,6 +59,9 @@ func (x *Index) delta(oldP, newP *Policy) delta {
 				s.outbounds = x.outboundsOf(sel)
 			}
 			s.contrib = x.simulate(s.ordered, s.outbounds, d.groups)
+			if x.perm != nil {
+				s.perm = classPermissions(s.ordered)
+			}
 			d.new = append(d.new, s)
 		}
 		if len(sel) == len(c.dps) {
@@ -74,6 +77,12 @@ func (x *Index) delta(oldP, newP *Policy) delta {
 			u.contrib = c.contrib // same policies, same targets: same outcomes
 		} else {
 			u.contrib = x.simulate(u.ordered, u.outbounds, d.groups)
+		}
+		if x.perm != nil {
+			u.perm = c.perm
+			if len(base) != len(c.ordered) {
+				u.perm = classPermissions(u.ordered)
+			}
 		}
 		d.new = append(d.new, u)
 	}
@@ -186,8 +195,12 @@ func (x *Index) refine(from []Element) []*srcGroup {
 // written (replacing the indexed policy of its namespace/name, if any), computed from the classes
 // the write changes only. It does not change the index.
 func (x *Index) WriteWarnings(written Policy, capped bool) []string {
-	if len(x.dps) == 0 || !written.matchesKind(x.kind) {
+	if !written.matchesKind(x.kind) {
 		return nil
+	}
+	advice := ruleAdvice(&written)
+	if len(x.dps) == 0 {
+		return capLines(advice, capped)
 	}
 	oldP := x.policies[written.ID()]
 	d := x.delta(oldP, &written)
@@ -221,7 +234,52 @@ func (x *Index) WriteWarnings(written Policy, capped bool) []string {
 	for _, c := range d.new {
 		addCounts(after, c.contrib, 1)
 	}
-	return writeLines(&written, collect(stats(x.agg, touched, &written)), collect(stats(after, touched, nil)), capped)
+	before, afterW := collect(stats(x.agg, touched, &written)), collect(stats(after, touched, nil))
+	if x.perm != nil {
+		b, a := x.permissionWarnings(d)
+		before, afterW = append(before, b...), append(afterW, a...)
+	}
+	return writeLines(&written, advice, before, afterW, capped)
+}
+
+// permissionWarnings gives the rules warnings (ruleshadow.go) of the policies in the classes the
+// write changes, before and after it: the sums of the index for their keys, with the old classes'
+// contributions taken out and the new ones' put in.
+func (x *Index) permissionWarnings(d delta) (before, after []Warning) {
+	touched := map[*Policy]bool{}
+	for _, c := range d.old {
+		for _, p := range c.ordered {
+			touched[p] = true
+		}
+	}
+	for _, c := range d.new {
+		for _, p := range c.ordered {
+			touched[p] = true
+		}
+	}
+	sums := map[permissionKey]*permCount{}
+	for _, c := range d.old {
+		for k := range c.perm {
+			if _, ok := sums[k]; !ok {
+				if a := x.perm[k]; a != nil {
+					cp := *a
+					cp.by = make(map[permissionKey]int, len(a.by))
+					for b, n := range a.by {
+						cp.by[b] = n
+					}
+					sums[k] = &cp
+				}
+			}
+		}
+	}
+	before = permWarnings(sums, touched)
+	for _, c := range d.old {
+		addPerm(sums, c.perm, -1)
+	}
+	for _, c := range d.new {
+		addPerm(sums, c.perm, 1)
+	}
+	return before, permWarnings(sums, touched)
 }
 
 // stats turns the summed counts of the policies in touched (but skip) into Shadowed's per-element
@@ -285,6 +343,9 @@ func (x *Index) commit(d delta) {
 	for _, c := range d.old {
 		delete(x.classes, c.sig)
 		addCounts(x.agg, c.contrib, -1)
+		if x.perm != nil {
+			addPerm(x.perm, c.perm, -1)
+		}
 	}
 	x.setGroups(d.groups)
 	for _, pc := range d.new {
@@ -309,12 +370,15 @@ func (x *Index) commit(d delta) {
 		sig := signature(slots)
 		c := x.classes[sig]
 		if c == nil {
-			c = &class{sig: sig, ordered: pc.ordered, outbounds: map[string]int{}, contrib: pc.contrib}
+			c = &class{sig: sig, ordered: pc.ordered, outbounds: map[string]int{}, contrib: pc.contrib, perm: pc.perm}
 			for k, n := range pc.outbounds {
 				c.outbounds[k] = n
 			}
 			x.classes[sig] = c
 			addCounts(x.agg, c.contrib, 1)
+			if x.perm != nil {
+				addPerm(x.perm, c.perm, 1)
+			}
 		} else {
 			addCounts(x.agg, c.contrib, -1)
 			for k, n := range pc.outbounds {

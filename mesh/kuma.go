@@ -108,7 +108,7 @@ func groupOf(apiVersion string) string {
 }
 
 // parseKuma reads Kuma's shape: an optional spec.targetRef (Mesh when absent), spec.to[] and
-// spec.from[] items `{targetRef, default: {…}}`, or spec.rules[] (accepted, not analysed).
+// spec.from[] items `{targetRef, default: {…}}`, or spec.rules[] items `{matches?, default}` (rules.go).
 func parseKuma(obj *unstructured.Unstructured, o Options) (Policy, field.ErrorList) {
 	labels := obj.GetLabels()
 	p := Policy{Group: KumaGroup, Kind: obj.GetKind(), Namespace: obj.GetNamespace(), Name: obj.GetName(),
@@ -196,13 +196,7 @@ func parseKuma(obj *unstructured.Unstructured, o Options) (Policy, field.ErrorLi
 			p.From = elems
 		}
 	}
-	for i, item := range lists["rules"] {
-		if m, ok := item.(map[string]interface{}); !ok {
-			errs = append(errs, field.TypeInvalid(specPath.Child("rules").Index(i), typeName(item), "must be an object"))
-		} else if _, ok := m["default"].(map[string]interface{}); !ok {
-			errs = append(errs, field.Required(specPath.Child("rules").Index(i).Child("default"), "must be an object"))
-		}
-	}
+	p.Rules, errs = parseKumaRules(lists["rules"], specPath.Child("rules"), p.Kind, kk, p.TargetRef.Kind, errs)
 	return p, errs
 }
 

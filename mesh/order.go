@@ -11,10 +11,20 @@ type Entry struct {
 	Policy  *Policy
 	Index   int // index of the element in the policy's array
 	Element *Element
+	Rule    bool // a catch-all item of spec.rules merged with the from items (Kuma's MeshTimeout)
 }
 
-// Path is the entry's field path in its policy, e.g. "spec.to[1]".
-func (e *Entry) Path(d Direction) string { return ElementPath(d, e.Index) }
+// Path is the entry's field path in its policy, e.g. "spec.to[1]" or "spec.rules[0]".
+func (e *Entry) Path(d Direction) string { return ElementPath(e.dir(d), e.Index) }
+
+func (e *Entry) dir(d Direction) Direction {
+	if e.Rule {
+		return Rules
+	}
+	return d
+}
+
+func (e *Entry) key(d Direction) elemKey { return elemKey{e.Policy, e.dir(d), e.Index} }
 
 // nameOrder decides, within one level, which of two policy names has priority.
 type nameOrder func(a, b string) bool
@@ -147,16 +157,29 @@ func compareDataplaneRefs(a, b *TargetRef) int {
 // lowest to highest priority as JSON merge patches, each later item over the earlier ones
 // (createRule and merge.Confs in pkg/plugins/policies/core/rules), so within one policy its last
 // matching item wins: for Kuma's kinds each array is listed last item first.
+//
+// For Kuma's MeshTimeout the from list also holds the catch-all items of spec.rules (those without
+// matches), in the same place: MeshTimeout is `is_from_as_rules`, so Kuma reads its from items as
+// rules without matches and merges them with the rules of the other policies, lowest priority
+// first (getEntries, buildRules and MatchesAllIncomingTraffic in
+// pkg/plugins/policies/core/rules/inbound/inboundrules.go, v2.14); a policy has one or the other.
 func Entries(ordered []*Policy, d Direction) []Entry {
 	n := 0
 	for _, p := range ordered {
-		n += len(p.Elements(d))
+		n += len(p.Elements(d)) + len(p.Rules)
 	}
 	out := make([]Entry, 0, n)
 	for _, p := range ordered {
 		elems := p.Elements(d)
 		if p.Kuma() && d == To && p.routeItems() {
 			continue
+		}
+		if p.Kuma() && d == From && p.Kind == KindMeshTimeout {
+			for i := len(p.Rules) - 1; i >= 0; i-- {
+				if r := &p.Rules[i]; r.CatchAll() {
+					out = append(out, Entry{Policy: p, Index: i, Element: &r.elem, Rule: true})
+				}
+			}
 		}
 		if p.Kuma() {
 			for i := len(elems) - 1; i >= 0; i-- {

@@ -27,7 +27,8 @@ const (
 // ServiceTag is the tag that names a Dataplane inbound's (or outbound's) service.
 const ServiceTag = "kuma.io/service"
 
-// Direction says which array of a policy is merged: To (outbounds) or From (inbound sources).
+// Direction says which array of a policy is merged: To (outbounds) or From (inbound sources); Rules
+// (rules.go) is Kuma's inbound shape.
 type Direction int
 
 const (
@@ -37,8 +38,11 @@ const (
 
 // String returns the field name of the direction's array: "to" or "from".
 func (d Direction) String() string {
-	if d == From {
+	switch d {
+	case From:
 		return "from"
+	case Rules:
+		return "rules"
 	}
 	return "to"
 }
@@ -74,6 +78,7 @@ type Policy struct {
 	TargetRef TargetRef
 	To        []Element
 	From      []Element
+	Rules     []Rule // Kuma's own kinds only: spec.rules
 
 	// Kuma's own kinds only: what its control plane sorts by besides the targetRef kind.
 	Role        string // kuma.io/policy-role: system, producer, consumer or workload-owner

@@ -34,6 +34,8 @@ func (r Ref) ID() string {
 type Warning struct {
 	Ref
 	By []Ref
+	// Reason, when set, replaces "every field it sets is decided by %s" (rules warnings, ruleshadow.go).
+	Reason string
 }
 
 // String renders the warning in one short line, e.g.
@@ -54,10 +56,14 @@ func (w Warning) String() string {
 	if n := len(w.By) - maxBy; n > 0 {
 		by += fmt.Sprintf(" and %d more", n)
 	}
-	if w.Path == "" {
-		return fmt.Sprintf("%s %s never takes effect on any Dataplane: every field it sets is decided by %s", w.Kind, w.ID(), by)
+	reason := "every field it sets is decided by %s"
+	if w.Reason != "" {
+		reason = w.Reason
 	}
-	return fmt.Sprintf("%s %s: %s never takes effect on any Dataplane: every field it sets is decided by %s", w.Kind, w.ID(), w.Path, by)
+	if w.Path == "" {
+		return fmt.Sprintf("%s %s never takes effect on any Dataplane: "+reason, w.Kind, w.ID(), by)
+	}
+	return fmt.Sprintf("%s %s: %s never takes effect on any Dataplane: "+reason, w.Kind, w.ID(), w.Path, by)
 }
 
 type elemKey struct {
@@ -88,13 +94,16 @@ func Shadowed(policies []Policy, dataplanes []Dataplane) []Warning {
 	for i := range policies {
 		kinds[policies[i].Kind] = true
 	}
+	var permissions []Warning
 	for kind := range kinds {
+		var classes [][]*Policy
 		for di := range dataplanes {
 			dp := &dataplanes[di]
 			ordered := Order(kind, policies, dp)
 			if len(ordered) == 0 {
 				continue
 			}
+			classes = append(classes, ordered)
 			for _, d := range []Direction{To, From} {
 				entries := Entries(ordered, d)
 				if len(entries) == 0 {
@@ -112,8 +121,11 @@ func Shadowed(policies []Policy, dataplanes []Dataplane) []Warning {
 				}
 			}
 		}
+		if kind == KindMeshTrafficPermission {
+			permissions = append(permissions, permissionShadowed(classes)...)
+		}
 	}
-	return collect(stats)
+	return append(collect(stats), permissions...)
 }
 
 // simulate merges the entries for one target and records each element's outcome.
@@ -125,7 +137,7 @@ func simulate(entries []Entry, d Direction, t Selector, stats map[elemKey]*elemS
 			continue
 		}
 		e := &entries[i]
-		k := elemKey{e.Policy, d, e.Index}
+		k := e.key(d)
 		s := stats[k]
 		if s == nil {
 			s = &elemStat{by: map[elemKey]bool{}}
@@ -138,7 +150,7 @@ func simulate(entries []Entry, d Direction, t Selector, stats map[elemKey]*elemS
 		}
 		for _, b := range o.blocked {
 			if b >= 0 {
-				s.by[elemKey{entries[b].Policy, d, entries[b].Index}] = true
+				s.by[entries[b].key(d)] = true
 			}
 		}
 	}
@@ -251,8 +263,9 @@ func sortElems(set map[elemKey]bool) []elemKey {
 // uncapped, every line, for a caller that keeps to a limit of its own (the webhook's warning limit),
 // so that two cuts do not miscount.
 func WriteWarnings(written Policy, existing []Policy, dataplanes []Dataplane, capped bool) []string {
+	advice := ruleAdvice(&written)
 	if len(dataplanes) == 0 {
-		return nil
+		return capLines(advice, capped)
 	}
 	same := func(p *Policy) bool {
 		return p.Kind == written.Kind && p.Namespace == written.Namespace && p.Name == written.Name
@@ -269,13 +282,13 @@ func WriteWarnings(written Policy, existing []Policy, dataplanes []Dataplane, ca
 		}
 	}
 	after = append(after, written)
-	return writeLines(&written, Shadowed(kept, dataplanes), Shadowed(after, dataplanes), capped)
+	return writeLines(&written, advice, Shadowed(kept, dataplanes), Shadowed(after, dataplanes), capped)
 }
 
 // writeLines renders the warnings of a write of written from the shadowed elements before and after
 // it: written's own, and those of other policies that written newly shadows; deduplicated, and
 // capped at MaxWarnings lines plus one that counts the rest when capped.
-func writeLines(written *Policy, before, after []Warning, capped bool) []string {
+func writeLines(written *Policy, advice []string, before, after []Warning, capped bool) []string {
 	same := func(p *Policy) bool {
 		return p.Kind == written.Kind && p.Namespace == written.Namespace && p.Name == written.Name
 	}
@@ -283,7 +296,7 @@ func writeLines(written *Policy, before, after []Warning, capped bool) []string 
 	for _, w := range before {
 		was[w.Ref.Kind+" "+w.ID()+" "+w.Path] = true
 	}
-	var lines []string
+	lines := append([]string(nil), advice...)
 	seen := map[string]bool{}
 	for _, w := range after {
 		mine := same(&Policy{Kind: w.Kind, Namespace: w.Namespace, Name: w.Name})
@@ -295,8 +308,13 @@ func writeLines(written *Policy, before, after []Warning, capped bool) []string 
 			lines = append(lines, s)
 		}
 	}
+	return capLines(lines, capped)
+}
+
+// capLines keeps at most MaxWarnings lines plus one that counts the rest, when capped.
+func capLines(lines []string, capped bool) []string {
 	if n := len(lines) - MaxWarnings; capped && n > 0 {
-		lines = append(lines[:MaxWarnings], fmt.Sprintf("%d more mesh policy warnings not shown", n))
+		lines = append(lines[:MaxWarnings:MaxWarnings], fmt.Sprintf("%d more mesh policy warnings not shown", n))
 	}
 	return lines
 }

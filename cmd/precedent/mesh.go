@@ -22,23 +22,29 @@ type meshOptions struct {
 	proxy    string
 	outbound string
 	from     string
+	rules    bool
+	spiffeID string
+	sni      string
 	output   string
 }
 
 func newMeshCmd() *cobra.Command {
 	o := meshOptions{output: "json"}
 	cmd := &cobra.Command{
-		Use:   "mesh -f PATH --kind KIND --proxy NAME (--outbound SERVICE | --from SERVICE[,TAG=VALUE...])",
+		Use:   "mesh -f PATH --kind KIND --proxy NAME (--outbound SERVICE | --from SERVICE[,TAG=VALUE...] | --rules [--spiffe-id ID] [--sni NAME])",
 		Short: "Merge the mesh policies (Kuma targetRef model) for one outbound or one source of a proxy",
 		Long: `Merges the MeshTimeouts or MeshTrafficPermissions of the files for one Dataplane, as the Kuma MADR
 "New Policy Matching" states: the policies whose targetRef selects the proxy, most specific level
 first (Proxy, ServiceSubset, Service, MeshSubset, Mesh) and within a level the name that sorts later
 first (current Kuma lets the smaller name win); their to (or from) arrays concatenated; the elements
 that select the outbound (or the source) merged field by field, the first that sets a field winning.
-Prints {"conf": {...}, "origins": {"<field path>": "<policy name>"}}. Exit status 1 if a policy or
-Dataplane is invalid or the proxy is unknown, 2 if a file cannot be read or a flag is wrong.`,
+With --rules (Kuma's own kinds, KIND.kuma.io) it shows the effective inbound configuration of the
+proxy from Kuma's spec.rules, as Kuma builds it: for all clients, or for the client of --spiffe-id
+(and --sni). Prints {"conf": {...}, "origins": {"<field path>": "<policy name>"}}. Exit status 1 if a
+policy or Dataplane is invalid or the proxy is unknown, 2 if a file cannot be read or a flag is wrong.`,
 		Example: `  precedent mesh -f config/samples/mesh --kind MeshTimeout --proxy web-v1 --outbound backend -o json
-  precedent mesh -f config/samples/mesh --kind MeshTrafficPermission --proxy backend-1 --from web,version=v1 -o json`,
+  precedent mesh -f config/samples/mesh --kind MeshTrafficPermission --proxy backend-1 --from web,version=v1 -o json
+  precedent mesh -f config/samples/kuma-rules --kind MeshTrafficPermission.kuma.io --proxy backend-1 --rules --spiffe-id spiffe://default.zone-1.mesh.local/ns/web/sa/web`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.run(cmd.OutOrStdout(), cmd.ErrOrStderr())
@@ -50,12 +56,17 @@ Dataplane is invalid or the proxy is unknown, 2 if a file cannot be read or a fl
 	f.StringVar(&o.proxy, "proxy", "", "the Dataplane, NAME or NAMESPACE/NAME")
 	f.StringVar(&o.outbound, "outbound", "", "merge the to arrays for the proxy's outbound to SERVICE")
 	f.StringVar(&o.from, "from", "", "merge the from arrays for traffic from SERVICE[,TAG=VALUE...]")
+	f.BoolVar(&o.rules, "rules", false, "merge Kuma's spec.rules for the proxy's inbound (kuma.io kinds)")
+	f.StringVar(&o.spiffeID, "spiffe-id", "", "with --rules: the client's SPIFFE ID")
+	f.StringVar(&o.sni, "sni", "", "with --rules: the SNI the client sends")
 	f.StringVarP(&o.output, "output", "o", o.output, "output format: json")
 	for _, name := range []string{"filename", "kind", "proxy"} {
 		_ = cmd.MarkFlagRequired(name)
 	}
 	cmd.MarkFlagsMutuallyExclusive("outbound", "from")
-	cmd.MarkFlagsOneRequired("outbound", "from")
+	cmd.MarkFlagsMutuallyExclusive("outbound", "rules")
+	cmd.MarkFlagsMutuallyExclusive("from", "rules")
+	cmd.MarkFlagsOneRequired("outbound", "from", "rules")
 	return cmd
 }
 
@@ -67,6 +78,15 @@ func (o *meshOptions) run(stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if (o.spiffeID != "" || o.sni != "") && !o.rules {
+		return errors.New("--spiffe-id and --sni go with --rules")
+	}
+	if o.rules && group == mesh.PrecedentGroup {
+		return fmt.Errorf("--rules: spec.rules is Kuma's shape: use --kind %s.%s", kind, mesh.KumaGroup)
+	}
+	if o.rules {
+		group = mesh.KumaGroup
+	}
 	dir, target := mesh.To, mesh.Selector{Service: o.outbound}
 	if o.from != "" {
 		dir = mesh.From
@@ -74,7 +94,7 @@ func (o *meshOptions) run(stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	if dir == mesh.To && kind == mesh.KindMeshTrafficPermission {
+	if !o.rules && dir == mesh.To && kind == mesh.KindMeshTrafficPermission {
 		return errors.New("MeshTrafficPermission has only from arrays: use --from SERVICE[,TAG=VALUE...]")
 	}
 
@@ -114,6 +134,9 @@ func (o *meshOptions) run(stdout, stderr io.Writer) error {
 	if err != nil {
 		return &exitError{code: 1, err: err}
 	}
+	if o.rules {
+		return o.printRules(stdout, stderr, kind+"."+group, policies, dp)
+	}
 	if dir == mesh.To {
 		if tags, ok := dp.OutboundTo(o.outbound); ok {
 			target.Tags = tags
@@ -127,6 +150,24 @@ func (o *meshOptions) run(stdout, stderr io.Writer) error {
 	}
 	res := mesh.Merge(merged, policies, dp, dir, target)
 	out, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding the merged configuration: %w", err)
+	}
+	_, err = fmt.Fprintf(stdout, "%s\n", out)
+	return err
+}
+
+// printRules prints the effective inbound configuration of dp from Kuma's rules.
+func (o *meshOptions) printRules(stdout, stderr io.Writer, kind string, policies []mesh.Policy, dp mesh.Dataplane) error {
+	var src *mesh.Source
+	if o.spiffeID != "" || o.sni != "" {
+		src = &mesh.Source{SpiffeID: o.spiffeID, SNI: o.sni}
+	}
+	rules := mesh.InboundRules(kind, policies, &dp)
+	if len(rules) == 0 && strings.HasPrefix(kind, mesh.KindMeshTrafficPermission) {
+		fmt.Fprintf(stderr, "Warning: no MeshTrafficPermission rules select proxy %s: Kuma applies the from items there (use --from)\n", o.proxy)
+	}
+	out, err := json.MarshalIndent(mesh.MergeInbound(kind, policies, dp, src), "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding the merged configuration: %w", err)
 	}

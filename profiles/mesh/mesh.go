@@ -48,7 +48,7 @@ func (Profile) Review(r profile.Request) profile.Decision {
 	if len(errs) > 0 {
 		return profile.Decision{Errs: errs}
 	}
-	ws := r.State.MeshIndex(r.GroupKind, state.PolicyMesh(r.Object)).WriteWarnings(p, false)
+	ws := append(engine.Deprecations(&p), r.State.MeshIndex(r.GroupKind, state.PolicyMesh(r.Object)).WriteWarnings(p, false)...) // Kuma's from: deprecated, with its rules form
 	return profile.Decision{Warnings: validate.Limit(ws, r.Settings.WarningLimit)}
 }
 

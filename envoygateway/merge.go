@@ -149,7 +149,15 @@ func (m *merger) mergeByKey(id, key string, pl, cl []interface{}) interface{} {
 	return out
 }
 
-// topLevel returns the sources of a whole policy: each top-level field from that policy.
+// sourceMap is the sources of a whole policy: each top-level field from that policy. Read computes
+// it once; results share it, read-only.
+func (p *Policy) sourceMap() map[string]string {
+	if p.sources != nil {
+		return p.sources
+	}
+	return topLevel(p)
+}
+
 func topLevel(p *Policy) map[string]string {
 	out := make(map[string]string, len(p.Fields))
 	for k := range p.Fields {

@@ -75,6 +75,8 @@ type Policy struct {
 	Fields map[string]interface{}
 	// Raw is the spec as written, for the stateless checks' field paths.
 	Raw map[string]interface{}
+	// sources is topLevel(p), computed by Read.
+	sources map[string]string
 }
 
 var specPath = field.NewPath("spec")
@@ -138,6 +140,7 @@ func Read(u *unstructured.Unstructured) (*Policy, field.ErrorList) {
 			p.Selectors = append(p.Selectors, sel)
 		}
 	}
+	p.sources = topLevel(p)
 	return p, errs
 }
 

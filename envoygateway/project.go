@@ -40,14 +40,13 @@ func (s *Snapshot) Project(w Write) Projection {
 			scopes[sc] = true
 		}
 	}
-	addAt := map[Scope]bool{}
 	if w.New != nil {
 		pr.Resolution = s.Resolve(w.New)
 		for _, sc := range pr.Resolution.Scopes {
-			scopes[sc], addAt[sc] = true, true
+			scopes[sc] = true
 		}
 	}
-	before, after := s.base(p.Kind), s.overlay(p.Kind, old, w.New, addAt)
+	before, after := s.base(p.Kind), s.overlay(p.Kind, old, w.New, pr.Resolution.Scopes)
 	if w.New != nil {
 		for _, sc := range pr.Resolution.Scopes {
 			if h := first(after(sc)); h != nil && h != w.New {
@@ -60,11 +59,17 @@ func (s *Snapshot) Project(w Write) Projection {
 		under = s.lunder
 	}
 	seen := map[int32]bool{}
+	memo := merges{}
 	ordered := make([]Scope, 0, len(scopes))
 	for sc := range scopes {
 		ordered = append(ordered, sc)
 	}
-	sort.Slice(ordered, func(i, j int) bool { return ordered[i].String() < ordered[j].String() })
+	sort.Slice(ordered, func(i, j int) bool { return scopeLess(ordered[i], ordered[j]) })
+	total := 0
+	for _, sc := range ordered {
+		total += len(under[sc])
+	}
+	pr.Before, pr.After = make([]Result, 0, total), make([]Result, 0, total)
 	for _, sc := range ordered {
 		for _, i := range under[sc] {
 			if seen[i] {
@@ -72,13 +77,26 @@ func (s *Snapshot) Project(w Write) Projection {
 			}
 			seen[i] = true
 			path := s.pathOf(p.Kind, int(i))
-			b, _ := s.compute(p.Kind, path, before)
-			a, _ := s.compute(p.Kind, path, after)
+			b, _ := s.compute(p.Kind, path, before, memo)
+			a, _ := s.compute(p.Kind, path, after, memo)
 			pr.Before = append(pr.Before, b)
 			pr.After = append(pr.After, a)
 		}
 	}
 	return pr
+}
+
+func scopeLess(a, b Scope) bool {
+	if a.Kind != b.Kind {
+		return a.Kind < b.Kind
+	}
+	if a.Namespace != b.Namespace {
+		return a.Namespace < b.Namespace
+	}
+	if a.Name != b.Name {
+		return a.Name < b.Name
+	}
+	return a.Section < b.Section
 }
 
 // place names what a path is about in a warning: its route, or its listener.
@@ -222,11 +240,14 @@ func (pr Projection) summary() string {
 	if !broad {
 		return ""
 	}
+	// Only the written policy changed: a path's effective policy changes when its sources do, or
+	// when a field it takes from the written policy changed value.
+	edited := pr.editedFields()
 	changed := map[string]bool{}
 	var names []string
 	for i, b := range pr.Before {
 		a := pr.After[i]
-		if reflect.DeepEqual(b.Sources, a.Sources) && reflect.DeepEqual(b.Spec, a.Spec) {
+		if sameSources(b.Sources, a.Sources) && !takesEdited(a.Sources, p.Ref.String(), edited) {
 			continue
 		}
 		pl := place(b.Path)
@@ -245,6 +266,50 @@ func (pr Projection) summary() string {
 		names = names[:3]
 	}
 	return fmt.Sprintf("changes the effective %s of %d places: %s%s", pr.Kind, len(changed), strings.Join(names, ", "), more)
+}
+
+// editedFields are the top-level fields whose value differs between the old and new policy (all
+// of them for a create or delete).
+func (pr Projection) editedFields() map[string]bool {
+	out := map[string]bool{}
+	o, n := pr.Write.Old, pr.Write.New
+	if o == nil || n == nil {
+		return nil
+	}
+	for k, v := range o.Fields {
+		if nv, ok := n.Fields[k]; !ok || !reflect.DeepEqual(v, nv) {
+			out[k] = true
+		}
+	}
+	for k := range n.Fields {
+		if _, ok := o.Fields[k]; !ok {
+			out[k] = true
+		}
+	}
+	return out
+}
+
+func sameSources(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// takesEdited reports whether sources take an edited field from the written policy (edited nil:
+// a create or delete, whose sources already differ where it matters).
+func takesEdited(sources map[string]string, ref string, edited map[string]bool) bool {
+	for id, src := range sources {
+		if src == ref && edited[root(id)] {
+			return true
+		}
+	}
+	return false
 }
 
 func ticks(set map[string]bool) string {

@@ -38,12 +38,20 @@ func (s *Snapshot) base(kind string) lookup {
 	return func(sc Scope) []*Policy { return at[sc] }
 }
 
-// overlay is the world after a write: old removed, new added on its scopes.
-func (s *Snapshot) overlay(kind string, old *Ref, add *Policy, addAt map[Scope]bool) lookup {
+// overlay is the world after a write: old removed, new added on its scopes (a few: compared in
+// a slice, cheaper than hashing a scope).
+func (s *Snapshot) overlay(kind string, old *Ref, add *Policy, addScopes []Scope) lookup {
 	at := s.attach[kind]
 	return func(sc Scope) []*Policy {
 		base := at[sc]
-		if old == nil && !addAt[sc] {
+		added := false
+		for _, a := range addScopes {
+			if a == sc {
+				added = true
+				break
+			}
+		}
+		if !added && (old == nil || !holds(base, *old)) {
 			return base
 		}
 		out := make([]*Policy, 0, len(base)+1)
@@ -52,7 +60,7 @@ func (s *Snapshot) overlay(kind string, old *Ref, add *Policy, addAt map[Scope]b
 				out = append(out, p)
 			}
 		}
-		if addAt[sc] {
+		if added {
 			i := sort.Search(len(out), func(i int) bool { return older(add, out[i]) })
 			out = append(out, nil)
 			copy(out[i+1:], out[i:])
@@ -60,6 +68,15 @@ func (s *Snapshot) overlay(kind string, old *Ref, add *Policy, addAt map[Scope]b
 		}
 		return out
 	}
+}
+
+func holds(ps []*Policy, r Ref) bool {
+	for _, p := range ps {
+		if p.Ref == r {
+			return true
+		}
+	}
+	return false
 }
 
 func first(ps []*Policy) *Policy {
@@ -71,8 +88,11 @@ func first(ps []*Policy) *Policy {
 
 // Compute is the effective policy of kind on path i (a listener index for ClientTrafficPolicy).
 func (s *Snapshot) Compute(kind string, i int) (Result, bool) {
-	return s.compute(kind, s.pathOf(kind, i), s.base(kind))
+	return s.compute(kind, s.pathOf(kind, i), s.base(kind), nil)
 }
+
+// merges memoizes the merges of one computation (the rules of a route share their policies).
+type merges map[[2]*Policy]Merged
 
 func (s *Snapshot) pathOf(kind string, i int) Path {
 	if kind == ClientTrafficPolicy {
@@ -89,58 +109,66 @@ func (s *Snapshot) PathCount(kind string) int {
 	return len(s.Paths)
 }
 
-func (s *Snapshot) compute(kind string, p Path, at lookup) (Result, bool) {
-	chain := p.Chain()
+func (s *Snapshot) compute(kind string, p Path, at lookup, memo merges) (Result, bool) {
+	c, n := p.chain()
+	chain := c[:n]
 	if kind == ClientTrafficPolicy {
 		// ClientTrafficPolicy applies to listeners only: section first, then ListenerSet-wide, then
 		// Gateway-wide (internal/gatewayapi/clienttrafficpolicy.go ProcessClientTrafficPolicies).
-		chain = p.parents()
+		chain = chain[n-len(p.parents()):]
 	}
 	r := Result{Kind: kind, Path: p}
 	if kind == BackendTrafficPolicy && (p.RouteKind == "TCPRoute" || p.RouteKind == "UDPRoute") {
 		return s.fill(r, chain, at)
 	}
+	// One lookup per scope of the chain, most specific first.
+	var hs [5]*Policy
 	hi := -1
 	for i, sc := range chain {
-		if h := first(at(sc)); h != nil {
-			r.Holder, r.Scope, hi = h, sc, i
-			break
+		hs[i] = first(at(sc))
+		if hs[i] != nil && hi < 0 {
+			hi = i
 		}
 	}
-	if r.Holder == nil {
+	if hi < 0 {
 		return r, false
 	}
-	broader := chain[hi+1:]
+	r.Holder, r.Scope = hs[hi], chain[hi]
+	parent, skipped := -1, -1
 	if kind != ClientTrafficPolicy && r.Holder.MergeType != "" && r.Scope.Level() >= LevelRoute {
 		// Merge with the single closest parent among the listener, ListenerSet and Gateway
 		// policies; a rule-level merge skips the route-level policy
 		// (securitypolicy.go processSecurityPolicyForRoute, "Merge with the closest policy").
-		for _, sc := range p.parents() {
-			if h := first(at(sc)); h != nil {
-				r.Parent, r.ParentScope = h, sc
+		for i := hi + 1; i < len(chain); i++ {
+			if chain[i].Level() < LevelRoute && hs[i] != nil {
+				parent = i
+				r.Parent, r.ParentScope = hs[i], chain[i]
 				break
 			}
 		}
-		if r.Scope.Level() == LevelRule {
-			rs := chain[hi+1]
-			if h := first(at(rs)); h != nil {
-				r.Skipped = &Placed{h, rs}
-			}
+		if r.Scope.Level() == LevelRule && hs[hi+1] != nil {
+			skipped = hi + 1
+			r.Skipped = &Placed{hs[hi+1], chain[hi+1]}
 		}
 	}
-	for _, sc := range broader {
-		h := first(at(sc))
-		if h == nil || (r.Parent != nil && sc == r.ParentScope) || (r.Skipped != nil && sc == r.Skipped.Scope) {
-			continue
+	for i := hi + 1; i < len(chain); i++ {
+		if hs[i] != nil && i != parent && i != skipped {
+			r.Replaced = append(r.Replaced, Placed{hs[i], chain[i]})
 		}
-		r.Replaced = append(r.Replaced, Placed{h, sc})
 	}
 	if r.Parent != nil {
-		m := Merge(kind, r.Holder.MergeType, r.Parent, r.Holder)
+		key := [2]*Policy{r.Parent, r.Holder}
+		m, ok := memo[key]
+		if !ok {
+			m = Merge(kind, r.Holder.MergeType, r.Parent, r.Holder)
+			if memo != nil {
+				memo[key] = m
+			}
+		}
 		r.Spec, r.Sources = m.Spec, m.Sources
 		return r, true
 	}
-	r.Spec, r.Sources = r.Holder.Fields, topLevel(r.Holder)
+	r.Spec, r.Sources = r.Holder.Fields, r.Holder.sourceMap()
 	return r, true
 }
 

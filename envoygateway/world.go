@@ -114,29 +114,41 @@ type Path struct {
 // Chain lists the scopes of a path, most specific first: rule, route, listener, ListenerSet,
 // Gateway (the ladder of internal/gatewayapi/securitypolicy.go ProcessSecurityPolicies, steps 1-6).
 func (p Path) Chain() []Scope {
-	out := make([]Scope, 0, 5)
+	c, n := p.chain()
+	return c[:n:n]
+}
+
+// chain is Chain without an allocation: the first n entries are the scopes.
+func (p Path) chain() (c [5]Scope, n int) {
 	if p.RouteKind != "" {
-		out = append(out,
-			Scope{Kind: p.RouteKind, Namespace: p.Route.Namespace, Name: p.Route.Name, Section: p.Rule},
-			Scope{Kind: p.RouteKind, Namespace: p.Route.Namespace, Name: p.Route.Name})
+		c[0] = Scope{Kind: p.RouteKind, Namespace: p.Route.Namespace, Name: p.Route.Name, Section: p.Rule}
+		c[1] = Scope{Kind: p.RouteKind, Namespace: p.Route.Namespace, Name: p.Route.Name}
+		n = 2
 	}
-	return append(out, p.parents()...)
+	ps, m := p.parentArray()
+	copy(c[n:], ps[:m])
+	return c, n + m
 }
 
 // parents are the listener, ListenerSet and Gateway scopes of a path, most specific first. A
 // ListenerSet listener's parents skip the Gateway's listener scopes: they are siblings
 // (securitypolicy.go processSecurityPolicyForRoute, "intentionally skip Gateway listener policies").
 func (p Path) parents() []Scope {
+	c, n := p.parentArray()
+	return c[:n:n]
+}
+
+func (p Path) parentArray() (c [3]Scope, n int) {
 	gw := Scope{Kind: "Gateway", Namespace: p.Gateway.Namespace, Name: p.Gateway.Name}
 	if p.ListenerSet.Name != "" {
 		ls := Scope{Kind: "ListenerSet", Namespace: p.ListenerSet.Namespace, Name: p.ListenerSet.Name}
 		lsl := ls
 		lsl.Section = p.Listener
-		return []Scope{lsl, ls, gw}
+		return [3]Scope{lsl, ls, gw}, 3
 	}
 	gl := gw
 	gl.Section = p.Listener
-	return []Scope{gl, gw}
+	return [3]Scope{gl, gw}, 2
 }
 
 // Snapshot indexes a world: paths, scopes and each kind's attachments in Envoy Gateway's order.
@@ -328,7 +340,8 @@ func (s *Snapshot) viaListenerSet(lsByKey map[topology.Key]*ListenerSet, kind st
 func (s *Snapshot) add(p Path) {
 	i := int32(len(s.Paths))
 	s.Paths = append(s.Paths, p)
-	for _, sc := range p.Chain() {
+	c, n := p.chain()
+	for _, sc := range c[:n] {
 		s.under[sc] = append(s.under[sc], i)
 	}
 }

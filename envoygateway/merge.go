@@ -71,7 +71,7 @@ func (m *merger) mergeMaps(path string, p, c map[string]interface{}) interface{}
 		}
 		pv, ok := p[k]
 		if !ok || pv == nil {
-			out[k] = cv
+			out[k] = withoutNulls(cv)
 			m.srcs[id] = m.child
 			continue
 		}
@@ -86,7 +86,7 @@ func (m *merger) merge(id string, pv, cv interface{}) interface{} {
 			return m.mergeMaps(id, pm, cm)
 		}
 		m.srcs[id] = m.child
-		return cv
+		return withoutNulls(cv)
 	}
 	cl, cok := cv.([]interface{})
 	pl, pok := pv.([]interface{})
@@ -109,6 +109,35 @@ func (m *merger) merge(id string, pv, cv interface{}) interface{} {
 	}
 	m.srcs[id] = m.child
 	return cv
+}
+
+// withoutNulls is v with the null members of its objects removed, as merging a patch into nothing
+// does (RFC 7386 section 2: MergePatch of a non-object target starts from {}); v itself when it
+// has none.
+func withoutNulls(v interface{}) interface{} {
+	m, ok := v.(map[string]interface{})
+	if !ok || !hasNull(m) {
+		return v
+	}
+	out := make(map[string]interface{}, len(m))
+	for k, e := range m {
+		if e != nil {
+			out[k] = withoutNulls(e)
+		}
+	}
+	return out
+}
+
+func hasNull(m map[string]interface{}) bool {
+	for _, e := range m {
+		if e == nil {
+			return true
+		}
+		if em, ok := e.(map[string]interface{}); ok && hasNull(em) {
+			return true
+		}
+	}
+	return false
 }
 
 // mergeByKey merges two lists of objects by a key field, as a strategic merge patch does for a

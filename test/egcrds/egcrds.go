@@ -68,15 +68,25 @@ func Dir() (string, error) {
 	return info.Dir, nil
 }
 
+// CRDDir is the directory of the pinned module's CRDs in the module cache (read-only), for
+// envtest's CRDDirectoryPaths or `kubectl apply -f`.
+func CRDDir() (string, error) {
+	dir, err := Dir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, crdDir), nil
+}
+
 // Files lists the CRD files of the pinned module.
 func Files() ([]string, error) {
-	dir, err := Dir()
+	dir, err := CRDDir()
 	if err != nil {
 		return nil, err
 	}
-	files, err := filepath.Glob(filepath.Join(dir, crdDir, "*.yaml"))
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if err != nil || len(files) == 0 {
-		return nil, fmt.Errorf("no CRDs under %s: %v", filepath.Join(dir, crdDir), err)
+		return nil, fmt.Errorf("no CRDs under %s: %v", dir, err)
 	}
 	return files, nil
 }

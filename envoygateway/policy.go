@@ -197,7 +197,13 @@ func sortedKinds() []string {
 // older reports whether a is processed before b: Envoy Gateway sorts policies by creationTimestamp,
 // then namespace, then name (internal/gatewayapi/resource/resource.go, Resources.Sort), and the
 // first policy to claim a scope holds it.
+//
+// A policy without a creationTimestamp (an object not stored yet, as a dry run or a test may show
+// it) counts as the newest: it will be stamped later than every stored policy.
 func older(a, b *Policy) bool {
+	if az, bz := a.Created.IsZero(), b.Created.IsZero(); az != bz {
+		return bz
+	}
 	if !a.Created.Equal(b.Created) {
 		return a.Created.Before(b.Created)
 	}

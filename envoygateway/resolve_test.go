@@ -2,6 +2,7 @@ package envoygateway
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -181,6 +182,15 @@ func TestConflictOldestThenNamespaceNameHoldsTheScope(t *testing.T) {
 			pol(t, SecurityPolicy, "shop", "bb", 0, obj{"targetRefs": refs(ref("HTTPRoute", "cart")), "cors": obj{}}),
 			pol(t, SecurityPolicy, "shop", "aa", 0, obj{"targetRefs": refs(ref("HTTPRoute", "cart")), "jwt": obj{}}),
 			"shop/aa", nil},
+		{"a policy not stored yet is the newest",
+			pol(t, SecurityPolicy, "shop", "bb", 60, obj{"targetRefs": refs(ref("HTTPRoute", "cart")), "cors": obj{}}),
+			func() *Policy {
+				p := pol(t, SecurityPolicy, "shop", "aa", 0, obj{"targetRefs": refs(ref("HTTPRoute", "cart")), "jwt": obj{}})
+				p.Created = time.Time{}
+				return p
+			}(),
+			"shop/bb",
+			[]string{"SecurityPolicy shop/aa will be Conflicted on HTTPRoute shop/cart: shop/bb is older and holds it"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := snapshot(shop(), c.older)

@@ -1,0 +1,117 @@
+// Package egcrds finds Envoy Gateway's real CRDs in the Go module cache, at the version pinned by
+// the tools module hack/tools/envoy-gateway, for tests and `make run`; they are never copied into
+// the repository.
+package egcrds
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+)
+
+// Module is Envoy Gateway's module path.
+const Module = "github.com/envoyproxy/gateway"
+
+// crdDir is where the module keeps its generated CRDs.
+const crdDir = "charts/gateway-helm/charts/crds/crds/generated"
+
+// toolsDir is hack/tools/envoy-gateway in this repository.
+func toolsDir() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "hack", "tools", "envoy-gateway")
+}
+
+var requireLine = regexp.MustCompile(`(?m)^require ` + regexp.QuoteMeta(Module) + ` (v\S+)$`)
+
+// Version is the version hack/tools/envoy-gateway/go.mod pins.
+func Version() (string, error) {
+	raw, err := os.ReadFile(filepath.Join(toolsDir(), "go.mod"))
+	if err != nil {
+		return "", fmt.Errorf("reading the tools module: %w", err)
+	}
+	m := requireLine.FindSubmatch(raw)
+	if m == nil {
+		return "", fmt.Errorf("hack/tools/envoy-gateway/go.mod requires no %s", Module)
+	}
+	return string(m[1]), nil
+}
+
+// Dir downloads (or finds in the cache) the pinned module and returns its directory.
+func Dir() (string, error) {
+	v, err := Version()
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.Command("go", "mod", "download", "-json", Module+"@"+v)
+	cmd.Dir = toolsDir()
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("go mod download %s@%s: %w: %s", Module, v, err, strings.TrimSpace(errb.String()))
+	}
+	var info struct{ Dir, Error string }
+	if err := json.Unmarshal(out.Bytes(), &info); err != nil {
+		return "", fmt.Errorf("reading go mod download output: %w", err)
+	}
+	if info.Error != "" || info.Dir == "" {
+		return "", fmt.Errorf("go mod download %s@%s: %s", Module, v, info.Error)
+	}
+	return info.Dir, nil
+}
+
+// CRDDir is the directory of the pinned module's CRDs in the module cache (read-only), for
+// envtest's CRDDirectoryPaths or `kubectl apply -f`.
+func CRDDir() (string, error) {
+	dir, err := Dir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, crdDir), nil
+}
+
+// Files lists the CRD files of the pinned module.
+func Files() ([]string, error) {
+	dir, err := CRDDir()
+	if err != nil {
+		return nil, err
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil || len(files) == 0 {
+		return nil, fmt.Errorf("no CRDs under %s: %v", dir, err)
+	}
+	return files, nil
+}
+
+// Load reads every CRD of the pinned module.
+func Load() ([]*unstructured.Unstructured, error) {
+	files, err := Files()
+	if err != nil {
+		return nil, err
+	}
+	var out []*unstructured.Unstructured
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", f, err)
+		}
+		for _, doc := range bytes.Split(raw, []byte("\n---")) {
+			u := &unstructured.Unstructured{}
+			if err := yaml.Unmarshal(doc, &u.Object); err != nil {
+				return nil, fmt.Errorf("reading %s: %w", f, err)
+			}
+			if len(u.Object) > 0 {
+				out = append(out, u)
+			}
+		}
+	}
+	return out, nil
+}

@@ -265,7 +265,11 @@ func (pr Projection) summary() string {
 		more = fmt.Sprintf(" and %d more", len(names)-3)
 		names = names[:3]
 	}
-	return fmt.Sprintf("changes the effective %s of %d places: %s%s", pr.Kind, len(changed), strings.Join(names, ", "), more)
+	places := "places"
+	if len(changed) == 1 {
+		places = "place"
+	}
+	return fmt.Sprintf("changes the effective %s of %d %s: %s%s", pr.Kind, len(changed), places, strings.Join(names, ", "), more)
 }
 
 // editedFields are the top-level fields whose value differs between the old and new policy (all

@@ -25,16 +25,8 @@ import (
 // kind.
 func EngineReview(k policy.Kind, r Request) Decision {
 	st, s := r.State, r.Settings
-	if gk := k.GVK.GroupKind(); !st.KindSynced(gk) {
-		// A kind managed since a PrecedentConfig change (normally watched as the change came in), or
-		// whose CRD was installed after the start: its other policies must be listed before a write
-		// can be checked against them. The API server's client sees a 503 and may retry.
-		if err := st.WatchKinds([]policy.Kind{k}); err != nil {
-			return Decision{Unavailable: fmt.Errorf("watching the %s policies: %w: retry", k.GVK.Kind, err)}
-		}
-		if !st.KindSynced(gk) {
-			return Decision{Unavailable: fmt.Errorf("the cache of %s policies is not synced yet: retry", k.GVK.Kind)}
-		}
+	if err := KindListed(st, k); err != nil {
+		return Decision{Unavailable: err}
 	}
 	cond, err := st.Evaluator(s.CELCostLimit)
 	if err != nil {
@@ -48,6 +40,24 @@ func EngineReview(k policy.Kind, r Request) Decision {
 		out = validate.Review(snap, r.Object, s, cond)
 	}
 	return Decision{Errs: out.Errs, Warnings: out.Warnings}
+}
+
+// KindListed makes sure the state has listed the policies of kind k, so that a write is checked
+// against all of them. A kind managed since a PrecedentConfig change (normally watched as the change
+// came in), or whose CRD was installed after the start, is watched now; while its informer lists,
+// the error says to retry (the handler answers 503, which the API server's client may retry).
+func KindListed(st *state.State, k policy.Kind) error {
+	gk := k.GVK.GroupKind()
+	if st.KindSynced(gk) {
+		return nil
+	}
+	if err := st.WatchKinds([]policy.Kind{k}); err != nil {
+		return fmt.Errorf("watching the %s policies: %w: retry", k.GVK.Kind, err)
+	}
+	if !st.KindSynced(gk) {
+		return fmt.Errorf("the cache of %s policies is not synced yet: retry", k.GVK.Kind)
+	}
+	return nil
 }
 
 // EngineOffline runs the webhook's review over every policy of kind k in the input, each against
@@ -86,6 +96,8 @@ func (e Engine) Claims(gk schema.GroupKind, reg *policy.Registry) bool {
 }
 
 func (Engine) Own() []schema.GroupKind { return nil }
+
+func (Engine) Reads() []schema.GroupKind { return nil }
 
 func (Engine) Review(r Request) Decision {
 	k, _ := r.Registry.Lookup(r.GroupKind)

@@ -32,6 +32,9 @@ type Profile interface {
 	// Own are the policy kinds the profile manages whatever the settings say; the state watches
 	// them when their CRDs are installed (the registry's kinds are watched apart).
 	Own() []schema.GroupKind
+	// Reads are other kinds the profile reads from the state (stored whole, like policies, when
+	// their CRDs are installed): Envoy Gateway's ListenerSets and ReferenceGrants, for example.
+	Reads() []schema.GroupKind
 
 	// Review answers a create, an update or a delete (r.Delete) of r.Object.
 	Review(r Request) Decision

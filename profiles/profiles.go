@@ -9,6 +9,7 @@ import (
 	"github.com/precedent-dev/precedent/policy"
 	"github.com/precedent-dev/precedent/profile"
 	"github.com/precedent-dev/precedent/profiles/access"
+	"github.com/precedent-dev/precedent/profiles/envoygateway"
 	"github.com/precedent-dev/precedent/profiles/inherited"
 	"github.com/precedent-dev/precedent/profiles/kuadrant"
 	"github.com/precedent-dev/precedent/profiles/mesh"
@@ -23,6 +24,7 @@ var registered = []profile.Profile{
 	kuadrant.New(),
 	access.Profile{},
 	mesh.Profile{},
+	envoygateway.Profile{},
 }
 
 // All returns the registered profiles in order.
@@ -43,6 +45,15 @@ func Own() []schema.GroupKind {
 	var out []schema.GroupKind
 	for _, p := range registered {
 		out = append(out, p.Own()...)
+	}
+	return out
+}
+
+// Reads lists the other kinds the profiles read from the state.
+func Reads() []schema.GroupKind {
+	var out []schema.GroupKind
+	for _, p := range registered {
+		out = append(out, p.Reads()...)
 	}
 	return out
 }

@@ -1,8 +1,12 @@
 package profiles
 
 import (
+	"os"
+	"regexp"
+	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -58,5 +62,24 @@ func TestEveryModelHasAProfile(t *testing.T) {
 	}
 	if errs := settings.Defaults().Validate(field.NewPath("spec")); len(errs) > 0 {
 		t.Errorf("the default settings do not validate: %v", errs)
+	}
+}
+
+// TestConfigSchemaNamesEveryModel: the PrecedentConfig CRD accepts exactly the profiles that can be
+// configured (its enum is what the API server checks before the webhook sees a PrecedentConfig).
+func TestConfigSchemaNamesEveryModel(t *testing.T) {
+	for _, file := range []string{"../config/crd/precedentconfig.yaml", "../charts/precedent/crds/precedentconfig.yaml"} {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := regexp.MustCompile(`(?m)^\s+enum: \[(defaults-overrides[^\]]*)\]`).FindSubmatch(b)
+		if m == nil {
+			t.Fatalf("%s: no enum of profiles found", file)
+		}
+		got := strings.Split(strings.ReplaceAll(string(m[1]), " ", ""), ",")
+		if diff := cmp.Diff(policy.Profiles(), got); diff != "" {
+			t.Errorf("%s: spec.kinds[].profile enum (-registered +schema):\n%s", file, diff)
+		}
 	}
 }

@@ -77,6 +77,8 @@ type State struct {
 	seen map[string]string
 
 	profiles // the access and mesh profiles' objects and views (state_profiles.go)
+	// derived are the caches profiles derive from the state (Derive), by key.
+	derived map[string]*derived
 }
 
 // built is a snapshot with the generations it was built from, and the view of each policy object
@@ -114,6 +116,7 @@ func New(log logr.Logger) *State {
 		kick:       make(chan struct{}, 1),
 		profiles:   newProfiles(),
 		seen:       map[string]string{},
+		derived:    map[string]*derived{},
 	}
 }
 

@@ -44,6 +44,9 @@ func (Profile) Claims(gk schema.GroupKind, _ *policy.Registry) bool { return eng
 
 func (Profile) Own() []schema.GroupKind { return own }
 
+// Reads: nothing stored whole beyond its own kinds (the state keeps what it reads apart).
+func (Profile) Reads() []schema.GroupKind { return nil }
+
 // Review checks a write under the live settings (the Backend kind, the mixing switch), warns of
 // targets that do not exist, and projects it against the other policies of its kind over the
 // Gateway → HTTPRoute → Backend topology (with the live combine mode). A delete is projected: what

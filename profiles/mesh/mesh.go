@@ -38,6 +38,9 @@ func (Profile) Claims(gk schema.GroupKind, reg *policy.Registry) bool {
 
 func (Profile) Own() []schema.GroupKind { return own }
 
+// Reads: nothing stored whole beyond its own kinds (the state keeps what it reads apart).
+func (Profile) Reads() []schema.GroupKind { return nil }
+
 // Review checks a write, then finds the elements that can never take effect on any Dataplane of its
 // mesh: its own, and those of other policies that this write newly shadows. Deletes say nothing.
 func (Profile) Review(r profile.Request) profile.Decision {

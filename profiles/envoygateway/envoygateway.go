@@ -1,0 +1,236 @@
+package envoygateway
+
+import (
+	"fmt"
+	"sort"
+
+	"gomodules.xyz/jsonpatch/v2"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/precedent-dev/precedent/diff"
+	"github.com/precedent-dev/precedent/effective"
+	engine "github.com/precedent-dev/precedent/envoygateway"
+	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/profile"
+	"github.com/precedent-dev/precedent/settings"
+	"github.com/precedent-dev/precedent/state"
+	"github.com/precedent-dev/precedent/topology"
+	"github.com/precedent-dev/precedent/validate"
+)
+
+// Name is the profile's name in spec.kinds[].profile.
+const Name policy.Profile = "envoy-gateway"
+
+// The model: the four kinds, folded by package envoygateway, status Envoy Gateway's.
+func init() {
+	kinds := make([]string, 0, len(engine.Kinds))
+	for k := range engine.Kinds {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	policy.RegisterModel(Name, policy.Model{Kinds: kinds, StatusNone: func(schema.GroupVersionKind) bool { return true }})
+}
+
+// Profile is Envoy Gateway's model.
+type Profile struct{}
+
+var _ profile.Profile = Profile{}
+
+func (Profile) Name() policy.Profile { return Name }
+
+func (Profile) Claims(gk schema.GroupKind, reg *policy.Registry) bool {
+	k, ok := reg.Lookup(gk)
+	return ok && k.Profile == Name
+}
+
+func (Profile) Own() []schema.GroupKind { return nil }
+
+// Reads: the Gateway API kinds beyond the topology's that Envoy Gateway's precedence reads.
+func (Profile) Reads() []schema.GroupKind { return reads }
+
+// Review reads the written policy, checks it alone (mergeType only on route targets), then projects
+// the write (or delete) on the snapshot derived from the state: the combined checks of the merged
+// result deny, and the warnings say what the write drops, conflicts with, skips or leaves unresolved.
+func (p Profile) Review(r profile.Request) profile.Decision {
+	pol, errs := engine.Read(r.Object)
+	if len(errs) > 0 {
+		if r.Delete {
+			return profile.Allowed
+		}
+		return profile.Decision{Errs: errs}
+	}
+	if !r.Delete {
+		if errs := engine.Stateless(pol); len(errs) > 0 {
+			return profile.Decision{Errs: errs}
+		}
+	}
+	for _, k := range profile.KindsOf(Name, r.Registry) { // the world holds every managed kind
+		if err := profile.KindListed(r.State, k); err != nil {
+			return profile.Decision{Unavailable: err}
+		}
+	}
+	w := p.world(r.State, r.Registry)
+	old := w.byRef[pol.Kind][pol.Ref]
+	write := engine.Write{Old: old, New: pol}
+	if r.Delete {
+		if old == nil {
+			old = pol
+		}
+		write = engine.Write{Old: old}
+	}
+	pr := w.snap.Project(write)
+	var d profile.Decision
+	if !r.Delete {
+		d.Errs = engine.CheckProjection(pr)
+	}
+	d.Warnings = validate.Limit(pr.Warnings(), r.Settings.WarningLimit)
+	return d
+}
+
+// world is the snapshot of the managed kinds of the profile over the state, derived once per change
+// of the topology, of those kinds or of the kinds the profile reads.
+func (Profile) world(st *state.State, reg *policy.Registry) *world {
+	kinds := map[string]bool{}
+	gks := append([]schema.GroupKind(nil), reads...)
+	for _, k := range profile.KindsOf(Name, reg) {
+		kinds[k.GVK.Kind] = true
+		gks = append(gks, k.GVK.GroupKind())
+	}
+	v := st.Derive(string(Name), gks, func() any {
+		var objs []*unstructured.Unstructured
+		for _, gk := range gks {
+			objs = append(objs, st.Objects(gk)...)
+		}
+		sort.Slice(objs, func(i, j int) bool { return less(objs[i], objs[j]) }) // a decision is the same for the same state
+		labeled, nsLabels := st.Labeled()
+		objects := make([]engine.Object, 0, len(labeled))
+		for _, l := range labeled {
+			objects = append(objects, engine.Object{Kind: l.Kind, Key: topology.Key{Namespace: l.Namespace, Name: l.Name}, Labels: l.Labels})
+		}
+		return newWorld(st.Graph(), objs, objects, nsLabels, kinds)
+	})
+	return v.(*world)
+}
+
+func less(a, b *unstructured.Unstructured) bool {
+	if a.GetKind() != b.GetKind() {
+		return a.GetKind() < b.GetKind()
+	}
+	if a.GetNamespace() != b.GetNamespace() {
+		return a.GetNamespace() < b.GetNamespace()
+	}
+	return a.GetName() < b.GetName()
+}
+
+// Default: a default mergeType is not configurable yet; nothing to default.
+func (Profile) Default(schema.GroupKind, *unstructured.Unstructured, *policy.Registry) []jsonpatch.JsonPatchOperation {
+	return nil
+}
+
+// Webhooks: each managed kind, creates, updates and (projected) deletes.
+func (Profile) Webhooks(kinds []policy.Kind) profile.Webhooks {
+	return profile.Webhooks{Validate: profile.EngineWebhooks(Name, kinds)}
+}
+
+// Prepare derives the snapshot before the replica reports ready.
+func (p Profile) Prepare(st *state.State, s settings.Settings) error {
+	if len(profile.KindsOf(Name, s.Registry())) > 0 {
+		p.world(st, s.Registry())
+	}
+	return nil
+}
+
+// offlineWorld is the snapshot of an offline input, without the policy skip (nil: none).
+func offlineWorld(in *profile.Offline, skip *unstructured.Unstructured) *world {
+	kinds := map[string]bool{}
+	for _, k := range profile.KindsOf(Name, in.Registry) {
+		kinds[k.GVK.Kind] = true
+	}
+	objs := make([]*unstructured.Unstructured, 0, len(in.Objects))
+	var labeled []engine.Object
+	for _, u := range in.Objects {
+		if u == skip {
+			continue
+		}
+		objs = append(objs, u)
+		switch u.GroupVersionKind().GroupKind() {
+		case schema.GroupKind{Group: topology.Group, Kind: "Gateway"}, schema.GroupKind{Group: topology.Group, Kind: "HTTPRoute"}, schema.GroupKind{Group: topology.Group, Kind: "GRPCRoute"}:
+			labeled = append(labeled, engine.Object{Kind: u.GetKind(), Key: topology.Key{Namespace: u.GetNamespace(), Name: u.GetName()}, Labels: u.GetLabels()})
+		}
+	}
+	return newWorld(in.Graph, objs, labeled, in.Inv.Topology.NamespaceLabels, kinds)
+}
+
+// Validate checks each policy of the profile's kinds in the input alone, then as a write against
+// the others: the combined checks of the merged result, and the warnings of the webhook.
+func (p Profile) Validate(in *profile.Offline) (errs, warns []string) {
+	for _, u := range in.Objects {
+		if !p.Claims(u.GroupVersionKind().GroupKind(), in.Registry) {
+			continue
+		}
+		pol, perrs := engine.Read(u)
+		if len(perrs) == 0 {
+			perrs = engine.Stateless(pol)
+		}
+		if len(perrs) > 0 {
+			errs = append(errs, profile.Lines(u, perrs)...)
+			continue
+		}
+		pr := offlineWorld(in, u).snap.Project(engine.Write{New: pol})
+		errs = append(errs, profile.Lines(u, engine.CheckProjection(pr))...)
+		for _, w := range validate.Limit(pr.Warnings(), in.Settings.WarningLimit) {
+			warns = append(warns, fmt.Sprintf("%s %s: %s", u.GetKind(), profile.NSName(u), w))
+		}
+	}
+	return errs, warns
+}
+
+func (p Profile) Checks(gk schema.GroupKind, reg *policy.Registry) bool { return p.Claims(gk, reg) }
+
+// Effective: Envoy Gateway's effective policy per (route rule, listener), with the source of every
+// field, beneath target.
+func (Profile) Effective(in *profile.Offline, k policy.Kind, target *topology.Target) ([]effective.Item, error) {
+	items := offlineWorld(in, nil).snap.Items(k.GVK.Kind)
+	if target == nil {
+		return items, nil
+	}
+	return beneath(items, *target), nil
+}
+
+// beneath keeps the items on paths through target.
+func beneath(items []effective.Item, t topology.Target) []effective.Item {
+	name := t.Namespace + "/" + t.Name
+	var out []effective.Item
+	for _, it := range items {
+		switch t.Kind {
+		case "Gateway":
+			if it.Gateway == name {
+				out = append(out, it)
+			}
+		case "GatewayClass":
+			out = append(out, it) // every Gateway of the input is taken to be of the class
+		default:
+			if it.Route == name {
+				out = append(out, it)
+			}
+		}
+	}
+	return out
+}
+
+// Diff compares the effective items of the profile's kinds between base and head.
+func (p Profile) Diff(base, head *profile.Offline, kind string) ([]diff.Change, bool, error) {
+	var out []diff.Change
+	matched := false
+	for _, k := range profile.KindsOf(Name, head.Registry) {
+		if !profile.Names(kind, k.GVK.GroupKind()) {
+			continue
+		}
+		matched = true
+		b, _ := p.Effective(base, k, nil)
+		h, _ := p.Effective(head, k, nil)
+		out = append(out, diff.Items(k.GVK.Kind, b, h)...)
+	}
+	return out, matched, nil
+}

@@ -1,0 +1,127 @@
+package state
+
+import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/precedent-dev/precedent/topology"
+)
+
+// What a profile that folds outside the engine reads from the state to build its own derived
+// cache (Derive): the graph, the objects of the kinds it watches, the labels of the topology.
+
+// Graph returns the topology graph of the events applied so far, built if stale.
+func (s *State) Graph() *topology.Graph {
+	s.mu.Lock()
+	g, gen := s.graph, s.topoGen
+	stale := g == nil || s.graphGen != gen
+	var refs topoRefs
+	if stale {
+		refs = s.topoRefs()
+	}
+	s.mu.Unlock()
+	if !stale {
+		return g
+	}
+	g = topology.Build(refs.input())
+	s.mu.Lock()
+	if s.graphGen <= gen {
+		s.graph, s.graphGen = g, gen
+	}
+	s.mu.Unlock()
+	return g
+}
+
+// Objects returns the stored objects of a watched kind gk (a managed kind's policies, or a kind a
+// profile watches: WatchProfiles), in no order. They are shared: read only.
+func (s *State) Objects(gk schema.GroupKind) []*unstructured.Unstructured {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.policyObjects(gk)
+}
+
+// Labeled is a topology object with its labels, what label selectors select.
+type Labeled struct {
+	Kind, Namespace, Name string
+	Labels                map[string]string
+}
+
+// Labeled lists the Gateways and routes with their labels, and the labels of each namespace.
+func (s *State) Labeled() ([]Labeled, map[string]map[string]string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Labeled, 0, len(s.gateways)+len(s.httpRoutes)+len(s.grpcRoutes))
+	for n, o := range s.gateways {
+		out = append(out, Labeled{Kind: "Gateway", Namespace: n.Namespace, Name: n.Name, Labels: o.Labels})
+	}
+	for n, o := range s.httpRoutes {
+		out = append(out, Labeled{Kind: "HTTPRoute", Namespace: n.Namespace, Name: n.Name, Labels: o.Labels})
+	}
+	for n, o := range s.grpcRoutes {
+		out = append(out, Labeled{Kind: "GRPCRoute", Namespace: n.Namespace, Name: n.Name, Labels: o.Labels})
+	}
+	ns := make(map[string]map[string]string, len(s.nsLabels))
+	for n, l := range s.nsLabels {
+		ns[n] = l
+	}
+	return out, ns
+}
+
+// derived is one profile cache with the version of the state it was built from.
+type derived struct {
+	version []uint64
+	value   any
+}
+
+// Derive returns the value a profile derives from the state under key: the one built before when
+// neither the topology nor any kind of gks changed since, else a new one from build (run without
+// the state's lock; concurrent callers may both build, the newer is kept). The value is shared:
+// read only. The background builder does not know it: a profile that wants it built off the request
+// path builds it from its Prepare and after changes.
+func (s *State) Derive(key string, gks []schema.GroupKind, build func() any) any {
+	s.mu.Lock()
+	v := make([]uint64, 0, len(gks)+1)
+	v = append(v, s.topoGen)
+	for _, gk := range gks {
+		v = append(v, s.policyGen[gk])
+	}
+	if d, ok := s.derived[key]; ok && equalVersions(d.version, v) {
+		s.mu.Unlock()
+		return d.value
+	}
+	s.mu.Unlock()
+	value := build()
+	s.mu.Lock()
+	if d, ok := s.derived[key]; !ok || !newer(d.version, v) {
+		s.derived[key] = &derived{version: v, value: value}
+	}
+	s.mu.Unlock()
+	return value
+}
+
+func equalVersions(a, b []uint64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// newer reports whether a is strictly newer than b somewhere and older nowhere.
+func newer(a, b []uint64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	gt := false
+	for i := range a {
+		if a[i] < b[i] {
+			return false
+		}
+		gt = gt || a[i] > b[i]
+	}
+	return gt
+}

@@ -1,0 +1,179 @@
+package envoygateway_test
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/precedent-dev/precedent/settings"
+	"github.com/precedent-dev/precedent/test/harness"
+)
+
+// egKinds manages Envoy Gateway's four kinds with the envoy-gateway profile (status: none, the
+// profile's default).
+var egKinds = []interface{}{
+	map[string]interface{}{"gvk": map[string]interface{}{"group": "gateway.envoyproxy.io", "version": "v1alpha1", "kind": "SecurityPolicy"}, "profile": "envoy-gateway"},
+	map[string]interface{}{"gvk": map[string]interface{}{"group": "gateway.envoyproxy.io", "version": "v1alpha1", "kind": "BackendTrafficPolicy"}, "profile": "envoy-gateway"},
+	map[string]interface{}{"gvk": map[string]interface{}{"group": "gateway.envoyproxy.io", "version": "v1alpha1", "kind": "ClientTrafficPolicy"}, "profile": "envoy-gateway"},
+	map[string]interface{}{"gvk": map[string]interface{}{"group": "gateway.envoyproxy.io", "version": "v1alpha1", "kind": "EnvoyExtensionPolicy"}, "profile": "envoy-gateway"},
+}
+
+// manageEnvoyGateway manages the kinds for the test, and the shipped kinds again after it.
+func manageEnvoyGateway(t *testing.T, c client.Client) {
+	t.Helper()
+	ctx := context.Background()
+	t.Cleanup(func() {
+		h.SetConfig(t, c, map[string]interface{}{})
+		if err := h.Env.RegisterWebhooks(ctx, c, settings.Defaults().Registry().Kinds()); err != nil {
+			t.Errorf("registering the webhooks for the shipped kinds again: %v", err)
+		}
+	})
+	h.SetConfig(t, c, map[string]interface{}{"kinds": egKinds})
+	if err := h.Env.RegisterWebhooks(ctx, c, h.Live.Current().Registry().Kinds()); err != nil {
+		t.Fatal(err)
+	}
+	// The kinds' informers list as the settings change; until they have, a write is answered 503
+	// (retry), which fails it: wait for a dry run to be admitted.
+	probe := harness.Object(`
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: SecurityPolicy
+metadata: {name: probe, namespace: default}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: none}]`)
+	harness.Eventually(t, "the webhook has listed Envoy Gateway's kinds", func() (bool, string) {
+		err := c.Create(ctx, probe.DeepCopy(), client.DryRunAll)
+		return err == nil, fmt.Sprint(err)
+	})
+}
+
+// TestRouteAuthDropsGatewayJWT is envoyproxy/gateway #8781 on a real API server with Envoy Gateway's
+// real CRDs: a Gateway SecurityPolicy authenticates with JWT, and a route SecurityPolicy with only
+// extAuth and no mergeType replaces it whole on that route (Envoy Gateway's securitypolicy.go,
+// ProcessSecurityPolicies). The write is admitted with a warning naming what it drops, on a
+// server-side dry run (GitOps) and on the real write alike, through kubectl too; a policy whose
+// target does not exist is told Envoy Gateway will write no status; a status written the way
+// Envoy Gateway writes it stays untouched, with no status write from Precedent.
+func TestRouteAuthDropsGatewayJWT(t *testing.T) {
+	c, rec := h.NewClient()
+	ctx := context.Background()
+	ns := harness.Namespace(t, c)
+	manageEnvoyGateway(t, c)
+	harness.Apply(t, c, ns, `
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: eg, namespace: "{{ns}}"}
+spec:
+  gatewayClassName: eg
+  listeners: [{name: http, port: 80, protocol: HTTP}]`, `
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: cart, namespace: "{{ns}}"}
+spec:
+  parentRefs: [{name: eg}]
+  rules: [{name: browse, backendRefs: [{name: cart, port: 8080}]}]`, `
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: SecurityPolicy
+metadata: {name: gw-auth, namespace: "{{ns}}"}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: eg}]
+  jwt:
+    providers: [{name: corp, remoteJWKS: {uri: "https://login.example.com/.well-known/jwks.json"}}]`)
+	routeDoc := `
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: SecurityPolicy
+metadata: {name: cart-authz, namespace: "{{ns}}"}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: cart}]
+  extAuth:
+    http:
+      backendRefs: [{name: authz, port: 9002}]`
+	drop := "drops `jwt` from " + ns + "/gw-auth on route " + ns + "/cart; set `mergeType: StrategicMerge` to keep it"
+
+	t.Run("kubectl apply --dry-run=server warns of the dropped jwt", func(t *testing.T) {
+		var out string
+		harness.Eventually(t, "kubectl prints the warning", func() (bool, string) {
+			cmd := exec.Command("kubectl", "--kubeconfig", h.Kubeconfig, "apply", "--dry-run=server", "-f", "-")
+			cmd.Stdin = strings.NewReader(strings.ReplaceAll(routeDoc, "{{ns}}", ns))
+			b, err := cmd.CombinedOutput()
+			out = string(b)
+			return err == nil && strings.Contains(out, "Warning: "+drop), out
+		})
+	})
+	route := harness.ObjectIn(ns, routeDoc)
+	t.Run("the write and its dry run warn alike", func(t *testing.T) {
+		harness.WarningsOf(t, c, rec, route, []string{drop})
+	})
+	t.Run("with mergeType the jwt is kept and nothing is said", func(t *testing.T) {
+		merged := harness.ObjectIn(ns, strings.Replace(routeDoc, "name: cart-authz", "name: cart-authz-merged", 1))
+		if err := unstructured.SetNestedField(merged.Object, "StrategicMerge", "spec", "mergeType"); err != nil {
+			t.Fatal(err)
+		}
+		// cart-authz holds the route: the merged one is the newer of two on one scope, Conflicted.
+		harness.DryRunWarnings(t, c, rec, merged, []string{
+			"SecurityPolicy " + ns + "/cart-authz-merged will be Conflicted on HTTPRoute " + ns + "/cart: " + ns + "/cart-authz is older and holds it",
+		})
+	})
+	t.Run("a missing target gets no status from Envoy Gateway", func(t *testing.T) {
+		missing := harness.ObjectIn(ns, strings.NewReplacer("name: cart-authz", "name: ghost-authz", "name: cart}", "name: ghost}").Replace(routeDoc))
+		harness.DryRunWarnings(t, c, rec, missing, missingWarnings(ns))
+	})
+	t.Run("a status written as Envoy Gateway writes it stays untouched", func(t *testing.T) {
+		cur := &unstructured.Unstructured{}
+		cur.SetGroupVersionKind(route.GroupVersionKind())
+		if err := c.Get(ctx, client.ObjectKeyFromObject(route), cur); err != nil {
+			t.Fatal(err)
+		}
+		status := map[string]interface{}{"ancestors": []interface{}{map[string]interface{}{
+			"ancestorRef":    map[string]interface{}{"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": "eg", "namespace": ns},
+			"controllerName": "gateway.envoyproxy.io/gatewayclass-controller",
+			"conditions": []interface{}{map[string]interface{}{"type": "Accepted", "status": "True", "reason": "Accepted", "message": "Policy has been accepted.",
+				"lastTransitionTime": time.Now().UTC().Format(time.RFC3339), "observedGeneration": cur.GetGeneration()}},
+		}}}
+		cur.Object["status"] = status
+		if err := c.Status().Update(ctx, cur); err != nil {
+			t.Fatal(err)
+		}
+		before, err := harness.StatusWrites(ctx, h.Env.Config, "gateway.envoyproxy.io", "securitypolicies")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Changes that would make a status-writing reconciler act: the Gateway's labels, the route's.
+		for _, kind := range []string{"Gateway", "HTTPRoute"} {
+			o := &unstructured.Unstructured{}
+			o.SetAPIVersion("gateway.networking.k8s.io/v1")
+			o.SetKind(kind)
+			name := map[string]string{"Gateway": "eg", "HTTPRoute": "cart"}[kind]
+			if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, o); err != nil {
+				t.Fatal(err)
+			}
+			o.SetLabels(map[string]string{"touched": "yes"})
+			if err := c.Update(ctx, o); err != nil {
+				t.Fatal(err)
+			}
+		}
+		harness.Consistently(t, 3*time.Second, "no status write from Precedent and Envoy Gateway's entry kept", func() (bool, string) {
+			after, err := harness.StatusWrites(ctx, h.Env.Config, "gateway.envoyproxy.io", "securitypolicies")
+			if err != nil {
+				return false, err.Error()
+			}
+			got := &unstructured.Unstructured{}
+			got.SetGroupVersionKind(route.GroupVersionKind())
+			if err := c.Get(ctx, client.ObjectKeyFromObject(route), got); err != nil {
+				return false, err.Error()
+			}
+			ancestors, _, _ := unstructured.NestedSlice(got.Object, "status", "ancestors")
+			return after == before && len(ancestors) == 1, fmt.Sprintf("%v status writes since Envoy Gateway's, %d ancestors", after-before, len(ancestors))
+		})
+	})
+}
+
+// missingWarnings is what a route policy whose route does not exist is told.
+func missingWarnings(ns string) []string {
+	return []string{"target HTTPRoute " + ns + "/ghost not found: Envoy Gateway ignores it and writes no status for it"}
+}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/precedent-dev/precedent/warning"
 )
 
 // maxBy is how many shadowing elements or policies a warning names before "and N more".
@@ -295,8 +297,10 @@ func writeLines(written *Policy, before, after []Warning, capped bool) []string 
 			lines = append(lines, s)
 		}
 	}
-	if n := len(lines) - MaxWarnings; capped && n > 0 {
-		lines = append(lines[:MaxWarnings], fmt.Sprintf("%d more mesh policy warnings not shown", n))
+	if capped { // MaxWarnings lines, and one that counts the rest
+		lines = warning.Limit{N: MaxWarnings + 1, More: func(_, rest int) string {
+			return fmt.Sprintf("%d more mesh policy warnings not shown", rest)
+		}}.Apply(lines)
 	}
 	return lines
 }

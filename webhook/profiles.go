@@ -1,8 +1,6 @@
 package webhook
 
 import (
-	"fmt"
-
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -14,6 +12,7 @@ import (
 	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/state"
 	"github.com/precedent-dev/precedent/validate"
+	"github.com/precedent-dev/precedent/warning"
 )
 
 // accessPolicy reviews a write of an AccessPolicy or XAccessPolicy: the stateless checks under the
@@ -59,7 +58,7 @@ func (v *Validator) accessTargets(p *access.Policy, as access.Settings) []string
 		}
 		if known && !exists {
 			path := field.NewPath("spec", "targetRefs").Index(i)
-			ws = append(ws, fmt.Sprintf("%s: target %s %s not found: the policy has no effect until it exists", path, t.Kind, n))
+			ws = append(ws, warning.TargetNotFound(path.String(), t.Kind+" "+n.String()))
 		}
 	}
 	return ws

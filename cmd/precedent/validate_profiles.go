@@ -9,6 +9,7 @@ import (
 	"github.com/precedent-dev/precedent/access"
 	"github.com/precedent-dev/precedent/mesh"
 	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/warning"
 )
 
 func init() {
@@ -97,7 +98,8 @@ func validateMesh(o *input) (errs, warns []string) {
 		byKind[gk] = append(byKind[gk], p)
 	}
 	for i, p := range policies {
-		for _, w := range mesh.WriteWarnings(p, byKind[objs[i].GroupVersionKind().GroupKind()], dataplanes, true) {
+		ws := mesh.WriteWarnings(p, byKind[objs[i].GroupVersionKind().GroupKind()], dataplanes, false)
+		for _, w := range (warning.Limit{N: o.settings.WarningLimit}).Apply(ws) {
 			warns = append(warns, fmt.Sprintf("%s %s: %s", objs[i].GetKind(), nsName(objs[i]), w))
 		}
 	}

@@ -27,7 +27,6 @@ import (
 
 	"github.com/precedent-dev/precedent/controlplane"
 	"github.com/precedent-dev/precedent/policy"
-	"github.com/precedent-dev/precedent/reconcile"
 	"github.com/precedent-dev/precedent/test/harness"
 	"github.com/precedent-dev/precedent/webhook"
 )

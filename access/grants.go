@@ -343,13 +343,8 @@ func (pj *projection) warnings() []string {
 	if total == 0 {
 		return nil
 	}
-	if total > pj.limit && pj.limit == 1 {
-		return []string{fmt.Sprintf("%d grants become unreachable", total)}
-	}
-	shown := min(total, pj.limit)
-	if total > pj.limit {
-		shown = pj.limit - 1
-	}
+	l := grantsLimit(pj.limit)
+	shown := l.Shown(total)
 	ws := make([]string, 0, min(total, pj.limit))
 	for _, sg := range pj.segments {
 		if sg.text != "" && len(ws) < shown {
@@ -362,8 +357,8 @@ func (pj *projection) warnings() []string {
 			ws = append(ws, sg.render(p))
 		}
 	}
-	if total > pj.limit {
-		ws = append(ws, fmt.Sprintf("and %d more unreachable grants", total-shown))
+	if c := l.Closing(total); c != "" {
+		ws = append(ws, c)
 	}
 	return ws
 }

@@ -3,6 +3,8 @@ package access
 import (
 	"fmt"
 	"slices"
+
+	"github.com/precedent-dev/precedent/warning"
 )
 
 // DefaultWarningLimit is the number of warnings ProjectWrite returns at most when no limit is given.
@@ -177,17 +179,18 @@ func (pr *projector) add(w string) {
 }
 
 func capWarnings(ws []string, limit int) []string {
-	if limit <= 0 {
-		limit = DefaultWarningLimit
-	}
-	if len(ws) <= limit {
-		return ws
-	}
-	if limit == 1 {
-		return []string{fmt.Sprintf("%d grants become unreachable", len(ws))}
-	}
-	more := len(ws) - (limit - 1)
-	return append(ws[:limit-1:limit-1], fmt.Sprintf("and %d more unreachable grants", more))
+	return grantsLimit(limit).Apply(ws)
+}
+
+// grantsLimit caps the warnings of a projection at limit (DefaultWarningLimit when limit <= 0),
+// the closing line counting the unreachable grants left out.
+func grantsLimit(limit int) warning.Limit {
+	return warning.Limit{N: warningLimit(limit), More: func(shown, rest int) string {
+		if shown == 0 {
+			return fmt.Sprintf("%d grants become unreachable", rest)
+		}
+		return fmt.Sprintf("and %d more unreachable grants", rest)
+	}}
 }
 
 // targetKeys returns "namespace/name" of p's targets of group/kind.

@@ -1,7 +1,6 @@
 package cel
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 
@@ -140,12 +139,6 @@ func (e *Evaluator) Eval(expr string, self map[string]interface{}) (bool, error)
 		return false, fmt.Errorf("evaluating %q: result is %s, not a boolean", expr, out.Type())
 	}
 	return bool(b), nil
-}
-
-// IsCompileError reports whether err is a compile-time problem.
-func IsCompileError(err error) bool {
-	var ce *CompileError
-	return errors.As(err, &ce)
 }
 
 // sizeEstimator bounds every list, map and string in `self` for compile-time cost estimation.

@@ -1,6 +1,7 @@
 package cel
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -31,7 +32,7 @@ func TestCompile(t *testing.T) {
 				}
 				return
 			}
-			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !IsCompileError(err) {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !isCompileError(err) {
 				t.Fatalf("Compile(%q) = %v, want compile error containing %q", tt.expr, err, tt.wantErr)
 			}
 		})
@@ -64,7 +65,7 @@ func TestEval(t *testing.T) {
 			if (err != nil) != tt.wantErr || got != tt.want {
 				t.Fatalf("Eval(%q) = %v, %v; want %v, err=%v", tt.expr, got, err, tt.want, tt.wantErr)
 			}
-			if err != nil && IsCompileError(err) {
+			if err != nil && isCompileError(err) {
 				t.Fatalf("runtime problem reported as compile error: %v", err)
 			}
 		})
@@ -91,4 +92,10 @@ func BenchmarkEval(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		_, _ = e.Eval(expr, self)
 	}
+}
+
+// isCompileError reports whether err is a compile-time problem.
+func isCompileError(err error) bool {
+	var ce *CompileError
+	return errors.As(err, &ce)
 }

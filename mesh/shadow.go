@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/precedent-dev/precedent/warning"
 )
 
 // maxBy is how many shadowing elements or policies a warning names before "and N more".
@@ -313,8 +315,10 @@ func writeLines(written *Policy, advice []string, before, after []Warning, cappe
 
 // capLines keeps at most MaxWarnings lines plus one that counts the rest, when capped.
 func capLines(lines []string, capped bool) []string {
-	if n := len(lines) - MaxWarnings; capped && n > 0 {
-		lines = append(lines[:MaxWarnings:MaxWarnings], fmt.Sprintf("%d more mesh policy warnings not shown", n))
+	if capped { // MaxWarnings lines, and one that counts the rest
+		lines = warning.Limit{N: MaxWarnings + 1, More: func(_, rest int) string {
+			return fmt.Sprintf("%d more mesh policy warnings not shown", rest)
+		}}.Apply(lines)
 	}
 	return lines
 }

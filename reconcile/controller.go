@@ -86,9 +86,12 @@ type Reconciler struct {
 }
 
 // SetupWithManager registers one controller per managed kind (leader-elected with the manager).
-// A kind managed later gets its controllers as the settings change,
-// with no restart; a kind whose CRD is not installed yet gets them at a later look (InstallRetry).
-func SetupWithManager(mgr ctrl.Manager, src Source, live Settings, log logr.Logger) error {
+// A kind managed later gets its controllers as the settings change, with no restart; a kind whose
+// CRD is not installed yet gets them at a later look, every installRetry (positive).
+func SetupWithManager(mgr ctrl.Manager, src Source, live Settings, installRetry time.Duration, log logr.Logger) error {
+	if installRetry <= 0 {
+		return fmt.Errorf("install retry %s: want a positive period", installRetry)
+	}
 	s := &setup{mgr: mgr, src: src, live: live, log: log, done: map[schema.GroupKind]bool{}, missing: map[schema.GroupKind]bool{}}
 	if err := s.kinds(live.Current().Registry().Kinds()); err != nil {
 		return err
@@ -102,7 +105,7 @@ func SetupWithManager(mgr ctrl.Manager, src Source, live Settings, log logr.Logg
 	// made it managed) gets its controllers at the next look, once the source has listed its
 	// policies: a status computed without them would be wrong.
 	return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
-		_ = wait.PollUntilContextCancel(ctx, InstallRetry, false, func(context.Context) (bool, error) {
+		_ = wait.PollUntilContextCancel(ctx, installRetry, false, func(context.Context) (bool, error) {
 			if err := s.kinds(live.Current().Registry().Kinds()); err != nil {
 				log.Error(err, "setting up the status controllers of the managed kinds")
 			}
@@ -111,10 +114,6 @@ func SetupWithManager(mgr ctrl.Manager, src Source, live Settings, log logr.Logg
 		return nil
 	}))
 }
-
-// InstallRetry is how often the managed kinds whose CRD is not installed are looked for again. Set
-// it before SetupWithManager.
-var InstallRetry = 30 * time.Second
 
 // setup adds the controllers of each managed kind once.
 type setup struct {
@@ -129,7 +128,7 @@ type setup struct {
 }
 
 // kinds sets up the kinds not set up yet. A kind whose CRD is not installed is skipped (and logged
-// once): the next look (InstallRetry), settings change or restart tries again. A kind found missing
+// once): the next look (installRetry), settings change or restart tries again. A kind found missing
 // before is set up only once the source has listed its policies.
 func (s *setup) kinds(ks []policy.Kind) error {
 	s.mu.Lock()

@@ -2,7 +2,6 @@ package reconcile
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 )
 
@@ -17,29 +16,5 @@ var (
 	}, []string{"kind"})
 )
 
+// Registered in controller-runtime's registry, served on /metrics (test/harness reads them there).
 func init() { metrics.Registry.MustRegister(statusWrites, skippedWrites) }
-
-// Writes returns the number of status writes made for kind so far (for tests and benchmarks).
-func Writes(kind string) float64 { return counterValue(statusWrites, kind) }
-
-func counterValue(c *prometheus.CounterVec, label string) float64 {
-	m, err := c.GetMetricWithLabelValues(label)
-	if err != nil {
-		return 0
-	}
-	ch := make(chan prometheus.Metric, 1)
-	m.Collect(ch)
-	var out float64
-	select {
-	case x := <-ch:
-		var pb dto.Metric
-		if err := x.Write(&pb); err == nil && pb.Counter != nil {
-			out = pb.Counter.GetValue()
-		}
-	default:
-	}
-	return out
-}
-
-// Unchanged returns the number of reconciles for kind that found the status already true.
-func Unchanged(kind string) float64 { return counterValue(skippedWrites, kind) }

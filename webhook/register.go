@@ -53,9 +53,15 @@ type EveryReplica func(context.Context) error
 func (f EveryReplica) Start(ctx context.Context) error { return f(ctx) }
 func (EveryReplica) NeedLeaderElection() bool          { return false }
 
-// InstallRetry is how often the managed kinds whose CRD is not installed are looked for again. Set
-// it before Register.
-var InstallRetry = 30 * time.Second
+// Options say what Register sets up beside the state.
+type Options struct {
+	// InstallRetry is how often the managed kinds whose CRD is not installed are looked for again
+	// (positive).
+	InstallRetry time.Duration
+	// Handlers serves the admission handlers on the manager's webhook server. Without them the
+	// manager has no webhook server: the state alone, for a reconciler that runs without webhooks.
+	Handlers bool
+}
 
 // NewScheme knows the built-in kinds and the Gateway API kinds; policies are read unstructured.
 func NewScheme() (*runtime.Scheme, error) {
@@ -70,8 +76,12 @@ func NewScheme() (*runtime.Scheme, error) {
 }
 
 // Register watches the settings and the state through the manager's cache, serves the handlers on
-// the manager's webhook server and adds a readiness check that passes once the cache is synced.
-func Register(ctx context.Context, mgr manager.Manager, live *config.Live, log logr.Logger) (*state.State, error) {
+// the manager's webhook server (with o.Handlers) and adds a readiness check that passes once the
+// cache is synced. Package assembly calls it, as serve, dev and the test harness run it.
+func Register(ctx context.Context, mgr manager.Manager, live *config.Live, o Options, log logr.Logger) (*state.State, error) {
+	if o.InstallRetry <= 0 {
+		return nil, fmt.Errorf("install retry %s: want a positive period", o.InstallRetry)
+	}
 	if err := live.Watch(ctx, mgr.GetCache()); err != nil {
 		if !meta.IsNoMatchError(err) {
 			return nil, err
@@ -95,7 +105,7 @@ func Register(ctx context.Context, mgr manager.Manager, live *config.Live, log l
 	// A managed kind whose CRD is installed after the start is looked for again, so its policies are
 	// watched before its first write (which would otherwise wait for them: a 503).
 	if err := mgr.Add(EveryReplica(func(ctx context.Context) error {
-		_ = wait.PollUntilContextCancel(ctx, InstallRetry, false, func(context.Context) (bool, error) {
+		_ = wait.PollUntilContextCancel(ctx, o.InstallRetry, false, func(context.Context) (bool, error) {
 			if err := st.WatchKinds(live.Current().Registry().Kinds()); err != nil {
 				log.Error(err, "watching the policies of the managed kinds")
 			}
@@ -109,9 +119,11 @@ func Register(ctx context.Context, mgr manager.Manager, live *config.Live, log l
 	if err := st.WatchProfiles(ctx, mgr.GetCache(), mgr.GetRESTMapper(), append(profiles.Own(), profiles.Reads()...), schema.GroupKind{Group: a.BackendGroup, Kind: a.BackendKind}); err != nil {
 		return nil, err
 	}
-	srv := mgr.GetWebhookServer()
-	srv.Register(ValidatePath, &admission.Webhook{Handler: &Validator{Settings: live, State: st, Log: log.WithName("validate")}})
-	srv.Register(MutatePath, &admission.Webhook{Handler: &Defaulter{Settings: live, Log: log.WithName("mutate")}})
+	if o.Handlers {
+		srv := mgr.GetWebhookServer()
+		srv.Register(ValidatePath, &admission.Webhook{Handler: &Validator{Settings: live, State: st, Log: log.WithName("validate")}})
+		srv.Register(MutatePath, &admission.Webhook{Handler: &Defaulter{Settings: live, Log: log.WithName("mutate")}})
+	}
 	// A replica reports ready once its informers have listed and its snapshots are built and folded
 	// (Prepare), so its first admissions cost what steady-state ones do.
 	if err := mgr.Add(EveryReplica(func(ctx context.Context) error {

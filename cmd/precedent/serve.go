@@ -2,30 +2,19 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2/textlogger"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/healthz"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
-	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
-	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
-	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
+	"github.com/precedent-dev/precedent/assembly"
 	"github.com/precedent-dev/precedent/buildinfo"
 	"github.com/precedent-dev/precedent/certs"
-	"github.com/precedent-dev/precedent/config"
-	"github.com/precedent-dev/precedent/reconcile"
 	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/webhook"
 )
@@ -93,110 +82,37 @@ func serve(ctx context.Context, cfg *rest.Config, o *serveOptions) error {
 	ctrl.SetLogger(log)
 	bi := buildinfo.Get()
 	log.Info("precedent", "version", bi.Version, "commit", bi.Commit, "go", bi.Go, "platform", bi.Platform)
-	if err := buildinfo.Register(ctrlmetrics.Registry); err != nil {
-		return fmt.Errorf("registering precedent_build_info: %w", err)
+	ao := assembly.Options{
+		Config: cfg, Logger: log,
+		Webhooks: true, Host: o.host, Port: o.port, CertDir: o.certDir,
+		Reconciler: true, LeaderElection: o.leaderElect, LeaderElectionNamespace: o.leaderElectionNamespace,
+		MetricsAddr: o.metricsAddr, MetricsSecure: o.metricsSecure, ProbeAddr: o.probeAddr,
+		OnSettings: o.onSettings, OnReady: o.onReady,
 	}
-	scheme, err := webhook.NewScheme()
-	if err != nil {
-		return err
-	}
-	tlsOpts := []func(*tls.Config){func(c *tls.Config) { c.MinVersion = tls.VersionTLS12 }}
 	var builtin *certs.Builtin
 	if o.certSecret != "" {
+		var err error
 		if builtin, err = builtinCerts(cfg, o, log.WithName("certs")); err != nil {
 			return err
 		}
 		// The pair comes from the Secret, in memory: --cert-dir is neither read nor written.
-		tlsOpts = append(tlsOpts, func(c *tls.Config) { c.GetCertificate = builtin.GetCertificate })
+		ao.GetCertificate = builtin.GetCertificate
 	}
-	metrics := metricsserver.Options{BindAddress: o.metricsAddr}
-	if o.metricsSecure {
-		metrics.SecureServing = true
-		metrics.FilterProvider = filters.WithAuthenticationAndAuthorization
-		metrics.TLSOpts = []func(*tls.Config){func(c *tls.Config) { c.MinVersion = tls.VersionTLS12 }}
-	}
-	mgr, err := ctrl.NewManager(cfg, manager.Options{
-		Scheme:                        scheme,
-		Logger:                        log,
-		Cache:                         cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
-		Metrics:                       metrics,
-		HealthProbeBindAddress:        o.probeAddr,
-		LeaderElection:                o.leaderElect,
-		LeaderElectionID:              "precedent.policy.precedent.dev",
-		LeaderElectionNamespace:       o.leaderElectionNamespace,
-		LeaderElectionReleaseOnCancel: true,
-		// A leader killed without releasing the lease is replaced within LeaseDuration plus one
-		// RetryPeriod (about 12 s instead of controller-runtime's 15 s + 2 s), so the status changes
-		// made meanwhile converge within 20 s of the kill (test/deploy, scenario e).
-		LeaseDuration: ptr.To(leaseDuration),
-		RenewDeadline: ptr.To(renewDeadline),
-		RetryPeriod:   ptr.To(retryPeriod),
-		// On SIGTERM the webhook server stops last: it closes its listener and lets admissions in
-		// flight finish, within this bound (under the pod's terminationGracePeriodSeconds).
-		GracefulShutdownTimeout: ptr.To(gracefulShutdown),
-		WebhookServer:           ctrlwebhook.NewServer(ctrlwebhook.Options{Host: o.host, Port: o.port, CertDir: o.certDir, TLSOpts: tlsOpts}),
-	})
+	a, err := assembly.New(ctx, ao)
 	if err != nil {
-		return fmt.Errorf("creating the manager: %w", err)
+		return err
 	}
 	if builtin != nil {
-		if err := mgr.Add(builtin); err != nil {
+		if err := a.Manager.Add(builtin); err != nil {
 			return err
 		}
 	}
-	live := config.NewLive(settings.Defaults(), log.WithName("settings"))
-	st, err := webhook.Register(ctx, mgr, live, log.WithName("webhook"))
-	if err != nil {
-		return err
-	}
-	if o.onSettings != nil {
-		live.OnChange(o.onSettings)
-	}
-	// The status reconciler reads the same state as the webhook; it runs only on the leader.
-	if err := reconcile.SetupWithManager(mgr, st, live, log.WithName("reconcile")); err != nil {
-		return err
-	}
-	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
-		return err
-	}
-	if err := mgr.AddReadyzCheck("webhook", mgr.GetWebhookServer().StartedChecker()); err != nil {
-		return err
-	}
-	if o.onReady != nil {
-		if err := mgr.Add(webhook.EveryReplica(func(ctx context.Context) error {
-			if !mgr.GetCache().WaitForCacheSync(ctx) {
-				return nil
-			}
-			for !st.Synced() || mgr.GetWebhookServer().StartedChecker()(nil) != nil {
-				select {
-				case <-ctx.Done():
-					return nil
-				case <-time.After(20 * time.Millisecond):
-				}
-			}
-			o.onReady()
-			<-ctx.Done()
-			return nil
-		})); err != nil {
-			return err
-		}
-	}
-	log.Info("starting", "webhookPort", o.port, "certDir", o.certDir, "settings", live.Current().String())
-	if err := mgr.Start(ctx); err != nil {
+	log.Info("starting", "webhookPort", o.port, "certDir", o.certDir, "settings", a.Live.Current().String())
+	if err := a.Manager.Start(ctx); err != nil {
 		return fmt.Errorf("running the manager: %w", err)
 	}
 	return nil
 }
-
-// Leader election timings (see manager.Options in serve).
-const (
-	leaseDuration = 10 * time.Second
-	renewDeadline = 7 * time.Second
-	retryPeriod   = 2 * time.Second
-)
-
-// gracefulShutdown bounds how long serve waits, after SIGTERM, for admissions in flight.
-const gracefulShutdown = 15 * time.Second
 
 // builtinCerts sets up the built-in certificate mode: every replica watches the Secret and serves
 // the pair it holds, and keeps the webhook configurations' caBundle and the rotation going.

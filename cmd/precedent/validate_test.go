@@ -167,3 +167,18 @@ func TestConfiguredKind(t *testing.T) {
 		t.Errorf("validate: exit %d, output:\n%s", code, out)
 	}
 }
+
+// The mesh profile's warnings keep to the settings' warningLimit, as every profile's do.
+func TestValidateMeshWarningLimit(t *testing.T) {
+	out, _, code := run("validate", "-f", "testdata/mesh-warning-limit")
+	const p = "Warning: MeshTimeout mesh-1/crowded: MeshTimeout mesh-1/crowded: "
+	want := p + "spec.to[1] never takes effect on any Dataplane: every field it sets is decided by spec.to[0] of mesh-1/crowded\n" +
+		p + "spec.to[2] never takes effect on any Dataplane: every field it sets is decided by spec.to[0] of mesh-1/crowded\n" +
+		"Warning: MeshTimeout mesh-1/crowded: and 3 more warnings\n"
+	if code != 0 {
+		t.Errorf("exit %d, want 0", code)
+	}
+	if diff := cmp.Diff(want, out); diff != "" {
+		t.Errorf("output (-want +got):\n%s", diff)
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"github.com/precedent-dev/precedent/state"
 	"github.com/precedent-dev/precedent/topology"
 	"github.com/precedent-dev/precedent/validate"
+	"github.com/precedent-dev/precedent/warning"
 )
 
 // Profile is the access profile.
@@ -88,7 +89,7 @@ func targets(st *state.State, p *engine.Policy, as engine.Settings) []string {
 		}
 		if known && !exists {
 			path := field.NewPath("spec", "targetRefs").Index(i)
-			ws = append(ws, fmt.Sprintf("%s: target %s %s not found: the policy has no effect until it exists", path, t.Kind, n))
+			ws = append(ws, warning.TargetNotFound(path.String(), t.Kind+" "+n.String()))
 		}
 	}
 	return ws

@@ -16,6 +16,7 @@ import (
 	"github.com/precedent-dev/precedent/state"
 	"github.com/precedent-dev/precedent/topology"
 	"github.com/precedent-dev/precedent/validate"
+	"github.com/precedent-dev/precedent/warning"
 )
 
 // Profile is the mesh profile.
@@ -111,7 +112,8 @@ func (p Profile) Validate(in *profile.Offline) (errs, warns []string) {
 		byKind[gk] = append(byKind[gk], mp)
 	}
 	for i, mp := range policies {
-		for _, w := range engine.WriteWarnings(mp, byKind[objs[i].GroupVersionKind().GroupKind()], dataplanes, true) {
+		ws := engine.WriteWarnings(mp, byKind[objs[i].GroupVersionKind().GroupKind()], dataplanes, false)
+		for _, w := range (warning.Limit{N: in.Settings.WarningLimit}).Apply(ws) {
 			warns = append(warns, fmt.Sprintf("%s %s: %s", objs[i].GetKind(), profile.NSName(objs[i]), w))
 		}
 	}

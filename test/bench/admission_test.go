@@ -32,18 +32,14 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	ctrl "sigs.k8s.io/controller-runtime/pkg/manager"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 	"sigs.k8s.io/yaml"
 
-	"github.com/precedent-dev/precedent/config"
+	"github.com/precedent-dev/precedent/assembly"
 	"github.com/precedent-dev/precedent/controlplane"
 	"github.com/precedent-dev/precedent/policy"
-	"github.com/precedent-dev/precedent/reconcile"
 	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/test/gen"
 	"github.com/precedent-dev/precedent/vap"
@@ -436,35 +432,21 @@ func (s *countingServer) counts() map[string]int64 {
 // the status controllers too. It waits until the state is synced and the server listens.
 func startWebhooks(ctx context.Context, t *testing.T, env *controlplane.Env, reconciler bool) *countingServer {
 	t.Helper()
-	scheme, err := webhook.NewScheme()
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &countingServer{calls: map[string]*atomic.Int64{}, Server: ctrlwebhook.NewServer(ctrlwebhook.Options{
-		Host: "127.0.0.1", Port: env.Port, CertDir: env.CertDir, TLSOpts: serveTLS,
-	})}
-	log := logr.Discard()
-	mgr, err := ctrl.New(unlimited(env.Config), ctrl.Options{
-		Scheme:        scheme,
-		Logger:        log,
-		Cache:         cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
-		Metrics:       metricsserver.Options{BindAddress: "0"},
-		WebhookServer: srv,
+	var srv *countingServer
+	a, err := assembly.New(ctx, assembly.Options{
+		Config: unlimited(env.Config), Logger: logr.Discard(),
+		Webhooks: true, Host: "127.0.0.1", Port: env.Port, CertDir: env.CertDir,
+		WrapWebhookServer: func(s ctrlwebhook.Server) ctrlwebhook.Server {
+			srv = &countingServer{calls: map[string]*atomic.Int64{}, Server: s}
+			return srv
+		},
+		Reconciler: reconciler,
 	})
 	if err != nil {
-		t.Fatalf("creating the manager: %v", err)
+		t.Fatalf("assembling the manager: %v", err)
 	}
-	live := config.NewLive(settings.Defaults(), log)
-	st, err := webhook.Register(ctx, mgr, live, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv.validator = &webhook.Validator{Settings: live, State: st, Log: log}
-	if reconciler {
-		if err := reconcile.SetupWithManager(mgr, st, live, log); err != nil {
-			t.Fatal(err)
-		}
-	}
+	mgr, st := a.Manager, a.State
+	srv.validator = &webhook.Validator{Settings: a.Live, State: st, Log: logr.Discard()}
 	srv.Register(noopPath, &admission.Webhook{Handler: admission.HandlerFunc(func(context.Context, admission.Request) admission.Response {
 		return admission.Allowed("")
 	})})

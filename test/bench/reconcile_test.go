@@ -27,7 +27,6 @@ import (
 
 	"github.com/precedent-dev/precedent/controlplane"
 	"github.com/precedent-dev/precedent/policy"
-	"github.com/precedent-dev/precedent/reconcile"
 	"github.com/precedent-dev/precedent/test/harness"
 	"github.com/precedent-dev/precedent/webhook"
 )
@@ -58,7 +57,7 @@ func TestReconcileSettle(t *testing.T) {
 		t.Fatalf("the watch sees %d policies, want %d", n, len(w.Policies))
 	}
 	kind := w.Kind.GVK.Kind
-	writes := func() (float64, float64) { return reconcile.Writes(kind), reconcile.Writes("Gateway") }
+	writes := func() (float64, float64) { return harness.ReconcileWrites(kind), harness.ReconcileWrites("Gateway") }
 
 	plural, _ := meta.UnsafeGuessKindToResource(w.Kind.GVK)
 	resource := plural.Resource
@@ -106,7 +105,7 @@ func TestReconcileSettle(t *testing.T) {
 	report("every one of %d policies has Accepted and Enforced for its generation after %s (from manager start)", len(w.Policies), allConds.Round(time.Millisecond))
 	report("last status write at %s; settled (no write for %s) at %s", settled.Round(time.Millisecond), *quiet, since(t0))
 	report("status writes to settle: %.0f %s (unchanged, no write: %.0f), %.0f Gateway (Affected conditions); update events seen by the watch: %d policies, %d Gateways",
-		p0, kind, reconcile.Unchanged(kind), g0, seenP0, seenG0)
+		p0, kind, harness.ReconcileUnchanged(kind), g0, seenP0, seenG0)
 	report("%s GETs and LISTs the API server served while settling: %.0f (the manager's cache lists and watches them)", kind, reads()-reads0)
 	report("policy conditions: %s", tr.reasons())
 

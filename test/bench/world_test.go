@@ -4,7 +4,6 @@ package bench
 
 import (
 	"context"
-	"crypto/tls"
 	"flag"
 	"fmt"
 	"os"
@@ -173,6 +172,3 @@ func quantile(d []time.Duration, q float64) time.Duration {
 	}
 	return d[i]
 }
-
-// serveTLS is the TLS setting `precedent serve` gives its webhook server.
-var serveTLS = []func(*tls.Config){func(c *tls.Config) { c.MinVersion = tls.VersionTLS12 }}

@@ -27,12 +27,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	ctrl "sigs.k8s.io/controller-runtime/pkg/manager"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
-	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
+	"github.com/precedent-dev/precedent/assembly"
 	"github.com/precedent-dev/precedent/certs"
-	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/test/harness"
 	"github.com/precedent-dev/precedent/webhook"
@@ -84,24 +81,16 @@ func startReplica(t *testing.T, ns string, l certs.Lifetimes, certDir string) *r
 	if err := b.Init(); err != nil {
 		t.Fatal(err)
 	}
-	scheme, err := webhook.NewScheme()
-	if err != nil {
-		t.Fatal(err)
-	}
-	mgr, err := ctrl.New(h.Env.Config, ctrl.Options{
-		Scheme: scheme, Logger: logr.Discard(), Metrics: metricsserver.Options{BindAddress: "0"},
-		WebhookServer: ctrlwebhook.NewServer(ctrlwebhook.Options{
-			Host: "127.0.0.1", Port: port, CertDir: certDir,
-			TLSOpts: []func(*tls.Config){func(c *tls.Config) { c.MinVersion = tls.VersionTLS12; c.GetCertificate = b.GetCertificate }},
-		}),
+	ctx, cancel := context.WithCancel(context.Background())
+	a, err := assembly.New(ctx, assembly.Options{
+		Config: h.Env.Config, Logger: logr.Discard(),
+		Webhooks: true, Host: "127.0.0.1", Port: port, CertDir: certDir, GetCertificate: b.GetCertificate,
 	})
 	if err != nil {
+		cancel()
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	if _, err := webhook.Register(ctx, mgr, config.NewLive(settings.Defaults(), logr.Discard()), logr.Discard()); err != nil {
-		t.Fatal(err)
-	}
+	mgr := a.Manager
 	if err := mgr.Add(b); err != nil {
 		t.Fatal(err)
 	}

@@ -5,23 +5,19 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
-	ctrl "sigs.k8s.io/controller-runtime/pkg/manager"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
-	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
+	"github.com/precedent-dev/precedent/assembly"
 	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/controlplane"
-	"github.com/precedent-dev/precedent/reconcile"
 	"github.com/precedent-dev/precedent/settings"
-	"github.com/precedent-dev/precedent/webhook"
 )
 
 // root is the module root as seen from a suite's folder (test/<suite>), where go test runs it.
@@ -93,7 +89,7 @@ func (h *Harness) start(o Options) error {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	h.cancel = cancel
-	if err := h.startManager(ctx, o.Reconciler); err != nil {
+	if err := h.startManager(ctx, o); err != nil {
 		return err
 	}
 	if !o.Webhooks {
@@ -132,49 +128,33 @@ func (h *Harness) writeKubeconfig() error {
 	return nil
 }
 
-var retryOnce sync.Once
-
-// startManager runs the manager with Precedent's webhook handlers on the dev certificate (and the
-// status reconciler if asked), until ctx ends, and waits until its cache is synced and its webhook
-// server started.
-func (h *Harness) startManager(ctx context.Context, withReconciler bool) error {
-	scheme, err := webhook.NewScheme()
+// startManager runs Precedent's manager as serve assembles it (package assembly: the same cache
+// transform, TLS minimum and leader election), with the webhook handlers on the dev certificate and
+// the status reconciler as o asks, until ctx ends, and waits until its cache is synced and its
+// webhook server (if any) started. Two things differ from serve, both options: a managed kind whose CRD a test
+// installs is looked for every second instead of every thirty, and the Lease lives in the default
+// namespace (there is no pod namespace to default to).
+func (h *Harness) startManager(ctx context.Context, o Options) error {
+	a, err := assembly.New(ctx, assembly.Options{
+		Config: h.Env.Config, Logger: logr.Discard(),
+		Webhooks: o.Webhooks, Host: "127.0.0.1", Port: h.Env.Port, CertDir: h.Env.CertDir,
+		Reconciler: o.Reconciler, LeaderElection: true, LeaderElectionNamespace: metav1.NamespaceDefault,
+		MetricsAddr: "0", InstallRetry: time.Second,
+	})
 	if err != nil {
 		return err
 	}
-	log := logr.Discard()
-	mgr, err := ctrl.New(h.Env.Config, ctrl.Options{
-		Scheme:        scheme,
-		Logger:        log,
-		Metrics:       metricsserver.Options{BindAddress: "0"},
-		WebhookServer: ctrlwebhook.NewServer(ctrlwebhook.Options{Host: "127.0.0.1", Port: h.Env.Port, CertDir: h.Env.CertDir}),
-	})
-	if err != nil {
-		return fmt.Errorf("creating the manager: %w", err)
-	}
-	h.Live = config.NewLive(settings.Defaults(), log)
-	retryOnce.Do(func() { // a CRD installed by a test is found within a second, not thirty
-		webhook.InstallRetry, reconcile.InstallRetry = time.Second, time.Second
-	})
-	st, err := webhook.Register(ctx, mgr, h.Live, log)
-	if err != nil {
-		return err
-	}
-	if withReconciler {
-		if err := reconcile.SetupWithManager(mgr, st, h.Live, log); err != nil {
-			return err
-		}
-	}
+	h.Live = a.Live
 	done := make(chan struct{})
 	h.done = done
 	go func() {
 		defer close(done)
-		if err := mgr.Start(ctx); err != nil {
+		if err := a.Manager.Start(ctx); err != nil {
 			fmt.Fprintln(os.Stderr, "manager:", err)
 		}
 	}()
 	err = wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
-		return st.Synced() && mgr.GetWebhookServer().StartedChecker()(nil) == nil, nil
+		return a.Ready(), nil
 	})
 	if err != nil {
 		return fmt.Errorf("the manager did not become ready: %w", err)

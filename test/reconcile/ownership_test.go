@@ -272,11 +272,11 @@ func kuadrantWrites(t *testing.T) float64 {
 // events have reached the controllers.
 func touchAndSettle(t *testing.T, ns string) {
 	t.Helper()
-	before := reconcile.Unchanged("AuthPolicy")
+	before := harness.ReconcileUnchanged("AuthPolicy")
 	touch(t, ns, &gwv1.Gateway{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gw"}}, 3)
 	touch(t, ns, &gwv1.HTTPRoute{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "route"}}, 3)
 	harness.Eventually(t, "the AuthPolicy reconciler runs after the touches", func() (bool, string) {
-		return reconcile.Unchanged("AuthPolicy") > before, fmt.Sprintf("unchanged=%v", reconcile.Unchanged("AuthPolicy"))
+		return harness.ReconcileUnchanged("AuthPolicy") > before, fmt.Sprintf("unchanged=%v", harness.ReconcileUnchanged("AuthPolicy"))
 	})
 }
 

@@ -189,7 +189,7 @@ func TestSteadyStateWritesNothing(t *testing.T) {
 	objs := harness.Apply(t, c, ns, gatewayAndRoute)
 	harness.Apply(t, c, ns, routePolicy)
 	expect(t, ns, "route-policy", reconcile.TypeEnforced, metav1.ConditionTrue, "Enforced", "Policy has been successfully enforced")
-	writes, unchanged := reconcile.Writes("AuthPolicy"), reconcile.Unchanged("AuthPolicy")
+	writes, unchanged := harness.ReconcileWrites("AuthPolicy"), harness.ReconcileUnchanged("AuthPolicy")
 
 	gw := objs[0]
 	if err := c.Get(context.Background(), types.NamespacedName{Namespace: ns, Name: gw.GetName()}, gw); err != nil {
@@ -200,9 +200,9 @@ func TestSteadyStateWritesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	harness.Eventually(t, "the reconciler runs after the touch", func() (bool, string) {
-		return reconcile.Unchanged("AuthPolicy") > unchanged, fmt.Sprintf("unchanged=%v", reconcile.Unchanged("AuthPolicy"))
+		return harness.ReconcileUnchanged("AuthPolicy") > unchanged, fmt.Sprintf("unchanged=%v", harness.ReconcileUnchanged("AuthPolicy"))
 	})
-	if got := reconcile.Writes("AuthPolicy"); got != writes {
+	if got := harness.ReconcileWrites("AuthPolicy"); got != writes {
 		t.Errorf("status writes went from %v to %v on a change that means nothing", writes, got)
 	}
 	conds, _, _ := conditions(ns, "route-policy")

@@ -177,7 +177,7 @@ func groupAllowed(k policy.Kind, g string) bool {
 	return false
 }
 
-// str is the string field f of the object x in CEL, '' when absent.
+// str is the string field f of the object x in CEL, the empty string when absent.
 func str(x, f string) string {
 	return fmt.Sprintf("(has(%[1]s.%[2]s) ? %[1]s.%[2]s : '')", x, f)
 }

@@ -43,11 +43,15 @@ type Input struct {
 
 // Rule is one CEL validation: Expression over `object` (and `params`, the PrecedentConfig, when the
 // check's Params is set) is true when the object passes. Message is rendered as field.ErrorList
-// renders ("spec.unset: Duplicate value: …").
+// renders ("spec.unset: Duplicate value: …"), without the index and value at fault, which
+// MessageExpression adds.
 type Rule struct {
 	Expression string
 	Reason     string
 	Message    string
+	// MessageExpression, when set, renders the message with the index and value at fault, exactly
+	// as the Go check's error reads; Message is the API server's fallback.
+	MessageExpression string
 }
 
 // Check is one stateless check.

@@ -95,6 +95,8 @@ func blockStrategyCEL(allowed []string) []Rule {
 			Expression: fmt.Sprintf("!has(object.spec.%[1]s) || !has(object.spec.%[1]s.strategy) || object.spec.%[1]s.strategy in %s", b, quoted(allowed)),
 			Reason:     ReasonInvalid,
 			Message:    fmt.Sprintf("spec.%s.strategy: Unsupported value: supported values: %s", b, doubleQuoted(strategies)),
+			MessageExpression: quote("spec."+b+".strategy: Unsupported value: ") + " + " + quotedValue("object.spec."+b+".strategy") +
+				" + " + quote(": supported values: "+doubleQuoted(strategies)),
 		})
 	}
 	return out
@@ -146,9 +148,13 @@ func unsetIDFormat(in Input) field.ErrorList {
 
 func unsetIDFormatCEL(k policy.Kind) []Rule {
 	return []Rule{{
-		Expression: fmt.Sprintf("!has(object.spec.unset) || object.spec.unset.all(x, %s)", validID(k)),
+		Expression: fmt.Sprintf("!has(object.spec.unset) || object.spec.unset.all(x, %s)", validID(k, "x")),
 		Reason:     ReasonInvalid,
 		Message:    "spec.unset: Invalid value: " + ruleIDFormat(k),
+		MessageExpression: unsetEntry(firstIndex(unsetList, func(e string) string { return "!(" + validID(k, e) + ")" }),
+			func(x string) string {
+				return "': Invalid value: ' + " + quotedValue(x) + " + " + quote(": "+ruleIDFormat(k))
+			}),
 	}}
 }
 
@@ -175,9 +181,11 @@ func unsetDuplicate(in Input) field.ErrorList {
 func unsetDuplicateCEL(k policy.Kind) []Rule {
 	u := "object.spec.unset"
 	return []Rule{{
-		Expression: fmt.Sprintf("!has(%[1]s) || %[1]s.all(x, !(%[2]s) || %[1]s.exists_one(y, y == x))", u, validID(k)),
+		Expression: fmt.Sprintf("!has(%[1]s) || %[1]s.all(x, !(%[2]s) || %[1]s.exists_one(y, y == x))", u, validID(k, "x")),
 		Reason:     ReasonInvalid,
 		Message:    "spec.unset: Duplicate value: each rule id may appear once",
+		MessageExpression: unsetEntry(fmt.Sprintf("lists.range(size(%[1]s)).filter(i, %[2]s && lists.range(i).exists(j, %[1]s[j] == %[1]s[i]))[0]", unsetList, validID(k, unsetList+"[i]")),
+			func(x string) string { return "': Duplicate value: ' + " + quotedValue(x) }),
 	}}
 }
 
@@ -201,26 +209,40 @@ func unsetDeclared(in Input) field.ErrorList {
 
 func unsetDeclaredCEL(k policy.Kind) []Rule {
 	return []Rule{{
-		Expression: fmt.Sprintf("!has(object.spec.unset) || object.spec.unset.all(x, !(%s) || (%s))", validID(k), notDeclared(k)),
+		Expression: fmt.Sprintf("!has(object.spec.unset) || object.spec.unset.all(x, !(%s) || (%s))", validID(k, "x"), notDeclared(k, "x")),
 		Reason:     ReasonForbidden,
 		Message:    "spec.unset: Forbidden: a rule declared by this policy cannot be unset: unset only removes rules inherited from other policies",
+		MessageExpression: unsetEntry(firstIndex(unsetList, func(e string) string {
+			return validID(k, e) + " && !(" + notDeclared(k, e) + ")"
+		}), func(x string) string {
+			return "': Forbidden: rule ' + " + x + " + ' is declared by this policy: unset only removes rules inherited from other policies'"
+		}),
 	}}
 }
 
-// validID is policy.ValidRuleID in CEL, for the rule id x.
-func validID(k policy.Kind) string {
+const unsetList = "object.spec.unset"
+
+// unsetEntry renders the message of the spec.unset entry at index i: its path, then render(x) for
+// the entry x.
+func unsetEntry(i string, render func(x string) string) string {
+	return "'spec.unset[' + string(" + i + ") + ']' + " + render(unsetList+"["+i+"]")
+}
+
+// validID is policy.ValidRuleID in CEL, for the rule id x (a CEL expression).
+func validID(k policy.Kind, x string) string {
 	if len(k.Sections) == 0 {
-		return "x != ''"
+		return x + " != ''"
 	}
 	var secs []string
 	for _, s := range sortedSections(k) {
 		secs = append(secs, regexp.QuoteMeta(s))
 	}
-	return "x.matches(" + quote(`^(`+strings.Join(secs, "|")+`)\.(?s:.+)$`) + ")"
+	return x + ".matches(" + quote(`^(`+strings.Join(secs, "|")+`)\.(?s:.+)$`) + ")"
 }
 
-// notDeclared is true for a well-formed rule id x that no block of the policy declares.
-func notDeclared(k policy.Kind) string {
+// notDeclared is true for a well-formed rule id x (a CEL expression) that no block of the policy
+// declares.
+func notDeclared(k policy.Kind, x string) string {
 	rf := k.RulesField
 	var terms []string
 	for _, b := range []struct{ has, rules string }{
@@ -229,10 +251,11 @@ func notDeclared(k policy.Kind) string {
 		{"has(object.spec.overrides) && has(object.spec.overrides." + rf + ")", "object.spec.overrides." + rf},
 	} {
 		if len(k.Sections) == 0 {
-			terms = append(terms, fmt.Sprintf("!(%s && x in %s)", b.has, b.rules))
+			terms = append(terms, fmt.Sprintf("!(%s && %s in %s)", b.has, x, b.rules))
 			continue
 		}
-		sec, name := "x.substring(0, x.indexOf('.'))", "x.substring(x.indexOf('.') + 1)"
+		sec := fmt.Sprintf("%[1]s.substring(0, %[1]s.indexOf('.'))", x)
+		name := fmt.Sprintf("%[1]s.substring(%[1]s.indexOf('.') + 1)", x)
 		terms = append(terms, fmt.Sprintf("!(%[1]s && %[3]s in %[2]s && %[4]s in %[2]s[%[3]s])", b.has, b.rules, sec, name))
 	}
 	return strings.Join(terms, " && ")

@@ -24,15 +24,24 @@ func kuadrantBareWithBlocks(in Input) field.ErrorList {
 		other = "overrides"
 	}
 	rf := p.Kind.RulesField
-	return field.ErrorList{field.Forbidden(spec.Child(rf), fmt.Sprintf("implicit defaults (bare %s) and spec.%s are mutually exclusive: move them into spec.%s", rf, other, other))}
+	return field.ErrorList{field.Forbidden(spec.Child(rf), kuadrantBareDetail(rf, other))}
+}
+
+func kuadrantBareDetail(rf, other string) string {
+	return fmt.Sprintf("implicit defaults (bare %s) and spec.%s are mutually exclusive: move them into spec.%s", rf, other, other)
+}
+
+func kuadrantBareMessage(rf, other string) string {
+	return fmt.Sprintf("spec.%s: Forbidden: %s", rf, kuadrantBareDetail(rf, other))
 }
 
 func kuadrantBareWithBlocksCEL(k policy.Kind) []Rule {
 	rf := k.RulesField
 	return []Rule{{
-		Expression: fmt.Sprintf("!(%s && (has(object.spec.defaults) || has(object.spec.overrides)))", kuadrantBare(k)),
-		Reason:     ReasonForbidden,
-		Message:    fmt.Sprintf("spec.%s: Forbidden: implicit defaults (bare %s) and spec.defaults or spec.overrides are mutually exclusive", rf, rf),
+		Expression:        fmt.Sprintf("!(%s && (has(object.spec.defaults) || has(object.spec.overrides)))", kuadrantBare(k)),
+		Reason:            ReasonForbidden,
+		Message:           fmt.Sprintf("spec.%s: Forbidden: implicit defaults (bare %s) and spec.defaults or spec.overrides are mutually exclusive", rf, rf),
+		MessageExpression: fmt.Sprintf("has(object.spec.defaults) ? %s : %s", quote(kuadrantBareMessage(rf, "defaults")), quote(kuadrantBareMessage(rf, "overrides"))),
 	}}
 }
 

@@ -43,8 +43,9 @@ func targetNoNamespace(in Input) field.ErrorList {
 const noNamespace = "a local target reference has no namespace: the target is in the policy's namespace"
 
 func targetNoNamespaceCEL(policy.Kind) []Rule {
+	msg := ".namespace: Forbidden: " + noNamespace
 	return eachTarget(func(t string) string { return "!has(" + t + ".namespace)" },
-		ReasonForbidden, ".namespace: Forbidden: "+noNamespace)
+		ReasonForbidden, msg, func(string) string { return quote(msg) })
 }
 
 func targetNameRequired(in Input) field.ErrorList {
@@ -56,8 +57,9 @@ func targetNameRequired(in Input) field.ErrorList {
 }
 
 func targetNameRequiredCEL(policy.Kind) []Rule {
+	msg := ".name: Required value: the name of the target"
 	return eachTarget(func(t string) string { return str(t, "name") + " != ''" },
-		ReasonInvalid, ".name: Required value: the name of the target")
+		ReasonInvalid, msg, func(string) string { return quote(msg) })
 }
 
 func targetGroupSupported(in Input) field.ErrorList {
@@ -70,8 +72,12 @@ func targetGroupSupported(in Input) field.ErrorList {
 }
 
 func targetGroupSupportedCEL(k policy.Kind) []Rule {
+	supported := ": supported values: " + doubleQuoted(groupNames(k))
 	return eachTarget(func(t string) string { return str(t, "group") + " in " + quoted(groupNames(k)) },
-		ReasonInvalid, ".group: Unsupported value: supported values: "+doubleQuoted(groupNames(k)))
+		ReasonInvalid, ".group: Unsupported value"+supported,
+		func(t string) string {
+			return quote(".group: Unsupported value: ") + " + " + quotedValue(str(t, "group")) + " + " + quote(supported)
+		})
 }
 
 func targetKindSupported(in Input) field.ErrorList {
@@ -88,9 +94,13 @@ func targetKindSupportedCEL(k policy.Kind) []Rule {
 	for _, gk := range k.TargetKinds {
 		pairs = append(pairs, gk.Group+"/"+gk.Kind)
 	}
+	supported := ": supported values: " + doubleQuoted(kindNames(k))
 	return eachTarget(func(t string) string {
 		return fmt.Sprintf("!(%s in %s) || %s + '/' + %s in %s", str(t, "group"), quoted(groupNames(k)), str(t, "group"), str(t, "kind"), quoted(pairs))
-	}, ReasonInvalid, ".kind: Unsupported value: supported values: "+doubleQuoted(kindNames(k)))
+	}, ReasonInvalid, ".kind: Unsupported value"+supported,
+		func(t string) string {
+			return quote(".kind: Unsupported value: ") + " + " + quotedValue(str(t, "kind")) + " + " + quote(supported)
+		})
 }
 
 func targetSameKind(in Input) field.ErrorList {
@@ -106,11 +116,16 @@ func targetSameKindCEL(policy.Kind) []Rule {
 	first := func(f string) string {
 		return fmt.Sprintf("(has(%s) ? %s : %s)", targetRef, str(targetRef, f), str(targetRefs+"[0]", f))
 	}
+	same := func(t string) string {
+		return fmt.Sprintf("%s == %s && %s == %s", str(t, "group"), first("group"), str(t, "kind"), first("kind"))
+	}
+	i := firstIndex(targetRefs, func(e string) string { return "!(" + same(e) + ")" })
 	return []Rule{{
-		Expression: fmt.Sprintf("!has(%[1]s) || size(%[1]s) == 0 || %[1]s.all(t, %s == %s && %s == %s)",
-			targetRefs, str("t", "group"), first("group"), str("t", "kind"), first("kind")),
-		Reason:  ReasonInvalid,
-		Message: "spec.targetRefs: Invalid value: all targetRefs must have the same kind",
+		Expression: fmt.Sprintf("!has(%[1]s) || size(%[1]s) == 0 || %[1]s.all(t, %s)", targetRefs, same("t")),
+		Reason:     ReasonInvalid,
+		Message:    "spec.targetRefs[*].kind: Invalid value: all targetRefs must have the same kind",
+		MessageExpression: "'spec.targetRefs[' + string(" + i + ") + '].kind: Invalid value: ' + " +
+			quotedValue(str(targetRefs+"["+i+"]", "kind")) + " + ': all targetRefs must have the same kind (' + " + first("kind") + " + ')'",
 	}}
 }
 
@@ -130,7 +145,9 @@ func targetUniqueCEL(policy.Kind) []Rule {
 	key := func(t string) string {
 		return fmt.Sprintf("%s + '/' + %s + '/' + %s + '#' + %s", str(t, "group"), str(t, "kind"), str(t, "name"), str(t, "sectionName"))
 	}
-	msg := "spec.targetRefs: Duplicate value: each target may be named once"
+	// No messageExpression: naming the index of the earlier equal reference, as the Go check does,
+	// would take an expression of kilobytes.
+	msg := "spec.targetRefs[*]: Duplicate value: each target may be named once"
 	return []Rule{
 		{Expression: fmt.Sprintf("!has(%[1]s) || %[1]s.all(t, %[1]s.exists_one(u, %s == %s))", targetRefs, key("u"), key("t")),
 			Reason: ReasonInvalid, Message: msg},
@@ -140,12 +157,27 @@ func targetUniqueCEL(policy.Kind) []Rule {
 }
 
 // eachTarget is one rule for spec.targetRef and one for every entry of spec.targetRefs: cond(t) is
-// true for a good reference t; message follows the field path.
-func eachTarget(cond func(t string) string, reason, message string) []Rule {
+// true for a good reference t; render(t) is the CEL string that follows the field path of a bad
+// one in its message, static its fallback.
+func eachTarget(cond func(t string) string, reason, static string, render func(t string) string) []Rule {
+	i := firstIndex(targetRefs, func(e string) string { return "!(" + cond(e) + ")" })
+	at := targetRefs + "[" + i + "]"
 	return []Rule{
-		{Expression: fmt.Sprintf("!has(%s) || %s", targetRef, cond(targetRef)), Reason: reason, Message: "spec.targetRef" + message},
-		{Expression: fmt.Sprintf("!has(%[1]s) || %[1]s.all(t, %s)", targetRefs, cond("t")), Reason: reason, Message: "spec.targetRefs[*]" + message},
+		{Expression: fmt.Sprintf("!has(%s) || %s", targetRef, cond(targetRef)), Reason: reason, Message: "spec.targetRef" + static,
+			MessageExpression: "'spec.targetRef' + " + render(targetRef)},
+		{Expression: fmt.Sprintf("!has(%[1]s) || %[1]s.all(t, %s)", targetRefs, cond("t")), Reason: reason, Message: "spec.targetRefs[*]" + static,
+			MessageExpression: "'spec.targetRefs[' + string(" + i + ") + ']' + " + render(at)},
 	}
+}
+
+// firstIndex is the CEL index of the first element e of list l for which bad(e) holds.
+func firstIndex(l string, bad func(e string) string) string {
+	return fmt.Sprintf("lists.range(size(%s)).filter(i, %s)[0]", l, bad(l+"[i]"))
+}
+
+// quotedValue is the CEL string v in double quotes, as field errors print a value.
+func quotedValue(v string) string {
+	return `'"' + ` + v + ` + '"'`
 }
 
 func kindNames(k policy.Kind) []string {

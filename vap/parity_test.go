@@ -56,20 +56,30 @@ func compile(t *testing.T, p *admissionregistrationv1.ValidatingAdmissionPolicy)
 	hasParams := p.Spec.ParamKind != nil
 	vars := plugincel.OptionalVariableDeclarations{HasParams: hasParams, HasAuthorizer: true}
 	conds := make([]plugincel.ExpressionAccessor, len(p.Spec.Validations))
+	msgs := make([]plugincel.ExpressionAccessor, len(p.Spec.Validations))
 	for i, v := range p.Spec.Validations {
 		conds[i] = &validating.ValidationCondition{Expression: v.Expression, Message: v.Message, Reason: v.Reason}
+		if v.MessageExpression != "" {
+			msgs[i] = &validating.MessageExpressionCondition{MessageExpression: v.MessageExpression}
+		}
 	}
 	return validating.NewValidator(
 		c.CompileCondition(conds, vars, environment.NewExpressions),
 		nil,
 		c.CompileCondition(nil, vars, environment.NewExpressions),
-		c.CompileCondition(nil, plugincel.OptionalVariableDeclarations{HasParams: hasParams}, environment.NewExpressions),
+		c.CompileCondition(msgs, plugincel.OptionalVariableDeclarations{HasParams: hasParams}, environment.NewExpressions),
 		p.Spec.FailurePolicy, nil)
 }
 
+// denial is one validation that denies an object: its index and the message the API server gives.
+type denial struct {
+	index   int
+	message string
+}
+
 // denied evaluates the policy's validations on a create of obj, with params (nil for none), and
-// returns the index of each validation that denies it; an evaluation error fails the test.
-func denied(t *testing.T, v validating.Validator, obj, params *unstructured.Unstructured) []int {
+// returns the validations that deny it; an evaluation error fails the test.
+func denied(t *testing.T, v validating.Validator, obj, params *unstructured.Unstructured) []denial {
 	t.Helper()
 	gvk := obj.GroupVersionKind()
 	gvr := gvk.GroupVersion().WithResource(strings.ToLower(gvk.Kind) + "s")
@@ -80,13 +90,13 @@ func denied(t *testing.T, v validating.Validator, obj, params *unstructured.Unst
 		pr = params
 	}
 	res := v.Validate(context.Background(), gvr, versioned, pr, nil, celconfig.RuntimeCELCostBudget, nil)
-	var out []int
+	var out []denial
 	for i, d := range res.Decisions {
 		switch d.Evaluation {
 		case validating.EvalError:
 			t.Fatalf("validation %d: evaluation error: %s", i, d.Message)
 		case validating.EvalDeny:
-			out = append(out, i)
+			out = append(out, denial{i, d.Message})
 		}
 	}
 	return out
@@ -109,7 +119,7 @@ func celIDs(t *testing.T, k policy.Kind, params bool) []string {
 	}
 	var exported []checks.Rule
 	for _, v := range vap.Validations(k, params) {
-		exported = append(exported, checks.Rule{Expression: v.Expression, Reason: string(*v.Reason), Message: v.Message})
+		exported = append(exported, checks.Rule{Expression: v.Expression, Reason: string(*v.Reason), Message: v.Message, MessageExpression: v.MessageExpression})
 	}
 	if diff := cmp.Diff(rules, exported); diff != "" {
 		t.Fatalf("exported validations of %s are not the table's CEL (-table +exported):\n%s", k, diff)
@@ -160,8 +170,10 @@ func TestParity(t *testing.T) {
 					t.Fatalf("fixture does not read as a policy: %v", verrs)
 				}
 				var goIDs []string
+				goErrs := map[string][]string{}
 				for _, f := range checks.Evaluate(checks.Input{Policy: p, Settings: settings.Defaults(), Cond: ev}) {
 					goIDs = append(goIDs, f.ID)
+					goErrs[f.ID] = append(goErrs[f.ID], f.Err.Error())
 				}
 				if diff := cmp.Diff(want, unique(goIDs)); diff != "" {
 					t.Errorf("Go checks (-fixture +Go):\n%s", diff)
@@ -169,9 +181,22 @@ func TestParity(t *testing.T) {
 				pol, _ := vap.Policy(k, "x")
 				ids := celIDs(t, k, false)
 				var celFired []string
-				for _, i := range denied(t, compile(t, pol), u, nil) {
-					celFired = append(celFired, ids[i])
-					rejected[ids[i]] = true
+				celMsgs := map[string][]string{}
+				exact := map[string]bool{}
+				for _, d := range denied(t, compile(t, pol), u, nil) {
+					id := ids[d.index]
+					celFired = append(celFired, id)
+					celMsgs[id] = append(celMsgs[id], d.message)
+					rejected[id] = true
+					v := pol.Spec.Validations[d.index]
+					exact[id] = v.MessageExpression != "" || !strings.Contains(v.Message, "[*]")
+				}
+				// Where one check finds one error both ways, the API server's message is the webhook's
+				// (unless the exported message says it cannot name the index: "[*]").
+				for id, msgs := range celMsgs {
+					if exact[id] && len(msgs) == 1 && len(goErrs[id]) == 1 && msgs[0] != goErrs[id][0] {
+						t.Errorf("%s: the exported message is not the webhook's:\n CEL: %s\n Go:  %s", id, msgs[0], goErrs[id][0])
+					}
 				}
 				var goWithCEL []string
 				for _, id := range unique(goIDs) {
@@ -257,8 +282,8 @@ func TestParityUnsetSwitch(t *testing.T) {
 				goIDs = append(goIDs, f.ID)
 			}
 			var celFired []string
-			for _, i := range denied(t, v, obj(tt.unset), params(tt.enabled)) {
-				celFired = append(celFired, ids[i])
+			for _, d := range denied(t, v, obj(tt.unset), params(tt.enabled)) {
+				celFired = append(celFired, ids[d.index])
 			}
 			if diff := cmp.Diff(tt.want, unique(goIDs)); diff != "" {
 				t.Errorf("Go checks (-want +Go):\n%s", diff)

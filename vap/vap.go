@@ -109,7 +109,7 @@ func Validations(k policy.Kind, params bool) []admissionregistrationv1.Validatio
 		}
 		for _, r := range c.CEL(k) {
 			reason := metav1.StatusReason(r.Reason)
-			out = append(out, admissionregistrationv1.Validation{Expression: r.Expression, Reason: &reason, Message: r.Message})
+			out = append(out, admissionregistrationv1.Validation{Expression: r.Expression, Reason: &reason, Message: r.Message, MessageExpression: r.MessageExpression})
 		}
 	}
 	return out

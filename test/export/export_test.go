@@ -139,7 +139,7 @@ func TestVAPPrecedentKinds(t *testing.T) {
 	}
 	ns := harness.Namespace(t, c)
 	// (the CRD's own rules catch bare rules with defaults first; this one only Precedent sees)
-	deniedBy(t, ns, "precedent-authpolicy.policy.precedent.dev", "spec.unset: Forbidden: a rule declared by this policy cannot be unset", `
+	deniedBy(t, ns, "precedent-authpolicy.policy.precedent.dev", "spec.unset[0]: Forbidden: rule authorization.a is declared by this policy", `
 apiVersion: policy.precedent.dev/v1alpha1
 kind: AuthPolicy
 metadata: {name: unset-own, namespace: "{{ns}}"}
@@ -155,7 +155,7 @@ spec:
   targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: cart}
   defaults: {strategy: merge, rules: {authorization: {a: {}}}}
   unset: [authentication.x]`)
-	deniedBy(t, ns, "precedent-examplepolicy.export.precedent.dev", "spec.targetRefs: Invalid value: all targetRefs must have the same kind", `
+	deniedBy(t, ns, "precedent-examplepolicy.export.precedent.dev", `spec.targetRefs[1].kind: Invalid value: "Gateway": all targetRefs must have the same kind (HTTPRoute)`, `
 apiVersion: export.precedent.dev/v1
 kind: ExamplePolicy
 metadata: {name: mixed-kinds, namespace: "{{ns}}"}
@@ -164,7 +164,7 @@ spec:
   - {group: gateway.networking.k8s.io, kind: HTTPRoute, name: cart}
   - {group: gateway.networking.k8s.io, kind: Gateway, name: gw}
   rules: {authorization: {a: {}}}`)
-	deniedBy(t, ns, "precedent-examplepolicy.export.precedent.dev", "spec.targetRefs[*].namespace: Forbidden", `
+	deniedBy(t, ns, "precedent-examplepolicy.export.precedent.dev", "spec.targetRefs[0].namespace: Forbidden: a local target reference has no namespace", `
 apiVersion: export.precedent.dev/v1
 kind: ExamplePolicy
 metadata: {name: namespaced-target, namespace: "{{ns}}"}
@@ -254,7 +254,7 @@ func TestVAPKumaKinds(t *testing.T) {
 	}
 	ns := harness.Namespace(t, c)
 	// The shipped kinds' policies are in force, and they leave Kuma's kinds alone.
-	deniedBy(t, ns, "precedent-ratelimitpolicy.policy.precedent.dev", "spec.unset: Duplicate value", strings.ReplaceAll(harness.Probe, "namespace: default", `namespace: "{{ns}}"`))
+	deniedBy(t, ns, "precedent-ratelimitpolicy.policy.precedent.dev", `spec.unset[1]: Duplicate value: "a"`, strings.ReplaceAll(harness.Probe, "namespace: default", `namespace: "{{ns}}"`))
 	admitted(t, ns, `
 apiVersion: kuma.io/v1alpha1
 kind: MeshTimeout

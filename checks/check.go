@@ -99,14 +99,22 @@ func ByID(id string) (Check, bool) {
 
 // For returns the checks of kind k's profile, in the order they run.
 func For(k policy.Kind) []Check {
-	var out []Check
+	return append([]Check(nil), forProfile(k.Profile)...)
+}
+
+// byProfile holds each profile's checks, built once: a write's checks are looked up, not filtered.
+var byProfile = map[policy.Profile][]Check{}
+
+func init() {
 	for _, c := range table {
-		if c.AppliesTo(k.Profile) {
-			out = append(out, c)
+		for _, p := range c.Profiles {
+			byProfile[p] = append(byProfile[p], c)
 		}
 	}
-	return out
 }
+
+// forProfile is the shared list of profile p's checks: callers must not modify it.
+func forProfile(p policy.Profile) []Check { return byProfile[p] }
 
 // Finding is one error of one check.
 type Finding struct {
@@ -119,7 +127,7 @@ type Finding struct {
 // second, …), so the errors read per target, per block and per unset entry.
 func Evaluate(in Input) []Finding {
 	p := in.Policy
-	cs := For(p.Kind)
+	cs := forProfile(p.Kind.Profile)
 	var out []Finding
 	for start := 0; start < len(cs); {
 		end := start + 1

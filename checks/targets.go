@@ -148,26 +148,25 @@ func targetUniqueCEL(policy.Kind) []Rule {
 	// No messageExpression: naming the index of the earlier equal reference, as the Go check does,
 	// would take an expression of kilobytes.
 	msg := "spec.targetRefs[*]: Duplicate value: each target may be named once"
-	return []Rule{
-		{Expression: fmt.Sprintf("!has(%[1]s) || %[1]s.all(t, %[1]s.exists_one(u, %s == %s))", targetRefs, key("u"), key("t")),
-			Reason: ReasonInvalid, Message: msg},
-		{Expression: fmt.Sprintf("!has(%[1]s) || !has(%[2]s) || !%[2]s.exists(u, %s == %s)", targetRef, targetRefs, key("u"), key(targetRef)),
-			Reason: ReasonInvalid, Message: msg},
-	}
+	return []Rule{{
+		Expression: fmt.Sprintf("!has(%[2]s) || (%[2]s.all(t, %[2]s.exists_one(u, %[3]s == %[4]s)) && (!has(%[1]s) || !%[2]s.exists(u, %[3]s == %[5]s)))",
+			targetRef, targetRefs, key("u"), key("t"), key(targetRef)),
+		Reason: ReasonInvalid, Message: msg,
+	}}
 }
 
-// eachTarget is one rule for spec.targetRef and one for every entry of spec.targetRefs: cond(t) is
-// true for a good reference t; render(t) is the CEL string that follows the field path of a bad
-// one in its message, static its fallback.
+// eachTarget is one rule for spec.targetRef and every entry of spec.targetRefs: cond(t) is true for
+// a good reference t; render(t) is the CEL string that follows the field path of a bad one in the
+// message (the targetRef first, as the Go check reports it first), static its fallback.
 func eachTarget(cond func(t string) string, reason, static string, render func(t string) string) []Rule {
 	i := firstIndex(targetRefs, func(e string) string { return "!(" + cond(e) + ")" })
-	at := targetRefs + "[" + i + "]"
-	return []Rule{
-		{Expression: fmt.Sprintf("!has(%s) || %s", targetRef, cond(targetRef)), Reason: reason, Message: "spec.targetRef" + static,
-			MessageExpression: "'spec.targetRef' + " + render(targetRef)},
-		{Expression: fmt.Sprintf("!has(%[1]s) || %[1]s.all(t, %s)", targetRefs, cond("t")), Reason: reason, Message: "spec.targetRefs[*]" + static,
-			MessageExpression: "'spec.targetRefs[' + string(" + i + ") + ']' + " + render(at)},
-	}
+	return []Rule{{
+		Expression: fmt.Sprintf("(!has(%[1]s) || %[2]s) && (!has(%[3]s) || %[3]s.all(t, %[4]s))", targetRef, cond(targetRef), targetRefs, cond("t")),
+		Reason:     reason,
+		Message:    "spec.targetRefs[*]" + static,
+		MessageExpression: fmt.Sprintf("has(%s) && !(%s) ? 'spec.targetRef' + %s : 'spec.targetRefs[' + string(%s) + ']' + %s",
+			targetRef, cond(targetRef), render(targetRef), i, render(targetRefs+"["+i+"]")),
+	}}
 }
 
 // firstIndex is the CEL index of the first element e of list l for which bad(e) holds.

@@ -39,7 +39,7 @@ func EngineReview(k policy.Kind, r Request) Decision {
 	} else {
 		out = validate.Review(snap, r.Object, s, cond)
 	}
-	return Decision{Errs: out.Errs, Warnings: out.Warnings}
+	return Decision{Errs: out.Errs, CheckIDs: out.CheckIDs, Warnings: out.Warnings}
 }
 
 // KindListed makes sure the state has listed the policies of kind k, so that a write is checked

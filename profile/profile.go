@@ -81,7 +81,10 @@ type Request struct {
 // Unavailable is set when the answer cannot be given yet (a cache not synced): the handler answers
 // 503 and the API server's client may retry; Internal is an error of Precedent's own (500).
 type Decision struct {
-	Errs        field.ErrorList
+	Errs field.ErrorList
+	// CheckIDs name, for each error of Errs, the check that found it (package checks), "" for none;
+	// the rejection metric counts by it.
+	CheckIDs    []string
 	Warnings    []string
 	Unavailable error
 	Internal    error

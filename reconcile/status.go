@@ -296,7 +296,6 @@ func Invalid(snap *effective.Snapshot, p *policy.Policy, s settings.Settings) fi
 	if len(errs) > 0 {
 		return errs
 	}
-	s.OnePolicyPerTarget = false
-	serrs, _ := validate.Stateful(snap, p, s)
+	serrs, _ := validate.Stateful(snap, p, s, settings.CheckUnsetOverride)
 	return serrs
 }

@@ -5,6 +5,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/precedent-dev/precedent/cel"
+	"github.com/precedent-dev/precedent/checks"
 	"github.com/precedent-dev/precedent/effective"
 	"github.com/precedent-dev/precedent/policy"
 	"github.com/precedent-dev/precedent/settings"
@@ -12,8 +13,11 @@ import (
 
 // Outcome is the decision on one write: errors reject it; warnings are returned either way.
 type Outcome struct {
-	Policy   *policy.Policy
-	Errs     field.ErrorList
+	Policy *policy.Policy
+	Errs   field.ErrorList
+	// CheckIDs holds, for each error of Errs, the ID of the stateless check (package checks) that
+	// found it, or "" for an error found reading the policy or by a stateful check.
+	CheckIDs []string
 	Warnings []string
 }
 
@@ -27,13 +31,16 @@ func Review(before *effective.Snapshot, obj *unstructured.Unstructured, s settin
 		out.Errs = errs // nothing else can be read
 		return out
 	}
-	errs = append(errs, Stateless(p, s, cond)...)
+	ids := make([]string, len(errs))
+	for _, f := range checks.Evaluate(checks.Input{Policy: p, Settings: s, Cond: cond}) { // Stateless, with IDs
+		errs, ids = append(errs, f.Err), append(ids, f.ID)
+	}
 	if len(errs) > 0 {
-		out.Errs = errs
+		out.Errs, out.CheckIDs = errs, ids
 		return out
 	}
 	serrs, swarns := Stateful(before, p, s)
-	out.Errs = serrs
+	out.Errs, out.CheckIDs = serrs, make([]string, len(serrs))
 	if len(serrs) > 0 {
 		// A rejected write changes nothing: projecting it would only add noise to the errors.
 		out.Warnings = Limit(swarns, s.WarningLimit)

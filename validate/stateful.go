@@ -2,6 +2,7 @@ package validate
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -13,9 +14,11 @@ import (
 	"github.com/precedent-dev/precedent/topology"
 )
 
-// Stateful checks p against the other policies of the snapshot. Checks configured to warn return
-// their findings as warnings instead of errors.
-func Stateful(snap *effective.Snapshot, p *policy.Policy, s settings.Settings) (field.ErrorList, []string) {
+// Stateful checks p against the other policies of the snapshot: every stateful check, or those
+// named in only (settings.CheckUnsetOverride, settings.CheckOnePolicyPerTarget). Checks configured
+// to warn return their findings as warnings instead of errors.
+func Stateful(snap *effective.Snapshot, p *policy.Policy, s settings.Settings, only ...string) (field.ErrorList, []string) {
+	selected := func(check string) bool { return len(only) == 0 || slices.Contains(only, check) }
 	var errs field.ErrorList
 	var warns []string
 	add := func(check string, es field.ErrorList) {
@@ -27,8 +30,10 @@ func Stateful(snap *effective.Snapshot, p *policy.Policy, s settings.Settings) (
 		}
 		errs = append(errs, es...)
 	}
-	add(settings.CheckUnsetOverride, unsetOverrides(snap, p))
-	if s.OnePolicyPerTarget {
+	if selected(settings.CheckUnsetOverride) {
+		add(settings.CheckUnsetOverride, unsetOverrides(snap, p))
+	}
+	if s.OnePolicyPerTarget && selected(settings.CheckOnePolicyPerTarget) {
 		add(settings.CheckOnePolicyPerTarget, onePerTarget(snap, p))
 	}
 	return errs, warns

@@ -1,5 +1,7 @@
-// Package vap renders ValidatingAdmissionPolicy + ValidatingAdmissionPolicyBinding manifests for the
-// stateless checks of a managed kind that CEL in the API server can express, for clusters that want
-// them without running Precedent's webhook (`precedent export vap`). The stateful checks, the
-// projection warnings and the compilation of `when` conditions need the webhook.
+// Package vap renders admission policies the API server evaluates in-tree, for clusters that want
+// Precedent's checks and defaulting without its webhooks: ValidatingAdmissionPolicy + binding per
+// managed kind for the stateless checks of package checks that have CEL (`precedent export vap`),
+// and MutatingAdmissionPolicy + binding for the defaulting of package mutate that CEL can express
+// (`precedent export map`). The stateful checks, the projection warnings and the compilation of
+// `when` conditions need the webhook.
 package vap

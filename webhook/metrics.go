@@ -24,7 +24,7 @@ var (
 	}, []string{"kind"})
 	admissionRejections = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "precedent_admission_rejections_total",
-		Help: "Field errors that rejected a write, by check (error type and field path without indexes).",
+		Help: "Field errors that rejected a write, by check: its ID (e.g. unset-duplicate), else error type and field path without indexes.",
 	}, []string{"check"})
 )
 

@@ -88,7 +88,7 @@ func decide(gk schema.GroupKind, name string, d profile.Decision) admission.Resp
 	case d.Internal != nil:
 		return admission.Errored(http.StatusInternalServerError, d.Internal)
 	}
-	return respond(gk, name, d.Errs, d.Warnings)
+	return respond(gk, name, d.Errs, d.Warnings, d.CheckIDs...)
 }
 
 // config validates a PrecedentConfig write with the same decoding the live loader uses.
@@ -104,13 +104,17 @@ func (v *Validator) config(req admission.Request, u *unstructured.Unstructured) 
 }
 
 // respond turns field errors into the API server's Invalid status, one cause per field, and adds the
-// warnings either way.
-func respond(gk schema.GroupKind, name string, errs field.ErrorList, warnings []string) admission.Response {
+// warnings either way. ids, when given, name the check of each error (validate.Outcome.CheckIDs).
+func respond(gk schema.GroupKind, name string, errs field.ErrorList, warnings []string, ids ...string) admission.Response {
 	if len(errs) == 0 {
 		return admission.Allowed("").WithWarnings(warnings...)
 	}
-	for _, e := range errs {
-		admissionRejections.WithLabelValues(checkName(e)).Inc()
+	for i, e := range errs {
+		check := checkName(e)
+		if i < len(ids) && ids[i] != "" {
+			check = ids[i]
+		}
+		admissionRejections.WithLabelValues(check).Inc()
 	}
 	st := apierrors.NewInvalid(gk, name, errs).Status()
 	resp := admission.Denied(st.Message)
@@ -120,8 +124,8 @@ func respond(gk schema.GroupKind, name string, errs field.ErrorList, warnings []
 
 var indexes = regexp.MustCompile(`\[[^\]]*\]`)
 
-// checkName labels a rejection by its error type and field path without indexes or keys, e.g.
-// "FieldValueForbidden:spec.unset", a small fixed set.
+// checkName labels a rejection no check ID names by its error type and field path without indexes
+// or keys, e.g. "FieldValueForbidden:spec.unset", a small fixed set.
 func checkName(e *field.Error) string {
 	return string(e.Type) + ":" + strings.TrimSuffix(indexes.ReplaceAllString(e.Field, ""), ".")
 }

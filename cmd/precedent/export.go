@@ -7,8 +7,10 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/precedent-dev/precedent/access"
 	"github.com/precedent-dev/precedent/policy"
 	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/vap"
@@ -56,8 +58,82 @@ func newExportCmd() *cobra.Command {
 	v.Flags().StringVar(&configFile, "config", "", "file holding the PrecedentConfig whose kinds to export")
 	v.Flags().StringVar(&cf.kubeconfig, "kubeconfig", "", "path to the kubeconfig (default: $KUBECONFIG or ~/.kube/config)")
 	v.Flags().StringVar(&cf.context, "context", "", "kubeconfig context to use")
-	cmd.AddCommand(v)
+	cmd.AddCommand(v, newExportMapCmd())
 	return cmd
+}
+
+func newExportMapCmd() *cobra.Command {
+	var kind, configFile string
+	var cf clusterFlags
+	var lines []string
+	for _, d := range vap.Defaultings {
+		lines = append(lines, d.ID+": "+d.Message)
+	}
+	m := &cobra.Command{
+		Use:   "map [--kind KIND] [--config FILE]",
+		Short: "Print MutatingAdmissionPolicy + binding manifests (YAML) for the defaulting CEL can express (Kubernetes 1.36+)",
+		Long: "One policy and binding per managed kind that has defaulting CEL can express (all, or --kind),\n" +
+			"plus AccessPolicy and XAccessPolicy. Defaulting exported:\n  - " + strings.Join(lines, "\n  - ") +
+			"\nGEP-713 and Kuadrant kinds have no defaulting of Precedent's (Kuadrant's CRDs default their strategy);\n" +
+			"mesh kinds none CEL can express.\n\n" +
+			"The managed kinds are those of --config FILE; without it, of the cluster's PrecedentConfig named\n" +
+			"cluster (in the kubeconfig's cluster); with no kubeconfig at all, the shipped kinds.\n\n" + kindHelp,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := exportSettings(cmd.Context(), configFile, &cf, cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			reg := s.Registry()
+			kinds, withAccess := reg.Kinds(), true
+			if kind != "" {
+				if gk, ok := accessKind(kind); ok {
+					targets := vap.MutatingTargets(nil, webhook.Plural, true)
+					return writeMutating(cmd.OutOrStdout(), targets, func(t vap.MutatingTarget) bool { return t.GK == gk })
+				}
+				k, err := reg.Resolve(kind)
+				if err != nil {
+					return &exitError{code: 2, err: fmt.Errorf("--kind %w", err)}
+				}
+				kinds, withAccess = []policy.Kind{k}, false
+				if len(vap.MutatingTargets(kinds, webhook.Plural, false)) == 0 {
+					fmt.Fprintf(cmd.OutOrStdout(), "# %s.%s (profile %s): no defaulting of Precedent's that CEL can express\n", k.GVK.Kind, k.GVK.Group, k.Profile)
+					return nil
+				}
+			}
+			return writeMutating(cmd.OutOrStdout(), vap.MutatingTargets(kinds, webhook.Plural, withAccess), func(vap.MutatingTarget) bool { return true })
+		},
+	}
+	m.Flags().StringVar(&kind, "kind", "", "only this kind: Kind or Kind.group, e.g. AuthPolicy, AccessPolicy")
+	m.Flags().StringVar(&configFile, "config", "", "file holding the PrecedentConfig whose kinds to export")
+	m.Flags().StringVar(&cf.kubeconfig, "kubeconfig", "", "path to the kubeconfig (default: $KUBECONFIG or ~/.kube/config)")
+	m.Flags().StringVar(&cf.context, "context", "", "kubeconfig context to use")
+	return m
+}
+
+// accessKind reports whether name ("Kind" or "Kind.group", any case) is AccessPolicy or XAccessPolicy.
+func accessKind(name string) (schema.GroupKind, bool) {
+	for _, gk := range []schema.GroupKind{access.AccessPolicyKind, access.XAccessPolicyKind} {
+		if strings.EqualFold(name, gk.Kind) || strings.EqualFold(name, gk.Kind+"."+gk.Group) {
+			return gk, true
+		}
+	}
+	return schema.GroupKind{}, false
+}
+
+func writeMutating(w io.Writer, targets []vap.MutatingTarget, keep func(vap.MutatingTarget) bool) error {
+	var kept []vap.MutatingTarget
+	for _, t := range targets {
+		if keep(t) {
+			kept = append(kept, t)
+		}
+	}
+	out, err := vap.RenderMutating(kept)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(out)
+	return err
 }
 
 // exportSettings reads --config, else the cluster's PrecedentConfig, else (no kubeconfig) the defaults.

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -66,6 +67,9 @@ type Kind struct {
 	// Status is StatusFull or StatusNone; empty means the profile's default (StatusNone for
 	// ProfileKuadrant and for ProfileMesh kinds of group kuma.io, StatusFull otherwise).
 	Status string `json:"status,omitempty"`
+	// Defaults are values the mutating webhook gives top-level spec fields a write leaves out, where
+	// the kind's model allows it (Model.Defaults), e.g. Envoy Gateway's {mergeType: StrategicMerge}.
+	Defaults map[string]string `json:"defaults,omitempty"`
 }
 
 // Effective reports whether the kind's profile has effective policies over Gateway API paths (the
@@ -90,7 +94,7 @@ func (k Kind) WritesStatus() bool { return k.StatusMode() == StatusFull }
 
 // Equal reports whether two kinds are configured alike.
 func (k Kind) Equal(o Kind) bool {
-	return k.GVK == o.GVK && k.Profile == o.Profile && k.RulesField == o.RulesField && k.Status == o.Status &&
+	return k.GVK == o.GVK && k.Profile == o.Profile && k.RulesField == o.RulesField && k.Status == o.Status && maps.Equal(k.Defaults, o.Defaults) &&
 		k.ConditionField == o.ConditionField && slices.Equal(k.Sections, o.Sections) && slices.Equal(k.TargetKinds, o.TargetKinds)
 }
 

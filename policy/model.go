@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"maps"
 	"slices"
 	"sort"
 
@@ -29,6 +30,9 @@ type Model struct {
 	// StatusNone reports the kinds whose status another controller owns by default (StatusNone
 	// unless configured; nil: every kind's is Precedent's).
 	StatusNone func(gvk schema.GroupVersionKind) bool
+	// Defaults are the spec fields a PrecedentConfig line may default (Kind.Defaults), each with
+	// its supported values; none when empty.
+	Defaults map[string][]string
 
 	read     func(p *Policy, spec map[string]interface{}) field.ErrorList
 	less     func(a, b *Policy) bool
@@ -95,10 +99,20 @@ func CheckKind(k Kind, path *field.Path) field.ErrorList {
 	if len(m.Kinds) > 0 && !slices.Contains(m.Kinds, k.GVK.Kind) {
 		return field.ErrorList{field.NotSupported(path.Child("gvk", "kind"), k.GVK.Kind, m.Kinds)}
 	}
-	if m.CheckKind != nil {
-		return m.CheckKind(k, path)
+	var errs field.ErrorList
+	for _, f := range slices.Sorted(maps.Keys(k.Defaults)) {
+		values, ok := m.Defaults[f]
+		switch {
+		case !ok:
+			errs = append(errs, field.NotSupported(path.Child("defaults").Key(f), f, slices.Sorted(maps.Keys(m.Defaults))))
+		case !slices.Contains(values, k.Defaults[f]):
+			errs = append(errs, field.NotSupported(path.Child("defaults").Key(f), k.Defaults[f], values))
+		}
 	}
-	return nil
+	if m.CheckKind != nil {
+		errs = append(errs, m.CheckKind(k, path)...)
+	}
+	return errs
 }
 
 // DefaultKind completes a configured kind as its model says.

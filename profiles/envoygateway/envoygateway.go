@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"gomodules.xyz/jsonpatch/v2"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -29,7 +30,8 @@ func init() {
 		kinds = append(kinds, k)
 	}
 	sort.Strings(kinds)
-	policy.RegisterModel(Name, policy.Model{Kinds: kinds, StatusNone: func(schema.GroupVersionKind) bool { return true }})
+	policy.RegisterModel(Name, policy.Model{Kinds: kinds, StatusNone: func(schema.GroupVersionKind) bool { return true },
+		Defaults: map[string][]string{mergeTypeField: {string(engine.JSONMerge), string(engine.StrategicMerge)}}})
 }
 
 // Profile is Envoy Gateway's model.
@@ -123,14 +125,44 @@ func less(a, b *unstructured.Unstructured) bool {
 	return a.GetName() < b.GetName()
 }
 
-// Default: a default mergeType is not configurable yet; nothing to default.
-func (Profile) Default(schema.GroupKind, *unstructured.Unstructured, *policy.Registry) []jsonpatch.JsonPatchOperation {
-	return nil
+// mergeTypeField is the spec field a kind line may default (envoyproxy/gateway #9334).
+const mergeTypeField = "mergeType"
+
+// DefaultsWebhook is the mutating webhook of the mergeType default.
+const DefaultsWebhook = "envoy-gateway-defaults.precedent.dev"
+
+// DefaultsCondition: only a policy without mergeType reaches the mutating webhook, which gives it
+// the kind's default when all its targets are routes (where Envoy Gateway's CEL allows mergeType).
+const DefaultsCondition = `has(object.spec) && !has(object.spec.mergeType)`
+
+// Default gives a route-targeted policy without mergeType the default its kind line sets
+// (`defaults: {mergeType: StrategicMerge}`; off unless set).
+func (Profile) Default(gk schema.GroupKind, u *unstructured.Unstructured, reg *policy.Registry) []jsonpatch.JsonPatchOperation {
+	k, ok := reg.Lookup(gk)
+	if !ok || k.Defaults[mergeTypeField] == "" {
+		return nil
+	}
+	p, errs := engine.Read(u)
+	if len(errs) > 0 {
+		return nil // the validating webhook says why
+	}
+	return engine.DefaultMergeType(p, engine.MergeType(k.Defaults[mergeTypeField]))
 }
 
-// Webhooks: each managed kind, creates, updates and (projected) deletes.
+// Webhooks: each managed kind, creates, updates and (projected) deletes; the kinds whose line sets
+// a mergeType default are also defaulted.
 func (Profile) Webhooks(kinds []policy.Kind) profile.Webhooks {
-	return profile.Webhooks{Validate: profile.EngineWebhooks(Name, kinds)}
+	w := profile.Webhooks{Validate: profile.EngineWebhooks(Name, kinds)}
+	m := profile.Mutating{Name: DefaultsWebhook, Conditions: []admissionregistrationv1.MatchCondition{{Name: "without-merge-type", Expression: DefaultsCondition}}}
+	for _, k := range kinds {
+		if k.Profile == Name && k.Defaults[mergeTypeField] != "" && k.GVK.Kind != engine.ClientTrafficPolicy {
+			m.Resources = append(m.Resources, profile.Resource{Group: k.GVK.Group, Version: k.GVK.Version, Resource: profile.Plural(k.GVK.Kind)})
+		}
+	}
+	if len(m.Resources) > 0 {
+		w.Mutating = []profile.Mutating{m}
+	}
+	return w
 }
 
 // Prepare derives the snapshot before the replica reports ready.

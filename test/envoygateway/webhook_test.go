@@ -24,8 +24,9 @@ var egKinds = []interface{}{
 	map[string]interface{}{"gvk": map[string]interface{}{"group": "gateway.envoyproxy.io", "version": "v1alpha1", "kind": "EnvoyExtensionPolicy"}, "profile": "envoy-gateway"},
 }
 
-// manageEnvoyGateway manages the kinds for the test, and the shipped kinds again after it.
-func manageEnvoyGateway(t *testing.T, c client.Client) {
+// manageEnvoyGateway manages the kinds for the test (egKinds unless given), and the shipped kinds
+// again after it.
+func manageEnvoyGateway(t *testing.T, c client.Client, kinds ...interface{}) {
 	t.Helper()
 	ctx := context.Background()
 	t.Cleanup(func() {
@@ -34,7 +35,10 @@ func manageEnvoyGateway(t *testing.T, c client.Client) {
 			t.Errorf("registering the webhooks for the shipped kinds again: %v", err)
 		}
 	})
-	h.SetConfig(t, c, map[string]interface{}{"kinds": egKinds})
+	if len(kinds) == 0 {
+		kinds = egKinds
+	}
+	h.SetConfig(t, c, map[string]interface{}{"kinds": kinds})
 	if err := h.Env.RegisterWebhooks(ctx, c, h.Live.Current().Registry().Kinds()); err != nil {
 		t.Fatal(err)
 	}
@@ -176,4 +180,56 @@ spec:
 // missingWarnings is what a route policy whose route does not exist is told.
 func missingWarnings(ns string) []string {
 	return []string{"target HTTPRoute " + ns + "/ghost not found: Envoy Gateway ignores it and writes no status for it"}
+}
+
+// TestDefaultMergeTypeThroughTheWebhook: with `defaults: {mergeType: StrategicMerge}` on the
+// SecurityPolicy line (envoyproxy/gateway #9334), a route policy written without mergeType comes
+// back with it from the mutating webhook, so it merges into the Gateway's policy and keeps its JWT:
+// nothing is dropped, nothing is said.
+func TestDefaultMergeTypeThroughTheWebhook(t *testing.T) {
+	c, rec := h.NewClient()
+	ctx := context.Background()
+	ns := harness.Namespace(t, c)
+	kinds := append([]interface{}(nil), egKinds...)
+	kinds[0] = map[string]interface{}{"gvk": map[string]interface{}{"group": "gateway.envoyproxy.io", "version": "v1alpha1", "kind": "SecurityPolicy"},
+		"profile": "envoy-gateway", "defaults": map[string]interface{}{"mergeType": "StrategicMerge"}}
+	manageEnvoyGateway(t, c, kinds...)
+	harness.Apply(t, c, ns, `
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: eg, namespace: "{{ns}}"}
+spec:
+  gatewayClassName: eg
+  listeners: [{name: http, port: 80, protocol: HTTP}]`, `
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: cart, namespace: "{{ns}}"}
+spec:
+  parentRefs: [{name: eg}]
+  rules: [{name: browse, backendRefs: [{name: cart, port: 8080}]}]`, `
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: SecurityPolicy
+metadata: {name: gw-auth, namespace: "{{ns}}"}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: eg}]
+  jwt:
+    providers: [{name: corp, remoteJWKS: {uri: "https://login.example.com/.well-known/jwks.json"}}]`)
+	route := harness.ObjectIn(ns, `
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: SecurityPolicy
+metadata: {name: cart-authz, namespace: "{{ns}}"}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: cart}]
+  extAuth:
+    http:
+      backendRefs: [{name: authz, port: 9002}]`)
+	harness.WarningsOf(t, c, rec, route, nil)
+	got := &unstructured.Unstructured{}
+	got.SetGroupVersionKind(route.GroupVersionKind())
+	if err := c.Get(ctx, client.ObjectKeyFromObject(route), got); err != nil {
+		t.Fatal(err)
+	}
+	if mt, _, _ := unstructured.NestedString(got.Object, "spec", "mergeType"); mt != "StrategicMerge" {
+		t.Errorf("stored spec.mergeType %q, want StrategicMerge from the kind's default", mt)
+	}
 }

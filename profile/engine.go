@@ -99,6 +99,8 @@ func (Engine) Own() []schema.GroupKind { return nil }
 
 func (Engine) Reads() []schema.GroupKind { return nil }
 
+func (Engine) Sources(settings.Settings) []schema.GroupKind { return nil }
+
 func (Engine) Review(r Request) Decision {
 	k, _ := r.Registry.Lookup(r.GroupKind)
 	return EngineReview(k, r)

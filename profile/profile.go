@@ -35,6 +35,10 @@ type Profile interface {
 	// Reads are other kinds the profile reads from the state (stored whole, like policies, when
 	// their CRDs are installed): Envoy Gateway's ListenerSets and ReferenceGrants, for example.
 	Reads() []schema.GroupKind
+	// Sources are the kinds, besides the registry's and the Gateway API topology's, that the
+	// profile's CLI views read from a cluster (its own kinds and what it reads, such as Kuma's
+	// Dataplanes or the configured Backend kind).
+	Sources(s settings.Settings) []schema.GroupKind
 
 	// Review answers a create, an update or a delete (r.Delete) of r.Object.
 	Review(r Request) Decision
@@ -61,8 +65,7 @@ type Profile interface {
 	Effective(in *Offline, k policy.Kind, target *topology.Target) ([]effective.Item, error)
 	// Diff compares base and head (`precedent diff`) for the profile's kinds: every one when kind is
 	// "", else the one kind names ("Kind" or "Kind.group"); matched is false when it names none of
-	// them. A profile whose objects the cluster loader does not read refuses a named kind of a live
-	// base (Offline.Live) and compares nothing there.
+	// them.
 	Diff(base, head *Offline, kind string) (changes []diff.Change, matched bool, err error)
 }
 
@@ -129,8 +132,6 @@ type Offline struct {
 	Snapshot func(k policy.Kind) *effective.Snapshot
 	// Graph is the input's topology graph.
 	Graph *topology.Graph
-	// Live is true when the input was read from a cluster rather than from files.
-	Live bool
 }
 
 // Names reports whether kind names gk: "Kind" or "Kind.group", case-insensitive, as kubectl takes

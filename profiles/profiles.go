@@ -58,6 +58,15 @@ func Reads() []schema.GroupKind {
 	return out
 }
 
+// Sources lists the kinds the profiles' CLI views read from a cluster under s.
+func Sources(s settings.Settings) []schema.GroupKind {
+	var out []schema.GroupKind
+	for _, p := range registered {
+		out = append(out, p.Sources(s)...)
+	}
+	return out
+}
+
 // Prepare runs every profile's Prepare, then marks st prepared: the replica may report ready.
 func Prepare(st *state.State, s settings.Settings) error {
 	var errs []error

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/precedent-dev/precedent/printable"
+	"github.com/precedent-dev/precedent/profiles"
 	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/topology"
 )
@@ -120,6 +121,15 @@ func loadCluster(ctx context.Context, f *clusterFlags, override *settings.Settin
 	}
 	for _, k := range reg.Kinds() {
 		gvks = append(gvks, k.GVK)
+	}
+	// What the profiles' views read besides (AccessPolicies and Backends, mesh policies and
+	// Dataplanes, ListenerSets and ReferenceGrants), in the version the cluster serves.
+	for _, gk := range profiles.Sources(s) {
+		m, err := c.RESTMapper().RESTMapping(gk)
+		if err != nil {
+			continue // CRD not installed
+		}
+		gvks = append(gvks, m.GroupVersionKind)
 	}
 	var objs []*unstructured.Unstructured
 	for _, gvk := range gvks {

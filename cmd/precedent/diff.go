@@ -15,6 +15,7 @@ import (
 
 	"github.com/precedent-dev/precedent/diff"
 	"github.com/precedent-dev/precedent/manifest"
+	"github.com/precedent-dev/precedent/printable"
 	"github.com/precedent-dev/precedent/profiles"
 	"github.com/precedent-dev/precedent/settings"
 )
@@ -41,8 +42,7 @@ func newDiffCmd() *cobra.Command {
 path, the rules added, removed, changed (another value) or moved (the same value from another
 policy); for AccessPolicy the decisions per grant (gateway, backend, source, tool); for MeshTimeout
 and MeshTrafficPermission the merged fields per proxy and outbound (or source). Without --kind,
-every managed kind, AccessPolicy and the mesh kinds (AccessPolicy and the mesh kinds offline only,
-for now).
+every managed kind, AccessPolicy and the mesh kinds, offline or from the cluster alike.
 
 Offline (--base and --head): two manifest trees, e.g. the pull request's base and head checkouts;
 values come from the files. Errors are those of "precedent validate -f HEAD", listed the same way;
@@ -110,14 +110,14 @@ func (o *diffOptions) run(cmd *cobra.Command) error {
 		if base, ns, err = loadCluster(cmd.Context(), &o.cf, override, "", cmd.ErrOrStderr()); err != nil {
 			return err
 		}
-		if head, written, err = applyFiles(base, o.files, ns, o.now()); err != nil {
+		if head, written, err = applyFiles(base, o.files, ns, o.now(), override != nil); err != nil {
 			return err
 		}
 	default:
 		return &exitError{code: 2, err: errors.New("no input: give --base PATH and --head PATH, or -f PATH to compare with the cluster")}
 	}
 
-	changes, err := diffKinds(base, head, o.kind, len(o.files) == 0)
+	changes, err := diffKinds(base, head, o.kind)
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
@@ -160,14 +160,13 @@ func (o *diffOptions) tree(cmd *cobra.Command, files []string, override *setting
 
 // diffKinds compares base and head for one kind (by --kind) or for every kind, through the
 // registered profiles (each compares its own kinds; see profile.Profile.Diff).
-func diffKinds(base, head *input, kind string, offline bool) ([]diff.Change, error) {
+func diffKinds(base, head *input, kind string) ([]diff.Change, error) {
 	if kind != "" {
 		if _, err := head.registry.Resolve(kind); err != nil && strings.Contains(err.Error(), "ambiguous") {
 			return nil, fmt.Errorf("--kind %w", err)
 		}
 	}
 	b, h := base.offline(), head.offline()
-	b.Live, h.Live = !offline, !offline
 	var out []diff.Change
 	matched := false
 	for _, p := range profiles.All() {
@@ -197,11 +196,25 @@ func keyOf(u *unstructured.Unstructured) objectKey {
 
 // applyFiles returns the cluster base with the files' objects created or replaced by namespace/name
 // (objects without a namespace land in ns, else default), as the API server would store them: a
-// replaced object keeps the stored creationTimestamp, a created one is created now.
-func applyFiles(base *input, files []string, ns string, now time.Time) (*input, map[string]bool, error) {
+// replaced object keeps the stored creationTimestamp, a created one is created now. A PrecedentConfig
+// among the files gives the head its settings unless configGiven (--config, for both sides).
+func applyFiles(base *input, files []string, ns string, now time.Time, configGiven bool) (*input, map[string]bool, error) {
 	objs, err := manifest.Read(files...)
 	if err != nil {
 		return nil, nil, &exitError{code: 2, err: err}
+	}
+	// A PrecedentConfig among the files is the head's settings (as applying it would make them),
+	// unless --config says otherwise for both sides.
+	s := base.settings
+	for _, o := range objs {
+		if o.GroupVersionKind().GroupKind() != settings.GVK.GroupKind() || configGiven {
+			continue
+		}
+		cs, errs := settings.Decode(o.Unstructured)
+		if len(errs) > 0 {
+			return nil, nil, &exitError{code: 2, err: fmt.Errorf("%s: document %d: PrecedentConfig %s: %w", o.File, o.Index, printable.String(o.GetName()), errs.ToAggregate())}
+		}
+		s = cs
 	}
 	if ns == "" {
 		ns = "default"
@@ -229,7 +242,7 @@ func applyFiles(base *input, files []string, ns string, now time.Time) (*input, 
 		index[keyOf(u)] = len(out)
 		out = append(out, u)
 	}
-	head, err := newInput(base.settings, out, nil)
+	head, err := newInput(s, out, nil)
 	return head, written, err
 }
 

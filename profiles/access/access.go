@@ -48,6 +48,11 @@ func (Profile) Own() []schema.GroupKind { return own }
 // Reads: nothing stored whole beyond its own kinds (the state keeps what it reads apart).
 func (Profile) Reads() []schema.GroupKind { return nil }
 
+// Sources: its kinds and the configured Backend kind.
+func (Profile) Sources(s settings.Settings) []schema.GroupKind {
+	return append(append([]schema.GroupKind(nil), own...), schema.GroupKind{Group: s.Access.BackendGroup, Kind: s.Access.BackendKind})
+}
+
 // Review checks a write under the live settings (the Backend kind, the mixing switch), warns of
 // targets that do not exist, and projects it against the other policies of its kind over the
 // Gateway → HTTPRoute → Backend topology (with the live combine mode). A delete is projected: what
@@ -155,19 +160,13 @@ func (Profile) Validate(in *profile.Offline) (errs, warns []string) {
 
 func (Profile) Checks(gk schema.GroupKind, _ *policy.Registry) bool { return engine.IsPolicy(gk) }
 
-// Diff compares the access decisions of each access kind between base and head, offline only: the
-// cluster loader reads the managed kinds and the Gateway API topology, not AccessPolicies.
+// Diff compares the access decisions of each access kind between base and head (files, or the
+// cluster and the cluster with files applied: the cluster loader reads Sources).
 func (Profile) Diff(base, head *profile.Offline, kind string) ([]diff.Change, bool, error) {
 	var out []diff.Change
 	matched := false
 	for _, gk := range own {
 		if !profile.Names(kind, gk) {
-			continue
-		}
-		if head.Live || base.Live {
-			if kind != "" {
-				return nil, true, fmt.Errorf("--kind %s is compared offline only: use --base and --head", gk.Kind)
-			}
 			continue
 		}
 		matched = true

@@ -51,6 +51,9 @@ func (Profile) Own() []schema.GroupKind { return nil }
 // Reads: the Gateway API kinds beyond the topology's that Envoy Gateway's precedence reads.
 func (Profile) Reads() []schema.GroupKind { return reads }
 
+// Sources: what it reads (its kinds are the registry's).
+func (Profile) Sources(settings.Settings) []schema.GroupKind { return reads }
+
 // Review reads the written policy, checks it alone (mergeType only on route targets), then projects
 // the write (or delete) on the snapshot derived from the state: the combined checks of the merged
 // result deny, and the warnings say what the write drops, conflicts with, skips or leaves unresolved.

@@ -42,6 +42,11 @@ func (Profile) Own() []schema.GroupKind { return own }
 // Reads: nothing stored whole beyond its own kinds (the state keeps what it reads apart).
 func (Profile) Reads() []schema.GroupKind { return nil }
 
+// Sources: its kinds and Kuma's Dataplanes.
+func (Profile) Sources(settings.Settings) []schema.GroupKind {
+	return append(append([]schema.GroupKind(nil), own...), state.DataplaneKind)
+}
+
 // Review checks a write, then finds the elements that can never take effect on any Dataplane of its
 // mesh: its own, and those of other policies that this write newly shadows. Deletes say nothing.
 func (Profile) Review(r profile.Request) profile.Decision {
@@ -125,19 +130,13 @@ func (p Profile) Checks(gk schema.GroupKind, reg *policy.Registry) bool {
 	return p.Claims(gk, reg) || gk == state.DataplaneKind
 }
 
-// Diff compares the merged configuration of Precedent's mesh kinds per proxy between base and head,
-// offline only: the cluster loader reads neither mesh policies nor Dataplanes.
+// Diff compares the merged configuration of Precedent's mesh kinds per proxy between base and head
+// (files, or the cluster and the cluster with files applied: the cluster loader reads Sources).
 func (Profile) Diff(base, head *profile.Offline, kind string) ([]diff.Change, bool, error) {
 	var out []diff.Change
 	matched := false
 	for _, gk := range own {
 		if !profile.Names(kind, gk) {
-			continue
-		}
-		if head.Live || base.Live {
-			if kind != "" {
-				return nil, true, fmt.Errorf("--kind %s is compared offline only: use --base and --head", gk.Kind)
-			}
 			continue
 		}
 		matched = true

@@ -67,17 +67,20 @@ func (s *State) Labeled() ([]Labeled, map[string]map[string]string) {
 	return out, ns
 }
 
-// derived is one profile cache with the version of the state it was built from.
+// derived is one profile cache with the version of the state it was built from, and how to build
+// it again.
 type derived struct {
 	version []uint64
 	value   any
+	gks     []schema.GroupKind
+	build   func() any
 }
 
 // Derive returns the value a profile derives from the state under key: the one built before when
 // neither the topology nor any kind of gks changed since, else a new one from build (run without
 // the state's lock; concurrent callers may both build, the newer is kept). The value is shared:
-// read only. The background builder does not know it: a profile that wants it built off the request
-// path builds it from its Prepare and after changes.
+// read only. Once asked for, it is rebuilt off the request path too: by the background builder after
+// a burst of changes settles, like the snapshots.
 func (s *State) Derive(key string, gks []schema.GroupKind, build func() any) any {
 	s.mu.Lock()
 	v := make([]uint64, 0, len(gks)+1)
@@ -93,7 +96,7 @@ func (s *State) Derive(key string, gks []schema.GroupKind, build func() any) any
 	value := build()
 	s.mu.Lock()
 	if d, ok := s.derived[key]; !ok || !newer(d.version, v) {
-		s.derived[key] = &derived{version: v, value: value}
+		s.derived[key] = &derived{version: v, value: value, gks: gks, build: build}
 	}
 	s.mu.Unlock()
 	return value
@@ -124,4 +127,17 @@ func newer(a, b []uint64) bool {
 		gt = gt || a[i] > b[i]
 	}
 	return gt
+}
+
+// rebuildDerived brings the derived caches asked for before up to date (the background builder).
+func (s *State) rebuildDerived() {
+	s.mu.Lock()
+	ds := make(map[string]*derived, len(s.derived))
+	for k, d := range s.derived {
+		ds[k] = d
+	}
+	s.mu.Unlock()
+	for k, d := range ds {
+		s.Derive(k, d.gks, d.build)
+	}
 }

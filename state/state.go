@@ -533,6 +533,7 @@ func (s *State) builder(ctx context.Context) {
 		}
 		s.rebuildMeshIndexes()
 		s.rebuildAccessGrants()
+		s.rebuildDerived()
 	}
 }
 

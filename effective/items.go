@@ -104,8 +104,15 @@ func (s *Snapshot) Items(paths []int) []Item {
 		seen[k] = true
 		out = append(out, s.ItemFor(k, s.Compute(path)))
 	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
+	SortItems(out)
+	return out
+}
+
+// SortItems orders items as the CLI contract lists them: by gateway, then route, then rule (then
+// listener).
+func SortItems(items []Item) {
+	sort.Slice(items, func(i, j int) bool {
+		a, b := items[i], items[j]
 		if a.Gateway != b.Gateway {
 			return a.Gateway < b.Gateway
 		}
@@ -117,7 +124,6 @@ func (s *Snapshot) Items(paths []int) []Item {
 		}
 		return a.Listener < b.Listener
 	})
-	return out
 }
 
 // ItemFor renders a result.

@@ -1,8 +1,6 @@
 package envoygateway
 
 import (
-	"sort"
-
 	"github.com/precedent-dev/precedent/effective"
 )
 
@@ -29,19 +27,7 @@ func (s *Snapshot) Items(kind string) []effective.Item {
 			Spec: r.Spec, Sources: r.Sources,
 		})
 	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.Gateway != b.Gateway {
-			return a.Gateway < b.Gateway
-		}
-		if a.Route != b.Route {
-			return a.Route < b.Route
-		}
-		if a.Rule != b.Rule {
-			return a.Rule < b.Rule
-		}
-		return a.Listener < b.Listener
-	})
+	effective.SortItems(out)
 	return out
 }
 

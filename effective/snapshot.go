@@ -228,17 +228,19 @@ func (s *Snapshot) atID(id int32) []*policy.Policy {
 	return s.byID[id]
 }
 
-// PathsOf returns the indexes of the paths that a policy's targets reach, sorted, without duplicates.
+// PathsOf returns the indexes of the paths that a policy's targets reach, in path order
+// (topology.Graph.ComparePaths), without duplicates.
 // The slice may be the graph's own: callers must not modify it.
 func (s *Snapshot) PathsOf(p *policy.Policy) []int {
 	var out []int
 	for _, t := range TargetsOf(p) {
-		out = UnionPaths(out, s.Graph.PathsFor(t)) // each already sorted, without duplicates
+		out = s.Graph.Union(out, s.Graph.PathsFor(t)) // each already in path order, without duplicates
 	}
 	return out
 }
 
-// UnionPaths merges two sorted lists of path indexes without duplicates. When one is empty or both
+// UnionPaths merges two sorted lists of path indexes without duplicates. Index order is path order
+// on a built graph only: over a graph that may be updated, use topology.Graph.Union. When one is empty or both
 // are equal, one of them is returned as is (it may be the graph's own: read only).
 func UnionPaths(a, b []int) []int {
 	switch {

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"slices"
 	"sort"
-	"sync"
 	"unsafe"
 
 	"github.com/precedent-dev/precedent/cel"
@@ -23,7 +22,7 @@ type Snapshot struct {
 
 	byTarget map[topology.Target][]*policy.Policy
 	byRef    map[policy.Ref]*policy.Policy
-	byID     [][]*policy.Policy // byTarget by the graph's target numbers, for per-path lookups
+	byID     idTable // byTarget by the graph's target numbers, for per-path lookups
 
 	// overlay: one policy written (or removed) on top of the index. overlayAt holds the policies of
 	// each target the overlay changes (the written policy's targets and its earlier version's), made
@@ -54,51 +53,22 @@ type idPolicies struct {
 	policies []*policy.Policy
 }
 
-// memo maps fold keys to results; safe for concurrent use.
-type memo[V any] struct {
-	mu sync.RWMutex
-	m  map[string]V
-}
-
-func newMemo[V any]() *memo[V] { return &memo[V]{m: map[string]V{}} }
-
-func (m *memo[V]) load(key []byte) (V, bool) {
-	m.mu.RLock()
-	r, ok := m.m[string(key)] // no allocation: the conversion is only a lookup
-	m.mu.RUnlock()
-	return r, ok
-}
-
-// store records r under key unless a result is there already (folded at the same time by another
-// goroutine), and returns the one kept: every reader of a key sees the same result, rule maps
-// included, which callers compare by identity.
-func (m *memo[V]) store(key []byte, r V) V {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if prev, ok := m.m[string(key)]; ok {
-		return prev
-	}
-	m.m[string(key)] = r
-	return r
-}
-
 // NewSnapshot indexes policies (of kind k) over graph.
 func NewSnapshot(k policy.Kind, graph *topology.Graph, policies []*policy.Policy, cond *cel.Evaluator) *Snapshot {
-	s := &Snapshot{Kind: k, Graph: graph, Cond: cond, byTarget: map[topology.Target][]*policy.Policy{}, byRef: map[policy.Ref]*policy.Policy{}, results: newMemo[Result](), mentions: newMemo[*Mentions](), conds: newCondMemo(nil)}
+	s := &Snapshot{Kind: k, Graph: graph, Cond: cond, byTarget: map[topology.Target][]*policy.Policy{}, byRef: map[policy.Ref]*policy.Policy{}, results: newTrackedMemo[Result](), mentions: newTrackedMemo[*Mentions](), conds: newCondMemo(nil)}
 	for _, p := range policies {
+		s.results.admit(p)
+		s.mentions.admit(p)
 		s.byRef[p.Ref] = p
 		for _, t := range TargetsOf(p) {
 			s.byTarget[t] = append(s.byTarget[t], p)
 		}
 	}
-	s.byID = make([][]*policy.Policy, graph.TargetIDs())
 	for t := range s.byTarget {
 		ps := s.byTarget[t]
 		sort.Slice(ps, func(i, j int) bool { return policy.Less(ps[i], ps[j]) })
-		if id, ok := graph.TargetID(t); ok {
-			s.byID[id] = ps
-		}
 	}
+	s.byID = indexIDs(graph, s.byTarget)
 	return s
 }
 
@@ -225,7 +195,7 @@ func (s *Snapshot) atID(id int32) []*policy.Policy {
 			}
 		}
 	}
-	return s.byID[id]
+	return s.byID.get(id)
 }
 
 // PathsOf returns the indexes of the paths that a policy's targets reach, in path order
@@ -330,7 +300,7 @@ func (s *Snapshot) computeKeyed(key []byte, levels [][]*policy.Policy) Result {
 	}
 	r := fold(s.Kind, levels, s.Cond, s.conds)
 	if s.results != nil {
-		r = s.results.store(key, r)
+		r = s.results.store(key, r, levels)
 	}
 	return r
 }

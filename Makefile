@@ -140,11 +140,12 @@ bench-reconcile: control-plane ## Status reconciler from cold on a loaded API se
 FUZZ_FLAGS = -run '^$$' -fuzztime $(or $(FUZZTIME),30s) -fuzzminimizetime $(or $(FUZZMINIMIZETIME),2s)
 
 .PHONY: fuzz
-fuzz: ## Run each fuzz target for FUZZTIME (default 30s): the engine end to end, the admission handlers, the access and mesh parsers.
+fuzz: ## Run each fuzz target for FUZZTIME (default 30s): the engine end to end, the admission handlers, the access and mesh parsers, the incremental state against full builds.
 	$(GO) test $(FUZZ_FLAGS) -fuzz '^FuzzEngine$$' ./validate
 	$(GO) test $(FUZZ_FLAGS) -fuzz '^FuzzHandle$$' ./webhook
 	$(GO) test $(FUZZ_FLAGS) -fuzz '^FuzzParse$$' ./access
 	$(GO) test $(FUZZ_FLAGS) -fuzz '^FuzzParse$$' ./mesh
+	$(GO) test $(FUZZ_FLAGS) -fuzz '^FuzzIncremental$$' ./state
 
 GATEWAY_API_DIR = $(shell $(GO) list -m -f '{{.Dir}}' sigs.k8s.io/gateway-api)
 

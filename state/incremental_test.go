@@ -167,3 +167,73 @@ func answers(s *effective.Snapshot, probe *policy.Policy) answer {
 	}
 	return a
 }
+
+// TestReadsDuringChanges: requests read snapshots and project writes while changes are applied
+// (run with -race: readers share the versions the writer makes from), and the state the changes
+// leave is that of a full build.
+func TestReadsDuringChanges(t *testing.T) {
+	var k policy.Kind
+	for _, x := range settings.Defaults().Registry().Kinds() {
+		if x.GVK == policy.Builtin()[1].GVK {
+			k = x
+		}
+	}
+	inf := statetest.New(t)
+	st := state.New(logr.Discard())
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	if err := st.Watch(ctx, inf, []policy.Kind{k}); err != nil {
+		t.Fatal(err)
+	}
+	cond, err := cel.New(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Snapshot(k, cond)
+	done := make(chan struct{})
+	read := make(chan int)
+	for r := 0; r < 2; r++ {
+		go func(r int) {
+			probes := gen.NewChurn(int64(1000+r), k)
+			n := 0
+			for {
+				select {
+				case <-done:
+					read <- n
+					return
+				default:
+				}
+				s := st.Snapshot(k, cond)
+				p := probes.Policy()
+				validate.Project(s, p.Ref, p)
+				s.Items(s.Reached(nil))
+				n++
+			}
+		}(r)
+	}
+	churn := gen.NewChurn(7, k)
+	have := cluster{}
+	for step := 0; step < 300; step++ {
+		ch := churn.Next()
+		id := objectKey(ch.Object)
+		switch old, exists := have[id]; {
+		case ch.Delete && exists:
+			inf.Delete(t, old)
+			delete(have, id)
+		case ch.Delete:
+		case exists:
+			inf.Update(t, old, ch.Object)
+			have[id] = ch.Object
+		default:
+			inf.Add(t, ch.Object)
+			have[id] = ch.Object
+		}
+	}
+	close(done)
+	<-read
+	<-read
+	probe := churn.Policy()
+	if diff := cmp.Diff(answers(have.snapshot(k, cond), probe), answers(st.Snapshot(k, cond), probe)); diff != "" {
+		t.Fatalf("after the changes, the state differs from a full build (-full +incremental):\n%s", diff)
+	}
+}

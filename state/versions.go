@@ -70,8 +70,7 @@ func (s *State) topology() []topoKind {
 
 // nextTopology computes the graph after a topology event (update) and the snapshots over it, with
 // building held; it returns what publishes them (mu held, the event stored and bumped), or nil
-// when nothing is built yet or the graph keeps more removed paths than live ones: then the next
-// request builds anew, as at the start.
+// when nothing is built yet: then the next request builds, as at the start.
 func (s *State) nextTopology(update func(*topology.Graph) *topology.Graph) func() {
 	s.mu.Lock()
 	g, gen := s.graph, s.topoGen
@@ -88,7 +87,8 @@ func (s *State) nextTopology(update func(*topology.Graph) *topology.Graph) func(
 	}
 	g2 := update(g)
 	if g2.Stale() {
-		return nil
+		// Built anew from its own objects, once in thousands of changes; requests read g meanwhile.
+		g2 = g2.Compact()
 	}
 	next := make(map[schema.GroupKind]*built, len(snaps))
 	for gk, b := range snaps {

@@ -10,16 +10,13 @@ import (
 
 // Build computes the paths and indexes. Inputs are not modified.
 func Build(in Input) *Graph {
-	e := newEditor(&Graph{line: &lineage{}})
+	gws := make([]*gwv1.Gateway, len(in.Gateways))
 	for i := range in.Gateways {
-		gw := &in.Gateways[i]
-		e.gateways.set(Key{gw.Namespace, gw.Name}, gw)
+		gws[i] = &in.Gateways[i]
 	}
-	for _, gc := range in.GatewayClasses {
-		e.classes.set(gc.Name, true)
-	}
-	for ns, l := range in.NamespaceLabels {
-		e.nsLabels.set(ns, l)
+	classes := make([]string, len(in.GatewayClasses))
+	for i, gc := range in.GatewayClasses {
+		classes[i] = gc.Name
 	}
 	routes := make([]*Route, 0, len(in.HTTPRoutes)+len(in.GRPCRoutes))
 	for i := range in.HTTPRoutes {
@@ -27,6 +24,47 @@ func Build(in Input) *Graph {
 	}
 	for i := range in.GRPCRoutes {
 		routes = append(routes, GRPCRouteOf(&in.GRPCRoutes[i]))
+	}
+	return build(gws, routes, classes, in.NamespaceLabels)
+}
+
+// Compact builds g anew from its objects: the same graph, without the removed paths an updated
+// graph keeps (Stale), and numbered afresh (a new lineage).
+func (g *Graph) Compact() *Graph {
+	gws := make([]*gwv1.Gateway, 0, g.gateways.len())
+	g.gateways.each(func(_ Key, gw *gwv1.Gateway) bool {
+		gws = append(gws, gw)
+		return true
+	})
+	routes := make([]*Route, 0, g.routes.len())
+	g.routes.each(func(_ Target, r *Route) bool {
+		routes = append(routes, r)
+		return true
+	})
+	var classes []string
+	g.classes.each(func(c string, _ bool) bool {
+		classes = append(classes, c)
+		return true
+	})
+	ns := make(map[string]map[string]string, g.nsLabels.len())
+	g.nsLabels.each(func(n string, l map[string]string) bool {
+		ns[n] = l
+		return true
+	})
+	return build(gws, routes, classes, ns)
+}
+
+// build is Build over Gateways, routes, GatewayClass names and namespace labels.
+func build(gateways []*gwv1.Gateway, routes []*Route, classes []string, nsLabels map[string]map[string]string) *Graph {
+	e := newEditor(&Graph{line: &lineage{}})
+	for _, gw := range gateways {
+		e.gateways.set(Key{gw.Namespace, gw.Name}, gw)
+	}
+	for _, c := range classes {
+		e.classes.set(c, true)
+	}
+	for ns, l := range nsLabels {
+		e.nsLabels.set(ns, l)
 	}
 	slices.SortFunc(routes, routeCompare)
 	refs := map[Key][]Target{}
@@ -60,7 +98,7 @@ func Build(in Input) *Graph {
 	}
 	e.flush()
 	// Listeners without routes still have an effective policy of their own.
-	keys := make([]Key, 0, len(in.Gateways))
+	keys := make([]Key, 0, len(gateways))
 	e.gateways.m.each(func(k Key, _ *gwv1.Gateway) bool {
 		keys = append(keys, k)
 		return true
@@ -69,8 +107,8 @@ func Build(in Input) *Graph {
 	for _, k := range keys {
 		e.listenerPaths(k)
 	}
-	for _, gc := range in.GatewayClasses {
-		e.id(Target{Kind: "GatewayClass", Name: gc.Name})
+	for _, c := range classes {
+		e.id(Target{Kind: "GatewayClass", Name: c})
 	}
 	g := e.done()
 	g.Unattached = unattached
@@ -237,50 +275,79 @@ func placeOf(p Path) placeKey {
 
 // flush writes the lists of paths of the targets that gained or lost some, in path order.
 func (e *editor) flush() {
-	cmp := e.g.ComparePaths
-	merge := func(id int32) {
-		old, add, drop := e.paths.get(int(id)), e.added[id], e.dropped[id]
-		if !slices.IsSortedFunc(add, cmp) {
-			slices.SortFunc(add, cmp)
-		}
-		if len(drop) == 0 && (len(old) == 0 || len(add) > 0 && cmp(old[len(old)-1], add[0]) < 0) {
-			e.paths.set(int(id), append(slices.Clip(old), add...))
-			return
-		}
-		out := make([]int, 0, len(old)+len(add)-len(drop))
-		i, j := 0, 0
-		for i < len(old) || j < len(add) {
-			if i < len(old) && drop[old[i]] {
-				i++
-				continue
-			}
-			if j < len(add) && drop[add[j]] {
-				j++
-				continue
-			}
-			if j == len(add) || (i < len(old) && cmp(old[i], add[j]) < 0) {
-				out = append(out, old[i])
-				i++
-			} else {
-				out = append(out, add[j])
-				j++
-			}
-		}
-		if len(out) == 0 {
-			out = nil
-		}
-		e.paths.set(int(id), out)
-	}
 	for id := range e.added {
-		merge(id)
+		e.merge(id)
 	}
 	for id := range e.dropped {
 		if _, done := e.added[id]; !done {
-			merge(id)
+			e.merge(id)
 		}
 	}
 	clear(e.added)
 	clear(e.dropped)
+}
+
+// merge writes the list of target id with its added paths in and its dropped ones out. The places
+// of both are found by binary search (a dropped path keeps its place in path order), so a list of
+// ten thousands of paths costs a copy, not a comparison per entry.
+func (e *editor) merge(id int32) {
+	cmp := e.g.ComparePaths
+	old, add, drop := e.paths.get(int(id)), e.added[id], e.dropped[id]
+	if !slices.IsSortedFunc(add, cmp) {
+		slices.SortFunc(add, cmp)
+	}
+	if len(drop) == 0 && (len(old) == 0 || cmp(old[len(old)-1], add[0]) < 0) {
+		e.paths.set(int(id), append(slices.Clip(old), add...)) // a build: paths come in path order
+		return
+	}
+	// cuts are the positions in old where something happens: a dropped entry (skipped) or the
+	// added paths going in before old[at].
+	type cut struct {
+		at   int
+		drop bool
+		add  int // index in add, when not drop
+	}
+	cuts := make([]cut, 0, len(drop)+len(add))
+	for i := range drop {
+		if at, ok := slices.BinarySearchFunc(old, i, cmp); ok && old[at] == i {
+			cuts = append(cuts, cut{at: at, drop: true})
+		}
+	}
+	for j, i := range add {
+		if drop[i] {
+			continue
+		}
+		at, _ := slices.BinarySearchFunc(old, i, cmp)
+		cuts = append(cuts, cut{at: at, add: j})
+	}
+	slices.SortFunc(cuts, func(a, b cut) int {
+		if a.at != b.at {
+			return a.at - b.at
+		}
+		if a.drop != b.drop { // the added paths go in before old[at], dropped or not
+			if a.drop {
+				return 1
+			}
+			return -1
+		}
+		return a.add - b.add
+	})
+	out := make([]int, 0, len(old)+len(add))
+	from := 0
+	for _, c := range cuts {
+		out = append(out, old[from:c.at]...)
+		from = c.at
+		if c.drop {
+			from++
+		} else {
+			out = append(out, add[c.add])
+		}
+	}
+	out = append(out, old[from:]...)
+	if len(out) == 0 {
+		out = nil
+	}
+	e.paths.set(int(id), out)
 }
 
 // routePaths computes the paths of route r over the Gateways and namespace labels of the edit, in

@@ -273,5 +273,5 @@ func (g *Graph) PathIndexes() []int {
 }
 
 // Stale reports whether the removed paths an updated graph keeps outnumber its live ones (and a
-// thousand): time to build it anew.
+// thousand): time to Compact it.
 func (g *Graph) Stale() bool { return len(g.Paths)-g.live > g.live+1000 }

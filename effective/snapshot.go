@@ -20,8 +20,8 @@ type Snapshot struct {
 	Graph *topology.Graph
 	Cond  *cel.Evaluator
 
-	byTarget map[topology.Target][]*policy.Policy
-	byRef    map[policy.Ref]*policy.Policy
+	byTarget layered[topology.Target, []*policy.Policy]
+	byRef    layered[policy.Ref, *policy.Policy]
 	byID     idTable // byTarget by the graph's target numbers, for per-path lookups
 
 	// overlay: one policy written (or removed) on top of the index. overlayAt holds the policies of
@@ -55,19 +55,22 @@ type idPolicies struct {
 
 // NewSnapshot indexes policies (of kind k) over graph.
 func NewSnapshot(k policy.Kind, graph *topology.Graph, policies []*policy.Policy, cond *cel.Evaluator) *Snapshot {
-	s := &Snapshot{Kind: k, Graph: graph, Cond: cond, byTarget: map[topology.Target][]*policy.Policy{}, byRef: map[policy.Ref]*policy.Policy{}, results: newTrackedMemo[Result](), mentions: newTrackedMemo[*Mentions](), conds: newCondMemo(nil)}
+	s := &Snapshot{Kind: k, Graph: graph, Cond: cond, results: newTrackedMemo[Result](), mentions: newTrackedMemo[*Mentions](), conds: newCondMemo(nil)}
+	byTarget := map[topology.Target][]*policy.Policy{}
+	byRef := make(map[policy.Ref]*policy.Policy, len(policies))
 	for _, p := range policies {
 		s.results.admit(p)
 		s.mentions.admit(p)
-		s.byRef[p.Ref] = p
+		byRef[p.Ref] = p
 		for _, t := range TargetsOf(p) {
-			s.byTarget[t] = append(s.byTarget[t], p)
+			byTarget[t] = append(byTarget[t], p)
 		}
 	}
-	for t := range s.byTarget {
-		ps := s.byTarget[t]
+	for t := range byTarget {
+		ps := byTarget[t]
 		sort.Slice(ps, func(i, j int) bool { return policy.Less(ps[i], ps[j]) })
 	}
+	s.byTarget, s.byRef = layered[topology.Target, []*policy.Policy]{base: byTarget}, layered[policy.Ref, *policy.Policy]{base: byRef}
 	s.byID = indexIDs(graph, s.byTarget)
 	return s
 }
@@ -121,7 +124,7 @@ func (s *Snapshot) view(ref policy.Ref, p *policy.Policy) *Snapshot {
 	c.overlayAt = map[topology.Target][]*policy.Policy{}
 	c.overlayIDs = nil
 	var changed, written []topology.Target
-	if old, ok := s.byRef[ref]; ok {
+	if old, ok := s.byRef.get(ref); ok {
 		changed = TargetsOf(old)
 	}
 	if p != nil {
@@ -133,7 +136,8 @@ func (s *Snapshot) view(ref policy.Ref, p *policy.Policy) *Snapshot {
 			continue
 		}
 		var out []*policy.Policy
-		for _, q := range s.byTarget[t] {
+		at, _ := s.byTarget.get(t)
+		for _, q := range at {
 			if q.Ref != ref {
 				out = append(out, q)
 			}
@@ -155,19 +159,17 @@ func (s *Snapshot) Policy(ref policy.Ref) (*policy.Policy, bool) {
 	if s.hasOverlay && ref == s.overlayRef {
 		return s.overlay, s.overlay != nil
 	}
-	p, ok := s.byRef[ref]
-	return p, ok
+	return s.byRef.get(ref)
 }
 
 // Policies lists every policy of this view, in precedence order.
 func (s *Snapshot) Policies() []*policy.Policy {
-	out := make([]*policy.Policy, 0, len(s.byRef)+1)
-	for ref, p := range s.byRef {
-		if s.hasOverlay && ref == s.overlayRef {
-			continue
+	out := make([]*policy.Policy, 0, s.byRef.size()+1)
+	s.byRef.each(func(ref policy.Ref, p *policy.Policy) {
+		if !s.hasOverlay || ref != s.overlayRef {
+			out = append(out, p)
 		}
-		out = append(out, p)
-	}
+	})
 	if s.hasOverlay && s.overlay != nil {
 		out = append(out, s.overlay)
 	}
@@ -183,7 +185,8 @@ func (s *Snapshot) At(t topology.Target) []*policy.Policy {
 			return ps
 		}
 	}
-	return s.byTarget[t]
+	ps, _ := s.byTarget.get(t)
+	return ps
 }
 
 // atID is At for a numbered target.

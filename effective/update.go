@@ -1,7 +1,6 @@
 package effective
 
 import (
-	"maps"
 	"slices"
 	"sort"
 
@@ -57,9 +56,9 @@ func (t idTable) with(set map[int32][]*policy.Policy) idTable {
 }
 
 // indexIDs numbers the policies of each target of byTarget by g's target numbers.
-func indexIDs(g *topology.Graph, byTarget map[topology.Target][]*policy.Policy) idTable {
+func indexIDs(g *topology.Graph, byTarget layered[topology.Target, []*policy.Policy]) idTable {
 	t := idTable{c: make([]*[idChunk][]*policy.Policy, (g.TargetIDs()+idChunk-1)/idChunk)}
-	for target, ps := range byTarget {
+	byTarget.each(func(target topology.Target, ps []*policy.Policy) {
 		if id, ok := g.TargetID(target); ok {
 			c := int(id) / idChunk
 			if t.c[c] == nil {
@@ -67,7 +66,7 @@ func indexIDs(g *topology.Graph, byTarget map[topology.Target][]*policy.Policy) 
 			}
 			t.c[c][int(id)%idChunk] = ps
 		}
-	}
+	})
 	return t
 }
 
@@ -86,7 +85,7 @@ func (s *Snapshot) Rebase(g *topology.Graph) *Snapshot {
 	// The targets numbered since: a policy may target one before it exists.
 	var set map[int32][]*policy.Policy
 	for id := int32(s.Graph.TargetIDs()); id < int32(g.TargetIDs()); id++ {
-		if ps := s.byTarget[g.TargetOfID(id)]; len(ps) > 0 {
+		if ps, _ := s.byTarget.get(g.TargetOfID(id)); len(ps) > 0 {
 			if set == nil {
 				set = map[int32][]*policy.Policy{}
 			}
@@ -104,33 +103,31 @@ const condMemoLimit = 1 << 14
 // Update returns s with policy ref written as p (nil: removed), over the same graph. s must not be a
 // view.
 func (s *Snapshot) Update(ref policy.Ref, p *policy.Policy) *Snapshot {
-	old, had := s.byRef[ref]
+	old, had := s.byRef.get(ref)
 	if (!had && p == nil) || (had && old == p) {
 		return s
 	}
 	c := *s
-	c.byRef = maps.Clone(s.byRef)
-	c.byTarget = maps.Clone(s.byTarget)
 	var changed, written []topology.Target
 	if had {
 		changed = TargetsOf(old)
 	}
 	if p != nil {
-		c.byRef[ref] = p
+		c.byRef = s.byRef.with(map[policy.Ref]change[*policy.Policy]{ref: {p, true}})
 		written = TargetsOf(p)
 		changed = append(changed, written...)
 	} else {
-		delete(c.byRef, ref)
+		c.byRef = s.byRef.with(map[policy.Ref]change[*policy.Policy]{ref: {}})
 	}
 	set := map[int32][]*policy.Policy{}
-	seen := make(map[topology.Target]bool, len(changed))
+	targets := make(map[topology.Target]change[[]*policy.Policy], len(changed))
 	for _, t := range changed {
-		if seen[t] {
+		if _, done := targets[t]; done {
 			continue
 		}
-		seen[t] = true
 		var out []*policy.Policy
-		for _, q := range s.byTarget[t] {
+		at, _ := s.byTarget.get(t)
+		for _, q := range at {
 			if q.Ref != ref {
 				out = append(out, q)
 			}
@@ -139,15 +136,12 @@ func (s *Snapshot) Update(ref policy.Ref, p *policy.Policy) *Snapshot {
 			out = append(out, p)
 			sort.Slice(out, func(i, j int) bool { return policy.Less(out[i], out[j]) })
 		}
-		if len(out) == 0 {
-			delete(c.byTarget, t)
-		} else {
-			c.byTarget[t] = out
-		}
+		targets[t] = change[[]*policy.Policy]{out, len(out) > 0}
 		if id, ok := s.Graph.TargetID(t); ok {
 			set[id] = out
 		}
 	}
+	c.byTarget = s.byTarget.with(targets)
 	c.byID = s.byID.with(set)
 	if p != nil {
 		c.results.admit(p)

@@ -63,9 +63,13 @@ func BenchmarkApplyChange(b *testing.B) {
 			}
 		}
 		st.Snapshot(w.Kind, ev)
+		routes, policies := map[int]client.Object{}, map[int]client.Object{} // the versions delivered last
 		for _, change := range []string{"parents", "spec", "policy"} {
 			b.Run(fmt.Sprintf("routes=%d/change=%s", sz.Routes, change), func(b *testing.B) {
-				cur := map[int]client.Object{}
+				cur := routes
+				if change == "policy" {
+					cur = policies
+				}
 				b.ReportAllocs()
 				for i := 0; i < b.N; i++ {
 					j := (i * 7919) % sz.Routes

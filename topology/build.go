@@ -150,7 +150,7 @@ type editor struct {
 	nsRoutes   *pmapEdit[string, []Target]
 	targetIDs  *pmapEdit[Target, int32]
 	placeIDs   *pmapEdit[placeKey, place]
-	paths      *pvecEdit[[]int]
+	paths      *pvecEdit[plist]
 	// added and dropped are the paths going into and out of each target's list, until flush.
 	added   map[int32][]int
 	dropped map[int32]map[int]bool
@@ -287,67 +287,14 @@ func (e *editor) flush() {
 	clear(e.dropped)
 }
 
-// merge writes the list of target id with its added paths in and its dropped ones out. The places
-// of both are found by binary search (a dropped path keeps its place in path order), so a list of
-// ten thousands of paths costs a copy, not a comparison per entry.
+// merge writes the list of target id with its added paths in and its dropped ones out.
 func (e *editor) merge(id int32) {
 	cmp := e.g.ComparePaths
-	old, add, drop := e.paths.get(int(id)), e.added[id], e.dropped[id]
+	add := e.added[id]
 	if !slices.IsSortedFunc(add, cmp) {
 		slices.SortFunc(add, cmp)
 	}
-	if len(drop) == 0 && (len(old) == 0 || cmp(old[len(old)-1], add[0]) < 0) {
-		e.paths.set(int(id), append(slices.Clip(old), add...)) // a build: paths come in path order
-		return
-	}
-	// cuts are the positions in old where something happens: a dropped entry (skipped) or the
-	// added paths going in before old[at].
-	type cut struct {
-		at   int
-		drop bool
-		add  int // index in add, when not drop
-	}
-	cuts := make([]cut, 0, len(drop)+len(add))
-	for i := range drop {
-		if at, ok := slices.BinarySearchFunc(old, i, cmp); ok && old[at] == i {
-			cuts = append(cuts, cut{at: at, drop: true})
-		}
-	}
-	for j, i := range add {
-		if drop[i] {
-			continue
-		}
-		at, _ := slices.BinarySearchFunc(old, i, cmp)
-		cuts = append(cuts, cut{at: at, add: j})
-	}
-	slices.SortFunc(cuts, func(a, b cut) int {
-		if a.at != b.at {
-			return a.at - b.at
-		}
-		if a.drop != b.drop { // the added paths go in before old[at], dropped or not
-			if a.drop {
-				return 1
-			}
-			return -1
-		}
-		return a.add - b.add
-	})
-	out := make([]int, 0, len(old)+len(add))
-	from := 0
-	for _, c := range cuts {
-		out = append(out, old[from:c.at]...)
-		from = c.at
-		if c.drop {
-			from++
-		} else {
-			out = append(out, add[c.add])
-		}
-	}
-	out = append(out, old[from:]...)
-	if len(out) == 0 {
-		out = nil
-	}
-	e.paths.set(int(id), out)
+	e.paths.set(int(id), e.paths.get(int(id)).with(add, e.dropped[id], cmp))
 }
 
 // routePaths computes the paths of route r over the Gateways and namespace labels of the edit, in
@@ -430,7 +377,7 @@ func (e *editor) listenerPaths(k Key) {
 			lt := gt
 			lt.Section = string(l.Name)
 			id := e.id(lt)
-			if list := e.paths.get(int(id)); len(list) > 0 && e.g.Paths[list[0]].RouteKind != "" {
+			if first, ok := e.paths.get(int(id)).first(); ok && e.g.Paths[first].RouteKind != "" {
 				continue // a route attaches here (route paths come first)
 			}
 			want = append(want, seqPath{Path{Class: string(gw.Spec.GatewayClassName), Gateway: k, Listener: string(l.Name)}, i})
@@ -438,7 +385,7 @@ func (e *editor) listenerPaths(k Key) {
 	}
 	var have []int
 	if id, ok := e.targetIDs.get(gt); ok {
-		for _, i := range e.paths.get(int(id)) {
+		for _, i := range e.paths.get(int(id)).flat() {
 			if e.g.Paths[i].RouteKind == "" {
 				have = append(have, i)
 			}

@@ -41,7 +41,7 @@ type Graph struct {
 	// lineage of versions: a target that goes away keeps its number, with no paths.
 	targetIDs pmap[Target, int32]
 	targets   []Target
-	paths     pvec[[]int]
+	paths     pvec[plist]
 	pathIDs   [][5]int32
 	seqs      []int32
 	places    []int32
@@ -77,7 +77,7 @@ type lineage struct {
 // none). The slice is the graph's own: callers must not modify it.
 func (g *Graph) PathsFor(t Target) []int {
 	if id, ok := g.targetIDs.get(t); ok {
-		return g.paths.get(int(id))
+		return g.paths.get(int(id)).flat()
 	}
 	return nil
 }
@@ -248,10 +248,7 @@ func (g *Graph) Live(i int) bool {
 	if g.Paths[i].RouteKind != "" {
 		n = 5
 	}
-	list := g.paths.get(int(g.pathIDs[i][n-1]))
-	// Another path of the same place in path order may have replaced i: look at the one found.
-	at, found := slices.BinarySearchFunc(list, i, g.ComparePaths)
-	return found && list[at] == i
+	return g.paths.get(int(g.pathIDs[i][n-1])).contains(i, g.ComparePaths)
 }
 
 // PathIndexes lists the live paths, in path order.

@@ -156,3 +156,55 @@ func TestUpdateMatchesBuild(t *testing.T) {
 		})
 	}
 }
+
+// TestUpdateMatchesBuildLarge: on a graph whose lists of paths span many chunks (a GatewayClass
+// with more than a thousand paths), routes moved between Gateways and listeners, deleted and created
+// again, give what a build gives.
+func TestUpdateMatchesBuildLarge(t *testing.T) {
+	w := gen.Generate(gen.Size{Gateways: 20, Routes: 700})
+	routes := map[topology.Key]*gwv1.HTTPRoute{}
+	for i := range w.Input.HTTPRoutes {
+		r := &w.Input.HTTPRoutes[i]
+		routes[topology.Key{Namespace: r.Namespace, Name: r.Name}] = r
+	}
+	g := topology.Build(w.Input)
+	paths := func(g *topology.Graph, t topology.Target) []topology.Path {
+		var out []topology.Path
+		for _, i := range g.PathsFor(t) {
+			out = append(out, g.Paths[i])
+		}
+		return out
+	}
+	for step := 0; step < 300; step++ {
+		r := w.Input.HTTPRoutes[(step*7919)%len(w.Input.HTTPRoutes)]
+		k := topology.Key{Namespace: r.Namespace, Name: r.Name}
+		if step%5 == 4 {
+			if _, ok := routes[k]; ok {
+				delete(routes, k)
+				g = g.DeleteRoute("HTTPRoute", k)
+				continue
+			}
+		}
+		next := r.DeepCopy()
+		next.Spec.ParentRefs[0].Name = gwv1.ObjectName(fmt.Sprintf("gw-%d", (step*31)%20))
+		if step%2 == 0 {
+			next.Spec.ParentRefs[0].SectionName = nil
+		}
+		routes[k] = next
+		g = g.SetHTTPRoute(next)
+		in := topology.Input{Gateways: w.Input.Gateways}
+		for _, r := range routes {
+			in.HTTPRoutes = append(in.HTTPRoutes, *r)
+		}
+		b := topology.Build(in)
+		targets := []topology.Target{{Kind: "GatewayClass", Name: "example"}, {Kind: "Gateway", Namespace: "infra", Name: "gw-3"}, {Kind: "Gateway", Namespace: "infra", Name: "gw-3", Section: "https"}}
+		for _, tt := range targets {
+			if diff := cmp.Diff(paths(b, tt), paths(g, tt)); diff != "" {
+				t.Fatalf("step %d: paths of %s differ (-build +updated):\n%s", step, tt, diff)
+			}
+		}
+		if diff := cmp.Diff(viewOf(b).Paths, viewOf(g).Paths); diff != "" {
+			t.Fatalf("step %d: paths differ (-build +updated):\n%s", step, diff)
+		}
+	}
+}

@@ -29,9 +29,13 @@ import (
 // State is what the validating handler reads: the Gateway API topology, the namespaces' labels,
 // the policies of every managed kind, and for the access and mesh profiles their policies, the
 // Backend objects and the Dataplanes, kept current by informer event handlers. Every event bumps a
-// generation counter; the topology graph and the per-kind snapshots are rebuilt by a background
-// builder once a burst of changes settles, or by the first request that finds them stale, and shared
-// by every request until the next change. No request lists anything.
+// generation counter. The topology graph and the per-kind snapshots are built by the first request
+// (or Prepare); from then on each event brings them forward itself (versions.go): it computes their
+// next versions from the current ones, in time proportional to what it touches, and publishes them
+// with the event, so a request reads the versions of every event applied when it came, without
+// waiting for a build. The access grants and mesh indexes are still rebuilt by a background builder
+// once a burst of changes settles, or by the first request that finds them stale. No request lists
+// anything.
 type State struct {
 	log logr.Logger
 
@@ -439,8 +443,9 @@ func (s *State) Fresh(k policy.Kind, cond *cel.Evaluator) *effective.Snapshot {
 }
 
 // build brings the graph and the snapshot of kind k up to the generations current when it starts
-// (building held). The work runs without mu, so informer events and requests on other kinds do
-// not wait for it: topology.Build over ten thousand routes takes a tenth of a second. Policies are
+// (building held): at the start, or when events found nothing built to bring forward. The work runs
+// without mu, so requests on other kinds do not wait for it: topology.Build over ten thousand routes
+// takes a tenth of a second. Policies are
 // read (policy.View) once per object version: the views of the objects unchanged since the last
 // build are reused.
 func (s *State) build(k policy.Kind, cond *cel.Evaluator) *effective.Snapshot {
@@ -518,10 +523,11 @@ func (s *State) kickBuild() {
 	}
 }
 
-// builder rebuilds, after changes, the graph and the snapshots that requests have asked for, so the
-// next request finds them built instead of building them while the API server waits. A burst of
-// changes (a GitOps sync applying hundreds of objects) costs one build once it settles. A request
-// that comes before the build builds itself, as Snapshot says.
+// builder rebuilds, after changes, what the events did not bring forward themselves (the graph and
+// snapshots when an event found them unbuilt, the access grants and mesh indexes), so the next
+// request finds them built instead of building them while the API server waits. A burst of changes
+// (a GitOps sync applying hundreds of objects) costs one build once it settles. A request that comes
+// before the build builds itself, as Snapshot says.
 func (s *State) builder(ctx context.Context) {
 	for {
 		select {

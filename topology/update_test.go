@@ -208,3 +208,32 @@ func TestUpdateMatchesBuildLarge(t *testing.T) {
 		}
 	}
 }
+
+// TestUpdateOfOlderVersion: updating a version that was updated already (a fork) leaves the newer
+// version as it was, and gives what a build gives.
+func TestUpdateOfOlderVersion(t *testing.T) {
+	w := gen.Generate(gen.Size{Gateways: 3, Routes: 30})
+	g0 := topology.Build(w.Input)
+	move := func(i int, gw string) *gwv1.HTTPRoute {
+		r := w.Input.HTTPRoutes[i].DeepCopy()
+		r.Spec.ParentRefs[0].Name = gwv1.ObjectName(gw)
+		return r
+	}
+	a := g0.SetHTTPRoute(move(1, "gw-2"))
+	wantA := viewOf(a)
+	b := g0.SetHTTPRoute(move(2, "gw-0")) // a fork of g0: must not write over a's paths
+	if diff := cmp.Diff(wantA, viewOf(a)); diff != "" {
+		t.Fatalf("updating g0 again changed its first update (-before +after):\n%s", diff)
+	}
+	in := topology.Input{Gateways: w.Input.Gateways, HTTPRoutes: append([]gwv1.HTTPRoute(nil), w.Input.HTTPRoutes...)}
+	in.HTTPRoutes[2] = *move(2, "gw-0")
+	if diff := cmp.Diff(viewOf(topology.Build(in)).Paths, viewOf(b).Paths); diff != "" {
+		t.Fatalf("the fork differs from a build (-build +fork):\n%s", diff)
+	}
+	if b.Extends(a) || a.Extends(b) {
+		t.Error("two forks of one version say one extends the other")
+	}
+	if !a.Extends(g0) {
+		t.Error("an update does not extend the version it was made from")
+	}
+}

@@ -133,9 +133,9 @@ func viewOf(g *topology.Graph) view {
 
 // TestUpdateMatchesBuild applies random changes to a graph one by one and compares, after every
 // change, what the updated graph (and the same compacted) answers with what a full build of the
-// same objects answers: 40 seeds of 150 changes.
+// same objects answers: 30 seeds of 120 changes.
 func TestUpdateMatchesBuild(t *testing.T) {
-	const seeds, steps = 40, 150
+	const seeds, steps = 30, 120
 	for seed := int64(1); seed <= seeds; seed++ {
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
 			c := gen.NewChurn(seed, policy.Builtin()[1])

@@ -122,13 +122,15 @@ bench: ## Benchmarks with allocations (engine, projection, access, mesh).
 BENCH_FLAGS = -tags bench -count=1 -v -timeout 15m
 
 .PHONY: bench-admission
-bench-admission: control-plane ## Cost of admission per write on a loaded API server (none, VAP, no-op webhook, Precedent, a no-op returning Precedent's warnings), then the validating handler alone.
+bench-admission: control-plane ## Cost of admission per write on a loaded API server (none, VAP, no-op webhook, Precedent, a no-op returning Precedent's warnings), then the validating handler alone, also while routes and policies churn, and the CPU of applying one change.
 	$(GO) test $(BENCH_FLAGS) -run '^TestAdmissionCost$$' ./test/bench $(if $(BENCH_ARGS),-args $(BENCH_ARGS))
 	$(GO) test -run '^$$' -bench '^BenchmarkValidate$$' -benchtime 3000x -benchmem ./webhook
 	$(GO) test -run '^$$' -bench '^BenchmarkValidateCold$$' -benchtime 1000x -benchmem ./webhook
 	$(GO) test -run '^$$' -bench '^BenchmarkValidateAfterChange$$' -benchtime 20x -benchmem ./webhook
 	$(GO) test -run '^$$' -bench '^BenchmarkValidateFresh$$' -benchtime 3x ./webhook
 	$(GO) test -run '^$$' -bench '^BenchmarkValidateUnderBigPolicy$$' -benchtime 2000x -benchmem ./webhook
+	$(GO) test -run '^$$' -bench '^BenchmarkValidateChurn$$' -benchtime 4s ./webhook
+	$(GO) test -run '^$$' -bench '^BenchmarkApplyChange$$' -benchtime 3000x ./state
 
 .PHONY: bench-reconcile
 bench-reconcile: control-plane ## Status reconciler from cold on a loaded API server: time to settle, status writes, writes in a minute of steady state.
@@ -140,11 +142,12 @@ bench-reconcile: control-plane ## Status reconciler from cold on a loaded API se
 FUZZ_FLAGS = -run '^$$' -fuzztime $(or $(FUZZTIME),30s) -fuzzminimizetime $(or $(FUZZMINIMIZETIME),2s)
 
 .PHONY: fuzz
-fuzz: ## Run each fuzz target for FUZZTIME (default 30s): the engine end to end, the admission handlers, the access and mesh parsers.
+fuzz: ## Run each fuzz target for FUZZTIME (default 30s): the engine end to end, the admission handlers, the access and mesh parsers, the incremental state against full builds.
 	$(GO) test $(FUZZ_FLAGS) -fuzz '^FuzzEngine$$' ./validate
 	$(GO) test $(FUZZ_FLAGS) -fuzz '^FuzzHandle$$' ./webhook
 	$(GO) test $(FUZZ_FLAGS) -fuzz '^FuzzParse$$' ./access
 	$(GO) test $(FUZZ_FLAGS) -fuzz '^FuzzParse$$' ./mesh
+	$(GO) test $(FUZZ_FLAGS) -fuzz '^FuzzIncremental$$' ./state
 
 GATEWAY_API_DIR = $(shell $(GO) list -m -f '{{.Dir}}' sigs.k8s.io/gateway-api)
 

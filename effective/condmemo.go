@@ -44,6 +44,13 @@ func (m *condMemo) load(key []byte) (condResult, bool) {
 	return condResult{}, false
 }
 
+// size is the number of outcomes held (not the parent's).
+func (m *condMemo) size() int {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return len(m.m)
+}
+
 func (m *condMemo) store(key []byte, r condResult) {
 	m.mu.Lock()
 	m.m[string(key)] = r

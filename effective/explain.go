@@ -142,7 +142,8 @@ func (s *Snapshot) RuleStatuses(p *policy.Policy) []RuleStatus {
 func (s *Snapshot) Reach(id string, from *policy.Ref) []ReachedPath {
 	var out []ReachedPath
 	seen := map[ItemKey]bool{}
-	for _, path := range s.Graph.Paths {
+	for _, i := range s.Graph.PathIndexes() {
+		path := s.Graph.Paths[i]
 		if len(s.Levels(path)) == 0 {
 			continue
 		}

@@ -32,10 +32,7 @@ func (s *Snapshot) Reached(target *topology.Target) []int {
 	if target != nil {
 		candidates = s.Graph.PathsFor(*target)
 	} else {
-		candidates = make([]int, len(s.Graph.Paths))
-		for i := range candidates {
-			candidates[i] = i
-		}
+		candidates = s.Graph.PathIndexes()
 	}
 	var out []int
 	for _, i := range candidates {
@@ -63,7 +60,7 @@ func (s *Snapshot) KeyOf(path topology.Path) ItemKey {
 }
 
 func (s *Snapshot) listenersSplit(gw topology.Key) bool {
-	g, ok := s.Graph.Gateways[gw]
+	g, ok := s.Graph.Gateway(gw)
 	if !ok {
 		return false
 	}
@@ -76,7 +73,7 @@ func (s *Snapshot) listenersSplit(gw topology.Key) bool {
 }
 
 func (s *Snapshot) rulesSplit(route topology.Target) bool {
-	r, ok := s.Graph.Routes[route]
+	r, ok := s.Graph.Route(route)
 	if !ok {
 		return false
 	}

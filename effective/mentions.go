@@ -40,7 +40,7 @@ func (s *Snapshot) MentionsPath(i int, ref policy.Ref) *Mentions {
 	}
 	r := &Mentions{Events: s.mentionsOf(key[n:], lv[:m], ref)}
 	if s.mentions != nil {
-		r = s.mentions.store(key, r)
+		r = s.mentions.store(key, r, lv[:m])
 	}
 	return r
 }

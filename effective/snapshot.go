@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"slices"
 	"sort"
-	"sync"
 	"unsafe"
 
 	"github.com/precedent-dev/precedent/cel"
@@ -21,9 +20,9 @@ type Snapshot struct {
 	Graph *topology.Graph
 	Cond  *cel.Evaluator
 
-	byTarget map[topology.Target][]*policy.Policy
-	byRef    map[policy.Ref]*policy.Policy
-	byID     [][]*policy.Policy // byTarget by the graph's target numbers, for per-path lookups
+	byTarget layered[topology.Target, []*policy.Policy]
+	byRef    layered[policy.Ref, *policy.Policy]
+	byID     idTable // byTarget by the graph's target numbers, for per-path lookups
 
 	// overlay: one policy written (or removed) on top of the index. overlayAt holds the policies of
 	// each target the overlay changes (the written policy's targets and its earlier version's), made
@@ -54,51 +53,25 @@ type idPolicies struct {
 	policies []*policy.Policy
 }
 
-// memo maps fold keys to results; safe for concurrent use.
-type memo[V any] struct {
-	mu sync.RWMutex
-	m  map[string]V
-}
-
-func newMemo[V any]() *memo[V] { return &memo[V]{m: map[string]V{}} }
-
-func (m *memo[V]) load(key []byte) (V, bool) {
-	m.mu.RLock()
-	r, ok := m.m[string(key)] // no allocation: the conversion is only a lookup
-	m.mu.RUnlock()
-	return r, ok
-}
-
-// store records r under key unless a result is there already (folded at the same time by another
-// goroutine), and returns the one kept: every reader of a key sees the same result, rule maps
-// included, which callers compare by identity.
-func (m *memo[V]) store(key []byte, r V) V {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if prev, ok := m.m[string(key)]; ok {
-		return prev
-	}
-	m.m[string(key)] = r
-	return r
-}
-
 // NewSnapshot indexes policies (of kind k) over graph.
 func NewSnapshot(k policy.Kind, graph *topology.Graph, policies []*policy.Policy, cond *cel.Evaluator) *Snapshot {
-	s := &Snapshot{Kind: k, Graph: graph, Cond: cond, byTarget: map[topology.Target][]*policy.Policy{}, byRef: map[policy.Ref]*policy.Policy{}, results: newMemo[Result](), mentions: newMemo[*Mentions](), conds: newCondMemo(nil)}
+	s := &Snapshot{Kind: k, Graph: graph, Cond: cond, results: newTrackedMemo[Result](), mentions: newTrackedMemo[*Mentions](), conds: newCondMemo(nil)}
+	byTarget := map[topology.Target][]*policy.Policy{}
+	byRef := make(map[policy.Ref]*policy.Policy, len(policies))
 	for _, p := range policies {
-		s.byRef[p.Ref] = p
+		s.results.admit(p)
+		s.mentions.admit(p)
+		byRef[p.Ref] = p
 		for _, t := range TargetsOf(p) {
-			s.byTarget[t] = append(s.byTarget[t], p)
+			byTarget[t] = append(byTarget[t], p)
 		}
 	}
-	s.byID = make([][]*policy.Policy, graph.TargetIDs())
-	for t := range s.byTarget {
-		ps := s.byTarget[t]
+	for t := range byTarget {
+		ps := byTarget[t]
 		sort.Slice(ps, func(i, j int) bool { return policy.Less(ps[i], ps[j]) })
-		if id, ok := graph.TargetID(t); ok {
-			s.byID[id] = ps
-		}
 	}
+	s.byTarget, s.byRef = layered[topology.Target, []*policy.Policy]{base: byTarget}, layered[policy.Ref, *policy.Policy]{base: byRef}
+	s.byID = indexIDs(graph, s.byTarget)
 	return s
 }
 
@@ -151,7 +124,7 @@ func (s *Snapshot) view(ref policy.Ref, p *policy.Policy) *Snapshot {
 	c.overlayAt = map[topology.Target][]*policy.Policy{}
 	c.overlayIDs = nil
 	var changed, written []topology.Target
-	if old, ok := s.byRef[ref]; ok {
+	if old, ok := s.byRef.get(ref); ok {
 		changed = TargetsOf(old)
 	}
 	if p != nil {
@@ -163,7 +136,8 @@ func (s *Snapshot) view(ref policy.Ref, p *policy.Policy) *Snapshot {
 			continue
 		}
 		var out []*policy.Policy
-		for _, q := range s.byTarget[t] {
+		at, _ := s.byTarget.get(t)
+		for _, q := range at {
 			if q.Ref != ref {
 				out = append(out, q)
 			}
@@ -185,19 +159,17 @@ func (s *Snapshot) Policy(ref policy.Ref) (*policy.Policy, bool) {
 	if s.hasOverlay && ref == s.overlayRef {
 		return s.overlay, s.overlay != nil
 	}
-	p, ok := s.byRef[ref]
-	return p, ok
+	return s.byRef.get(ref)
 }
 
 // Policies lists every policy of this view, in precedence order.
 func (s *Snapshot) Policies() []*policy.Policy {
-	out := make([]*policy.Policy, 0, len(s.byRef)+1)
-	for ref, p := range s.byRef {
-		if s.hasOverlay && ref == s.overlayRef {
-			continue
+	out := make([]*policy.Policy, 0, s.byRef.size()+1)
+	s.byRef.each(func(ref policy.Ref, p *policy.Policy) {
+		if !s.hasOverlay || ref != s.overlayRef {
+			out = append(out, p)
 		}
-		out = append(out, p)
-	}
+	})
 	if s.hasOverlay && s.overlay != nil {
 		out = append(out, s.overlay)
 	}
@@ -213,7 +185,8 @@ func (s *Snapshot) At(t topology.Target) []*policy.Policy {
 			return ps
 		}
 	}
-	return s.byTarget[t]
+	ps, _ := s.byTarget.get(t)
+	return ps
 }
 
 // atID is At for a numbered target.
@@ -225,20 +198,22 @@ func (s *Snapshot) atID(id int32) []*policy.Policy {
 			}
 		}
 	}
-	return s.byID[id]
+	return s.byID.get(id)
 }
 
-// PathsOf returns the indexes of the paths that a policy's targets reach, sorted, without duplicates.
+// PathsOf returns the indexes of the paths that a policy's targets reach, in path order
+// (topology.Graph.ComparePaths), without duplicates.
 // The slice may be the graph's own: callers must not modify it.
 func (s *Snapshot) PathsOf(p *policy.Policy) []int {
 	var out []int
 	for _, t := range TargetsOf(p) {
-		out = UnionPaths(out, s.Graph.PathsFor(t)) // each already sorted, without duplicates
+		out = s.Graph.Union(out, s.Graph.PathsFor(t)) // each already in path order, without duplicates
 	}
 	return out
 }
 
-// UnionPaths merges two sorted lists of path indexes without duplicates. When one is empty or both
+// UnionPaths merges two sorted lists of path indexes without duplicates. Index order is path order
+// on a built graph only: over a graph that may be updated, use topology.Graph.Union. When one is empty or both
 // are equal, one of them is returned as is (it may be the graph's own: read only).
 func UnionPaths(a, b []int) []int {
 	switch {
@@ -328,7 +303,7 @@ func (s *Snapshot) computeKeyed(key []byte, levels [][]*policy.Policy) Result {
 	}
 	r := fold(s.Kind, levels, s.Cond, s.conds)
 	if s.results != nil {
-		r = s.results.store(key, r)
+		r = s.results.store(key, r, levels)
 	}
 	return r
 }

@@ -29,9 +29,13 @@ import (
 // State is what the validating handler reads: the Gateway API topology, the namespaces' labels,
 // the policies of every managed kind, and for the access and mesh profiles their policies, the
 // Backend objects and the Dataplanes, kept current by informer event handlers. Every event bumps a
-// generation counter; the topology graph and the per-kind snapshots are rebuilt by a background
-// builder once a burst of changes settles, or by the first request that finds them stale, and shared
-// by every request until the next change. No request lists anything.
+// generation counter. The topology graph and the per-kind snapshots are built by the first request
+// (or Prepare); from then on each event brings them forward itself (versions.go): it computes their
+// next versions from the current ones, in time proportional to what it touches, and publishes them
+// with the event, so a request reads the versions of every event applied when it came, without
+// waiting for a build. The access grants and mesh indexes are still rebuilt by a background builder
+// once a burst of changes settles, or by the first request that finds them stale. No request lists
+// anything.
 type State struct {
 	log logr.Logger
 
@@ -128,23 +132,18 @@ func (s *State) Watch(ctx context.Context, c cache.Informers, kinds []policy.Kin
 	s.ctx, s.informers = ctx, c
 	s.mu.Unlock()
 	go s.builder(ctx)
-	topo := []struct {
-		obj client.Object
-		set func(client.Object)
-		del func(types.NamespacedName)
-	}{
-		{&gwv1.GatewayClass{}, func(o client.Object) { s.classes[o.GetName()] = o.(*gwv1.GatewayClass) }, func(k types.NamespacedName) { delete(s.classes, k.Name) }},
-		{&gwv1.Gateway{}, func(o client.Object) { s.gateways[key(o)] = o.(*gwv1.Gateway) }, func(k types.NamespacedName) { delete(s.gateways, k) }},
-		{&gwv1.HTTPRoute{}, func(o client.Object) { s.httpRoutes[key(o)] = o.(*gwv1.HTTPRoute) }, func(k types.NamespacedName) { delete(s.httpRoutes, k) }},
-		{&gwv1.GRPCRoute{}, func(o client.Object) { s.grpcRoutes[key(o)] = o.(*gwv1.GRPCRoute) }, func(k types.NamespacedName) { delete(s.grpcRoutes, k) }},
-		{namespaceMeta(), func(o client.Object) { s.nsLabels[o.GetName()] = o.GetLabels() }, func(k types.NamespacedName) { delete(s.nsLabels, k.Name) }},
-	}
-	for _, t := range topo {
-		set, del := t.set, t.del
+	for _, t := range s.topology() {
 		bump := func() { s.topoGen++; s.kickBuild() }
-		if err := s.watch(ctx, c, t.obj, set, del, bump); err != nil {
+		synced, err := s.handleWith(ctx, c, t.obj, t.set, t.del, bump, func(o client.Object, deleted bool) func() {
+			return s.nextTopology(func(g *topology.Graph) *topology.Graph { return t.update(g, o, deleted) })
+		})
+		if err != nil {
 			return err
 		}
+		s.mu.Lock()
+		s.synced = append(s.synced, synced)
+		s.allSynced.Store(false)
+		s.mu.Unlock()
 	}
 	return s.watchKinds(kinds, true)
 }
@@ -211,7 +210,9 @@ func (s *State) watchKinds(kinds []policy.Kind, initial bool) error {
 		set := func(o client.Object) { s.policies[gk][key(o)] = o.(*unstructured.Unstructured) }
 		del := func(n types.NamespacedName) { delete(s.policies[gk], n) }
 		bump := func() { s.policyGen[gk]++; s.kickBuild() }
-		synced, err := s.handle(ctx, c, u, set, del, bump)
+		synced, err := s.handleWith(ctx, c, u, set, del, bump, func(o client.Object, deleted bool) func() {
+			return s.nextPolicy(gk, o, deleted)
+		})
 		if err != nil {
 			if meta.IsNoMatchError(err) {
 				if !s.missing[gk] { // looked for again every InstallRetry: said once
@@ -251,41 +252,61 @@ func (s *State) KindSynced(gk schema.GroupKind) bool {
 
 // handle registers the event handlers of one informer and returns its HasSynced.
 func (s *State) handle(ctx context.Context, c cache.Informers, obj client.Object, set func(client.Object), del func(types.NamespacedName), bump func()) (func() bool, error) {
+	return s.handleWith(ctx, c, obj, set, del, bump, nil)
+}
+
+// handleWith is handle where an event that changes a spec also brings the built graph and snapshots
+// forward: next computes their next versions (building held, mu not: readers go on with the current
+// ones) and returns what publishes them, which runs with mu held, with the event stored and bumped,
+// so a request sees the event and the versions that follow it together. next may return nil: the
+// generation bumped, the next request builds (as before anything is built).
+func (s *State) handleWith(ctx context.Context, c cache.Informers, obj client.Object, set func(client.Object), del func(types.NamespacedName), bump func(), next func(o client.Object, deleted bool) func()) (func() bool, error) {
 	inf, err := c.GetInformer(ctx, obj, cache.BlockUntilSynced(false))
 	if err != nil {
 		return nil, fmt.Errorf("watching %T: %w", obj, err)
 	}
-	onSet := func(old, o interface{}) {
-		co, ok := o.(client.Object)
-		if !ok {
-			return
+	event := func(co client.Object, changed, deleted bool) {
+		var publish func()
+		if changed && next != nil {
+			s.building.Lock()
+			defer s.building.Unlock()
+			publish = next(co, deleted)
 		}
 		s.mu.Lock()
-		set(co)
-		if !sameSpec(old, co) {
-			bump()
+		defer s.mu.Unlock()
+		if deleted {
+			del(key(co))
+			delete(s.seen, observedKey(co))
+		} else {
+			set(co)
+			s.seen[observedKey(co)] = co.GetResourceVersion()
 		}
-		s.seen[observedKey(co)] = co.GetResourceVersion()
+		if changed {
+			bump()
+			if publish != nil {
+				publish()
+			}
+		}
 		s.applied()
-		s.mu.Unlock()
 	}
 	reg, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-		AddFunc:    func(o interface{}) { onSet(nil, o) },
-		UpdateFunc: onSet,
+		AddFunc: func(o interface{}) {
+			if co, ok := o.(client.Object); ok {
+				event(co, true, false)
+			}
+		},
+		UpdateFunc: func(old, o interface{}) {
+			if co, ok := o.(client.Object); ok {
+				event(co, !sameSpec(old, co), false)
+			}
+		},
 		DeleteFunc: func(o interface{}) {
 			if d, ok := o.(toolscache.DeletedFinalStateUnknown); ok {
 				o = d.Obj
 			}
-			co, ok := o.(client.Object)
-			if !ok {
-				return
+			if co, ok := o.(client.Object); ok {
+				event(co, true, true)
 			}
-			s.mu.Lock()
-			del(key(co))
-			bump()
-			delete(s.seen, observedKey(co))
-			s.applied()
-			s.mu.Unlock()
 		},
 	})
 	if err != nil {
@@ -425,8 +446,9 @@ func (s *State) Fresh(k policy.Kind, cond *cel.Evaluator) *effective.Snapshot {
 }
 
 // build brings the graph and the snapshot of kind k up to the generations current when it starts
-// (building held). The work runs without mu, so informer events and requests on other kinds do
-// not wait for it: topology.Build over ten thousand routes takes a tenth of a second. Policies are
+// (building held): at the start, or when events found nothing built to bring forward. The work runs
+// without mu, so requests on other kinds do not wait for it: topology.Build over ten thousand routes
+// takes a tenth of a second. Policies are
 // read (policy.View) once per object version: the views of the objects unchanged since the last
 // build are reused.
 func (s *State) build(k policy.Kind, cond *cel.Evaluator) *effective.Snapshot {
@@ -452,6 +474,12 @@ func (s *State) build(k policy.Kind, cond *cel.Evaluator) *effective.Snapshot {
 	if prev.serves(k, cond, g, pgen) {
 		return prev.snap
 	}
+	if prev != nil && prev.kind.Equal(k) && prev.snap.Cond == cond && prev.policyGen == pgen {
+		// The policies are those of prev: only the graph is new (built anew, see nextTopology).
+		b := &built{snap: prev.snap.Rebase(g), kind: k, graph: g, policyGen: pgen, views: prev.views}
+		s.keep(gk, b)
+		return b.snap
+	}
 	sameKind := prev != nil && prev.kind.Equal(k)
 	views := make(map[*unstructured.Unstructured]*policy.Policy, len(objs))
 	list := make([]*policy.Policy, 0, len(objs))
@@ -469,12 +497,18 @@ func (s *State) build(k policy.Kind, cond *cel.Evaluator) *effective.Snapshot {
 		}
 	}
 	b := &built{snap: effective.NewSnapshot(k, g, list, cond), kind: k, graph: g, policyGen: pgen, views: views}
+	s.keep(gk, b)
+	return b.snap
+}
+
+// keep stores snapshot b of kind gk, unless the settings no longer manage the kind (a write that came
+// as the settings dropped its kind is served, not kept).
+func (s *State) keep(gk schema.GroupKind, b *built) {
 	s.mu.Lock()
-	if s.managed == nil || s.managed[gk] { // a write that came as the settings dropped its kind is served, not kept
+	if s.managed == nil || s.managed[gk] {
 		s.snaps[gk] = b
 	}
 	s.mu.Unlock()
-	return b.snap
 }
 
 // Settling of the background builder: it builds once no change came for settleQuiet, or settleMax
@@ -492,10 +526,11 @@ func (s *State) kickBuild() {
 	}
 }
 
-// builder rebuilds, after changes, the graph and the snapshots that requests have asked for, so the
-// next request finds them built instead of building them while the API server waits. A burst of
-// changes (a GitOps sync applying hundreds of objects) costs one build once it settles. A request
-// that comes before the build builds itself, as Snapshot says.
+// builder rebuilds, after changes, what the events did not bring forward themselves (the graph and
+// snapshots when an event found them unbuilt, the access grants and mesh indexes), so the next
+// request finds them built instead of building them while the API server waits. A burst of changes
+// (a GitOps sync applying hundreds of objects) costs one build once it settles. A request that comes
+// before the build builds itself, as Snapshot says.
 func (s *State) builder(ctx context.Context) {
 	for {
 		select {

@@ -3,11 +3,9 @@ package topology
 import (
 	"cmp"
 	"fmt"
-	"slices"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
@@ -151,144 +149,6 @@ type Input struct {
 	NamespaceLabels map[string]map[string]string
 }
 
-// Graph is the built topology with its indexes.
-type Graph struct {
-	Paths    []Path
-	Gateways map[Key]*gwv1.Gateway
-	Routes   map[Target]*Route // keyed by Kind/Namespace/Name (no section)
-	// Unattached lists routes attached to no Gateway listener.
-	Unattached []Target
-	unattached map[Target]bool // Unattached as a set
-	// targetIDs numbers every known target (those on paths first, then the Gateways, listeners,
-	// routes and classes without paths); paths[id] lists the paths beneath target id; pathIDs[i] holds
-	// the ids of the targets of Paths[i] in LevelTargets order, so per-path lookups can index slices
-	// instead of hashing targets.
-	targetIDs map[Target]int32
-	paths     [][]int
-	pathIDs   [][5]int32
-	// last holds the targets of the path added last at each level with their ids (zero before the
-	// first, which no target equals): the paths of one route come one after another and share all but
-	// the rule, which spares most lookups while building.
-	last    [5]Target
-	lastIDs [5]int32
-	// places numbers what a path is about to a reader (see PlaceID), by first path index.
-	placeIDs map[placeKey]int32
-	places   []int32
-}
-
-// placeKey is what a path is about: a route (whatever its kind, rule or listener) or, for a path
-// without a route, a Gateway listener.
-type placeKey struct {
-	route    Key
-	gateway  Key
-	listener string
-}
-
-// Build computes the paths and indexes. Inputs are not modified.
-func Build(in Input) *Graph {
-	// Sized for the usual shape (a route on one listener): growing maps of ten thousands of entries
-	// rehashes them again and again.
-	nr, ng := len(in.HTTPRoutes)+len(in.GRPCRoutes), len(in.Gateways)
-	g := &Graph{
-		Gateways:   make(map[Key]*gwv1.Gateway, ng),
-		Routes:     make(map[Target]*Route, nr),
-		targetIDs:  make(map[Target]int32, 3*nr+4*ng),
-		paths:      make([][]int, 0, 3*nr+4*ng),
-		placeIDs:   make(map[placeKey]int32, nr+2*ng),
-		unattached: map[Target]bool{},
-		Paths:      make([]Path, 0, 2*nr+2*ng),
-		pathIDs:    make([][5]int32, 0, 2*nr+2*ng),
-	}
-	for i := range in.Gateways {
-		gw := &in.Gateways[i]
-		g.Gateways[Key{gw.Namespace, gw.Name}] = gw
-	}
-	routes := make([]*Route, 0, nr)
-	for i := range in.HTTPRoutes {
-		r := &in.HTTPRoutes[i]
-		names := make([]*gwv1.SectionName, len(r.Spec.Rules))
-		for j := range r.Spec.Rules {
-			names[j] = r.Spec.Rules[j].Name
-		}
-		routes = append(routes, newRoute("HTTPRoute", r.Namespace, r.Name, r.Spec.ParentRefs, names))
-	}
-	for i := range in.GRPCRoutes {
-		r := &in.GRPCRoutes[i]
-		names := make([]*gwv1.SectionName, len(r.Spec.Rules))
-		for j := range r.Spec.Rules {
-			names[j] = r.Spec.Rules[j].Name
-		}
-		routes = append(routes, newRoute("GRPCRoute", r.Namespace, r.Name, r.Spec.ParentRefs, names))
-	}
-	slices.SortFunc(routes, routeCompare)
-
-	attached := map[Key]map[string]bool{} // gateway → listeners with routes
-	for _, r := range routes {
-		rt := Target{Kind: r.Kind, Namespace: r.Key.Namespace, Name: r.Key.Name}
-		g.Routes[rt] = r
-		any := false
-		for _, pr := range r.Parents {
-			gw, listeners := g.parentListeners(r, pr, in.NamespaceLabels)
-			for _, l := range listeners {
-				any = true
-				if attached[gw] == nil {
-					attached[gw] = map[string]bool{}
-				}
-				attached[gw][l] = true
-				for _, rule := range r.Rules {
-					g.add(Path{Class: string(g.Gateways[gw].Spec.GatewayClassName), Gateway: gw, Listener: l, RouteKind: r.Kind, Route: r.Key, Rule: rule})
-				}
-			}
-		}
-		if !any {
-			g.Unattached = append(g.Unattached, rt)
-			g.unattached[rt] = true
-		}
-	}
-	// Listeners without routes still have an effective policy of their own.
-	keys := make([]Key, 0, len(g.Gateways))
-	for k := range g.Gateways {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, Key.Compare)
-	for _, k := range keys {
-		gw := g.Gateways[k]
-		for _, l := range gw.Spec.Listeners {
-			if !attached[k][string(l.Name)] {
-				g.add(Path{Class: string(gw.Spec.GatewayClassName), Gateway: k, Listener: string(l.Name)})
-			}
-		}
-	}
-	// Routes with no paths still exist as targets (no paths beneath them).
-	for t := range g.Routes {
-		g.id(t)
-	}
-	for k, gw := range g.Gateways {
-		t := Target{Kind: "Gateway", Namespace: k.Namespace, Name: k.Name}
-		g.id(t)
-		for _, l := range gw.Spec.Listeners {
-			lt := t
-			lt.Section = string(l.Name)
-			g.id(lt)
-		}
-	}
-	for _, gc := range in.GatewayClasses {
-		g.id(Target{Kind: "GatewayClass", Name: gc.Name})
-	}
-	return g
-}
-
-// id returns the number of target t, numbering it if it is new.
-func (g *Graph) id(t Target) int32 {
-	id, ok := g.targetIDs[t]
-	if !ok {
-		id = int32(len(g.paths))
-		g.targetIDs[t] = id
-		g.paths = append(g.paths, nil)
-	}
-	return id
-}
-
 func newRoute(kind, ns, name string, parents []gwv1.ParentReference, ruleNames []*gwv1.SectionName) *Route {
 	r := &Route{Kind: kind, Key: Key{ns, name}, Parents: parents}
 	for i, n := range ruleNames {
@@ -313,89 +173,6 @@ func routeCompare(a, b *Route) int {
 		return c
 	}
 	return strings.Compare(a.Kind, b.Kind)
-}
-
-func (g *Graph) add(p Path) {
-	i := len(g.Paths)
-	g.Paths = append(g.Paths, p)
-	ts, n := p.LevelTargets()
-	var ids [5]int32
-	for j := 0; j < n; j++ {
-		t := ts[j].Target
-		if t == g.last[j] {
-			ids[j] = g.lastIDs[j]
-		} else {
-			ids[j] = g.id(t)
-			g.last[j], g.lastIDs[j] = t, ids[j]
-		}
-		g.paths[ids[j]] = append(g.paths[ids[j]], i)
-	}
-	g.pathIDs = append(g.pathIDs, ids)
-	k := placeKey{route: p.Route}
-	if p.RouteKind == "" {
-		k = placeKey{gateway: p.Gateway, listener: p.Listener}
-	}
-	place, ok := g.placeIDs[k]
-	if !ok {
-		place = int32(i)
-		g.placeIDs[k] = place
-	}
-	g.places = append(g.places, place)
-}
-
-// IsUnattached reports whether t (a route, or a rule of one) belongs to a route attached to no
-// Gateway listener.
-func (g *Graph) IsUnattached(t Target) bool {
-	return g.unattached[Target{Kind: t.Kind, Namespace: t.Namespace, Name: t.Name}]
-}
-
-// PlaceID numbers what path i is about to a reader of a warning: paths of the same route (by
-// namespace and name, on any rule, listener or Gateway) share a number, and a path without a route
-// has its listener's. The number is the index of the first such path.
-func (g *Graph) PlaceID(i int) int32 { return g.places[i] }
-
-// TargetID is the number of a known target (ok false for any other target). Numbers are dense, from
-// 0 to TargetIDs()-1.
-func (g *Graph) TargetID(t Target) (int32, bool) {
-	id, ok := g.targetIDs[t]
-	return id, ok
-}
-
-// TargetIDs is the count of numbered targets.
-func (g *Graph) TargetIDs() int { return len(g.paths) }
-
-// PathTargetIDs returns the numbers of the targets of path i, in the order of its LevelTargets
-// (the first n entries count, n as LevelTargets returns it).
-func (g *Graph) PathTargetIDs(i int) [5]int32 { return g.pathIDs[i] }
-
-// parentListeners resolves one parentRef of a route to the listeners it attaches to.
-func (g *Graph) parentListeners(r *Route, pr gwv1.ParentReference, nsLabels map[string]map[string]string) (Key, []string) {
-	if pr.Group != nil && string(*pr.Group) != Group {
-		return Key{}, nil
-	}
-	if pr.Kind != nil && string(*pr.Kind) != "Gateway" {
-		return Key{}, nil
-	}
-	ns := r.Key.Namespace
-	if pr.Namespace != nil && *pr.Namespace != "" {
-		ns = string(*pr.Namespace)
-	}
-	key := Key{ns, string(pr.Name)}
-	gw, ok := g.Gateways[key]
-	if !ok {
-		return key, nil
-	}
-	matches := func(sel *metav1.LabelSelector) bool {
-		ls, err := metav1.LabelSelectorAsSelector(sel)
-		return err == nil && ls.Matches(labels.Set(nsLabels[r.Key.Namespace]))
-	}
-	var out []string
-	for _, l := range gw.Spec.Listeners {
-		if SelectsListener(pr, l) && Admits(l, gw.Namespace, r.Kind, r.Key.Namespace, matches) {
-			out = append(out, string(l.Name))
-		}
-	}
-	return key, out
 }
 
 // SelectsListener reports whether a parentRef's sectionName and port (when set) select listener l.
@@ -446,29 +223,4 @@ func allowsNamespace(l gwv1.Listener, gwNS, routeNS string, selectorMatches func
 	default:
 		return gwNS == routeNS
 	}
-}
-
-// PathsFor returns the indexes of the paths beneath a target (nil when it reaches none).
-func (g *Graph) PathsFor(t Target) []int {
-	if id, ok := g.targetIDs[t]; ok {
-		return g.paths[id]
-	}
-	return nil
-}
-
-// Exists reports whether a target is a known object (or a known listener / route rule).
-func (g *Graph) Exists(t Target) bool {
-	if _, ok := g.targetIDs[t]; ok {
-		return true
-	}
-	if t.Section != "" && (t.Kind == "HTTPRoute" || t.Kind == "GRPCRoute") {
-		if r, ok := g.Routes[Target{Kind: t.Kind, Namespace: t.Namespace, Name: t.Name}]; ok {
-			for _, n := range r.Rules {
-				if n == t.Section {
-					return true
-				}
-			}
-		}
-	}
-	return false
 }

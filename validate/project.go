@@ -39,7 +39,7 @@ func project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy,
 	if written != nil {
 		is = after.PathsOf(written)
 	}
-	idx := effective.UnionPaths(was, is)
+	idx := after.Graph.Union(was, is) // in path order, as warnings list places
 
 	w := &warnings{graph: after.Graph, kind: kindOf(before, written), rulesField: before.Kind.RulesField, ref: ref, all: make([]note, 0, 8)}
 	if written != nil {

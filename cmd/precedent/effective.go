@@ -187,10 +187,7 @@ func dash(s string) string {
 }
 
 func sortedRouteTargets(g *topology.Graph) []topology.Target {
-	out := make([]topology.Target, 0, len(g.Routes))
-	for t := range g.Routes {
-		out = append(out, t)
-	}
+	out := g.RouteTargets()
 	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
 	return out
 }

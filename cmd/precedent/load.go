@@ -234,7 +234,7 @@ func (o *input) snapshot(k policy.Kind) *effective.Snapshot {
 // noteUnnamed says which route rules got generated names.
 func (o *input) noteUnnamed(w io.Writer) {
 	for _, t := range sortedRouteTargets(o.graph) {
-		r := o.graph.Routes[t]
+		r, _ := o.graph.Route(t)
 		for _, n := range r.Unnamed {
 			fmt.Fprintf(w, "note: %s %s has an unnamed rule, shown as %q\n", r.Kind, printable.String(r.Key.String()), n)
 		}

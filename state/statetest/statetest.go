@@ -72,3 +72,12 @@ func (f *Informers) Add(b testing.TB, obj client.Object) {
 func (f *Informers) Set(gvk schema.GroupVersionKind, inf *controllertest.FakeInformer) {
 	f.byGVK[gvk] = inf
 }
+
+// Delete delivers obj as deleted.
+func (f *Informers) Delete(b testing.TB, obj client.Object) {
+	inf, err := f.informer(obj)
+	if err != nil {
+		b.Fatal(err)
+	}
+	inf.Delete(obj)
+}

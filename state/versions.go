@@ -1,0 +1,133 @@
+package state
+
+import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/topology"
+)
+
+// Once built, the graph and the snapshots follow each event: an event computes their next versions
+// from the current ones (topology.Graph's updates, effective.Snapshot's Rebase and Update), in time
+// proportional to what it touches, and publishes them with the event itself (handleWith). Requests
+// read the versions current when they come, never waiting for the next ones to be computed.
+
+// topoKind is one kind of topology object: how the state stores it and how it updates the graph.
+type topoKind struct {
+	obj    client.Object
+	set    func(client.Object)
+	del    func(types.NamespacedName)
+	update func(g *topology.Graph, o client.Object, deleted bool) *topology.Graph
+}
+
+// topology lists the topology kinds the state watches.
+func (s *State) topology() []topoKind {
+	return []topoKind{
+		{&gwv1.GatewayClass{}, func(o client.Object) { s.classes[o.GetName()] = o.(*gwv1.GatewayClass) }, func(k types.NamespacedName) { delete(s.classes, k.Name) },
+			func(g *topology.Graph, o client.Object, deleted bool) *topology.Graph {
+				if deleted {
+					return g.DeleteGatewayClass(o.GetName())
+				}
+				return g.SetGatewayClass(o.GetName())
+			}},
+		{&gwv1.Gateway{}, func(o client.Object) { s.gateways[key(o)] = o.(*gwv1.Gateway) }, func(k types.NamespacedName) { delete(s.gateways, k) },
+			func(g *topology.Graph, o client.Object, deleted bool) *topology.Graph {
+				gw, ok := o.(*gwv1.Gateway)
+				if deleted || !ok {
+					return g.DeleteGateway(topology.Key{Namespace: o.GetNamespace(), Name: o.GetName()})
+				}
+				return g.SetGateway(gw)
+			}},
+		{&gwv1.HTTPRoute{}, func(o client.Object) { s.httpRoutes[key(o)] = o.(*gwv1.HTTPRoute) }, func(k types.NamespacedName) { delete(s.httpRoutes, k) },
+			func(g *topology.Graph, o client.Object, deleted bool) *topology.Graph {
+				r, ok := o.(*gwv1.HTTPRoute)
+				if deleted || !ok {
+					return g.DeleteRoute("HTTPRoute", topology.Key{Namespace: o.GetNamespace(), Name: o.GetName()})
+				}
+				return g.SetHTTPRoute(r)
+			}},
+		{&gwv1.GRPCRoute{}, func(o client.Object) { s.grpcRoutes[key(o)] = o.(*gwv1.GRPCRoute) }, func(k types.NamespacedName) { delete(s.grpcRoutes, k) },
+			func(g *topology.Graph, o client.Object, deleted bool) *topology.Graph {
+				r, ok := o.(*gwv1.GRPCRoute)
+				if deleted || !ok {
+					return g.DeleteRoute("GRPCRoute", topology.Key{Namespace: o.GetNamespace(), Name: o.GetName()})
+				}
+				return g.SetGRPCRoute(r)
+			}},
+		{namespaceMeta(), func(o client.Object) { s.nsLabels[o.GetName()] = o.GetLabels() }, func(k types.NamespacedName) { delete(s.nsLabels, k.Name) },
+			func(g *topology.Graph, o client.Object, deleted bool) *topology.Graph {
+				if deleted {
+					return g.DeleteNamespace(o.GetName())
+				}
+				return g.SetNamespace(o.GetName(), o.GetLabels())
+			}},
+	}
+}
+
+// nextTopology computes the graph after a topology event (update) and the snapshots over it, with
+// building held; it returns what publishes them (mu held, the event stored and bumped), or nil
+// when nothing is built yet: then the next request builds, as at the start.
+func (s *State) nextTopology(update func(*topology.Graph) *topology.Graph) func() {
+	s.mu.Lock()
+	g, gen := s.graph, s.topoGen
+	fresh := g != nil && s.graphGen == gen
+	snaps := make(map[schema.GroupKind]*built, len(s.snaps))
+	for gk, b := range s.snaps {
+		if b.graph == g {
+			snaps[gk] = b
+		}
+	}
+	s.mu.Unlock()
+	if !fresh {
+		return nil
+	}
+	g2 := update(g)
+	if g2.Stale() {
+		// Built anew from its own objects, once in thousands of changes; requests read g meanwhile.
+		g2 = g2.Compact()
+	}
+	next := make(map[schema.GroupKind]*built, len(snaps))
+	for gk, b := range snaps {
+		next[gk] = &built{snap: b.snap.Rebase(g2), kind: b.kind, graph: g2, policyGen: b.policyGen, views: b.views}
+	}
+	return func() {
+		if s.graph != g || s.topoGen != gen+1 {
+			return // another change came between (none does: building is held)
+		}
+		s.graph, s.graphGen = g2, s.topoGen
+		for gk, nb := range next {
+			if s.snaps[gk] == snaps[gk] {
+				s.snaps[gk] = nb
+			}
+		}
+	}
+}
+
+// nextPolicy computes the snapshot of kind gk after an event on one of its policies, with building
+// held; it returns what publishes it (mu held, the event stored and bumped), or nil when the
+// snapshot is not built (or not current): then the next request builds it.
+func (s *State) nextPolicy(gk schema.GroupKind, o client.Object, deleted bool) func() {
+	s.mu.Lock()
+	b := s.snaps[gk]
+	pgen := s.policyGen[gk]
+	fresh := b != nil && s.graph != nil && b.graph == s.graph && s.graphGen == s.topoGen && b.policyGen == pgen
+	s.mu.Unlock()
+	if !fresh {
+		return nil
+	}
+	ref := policy.Ref{Namespace: o.GetNamespace(), Name: o.GetName()}
+	var p *policy.Policy
+	if u, ok := o.(*unstructured.Unstructured); ok && !deleted {
+		p, _ = policy.View(b.kind, u)
+	}
+	nb := &built{snap: b.snap.Update(ref, p), kind: b.kind, graph: b.graph, policyGen: pgen + 1}
+	return func() {
+		if s.snaps[gk] == b && s.policyGen[gk] == pgen+1 {
+			s.snaps[gk] = nb
+		}
+	}
+}

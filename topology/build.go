@@ -1,0 +1,413 @@
+package topology
+
+import (
+	"slices"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// Build computes the paths and indexes. Inputs are not modified.
+func Build(in Input) *Graph {
+	gws := make([]*gwv1.Gateway, len(in.Gateways))
+	for i := range in.Gateways {
+		gws[i] = &in.Gateways[i]
+	}
+	classes := make([]string, len(in.GatewayClasses))
+	for i, gc := range in.GatewayClasses {
+		classes[i] = gc.Name
+	}
+	routes := make([]*Route, 0, len(in.HTTPRoutes)+len(in.GRPCRoutes))
+	for i := range in.HTTPRoutes {
+		routes = append(routes, HTTPRouteOf(&in.HTTPRoutes[i]))
+	}
+	for i := range in.GRPCRoutes {
+		routes = append(routes, GRPCRouteOf(&in.GRPCRoutes[i]))
+	}
+	return build(gws, routes, classes, in.NamespaceLabels)
+}
+
+// Compact builds g anew from its objects: the same graph, without the removed paths an updated
+// graph keeps (Stale), and numbered afresh (a new lineage).
+func (g *Graph) Compact() *Graph {
+	gws := make([]*gwv1.Gateway, 0, g.gateways.len())
+	g.gateways.each(func(_ Key, gw *gwv1.Gateway) bool {
+		gws = append(gws, gw)
+		return true
+	})
+	routes := make([]*Route, 0, g.routes.len())
+	g.routes.each(func(_ Target, r *Route) bool {
+		routes = append(routes, r)
+		return true
+	})
+	var classes []string
+	g.classes.each(func(c string, _ bool) bool {
+		classes = append(classes, c)
+		return true
+	})
+	ns := make(map[string]map[string]string, g.nsLabels.len())
+	g.nsLabels.each(func(n string, l map[string]string) bool {
+		ns[n] = l
+		return true
+	})
+	return build(gws, routes, classes, ns)
+}
+
+// build is Build over Gateways, routes, GatewayClass names and namespace labels.
+func build(gateways []*gwv1.Gateway, routes []*Route, classes []string, nsLabels map[string]map[string]string) *Graph {
+	e := newEditor(&Graph{line: &lineage{}})
+	for _, gw := range gateways {
+		e.gateways.set(Key{gw.Namespace, gw.Name}, gw)
+	}
+	for _, c := range classes {
+		e.classes.set(c, true)
+	}
+	for ns, l := range nsLabels {
+		e.nsLabels.set(ns, l)
+	}
+	slices.SortFunc(routes, routeCompare)
+	refs := map[Key][]Target{}
+	byNS := map[string][]Target{}
+	var unattached []Target
+	for _, r := range routes {
+		rt := r.target()
+		if _, dup := e.routes.get(rt); dup {
+			continue // the same route twice in the input: the first stands
+		}
+		e.routes.set(rt, r)
+		e.id(rt)
+		for _, k := range parentKeys(r) {
+			refs[k] = append(refs[k], rt)
+		}
+		byNS[r.Key.Namespace] = append(byNS[r.Key.Namespace], rt)
+		ps := e.routePaths(r)
+		for j, p := range ps {
+			e.addPath(p, j)
+		}
+		if len(ps) == 0 {
+			unattached = append(unattached, rt)
+			e.unattached.set(rt, true)
+		}
+	}
+	for k, ts := range refs {
+		e.refs.set(k, ts)
+	}
+	for ns, ts := range byNS {
+		e.nsRoutes.set(ns, ts)
+	}
+	e.flush()
+	// Listeners without routes still have an effective policy of their own.
+	keys := make([]Key, 0, len(gateways))
+	e.gateways.m.each(func(k Key, _ *gwv1.Gateway) bool {
+		keys = append(keys, k)
+		return true
+	})
+	slices.SortFunc(keys, Key.Compare)
+	for _, k := range keys {
+		e.listenerPaths(k)
+	}
+	for _, c := range classes {
+		e.id(Target{Kind: "GatewayClass", Name: c})
+	}
+	g := e.done()
+	g.Unattached = unattached
+	return g
+}
+
+// HTTPRouteOf is an HTTPRoute as far as attachment goes.
+func HTTPRouteOf(r *gwv1.HTTPRoute) *Route {
+	names := make([]*gwv1.SectionName, len(r.Spec.Rules))
+	for j := range r.Spec.Rules {
+		names[j] = r.Spec.Rules[j].Name
+	}
+	return newRoute("HTTPRoute", r.Namespace, r.Name, r.Spec.ParentRefs, names)
+}
+
+// GRPCRouteOf is a GRPCRoute as far as attachment goes.
+func GRPCRouteOf(r *gwv1.GRPCRoute) *Route {
+	names := make([]*gwv1.SectionName, len(r.Spec.Rules))
+	for j := range r.Spec.Rules {
+		names[j] = r.Spec.Rules[j].Name
+	}
+	return newRoute("GRPCRoute", r.Namespace, r.Name, r.Spec.ParentRefs, names)
+}
+
+func (r *Route) target() Target {
+	return Target{Kind: r.Kind, Namespace: r.Key.Namespace, Name: r.Key.Name}
+}
+
+// editor writes the next version of a graph: the persistent indexes through their edits, the paths
+// appended in place (see lineage), and the lists of paths of each target changed at flush.
+type editor struct {
+	g          *Graph
+	gateways   *pmapEdit[Key, *gwv1.Gateway]
+	routes     *pmapEdit[Target, *Route]
+	unattached *pmapEdit[Target, bool]
+	classes    *pmapEdit[string, bool]
+	nsLabels   *pmapEdit[string, map[string]string]
+	refs       *pmapEdit[Key, []Target]
+	nsRoutes   *pmapEdit[string, []Target]
+	targetIDs  *pmapEdit[Target, int32]
+	placeIDs   *pmapEdit[placeKey, place]
+	paths      *pvecEdit[plist]
+	// added and dropped are the paths going into and out of each target's list, until flush.
+	added   map[int32][]int
+	dropped map[int32]map[int]bool
+	// last holds the targets of the path added last at each level with their numbers: the paths of
+	// one route come one after another and share all but the rule, which spares most lookups.
+	last    [5]Target
+	lastIDs [5]int32
+	// gws are the Gateways whose listeners may have gained or lost their last route.
+	gws map[Key]bool
+}
+
+func newEditor(from *Graph) *editor {
+	g := *from
+	if g.line == nil {
+		g.line = &lineage{}
+	}
+	g.line.mu.Lock()
+	fork := g.line.paths != len(g.Paths) || g.line.targets != len(g.targets)
+	if !fork {
+		g.line.paths, g.line.targets = -1, -1 // claimed: another update of from is a fork
+	}
+	g.line.mu.Unlock()
+	if fork {
+		g.Paths = slices.Clip(g.Paths)
+		g.pathIDs, g.seqs, g.places, g.targets = slices.Clip(g.pathIDs), slices.Clip(g.seqs), slices.Clip(g.places), slices.Clip(g.targets)
+		g.line = &lineage{paths: -1, targets: -1}
+	}
+	return &editor{
+		g: &g, gateways: g.gateways.edit(), routes: g.routes.edit(), unattached: g.unattached.edit(),
+		classes: g.classes.edit(), nsLabels: g.nsLabels.edit(), refs: g.refs.edit(), nsRoutes: g.nsRoutes.edit(),
+		targetIDs: g.targetIDs.edit(), placeIDs: g.placeIDs.edit(), paths: g.paths.edit(),
+		added: map[int32][]int{}, dropped: map[int32]map[int]bool{}, gws: map[Key]bool{},
+	}
+}
+
+// done flushes and returns the new version.
+func (e *editor) done() *Graph {
+	e.flush()
+	g := e.g
+	g.gateways, g.routes, g.unattached, g.classes = e.gateways.done(), e.routes.done(), e.unattached.done(), e.classes.done()
+	g.nsLabels, g.refs, g.nsRoutes = e.nsLabels.done(), e.refs.done(), e.nsRoutes.done()
+	g.targetIDs, g.placeIDs, g.paths = e.targetIDs.done(), e.placeIDs.done(), e.paths.done()
+	g.line.mu.Lock()
+	g.line.paths, g.line.targets = len(g.Paths), len(g.targets)
+	g.line.mu.Unlock()
+	return g
+}
+
+// id returns the number of target t, numbering it if it is new.
+func (e *editor) id(t Target) int32 {
+	id, ok := e.targetIDs.get(t)
+	if !ok {
+		id = int32(len(e.g.targets))
+		e.g.targets = append(e.g.targets, t)
+		e.targetIDs.set(t, id)
+		e.paths.set(int(id), nil)
+	}
+	return id
+}
+
+// addPath adds path p, at position seq among its route's (or its Gateway's listeners').
+func (e *editor) addPath(p Path, seq int) {
+	g := e.g
+	i := len(g.Paths)
+	g.Paths = append(g.Paths, p)
+	g.seqs = append(g.seqs, int32(seq))
+	ts, n := p.LevelTargets()
+	var ids [5]int32
+	for j := 0; j < n; j++ {
+		t := ts[j].Target
+		if t == e.last[j] {
+			ids[j] = e.lastIDs[j]
+		} else {
+			ids[j] = e.id(t)
+			e.last[j], e.lastIDs[j] = t, ids[j]
+		}
+		e.added[ids[j]] = append(e.added[ids[j]], i)
+	}
+	g.pathIDs = append(g.pathIDs, ids)
+	k := placeOf(p)
+	pl, _ := e.placeIDs.get(k)
+	if pl.n == 0 {
+		pl.id = int32(i)
+	}
+	pl.n++
+	e.placeIDs.set(k, pl)
+	g.places = append(g.places, pl.id)
+	g.live++
+}
+
+// dropPath takes path i out of the indexes (it stays in Paths).
+func (e *editor) dropPath(i int) {
+	p := &e.g.Paths[i]
+	n := 3
+	if p.RouteKind != "" {
+		n = 5
+	}
+	for _, id := range e.g.pathIDs[i][:n] {
+		d := e.dropped[id]
+		if d == nil {
+			d = map[int]bool{}
+			e.dropped[id] = d
+		}
+		d[i] = true
+	}
+	k := placeOf(*p)
+	pl, _ := e.placeIDs.get(k)
+	if pl.n--; pl.n <= 0 {
+		e.placeIDs.del(k)
+	} else {
+		e.placeIDs.set(k, pl)
+	}
+	e.g.live--
+}
+
+func placeOf(p Path) placeKey {
+	if p.RouteKind == "" {
+		return placeKey{gateway: p.Gateway, listener: p.Listener}
+	}
+	return placeKey{route: p.Route}
+}
+
+// flush writes the lists of paths of the targets that gained or lost some, in path order.
+func (e *editor) flush() {
+	for id := range e.added {
+		e.merge(id)
+	}
+	for id := range e.dropped {
+		if _, done := e.added[id]; !done {
+			e.merge(id)
+		}
+	}
+	clear(e.added)
+	clear(e.dropped)
+}
+
+// merge writes the list of target id with its added paths in and its dropped ones out.
+func (e *editor) merge(id int32) {
+	cmp := e.g.ComparePaths
+	add := e.added[id]
+	if !slices.IsSortedFunc(add, cmp) {
+		slices.SortFunc(add, cmp)
+	}
+	e.paths.set(int(id), e.paths.get(int(id)).with(add, e.dropped[id], cmp))
+}
+
+// routePaths computes the paths of route r over the Gateways and namespace labels of the edit, in
+// parentRef, listener and rule order.
+func (e *editor) routePaths(r *Route) []Path {
+	var out []Path
+	for _, pr := range r.Parents {
+		key, gw, listeners := e.parentListeners(r, pr)
+		for _, l := range listeners {
+			for _, rule := range r.Rules {
+				out = append(out, Path{Class: string(gw.Spec.GatewayClassName), Gateway: key, Listener: l, RouteKind: r.Kind, Route: r.Key, Rule: rule})
+			}
+		}
+	}
+	return out
+}
+
+// parentKey is the Gateway a parentRef of r names; false for a parent of another kind.
+func parentKey(r *Route, pr gwv1.ParentReference) (Key, bool) {
+	if pr.Group != nil && string(*pr.Group) != Group {
+		return Key{}, false
+	}
+	if pr.Kind != nil && string(*pr.Kind) != "Gateway" {
+		return Key{}, false
+	}
+	ns := r.Key.Namespace
+	if pr.Namespace != nil && *pr.Namespace != "" {
+		ns = string(*pr.Namespace)
+	}
+	return Key{ns, string(pr.Name)}, true
+}
+
+// parentKeys lists the Gateways the parentRefs of r name, without repeats.
+func parentKeys(r *Route) []Key {
+	var out []Key
+	for _, pr := range r.Parents {
+		if k, ok := parentKey(r, pr); ok && !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// parentListeners resolves one parentRef of a route to the Gateway and the listeners it attaches to.
+func (e *editor) parentListeners(r *Route, pr gwv1.ParentReference) (Key, *gwv1.Gateway, []string) {
+	key, ok := parentKey(r, pr)
+	if !ok {
+		return Key{}, nil, nil
+	}
+	gw, ok := e.gateways.get(key)
+	if !ok {
+		return key, nil, nil
+	}
+	matches := func(sel *metav1.LabelSelector) bool {
+		ls, err := metav1.LabelSelectorAsSelector(sel)
+		nsl, _ := e.nsLabels.get(r.Key.Namespace)
+		return err == nil && ls.Matches(labels.Set(nsl))
+	}
+	var out []string
+	for _, l := range gw.Spec.Listeners {
+		if SelectsListener(pr, l) && Admits(l, gw.Namespace, r.Kind, r.Key.Namespace, matches) {
+			out = append(out, string(l.Name))
+		}
+	}
+	return key, gw, out
+}
+
+// listenerPaths brings the paths of Gateway k's listeners without routes up to date (after a flush
+// of the route paths): one for each listener that no route attaches to.
+func (e *editor) listenerPaths(k Key) {
+	type seqPath struct {
+		p   Path
+		seq int
+	}
+	var want []seqPath
+	gt := Target{Kind: "Gateway", Namespace: k.Namespace, Name: k.Name}
+	if gw, ok := e.gateways.get(k); ok {
+		e.id(gt)
+		for i, l := range gw.Spec.Listeners {
+			lt := gt
+			lt.Section = string(l.Name)
+			id := e.id(lt)
+			if first, ok := e.paths.get(int(id)).first(); ok && e.g.Paths[first].RouteKind != "" {
+				continue // a route attaches here (route paths come first)
+			}
+			want = append(want, seqPath{Path{Class: string(gw.Spec.GatewayClassName), Gateway: k, Listener: string(l.Name)}, i})
+		}
+	}
+	var have []int
+	if id, ok := e.targetIDs.get(gt); ok {
+		for _, i := range e.paths.get(int(id)).flat() {
+			if e.g.Paths[i].RouteKind == "" {
+				have = append(have, i)
+			}
+		}
+	}
+	if len(have) == len(want) {
+		same := true
+		for n, w := range want {
+			if e.g.Paths[have[n]] != w.p || int(e.g.seqs[have[n]]) != w.seq {
+				same = false
+				break
+			}
+		}
+		if same {
+			return
+		}
+	}
+	for _, i := range have {
+		e.dropPath(i)
+	}
+	for _, w := range want {
+		e.addPath(w.p, w.seq)
+	}
+	e.flush()
+}

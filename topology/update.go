@@ -1,0 +1,232 @@
+package topology
+
+import (
+	"maps"
+	"slices"
+
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// The updates of a graph: each returns the next version with one object created, changed or
+// deleted, in time proportional to what the object touches (a route: its own paths and the lists
+// of the targets above them; a Gateway: the routes whose parentRefs name it; a namespace: its
+// routes). The version updated stays as it was. What an update gives is what Build gives for the
+// objects after it (the same paths in the same order, the same answers to every question), except
+// that the numbers of paths differ.
+
+// SetGateway returns g with Gateway gw created or replaced.
+func (g *Graph) SetGateway(gw *gwv1.Gateway) *Graph {
+	e := newEditor(g)
+	k := Key{gw.Namespace, gw.Name}
+	e.gateways.set(k, gw)
+	return e.gatewayChanged(k)
+}
+
+// DeleteGateway returns g without Gateway k.
+func (g *Graph) DeleteGateway(k Key) *Graph {
+	if _, ok := g.gateways.get(k); !ok {
+		return g
+	}
+	e := newEditor(g)
+	e.gateways.del(k)
+	return e.gatewayChanged(k)
+}
+
+// gatewayChanged re-attaches the routes that name Gateway k and redoes its listeners' paths.
+func (e *editor) gatewayChanged(k Key) *Graph {
+	refs, _ := e.refs.get(k)
+	for _, rt := range refs {
+		if r, ok := e.routes.get(rt); ok {
+			e.attach(r, r)
+		}
+	}
+	e.gws[k] = true
+	return e.finish()
+}
+
+// SetHTTPRoute returns g with HTTPRoute r created or replaced.
+func (g *Graph) SetHTTPRoute(r *gwv1.HTTPRoute) *Graph { return g.setRoute(HTTPRouteOf(r)) }
+
+// SetGRPCRoute returns g with GRPCRoute r created or replaced.
+func (g *Graph) SetGRPCRoute(r *gwv1.GRPCRoute) *Graph { return g.setRoute(GRPCRouteOf(r)) }
+
+func (g *Graph) setRoute(r *Route) *Graph {
+	e := newEditor(g)
+	rt := r.target()
+	old, had := e.routes.get(rt)
+	if !had {
+		e.id(rt)
+		ts, _ := e.nsRoutes.get(r.Key.Namespace)
+		e.nsRoutes.set(r.Key.Namespace, append(slices.Clip(ts), rt))
+	}
+	e.reref(rt, old, r)
+	e.routes.set(rt, r)
+	e.attach(old, r)
+	return e.finish()
+}
+
+// DeleteRoute returns g without the route of kind (HTTPRoute or GRPCRoute) and key k.
+func (g *Graph) DeleteRoute(kind string, k Key) *Graph {
+	rt := Target{Kind: kind, Namespace: k.Namespace, Name: k.Name}
+	old, had := g.routes.get(rt)
+	if !had {
+		return g
+	}
+	e := newEditor(g)
+	e.reref(rt, old, nil)
+	ts, _ := e.nsRoutes.get(k.Namespace)
+	if ts = without(ts, rt); len(ts) == 0 {
+		e.nsRoutes.del(k.Namespace)
+	} else {
+		e.nsRoutes.set(k.Namespace, ts)
+	}
+	e.routes.del(rt)
+	e.attach(old, nil)
+	return e.finish()
+}
+
+// SetNamespace returns g with the labels of namespace ns (for allowedRoutes selectors).
+func (g *Graph) SetNamespace(ns string, labels map[string]string) *Graph {
+	if old, ok := g.nsLabels.get(ns); ok && maps.Equal(old, labels) {
+		return g
+	}
+	e := newEditor(g)
+	e.nsLabels.set(ns, labels)
+	return e.namespaceChanged(ns)
+}
+
+// DeleteNamespace returns g without the labels of namespace ns.
+func (g *Graph) DeleteNamespace(ns string) *Graph {
+	if _, ok := g.nsLabels.get(ns); !ok {
+		return g
+	}
+	e := newEditor(g)
+	e.nsLabels.del(ns)
+	return e.namespaceChanged(ns)
+}
+
+func (e *editor) namespaceChanged(ns string) *Graph {
+	ts, _ := e.nsRoutes.get(ns)
+	for _, rt := range ts {
+		if r, ok := e.routes.get(rt); ok {
+			e.attach(r, r)
+		}
+	}
+	return e.finish()
+}
+
+// SetGatewayClass returns g with GatewayClass name.
+func (g *Graph) SetGatewayClass(name string) *Graph {
+	if _, ok := g.classes.get(name); ok {
+		return g
+	}
+	e := newEditor(g)
+	e.classes.set(name, true)
+	e.id(Target{Kind: "GatewayClass", Name: name})
+	return e.done()
+}
+
+// DeleteGatewayClass returns g without GatewayClass name.
+func (g *Graph) DeleteGatewayClass(name string) *Graph {
+	if _, ok := g.classes.get(name); !ok {
+		return g
+	}
+	e := newEditor(g)
+	e.classes.del(name)
+	return e.done()
+}
+
+// finish redoes the listeners' paths of the Gateways whose routes changed, and returns the version.
+func (e *editor) finish() *Graph {
+	e.flush()
+	keys := slices.SortedFunc(maps.Keys(e.gws), Key.Compare)
+	for _, k := range keys {
+		e.listenerPaths(k)
+	}
+	return e.done()
+}
+
+// reref moves route rt in the index of the Gateways its parentRefs name, from old's to cur's (nil
+// for none).
+func (e *editor) reref(rt Target, old, cur *Route) {
+	var was, is []Key
+	if old != nil {
+		was = parentKeys(old)
+	}
+	if cur != nil {
+		is = parentKeys(cur)
+	}
+	for _, k := range was {
+		if !slices.Contains(is, k) {
+			ts, _ := e.refs.get(k)
+			if ts = without(ts, rt); len(ts) == 0 {
+				e.refs.del(k)
+			} else {
+				e.refs.set(k, ts)
+			}
+		}
+	}
+	for _, k := range is {
+		if !slices.Contains(was, k) {
+			ts, _ := e.refs.get(k)
+			e.refs.set(k, append(slices.Clip(ts), rt))
+		}
+	}
+}
+
+// without is ts less t, as a new slice.
+func without(ts []Target, t Target) []Target {
+	out := make([]Target, 0, len(ts))
+	for _, x := range ts {
+		if x != t {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// attach replaces the paths of route old (nil: none) by those of cur (nil: deleted) over the
+// Gateways and labels of the edit, leaving them when they are the same, and keeps Unattached.
+func (e *editor) attach(old, cur *Route) {
+	var have []int
+	var rt Target
+	if old != nil {
+		rt = old.target()
+		if id, ok := e.targetIDs.get(rt); ok {
+			have = e.paths.get(int(id)).flat()
+		}
+	}
+	var want []Path
+	if cur != nil {
+		rt = cur.target()
+		want = e.routePaths(cur)
+	}
+	same := len(have) == len(want)
+	for j := 0; same && j < len(want); j++ {
+		same = e.g.Paths[have[j]] == want[j]
+	}
+	if !same {
+		for _, i := range have {
+			e.dropPath(i)
+			e.gws[e.g.Paths[i].Gateway] = true
+		}
+		for j, p := range want {
+			e.addPath(p, j)
+			e.gws[p.Gateway] = true
+		}
+	}
+	_, was := e.unattached.get(rt)
+	is := cur != nil && len(want) == 0
+	switch {
+	case is && !was:
+		e.unattached.set(rt, true)
+		i, _ := slices.BinarySearchFunc(e.g.Unattached, rt, targetCompare)
+		e.g.Unattached = slices.Insert(slices.Clone(e.g.Unattached), i, rt)
+	case was && !is:
+		e.unattached.del(rt)
+		e.g.Unattached = without(e.g.Unattached, rt)
+		if len(e.g.Unattached) == 0 {
+			e.g.Unattached = nil
+		}
+	}
+}

@@ -1,7 +1,6 @@
 package envoygateway
 
 import (
-	"slices"
 	"sort"
 
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -227,15 +226,11 @@ func (s *Snapshot) buildPaths(in Input) {
 	if g == nil {
 		g = topology.Build(topology.Input{})
 	}
-	gws := make([]topology.Key, 0, len(g.Gateways))
-	for k := range g.Gateways {
-		gws = append(gws, k)
-	}
-	slices.SortFunc(gws, topology.Key.Compare)
-	for _, k := range gws {
+	for _, k := range g.GatewayKeys() {
 		gw := Scope{Kind: "Gateway", Namespace: k.Namespace, Name: k.Name}
 		s.exists[gw] = true
-		for _, l := range g.Gateways[k].Spec.Listeners {
+		obj, _ := g.Gateway(k)
+		for _, l := range obj.Spec.Listeners {
 			sc := gw
 			sc.Section = string(l.Name)
 			s.exists[sc] = true
@@ -245,7 +240,7 @@ func (s *Snapshot) buildPaths(in Input) {
 	lsByKey := map[topology.Key]*ListenerSet{}
 	for i := range in.ListenerSets {
 		ls := &in.ListenerSets[i]
-		if _, ok := g.Gateways[ls.Gateway]; !ok {
+		if _, ok := g.Gateway(ls.Gateway); !ok {
 			continue
 		}
 		lsByKey[ls.Key] = ls
@@ -258,19 +253,15 @@ func (s *Snapshot) buildPaths(in Input) {
 			s.addListener(Path{Gateway: ls.Gateway, ListenerSet: ls.Key, Listener: l})
 		}
 	}
-	for _, tp := range g.Paths {
+	for _, i := range g.PathIndexes() { // the live paths (an updated graph keeps removed ones)
+		tp := g.Paths[i]
 		if tp.RouteKind == "" {
 			continue
 		}
 		s.add(Path{Gateway: tp.Gateway, Listener: tp.Listener, RouteKind: tp.RouteKind, Route: tp.Route, Rule: tp.Rule})
 	}
-	routes := make([]topology.Target, 0, len(g.Routes))
-	for t := range g.Routes {
-		routes = append(routes, t)
-	}
-	sort.Slice(routes, func(i, j int) bool { return routes[i].String() < routes[j].String() })
-	for _, t := range routes {
-		r := g.Routes[t]
+	for _, t := range g.RouteTargets() {
+		r, _ := g.Route(t)
 		s.markRoute(r.Kind, r.Key, r.Rules)
 		for _, pr := range r.Parents {
 			if pr.Kind == nil || string(*pr.Kind) != "ListenerSet" {
@@ -291,7 +282,7 @@ func (s *Snapshot) buildPaths(in Input) {
 				ns = string(*pr.Namespace)
 			}
 			gk := topology.Key{Namespace: ns, Name: string(pr.Name)}
-			gw, ok := g.Gateways[gk]
+			gw, ok := g.Gateway(gk)
 			if !ok {
 				continue
 			}

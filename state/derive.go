@@ -10,19 +10,26 @@ import (
 // What a profile that folds outside the engine reads from the state to build its own derived
 // cache (Derive): the graph, the objects of the kinds it watches, the labels of the topology.
 
-// Graph returns the topology graph of the events applied so far, built if stale.
+// Graph returns the topology graph of the events applied so far: the one the events brought
+// forward, else built now (building held, like a snapshot's build).
 func (s *State) Graph() *topology.Graph {
 	s.mu.Lock()
-	g, gen := s.graph, s.topoGen
-	stale := g == nil || s.graphGen != gen
-	var refs topoRefs
-	if stale {
-		refs = s.topoRefs()
-	}
-	s.mu.Unlock()
-	if !stale {
+	if s.graph != nil && s.graphGen == s.topoGen {
+		g := s.graph
+		s.mu.Unlock()
 		return g
 	}
+	s.mu.Unlock()
+	s.building.Lock()
+	defer s.building.Unlock()
+	s.mu.Lock()
+	g, gen := s.graph, s.topoGen
+	if g != nil && s.graphGen == gen {
+		s.mu.Unlock()
+		return g
+	}
+	refs := s.topoRefs()
+	s.mu.Unlock()
 	g = topology.Build(refs.input())
 	s.mu.Lock()
 	if s.graphGen <= gen {

@@ -115,6 +115,17 @@ func (g *Graph) Exists(t Target) bool {
 // Gateway returns the Gateway with key k.
 func (g *Graph) Gateway(k Key) (*gwv1.Gateway, bool) { return g.gateways.get(k) }
 
+// GatewayKeys lists the keys of every Gateway, sorted.
+func (g *Graph) GatewayKeys() []Key {
+	out := make([]Key, 0, g.gateways.len())
+	g.gateways.each(func(k Key, _ *gwv1.Gateway) bool {
+		out = append(out, k)
+		return true
+	})
+	slices.SortFunc(out, Key.Compare)
+	return out
+}
+
 // Route returns the route of target t (Kind, Namespace and Name; no section).
 func (g *Graph) Route(t Target) (*Route, bool) { return g.routes.get(t) }
 

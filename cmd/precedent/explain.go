@@ -13,6 +13,8 @@ import (
 	"github.com/precedent-dev/precedent/effective"
 	"github.com/precedent-dev/precedent/policy"
 	"github.com/precedent-dev/precedent/printable"
+	"github.com/precedent-dev/precedent/profile"
+	"github.com/precedent-dev/precedent/profiles"
 )
 
 func init() { subcommands = append(subcommands, newExplainCmd) }
@@ -90,6 +92,11 @@ func (f *explainFlags) run(cmd *cobra.Command) error {
 	o, _, err := f.src.load(cmd, t.Namespace)
 	if err != nil {
 		return err
+	}
+	if k, err := o.resolveAny(f.kind); err == nil && !k.Effective() {
+		if ex, ok := profiles.For(k.GVK.GroupKind(), o.registry).(profile.PolicyExplainer); ok {
+			return f.explainOther(cmd, o, k, ex, ref)
+		}
 	}
 	k, err := o.resolve(f.kind)
 	if err != nil {
@@ -217,4 +224,29 @@ func printReach(w io.Writer, rule string, rs []effective.ReachedPath) {
 	for _, r := range rs {
 		fmt.Fprintf(w, "  %s from %s\n", pathString(r.Path), printable.String(r.From.String()))
 	}
+}
+
+// explainOther explains a policy of a kind whose profile folds outside the engine and explains its
+// own policies (Envoy Gateway's): --policy only.
+func (f *explainFlags) explainOther(cmd *cobra.Command, o *input, k policy.Kind, ex profile.PolicyExplainer, ref *policy.Ref) error {
+	if ref == nil || f.reach || f.target != "" {
+		return &exitError{code: 2, err: fmt.Errorf("--kind %s: only --policy is explained for this kind", qualifiedKind(k))}
+	}
+	o.notes(cmd.ErrOrStderr())
+	pe, err := ex.ExplainPolicy(o.offline(), k, *ref)
+	if err != nil {
+		return &exitError{code: 1, err: err}
+	}
+	w := cmd.OutOrStdout()
+	return f.print(w, pe, func() {
+		fmt.Fprintf(w, "%s %s\n  Accepted: %s (%s) %s\n  Enforced: %s (%s) %s\n", pe.Kind, printable.String(pe.Policy),
+			pe.Accepted.Status, pe.Accepted.Reason, printable.String(pe.Accepted.Message), pe.Enforced.Status, pe.Enforced.Reason, printable.String(pe.Enforced.Message))
+		for _, r := range pe.Rules {
+			by := ""
+			if r.By != "" {
+				by = " by " + printable.String(r.By)
+			}
+			fmt.Fprintf(w, "  %s: %s%s on %d paths\n", printable.String(r.ID), r.State, by, r.Paths)
+		}
+	})
 }

@@ -1,0 +1,152 @@
+package envoygateway
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	engine "github.com/precedent-dev/precedent/envoygateway"
+	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/profile"
+)
+
+// ExplainPolicy is `precedent explain --policy` for Envoy Gateway's kinds, in the CLI contract's
+// shape: whether Envoy Gateway accepts the policy (its targets exist; it is not Conflicted) and, per
+// top-level field, its fate on the paths it reaches (in effect, or replaced by the more specific
+// policy that holds the path). Envoy Gateway's own status says the same with its conditions; this
+// shows it before the write and per field.
+func (Profile) ExplainPolicy(in *profile.Offline, k policy.Kind, ref policy.Ref) (*profile.PolicyExplanation, error) {
+	for _, u := range in.Objects {
+		if u.GroupVersionKind().GroupKind() != k.GVK.GroupKind() || u.GetNamespace() != ref.Namespace || u.GetName() != ref.Name {
+			continue
+		}
+		p, errs := engine.Read(u)
+		if len(errs) > 0 {
+			return &profile.PolicyExplanation{Kind: k.GVK.Kind, Policy: ref.String(),
+				Accepted: profile.Condition{Status: "False", Reason: "Invalid", Message: errs.ToAggregate().Error()},
+				Enforced: profile.Condition{Status: "False", Reason: "Invalid", Message: "the policy is not accepted"},
+				Rules:    []profile.RuleFate{}}, nil
+		}
+		pr := offlineWorld(in, u).snap.Project(engine.Write{New: p})
+		return explain(k, p, pr), nil
+	}
+	return nil, fmt.Errorf("%s.%s %s not found", k.GVK.Kind, k.GVK.Group, ref)
+}
+
+// explain words the projection of the policy's write on a world without it.
+func explain(k policy.Kind, p *engine.Policy, pr engine.Projection) *profile.PolicyExplanation {
+	me := p.Ref.String()
+	out := &profile.PolicyExplanation{Kind: k.GVK.Kind, Policy: me, Rules: []profile.RuleFate{}}
+	switch {
+	case len(pr.Resolution.Scopes) == 0:
+		out.Accepted = profile.Condition{Status: "False", Reason: "TargetNotFound", Message: "no target exists: Envoy Gateway writes no status for it"}
+	case len(pr.Conflicts) == len(pr.Resolution.Scopes):
+		out.Accepted = profile.Condition{Status: "False", Reason: "Conflicted", Message: fmt.Sprintf("%s holds %s", pr.Conflicts[0].Policy.Ref, pr.Conflicts[0].Scope)}
+	default:
+		out.Accepted = profile.Condition{Status: "True", Reason: "Accepted", Message: "Policy has been accepted"}
+	}
+	ids := make([]string, 0, len(p.Fields))
+	for id := range p.Fields {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	type tally struct {
+		inEffect, replaced int
+		by                 map[string]int
+	}
+	fates := map[string]*tally{}
+	for _, id := range ids {
+		fates[id] = &tally{by: map[string]int{}}
+	}
+	for _, r := range pr.After {
+		if r.Holder == nil || !reaches(r, me) {
+			continue
+		}
+		for _, id := range ids {
+			if from := sourceOf(r.Sources, id); from == me {
+				fates[id].inEffect++
+			} else {
+				fates[id].replaced++
+				fates[id].by[holderOr(r, from)]++
+			}
+		}
+	}
+	inEffect, overridden := 0, 0
+	var winners []string
+	for _, id := range ids {
+		f := fates[id]
+		rf := profile.RuleFate{ID: id, Paths: f.inEffect + f.replaced, State: "in-effect"}
+		switch {
+		case f.replaced == 0:
+			inEffect++
+		case f.inEffect == 0:
+			rf.State, rf.By = "replaced", most(f.by)
+			winners = append(winners, rf.By)
+			overridden++
+		default: // in effect on some paths, replaced on others
+			rf.State, rf.By = "partly", most(f.by)
+			overridden++
+			inEffect++
+		}
+		out.Rules = append(out.Rules, rf)
+	}
+	switch {
+	case out.Accepted.Status != "True":
+		out.Enforced = profile.Condition{Status: "False", Reason: out.Accepted.Reason, Message: "the policy is not accepted"}
+	case overridden == 0:
+		out.Enforced = profile.Condition{Status: "True", Reason: "Enforced", Message: "every field is in effect"}
+	case inEffect == 0 && len(winners) > 0:
+		slices.Sort(winners)
+		out.Enforced = profile.Condition{Status: "False", Reason: "Overridden", Message: "replaced by " + strings.Join(slices.Compact(winners), ", ")}
+	default:
+		out.Enforced = profile.Condition{Status: "True", Reason: "PartiallyEnforced", Message: fmt.Sprintf("%d of %d fields replaced on some or all paths", overridden, len(ids))}
+	}
+	return out
+}
+
+// reaches reports whether the policy me takes part in the result: it holds the path, is the parent
+// merged into, or is replaced or skipped there.
+func reaches(r engine.Result, me string) bool {
+	if r.Holder.Ref.String() == me || (r.Parent != nil && r.Parent.Ref.String() == me) || (r.Skipped != nil && r.Skipped.Policy.Ref.String() == me) {
+		return true
+	}
+	for _, pl := range r.Replaced {
+		if pl.Policy.Ref.String() == me {
+			return true
+		}
+	}
+	return false
+}
+
+// sourceOf is the policy field id comes from on a result (a deeper id of a split field counts).
+func sourceOf(sources map[string]string, id string) string {
+	if s, ok := sources[id]; ok {
+		return s
+	}
+	for k, s := range sources {
+		if strings.HasPrefix(k, id+".") {
+			return s
+		}
+	}
+	return ""
+}
+
+// holderOr names who decided a field: its source, else the policy holding the path.
+func holderOr(r engine.Result, from string) string {
+	if from != "" {
+		return from
+	}
+	return r.Holder.Ref.String()
+}
+
+// most is the key with the highest count (the smallest key on ties).
+func most(m map[string]int) string {
+	best, n := "", -1
+	for k, c := range m {
+		if c > n || (c == n && k < best) {
+			best, n = k, c
+		}
+	}
+	return best
+}

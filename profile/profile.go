@@ -32,8 +32,9 @@ type Profile interface {
 	// Own are the policy kinds the profile manages whatever the settings say; the state watches
 	// them when their CRDs are installed (the registry's kinds are watched apart).
 	Own() []schema.GroupKind
-	// Reads are other kinds the profile reads from the state (stored whole, like policies, when
-	// their CRDs are installed): Envoy Gateway's ListenerSets and ReferenceGrants, for example.
+	// Reads are other kinds the profile reads from the state, stored whole like policies and
+	// watched from the profile's first use (state.WatchRead) when their CRDs are installed: Envoy
+	// Gateway's ListenerSets and ReferenceGrants, for example.
 	Reads() []schema.GroupKind
 	// Sources are the kinds, besides the registry's and the Gateway API topology's, that the
 	// profile's CLI views read from a cluster (its own kinds and what it reads, such as Kuma's

@@ -49,15 +49,6 @@ func Own() []schema.GroupKind {
 	return out
 }
 
-// Reads lists the other kinds the profiles read from the state.
-func Reads() []schema.GroupKind {
-	var out []schema.GroupKind
-	for _, p := range registered {
-		out = append(out, p.Reads()...)
-	}
-	return out
-}
-
 // Sources lists the kinds the profiles' CLI views read from a cluster under s.
 func Sources(s settings.Settings) []schema.GroupKind {
 	var out []schema.GroupKind

@@ -1,9 +1,12 @@
 package state
 
 import (
+	"errors"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/precedent-dev/precedent/policy"
 	"github.com/precedent-dev/precedent/topology"
 )
 
@@ -45,6 +48,31 @@ func (s *State) Objects(gk schema.GroupKind) []*unstructured.Unstructured {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.policyObjects(gk)
+}
+
+// WatchRead watches the objects of gk, a kind a profile reads (profile.Profile.Reads), from the
+// profile's first use, in the version the cluster serves: a profile that is not used needs neither
+// the watch nor the RBAC for it. ready reports whether the objects are listed, or that gk is not
+// installed (there is nothing to read).
+func (s *State) WatchRead(gk schema.GroupKind) (ready bool, err error) {
+	s.mu.Lock()
+	f, watched := s.kinds[gk]
+	mapper := s.mapper
+	s.mu.Unlock()
+	if watched {
+		return f(), nil
+	}
+	if mapper == nil {
+		return false, errors.New("the state has no REST mapper yet: WatchProfiles first")
+	}
+	gvk, installed, err := s.installed(mapper, gk)
+	if err != nil || !installed {
+		return !installed && err == nil, err
+	}
+	if err := s.watchKinds([]policy.Kind{{GVK: gvk}}, false); err != nil {
+		return false, err
+	}
+	return s.KindSynced(gk), nil
 }
 
 // Labeled is a topology object with its labels, what label selectors select.

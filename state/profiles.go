@@ -35,6 +35,7 @@ const (
 // profiles is the part of State the access and mesh write paths read, guarded by State.mu. The
 // policies themselves live in State.policies, keyed by kind like the managed kinds'.
 type profiles struct {
+	mapper     meta.RESTMapper  // WatchProfiles'
 	backendGK  schema.GroupKind // the Backend kind watched; zero when its CRD is not installed
 	backends   map[types.NamespacedName]bool
 	dataplanes map[types.NamespacedName]storedDataplane
@@ -91,6 +92,9 @@ func newProfiles() profiles {
 // skipped (and logged); versions come from the mapper, so any served version works. Call it before
 // the cache starts.
 func (s *State) WatchProfiles(ctx context.Context, c cache.Informers, mapper meta.RESTMapper, own []schema.GroupKind, backend schema.GroupKind) error {
+	s.mu.Lock()
+	s.mapper = mapper // for the kinds profiles read from their first use (WatchRead)
+	s.mu.Unlock()
 	for _, gk := range own {
 		gvk, ok, err := s.installed(mapper, gk)
 		if err != nil {

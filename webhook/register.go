@@ -116,7 +116,7 @@ func Register(ctx context.Context, mgr manager.Manager, live *config.Live, o Opt
 		return nil, fmt.Errorf("adding the installed-kinds check: %w", err)
 	}
 	a := live.Current().Access
-	if err := st.WatchProfiles(ctx, mgr.GetCache(), mgr.GetRESTMapper(), append(profiles.Own(), profiles.Reads()...), schema.GroupKind{Group: a.BackendGroup, Kind: a.BackendKind}); err != nil {
+	if err := st.WatchProfiles(ctx, mgr.GetCache(), mgr.GetRESTMapper(), profiles.Own(), schema.GroupKind{Group: a.BackendGroup, Kind: a.BackendKind}); err != nil {
 		return nil, err
 	}
 	if o.Handlers {

@@ -70,10 +70,8 @@ func (p Profile) Review(r profile.Request) profile.Decision {
 			return profile.Decision{Errs: errs}
 		}
 	}
-	for _, k := range profile.KindsOf(Name, r.Registry) { // the world holds every managed kind
-		if err := profile.KindListed(r.State, k); err != nil {
-			return profile.Decision{Unavailable: err}
-		}
+	if err := listed(r.State, r.Registry); err != nil {
+		return profile.Decision{Unavailable: err}
 	}
 	w := p.world(r.State, r.Registry)
 	old := w.byRef[pol.Kind][pol.Ref]
@@ -168,9 +166,33 @@ func (Profile) Webhooks(kinds []policy.Kind) profile.Webhooks {
 	return w
 }
 
-// Prepare derives the snapshot before the replica reports ready.
+// listed makes sure the state has listed every managed kind of the profile and every kind it reads:
+// the world holds them all. The kinds it reads are watched from here on (the first use).
+func listed(st *state.State, reg *policy.Registry) error {
+	for _, k := range profile.KindsOf(Name, reg) {
+		if err := profile.KindListed(st, k); err != nil {
+			return err
+		}
+	}
+	for _, gk := range reads {
+		ready, err := st.WatchRead(gk)
+		if err != nil {
+			return fmt.Errorf("watching %s: %w: retry", gk.Kind, err)
+		}
+		if !ready {
+			return fmt.Errorf("the cache of %s is not synced yet: retry", gk.Kind)
+		}
+	}
+	return nil
+}
+
+// Prepare derives the snapshot before the replica reports ready, when the profile is in use; its
+// kinds and the kinds it reads may still be listing then (the first writes wait for them).
 func (p Profile) Prepare(st *state.State, s settings.Settings) error {
-	if len(profile.KindsOf(Name, s.Registry())) > 0 {
+	if len(profile.KindsOf(Name, s.Registry())) == 0 {
+		return nil
+	}
+	if listed(st, s.Registry()) == nil {
 		p.world(st, s.Registry())
 	}
 	return nil

@@ -50,9 +50,14 @@ kind: SecurityPolicy
 metadata: {name: probe, namespace: default}
 spec:
   targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: none}]`)
+	pc, rec := h.NewClient()
 	harness.Eventually(t, "the webhook has listed Envoy Gateway's kinds", func() (bool, string) {
-		err := c.Create(ctx, probe.DeepCopy(), client.DryRunAll)
-		return err == nil, fmt.Sprint(err)
+		rec.Take()
+		err := pc.Create(ctx, probe.DeepCopy(), client.DryRunAll)
+		ws := rec.Take()
+		// The warning proves the API server called the webhook (its configuration may still be
+		// on its way) and that the webhook answered (its caches listed).
+		return err == nil && len(ws) > 0 && strings.Contains(ws[0], "not found"), fmt.Sprint(err, ws)
 	})
 }
 

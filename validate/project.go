@@ -41,7 +41,8 @@ func project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy,
 	}
 	idx := effective.UnionPaths(was, is)
 
-	w := &warnings{graph: after.Graph, kind: kindOf(before, written), rulesField: before.Kind.RulesField, ref: ref, all: make([]note, 0, 8)}
+	w := &warnings{graph: after.Graph, kind: kindOf(before, written), rulesField: before.Kind.RulesField, ref: ref, all: make([]note, 0, 8),
+		fold: before.Kind.Fold(), model: modelName(before.Kind.Fold()), deleted: written == nil}
 	if written != nil {
 		w.targets(after, written)
 	}
@@ -61,6 +62,7 @@ func project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy,
 	type outcome struct {
 		key     [3]uintptr // the mentions of ref after; the rule maps after and before, when compared
 		compare bool
+		diff    bool  // the folds before and after were compared for displaced rules
 		msgs    []int // warnings, by their number in w
 		changed bool
 	}
@@ -86,20 +88,23 @@ func project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy,
 			mentions = after.MentionsPath(i, ref) // one per fold after: its identity stands for the fold
 			key[0] = reflect.ValueOf(mentions).Pointer()
 		}
+		// The folds are compared where the summary counts changed routes, and where the write may
+		// take rules of other policies out of the path (displace.go).
+		diff := compare || (mentions != nil && mayDisplace(mentions, ref))
 		var o *outcome
 		if beforeFollows {
-			o = find(func(x *outcome) bool { return x.key[0] == key[0] && x.compare == compare })
+			o = find(func(x *outcome) bool { return x.key[0] == key[0] && x.compare == compare && x.diff == diff })
 		}
 		var ra, rb effective.Result
-		if o == nil && compare {
+		if o == nil && diff {
 			ra, rb = after.ComputePath(i), before.ComputePath(i)
 			key[1], key[2] = mapID(ra.Rules), mapID(rb.Rules)
 		}
 		if o == nil {
-			o = find(func(x *outcome) bool { return x.key == key })
+			o = find(func(x *outcome) bool { return x.key == key && x.compare == compare && x.diff == diff })
 		}
 		if o == nil {
-			outcomes = append(outcomes, outcome{key: key, compare: compare})
+			outcomes = append(outcomes, outcome{key: key, compare: compare, diff: diff})
 			o = &outcomes[len(outcomes)-1]
 			if mentions != nil {
 				for k := range mentions.Events {
@@ -107,6 +112,9 @@ func project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy,
 						o.msgs = append(o.msgs, n)
 					}
 				}
+			}
+			if diff && mapID(ra.Rules) != mapID(rb.Rules) {
+				o.msgs = append(o.msgs, w.displaced(after, i, ra, rb, written == nil)...)
 			}
 			o.changed = compare && !sameRules(rb.Rules, ra.Rules, ref, edited)
 		}

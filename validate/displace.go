@@ -48,9 +48,9 @@ func mayDisplace(m *effective.Mentions, ref policy.Ref) bool {
 }
 
 // displaced records the warnings about the rules of other policies that path i holds before the
-// write (rb) and not after (ra), and returns their numbers. after is the snapshot after the write;
-// deleted says the write is a delete.
-func (w *warnings) displaced(after *effective.Snapshot, i int, ra, rb effective.Result, deleted bool) []int {
+// write (rb) and not after (ra), and returns their numbers: the long way, for the paths whose folds
+// before and after are both at hand. after is the snapshot after the write.
+func (w *warnings) displaced(after *effective.Snapshot, i int, ra, rb effective.Result) []int {
 	var ids []string
 	for id, e := range rb.Rules {
 		if e.Source == w.ref {
@@ -65,23 +65,117 @@ func (w *warnings) displaced(after *effective.Snapshot, i int, ra, rb effective.
 		return nil
 	}
 	slices.Sort(ids)
-	var out []int
-	var levels []effective.LeveledPolicies // read when a reason needs them
+	// How each rule left, from one pass over the events after.
+	type ruleOf struct {
+		owner policy.Ref
+		id    string // a rule id, or a block name for a block replaced whole
+	}
+	how := map[ruleOf]string{}
+	overridden := map[ruleOf]bool{}
+	for k := range ra.Events {
+		ev := &ra.Events[k]
+		switch {
+		case ev.Other == nil:
+		case ev.Policy == w.ref && (ev.Type == effective.Overridden || ev.Type == effective.Clipped):
+			overridden[ruleOf{*ev.Other, ev.Rule}] = true
+		case ev.Policy == w.ref || *ev.Other != w.ref:
+		case ev.Type == effective.Unset:
+			how[ruleOf{ev.Policy, ev.Rule}] = displaceUnset
+		case ev.Type == effective.Kept:
+			if _, ok := how[ruleOf{ev.Policy, ev.Rule}]; !ok {
+				how[ruleOf{ev.Policy, ev.Rule}] = displaceReplaced
+			}
+		case ev.Type == effective.Replaced && ev.Rule == "":
+			how[ruleOf{ev.Policy, "block:" + ev.Block}] = displaceReplaced
+		}
+	}
+	var d displacements
 	for _, id := range ids {
-		owner := rb.Rules[id].Source
-		verb, overridden := w.causeOf(after, ra, owner, id)
-		if overridden {
+		e := rb.Rules[id]
+		if overridden[ruleOf{e.Source, id}] {
 			continue // spec.overrides replaces rule … of owner: said already
 		}
-		if deleted {
+		verb, ok := how[ruleOf{e.Source, id}]
+		if !ok {
+			verb, ok = how[ruleOf{e.Source, "block:" + e.Block}]
+		}
+		if !ok || w.deleted {
 			verb = displaceOther
 		}
-		k := dispKey{verb: verb, owner: owner}
-		if verb != displaceOther {
+		d.add(verb, e.Source, id)
+	}
+	return w.record(after, i, d)
+}
+
+// displacedMentions is displaced the short way, for a path whose fold after the write is not at
+// hand, only the events that name the written policy (m) and the fold before (rb, memoized on the
+// snapshot of the policies in force): another policy's default that ref's rules keep out or that
+// ref unsets, and another policy's atomic defaults that ref's rules replace, where they were in
+// effect before. A policy's rules leave a path's effective policy at its own level and do not come
+// back from higher ones, so the fold after has nothing to add.
+func (w *warnings) displacedMentions(after *effective.Snapshot, i int, m *effective.Mentions, rb effective.Result) []int {
+	var d displacements
+	was := func(owner policy.Ref, id string) bool {
+		e, ok := rb.Rules[id]
+		return ok && e.Source == owner
+	}
+	for k := range m.Events {
+		ev := &m.Events[k]
+		if ev.Policy == w.ref || ev.Other == nil || *ev.Other != w.ref {
+			continue
+		}
+		switch ev.Type {
+		case effective.Unset:
+			if was(ev.Policy, ev.Rule) {
+				d.add(displaceUnset, ev.Policy, ev.Rule)
+			}
+		case effective.Kept:
+			if was(ev.Policy, ev.Rule) {
+				d.add(displaceReplaced, ev.Policy, ev.Rule)
+			}
+		case effective.Replaced:
+			p, ok := after.Policy(ev.Policy)
+			if !ok {
+				continue
+			}
+			for id, e := range rb.Rules {
+				if e.Source == ev.Policy && e.Block == ev.Block && effective.Declares(p, ev.Block, id) {
+					d.add(displaceReplaced, ev.Policy, id)
+				}
+			}
+		}
+	}
+	return w.record(after, i, d)
+}
+
+// displacements are the rules of other policies one path loses, with how.
+type displacements []displacement
+
+type displacement struct {
+	verb  string
+	owner policy.Ref
+	id    string
+}
+
+func (d *displacements) add(verb string, owner policy.Ref, id string) {
+	*d = append(*d, displacement{verb, owner, id})
+}
+
+// record adds the displacements of path i to the warnings and returns their numbers.
+func (w *warnings) record(after *effective.Snapshot, i int, d displacements) []int {
+	if len(d) == 0 {
+		return nil
+	}
+	slices.SortStableFunc(d, func(a, b displacement) int { return strings.Compare(a.id, b.id) })
+	var out []int
+	var levels []effective.LeveledPolicies // read when a reason needs them
+	for _, x := range d {
+		k := dispKey{verb: x.verb, owner: x.owner}
+		if x.verb != displaceOther {
 			if levels == nil {
 				levels = after.Levels(after.Graph.Paths[i])
 			}
-			k.reason = w.reason(verb, sameLevel(levels, owner, w.ref))
+			k.reason = w.reason(x.verb, sameLevel(levels, x.owner, w.ref))
 		}
 		n, ok := w.dindex[k]
 		if !ok {
@@ -92,37 +186,12 @@ func (w *warnings) displaced(after *effective.Snapshot, i int, ra, rb effective.
 			w.dindex[k] = n
 			w.all = append(w.all, note{disp: &k})
 		}
-		w.all[n].rules.add(id)
+		w.all[n].rules.add(x.id)
 		if !slices.Contains(out, n) {
 			out = append(out, n)
 		}
 	}
 	return out
-}
-
-// causeOf reads from the fold after the write how rule id of owner left the effective policy:
-// replaced by the written policy's rules, unset by it, or otherwise (the write changed what other
-// policies do); overridden reports that an override of the written policy replaced it.
-func (w *warnings) causeOf(after *effective.Snapshot, ra effective.Result, owner policy.Ref, id string) (verb string, overridden bool) {
-	verb = displaceOther
-	for k := range ra.Events {
-		ev := &ra.Events[k]
-		switch {
-		case ev.Policy == w.ref && ev.Rule == id && ev.Other != nil && *ev.Other == owner &&
-			(ev.Type == effective.Overridden || ev.Type == effective.Clipped):
-			return "", true
-		case ev.Policy != owner || ev.Other == nil || *ev.Other != w.ref:
-		case ev.Type == effective.Unset && ev.Rule == id:
-			verb = displaceUnset
-		case ev.Type == effective.Kept && ev.Rule == id && verb != displaceUnset:
-			verb = displaceReplaced
-		case ev.Type == effective.Replaced && ev.Rule == "" && verb != displaceUnset:
-			if p, ok := after.Policy(owner); ok && effective.Declares(p, ev.Block, id) {
-				verb = displaceReplaced
-			}
-		}
-	}
-	return verb, false
 }
 
 // sameLevel reports whether a and b are attached at the same level of a path.

@@ -62,7 +62,6 @@ func project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy,
 	type outcome struct {
 		key     [3]uintptr // the mentions of ref after; the rule maps after and before, when compared
 		compare bool
-		diff    bool  // the folds before and after were compared for displaced rules
 		msgs    []int // warnings, by their number in w
 		changed bool
 	}
@@ -88,23 +87,27 @@ func project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy,
 			mentions = after.MentionsPath(i, ref) // one per fold after: its identity stands for the fold
 			key[0] = reflect.ValueOf(mentions).Pointer()
 		}
-		// The folds are compared where the summary counts changed routes, and where the write may
-		// take rules of other policies out of the path (displace.go).
-		diff := compare || (mentions != nil && mayDisplace(mentions, ref))
+		// Where the write may take rules of other policies out of the path (displace.go) and the
+		// folds are not compared, the fold before is read (memoized on the snapshot in force).
+		displace := !compare && mentions != nil && mayDisplace(mentions, ref)
 		var o *outcome
 		if beforeFollows {
-			o = find(func(x *outcome) bool { return x.key[0] == key[0] && x.compare == compare && x.diff == diff })
+			o = find(func(x *outcome) bool { return x.key[0] == key[0] && x.compare == compare })
 		}
 		var ra, rb effective.Result
-		if o == nil && diff {
+		switch {
+		case o == nil && compare:
 			ra, rb = after.ComputePath(i), before.ComputePath(i)
 			key[1], key[2] = mapID(ra.Rules), mapID(rb.Rules)
+		case o == nil && displace:
+			rb = before.ComputePath(i)
+			key[2] = mapID(rb.Rules)
 		}
 		if o == nil {
-			o = find(func(x *outcome) bool { return x.key == key && x.compare == compare && x.diff == diff })
+			o = find(func(x *outcome) bool { return x.key == key && x.compare == compare })
 		}
 		if o == nil {
-			outcomes = append(outcomes, outcome{key: key, compare: compare, diff: diff})
+			outcomes = append(outcomes, outcome{key: key, compare: compare})
 			o = &outcomes[len(outcomes)-1]
 			if mentions != nil {
 				for k := range mentions.Events {
@@ -113,8 +116,11 @@ func project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy,
 					}
 				}
 			}
-			if diff && mapID(ra.Rules) != mapID(rb.Rules) {
-				o.msgs = append(o.msgs, w.displaced(after, i, ra, rb, written == nil)...)
+			switch {
+			case compare && mapID(ra.Rules) != mapID(rb.Rules):
+				o.msgs = append(o.msgs, w.displaced(after, i, ra, rb)...)
+			case displace:
+				o.msgs = append(o.msgs, w.displacedMentions(after, i, mentions, rb)...)
 			}
 			o.changed = compare && !sameRules(rb.Rules, ra.Rules, ref, edited)
 		}

@@ -31,8 +31,8 @@ type dispKey struct {
 // mayDisplace reports whether the events of a path's fold after a write, those naming the written
 // policy ref, show that the write may take rules of other policies out of the path: defaults of
 // another policy giving way to ref's rules, or unset by ref. (What ref's overrides replace is warned
-// about rule by rule already.) Only then are the path's folds before and after compared, so that a
-// write displacing nothing costs no more than before.
+// about rule by rule already.) Only then is the path's fold before read on a route-level write, so
+// that a write displacing nothing costs no more than before.
 func mayDisplace(m *effective.Mentions, ref policy.Ref) bool {
 	for k := range m.Events {
 		ev := &m.Events[k]

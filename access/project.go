@@ -54,9 +54,41 @@ func ProjectWrite(written Policy, others []Policy, topo *Topology, s Settings, l
 				check := newLevelCheck(gatewayPolicies(rest, nil, gw))
 				pr.grants(gw, &written, check, nil)
 			}
+			pr.backendWrite(b, &written, old, rest, s)
 		}
 	}
 	return capWarnings(pr.warnings, limit)
+}
+
+// backendWrite warns about the grants of the other policies of backend b (in rest) that its level
+// let through before the write (old, the stored version, or nil) and not after (written): under
+// combine allAllow, a policy whose allow rules leave out a source's tools denies them for every
+// policy of the backend.
+func (pr *projector) backendWrite(b string, written, old *Policy, rest []*Policy, s Settings) {
+	var others []*Policy
+	for _, p := range rest {
+		if targetsKey(p, s.BackendGroup, s.BackendKind, b) && p.hasAllowRules() {
+			others = append(others, p)
+		}
+	}
+	if len(others) == 0 {
+		return // nothing granted by another policy here
+	}
+	level := func(p *Policy) *levelCheck {
+		ps := make([]Policy, 0, len(others)+1)
+		for _, o := range others {
+			ps = append(ps, *o)
+		}
+		if p != nil && targetsKey(p, s.BackendGroup, s.BackendKind, b) {
+			ps = append(ps, *p)
+		}
+		SortByPrecedence(ps)
+		return newCheckAt(LevelBackend, ps)
+	}
+	before, after := level(old), level(written)
+	for _, o := range others {
+		pr.revoked(b, o, before, after)
+	}
 }
 
 // ProjectDelete returns the admission warnings for the deletion of policy deleted, given every other
@@ -110,7 +142,7 @@ func ProjectDelete(deleted Policy, others []Policy, topo *Topology, s Settings, 
 	return capWarnings(pr.warnings, limit)
 }
 
-// revoked warns about each grant of p (deleted) that passed backend b's level before and does not after.
+// revoked warns about each grant of p (deleted, or another policy of the backend) that passed backend b's level before and does not after.
 func (pr *projector) revoked(b string, p *Policy, before, after *levelCheck) {
 	for i := range p.Rules {
 		r := &p.Rules[i]

@@ -101,6 +101,21 @@ func TestProjectWrite(t *testing.T) {
 		written: policy("shop/lonely", at(1), beRef("nowhere"), inline("agent", agent, "x")),
 		others:  []Policy{policy("shop/gw-pol", at(1), gwRef("gw"), inline("agent", agent))},
 	}, {
+		name:     "allAllow: a backend write that leaves out a tool another backend policy grants names that policy",
+		written:  policy("shop/new-be", at(9), beRef("mcp"), inline("agent", agent, "x")),
+		others:   []Policy{bePol, policy("shop/gw-pol", at(1), gwRef("gw"), inline("agent", agent, "x", "y"))},
+		settings: withCombine(AllAllow),
+		want:     []string{"tool `y` granted to sa shop/agent by shop/backend-pol is no longer granted at backend shop/mcp: backend policy shop/new-be does not allow it"},
+	}, {
+		name:    "anyAllow: a second backend policy revokes nothing another grants",
+		written: policy("shop/new-be", at(9), beRef("mcp"), inline("agent", agent, "x")),
+		others:  []Policy{bePol, policy("shop/gw-pol", at(1), gwRef("gw"), inline("agent", agent, "x", "y"))},
+	}, {
+		name:     "allAllow: an update of a backend policy that already left the tool out warns nothing new",
+		written:  policy("shop/new-be", at(9), beRef("mcp"), inline("agent", agent, "x")),
+		others:   []Policy{bePol, policy("shop/new-be", at(9), beRef("mcp"), inline("agent", agent)), policy("shop/gw-pol", at(1), gwRef("gw"), inline("agent", agent, "x", "y"))},
+		settings: withCombine(AllAllow),
+	}, {
 		name:    "warnings are capped and counted",
 		written: policy("shop/gw-pol", at(9), gwRef("gw"), inline("agent", agent)),
 		others:  []Policy{policy("shop/many", at(1), beRef("mcp"), inline("agent", agent, "t1", "t2", "t3", "t4", "t5"))},

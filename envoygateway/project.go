@@ -126,6 +126,7 @@ func (pr Projection) Warnings() []string {
 			out = append(out, fmt.Sprintf("%s %s will be Conflicted on %s: %s is older and holds it", w.New.Kind, w.New.Ref, c.Scope, c.Policy.Ref))
 		}
 		out = append(out, pr.drops()...)
+		out = append(out, pr.displaces()...)
 		out = append(out, pr.skips()...)
 	}
 	if w.New == nil && w.Old != nil {
@@ -168,6 +169,52 @@ func (pr Projection) drops() []string {
 	out := make([]string, 0, len(order))
 	for _, k := range order {
 		out = append(out, fmt.Sprintf("drops %s from %s on %s; set `mergeType: StrategicMerge` to keep it", ticks(lost[k]), k.from, k.at))
+	}
+	return out
+}
+
+// displaces is drops for a policy on a listener or ListenerSet (where mergeType is not allowed):
+// the fields of the broader policies it replaces whole on the paths beneath it that were in effect
+// there before the write, by policy and by the scope the written policy holds.
+func (pr Projection) displaces() []string {
+	n := pr.Write.New
+	if pr.Kind == ClientTrafficPolicy {
+		return nil // a ClientTrafficPolicy claims its listeners; Conflicted says who holds them
+	}
+	type key struct {
+		from string
+		at   Scope
+	}
+	lost := map[key]map[string]bool{}
+	var order []key
+	for i, a := range pr.After {
+		if a.Holder != n || a.Scope.Level() >= LevelRoute || a.Scope.Level() == LevelGateway {
+			continue
+		}
+		for _, rp := range a.Replaced {
+			from := rp.Policy.Ref.String()
+			was := map[string]bool{} // its fields in effect here before
+			for id, src := range pr.Before[i].Sources {
+				if src == from {
+					was[root(id)] = true
+				}
+			}
+			for f := range rp.Policy.Fields {
+				if !was[f] {
+					continue
+				}
+				k := key{from, a.Scope}
+				if lost[k] == nil {
+					lost[k] = map[string]bool{}
+					order = append(order, k)
+				}
+				lost[k][f] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(order))
+	for _, k := range order {
+		out = append(out, fmt.Sprintf("replaces %s of %s beneath %s (Envoy Gateway: the most specific policy replaces the broader one whole)", ticks(lost[k]), k.from, k.at))
 	}
 	return out
 }

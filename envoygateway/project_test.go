@@ -61,6 +61,17 @@ func TestProjectionWarnings(t *testing.T) {
 			[]string{"changes the effective SecurityPolicy of 4 places: route shop/cart, route shop/db, route shop/shelf and 1 more"}},
 		{"an unchanged gateway write changes nothing", shop(), []*Policy{gwAuth, cartAuth},
 			Write{Old: gwAuth, New: gwAuth}, nil},
+		{"a listener policy replaces the Gateway's whole, on the routes beneath it without their own", shop(), []*Policy{gwAuth, cartAuth},
+			Write{New: pol(t, SecurityPolicy, gwNS, "https-auth", 1, obj{"targetRefs": refs(sref("Gateway", "eg", "https")), "cors": obj{}})},
+			[]string{
+				"replaces `cors`, `jwt` of envoy-gateway-system/gw-auth beneath Gateway envoy-gateway-system/eg#https (Envoy Gateway: the most specific policy replaces the broader one whole)",
+				"changes the effective SecurityPolicy of 1 place: route shop/shelf",
+			}},
+		{"an update of a listener policy that already held its listener displaces nothing new", shop(),
+			[]*Policy{gwAuth, pol(t, SecurityPolicy, gwNS, "https-auth", 1, obj{"targetRefs": refs(sref("Gateway", "eg", "https")), "cors": obj{}})},
+			Write{Old: pol(t, SecurityPolicy, gwNS, "https-auth", 1, obj{"targetRefs": refs(sref("Gateway", "eg", "https")), "cors": obj{}}),
+				New: pol(t, SecurityPolicy, gwNS, "https-auth", 1, obj{"targetRefs": refs(sref("Gateway", "eg", "https")), "cors": obj{"allowOrigins": list{"x"}}})},
+			[]string{"changes the effective SecurityPolicy of 1 place: route shop/shelf"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := snapshot(c.in, c.world...)

@@ -107,6 +107,7 @@ func enforced(snap *effective.Snapshot, p *policy.Policy) (verdict, []topology.K
 	declared := p.RuleIDs()
 	inEffect := map[string]bool{}
 	lost := map[string]map[string]bool{}    // who → rule ids of p not in effect because of them ("": no other policy)
+	unset := map[string]map[string]bool{}   // who → rule ids of p their unset removed
 	addedBy := map[string]map[string]bool{} // policy → default rule ids it added next to p's
 	gws := map[topology.Key]bool{}
 	for _, i := range paths {
@@ -130,12 +131,15 @@ func enforced(snap *effective.Snapshot, p *policy.Policy) (verdict, []topology.K
 			if e, ok := r.Rules[id]; ok && e.Source == p.Ref {
 				continue
 			}
-			whos := holders(p, id, r)
-			if len(whos) == 0 {
+			whos, unsetters := holders(p, id, r)
+			if len(whos) == 0 && len(unsetters) == 0 {
 				whos = []string{""}
 			}
 			for _, who := range whos {
 				add(lost, who, id)
+			}
+			for _, who := range unsetters {
+				add(unset, who, id)
 			}
 		}
 	}
@@ -148,42 +152,43 @@ func enforced(snap *effective.Snapshot, p *policy.Policy) (verdict, []topology.K
 	keys := sortedGateways(gws)
 	switch {
 	case len(declared) > 0 && len(notInEffect) == len(declared):
-		return verdict{false, ReasonOverridden, overriddenMessage(lost)}, keys
-	case len(lost) > 0:
-		return verdict{true, ReasonPartiallyEnforced, truncate("Policy has been successfully enforced. "+lostList(lost)+
+		return verdict{false, ReasonOverridden, overriddenMessage(lost, unset)}, keys
+	case len(lost) > 0 || len(unset) > 0:
+		return verdict{true, ReasonPartiallyEnforced, truncate("Policy has been successfully enforced. "+lostList(lost, unset)+
 			addedSuffix("; the following defaults have been added by ", addedBy), 32768)}, keys
 	}
 	return verdict{true, ReasonEnforced, truncate("Policy has been successfully enforced"+addedSuffix(". The following defaults have been added by ", addedBy), 32768)}, keys
 }
 
 // holders names the policies that keep rule id of p out of the effective policy r of one path:
-// the policy holding the rule there, else the one whose override dropped it, whose unset removed
-// it, or whose rules stood against p's atomic defaults. None when p's own block did not apply (its
-// when condition was false).
-func holders(p *policy.Policy, id string, r effective.Result) []string {
+// the policy holding the rule there, else the one whose override dropped it or whose rules stood
+// against p's atomic defaults; and, apart, the one whose unset removed it (unsetters). None when p's
+// own block did not apply (its when condition was false).
+func holders(p *policy.Policy, id string, r effective.Result) (out, unsetters []string) {
 	if e, ok := r.Rules[id]; ok {
-		return []string{e.Source.String()}
+		return []string{e.Source.String()}, nil
 	}
 	seen := map[string]bool{}
-	var out []string
-	by := func(ref policy.Ref) {
+	by := func(list *[]string, ref policy.Ref) {
 		if !seen[ref.String()] {
 			seen[ref.String()] = true
-			out = append(out, ref.String())
+			*list = append(*list, ref.String())
 		}
 	}
 	for _, ev := range r.Events {
 		switch {
 		case ev.Other == nil:
 		case *ev.Other == p.Ref && ev.Rule == id && (ev.Type == effective.Overridden || ev.Type == effective.Clipped):
-			by(ev.Policy)
-		case ev.Policy == p.Ref && ev.Rule == id && (ev.Type == effective.Unset || ev.Type == effective.Kept):
-			by(*ev.Other)
+			by(&out, ev.Policy)
+		case ev.Policy == p.Ref && ev.Rule == id && ev.Type == effective.Unset:
+			by(&unsetters, *ev.Other)
+		case ev.Policy == p.Ref && ev.Rule == id && ev.Type == effective.Kept:
+			by(&out, *ev.Other)
 		case ev.Policy == p.Ref && ev.Rule == "" && ev.Type == effective.Replaced && effective.Declares(p, ev.Block, id):
-			by(*ev.Other)
+			by(&out, *ev.Other)
 		}
 	}
-	return out
+	return out, unsetters
 }
 
 func add(m map[string]map[string]bool, k, v string) {
@@ -194,35 +199,53 @@ func add(m map[string]map[string]bool, k, v string) {
 }
 
 // overriddenMessage is the Enforced message of a policy none of whose rules is in effect: who
-// overrode it, or, when no other policy did (its own when condition kept it out), that its rules
-// are not in effect.
-func overriddenMessage(lost map[string]map[string]bool) string {
+// overrode it and who unset its rules, or, when no other policy did (its own when condition kept it
+// out), that its rules are not in effect.
+func overriddenMessage(lost, unset map[string]map[string]bool) string {
+	var parts []string
+	if who := whoList(lost); who != "" {
+		parts = append(parts, "overridden by "+who)
+	}
+	if who := whoList(unset); who != "" {
+		parts = append(parts, "unset by "+who)
+	}
+	if len(parts) == 0 {
+		return "Policy has been overridden: none of its rules is in effect on the paths it reaches"
+	}
+	return truncate("Policy has been "+strings.Join(parts, " and "), 32768)
+}
+
+// whoList lists the policies of m, sorted, escaped, but the rules no one holds (who "").
+func whoList(m map[string]map[string]bool) string {
 	var who []string
-	for _, w := range sortedKeys(lost) {
+	for _, w := range sortedKeys(m) {
 		if w != "" {
 			who = append(who, printable.String(w))
 		}
 	}
-	if len(who) == 0 {
-		return "Policy has been overridden: none of its rules is in effect on the paths it reaches"
-	}
-	return truncate("Policy has been overridden by "+strings.Join(who, ", "), 32768)
+	return strings.Join(who, ", ")
 }
 
 // lostList lists the rules of a policy not in effect on some path, grouped by who holds them:
-// "The following rules have been overridden by ns/a: x, y; ns/b: z", then the rules no other
-// policy holds ("the following rules are not in effect: w").
-func lostList(lost map[string]map[string]bool) string {
+// "The following rules have been overridden by ns/a: x, y; ns/b: z", then those unset ("the
+// following rules have been unset by ns/c: w"), then the rules no other policy holds ("the
+// following rules are not in effect: v").
+func lostList(lost, unset map[string]map[string]bool) string {
 	var parts []string
+	lead := func(s string) string {
+		if len(parts) == 0 {
+			return strings.ToUpper(s[:1]) + s[1:]
+		}
+		return s
+	}
 	if by := byList(lost); by != "" {
-		parts = append(parts, "The following rules have been overridden by "+by)
+		parts = append(parts, lead("the following rules have been overridden by ")+by)
+	}
+	if by := byList(unset); by != "" {
+		parts = append(parts, lead("the following rules have been unset by ")+by)
 	}
 	if ids := lost[""]; len(ids) > 0 {
-		lead := "the following rules are not in effect: "
-		if len(parts) == 0 {
-			lead = "The following rules are not in effect: "
-		}
-		parts = append(parts, lead+strings.Join(escaped(sortedKeys(ids)), ", "))
+		parts = append(parts, lead("the following rules are not in effect: ")+strings.Join(escaped(sortedKeys(ids)), ", "))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -150,9 +150,12 @@ func TestEnforcedMessages(t *testing.T) {
 		{"atomic defaults replaced on one route list their rules and the route policy", "atomic-defaults-replaced-on-one-route", "m/gw-limits",
 			metav1.Condition{Type: TypeEnforced, Status: metav1.ConditionTrue, Reason: ReasonPartiallyEnforced,
 				Message: "Policy has been successfully enforced. The following rules have been overridden by m/cart-limits: a, b"}},
-		{"defaults unset on every route are overridden by the unsetters", "unset-by-route", "m/gw-limits",
+		{"defaults unset on every route are unset by the unsetters", "unset-by-route", "m/gw-limits",
 			metav1.Condition{Type: TypeEnforced, Status: metav1.ConditionFalse, Reason: ReasonOverridden,
-				Message: "Policy has been overridden by m/cart-unset, m/shop-unset"}},
+				Message: "Policy has been unset by m/cart-unset, m/shop-unset"}},
+		{"a default unset on one route and another kept out there are listed apart", "unset-and-overridden-on-one-route", "m/gw-limits",
+			metav1.Condition{Type: TypeEnforced, Status: metav1.ConditionTrue, Reason: ReasonPartiallyEnforced,
+				Message: "Policy has been successfully enforced. The following rules have been overridden by m/cart-b: b; the following rules have been unset by m/cart-unset: a"}},
 		{"defaults whose when is false everywhere: overridden by no one", "when-false", "m/gw-limits",
 			metav1.Condition{Type: TypeEnforced, Status: metav1.ConditionFalse, Reason: ReasonOverridden,
 				Message: "Policy has been overridden: none of its rules is in effect on the paths it reaches"}},
@@ -229,5 +232,26 @@ func TestNamesEscaped(t *testing.T) {
 	aff := affected(snap, gw)
 	if want := `The object is affected by RateLimitPolicy m/gw\u202elimits`; aff.Message != want {
 		t.Errorf("Affected message = %q, want %q", aff.Message, want)
+	}
+}
+
+// TestOverriddenMessage: the Overridden message names who overrode the policy and who unset its
+// rules, each in its own words.
+func TestOverriddenMessage(t *testing.T) {
+	ids := map[string]bool{"a": true}
+	tests := []struct {
+		name        string
+		lost, unset map[string]map[string]bool
+		want        string
+	}{
+		{"overridden only", map[string]map[string]bool{"m/x": ids}, nil, "Policy has been overridden by m/x"},
+		{"unset only", nil, map[string]map[string]bool{"m/u": ids, "m/v": ids}, "Policy has been unset by m/u, m/v"},
+		{"both", map[string]map[string]bool{"m/x": ids}, map[string]map[string]bool{"m/u": ids}, "Policy has been overridden by m/x and unset by m/u"},
+		{"no one", map[string]map[string]bool{"": ids}, nil, "Policy has been overridden: none of its rules is in effect on the paths it reaches"},
+	}
+	for _, tt := range tests {
+		if got := overriddenMessage(tt.lost, tt.unset); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
 	}
 }

@@ -41,7 +41,8 @@ func project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy,
 	}
 	idx := after.Graph.Union(was, is) // in path order, as warnings list places
 
-	w := &warnings{graph: after.Graph, kind: kindOf(before, written), rulesField: before.Kind.RulesField, ref: ref, all: make([]note, 0, 8)}
+	w := &warnings{graph: after.Graph, kind: kindOf(before, written), rulesField: before.Kind.RulesField, ref: ref, all: make([]note, 0, 8),
+		fold: before.Kind.Fold(), model: modelName(before.Kind.Fold()), deleted: written == nil}
 	if written != nil {
 		w.targets(after, written)
 	}
@@ -86,17 +87,24 @@ func project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy,
 			mentions = after.MentionsPath(i, ref) // one per fold after: its identity stands for the fold
 			key[0] = reflect.ValueOf(mentions).Pointer()
 		}
+		// Where the write may take rules of other policies out of the path (displace.go) and the
+		// folds are not compared, the fold before is read (memoized on the snapshot in force).
+		displace := !compare && mentions != nil && mayDisplace(mentions, ref)
 		var o *outcome
 		if beforeFollows {
 			o = find(func(x *outcome) bool { return x.key[0] == key[0] && x.compare == compare })
 		}
 		var ra, rb effective.Result
-		if o == nil && compare {
+		switch {
+		case o == nil && compare:
 			ra, rb = after.ComputePath(i), before.ComputePath(i)
 			key[1], key[2] = mapID(ra.Rules), mapID(rb.Rules)
+		case o == nil && displace:
+			rb = before.ComputePath(i)
+			key[2] = mapID(rb.Rules)
 		}
 		if o == nil {
-			o = find(func(x *outcome) bool { return x.key == key })
+			o = find(func(x *outcome) bool { return x.key == key && x.compare == compare })
 		}
 		if o == nil {
 			outcomes = append(outcomes, outcome{key: key, compare: compare})
@@ -107,6 +115,12 @@ func project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy,
 						o.msgs = append(o.msgs, n)
 					}
 				}
+			}
+			switch {
+			case compare && mapID(ra.Rules) != mapID(rb.Rules):
+				o.msgs = append(o.msgs, w.displaced(after, i, ra, rb)...)
+			case displace:
+				o.msgs = append(o.msgs, w.displacedMentions(after, i, mentions, rb)...)
 			}
 			o.changed = compare && !sameRules(rb.Rules, ra.Rules, ref, edited)
 		}

@@ -24,6 +24,10 @@ type warnings struct {
 	all        []note
 	index      map[msgKey]int
 	unsetUsed  map[string]bool // rule ids whose unset by ref took effect somewhere
+	dindex     map[dispKey]int // displacement warnings (displace.go), by what they say
+	model      string          // the written kind's model, as displacement warnings name it
+	fold       policy.Fold
+	deleted    bool // the write is a delete
 }
 
 // A note is one warning: a plain message, or one about fold events.
@@ -34,6 +38,8 @@ type note struct {
 	// repeats (removed when rendered: the events of a Gateway-level write name them over and over).
 	others []*policy.Ref
 	places set[int32] // places, by the index of their first path (topology.Graph.PlaceID)
+	disp   *dispKey   // a displacement of other policies' rules (displace.go), with their ids
+	rules  set[string]
 }
 
 // msgKey is what a fold event's warning says, but the other policies and the places.
@@ -165,6 +171,10 @@ func (w *warnings) list(first []string) []string {
 	for _, x := range w.all {
 		if x.text != "" {
 			out = append(out, x.text)
+			continue
+		}
+		if x.disp != nil {
+			out = append(out, w.renderDisplaced(*x.disp, x.rules.list, w.places(x.places.list), w.deleted))
 			continue
 		}
 		out = append(out, w.render(x.key, w.policies(x.others), w.places(x.places.list)))

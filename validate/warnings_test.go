@@ -116,3 +116,22 @@ func TestWarningsEscapeRuleKeys(t *testing.T) {
 		t.Errorf("warnings %q, want %q", got, want)
 	}
 }
+
+// TestRuleList: displacement warnings name a few rule ids, sorted and quoted, and count the rest.
+func TestRuleList(t *testing.T) {
+	tests := []struct {
+		ids  []string
+		want string
+	}{
+		{[]string{"a"}, "`a`"},
+		{[]string{"b", "a"}, "`a` and `b`"},
+		{[]string{"c", "b", "a"}, "`a`, `b` and `c`"},
+		{[]string{"e", "d", "c", "b", "a"}, "`a`, `b`, `c` and 2 more"},
+		{[]string{"x\u202e"}, "`x\\u202e`"},
+	}
+	for _, tt := range tests {
+		if got := ruleList(tt.ids); got != tt.want {
+			t.Errorf("ruleList(%q) = %q, want %q", tt.ids, got, tt.want)
+		}
+	}
+}

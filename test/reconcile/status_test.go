@@ -174,6 +174,39 @@ spec:
 		"Policy has been successfully enforced. The following rules have been overridden by "+ns+"/gw-policy: authorization.b")
 }
 
+// TestUnsetBy: a Gateway default that a route policy unsets is reported as unset by that policy,
+// not as overridden by it: wholly (Overridden), then partly once the Gateway policy has a second
+// default the route keeps (PartiallyEnforced).
+func TestUnsetBy(t *testing.T) {
+	ns := harness.Namespace(t, c)
+	harness.Apply(t, c, ns, gatewayAndRoute)
+	harness.Apply(t, c, ns, `
+apiVersion: policy.precedent.dev/v1alpha1
+kind: AuthPolicy
+metadata: {name: gw-defaults}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}
+  defaults: {strategy: merge, rules: {authentication: {a: {apiKey: {}}}}}
+---
+apiVersion: policy.precedent.dev/v1alpha1
+kind: AuthPolicy
+metadata: {name: route-unset}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: route}
+  unset: [authentication.a]
+`)
+	expect(t, ns, "gw-defaults", reconcile.TypeEnforced, metav1.ConditionFalse, "Overridden", "Policy has been unset by "+ns+"/route-unset")
+	_, _, u := conditions(ns, "gw-defaults")
+	if err := unstructured.SetNestedField(u.Object, map[string]interface{}{"apiKey": map[string]interface{}{}}, "spec", "defaults", "rules", "authentication", "b"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Update(context.Background(), u); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, ns, "gw-defaults", reconcile.TypeEnforced, metav1.ConditionTrue, "PartiallyEnforced",
+		"Policy has been successfully enforced. The following rules have been unset by "+ns+"/route-unset: authentication.a")
+}
+
 func TestTargetNotFoundThenAccepted(t *testing.T) {
 	ns := harness.Namespace(t, c)
 	harness.Apply(t, c, ns, routePolicy)

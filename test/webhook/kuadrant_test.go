@@ -90,7 +90,8 @@ spec:
 
 	t.Run("the newer of two bare policies on one route wins, as Kuadrant enforces", func(t *testing.T) {
 		// route-limits (above) is older and bare; a newer bare one replaces it whole on the route,
-		// so the write of the older's replacement is what the projection says nothing against.
+		// and is told whose limits it takes away: per-user (global is the Gateway's override's
+		// before and after).
 		newer := harness.ObjectIn(ns, `
 apiVersion: kuadrant.io/v1
 kind: RateLimitPolicy
@@ -98,7 +99,9 @@ metadata: {name: route-limits-2, namespace: "{{ns}}"}
 spec:
   targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: route}
   limits: {burst: {rates: [{limit: 1, window: 1s}]}}`)
-		harness.WarningsOf(t, c, rec, newer, nil)
+		harness.WarningsOf(t, c, rec, newer, []string{
+			"replaces " + ns + "/route-limits's `per-user` on route " + ns + "/route (Kuadrant: the newer policy on one target wins)",
+		})
 		// Now a write of the older one is told that the newer replaces it.
 		older := harness.ObjectIn(ns, `
 apiVersion: kuadrant.io/v1
@@ -122,6 +125,44 @@ spec:
 			got := rec.Take()
 			return len(got) == 1 && got[0] == want, strings.Join(got, "\n")
 		})
+	})
+
+	t.Run("two bare policies on one route: the newer displaces the older's limits, and says so", func(t *testing.T) {
+		ns := harness.Namespace(t, c) // a route of its own, without the Gateway policy above
+		harness.Apply(t, c, ns, topology)
+		harness.Apply(t, c, ns, `
+apiVersion: kuadrant.io/v1
+kind: RateLimitPolicy
+metadata: {name: team-a}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: route}
+  limits:
+    per-user: {rates: [{limit: 2, window: 1m}]}
+    global: {rates: [{limit: 100, window: 1m}]}`)
+		teamB := harness.ObjectIn(ns, `
+apiVersion: kuadrant.io/v1
+kind: RateLimitPolicy
+metadata: {name: team-b, namespace: "{{ns}}"}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: route}
+  limits: {burst: {rates: [{limit: 1, window: 1s}]}}`)
+		// The same warning on --dry-run=server and on the real write; the limits' values, which the
+		// writer may not be allowed to read, are not in it.
+		harness.WarningsOf(t, c, rec, teamB, []string{
+			"replaces " + ns + "/team-a's `global` and `per-user` on route " + ns + "/route (Kuadrant: the newer policy on one target wins)",
+		})
+		// Re-applying team-b changes nothing: nothing more is taken from team-a.
+		cur := teamB.DeepCopy()
+		if err := c.Get(ctx, client.ObjectKeyFromObject(cur), cur); err != nil {
+			t.Fatal(err)
+		}
+		rec.Take()
+		if err := c.Update(ctx, cur, client.DryRunAll); err != nil {
+			t.Fatal(err)
+		}
+		if got := rec.Take(); len(got) != 0 {
+			t.Errorf("an unchanged re-apply of team-b warns %q, want nothing", got)
+		}
 	})
 
 	t.Run("Kuadrant's CRD rejects bare limits with defaults before the webhook", func(t *testing.T) {

@@ -267,3 +267,30 @@ spec:
 		}
 	})
 }
+
+// TestUnsetDisplacesGatewayDefault: a route policy whose unset removes a Gateway default is told,
+// on --dry-run=server and on the real write, that it unsets that policy's rule there (not that it
+// overrides it), naming the rule id and not its value.
+func TestUnsetDisplacesGatewayDefault(t *testing.T) {
+	c, rec := h.NewClient()
+	ns := harness.Namespace(t, c)
+	harness.Apply(t, c, ns, topology)
+	harness.Apply(t, c, ns, `
+apiVersion: policy.precedent.dev/v1alpha1
+kind: AuthPolicy
+metadata: {name: gw-defaults}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}
+  defaults: {strategy: merge, rules: {authentication: {a: {apiKey: {}}}}}`)
+	route := harness.ObjectIn(ns, `
+apiVersion: policy.precedent.dev/v1alpha1
+kind: AuthPolicy
+metadata: {name: no-api-key, namespace: "{{ns}}"}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: route}
+  rules: {authorization: {c: {opa: {rego: allow = true}}}}
+  unset: [authentication.a]`)
+	harness.WarningsOf(t, c, rec, route, []string{
+		"unsets " + ns + "/gw-defaults's `authentication.a` on route " + ns + "/route (defaults-overrides: a more specific policy's unset removes a default)",
+	})
+}

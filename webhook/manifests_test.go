@@ -3,9 +3,17 @@ package webhook
 import (
 	"flag"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/profile"
+	"github.com/precedent-dev/precedent/profiles"
+	"github.com/precedent-dev/precedent/settings"
 )
 
 var update = flag.Bool("update", false, "rewrite the generated files (make generate)")
@@ -57,6 +65,59 @@ func TestPlural(t *testing.T) {
 	} {
 		if got := Plural(kind); got != want {
 			t.Errorf("Plural(%s) = %s, want %s", kind, got, want)
+		}
+	}
+}
+
+// TestRBACCoversProfiles: the shipped ClusterRole (config/rbac/role.yaml, which the chart and the
+// deploy suite agree with) lets the ServiceAccount watch what the registered profiles and the shipped
+// kinds need, and update the status of the kinds whose status Precedent writes.
+func TestRBACCoversProfiles(t *testing.T) {
+	raw, err := os.ReadFile("../config/rbac/role.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	granted := map[string]bool{} // "group/resource verb"
+	for _, doc := range strings.Split(string(raw), "\n---") {
+		var role rbacv1.ClusterRole
+		if err := yaml.Unmarshal([]byte(doc), &role); err != nil {
+			t.Fatal(err)
+		}
+		if role.Kind != "ClusterRole" || role.Name != "precedent" {
+			continue
+		}
+		for _, r := range role.Rules {
+			for _, g := range r.APIGroups {
+				for _, res := range r.Resources {
+					for _, v := range r.Verbs {
+						granted[g+"/"+res+" "+v] = true
+					}
+				}
+			}
+		}
+	}
+	need := func(group, resource string, verbs ...string) {
+		for _, v := range verbs {
+			if !granted[group+"/"+resource+" "+v] {
+				t.Errorf("config/rbac/role.yaml: the ClusterRole precedent lacks %s on %s/%s", v, group, resource)
+			}
+		}
+	}
+	for _, k := range policy.Builtin() {
+		need(k.GVK.Group, profile.Plural(k.GVK.Kind), "get", "list", "watch")
+		if k.WritesStatus() {
+			need(k.GVK.Group, profile.Plural(k.GVK.Kind)+"/status", "update")
+		}
+	}
+	// The profiles with kinds of their own are always in use: their kinds and what they read are
+	// watched from the start (the others' from their first use, with the RBAC of their component,
+	// e.g. config/envoy-gateway).
+	for _, p := range profiles.All() {
+		if len(p.Own()) == 0 {
+			continue
+		}
+		for _, gk := range p.Sources(settings.Defaults()) {
+			need(gk.Group, profile.Plural(gk.Kind), "get", "list", "watch")
 		}
 	}
 }

@@ -24,6 +24,40 @@ var egKinds = []interface{}{
 	map[string]interface{}{"gvk": map[string]interface{}{"group": "gateway.envoyproxy.io", "version": "v1alpha1", "kind": "EnvoyExtensionPolicy"}, "profile": "envoy-gateway"},
 }
 
+// gatewayWithJWT is a Gateway authenticating every route with JWT (its SecurityPolicy gw-auth) and
+// the route cart on it, in {{ns}}.
+var gatewayWithJWT = []string{`
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: eg, namespace: "{{ns}}"}
+spec:
+  gatewayClassName: eg
+  listeners: [{name: http, port: 80, protocol: HTTP}]`, `
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: cart, namespace: "{{ns}}"}
+spec:
+  parentRefs: [{name: eg}]
+  rules: [{name: browse, backendRefs: [{name: cart, port: 8080}]}]`, `
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: SecurityPolicy
+metadata: {name: gw-auth, namespace: "{{ns}}"}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: eg}]
+  jwt:
+    providers: [{name: corp, remoteJWKS: {uri: "https://login.example.com/.well-known/jwks.json"}}]`}
+
+// routeExtAuth is the route cart's SecurityPolicy with only extAuth (envoyproxy/gateway #8781).
+const routeExtAuth = `
+apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: SecurityPolicy
+metadata: {name: cart-authz, namespace: "{{ns}}"}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: cart}]
+  extAuth:
+    http:
+      backendRefs: [{name: authz, port: 9002}]`
+
 // manageEnvoyGateway manages the kinds for the test (egKinds unless given), and the shipped kinds
 // again after it.
 func manageEnvoyGateway(t *testing.T, c client.Client, kinds ...interface{}) {
@@ -73,35 +107,8 @@ func TestRouteAuthDropsGatewayJWT(t *testing.T) {
 	ctx := context.Background()
 	ns := harness.Namespace(t, c)
 	manageEnvoyGateway(t, c)
-	harness.Apply(t, c, ns, `
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: eg, namespace: "{{ns}}"}
-spec:
-  gatewayClassName: eg
-  listeners: [{name: http, port: 80, protocol: HTTP}]`, `
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: cart, namespace: "{{ns}}"}
-spec:
-  parentRefs: [{name: eg}]
-  rules: [{name: browse, backendRefs: [{name: cart, port: 8080}]}]`, `
-apiVersion: gateway.envoyproxy.io/v1alpha1
-kind: SecurityPolicy
-metadata: {name: gw-auth, namespace: "{{ns}}"}
-spec:
-  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: eg}]
-  jwt:
-    providers: [{name: corp, remoteJWKS: {uri: "https://login.example.com/.well-known/jwks.json"}}]`)
-	routeDoc := `
-apiVersion: gateway.envoyproxy.io/v1alpha1
-kind: SecurityPolicy
-metadata: {name: cart-authz, namespace: "{{ns}}"}
-spec:
-  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: cart}]
-  extAuth:
-    http:
-      backendRefs: [{name: authz, port: 9002}]`
+	harness.Apply(t, c, ns, gatewayWithJWT...)
+	routeDoc := routeExtAuth // with only extAuth, no mergeType
 	drop := "drops `jwt` from " + ns + "/gw-auth on route " + ns + "/cart; set `mergeType: StrategicMerge` to keep it"
 
 	t.Run("kubectl apply --dry-run=server warns of the dropped jwt", func(t *testing.T) {
@@ -199,35 +206,8 @@ func TestDefaultMergeTypeThroughTheWebhook(t *testing.T) {
 	kinds[0] = map[string]interface{}{"gvk": map[string]interface{}{"group": "gateway.envoyproxy.io", "version": "v1alpha1", "kind": "SecurityPolicy"},
 		"profile": "envoy-gateway", "defaults": map[string]interface{}{"mergeType": "StrategicMerge"}}
 	manageEnvoyGateway(t, c, kinds...)
-	harness.Apply(t, c, ns, `
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: eg, namespace: "{{ns}}"}
-spec:
-  gatewayClassName: eg
-  listeners: [{name: http, port: 80, protocol: HTTP}]`, `
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: cart, namespace: "{{ns}}"}
-spec:
-  parentRefs: [{name: eg}]
-  rules: [{name: browse, backendRefs: [{name: cart, port: 8080}]}]`, `
-apiVersion: gateway.envoyproxy.io/v1alpha1
-kind: SecurityPolicy
-metadata: {name: gw-auth, namespace: "{{ns}}"}
-spec:
-  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: eg}]
-  jwt:
-    providers: [{name: corp, remoteJWKS: {uri: "https://login.example.com/.well-known/jwks.json"}}]`)
-	route := harness.ObjectIn(ns, `
-apiVersion: gateway.envoyproxy.io/v1alpha1
-kind: SecurityPolicy
-metadata: {name: cart-authz, namespace: "{{ns}}"}
-spec:
-  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: cart}]
-  extAuth:
-    http:
-      backendRefs: [{name: authz, port: 9002}]`)
+	harness.Apply(t, c, ns, gatewayWithJWT...)
+	route := harness.ObjectIn(ns, routeExtAuth)
 	harness.WarningsOf(t, c, rec, route, nil)
 	got := &unstructured.Unstructured{}
 	got.SetGroupVersionKind(route.GroupVersionKind())

@@ -199,6 +199,7 @@ type statusWatch struct {
 	mu         sync.Mutex
 	conds      map[types.NamespacedName]string // "" until both conditions are set
 	status     map[types.NamespacedName]map[string]interface{}
+	gens       map[types.NamespacedName]int64 // generation last seen
 	policyUpds int
 	gwUpds     int
 }
@@ -213,7 +214,7 @@ func watchStatus(ctx context.Context, t *testing.T, env *controlplane.Env, k pol
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := &statusWatch{kind: k, conds: map[types.NamespacedName]string{}, status: map[types.NamespacedName]map[string]interface{}{}}
+	tr := &statusWatch{kind: k, conds: map[types.NamespacedName]string{}, status: map[types.NamespacedName]map[string]interface{}{}, gens: map[types.NamespacedName]int64{}}
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(k.GVK)
 	pinf, err := ca.GetInformer(ctx, u)
@@ -267,6 +268,7 @@ func (tr *statusWatch) policy(o interface{}, update bool) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
 	tr.conds[client.ObjectKeyFromObject(u)] = state
+	tr.gens[client.ObjectKeyFromObject(u)] = u.GetGeneration()
 	st, _ := u.Object["status"].(map[string]interface{})
 	tr.status[client.ObjectKeyFromObject(u)] = st
 	if update {

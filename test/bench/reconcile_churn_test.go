@@ -153,11 +153,11 @@ func TestReconcileChurn(t *testing.T) {
 		report("phase %s: %d HTTPRoute changes (%d ticks dropped), %d policy changes; status writes: %.0f %s, %.0f Gateway",
 			ph.name, routeChanges, dropped, policyChanges, p1-p0, kind, g1-g0)
 		changes := float64(routeChanges) + float64(policyChanges)
-		after := "none came after it"
+		after := "none"
 		if lw.After(last) {
-			after = "the last came " + lw.Sub(last).Round(time.Millisecond).String() + " after it"
+			after = "the last " + lw.Sub(last).Round(time.Millisecond).String() + " after it"
 		}
-		report("phase %s: status writes per change %.3f; of the status writes after the last change, %s (target ≤ %s)",
+		report("phase %s: status writes per change %.3f; status writes after the last change: %s (target ≤ %s)",
 			ph.name, (p1-p0+g1-g0)/changes, after, *converge)
 		if policyChanges > 0 {
 			// From each policy change (the client's answer) to the watch seeing both conditions for it.

@@ -122,8 +122,9 @@ bench: ## Benchmarks with allocations (engine, projection, access, mesh).
 BENCH_FLAGS = -tags bench -count=1 -v -timeout 15m
 
 .PHONY: bench-admission
-bench-admission: control-plane ## Cost of admission per write on a loaded API server (none, VAP, no-op webhook, Precedent, a no-op returning Precedent's warnings), then the validating handler alone, also while routes and policies churn, and the CPU of applying one change.
+bench-admission: control-plane ## Cost of admission per write on a loaded API server (none, VAP, no-op webhook, Precedent, a no-op returning Precedent's warnings), then the validating handler alone, also while routes and policies churn (in process and, TestAdmissionChurn, through the API server), and the CPU of applying one change.
 	$(GO) test $(BENCH_FLAGS) -run '^TestAdmissionCost$$' ./test/bench $(if $(BENCH_ARGS),-args $(BENCH_ARGS))
+	$(GO) test $(BENCH_FLAGS) -run '^TestAdmissionChurn$$' ./test/bench $(if $(BENCH_ARGS),-args $(BENCH_ARGS))
 	$(GO) test -run '^$$' -bench '^BenchmarkValidate$$' -benchtime 3000x -benchmem ./webhook
 	$(GO) test -run '^$$' -bench '^BenchmarkValidateCold$$' -benchtime 1000x -benchmem ./webhook
 	$(GO) test -run '^$$' -bench '^BenchmarkValidateAfterChange$$' -benchtime 20x -benchmem ./webhook
@@ -133,8 +134,9 @@ bench-admission: control-plane ## Cost of admission per write on a loaded API se
 	$(GO) test -run '^$$' -bench '^BenchmarkApplyChange$$' -benchtime 3000x ./state
 
 .PHONY: bench-reconcile
-bench-reconcile: control-plane ## Status reconciler from cold on a loaded API server: time to settle, status writes, writes in a minute of steady state.
+bench-reconcile: control-plane ## Status reconciler from cold on a loaded API server: time to settle, status writes, writes in a minute of steady state; then, TestReconcileChurn, status writes per change and convergence while routes and policies change.
 	$(GO) test $(BENCH_FLAGS) -run '^TestReconcileSettle$$' ./test/bench $(if $(BENCH_ARGS),-args $(BENCH_ARGS))
+	$(GO) test $(BENCH_FLAGS) -run '^TestReconcileChurn$$' ./test/bench $(if $(BENCH_ARGS),-args $(BENCH_ARGS))
 
 # Go minimizes each new interesting input for up to -fuzzminimizetime (default 60s) before fuzzing
 # on; the engine target is slow under coverage instrumentation (Kubernetes and CEL are in it), so with

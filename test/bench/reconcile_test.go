@@ -195,10 +195,13 @@ func putStatuses(ctx context.Context, c client.Client, k policy.Kind, status fun
 // statusWatch follows the policies and Gateways through a watch of its own (not the manager's):
 // which policies carry both conditions for their generation, and how many updates each kind saw.
 type statusWatch struct {
-	kind       policy.Kind
-	mu         sync.Mutex
-	conds      map[types.NamespacedName]string // "" until both conditions are set
-	status     map[types.NamespacedName]map[string]interface{}
+	kind   policy.Kind
+	mu     sync.Mutex
+	conds  map[types.NamespacedName]string // "" until both conditions are set
+	status map[types.NamespacedName]map[string]interface{}
+	gens   map[types.NamespacedName]int64 // generation last seen
+	// settledAt is when the watch first saw each policy with both conditions for the generation of gens
+	settledAt  map[types.NamespacedName]time.Time
 	policyUpds int
 	gwUpds     int
 }
@@ -213,7 +216,7 @@ func watchStatus(ctx context.Context, t *testing.T, env *controlplane.Env, k pol
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := &statusWatch{kind: k, conds: map[types.NamespacedName]string{}, status: map[types.NamespacedName]map[string]interface{}{}}
+	tr := &statusWatch{kind: k, conds: map[types.NamespacedName]string{}, status: map[types.NamespacedName]map[string]interface{}{}, gens: map[types.NamespacedName]int64{}, settledAt: map[types.NamespacedName]time.Time{}}
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(k.GVK)
 	pinf, err := ca.GetInformer(ctx, u)
@@ -267,6 +270,14 @@ func (tr *statusWatch) policy(o interface{}, update bool) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
 	tr.conds[client.ObjectKeyFromObject(u)] = state
+	key := client.ObjectKeyFromObject(u)
+	if tr.gens[key] != u.GetGeneration() || state == "" {
+		delete(tr.settledAt, key)
+	}
+	if _, ok := tr.settledAt[key]; !ok && state != "" {
+		tr.settledAt[key] = time.Now()
+	}
+	tr.gens[key] = u.GetGeneration()
 	st, _ := u.Object["status"].(map[string]interface{})
 	tr.status[client.ObjectKeyFromObject(u)] = st
 	if update {

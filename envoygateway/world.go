@@ -237,28 +237,37 @@ func (s *Snapshot) buildPaths(in Input) {
 			s.addListener(Path{Gateway: k, Listener: string(l.Name)})
 		}
 	}
+	// ListenerSets and L4 routes come from the graph; those of in.ListenerSets and in.L4Routes that
+	// the graph does not know are added the engine's own way.
 	lsByKey := map[topology.Key]*ListenerSet{}
+	for _, k := range g.ListenerSetKeys() {
+		obj, gk, ok := g.AttachedListenerSet(k)
+		if !ok {
+			continue
+		}
+		ls := &ListenerSet{Key: k, Gateway: gk}
+		for _, l := range obj.Spec.Listeners {
+			ls.Listeners = append(ls.Listeners, string(l.Name))
+		}
+		s.addListenerSet(ls)
+	}
 	for i := range in.ListenerSets {
 		ls := &in.ListenerSets[i]
+		if _, known := g.ListenerSet(ls.Key); known {
+			continue
+		}
 		if _, ok := g.Gateway(ls.Gateway); !ok {
 			continue
 		}
 		lsByKey[ls.Key] = ls
-		sc := Scope{Kind: "ListenerSet", Namespace: ls.Key.Namespace, Name: ls.Key.Name}
-		s.exists[sc] = true
-		for _, l := range ls.Listeners {
-			lsc := sc
-			lsc.Section = l
-			s.exists[lsc] = true
-			s.addListener(Path{Gateway: ls.Gateway, ListenerSet: ls.Key, Listener: l})
-		}
+		s.addListenerSet(ls)
 	}
 	for _, i := range g.PathIndexes() { // the live paths (an updated graph keeps removed ones)
 		tp := g.Paths[i]
 		if tp.RouteKind == "" {
 			continue
 		}
-		s.add(Path{Gateway: tp.Gateway, Listener: tp.Listener, RouteKind: tp.RouteKind, Route: tp.Route, Rule: tp.Rule})
+		s.add(Path{Gateway: tp.Gateway, ListenerSet: tp.ListenerSet, Listener: tp.Listener, RouteKind: tp.RouteKind, Route: tp.Route, Rule: tp.Rule})
 	}
 	for _, t := range g.RouteTargets() {
 		r, _ := g.Route(t)
@@ -271,6 +280,9 @@ func (s *Snapshot) buildPaths(in Input) {
 		}
 	}
 	for _, r := range in.L4Routes {
+		if _, known := g.Route(topology.Target{Kind: r.Kind, Namespace: r.Key.Namespace, Name: r.Key.Name}); known {
+			continue
+		}
 		s.markRoute(r.Kind, r.Key, r.Rules)
 		for _, pr := range r.Parents {
 			if pr.Kind != nil && string(*pr.Kind) == "ListenerSet" {
@@ -295,6 +307,18 @@ func (s *Snapshot) buildPaths(in Input) {
 				}
 			}
 		}
+	}
+}
+
+// addListenerSet adds the scopes and listener paths of an attached ListenerSet.
+func (s *Snapshot) addListenerSet(ls *ListenerSet) {
+	sc := Scope{Kind: "ListenerSet", Namespace: ls.Key.Namespace, Name: ls.Key.Name}
+	s.exists[sc] = true
+	for _, l := range ls.Listeners {
+		lsc := sc
+		lsc.Section = l
+		s.exists[lsc] = true
+		s.addListener(Path{Gateway: ls.Gateway, ListenerSet: ls.Key, Listener: l})
 	}
 }
 

@@ -247,3 +247,14 @@ func (e *editor) ownPaths(owner Target, want []seqPath, mine func(*Path) bool) {
 	}
 	e.flush()
 }
+
+// AttachedListenerSet returns ListenerSet k and the key of its parent Gateway when the Gateway is
+// there and its allowedListeners admit the ListenerSet; false otherwise.
+func (g *Graph) AttachedListenerSet(k Key) (*gwv1.ListenerSet, Key, bool) {
+	e := &editor{g: g, lsets: g.lsets.edit(), gateways: g.gateways.edit(), nsLabels: g.nsLabels.edit()}
+	ls, gw, ok := e.attachedListenerSet(k)
+	if !ok {
+		return nil, Key{}, false
+	}
+	return ls, Key{gw.Namespace, gw.Name}, true
+}

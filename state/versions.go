@@ -1,6 +1,8 @@
 package state
 
 import (
+	"reflect"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -22,6 +24,40 @@ type topoKind struct {
 	set    func(client.Object)
 	del    func(types.NamespacedName)
 	update func(g *topology.Graph, o client.Object, deleted bool) *topology.Graph
+}
+
+// optionalTopoKind is a topology kind watched only once its CRD is installed.
+type optionalTopoKind struct {
+	topoKind
+	gk schema.GroupKind
+}
+
+// optionalKind is a namespaced optional topology kind stored in m: set updates the graph with an
+// object, kind (the topology kind) deletes it.
+func optionalKind[T client.Object](m map[types.NamespacedName]T, kind string, set func(*topology.Graph, T) *topology.Graph, del func(*topology.Graph, topology.Key) *topology.Graph) optionalTopoKind {
+	var zero T
+	obj := reflect.New(reflect.TypeOf(zero).Elem()).Interface().(client.Object)
+	return optionalTopoKind{gk: schema.GroupKind{Group: topology.Group, Kind: kind}, topoKind: topoKind{
+		obj: obj,
+		set: func(o client.Object) {
+			if t, ok := o.(T); ok {
+				m[key(o)] = t
+			}
+		},
+		del: func(k types.NamespacedName) { delete(m, k) },
+		update: func(g *topology.Graph, o client.Object, deleted bool) *topology.Graph {
+			t, ok := o.(T)
+			if deleted || !ok {
+				return del(g, topology.Key{Namespace: o.GetNamespace(), Name: o.GetName()})
+			}
+			return set(g, t)
+		},
+	}}
+}
+
+// deleteRoute is DeleteRoute for one kind.
+func deleteRoute(kind string) func(*topology.Graph, topology.Key) *topology.Graph {
+	return func(g *topology.Graph, k topology.Key) *topology.Graph { return g.DeleteRoute(kind, k) }
 }
 
 // topology lists the topology kinds the state watches.
@@ -65,6 +101,16 @@ func (s *State) topology() []topoKind {
 				}
 				return g.SetNamespace(o.GetName(), o.GetLabels())
 			}},
+	}
+}
+
+// optionalTopology lists the topology kinds the state watches once their CRDs are installed.
+func (s *State) optionalTopology() []optionalTopoKind {
+	return []optionalTopoKind{
+		optionalKind(s.lsets, "ListenerSet", (*topology.Graph).SetListenerSet, (*topology.Graph).DeleteListenerSet),
+		optionalKind(s.tlsRoutes, "TLSRoute", (*topology.Graph).SetTLSRoute, deleteRoute("TLSRoute")),
+		optionalKind(s.tcpRoutes, "TCPRoute", (*topology.Graph).SetTCPRoute, deleteRoute("TCPRoute")),
+		optionalKind(s.udpRoutes, "UDPRoute", (*topology.Graph).SetUDPRoute, deleteRoute("UDPRoute")),
 	}
 }
 

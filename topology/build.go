@@ -232,6 +232,8 @@ type editor struct {
 	// last route (or whose listeners changed).
 	gws map[Key]bool
 	lss map[Key]bool
+	// redone are the routes re-attached by this edit.
+	redone map[Target]bool
 }
 
 func newEditor(from *Graph) *editor {
@@ -255,7 +257,7 @@ func newEditor(from *Graph) *editor {
 		classes: g.classes.edit(), nsLabels: g.nsLabels.edit(), refs: g.refs.edit(), nsRoutes: g.nsRoutes.edit(),
 		gwLsets: g.gwLsets.edit(), nsLsets: g.nsLsets.edit(),
 		targetIDs: g.targetIDs.edit(), placeIDs: g.placeIDs.edit(), paths: g.paths.edit(),
-		added: map[int32][]int{}, dropped: map[int32]map[int]bool{}, gws: map[Key]bool{}, lss: map[Key]bool{},
+		added: map[int32][]int{}, dropped: map[int32]map[int]bool{}, gws: map[Key]bool{}, lss: map[Key]bool{}, redone: map[Target]bool{},
 	}
 }
 

@@ -48,9 +48,19 @@ func (e *editor) gatewayChanged(k Key) *Graph {
 func (e *editor) reattach(parent Target) {
 	refs, _ := e.refs.get(parent)
 	for _, rt := range refs {
-		if r, ok := e.routes.get(rt); ok {
-			e.attach(r, r)
-		}
+		e.reattachRoute(rt)
+	}
+}
+
+// reattachRoute re-attaches route rt, once per edit (its lists of paths are written at flush: a
+// second attach would see the paths the first one replaced).
+func (e *editor) reattachRoute(rt Target) {
+	if e.redone[rt] {
+		return
+	}
+	if r, ok := e.routes.get(rt); ok {
+		e.redone[rt] = true
+		e.attach(r, r)
 	}
 }
 
@@ -204,9 +214,7 @@ func (g *Graph) DeleteNamespace(ns string) *Graph {
 func (e *editor) namespaceChanged(ns string) *Graph {
 	ts, _ := e.nsRoutes.get(ns)
 	for _, rt := range ts {
-		if r, ok := e.routes.get(rt); ok {
-			e.attach(r, r)
-		}
+		e.reattachRoute(rt)
 	}
 	// The ListenerSets of ns: a Gateway's allowedListeners selector may now take or leave them.
 	lss, _ := e.nsLsets.get(ns)

@@ -92,7 +92,7 @@ func (e *editor) parentListeners(r *Route, pr gwv1.ParentReference) (attachment,
 		at := attachment{class: string(gw.Spec.GatewayClassName), gateway: Key{gw.Namespace, gw.Name}, lset: k}
 		for _, le := range ls.Spec.Listeners {
 			l := ListenerOf(le)
-			if SelectsListener(pr, l) && Admits(l, ls.Namespace, r.Kind, r.Key.Namespace, matches) {
+			if SelectsListener(pr, l) && Admits(l, ls.Namespace, r.Kind, r.Key.Namespace, matches) && HostnamesIntersect(l.Hostname, r.Hostnames) {
 				at.listeners = append(at.listeners, string(l.Name))
 			}
 		}
@@ -105,7 +105,7 @@ func (e *editor) parentListeners(r *Route, pr gwv1.ParentReference) (attachment,
 	}
 	at := attachment{class: string(gw.Spec.GatewayClassName), gateway: key}
 	for _, l := range gw.Spec.Listeners {
-		if SelectsListener(pr, l) && Admits(l, gw.Namespace, r.Kind, r.Key.Namespace, matches) {
+		if SelectsListener(pr, l) && Admits(l, gw.Namespace, r.Kind, r.Key.Namespace, matches) && HostnamesIntersect(l.Hostname, r.Hostnames) {
 			at.listeners = append(at.listeners, string(l.Name))
 		}
 	}

@@ -91,6 +91,18 @@ func tlsRoute(ns, name string, parents ...gwv1.ParentReference) gwv1.TLSRoute {
 	return r
 }
 
+func withHost(l gwv1.Listener, h string) gwv1.Listener {
+	l.Hostname = ptr.To(gwv1.Hostname(h))
+	return l
+}
+
+func withHosts(r gwv1.HTTPRoute, hs ...string) gwv1.HTTPRoute {
+	for _, h := range hs {
+		r.Spec.Hostnames = append(r.Spec.Hostnames, gwv1.Hostname(h))
+	}
+	return r
+}
+
 // pathString shows a path as "gateway [listenerset]#listener [kind route#rule]".
 func pathString(p topology.Path) string {
 	s := p.Gateway.String()
@@ -195,6 +207,15 @@ func TestAttachment(t *testing.T) {
 			want: []string{"infra/gw#dns UDPRoute shop/dns#rule-0", "infra/gw#tls TLSRoute shop/sni#rule-0", "infra/gw#tcp-only"},
 		},
 		{
+			name: "listener and route hostnames must intersect (wildcards cover one or more labels)",
+			in: topology.Input{Gateways: []gwv1.Gateway{gateway(nil, withHost(web, "*.example.com"), withHost(listener("api", 81, gwv1.HTTPProtocolType), "api.example.com"))},
+				HTTPRoutes: []gwv1.HTTPRoute{withHosts(httpRoute("shop", "deep", toGW("", 0)), "a.b.example.com"), withHosts(httpRoute("shop", "other", toGW("", 0)), "example.org"),
+					withHosts(httpRoute("shop", "wild", toGW("", 0)), "*.example.com"), httpRoute("shop", "any", toGW("", 0))}},
+			want: []string{"infra/gw#web HTTPRoute shop/any#rule-0", "infra/gw#api HTTPRoute shop/any#rule-0", "infra/gw#web HTTPRoute shop/deep#rule-0",
+				"infra/gw#web HTTPRoute shop/wild#rule-0", "infra/gw#api HTTPRoute shop/wild#rule-0"},
+			unattached: []string{"HTTPRoute shop/other"},
+		},
+		{
 			name: "a TCPRoute attaches through a ListenerSet's TCP listener",
 			in: topology.Input{Gateways: []gwv1.Gateway{gateway(all)},
 				ListenerSets: []gwv1.ListenerSet{listenerSet("shop", "ls", extra, listener("db", 5432, gwv1.TCPProtocolType))},
@@ -257,6 +278,36 @@ func TestListenerSetLevels(t *testing.T) {
 	}{{ls, true}, {section, true}, {topology.Target{Kind: "ListenerSet", Namespace: "shop", Name: "ls", Section: "zz"}, false}, {topology.Target{Kind: "ListenerSet", Namespace: "shop", Name: "nope"}, false}} {
 		if got := g.Exists(tc.t); got != tc.want {
 			t.Errorf("Exists(%s) = %v, want %v", tc.t, got, tc.want)
+		}
+	}
+}
+
+func TestHostnamesIntersect(t *testing.T) {
+	tests := []struct {
+		listener string
+		route    []string
+		want     bool
+	}{
+		{"", []string{"a.example.com"}, true},
+		{"a.example.com", nil, true},
+		{"a.example.com", []string{"a.example.com"}, true},
+		{"a.example.com", []string{"b.example.com"}, false},
+		{"*.example.com", []string{"a.example.com"}, true},
+		{"*.example.com", []string{"a.b.example.com"}, true},
+		{"*.example.com", []string{"example.com"}, false},
+		{"a.example.com", []string{"*.example.com"}, true},
+		{"*.example.com", []string{"*.b.example.com"}, true},
+		{"*.b.example.com", []string{"*.example.com"}, true},
+		{"*.example.com", []string{"*.example.org", "x.example.com"}, true},
+		{"*.example.com", []string{"badexample.com"}, false},
+	}
+	for _, tt := range tests {
+		var l *gwv1.Hostname
+		if tt.listener != "" {
+			l = ptr.To(gwv1.Hostname(tt.listener))
+		}
+		if got := topology.HostnamesIntersect(l, tt.route); got != tt.want {
+			t.Errorf("HostnamesIntersect(%q, %q) = %v, want %v", tt.listener, tt.route, got, tt.want)
 		}
 	}
 }

@@ -161,7 +161,7 @@ func HTTPRouteOf(r *gwv1.HTTPRoute) *Route {
 	for j := range r.Spec.Rules {
 		names[j] = r.Spec.Rules[j].Name
 	}
-	return newRoute("HTTPRoute", r.Namespace, r.Name, r.Spec.ParentRefs, names)
+	return newRoute("HTTPRoute", r.Namespace, r.Name, r.Spec.ParentRefs, names, r.Spec.Hostnames)
 }
 
 // GRPCRouteOf is a GRPCRoute as far as attachment goes.
@@ -170,7 +170,7 @@ func GRPCRouteOf(r *gwv1.GRPCRoute) *Route {
 	for j := range r.Spec.Rules {
 		names[j] = r.Spec.Rules[j].Name
 	}
-	return newRoute("GRPCRoute", r.Namespace, r.Name, r.Spec.ParentRefs, names)
+	return newRoute("GRPCRoute", r.Namespace, r.Name, r.Spec.ParentRefs, names, r.Spec.Hostnames)
 }
 
 // TLSRouteOf is a TLSRoute as far as attachment goes.
@@ -179,7 +179,7 @@ func TLSRouteOf(r *gwv1.TLSRoute) *Route {
 	for j := range r.Spec.Rules {
 		names[j] = r.Spec.Rules[j].Name
 	}
-	return newRoute("TLSRoute", r.Namespace, r.Name, r.Spec.ParentRefs, names)
+	return newRoute("TLSRoute", r.Namespace, r.Name, r.Spec.ParentRefs, names, r.Spec.Hostnames)
 }
 
 // TCPRouteOf is a TCPRoute as far as attachment goes.
@@ -188,7 +188,7 @@ func TCPRouteOf(r *gwv1.TCPRoute) *Route {
 	for j := range r.Spec.Rules {
 		names[j] = r.Spec.Rules[j].Name
 	}
-	return newRoute("TCPRoute", r.Namespace, r.Name, r.Spec.ParentRefs, names)
+	return newRoute("TCPRoute", r.Namespace, r.Name, r.Spec.ParentRefs, names, nil)
 }
 
 // UDPRouteOf is a UDPRoute as far as attachment goes.
@@ -197,7 +197,7 @@ func UDPRouteOf(r *gwv1.UDPRoute) *Route {
 	for j := range r.Spec.Rules {
 		names[j] = r.Spec.Rules[j].Name
 	}
-	return newRoute("UDPRoute", r.Namespace, r.Name, r.Spec.ParentRefs, names)
+	return newRoute("UDPRoute", r.Namespace, r.Name, r.Spec.ParentRefs, names, nil)
 }
 
 func (r *Route) target() Target {

@@ -182,6 +182,8 @@ type Route struct {
 	// Rules are the rule names, in order; unnamed rules get "rule-<index>" and are listed in Unnamed.
 	Rules   []string
 	Unnamed []string
+	// Hostnames are the route's hostnames (HTTPRoute, GRPCRoute, TLSRoute), for listener hostnames.
+	Hostnames []string
 }
 
 // Input is what the graph is built from.
@@ -198,8 +200,11 @@ type Input struct {
 	NamespaceLabels map[string]map[string]string
 }
 
-func newRoute(kind, ns, name string, parents []gwv1.ParentReference, ruleNames []*gwv1.SectionName) *Route {
+func newRoute(kind, ns, name string, parents []gwv1.ParentReference, ruleNames []*gwv1.SectionName, hostnames []gwv1.Hostname) *Route {
 	r := &Route{Kind: kind, Key: Key{ns, name}, Parents: parents}
+	for _, h := range hostnames {
+		r.Hostnames = append(r.Hostnames, string(h))
+	}
 	for i, n := range ruleNames {
 		if n != nil && *n != "" {
 			r.Rules = append(r.Rules, string(*n))
@@ -230,6 +235,30 @@ func SelectsListener(pr gwv1.ParentReference, l gwv1.Listener) bool {
 		return false
 	}
 	return pr.Port == nil || *pr.Port == l.Port
+}
+
+// HostnamesIntersect reports whether a listener hostname (nil or empty: any) admits a route with
+// hostnames (none: any): some route hostname equals it, or one is a wildcard (`*.` and a suffix of
+// one or more labels) that covers the other, or both are wildcards one of whose suffixes covers
+// the other's.
+func HostnamesIntersect(listener *gwv1.Hostname, route []string) bool {
+	if listener == nil || *listener == "" || len(route) == 0 {
+		return true
+	}
+	l := string(*listener)
+	for _, h := range route {
+		if h == l || covers(l, h) || covers(h, l) {
+			return true
+		}
+	}
+	return false
+}
+
+// covers reports whether wildcard w (`*.suffix`) covers hostname h: h ends in `.suffix` after one
+// or more labels (h may itself be a narrower wildcard).
+func covers(w, h string) bool {
+	suffix, ok := strings.CutPrefix(w, "*")
+	return ok && strings.HasPrefix(suffix, ".") && len(h) > len(suffix) && strings.HasSuffix(h, suffix)
 }
 
 // ListenerOf is a ListenerSet's listener entry as a Gateway listener, for SelectsListener and Admits

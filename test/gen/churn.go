@@ -99,6 +99,7 @@ func (c *Churn) gateway() *gwv1.Gateway {
 	}
 	if c.ListenerSets {
 		c.l4Listener(&gw.Spec.Listeners[0])
+		c.hostname(&gw.Spec.Listeners[len(gw.Spec.Listeners)-1])
 		if from := c.pick("", "All", "Same", "Selector", "None"); from != "" {
 			ns := &gwv1.ListenerNamespaces{From: ptr.To(gwv1.FromNamespaces(from))}
 			if from == "Selector" {
@@ -123,6 +124,13 @@ func (c *Churn) l4Listener(l *gwv1.Listener) {
 	}
 }
 
+// hostname gives l, one time in two, a hostname that some route hostnames match and others not.
+func (c *Churn) hostname(l *gwv1.Listener) {
+	if c.rng.Intn(2) == 0 {
+		l.Hostname = ptr.To(gwv1.Hostname(c.pick("a.example", "*.example", "c.example")))
+	}
+}
+
 func (c *Churn) listenerSet() *gwv1.ListenerSet {
 	ls := &gwv1.ListenerSet{ObjectMeta: c.meta(c.pick(churnNamespaces...), c.pick("ls-a", "ls-b"))}
 	ls.Spec.ParentRef = gwv1.ParentGatewayReference{Name: gwv1.ObjectName(c.pick("gw-a", "gw-b", "gw-c"))}
@@ -138,6 +146,7 @@ func (c *Churn) listenerSet() *gwv1.ListenerSet {
 			}
 		}
 		c.l4Listener(&l)
+		c.hostname(&l)
 		ls.Spec.Listeners = append(ls.Spec.Listeners, gwv1.ListenerEntry{Name: l.Name, Port: l.Port, Protocol: l.Protocol, AllowedRoutes: l.AllowedRoutes})
 	}
 	return ls

@@ -9,14 +9,15 @@ import (
 )
 
 // ListenerSet is a Gateway API ListenerSet as far as precedence goes (its listeners attach to a
-// parent Gateway). topology has no ListenerSet yet; until it does, the caller lists them here.
+// parent Gateway). The graph's ListenerSets are read from it; Input.ListenerSets adds others (for
+// tests, or a graph made without them).
 type ListenerSet struct {
 	Key       topology.Key
 	Gateway   topology.Key
 	Listeners []string
 }
 
-// L4Route is a TCPRoute or UDPRoute (topology knows only HTTP and gRPC routes).
+// L4Route is a TCPRoute or UDPRoute the graph does not hold (the graph's own are read from it).
 type L4Route struct {
 	Kind    string // TCPRoute or UDPRoute
 	Key     topology.Key
@@ -46,7 +47,9 @@ type GrantTo struct{ Group, Kind, Name string }
 
 // Input is what a snapshot is built from.
 type Input struct {
-	// Graph gives the Gateways, their listeners and the HTTP/gRPC routes and rules attached to them.
+	// Graph gives the Gateways, the ListenerSets attached to them, their listeners and the routes
+	// and rules attached to them. ListenerSets and L4Routes add those the graph does not know
+	// (by key; a ListenerSet the graph knows but does not attach stays out).
 	Graph        *topology.Graph
 	ListenerSets []ListenerSet
 	L4Routes     []L4Route

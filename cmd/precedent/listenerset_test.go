@@ -7,6 +7,7 @@ import "testing"
 // Gateway's own listener; a ListenerSet listener is shown as such.
 func TestListenerSetEffective(t *testing.T) {
 	const dir, config = "testdata/listenerset", "testdata/listenerset-config/config.yaml"
+	const egConfig = "../../config/samples/envoy-gateway/precedentconfig.yaml"
 	runCases(t, []cmdCase{
 		{
 			name: "effective: the ListenerSet's defaults reach the routes attached through it",
@@ -37,6 +38,18 @@ infra/gw  ListenerSet shop/team#db     shop/pg    -     per-team  shop/team-limi
 			name: "validate: a kind configured with ListenerSet among its targetKinds accepts it",
 			args: []string{"validate", "-f", dir, "--config", config},
 			want: cmdResult{stdout: "Warning: RateLimitPolicy shop/team-limits: this write changes the effective RateLimitPolicy of 2 routes\n"},
+		},
+		{
+			name: "Envoy Gateway: a BackendTrafficPolicy on the ListenerSet reaches its route",
+			args: []string{"effective", "-f", "testdata/envoy-listenerset", "--config", egConfig, "--kind", "BackendTrafficPolicy"},
+			want: cmdResult{stdout: `GATEWAY   LISTENER                     ROUTE      RULE  RULE ID  FROM
+infra/eg  ListenerSet shop/team#store  shop/cart  -     timeout  shop/team-traffic
+`},
+		},
+		{
+			name: "Envoy Gateway: its write is reviewed over the route attached through the ListenerSet",
+			args: []string{"validate", "-f", "testdata/envoy-listenerset", "--config", egConfig},
+			want: cmdResult{stdout: "Warning: BackendTrafficPolicy shop/team-traffic: changes the effective BackendTrafficPolicy of 1 place: route shop/cart\n"},
 		},
 	})
 }

@@ -161,38 +161,6 @@ func (s *State) Watch(ctx context.Context, c cache.Informers, kinds []policy.Kin
 	return s.watchKinds(kinds, true)
 }
 
-// watchTopology registers the handlers of one topology kind (watching held). An optional kind (opt
-// not nil) whose CRD is not installed is skipped, logged once, and looked for again by WatchKinds.
-func (s *State) watchTopology(ctx context.Context, c cache.Informers, t topoKind, opt *optionalTopoKind, initial bool) error {
-	bump := func() { s.topoGen++; s.kickBuild() }
-	synced, err := s.handleWith(ctx, c, t.obj, t.set, t.del, bump, func(o client.Object, deleted bool) func() {
-		return s.nextTopology(func(g *topology.Graph) *topology.Graph { return t.update(g, o, deleted) })
-	})
-	if err != nil {
-		if opt != nil && meta.IsNoMatchError(err) {
-			if _, said := s.topoMissing[opt.gk]; !said {
-				s.log.Info("topology kind not installed: watched once its CRD is", "kind", opt.gk.Kind)
-			}
-			s.topoMissing[opt.gk] = *opt
-			return nil
-		}
-		return err
-	}
-	if opt != nil {
-		if _, was := s.topoMissing[opt.gk]; was {
-			s.log.Info("topology kind installed: watching it", "kind", opt.gk.Kind)
-			delete(s.topoMissing, opt.gk)
-		}
-	}
-	if initial {
-		s.mu.Lock()
-		s.synced = append(s.synced, synced)
-		s.allSynced.Store(false)
-		s.mu.Unlock()
-	}
-	return nil
-}
-
 // watch is handle for an informer the state needs from the start (Synced waits for it).
 func (s *State) watch(ctx context.Context, c cache.Informers, obj client.Object, set func(client.Object), del func(types.NamespacedName), bump func()) error {
 	synced, err := s.handle(ctx, c, obj, set, del, bump)
@@ -699,27 +667,6 @@ func (r topoRefs) input() topology.Input {
 	}
 	in.ListenerSets, in.TLSRoutes, in.TCPRoutes, in.UDPRoutes = derefs(r.lsets), derefs(r.tlsRoutes), derefs(r.tcpRoutes), derefs(r.udpRoutes)
 	return in
-}
-
-// values lists the objects of a map, in no order.
-func values[T any](m map[types.NamespacedName]*T) []*T {
-	out := make([]*T, 0, len(m))
-	for _, o := range m {
-		out = append(out, o)
-	}
-	return out
-}
-
-// derefs copies objects into a slice (nil for none).
-func derefs[T any](ps []*T) []T {
-	if len(ps) == 0 {
-		return nil
-	}
-	out := make([]T, len(ps))
-	for i, p := range ps {
-		out[i] = *p
-	}
-	return out
 }
 
 func key(o client.Object) types.NamespacedName {

@@ -1,11 +1,14 @@
 package state
 
 import (
+	"context"
 	"reflect"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -176,4 +179,57 @@ func (s *State) nextPolicy(gk schema.GroupKind, o client.Object, deleted bool) f
 			s.snaps[gk] = nb
 		}
 	}
+}
+
+// watchTopology registers the handlers of one topology kind (watching held). An optional kind (opt
+// not nil) whose CRD is not installed is skipped, logged once, and looked for again by WatchKinds.
+func (s *State) watchTopology(ctx context.Context, c cache.Informers, t topoKind, opt *optionalTopoKind, initial bool) error {
+	bump := func() { s.topoGen++; s.kickBuild() }
+	synced, err := s.handleWith(ctx, c, t.obj, t.set, t.del, bump, func(o client.Object, deleted bool) func() {
+		return s.nextTopology(func(g *topology.Graph) *topology.Graph { return t.update(g, o, deleted) })
+	})
+	if err != nil {
+		if opt != nil && meta.IsNoMatchError(err) {
+			if _, said := s.topoMissing[opt.gk]; !said {
+				s.log.Info("topology kind not installed: watched once its CRD is", "kind", opt.gk.Kind)
+			}
+			s.topoMissing[opt.gk] = *opt
+			return nil
+		}
+		return err
+	}
+	if opt != nil {
+		if _, was := s.topoMissing[opt.gk]; was {
+			s.log.Info("topology kind installed: watching it", "kind", opt.gk.Kind)
+			delete(s.topoMissing, opt.gk)
+		}
+	}
+	if initial {
+		s.mu.Lock()
+		s.synced = append(s.synced, synced)
+		s.allSynced.Store(false)
+		s.mu.Unlock()
+	}
+	return nil
+}
+
+// values lists the objects of a map, in no order.
+func values[T any](m map[types.NamespacedName]*T) []*T {
+	out := make([]*T, 0, len(m))
+	for _, o := range m {
+		out = append(out, o)
+	}
+	return out
+}
+
+// derefs copies objects into a slice (nil for none).
+func derefs[T any](ps []*T) []T {
+	if len(ps) == 0 {
+		return nil
+	}
+	out := make([]T, len(ps))
+	for i, p := range ps {
+		out[i] = *p
+	}
+	return out
 }

@@ -44,10 +44,14 @@ func (s *Snapshot) Reached(target *topology.Target) []int {
 }
 
 // KeyOf returns the displayed key of a path: the listener is shown when some listener of its
-// Gateway has a policy (or the path has no route), the rule when some rule of its route has one.
+// Gateway has a policy (or the path has no route), the rule when some rule of its route has one. A
+// ListenerSet's listener is always shown, as `ListenerSet ns/name#listener`: its paths have levels
+// the Gateway's own listeners do not.
 func (s *Snapshot) KeyOf(path topology.Path) ItemKey {
 	k := ItemKey{Gateway: path.Gateway.String()}
-	if path.RouteKind == "" || s.listenersSplit(path.Gateway) {
+	if path.ListenerSet.Name != "" {
+		k.Listener = topology.Target{Kind: "ListenerSet", Namespace: path.ListenerSet.Namespace, Name: path.ListenerSet.Name, Section: path.Listener}.String()
+	} else if path.RouteKind == "" || s.listenersSplit(path.Gateway) {
 		k.Listener = path.Listener
 	}
 	if path.RouteKind != "" {

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/topology"
 )
 
 // Mentions are the events of one path's fold that name one policy, as the policy that acted or as
@@ -26,13 +27,14 @@ type Mentions struct {
 // folded (through the memo) and its events filtered.
 func (s *Snapshot) MentionsPath(i int, ref policy.Ref) *Mentions {
 	ids := s.Graph.PathTargetIDs(i)
-	var lv [5][]*policy.Policy
+	var lv [topology.MaxTargets][]*policy.Policy
 	var buf [256]byte
 	// The key is ref (names hold no NUL), then the fold key of the path.
 	key := append(append(append(buf[:0], ref.Namespace...), 0), ref.Name...)
 	key = append(key, 0)
 	n := len(key)
-	key, m := gather(key, &lv, s.pathTargets(i), func(j int) []*policy.Policy { return s.atID(ids[j]) })
+	lvls, depth := s.Graph.Paths[i].Levels()
+	key, m := gather(key, &lv, &lvls, depth, func(j int) []*policy.Policy { return s.atID(ids[j]) })
 	if s.mentions != nil {
 		if r, ok := s.mentions.load(key); ok {
 			return r

@@ -261,36 +261,27 @@ type LeveledPolicies struct {
 
 // Compute folds the effective policy of one path. The result is shared: callers must not modify it.
 func (s *Snapshot) Compute(path topology.Path) Result {
-	ts, n := path.LevelTargets()
-	return s.compute(n, func(j int) []*policy.Policy { return s.At(ts[j].Target) })
+	ts, _ := path.LevelTargets()
+	lvls, n := path.Levels()
+	return s.compute(&lvls, n, func(j int) []*policy.Policy { return s.At(ts[j].Target) })
 }
 
 // ComputePath is Compute for the path with index i in the graph, the fast way: its levels are
 // looked up by target number.
 func (s *Snapshot) ComputePath(i int) Result {
 	ids := s.Graph.PathTargetIDs(i)
-	return s.compute(s.pathTargets(i), func(j int) []*policy.Policy { return s.atID(ids[j]) })
+	lvls, n := s.Graph.Paths[i].Levels()
+	return s.compute(&lvls, n, func(j int) []*policy.Policy { return s.atID(ids[j]) })
 }
 
-// pathTargets is the number of level targets of the path with index i.
-func (s *Snapshot) pathTargets(i int) int {
-	if s.Graph.Paths[i].RouteKind != "" {
-		return 5 // class, Gateway, listener, route, rule
-	}
-	return 3 // a Gateway listener path: class, Gateway, listener
-}
-
-// levelOf is the level of each entry of topology.Path.LevelTargets.
-var levelOf = [5]topology.Level{topology.LevelGatewayClass, topology.LevelGateway, topology.LevelListener, topology.LevelRoute, topology.LevelRule}
-
-// compute folds the path whose j-th level target (in LevelTargets order, n of them) holds the
-// policies at(j), through the memo: the fold key is the policies of each level that has some, by
+// compute folds the path whose j-th level target (in LevelTargets order, n of them, of level
+// lvls[j]) holds the policies at(j), through the memo: the fold key is the policies of each level that has some, by
 // identity, most specific first, which is also the order they are folded in. Nothing is allocated
 // unless the path must be folded.
-func (s *Snapshot) compute(n int, at func(j int) []*policy.Policy) Result {
-	var lv [5][]*policy.Policy
+func (s *Snapshot) compute(lvls *[topology.MaxTargets]topology.Level, n int, at func(j int) []*policy.Policy) Result {
+	var lv [topology.MaxTargets][]*policy.Policy
 	var buf [256]byte
-	key, m := gather(buf[:0], &lv, n, at)
+	key, m := gather(buf[:0], &lv, lvls, n, at)
 	return s.computeKeyed(key, lv[:m])
 }
 
@@ -308,15 +299,16 @@ func (s *Snapshot) computeKeyed(key []byte, levels [][]*policy.Policy) Result {
 	return r
 }
 
-// gather puts into lv the levels of a path that hold policies (n level targets, the j-th holding
-// at(j)), most specific first, appends their fold key to key and returns it with their number.
-func gather(key []byte, lv *[5][]*policy.Policy, n int, at func(j int) []*policy.Policy) ([]byte, int) {
+// gather puts into lv the levels of a path that hold policies (n level targets, the j-th of level
+// lvls[j] holding at(j)), most specific first, appends their fold key to key and returns it with
+// their number.
+func gather(key []byte, lv *[topology.MaxTargets][]*policy.Policy, lvls *[topology.MaxTargets]topology.Level, n int, at func(j int) []*policy.Policy) ([]byte, int) {
 	m := 0
 	for j := n - 1; j >= 0; j-- {
 		if ps := at(j); len(ps) > 0 {
 			lv[m] = ps
 			m++
-			key = appendLevel(key, levelOf[j], ps)
+			key = appendLevel(key, lvls[j], ps)
 		}
 	}
 	return key, m

@@ -9,14 +9,15 @@ import (
 )
 
 // ListenerSet is a Gateway API ListenerSet as far as precedence goes (its listeners attach to a
-// parent Gateway). topology has no ListenerSet yet; until it does, the caller lists them here.
+// parent Gateway). The graph's ListenerSets are read from it; Input.ListenerSets adds others (for
+// tests, or a graph made without them).
 type ListenerSet struct {
 	Key       topology.Key
 	Gateway   topology.Key
 	Listeners []string
 }
 
-// L4Route is a TCPRoute or UDPRoute (topology knows only HTTP and gRPC routes).
+// L4Route is a TCPRoute or UDPRoute the graph does not hold (the graph's own are read from it).
 type L4Route struct {
 	Kind    string // TCPRoute or UDPRoute
 	Key     topology.Key
@@ -46,7 +47,9 @@ type GrantTo struct{ Group, Kind, Name string }
 
 // Input is what a snapshot is built from.
 type Input struct {
-	// Graph gives the Gateways, their listeners and the HTTP/gRPC routes and rules attached to them.
+	// Graph gives the Gateways, the ListenerSets attached to them, their listeners and the routes
+	// and rules attached to them. ListenerSets and L4Routes add those the graph does not know
+	// (by key; a ListenerSet the graph knows but does not attach stays out).
 	Graph        *topology.Graph
 	ListenerSets []ListenerSet
 	L4Routes     []L4Route
@@ -237,28 +240,37 @@ func (s *Snapshot) buildPaths(in Input) {
 			s.addListener(Path{Gateway: k, Listener: string(l.Name)})
 		}
 	}
+	// ListenerSets and L4 routes come from the graph; those of in.ListenerSets and in.L4Routes that
+	// the graph does not know are added the engine's own way.
 	lsByKey := map[topology.Key]*ListenerSet{}
+	for _, k := range g.ListenerSetKeys() {
+		obj, gk, ok := g.AttachedListenerSet(k)
+		if !ok {
+			continue
+		}
+		ls := &ListenerSet{Key: k, Gateway: gk}
+		for _, l := range obj.Spec.Listeners {
+			ls.Listeners = append(ls.Listeners, string(l.Name))
+		}
+		s.addListenerSet(ls)
+	}
 	for i := range in.ListenerSets {
 		ls := &in.ListenerSets[i]
+		if _, known := g.ListenerSet(ls.Key); known {
+			continue
+		}
 		if _, ok := g.Gateway(ls.Gateway); !ok {
 			continue
 		}
 		lsByKey[ls.Key] = ls
-		sc := Scope{Kind: "ListenerSet", Namespace: ls.Key.Namespace, Name: ls.Key.Name}
-		s.exists[sc] = true
-		for _, l := range ls.Listeners {
-			lsc := sc
-			lsc.Section = l
-			s.exists[lsc] = true
-			s.addListener(Path{Gateway: ls.Gateway, ListenerSet: ls.Key, Listener: l})
-		}
+		s.addListenerSet(ls)
 	}
 	for _, i := range g.PathIndexes() { // the live paths (an updated graph keeps removed ones)
 		tp := g.Paths[i]
 		if tp.RouteKind == "" {
 			continue
 		}
-		s.add(Path{Gateway: tp.Gateway, Listener: tp.Listener, RouteKind: tp.RouteKind, Route: tp.Route, Rule: tp.Rule})
+		s.add(Path{Gateway: tp.Gateway, ListenerSet: tp.ListenerSet, Listener: tp.Listener, RouteKind: tp.RouteKind, Route: tp.Route, Rule: tp.Rule})
 	}
 	for _, t := range g.RouteTargets() {
 		r, _ := g.Route(t)
@@ -271,6 +283,9 @@ func (s *Snapshot) buildPaths(in Input) {
 		}
 	}
 	for _, r := range in.L4Routes {
+		if _, known := g.Route(topology.Target{Kind: r.Kind, Namespace: r.Key.Namespace, Name: r.Key.Name}); known {
+			continue
+		}
 		s.markRoute(r.Kind, r.Key, r.Rules)
 		for _, pr := range r.Parents {
 			if pr.Kind != nil && string(*pr.Kind) == "ListenerSet" {
@@ -295,6 +310,18 @@ func (s *Snapshot) buildPaths(in Input) {
 				}
 			}
 		}
+	}
+}
+
+// addListenerSet adds the scopes and listener paths of an attached ListenerSet.
+func (s *Snapshot) addListenerSet(ls *ListenerSet) {
+	sc := Scope{Kind: "ListenerSet", Namespace: ls.Key.Namespace, Name: ls.Key.Name}
+	s.exists[sc] = true
+	for _, l := range ls.Listeners {
+		lsc := sc
+		lsc.Section = l
+		s.exists[lsc] = true
+		s.addListener(Path{Gateway: ls.Gateway, ListenerSet: ls.Key, Listener: l})
 	}
 }
 

@@ -81,6 +81,26 @@ func Build(reg *policy.Registry, objs []*unstructured.Unstructured, sources []st
 			if err = convert(u, &o); err == nil {
 				inv.Topology.GRPCRoutes = append(inv.Topology.GRPCRoutes, o)
 			}
+		case "ListenerSet":
+			var o gwv1.ListenerSet
+			if err = convert(u, &o); err == nil {
+				inv.Topology.ListenerSets = append(inv.Topology.ListenerSets, o)
+			}
+		case "TLSRoute":
+			var o gwv1.TLSRoute
+			if err = convert(u, &o); err == nil {
+				inv.Topology.TLSRoutes = append(inv.Topology.TLSRoutes, o)
+			}
+		case "TCPRoute":
+			var o gwv1.TCPRoute
+			if err = convert(u, &o); err == nil {
+				inv.Topology.TCPRoutes = append(inv.Topology.TCPRoutes, o)
+			}
+		case "UDPRoute":
+			var o gwv1.UDPRoute
+			if err = convert(u, &o); err == nil {
+				inv.Topology.UDPRoutes = append(inv.Topology.UDPRoutes, o)
+			}
 		default:
 			inv.Others = append(inv.Others, u)
 		}

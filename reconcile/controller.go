@@ -3,6 +3,7 @@ package reconcile
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"sync"
 	"time"
 
@@ -190,6 +191,13 @@ func (r *Reconciler) setup(mgr ctrl.Manager) error {
 	b := ctrl.NewControllerManagedBy(mgr)
 	if _, err := mgr.GetRESTMapper().RESTMapping(settings.GVK.GroupKind(), settings.GVK.Version); err == nil {
 		b = b.WatchesRawSource(r.settingsSource(mgr, r.policyRequests))
+	}
+	// The optional topology kinds, when their CRDs are installed at the start.
+	for _, o := range []client.Object{&gwv1.ListenerSet{}, &gwv1.TLSRoute{}, &gwv1.TCPRoute{}, &gwv1.UDPRoute{}} {
+		kind := reflect.TypeOf(o).Elem().Name()
+		if _, err := mgr.GetRESTMapper().RESTMapping(schema.GroupKind{Group: topology.Group, Kind: kind}, "v1"); err == nil {
+			b = b.Watches(o, r.after(r.byTopology(kind)))
+		}
 	}
 	return b.
 		Named("status-"+r.name()).

@@ -54,8 +54,19 @@ func objectKey(o client.Object) string {
 	return fmt.Sprintf("%T/%s/%s", o, o.GetNamespace(), o.GetName())
 }
 
+// TestIncrementalMatchesFullBuildListenerSets is the reference check with ListenerSets, TLS, TCP
+// and UDP routes in the churn (and policies on them).
+func TestIncrementalMatchesFullBuildListenerSets(t *testing.T) {
+	for seed := int64(1); seed <= referenceSeeds/2; seed++ {
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) { checkChurnWith(t, seed, referenceSteps, true) })
+	}
+}
+
 // checkChurn applies steps changes of the churn of seed and compares after each.
-func checkChurn(t *testing.T, seed int64, steps int) {
+func checkChurn(t *testing.T, seed int64, steps int) { checkChurnWith(t, seed, steps, false) }
+
+// checkChurnWith is checkChurn, with ListenerSets and L4 routes in the churn when listenerSets.
+func checkChurnWith(t *testing.T, seed int64, steps int, listenerSets bool) {
 	kind := settings.Defaults().Registry().Kinds()
 	var k policy.Kind
 	for _, x := range kind {
@@ -76,6 +87,7 @@ func checkChurn(t *testing.T, seed int64, steps int) {
 	}
 	st.Snapshot(k, cond) // built once: every change after brings it forward
 	churn := gen.NewChurn(seed, k)
+	churn.ListenerSets = listenerSets
 	have := cluster{}
 	for step := 0; step < steps; step++ {
 		ch := churn.Next()
@@ -118,6 +130,14 @@ func (c cluster) snapshot(k policy.Kind, cond *cel.Evaluator) *effective.Snapsho
 			in.HTTPRoutes = append(in.HTTPRoutes, *x)
 		case *gwv1.GRPCRoute:
 			in.GRPCRoutes = append(in.GRPCRoutes, *x)
+		case *gwv1.ListenerSet:
+			in.ListenerSets = append(in.ListenerSets, *x)
+		case *gwv1.TLSRoute:
+			in.TLSRoutes = append(in.TLSRoutes, *x)
+		case *gwv1.TCPRoute:
+			in.TCPRoutes = append(in.TCPRoutes, *x)
+		case *gwv1.UDPRoute:
+			in.UDPRoutes = append(in.UDPRoutes, *x)
 		case *metav1.PartialObjectMetadata:
 			in.NamespaceLabels[x.Name] = x.Labels
 		case *unstructured.Unstructured:

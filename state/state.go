@@ -44,10 +44,15 @@ type State struct {
 	gateways   map[types.NamespacedName]*gwv1.Gateway
 	httpRoutes map[types.NamespacedName]*gwv1.HTTPRoute
 	grpcRoutes map[types.NamespacedName]*gwv1.GRPCRoute
-	nsLabels   map[string]map[string]string
-	policies   map[schema.GroupKind]map[types.NamespacedName]*unstructured.Unstructured
-	topoGen    uint64
-	policyGen  map[schema.GroupKind]uint64
+	// The optional topology kinds (versions.go), watched once their CRDs are installed.
+	lsets     map[types.NamespacedName]*gwv1.ListenerSet
+	tlsRoutes map[types.NamespacedName]*gwv1.TLSRoute
+	tcpRoutes map[types.NamespacedName]*gwv1.TCPRoute
+	udpRoutes map[types.NamespacedName]*gwv1.UDPRoute
+	nsLabels  map[string]map[string]string
+	policies  map[schema.GroupKind]map[types.NamespacedName]*unstructured.Unstructured
+	topoGen   uint64
+	policyGen map[schema.GroupKind]uint64
 
 	graph    *topology.Graph
 	graphGen uint64
@@ -74,6 +79,8 @@ type State struct {
 	informers cache.Informers
 	watching  sync.Mutex
 	missing   map[schema.GroupKind]bool // kinds found not installed (watching held)
+	// topoMissing are the optional topology kinds not watched yet (not installed), by group/kind.
+	topoMissing map[schema.GroupKind]optionalTopoKind
 	// appliedCh is closed (and cleared) when the next event is applied: AwaitCaught waits on it.
 	appliedCh chan struct{}
 	// seen is the resourceVersion of every object applied, by observedKey, so other consumers of
@@ -104,23 +111,28 @@ func (b *built) serves(k policy.Kind, cond *cel.Evaluator, g *topology.Graph, pg
 // New returns an empty state; Watch fills it.
 func New(log logr.Logger) *State {
 	return &State{
-		log:        log,
-		classes:    map[string]*gwv1.GatewayClass{},
-		gateways:   map[types.NamespacedName]*gwv1.Gateway{},
-		httpRoutes: map[types.NamespacedName]*gwv1.HTTPRoute{},
-		grpcRoutes: map[types.NamespacedName]*gwv1.GRPCRoute{},
-		nsLabels:   map[string]map[string]string{},
-		policies:   map[schema.GroupKind]map[types.NamespacedName]*unstructured.Unstructured{},
-		policyGen:  map[schema.GroupKind]uint64{},
-		snaps:      map[schema.GroupKind]*built{},
-		kinds:      map[schema.GroupKind]func() bool{},
-		missing:    map[schema.GroupKind]bool{},
-		evals:      map[uint64]*cel.Evaluator{},
-		topoGen:    1,
-		kick:       make(chan struct{}, 1),
-		profiles:   newProfiles(),
-		seen:       map[string]string{},
-		derived:    map[string]*derived{},
+		log:         log,
+		classes:     map[string]*gwv1.GatewayClass{},
+		gateways:    map[types.NamespacedName]*gwv1.Gateway{},
+		httpRoutes:  map[types.NamespacedName]*gwv1.HTTPRoute{},
+		grpcRoutes:  map[types.NamespacedName]*gwv1.GRPCRoute{},
+		lsets:       map[types.NamespacedName]*gwv1.ListenerSet{},
+		tlsRoutes:   map[types.NamespacedName]*gwv1.TLSRoute{},
+		tcpRoutes:   map[types.NamespacedName]*gwv1.TCPRoute{},
+		udpRoutes:   map[types.NamespacedName]*gwv1.UDPRoute{},
+		topoMissing: map[schema.GroupKind]optionalTopoKind{},
+		nsLabels:    map[string]map[string]string{},
+		policies:    map[schema.GroupKind]map[types.NamespacedName]*unstructured.Unstructured{},
+		policyGen:   map[schema.GroupKind]uint64{},
+		snaps:       map[schema.GroupKind]*built{},
+		kinds:       map[schema.GroupKind]func() bool{},
+		missing:     map[schema.GroupKind]bool{},
+		evals:       map[uint64]*cel.Evaluator{},
+		topoGen:     1,
+		kick:        make(chan struct{}, 1),
+		profiles:    newProfiles(),
+		seen:        map[string]string{},
+		derived:     map[string]*derived{},
 	}
 }
 
@@ -132,19 +144,20 @@ func (s *State) Watch(ctx context.Context, c cache.Informers, kinds []policy.Kin
 	s.ctx, s.informers = ctx, c
 	s.mu.Unlock()
 	go s.builder(ctx)
+	s.watching.Lock()
 	for _, t := range s.topology() {
-		bump := func() { s.topoGen++; s.kickBuild() }
-		synced, err := s.handleWith(ctx, c, t.obj, t.set, t.del, bump, func(o client.Object, deleted bool) func() {
-			return s.nextTopology(func(g *topology.Graph) *topology.Graph { return t.update(g, o, deleted) })
-		})
-		if err != nil {
+		if err := s.watchTopology(ctx, c, t, nil, true); err != nil {
+			s.watching.Unlock()
 			return err
 		}
-		s.mu.Lock()
-		s.synced = append(s.synced, synced)
-		s.allSynced.Store(false)
-		s.mu.Unlock()
 	}
+	for _, t := range s.optionalTopology() {
+		if err := s.watchTopology(ctx, c, t.topoKind, &t, true); err != nil {
+			s.watching.Unlock()
+			return err
+		}
+	}
+	s.watching.Unlock()
 	return s.watchKinds(kinds, true)
 }
 
@@ -193,6 +206,13 @@ func (s *State) watchKinds(kinds []policy.Kind, initial bool) error {
 	s.mu.Unlock()
 	if c == nil {
 		return errors.New("the state watches nothing yet: Watch first")
+	}
+	if !initial {
+		for _, t := range s.topoMissing {
+			if err := s.watchTopology(ctx, c, t.topoKind, &t, false); err != nil {
+				return err
+			}
+		}
 	}
 	for _, k := range kinds {
 		gk := k.GVK.GroupKind()
@@ -589,6 +609,10 @@ type topoRefs struct {
 	gateways   []*gwv1.Gateway
 	httpRoutes []*gwv1.HTTPRoute
 	grpcRoutes []*gwv1.GRPCRoute
+	lsets      []*gwv1.ListenerSet
+	tlsRoutes  []*gwv1.TLSRoute
+	tcpRoutes  []*gwv1.TCPRoute
+	udpRoutes  []*gwv1.UDPRoute
 	nsLabels   map[string]map[string]string
 }
 
@@ -613,6 +637,7 @@ func (s *State) topoRefs() topoRefs {
 	for _, o := range s.grpcRoutes {
 		r.grpcRoutes = append(r.grpcRoutes, o)
 	}
+	r.lsets, r.tlsRoutes, r.tcpRoutes, r.udpRoutes = values(s.lsets), values(s.tlsRoutes), values(s.tcpRoutes), values(s.udpRoutes)
 	for n, l := range s.nsLabels {
 		r.nsLabels[n] = l
 	}
@@ -640,6 +665,7 @@ func (r topoRefs) input() topology.Input {
 	for _, o := range r.grpcRoutes {
 		in.GRPCRoutes = append(in.GRPCRoutes, *o)
 	}
+	in.ListenerSets, in.TLSRoutes, in.TCPRoutes, in.UDPRoutes = derefs(r.lsets), derefs(r.tlsRoutes), derefs(r.tcpRoutes), derefs(r.udpRoutes)
 	return in
 }
 

@@ -1,9 +1,14 @@
 package state
 
 import (
+	"context"
+	"reflect"
+
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -22,6 +27,40 @@ type topoKind struct {
 	set    func(client.Object)
 	del    func(types.NamespacedName)
 	update func(g *topology.Graph, o client.Object, deleted bool) *topology.Graph
+}
+
+// optionalTopoKind is a topology kind watched only once its CRD is installed.
+type optionalTopoKind struct {
+	topoKind
+	gk schema.GroupKind
+}
+
+// optionalKind is a namespaced optional topology kind stored in m: set updates the graph with an
+// object, kind (the topology kind) deletes it.
+func optionalKind[T client.Object](m map[types.NamespacedName]T, kind string, set func(*topology.Graph, T) *topology.Graph, del func(*topology.Graph, topology.Key) *topology.Graph) optionalTopoKind {
+	var zero T
+	obj := reflect.New(reflect.TypeOf(zero).Elem()).Interface().(client.Object)
+	return optionalTopoKind{gk: schema.GroupKind{Group: topology.Group, Kind: kind}, topoKind: topoKind{
+		obj: obj,
+		set: func(o client.Object) {
+			if t, ok := o.(T); ok {
+				m[key(o)] = t
+			}
+		},
+		del: func(k types.NamespacedName) { delete(m, k) },
+		update: func(g *topology.Graph, o client.Object, deleted bool) *topology.Graph {
+			t, ok := o.(T)
+			if deleted || !ok {
+				return del(g, topology.Key{Namespace: o.GetNamespace(), Name: o.GetName()})
+			}
+			return set(g, t)
+		},
+	}}
+}
+
+// deleteRoute is DeleteRoute for one kind.
+func deleteRoute(kind string) func(*topology.Graph, topology.Key) *topology.Graph {
+	return func(g *topology.Graph, k topology.Key) *topology.Graph { return g.DeleteRoute(kind, k) }
 }
 
 // topology lists the topology kinds the state watches.
@@ -65,6 +104,16 @@ func (s *State) topology() []topoKind {
 				}
 				return g.SetNamespace(o.GetName(), o.GetLabels())
 			}},
+	}
+}
+
+// optionalTopology lists the topology kinds the state watches once their CRDs are installed.
+func (s *State) optionalTopology() []optionalTopoKind {
+	return []optionalTopoKind{
+		optionalKind(s.lsets, "ListenerSet", (*topology.Graph).SetListenerSet, (*topology.Graph).DeleteListenerSet),
+		optionalKind(s.tlsRoutes, "TLSRoute", (*topology.Graph).SetTLSRoute, deleteRoute("TLSRoute")),
+		optionalKind(s.tcpRoutes, "TCPRoute", (*topology.Graph).SetTCPRoute, deleteRoute("TCPRoute")),
+		optionalKind(s.udpRoutes, "UDPRoute", (*topology.Graph).SetUDPRoute, deleteRoute("UDPRoute")),
 	}
 }
 
@@ -130,4 +179,57 @@ func (s *State) nextPolicy(gk schema.GroupKind, o client.Object, deleted bool) f
 			s.snaps[gk] = nb
 		}
 	}
+}
+
+// watchTopology registers the handlers of one topology kind (watching held). An optional kind (opt
+// not nil) whose CRD is not installed is skipped, logged once, and looked for again by WatchKinds.
+func (s *State) watchTopology(ctx context.Context, c cache.Informers, t topoKind, opt *optionalTopoKind, initial bool) error {
+	bump := func() { s.topoGen++; s.kickBuild() }
+	synced, err := s.handleWith(ctx, c, t.obj, t.set, t.del, bump, func(o client.Object, deleted bool) func() {
+		return s.nextTopology(func(g *topology.Graph) *topology.Graph { return t.update(g, o, deleted) })
+	})
+	if err != nil {
+		if opt != nil && meta.IsNoMatchError(err) {
+			if _, said := s.topoMissing[opt.gk]; !said {
+				s.log.Info("topology kind not installed: watched once its CRD is", "kind", opt.gk.Kind)
+			}
+			s.topoMissing[opt.gk] = *opt
+			return nil
+		}
+		return err
+	}
+	if opt != nil {
+		if _, was := s.topoMissing[opt.gk]; was {
+			s.log.Info("topology kind installed: watching it", "kind", opt.gk.Kind)
+			delete(s.topoMissing, opt.gk)
+		}
+	}
+	if initial {
+		s.mu.Lock()
+		s.synced = append(s.synced, synced)
+		s.allSynced.Store(false)
+		s.mu.Unlock()
+	}
+	return nil
+}
+
+// values lists the objects of a map, in no order.
+func values[T any](m map[types.NamespacedName]*T) []*T {
+	out := make([]*T, 0, len(m))
+	for _, o := range m {
+		out = append(out, o)
+	}
+	return out
+}
+
+// derefs copies objects into a slice (nil for none).
+func derefs[T any](ps []*T) []T {
+	if len(ps) == 0 {
+		return nil
+	}
+	out := make([]T, len(ps))
+	for i, p := range ps {
+		out[i] = *p
+	}
+	return out
 }

@@ -3,8 +3,6 @@ package topology
 import (
 	"slices"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
@@ -18,14 +16,27 @@ func Build(in Input) *Graph {
 	for i, gc := range in.GatewayClasses {
 		classes[i] = gc.Name
 	}
-	routes := make([]*Route, 0, len(in.HTTPRoutes)+len(in.GRPCRoutes))
+	lsets := make([]*gwv1.ListenerSet, len(in.ListenerSets))
+	for i := range in.ListenerSets {
+		lsets[i] = &in.ListenerSets[i]
+	}
+	routes := make([]*Route, 0, len(in.HTTPRoutes)+len(in.GRPCRoutes)+len(in.TLSRoutes)+len(in.TCPRoutes)+len(in.UDPRoutes))
 	for i := range in.HTTPRoutes {
 		routes = append(routes, HTTPRouteOf(&in.HTTPRoutes[i]))
 	}
 	for i := range in.GRPCRoutes {
 		routes = append(routes, GRPCRouteOf(&in.GRPCRoutes[i]))
 	}
-	return build(gws, routes, classes, in.NamespaceLabels)
+	for i := range in.TLSRoutes {
+		routes = append(routes, TLSRouteOf(&in.TLSRoutes[i]))
+	}
+	for i := range in.TCPRoutes {
+		routes = append(routes, TCPRouteOf(&in.TCPRoutes[i]))
+	}
+	for i := range in.UDPRoutes {
+		routes = append(routes, UDPRouteOf(&in.UDPRoutes[i]))
+	}
+	return build(gws, lsets, routes, classes, in.NamespaceLabels)
 }
 
 // Compact builds g anew from its objects: the same graph, without the removed paths an updated
@@ -34,6 +45,11 @@ func (g *Graph) Compact() *Graph {
 	gws := make([]*gwv1.Gateway, 0, g.gateways.len())
 	g.gateways.each(func(_ Key, gw *gwv1.Gateway) bool {
 		gws = append(gws, gw)
+		return true
+	})
+	lsets := make([]*gwv1.ListenerSet, 0, g.lsets.len())
+	g.lsets.each(func(_ Key, ls *gwv1.ListenerSet) bool {
+		lsets = append(lsets, ls)
 		return true
 	})
 	routes := make([]*Route, 0, g.routes.len())
@@ -51,14 +67,34 @@ func (g *Graph) Compact() *Graph {
 		ns[n] = l
 		return true
 	})
-	return build(gws, routes, classes, ns)
+	return build(gws, lsets, routes, classes, ns)
 }
 
-// build is Build over Gateways, routes, GatewayClass names and namespace labels.
-func build(gateways []*gwv1.Gateway, routes []*Route, classes []string, nsLabels map[string]map[string]string) *Graph {
+// build is Build over Gateways, ListenerSets, routes, GatewayClass names and namespace labels.
+func build(gateways []*gwv1.Gateway, lsets []*gwv1.ListenerSet, routes []*Route, classes []string, nsLabels map[string]map[string]string) *Graph {
 	e := newEditor(&Graph{line: &lineage{}})
 	for _, gw := range gateways {
 		e.gateways.set(Key{gw.Namespace, gw.Name}, gw)
+	}
+	slices.SortFunc(lsets, func(a, b *gwv1.ListenerSet) int { return Key{a.Namespace, a.Name}.Compare(Key{b.Namespace, b.Name}) })
+	gwLsets := map[Key][]Key{}
+	nsLsets := map[string][]Key{}
+	for _, ls := range lsets {
+		k := Key{ls.Namespace, ls.Name}
+		if _, dup := e.lsets.get(k); dup {
+			continue
+		}
+		e.lsets.set(k, ls)
+		if pk, ok := lsParentKey(ls); ok {
+			gwLsets[pk] = append(gwLsets[pk], k)
+		}
+		nsLsets[k.Namespace] = append(nsLsets[k.Namespace], k)
+	}
+	for k, ls := range gwLsets {
+		e.gwLsets.set(k, ls)
+	}
+	for ns, ls := range nsLsets {
+		e.nsLsets.set(ns, ls)
 	}
 	for _, c := range classes {
 		e.classes.set(c, true)
@@ -67,7 +103,7 @@ func build(gateways []*gwv1.Gateway, routes []*Route, classes []string, nsLabels
 		e.nsLabels.set(ns, l)
 	}
 	slices.SortFunc(routes, routeCompare)
-	refs := map[Key][]Target{}
+	refs := map[Target][]Target{}
 	byNS := map[string][]Target{}
 	var unattached []Target
 	for _, r := range routes {
@@ -106,6 +142,10 @@ func build(gateways []*gwv1.Gateway, routes []*Route, classes []string, nsLabels
 	slices.SortFunc(keys, Key.Compare)
 	for _, k := range keys {
 		e.listenerPaths(k)
+		ls, _ := e.gwLsets.get(k)
+		for _, l := range ls {
+			e.lsListenerPaths(l)
+		}
 	}
 	for _, c := range classes {
 		e.id(Target{Kind: "GatewayClass", Name: c})
@@ -121,7 +161,7 @@ func HTTPRouteOf(r *gwv1.HTTPRoute) *Route {
 	for j := range r.Spec.Rules {
 		names[j] = r.Spec.Rules[j].Name
 	}
-	return newRoute("HTTPRoute", r.Namespace, r.Name, r.Spec.ParentRefs, names)
+	return newRoute("HTTPRoute", r.Namespace, r.Name, r.Spec.ParentRefs, names, r.Spec.Hostnames)
 }
 
 // GRPCRouteOf is a GRPCRoute as far as attachment goes.
@@ -130,7 +170,34 @@ func GRPCRouteOf(r *gwv1.GRPCRoute) *Route {
 	for j := range r.Spec.Rules {
 		names[j] = r.Spec.Rules[j].Name
 	}
-	return newRoute("GRPCRoute", r.Namespace, r.Name, r.Spec.ParentRefs, names)
+	return newRoute("GRPCRoute", r.Namespace, r.Name, r.Spec.ParentRefs, names, r.Spec.Hostnames)
+}
+
+// TLSRouteOf is a TLSRoute as far as attachment goes.
+func TLSRouteOf(r *gwv1.TLSRoute) *Route {
+	names := make([]*gwv1.SectionName, len(r.Spec.Rules))
+	for j := range r.Spec.Rules {
+		names[j] = r.Spec.Rules[j].Name
+	}
+	return newRoute("TLSRoute", r.Namespace, r.Name, r.Spec.ParentRefs, names, r.Spec.Hostnames)
+}
+
+// TCPRouteOf is a TCPRoute as far as attachment goes.
+func TCPRouteOf(r *gwv1.TCPRoute) *Route {
+	names := make([]*gwv1.SectionName, len(r.Spec.Rules))
+	for j := range r.Spec.Rules {
+		names[j] = r.Spec.Rules[j].Name
+	}
+	return newRoute("TCPRoute", r.Namespace, r.Name, r.Spec.ParentRefs, names, nil)
+}
+
+// UDPRouteOf is a UDPRoute as far as attachment goes.
+func UDPRouteOf(r *gwv1.UDPRoute) *Route {
+	names := make([]*gwv1.SectionName, len(r.Spec.Rules))
+	for j := range r.Spec.Rules {
+		names[j] = r.Spec.Rules[j].Name
+	}
+	return newRoute("UDPRoute", r.Namespace, r.Name, r.Spec.ParentRefs, names, nil)
 }
 
 func (r *Route) target() Target {
@@ -142,12 +209,15 @@ func (r *Route) target() Target {
 type editor struct {
 	g          *Graph
 	gateways   *pmapEdit[Key, *gwv1.Gateway]
+	lsets      *pmapEdit[Key, *gwv1.ListenerSet]
 	routes     *pmapEdit[Target, *Route]
 	unattached *pmapEdit[Target, bool]
 	classes    *pmapEdit[string, bool]
 	nsLabels   *pmapEdit[string, map[string]string]
-	refs       *pmapEdit[Key, []Target]
+	refs       *pmapEdit[Target, []Target]
 	nsRoutes   *pmapEdit[string, []Target]
+	gwLsets    *pmapEdit[Key, []Key]
+	nsLsets    *pmapEdit[string, []Key]
 	targetIDs  *pmapEdit[Target, int32]
 	placeIDs   *pmapEdit[placeKey, place]
 	paths      *pvecEdit[plist]
@@ -156,10 +226,14 @@ type editor struct {
 	dropped map[int32]map[int]bool
 	// last holds the targets of the path added last at each level with their numbers: the paths of
 	// one route come one after another and share all but the rule, which spares most lookups.
-	last    [5]Target
-	lastIDs [5]int32
-	// gws are the Gateways whose listeners may have gained or lost their last route.
+	last    [MaxTargets]Target
+	lastIDs [MaxTargets]int32
+	// gws and lss are the Gateways and ListenerSets whose listeners may have gained or lost their
+	// last route (or whose listeners changed).
 	gws map[Key]bool
+	lss map[Key]bool
+	// redone are the routes re-attached by this edit.
+	redone map[Target]bool
 }
 
 func newEditor(from *Graph) *editor {
@@ -179,10 +253,11 @@ func newEditor(from *Graph) *editor {
 		g.line = &lineage{paths: -1, targets: -1}
 	}
 	return &editor{
-		g: &g, gateways: g.gateways.edit(), routes: g.routes.edit(), unattached: g.unattached.edit(),
+		g: &g, gateways: g.gateways.edit(), lsets: g.lsets.edit(), routes: g.routes.edit(), unattached: g.unattached.edit(),
 		classes: g.classes.edit(), nsLabels: g.nsLabels.edit(), refs: g.refs.edit(), nsRoutes: g.nsRoutes.edit(),
+		gwLsets: g.gwLsets.edit(), nsLsets: g.nsLsets.edit(),
 		targetIDs: g.targetIDs.edit(), placeIDs: g.placeIDs.edit(), paths: g.paths.edit(),
-		added: map[int32][]int{}, dropped: map[int32]map[int]bool{}, gws: map[Key]bool{},
+		added: map[int32][]int{}, dropped: map[int32]map[int]bool{}, gws: map[Key]bool{}, lss: map[Key]bool{}, redone: map[Target]bool{},
 	}
 }
 
@@ -191,6 +266,7 @@ func (e *editor) done() *Graph {
 	e.flush()
 	g := e.g
 	g.gateways, g.routes, g.unattached, g.classes = e.gateways.done(), e.routes.done(), e.unattached.done(), e.classes.done()
+	g.lsets, g.gwLsets, g.nsLsets = e.lsets.done(), e.gwLsets.done(), e.nsLsets.done()
 	g.nsLabels, g.refs, g.nsRoutes = e.nsLabels.done(), e.refs.done(), e.nsRoutes.done()
 	g.targetIDs, g.placeIDs, g.paths = e.targetIDs.done(), e.placeIDs.done(), e.paths.done()
 	g.line.mu.Lock()
@@ -218,7 +294,7 @@ func (e *editor) addPath(p Path, seq int) {
 	g.Paths = append(g.Paths, p)
 	g.seqs = append(g.seqs, int32(seq))
 	ts, n := p.LevelTargets()
-	var ids [5]int32
+	var ids [MaxTargets]int32
 	for j := 0; j < n; j++ {
 		t := ts[j].Target
 		if t == e.last[j] {
@@ -244,11 +320,7 @@ func (e *editor) addPath(p Path, seq int) {
 // dropPath takes path i out of the indexes (it stays in Paths).
 func (e *editor) dropPath(i int) {
 	p := &e.g.Paths[i]
-	n := 3
-	if p.RouteKind != "" {
-		n = 5
-	}
-	for _, id := range e.g.pathIDs[i][:n] {
+	for _, id := range e.g.pathIDs[i][:p.Depth()] {
 		d := e.dropped[id]
 		if d == nil {
 			d = map[int]bool{}
@@ -268,7 +340,7 @@ func (e *editor) dropPath(i int) {
 
 func placeOf(p Path) placeKey {
 	if p.RouteKind == "" {
-		return placeKey{gateway: p.Gateway, listener: p.Listener}
+		return placeKey{gateway: p.Gateway, listenerSet: p.ListenerSet, listener: p.Listener}
 	}
 	return placeKey{route: p.Route}
 }
@@ -295,119 +367,4 @@ func (e *editor) merge(id int32) {
 		slices.SortFunc(add, cmp)
 	}
 	e.paths.set(int(id), e.paths.get(int(id)).with(add, e.dropped[id], cmp))
-}
-
-// routePaths computes the paths of route r over the Gateways and namespace labels of the edit, in
-// parentRef, listener and rule order.
-func (e *editor) routePaths(r *Route) []Path {
-	var out []Path
-	for _, pr := range r.Parents {
-		key, gw, listeners := e.parentListeners(r, pr)
-		for _, l := range listeners {
-			for _, rule := range r.Rules {
-				out = append(out, Path{Class: string(gw.Spec.GatewayClassName), Gateway: key, Listener: l, RouteKind: r.Kind, Route: r.Key, Rule: rule})
-			}
-		}
-	}
-	return out
-}
-
-// parentKey is the Gateway a parentRef of r names; false for a parent of another kind.
-func parentKey(r *Route, pr gwv1.ParentReference) (Key, bool) {
-	if pr.Group != nil && string(*pr.Group) != Group {
-		return Key{}, false
-	}
-	if pr.Kind != nil && string(*pr.Kind) != "Gateway" {
-		return Key{}, false
-	}
-	ns := r.Key.Namespace
-	if pr.Namespace != nil && *pr.Namespace != "" {
-		ns = string(*pr.Namespace)
-	}
-	return Key{ns, string(pr.Name)}, true
-}
-
-// parentKeys lists the Gateways the parentRefs of r name, without repeats.
-func parentKeys(r *Route) []Key {
-	var out []Key
-	for _, pr := range r.Parents {
-		if k, ok := parentKey(r, pr); ok && !slices.Contains(out, k) {
-			out = append(out, k)
-		}
-	}
-	return out
-}
-
-// parentListeners resolves one parentRef of a route to the Gateway and the listeners it attaches to.
-func (e *editor) parentListeners(r *Route, pr gwv1.ParentReference) (Key, *gwv1.Gateway, []string) {
-	key, ok := parentKey(r, pr)
-	if !ok {
-		return Key{}, nil, nil
-	}
-	gw, ok := e.gateways.get(key)
-	if !ok {
-		return key, nil, nil
-	}
-	matches := func(sel *metav1.LabelSelector) bool {
-		ls, err := metav1.LabelSelectorAsSelector(sel)
-		nsl, _ := e.nsLabels.get(r.Key.Namespace)
-		return err == nil && ls.Matches(labels.Set(nsl))
-	}
-	var out []string
-	for _, l := range gw.Spec.Listeners {
-		if SelectsListener(pr, l) && Admits(l, gw.Namespace, r.Kind, r.Key.Namespace, matches) {
-			out = append(out, string(l.Name))
-		}
-	}
-	return key, gw, out
-}
-
-// listenerPaths brings the paths of Gateway k's listeners without routes up to date (after a flush
-// of the route paths): one for each listener that no route attaches to.
-func (e *editor) listenerPaths(k Key) {
-	type seqPath struct {
-		p   Path
-		seq int
-	}
-	var want []seqPath
-	gt := Target{Kind: "Gateway", Namespace: k.Namespace, Name: k.Name}
-	if gw, ok := e.gateways.get(k); ok {
-		e.id(gt)
-		for i, l := range gw.Spec.Listeners {
-			lt := gt
-			lt.Section = string(l.Name)
-			id := e.id(lt)
-			if first, ok := e.paths.get(int(id)).first(); ok && e.g.Paths[first].RouteKind != "" {
-				continue // a route attaches here (route paths come first)
-			}
-			want = append(want, seqPath{Path{Class: string(gw.Spec.GatewayClassName), Gateway: k, Listener: string(l.Name)}, i})
-		}
-	}
-	var have []int
-	if id, ok := e.targetIDs.get(gt); ok {
-		for _, i := range e.paths.get(int(id)).flat() {
-			if e.g.Paths[i].RouteKind == "" {
-				have = append(have, i)
-			}
-		}
-	}
-	if len(have) == len(want) {
-		same := true
-		for n, w := range want {
-			if e.g.Paths[have[n]] != w.p || int(e.g.seqs[have[n]]) != w.seq {
-				same = false
-				break
-			}
-		}
-		if same {
-			return
-		}
-	}
-	for _, i := range have {
-		e.dropPath(i)
-	}
-	for _, w := range want {
-		e.addPath(w.p, w.seq)
-	}
-	e.flush()
 }

@@ -18,13 +18,14 @@ type Level int
 const (
 	LevelGatewayClass Level = iota
 	LevelGateway
+	LevelListenerSet
 	LevelListener
 	LevelRoute
 	LevelRule
 )
 
 func (l Level) String() string {
-	return [...]string{"gatewayclass", "gateway", "listener", "route", "rule"}[l]
+	return [...]string{"gatewayclass", "gateway", "listenerset", "listener", "route", "rule"}[l]
 }
 
 // Key is a namespaced name.
@@ -75,8 +76,8 @@ func (k Key) strByte(i int) byte {
 	return k.Name[i-len(k.Namespace)-1]
 }
 
-// Target identifies something a policy can target (kind is HTTPRoute, GRPCRoute, Gateway or
-// GatewayClass, all of the Gateway API group); Section is a listener or route rule name.
+// Target identifies something a policy can target (kind is GatewayClass, Gateway, ListenerSet or a
+// route kind, all of the Gateway API group); Section is a listener or route rule name.
 type Target struct {
 	Kind      string
 	Namespace string
@@ -93,15 +94,20 @@ func (t Target) String() string {
 }
 
 // Path is one (gateway, listener, route, rule) through the graph; Route and Rule are empty for a
-// listener that no route attaches to.
+// listener that no route attaches to. ListenerSet is set when the listener is one of a ListenerSet
+// attached to the Gateway (Listener is then that ListenerSet's listener).
 type Path struct {
-	Class     string
-	Gateway   Key
-	Listener  string
-	RouteKind string
-	Route     Key
-	Rule      string
+	Class       string
+	Gateway     Key
+	ListenerSet Key
+	Listener    string
+	RouteKind   string
+	Route       Key
+	Rule        string
 }
+
+// MaxTargets is the most level targets a path has: class, Gateway, ListenerSet, listener, route, rule.
+const MaxTargets = 6
 
 // Targets lists what a policy may target to reach this path, least specific first, with its level.
 func (p Path) Targets() []LeveledTarget {
@@ -109,18 +115,57 @@ func (p Path) Targets() []LeveledTarget {
 	return ts[:n:n]
 }
 
+// Depth is the number of level targets of the path: 3 for a Gateway listener's own path, one more
+// through a ListenerSet, two more for a route rule.
+func (p Path) Depth() int {
+	n := 3
+	if p.ListenerSet.Name != "" {
+		n++
+	}
+	if p.RouteKind != "" {
+		n += 2
+	}
+	return n
+}
+
+// Levels is the level of each of the path's level targets (the first n entries, n as Depth).
+func (p Path) Levels() (ls [MaxTargets]Level, n int) {
+	ls[0], ls[1] = LevelGatewayClass, LevelGateway
+	n = 2
+	if p.ListenerSet.Name != "" {
+		ls[n] = LevelListenerSet
+		n++
+	}
+	ls[n] = LevelListener
+	n++
+	if p.RouteKind != "" {
+		ls[n], ls[n+1] = LevelRoute, LevelRule
+		n += 2
+	}
+	return ls, n
+}
+
 // LevelTargets is Targets without an allocation: the first n entries of the array are the targets
-// (3 for a Gateway listener path, 5 for a route rule path).
-func (p Path) LevelTargets() (ts [5]LeveledTarget, n int) {
+// (3 for a Gateway listener path, 5 for a route rule path, one more each through a ListenerSet).
+// The listener of a ListenerSet is the ListenerSet with the listener as section.
+func (p Path) LevelTargets() (ts [MaxTargets]LeveledTarget, n int) {
 	ts[0] = LeveledTarget{LevelGatewayClass, Target{Kind: "GatewayClass", Name: p.Class}}
 	ts[1] = LeveledTarget{LevelGateway, Target{Kind: "Gateway", Namespace: p.Gateway.Namespace, Name: p.Gateway.Name}}
-	ts[2] = LeveledTarget{LevelListener, Target{Kind: "Gateway", Namespace: p.Gateway.Namespace, Name: p.Gateway.Name, Section: p.Listener}}
-	if p.RouteKind == "" {
-		return ts, 3
+	n = 2
+	if p.ListenerSet.Name != "" {
+		ts[2] = LeveledTarget{LevelListenerSet, Target{Kind: "ListenerSet", Namespace: p.ListenerSet.Namespace, Name: p.ListenerSet.Name}}
+		ts[3] = LeveledTarget{LevelListener, Target{Kind: "ListenerSet", Namespace: p.ListenerSet.Namespace, Name: p.ListenerSet.Name, Section: p.Listener}}
+		n = 4
+	} else {
+		ts[2] = LeveledTarget{LevelListener, Target{Kind: "Gateway", Namespace: p.Gateway.Namespace, Name: p.Gateway.Name, Section: p.Listener}}
+		n = 3
 	}
-	ts[3] = LeveledTarget{LevelRoute, Target{Kind: p.RouteKind, Namespace: p.Route.Namespace, Name: p.Route.Name}}
-	ts[4] = LeveledTarget{LevelRule, Target{Kind: p.RouteKind, Namespace: p.Route.Namespace, Name: p.Route.Name, Section: p.Rule}}
-	return ts, 5
+	if p.RouteKind == "" {
+		return ts, n
+	}
+	ts[n] = LeveledTarget{LevelRoute, Target{Kind: p.RouteKind, Namespace: p.Route.Namespace, Name: p.Route.Name}}
+	ts[n+1] = LeveledTarget{LevelRule, Target{Kind: p.RouteKind, Namespace: p.Route.Namespace, Name: p.Route.Name, Section: p.Rule}}
+	return ts, n + 2
 }
 
 // LeveledTarget is a target and its level in the hierarchy.
@@ -129,7 +174,7 @@ type LeveledTarget struct {
 	Target Target
 }
 
-// Route is an HTTPRoute or GRPCRoute as far as attachment goes.
+// Route is a route (HTTPRoute, GRPCRoute, TLSRoute, TCPRoute or UDPRoute) as far as attachment goes.
 type Route struct {
 	Kind    string
 	Key     Key
@@ -137,6 +182,8 @@ type Route struct {
 	// Rules are the rule names, in order; unnamed rules get "rule-<index>" and are listed in Unnamed.
 	Rules   []string
 	Unnamed []string
+	// Hostnames are the route's hostnames (HTTPRoute, GRPCRoute, TLSRoute), for listener hostnames.
+	Hostnames []string
 }
 
 // Input is what the graph is built from.
@@ -145,12 +192,19 @@ type Input struct {
 	Gateways       []gwv1.Gateway
 	HTTPRoutes     []gwv1.HTTPRoute
 	GRPCRoutes     []gwv1.GRPCRoute
+	ListenerSets   []gwv1.ListenerSet
+	TLSRoutes      []gwv1.TLSRoute
+	TCPRoutes      []gwv1.TCPRoute
+	UDPRoutes      []gwv1.UDPRoute
 	// NamespaceLabels holds the labels of known namespaces, for allowedRoutes selectors.
 	NamespaceLabels map[string]map[string]string
 }
 
-func newRoute(kind, ns, name string, parents []gwv1.ParentReference, ruleNames []*gwv1.SectionName) *Route {
+func newRoute(kind, ns, name string, parents []gwv1.ParentReference, ruleNames []*gwv1.SectionName, hostnames []gwv1.Hostname) *Route {
 	r := &Route{Kind: kind, Key: Key{ns, name}, Parents: parents}
+	for _, h := range hostnames {
+		r.Hostnames = append(r.Hostnames, string(h))
+	}
 	for i, n := range ruleNames {
 		if n != nil && *n != "" {
 			r.Rules = append(r.Rules, string(*n))
@@ -183,6 +237,36 @@ func SelectsListener(pr gwv1.ParentReference, l gwv1.Listener) bool {
 	return pr.Port == nil || *pr.Port == l.Port
 }
 
+// HostnamesIntersect reports whether a listener hostname (nil or empty: any) admits a route with
+// hostnames (none: any): some route hostname equals it, or one is a wildcard (`*.` and a suffix of
+// one or more labels) that covers the other, or both are wildcards one of whose suffixes covers
+// the other's.
+func HostnamesIntersect(listener *gwv1.Hostname, route []string) bool {
+	if listener == nil || *listener == "" || len(route) == 0 {
+		return true
+	}
+	l := string(*listener)
+	for _, h := range route {
+		if h == l || covers(l, h) || covers(h, l) {
+			return true
+		}
+	}
+	return false
+}
+
+// covers reports whether wildcard w (`*.suffix`) covers hostname h: h ends in `.suffix` after one
+// or more labels (h may itself be a narrower wildcard).
+func covers(w, h string) bool {
+	suffix, ok := strings.CutPrefix(w, "*")
+	return ok && strings.HasPrefix(suffix, ".") && len(h) > len(suffix) && strings.HasSuffix(h, suffix)
+}
+
+// ListenerOf is a ListenerSet's listener entry as a Gateway listener, for SelectsListener and Admits
+// (allowedRoutes namespace Same then means the ListenerSet's namespace).
+func ListenerOf(le gwv1.ListenerEntry) gwv1.Listener {
+	return gwv1.Listener{Name: le.Name, Hostname: le.Hostname, Port: le.Port, Protocol: le.Protocol, AllowedRoutes: le.AllowedRoutes}
+}
+
 // Admits reports whether listener l of a Gateway in gwNS accepts a route of kind from routeNS
 // (allowedRoutes kinds and namespaces). selectorMatches decides a Selector for routeNS: the graph
 // matches namespace labels; a caller that does not know them may assume a match.
@@ -202,6 +286,12 @@ func allowsKind(l gwv1.Listener, kind string) bool {
 	switch l.Protocol {
 	case gwv1.HTTPProtocolType, gwv1.HTTPSProtocolType, "":
 		return kind == "HTTPRoute" || kind == "GRPCRoute"
+	case gwv1.TLSProtocolType:
+		return kind == "TLSRoute"
+	case gwv1.TCPProtocolType:
+		return kind == "TCPRoute"
+	case gwv1.UDPProtocolType:
+		return kind == "UDPRoute"
 	}
 	return false
 }

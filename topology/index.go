@@ -25,14 +25,19 @@ type Graph struct {
 	Unattached []Target
 
 	gateways   pmap[Key, *gwv1.Gateway]
+	lsets      pmap[Key, *gwv1.ListenerSet]
 	routes     pmap[Target, *Route] // keyed by Kind/Namespace/Name (no section)
 	unattached pmap[Target, bool]   // Unattached as a set
 	classes    pmap[string, bool]   // GatewayClass objects
 	nsLabels   pmap[string, map[string]string]
-	// refs lists, by Gateway, the routes whose parentRefs name it (whether it exists or not);
-	// nsRoutes the routes of each namespace: what an update of a Gateway or a namespace re-attaches.
-	refs     pmap[Key, []Target]
+	// refs lists, by parent (a Gateway or ListenerSet target, no section), the routes whose
+	// parentRefs name it (whether it exists or not); nsRoutes the routes of each namespace: what an
+	// update of a parent or a namespace re-attaches. gwLsets lists by Gateway the ListenerSets whose
+	// parentRef names it, nsLsets the ListenerSets of each namespace (allowedListeners selectors).
+	refs     pmap[Target, []Target]
 	nsRoutes pmap[string, []Target]
+	gwLsets  pmap[Key, []Key]
+	nsLsets  pmap[string, []Key]
 
 	// targetIDs numbers every target met (targets[id] is the target of number id); paths lists by
 	// number the paths beneath each, in path order. pathIDs[i] holds the numbers of the targets of
@@ -42,7 +47,7 @@ type Graph struct {
 	targetIDs pmap[Target, int32]
 	targets   []Target
 	paths     pvec[plist]
-	pathIDs   [][5]int32
+	pathIDs   [][MaxTargets]int32
 	seqs      []int32
 	places    []int32
 	placeIDs  pmap[placeKey, place]
@@ -51,11 +56,12 @@ type Graph struct {
 }
 
 // placeKey is what a path is about: a route (whatever its kind, rule or listener) or, for a path
-// without a route, a Gateway listener.
+// without a route, a Gateway or ListenerSet listener.
 type placeKey struct {
-	route    Key
-	gateway  Key
-	listener string
+	route       Key
+	gateway     Key
+	listenerSet Key
+	listener    string
 }
 
 // place is the number of a place (a path of it) and how many live paths it has.
@@ -102,7 +108,17 @@ func (g *Graph) Exists(t Target) bool {
 				return true
 			}
 		}
-	case "HTTPRoute", "GRPCRoute":
+	case "ListenerSet":
+		ls, ok := g.lsets.get(Key{t.Namespace, t.Name})
+		if !ok || t.Section == "" {
+			return ok
+		}
+		for _, l := range ls.Spec.Listeners {
+			if string(l.Name) == t.Section {
+				return true
+			}
+		}
+	case "HTTPRoute", "GRPCRoute", "TLSRoute", "TCPRoute", "UDPRoute":
 		r, ok := g.routes.get(Target{Kind: t.Kind, Namespace: t.Namespace, Name: t.Name})
 		if !ok || t.Section == "" {
 			return ok
@@ -114,6 +130,20 @@ func (g *Graph) Exists(t Target) bool {
 
 // Gateway returns the Gateway with key k.
 func (g *Graph) Gateway(k Key) (*gwv1.Gateway, bool) { return g.gateways.get(k) }
+
+// ListenerSet returns the ListenerSet with key k.
+func (g *Graph) ListenerSet(k Key) (*gwv1.ListenerSet, bool) { return g.lsets.get(k) }
+
+// ListenerSetKeys lists the keys of every ListenerSet, sorted.
+func (g *Graph) ListenerSetKeys() []Key {
+	out := make([]Key, 0, g.lsets.len())
+	g.lsets.each(func(k Key, _ *gwv1.ListenerSet) bool {
+		out = append(out, k)
+		return true
+	})
+	slices.SortFunc(out, Key.Compare)
+	return out
+}
 
 // GatewayKeys lists the keys of every Gateway, sorted.
 func (g *Graph) GatewayKeys() []Key {
@@ -173,7 +203,7 @@ func (g *Graph) TargetOfID(id int32) Target { return g.targets[id] }
 
 // PathTargetIDs returns the numbers of the targets of path i, in the order of its LevelTargets
 // (the first n entries count, n as LevelTargets returns it).
-func (g *Graph) PathTargetIDs(i int) [5]int32 { return g.pathIDs[i] }
+func (g *Graph) PathTargetIDs(i int) [MaxTargets]int32 { return g.pathIDs[i] }
 
 // Extends reports whether g is old or a later version of it made by updates, so the target numbers
 // of old mean the same in g (and numbers from old.TargetIDs() on are new).
@@ -183,7 +213,8 @@ func (g *Graph) Extends(old *Graph) bool {
 
 // ComparePaths orders paths i and j as a build numbers them: the paths of routes first, by route
 // (namespace/name, then kind) and within a route in parentRef, listener and rule order; then the
-// listeners without routes, by Gateway and listener order.
+// listeners without routes, by Gateway, then the Gateway's own before its ListenerSets' (by
+// ListenerSet), and listener order.
 func (g *Graph) ComparePaths(i, j int) int {
 	if i == j {
 		return 0
@@ -204,6 +235,9 @@ func (g *Graph) ComparePaths(i, j int) int {
 		}
 	default:
 		if c := a.Gateway.Compare(b.Gateway); c != 0 {
+			return c
+		}
+		if c := a.ListenerSet.Compare(b.ListenerSet); c != 0 {
 			return c
 		}
 	}
@@ -255,10 +289,7 @@ func (g *Graph) Live(i int) bool {
 	if g.live == len(g.Paths) {
 		return true
 	}
-	n := 3
-	if g.Paths[i].RouteKind != "" {
-		n = 5
-	}
+	n := g.Paths[i].Depth()
 	return g.paths.get(int(g.pathIDs[i][n-1])).contains(i, g.ComparePaths)
 }
 

@@ -32,16 +32,112 @@ func (g *Graph) DeleteGateway(k Key) *Graph {
 	return e.gatewayChanged(k)
 }
 
-// gatewayChanged re-attaches the routes that name Gateway k and redoes its listeners' paths.
+// gatewayChanged re-attaches the routes that name Gateway k or a ListenerSet that names it, and
+// redoes their listeners' paths.
 func (e *editor) gatewayChanged(k Key) *Graph {
-	refs, _ := e.refs.get(k)
+	e.reattach(Target{Kind: "Gateway", Namespace: k.Namespace, Name: k.Name})
+	e.gws[k] = true
+	lss, _ := e.gwLsets.get(k)
+	for _, l := range lss {
+		e.listenerSetChanged(l)
+	}
+	return e.finish()
+}
+
+// reattach re-attaches the routes whose parentRefs name parent.
+func (e *editor) reattach(parent Target) {
+	refs, _ := e.refs.get(parent)
 	for _, rt := range refs {
-		if r, ok := e.routes.get(rt); ok {
-			e.attach(r, r)
+		e.reattachRoute(rt)
+	}
+}
+
+// reattachRoute re-attaches route rt, once per edit (its lists of paths are written at flush: a
+// second attach would see the paths the first one replaced).
+func (e *editor) reattachRoute(rt Target) {
+	if e.redone[rt] {
+		return
+	}
+	if r, ok := e.routes.get(rt); ok {
+		e.redone[rt] = true
+		e.attach(r, r)
+	}
+}
+
+// listenerSetChanged re-attaches the routes that name ListenerSet k and marks its listeners.
+func (e *editor) listenerSetChanged(k Key) {
+	e.reattach(Target{Kind: "ListenerSet", Namespace: k.Namespace, Name: k.Name})
+	e.lss[k] = true
+}
+
+// SetListenerSet returns g with ListenerSet ls created or replaced.
+func (g *Graph) SetListenerSet(ls *gwv1.ListenerSet) *Graph {
+	e := newEditor(g)
+	k := Key{ls.Namespace, ls.Name}
+	old, had := e.lsets.get(k)
+	if !had {
+		l, _ := e.nsLsets.get(k.Namespace)
+		e.nsLsets.set(k.Namespace, append(slices.Clip(l), k))
+	}
+	e.reparent(k, old, ls)
+	e.lsets.set(k, ls)
+	e.listenerSetChanged(k)
+	return e.finish()
+}
+
+// DeleteListenerSet returns g without ListenerSet k.
+func (g *Graph) DeleteListenerSet(k Key) *Graph {
+	old, had := g.lsets.get(k)
+	if !had {
+		return g
+	}
+	e := newEditor(g)
+	e.reparent(k, old, nil)
+	if l, _ := e.nsLsets.get(k.Namespace); len(l) <= 1 {
+		e.nsLsets.del(k.Namespace)
+	} else {
+		e.nsLsets.set(k.Namespace, withoutKey(l, k))
+	}
+	e.lsets.del(k)
+	e.listenerSetChanged(k)
+	return e.finish()
+}
+
+// reparent moves ListenerSet k in the index of Gateways, from old's parent to cur's (nil: none).
+func (e *editor) reparent(k Key, old, cur *gwv1.ListenerSet) {
+	var was, is Key
+	var hadWas, hasIs bool
+	if old != nil {
+		was, hadWas = lsParentKey(old)
+	}
+	if cur != nil {
+		is, hasIs = lsParentKey(cur)
+	}
+	if hadWas == hasIs && was == is {
+		return
+	}
+	if hadWas {
+		if l, _ := e.gwLsets.get(was); len(withoutKey(l, k)) == 0 {
+			e.gwLsets.del(was)
+		} else {
+			e.gwLsets.set(was, withoutKey(l, k))
 		}
 	}
-	e.gws[k] = true
-	return e.finish()
+	if hasIs {
+		l, _ := e.gwLsets.get(is)
+		e.gwLsets.set(is, append(slices.Clip(l), k))
+	}
+}
+
+// withoutKey is ks less k, as a new slice.
+func withoutKey(ks []Key, k Key) []Key {
+	out := make([]Key, 0, len(ks))
+	for _, x := range ks {
+		if x != k {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // SetHTTPRoute returns g with HTTPRoute r created or replaced.
@@ -49,6 +145,15 @@ func (g *Graph) SetHTTPRoute(r *gwv1.HTTPRoute) *Graph { return g.setRoute(HTTPR
 
 // SetGRPCRoute returns g with GRPCRoute r created or replaced.
 func (g *Graph) SetGRPCRoute(r *gwv1.GRPCRoute) *Graph { return g.setRoute(GRPCRouteOf(r)) }
+
+// SetTLSRoute returns g with TLSRoute r created or replaced.
+func (g *Graph) SetTLSRoute(r *gwv1.TLSRoute) *Graph { return g.setRoute(TLSRouteOf(r)) }
+
+// SetTCPRoute returns g with TCPRoute r created or replaced.
+func (g *Graph) SetTCPRoute(r *gwv1.TCPRoute) *Graph { return g.setRoute(TCPRouteOf(r)) }
+
+// SetUDPRoute returns g with UDPRoute r created or replaced.
+func (g *Graph) SetUDPRoute(r *gwv1.UDPRoute) *Graph { return g.setRoute(UDPRouteOf(r)) }
 
 func (g *Graph) setRoute(r *Route) *Graph {
 	e := newEditor(g)
@@ -65,7 +170,8 @@ func (g *Graph) setRoute(r *Route) *Graph {
 	return e.finish()
 }
 
-// DeleteRoute returns g without the route of kind (HTTPRoute or GRPCRoute) and key k.
+// DeleteRoute returns g without the route of kind (HTTPRoute, GRPCRoute, TLSRoute, TCPRoute or
+// UDPRoute) and key k.
 func (g *Graph) DeleteRoute(kind string, k Key) *Graph {
 	rt := Target{Kind: kind, Namespace: k.Namespace, Name: k.Name}
 	old, had := g.routes.get(rt)
@@ -108,9 +214,12 @@ func (g *Graph) DeleteNamespace(ns string) *Graph {
 func (e *editor) namespaceChanged(ns string) *Graph {
 	ts, _ := e.nsRoutes.get(ns)
 	for _, rt := range ts {
-		if r, ok := e.routes.get(rt); ok {
-			e.attach(r, r)
-		}
+		e.reattachRoute(rt)
+	}
+	// The ListenerSets of ns: a Gateway's allowedListeners selector may now take or leave them.
+	lss, _ := e.nsLsets.get(ns)
+	for _, l := range lss {
+		e.listenerSetChanged(l)
 	}
 	return e.finish()
 }
@@ -136,12 +245,15 @@ func (g *Graph) DeleteGatewayClass(name string) *Graph {
 	return e.done()
 }
 
-// finish redoes the listeners' paths of the Gateways whose routes changed, and returns the version.
+// finish redoes the listeners' paths of the Gateways and ListenerSets whose routes changed, and
+// returns the version.
 func (e *editor) finish() *Graph {
 	e.flush()
-	keys := slices.SortedFunc(maps.Keys(e.gws), Key.Compare)
-	for _, k := range keys {
+	for _, k := range slices.SortedFunc(maps.Keys(e.gws), Key.Compare) {
 		e.listenerPaths(k)
+	}
+	for _, k := range slices.SortedFunc(maps.Keys(e.lss), Key.Compare) {
+		e.lsListenerPaths(k)
 	}
 	return e.done()
 }
@@ -149,7 +261,7 @@ func (e *editor) finish() *Graph {
 // reref moves route rt in the index of the Gateways its parentRefs name, from old's to cur's (nil
 // for none).
 func (e *editor) reref(rt Target, old, cur *Route) {
-	var was, is []Key
+	var was, is []Target
 	if old != nil {
 		was = parentKeys(old)
 	}
@@ -208,11 +320,11 @@ func (e *editor) attach(old, cur *Route) {
 	if !same {
 		for _, i := range have {
 			e.dropPath(i)
-			e.gws[e.g.Paths[i].Gateway] = true
+			e.touch(&e.g.Paths[i])
 		}
 		for j, p := range want {
 			e.addPath(p, j)
-			e.gws[p.Gateway] = true
+			e.touch(&p)
 		}
 	}
 	_, was := e.unattached.get(rt)
@@ -228,5 +340,14 @@ func (e *editor) attach(old, cur *Route) {
 		if len(e.g.Unattached) == 0 {
 			e.g.Unattached = nil
 		}
+	}
+}
+
+// touch marks the owner of path p's listener (a Gateway or a ListenerSet) for finish.
+func (e *editor) touch(p *Path) {
+	if p.ListenerSet.Name != "" {
+		e.lss[p.ListenerSet] = true
+	} else {
+		e.gws[p.Gateway] = true
 	}
 }

@@ -19,6 +19,11 @@ type objects struct {
 	http     map[topology.Key]*gwv1.HTTPRoute
 	grpc     map[topology.Key]*gwv1.GRPCRoute
 	ns       map[string]map[string]string
+	// The kinds of a churn with ListenerSets (nil maps otherwise).
+	lsets map[topology.Key]*gwv1.ListenerSet
+	tls   map[topology.Key]*gwv1.TLSRoute
+	tcp   map[topology.Key]*gwv1.TCPRoute
+	udp   map[topology.Key]*gwv1.UDPRoute
 }
 
 func (o *objects) input() topology.Input {
@@ -31,6 +36,18 @@ func (o *objects) input() topology.Input {
 	}
 	for _, r := range o.grpc {
 		in.GRPCRoutes = append(in.GRPCRoutes, *r)
+	}
+	for _, x := range o.lsets {
+		in.ListenerSets = append(in.ListenerSets, *x)
+	}
+	for _, r := range o.tls {
+		in.TLSRoutes = append(in.TLSRoutes, *r)
+	}
+	for _, r := range o.tcp {
+		in.TCPRoutes = append(in.TCPRoutes, *r)
+	}
+	for _, r := range o.udp {
+		in.UDPRoutes = append(in.UDPRoutes, *r)
 	}
 	return in
 }
@@ -60,6 +77,34 @@ func (o *objects) apply(g *topology.Graph, c gen.Change) *topology.Graph {
 		}
 		o.grpc[k] = x
 		return g.SetGRPCRoute(x)
+	case *gwv1.ListenerSet:
+		if c.Delete {
+			delete(o.lsets, k)
+			return g.DeleteListenerSet(k)
+		}
+		o.lsets[k] = x
+		return g.SetListenerSet(x)
+	case *gwv1.TLSRoute:
+		if c.Delete {
+			delete(o.tls, k)
+			return g.DeleteRoute("TLSRoute", k)
+		}
+		o.tls[k] = x
+		return g.SetTLSRoute(x)
+	case *gwv1.TCPRoute:
+		if c.Delete {
+			delete(o.tcp, k)
+			return g.DeleteRoute("TCPRoute", k)
+		}
+		o.tcp[k] = x
+		return g.SetTCPRoute(x)
+	case *gwv1.UDPRoute:
+		if c.Delete {
+			delete(o.udp, k)
+			return g.DeleteRoute("UDPRoute", k)
+		}
+		o.udp[k] = x
+		return g.SetUDPRoute(x)
 	case *metav1.PartialObjectMetadata:
 		if c.Delete {
 			delete(o.ns, k.Name)
@@ -81,7 +126,10 @@ type view struct {
 	Places     map[topology.Path]topology.Path
 }
 
-func viewOf(g *topology.Graph) view {
+func viewOf(g *topology.Graph) view { return viewWith(g, nil) }
+
+// viewWith is viewOf asking also about the extra targets.
+func viewWith(g *topology.Graph, extra []topology.Target) view {
 	v := view{For: map[string][]topology.Path{}, Exists: map[string]bool{}, Places: map[topology.Path]topology.Path{}, Unattached: g.Unattached}
 	idx := g.PathIndexes()
 	for _, i := range idx {
@@ -113,7 +161,7 @@ func viewOf(g *topology.Graph) view {
 			}
 		}
 	}
-	for _, t := range targets {
+	for _, t := range append(targets, extra...) {
 		var ps []topology.Path
 		for _, i := range g.PathsFor(t) {
 			ps = append(ps, g.Paths[i])

@@ -157,7 +157,7 @@ func kindOf(s *effective.Snapshot, p *policy.Policy) string {
 
 func isHighLevel(p *policy.Policy) bool {
 	for _, t := range p.Targets {
-		if t.Kind == "Gateway" || t.Kind == "GatewayClass" {
+		if t.Kind == "Gateway" || t.Kind == "GatewayClass" || t.Kind == "ListenerSet" {
 			return true
 		}
 	}

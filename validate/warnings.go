@@ -299,6 +299,9 @@ func plural(n int) string {
 // describe names a path for warnings: "route shop/cart" (rule and listener only when they matter to
 // a human reading a warning about a rule-level or listener-only path).
 func describe(p *topology.Path) string {
+	if p.RouteKind == "" && p.ListenerSet.Name != "" {
+		return "listenerset " + p.ListenerSet.String() + " listener " + p.Listener
+	}
 	if p.RouteKind == "" {
 		return "gateway " + p.Gateway.String() + " listener " + p.Listener
 	}

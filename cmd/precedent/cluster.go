@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -117,6 +118,11 @@ func loadCluster(ctx context.Context, f *clusterFlags, override *settings.Settin
 		{Group: topology.Group, Version: "v1", Kind: "Gateway"},
 		{Group: topology.Group, Version: "v1", Kind: "HTTPRoute"},
 		{Group: topology.Group, Version: "v1", Kind: "GRPCRoute"},
+		// Optional topology kinds (Gateway API v1.6 standard): left out when not installed.
+		{Group: topology.Group, Version: "v1", Kind: "ListenerSet"},
+		{Group: topology.Group, Version: "v1", Kind: "TLSRoute"},
+		{Group: topology.Group, Version: "v1", Kind: "TCPRoute"},
+		{Group: topology.Group, Version: "v1", Kind: "UDPRoute"},
 		{Version: "v1", Kind: "Namespace"},
 	}
 	for _, k := range reg.Kinds() {
@@ -125,6 +131,9 @@ func loadCluster(ctx context.Context, f *clusterFlags, override *settings.Settin
 	// What the profiles' views read besides (AccessPolicies and Backends, mesh policies and
 	// Dataplanes, ListenerSets and ReferenceGrants), in the version the cluster serves.
 	for _, gk := range profiles.Sources(s) {
+		if slices.ContainsFunc(gvks, func(g schema.GroupVersionKind) bool { return g.GroupKind() == gk }) {
+			continue // listed already (a topology kind)
+		}
 		m, err := c.RESTMapper().RESTMapping(gk)
 		if err != nil {
 			continue // CRD not installed

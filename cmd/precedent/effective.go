@@ -123,11 +123,12 @@ func inNamespace(items []effective.Item, ns string) []effective.Item {
 // parseTarget reads KIND/NAMESPACE/NAME (or gatewayclass/NAME), kind case-insensitive.
 func parseTarget(s string) (topology.Target, error) {
 	parts := strings.Split(s, "/")
-	kinds := map[string]string{"gateway": "Gateway", "httproute": "HTTPRoute", "grpcroute": "GRPCRoute", "gatewayclass": "GatewayClass"}
+	kinds := map[string]string{"gateway": "Gateway", "httproute": "HTTPRoute", "grpcroute": "GRPCRoute", "gatewayclass": "GatewayClass",
+		"listenerset": "ListenerSet", "tlsroute": "TLSRoute", "tcproute": "TCPRoute", "udproute": "UDPRoute"}
 	k, ok := kinds[strings.ToLower(parts[0])]
 	switch {
 	case !ok:
-		return topology.Target{}, fmt.Errorf("--target %q: kind must be one of gateway, httproute, grpcroute, gatewayclass", s)
+		return topology.Target{}, fmt.Errorf("--target %q: kind must be one of gateway, httproute, grpcroute, gatewayclass, listenerset, tlsroute, tcproute, udproute", s)
 	case k == "GatewayClass" && len(parts) == 2:
 		return topology.Target{Kind: k, Name: parts[1]}, nil
 	case len(parts) != 3 || parts[1] == "" || parts[2] == "":

@@ -2,9 +2,7 @@ package envoygateway
 
 import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	engine "github.com/precedent-dev/precedent/envoygateway"
 	"github.com/precedent-dev/precedent/topology"
@@ -35,11 +33,9 @@ func newWorld(graph *topology.Graph, objs []*unstructured.Unstructured, labeled 
 		gk := u.GroupVersionKind().GroupKind()
 		key := topology.Key{Namespace: u.GetNamespace(), Name: u.GetName()}
 		switch {
-		case gk == listenerSetKind:
-			in.ListenerSets = append(in.ListenerSets, listenerSet(u, key))
-			in.Objects = append(in.Objects, engine.Object{Kind: gk.Kind, Key: key, Labels: u.GetLabels()})
-		case gk == tcpRouteKind || gk == udpRouteKind:
-			in.L4Routes = append(in.L4Routes, l4Route(u, gk.Kind, key))
+		case gk == listenerSetKind || gk == tcpRouteKind || gk == udpRouteKind:
+			// Their attachment comes from the graph (the state and the offline input hold them);
+			// here only their labels, for targetSelectors.
 			in.Objects = append(in.Objects, engine.Object{Kind: gk.Kind, Key: key, Labels: u.GetLabels()})
 		case gk == referenceGrantKind:
 			in.ReferenceGrants = append(in.ReferenceGrants, referenceGrant(u))
@@ -57,51 +53,6 @@ func newWorld(graph *topology.Graph, objs []*unstructured.Unstructured, labeled 
 	}
 	w.snap = engine.NewSnapshot(in)
 	return w
-}
-
-// listenerSet reads a ListenerSet's parent Gateway and listener names.
-func listenerSet(u *unstructured.Unstructured, key topology.Key) engine.ListenerSet {
-	ls := engine.ListenerSet{Key: key, Gateway: topology.Key{Namespace: key.Namespace}}
-	if name, _, _ := unstructured.NestedString(u.Object, "spec", "parentRef", "name"); name != "" {
-		ls.Gateway.Name = name
-	}
-	if ns, _, _ := unstructured.NestedString(u.Object, "spec", "parentRef", "namespace"); ns != "" {
-		ls.Gateway.Namespace = ns
-	}
-	listeners, _, _ := unstructured.NestedSlice(u.Object, "spec", "listeners")
-	for _, l := range listeners {
-		if m, ok := l.(map[string]interface{}); ok {
-			if n, ok := m["name"].(string); ok {
-				ls.Listeners = append(ls.Listeners, n)
-			}
-		}
-	}
-	return ls
-}
-
-// l4Route reads a TCPRoute's or UDPRoute's parents and rule names.
-func l4Route(u *unstructured.Unstructured, kind string, key topology.Key) engine.L4Route {
-	r := engine.L4Route{Kind: kind, Key: key}
-	parents, _, _ := unstructured.NestedSlice(u.Object, "spec", "parentRefs")
-	for _, raw := range parents {
-		m, ok := raw.(map[string]interface{})
-		if !ok {
-			continue
-		}
-		var ref gwv1.ParentReference
-		if runtime.DefaultUnstructuredConverter.FromUnstructured(m, &ref) == nil {
-			r.Parents = append(r.Parents, ref)
-		}
-	}
-	rules, _, _ := unstructured.NestedSlice(u.Object, "spec", "rules")
-	for _, raw := range rules {
-		name := ""
-		if m, ok := raw.(map[string]interface{}); ok {
-			name, _ = m["name"].(string)
-		}
-		r.Rules = append(r.Rules, name)
-	}
-	return r
 }
 
 // referenceGrant reads a ReferenceGrant's from and to lists.

@@ -3,6 +3,7 @@ package deploy
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -39,6 +40,8 @@ type Load struct {
 	Rate, Workers int
 	// Timeout bounds one write (the webhooks' own timeout is 5 s).
 	Timeout time.Duration
+	// DryRunOnly makes every write a server-side dry-run create (nothing stored, nothing changes).
+	DryRunOnly bool
 
 	mu     sync.Mutex
 	ops    []Op
@@ -86,7 +89,14 @@ func (l *Load) do(i int) {
 	ctx, cancel := context.WithTimeout(context.Background(), l.Timeout)
 	defer cancel()
 	op := Op{Start: time.Now()}
-	switch i % 4 {
+	kind := i % 4
+	if l.DryRunOnly {
+		kind = -1
+	}
+	switch kind {
+	case -1:
+		op.Kind = "dry-run"
+		op.Err = l.C.Create(ctx, l.policy(fmt.Sprintf("%s-dry-%d", l.Prefix, i), i), client.DryRunAll)
 	case 0:
 		op.Kind = "create"
 		l.mu.Lock()
@@ -183,6 +193,8 @@ type Window struct {
 	Failed []Op
 	Missed int
 	Span   time.Duration
+	// P50 is the median client latency of the writes that succeeded.
+	P50 time.Duration
 }
 
 // Between returns the writes started in [from, to).
@@ -190,6 +202,7 @@ func (l *Load) Between(from, to time.Time) Window {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	w := Window{Span: to.Sub(from)}
+	var took []time.Duration
 	for _, op := range l.ops {
 		if op.Start.Before(from) || !op.Start.Before(to) {
 			continue
@@ -197,7 +210,13 @@ func (l *Load) Between(from, to time.Time) Window {
 		w.Writes++
 		if op.Err != nil {
 			w.Failed = append(w.Failed, op)
+			continue
 		}
+		took = append(took, op.End.Sub(op.Start))
+	}
+	if len(took) > 0 {
+		slices.Sort(took)
+		w.P50 = took[len(took)/2]
 	}
 	return w
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"sigs.k8s.io/yaml"
 
 	"github.com/precedent-dev/precedent/policy"
 )
@@ -38,5 +40,40 @@ func TestCRDs(t *testing.T) {
 		if diff := cmp.Diff(string(src), string(got)); diff != "" {
 			t.Errorf("%s is stale (run make generate) (-file +generated):\n%s", file, diff)
 		}
+	}
+}
+
+// TestAdmissible: the rules the API server would refuse in a CRD (not compiling against its schema,
+// over the estimated cost limit) are left out and listed; the others are kept.
+func TestAdmissible(t *testing.T) {
+	src, err := os.ReadFile("../config/crd/ratelimitpolicy.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var crd apiextensionsv1.CustomResourceDefinition
+	if err := yaml.Unmarshal(src, &crd); err != nil {
+		t.Fatal(err)
+	}
+	rule := func(id, expr string) CRDRule {
+		return CRDRule{ID: id, Rule: apiextensionsv1.ValidationRule{Rule: expr, Message: id}}
+	}
+	kept, left, err := admissible(&crd, []CRDRule{
+		rule("fine", "has(self.limits) || has(self.defaults)"),
+		rule("no-such-field", "has(self.nothing)"),
+		rule("too-costly", "!has(self.unset) || self.unset.all(a, self.unset.all(b, self.unset.all(c, self.unset.all(d, a + b + c + d != ''))))"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range kept {
+		got = append(got, "kept "+r.ID)
+	}
+	for _, l := range left {
+		got = append(got, "left "+l.ID)
+		t.Logf("%s: %s", l.ID, l.Why)
+	}
+	if diff := cmp.Diff([]string{"kept fine", "left no-such-field", "left too-costly"}, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
 	}
 }

@@ -48,6 +48,9 @@ var crdReasons = map[string]apiextensionsv1.FieldValueErrorReason{
 	"Forbidden":      apiextensionsv1.FieldValueForbidden,
 }
 
+// objectSpec is spec as a check's CEL reads it.
+var objectSpec = regexp.MustCompile(`\bobject\.spec\b`)
+
 // selfField finds the spec fields a rewritten rule reads.
 var selfField = regexp.MustCompile(`\bself\.([A-Za-z0-9_]+)`)
 
@@ -96,7 +99,7 @@ func crdRule(r checks.Rule, fields map[string]bool) (apiextensionsv1.ValidationR
 		return apiextensionsv1.ValidationRule{}, "its error names the element or value at fault, which a CRD rule cannot"
 	}
 	expr := strings.ReplaceAll(r.Expression, "object.spec.", "self.")
-	expr = regexp.MustCompile(`\bobject\.spec\b`).ReplaceAllString(expr, "self")
+	expr = objectSpec.ReplaceAllString(expr, "self")
 	if strings.Contains(expr, "object.") || strings.Contains(expr, "params.") || strings.Contains(expr, "oldObject") {
 		return apiextensionsv1.ValidationRule{}, "reads beyond spec"
 	}

@@ -3,5 +3,6 @@
 // managed kind for the stateless checks of package checks that have CEL (`precedent export vap`),
 // and MutatingAdmissionPolicy + binding for the defaulting of package mutate that CEL can express
 // (`precedent export map`). The stateful checks, the projection warnings and the compilation of
-// `when` conditions need the webhook.
+// `when` conditions need the webhook. It also derives the shipped CRDs' spec-level
+// x-kubernetes-validations from the same checks (RewriteCRD, `make generate`).
 package vap

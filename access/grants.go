@@ -65,30 +65,39 @@ func NewGrants(policies []Policy, topo *Topology, s Settings) *Grants {
 	g.backends = backendIndex(all, s)
 	seen := map[grant]bool{} // the grants of one policy, cleared for each
 	for gw, backends := range topo.backends {
-		gg := &gatewayGrants{sources: map[Principal]*sourceGrants{}}
-		var ps []*Policy // the policies behind gw, each once, at its first Backend
-		added := map[*Policy]bool{}
-		size := 0
-		for _, b := range backends {
-			for _, p := range g.backends[b] {
-				if !added[p] {
-					added[p] = true
-					ps = append(ps, p)
-					for i := range p.Rules {
-						size += max(len(p.Rules[i].Tools), 1)
-					}
-				}
-			}
-		}
-		gg.order = make([]grantOf, 0, size)
-		for _, p := range ps {
-			gg.addPolicy(p, seen)
-		}
-		if len(gg.order) > 0 {
+		if gg := g.grantsBehind(backends, seen); gg != nil {
 			g.behind[gw] = gg
 		}
 	}
 	return g
+}
+
+// grantsBehind builds the grants of the Backend-level policies of backends (the Backends behind one
+// Gateway), nil when there are none; seen is scratch space.
+func (g *Grants) grantsBehind(backends []string, seen map[grant]bool) *gatewayGrants {
+	gg := &gatewayGrants{sources: map[Principal]*sourceGrants{}}
+	var ps []*Policy // the policies behind the Gateway, each once, at its first Backend
+	added := map[string]bool{}
+	size := 0
+	for _, b := range backends {
+		for _, p := range g.backends[b] {
+			if k := p.Key(); !added[k] {
+				added[k] = true
+				ps = append(ps, p)
+				for i := range p.Rules {
+					size += max(len(p.Rules[i].Tools), 1)
+				}
+			}
+		}
+	}
+	gg.order = make([]grantOf, 0, size)
+	for _, p := range ps {
+		gg.addPolicy(p, seen)
+	}
+	if len(gg.order) == 0 {
+		return nil
+	}
+	return gg
 }
 
 // addPolicy adds p's grants not added yet, in order; seen is scratch space.

@@ -11,7 +11,7 @@ import (
 // what the write changes (the Gateway's policies, the sources and tools they name), not the number of
 // Backends behind the Gateway. ProjectWrite and ProjectDelete are the reference it answers as.
 type Grants struct {
-	policies []Policy // every policy, as given
+	policies func() []Policy // every policy: as given, or listed from byKey on first use after Update
 	topo     *Topology
 	settings Settings
 	byKey    map[string]*Policy
@@ -49,7 +49,7 @@ func NewGrants(policies []Policy, topo *Topology, s Settings) *Grants {
 	if topo == nil {
 		topo = &Topology{}
 	}
-	g := &Grants{policies: policies, topo: topo, settings: s, byKey: make(map[string]*Policy, len(policies)),
+	g := &Grants{policies: func() []Policy { return policies }, topo: topo, settings: s, byKey: make(map[string]*Policy, len(policies)),
 		gateway: map[string][]*Policy{}, behind: map[string]*gatewayGrants{}}
 	all := make([]*Policy, len(policies))
 	for i := range policies {
@@ -144,7 +144,7 @@ func (g *Grants) ProjectWrite(written Policy, limit int) []string {
 	if written.Level() != LevelGateway || (old != nil && len(targetKeys(old, s.BackendGroup, s.BackendKind)) > 0) {
 		// A Backend-level write reads its own grants; a Backend-level policy turned Gateway-level
 		// takes its grants out of the index: both as the reference does.
-		return ProjectWrite(written, g.policies, g.topo, s, limit)
+		return ProjectWrite(written, g.policies(), g.topo, s, limit)
 	}
 	gateways := targetKeys(&written, GatewayGroup, GatewayKind)
 	if old != nil {
@@ -167,7 +167,7 @@ func (g *Grants) ProjectDelete(deleted Policy, limit int) []string {
 	s := g.settings
 	old := g.byKey[deleted.Key()]
 	if deleted.Level() != LevelGateway || (old != nil && len(targetKeys(old, s.BackendGroup, s.BackendKind)) > 0) {
-		return ProjectDelete(deleted, g.policies, g.topo, s, limit)
+		return ProjectDelete(deleted, g.policies(), g.topo, s, limit)
 	}
 	pj := projection{allAllow: s.Combine == AllAllow, limit: warningLimit(limit)}
 	var done []string

@@ -4,14 +4,14 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Update returns the Grants of g's policies with the policy keyed as key replaced by p (added when
 // none is keyed so, removed when p is nil), over the same topology and settings. Only the grants
 // behind the Gateways in front of the Backends the old or the new policy targets are built again; the
 // rest is shared with g, which stays valid and unchanged: requests that read g meanwhile see the
-// version they started with. g's policies must be sorted by key (as State.AccessPolicies gives them);
-// the result's are too.
+// version they started with.
 func (g *Grants) Update(key string, p *Policy) *Grants {
 	s := g.settings
 	old := g.byKey[key]
@@ -21,25 +21,23 @@ func (g *Grants) Update(key string, p *Policy) *Grants {
 	n := &Grants{topo: g.topo, settings: s, byKey: maps.Clone(g.byKey), gateway: maps.Clone(g.gateway),
 		behind: maps.Clone(g.behind), backends: maps.Clone(g.backends)}
 
-	// The policies, sorted by key: the reference answers Backend-level writes from them.
-	i, found := slices.BinarySearchFunc(g.policies, key, func(q Policy, k string) int { return strings.Compare(q.Key(), k) })
-	switch {
-	case p == nil && found:
-		n.policies = slices.Delete(slices.Clone(g.policies), i, i+1)
-	case p == nil:
-		n.policies = g.policies
-	case found:
-		n.policies = slices.Clone(g.policies)
-		n.policies[i] = *p
-	default:
-		n.policies = slices.Insert(slices.Clone(g.policies), i, *p)
-	}
+	// The policies, sorted by key, for the reference that answers Backend-level writes: listed on
+	// first use, so that an event costs what it touches.
 	var np *Policy
 	delete(n.byKey, key)
 	if p != nil {
-		np = &n.policies[i]
+		q := *p
+		np = &q
 		n.byKey[key] = np
 	}
+	n.policies = sync.OnceValue(func() []Policy {
+		l := make([]Policy, 0, len(n.byKey))
+		for _, q := range n.byKey {
+			l = append(l, *q)
+		}
+		slices.SortFunc(l, func(a, b Policy) int { return strings.Compare(a.Key(), b.Key()) })
+		return l
+	})
 
 	// The Gateway-level policies of the Gateways either version targets, in key order.
 	var gws []string

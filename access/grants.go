@@ -11,7 +11,7 @@ import (
 // what the write changes (the Gateway's policies, the sources and tools they name), not the number of
 // Backends behind the Gateway. ProjectWrite and ProjectDelete are the reference it answers as.
 type Grants struct {
-	policies []Policy // every policy, as given
+	policies func() []Policy // every policy: as given, or listed from byKey on first use after Update
 	topo     *Topology
 	settings Settings
 	byKey    map[string]*Policy
@@ -49,7 +49,7 @@ func NewGrants(policies []Policy, topo *Topology, s Settings) *Grants {
 	if topo == nil {
 		topo = &Topology{}
 	}
-	g := &Grants{policies: policies, topo: topo, settings: s, byKey: make(map[string]*Policy, len(policies)),
+	g := &Grants{policies: func() []Policy { return policies }, topo: topo, settings: s, byKey: make(map[string]*Policy, len(policies)),
 		gateway: map[string][]*Policy{}, behind: map[string]*gatewayGrants{}}
 	all := make([]*Policy, len(policies))
 	for i := range policies {
@@ -65,30 +65,39 @@ func NewGrants(policies []Policy, topo *Topology, s Settings) *Grants {
 	g.backends = backendIndex(all, s)
 	seen := map[grant]bool{} // the grants of one policy, cleared for each
 	for gw, backends := range topo.backends {
-		gg := &gatewayGrants{sources: map[Principal]*sourceGrants{}}
-		var ps []*Policy // the policies behind gw, each once, at its first Backend
-		added := map[*Policy]bool{}
-		size := 0
-		for _, b := range backends {
-			for _, p := range g.backends[b] {
-				if !added[p] {
-					added[p] = true
-					ps = append(ps, p)
-					for i := range p.Rules {
-						size += max(len(p.Rules[i].Tools), 1)
-					}
-				}
-			}
-		}
-		gg.order = make([]grantOf, 0, size)
-		for _, p := range ps {
-			gg.addPolicy(p, seen)
-		}
-		if len(gg.order) > 0 {
+		if gg := g.grantsBehind(backends, seen); gg != nil {
 			g.behind[gw] = gg
 		}
 	}
 	return g
+}
+
+// grantsBehind builds the grants of the Backend-level policies of backends (the Backends behind one
+// Gateway), nil when there are none; seen is scratch space.
+func (g *Grants) grantsBehind(backends []string, seen map[grant]bool) *gatewayGrants {
+	gg := &gatewayGrants{sources: map[Principal]*sourceGrants{}}
+	var ps []*Policy // the policies behind the Gateway, each once, at its first Backend
+	added := map[string]bool{}
+	size := 0
+	for _, b := range backends {
+		for _, p := range g.backends[b] {
+			if k := p.Key(); !added[k] {
+				added[k] = true
+				ps = append(ps, p)
+				for i := range p.Rules {
+					size += max(len(p.Rules[i].Tools), 1)
+				}
+			}
+		}
+	}
+	gg.order = make([]grantOf, 0, size)
+	for _, p := range ps {
+		gg.addPolicy(p, seen)
+	}
+	if len(gg.order) == 0 {
+		return nil
+	}
+	return gg
 }
 
 // addPolicy adds p's grants not added yet, in order; seen is scratch space.
@@ -135,7 +144,7 @@ func (g *Grants) ProjectWrite(written Policy, limit int) []string {
 	if written.Level() != LevelGateway || (old != nil && len(targetKeys(old, s.BackendGroup, s.BackendKind)) > 0) {
 		// A Backend-level write reads its own grants; a Backend-level policy turned Gateway-level
 		// takes its grants out of the index: both as the reference does.
-		return ProjectWrite(written, g.policies, g.topo, s, limit)
+		return ProjectWrite(written, g.policies(), g.topo, s, limit)
 	}
 	gateways := targetKeys(&written, GatewayGroup, GatewayKind)
 	if old != nil {
@@ -158,7 +167,7 @@ func (g *Grants) ProjectDelete(deleted Policy, limit int) []string {
 	s := g.settings
 	old := g.byKey[deleted.Key()]
 	if deleted.Level() != LevelGateway || (old != nil && len(targetKeys(old, s.BackendGroup, s.BackendKind)) > 0) {
-		return ProjectDelete(deleted, g.policies, g.topo, s, limit)
+		return ProjectDelete(deleted, g.policies(), g.topo, s, limit)
 	}
 	pj := projection{allAllow: s.Combine == AllAllow, limit: warningLimit(limit)}
 	var done []string

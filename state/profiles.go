@@ -112,7 +112,12 @@ func (s *State) WatchProfiles(ctx context.Context, c cache.Informers, mapper met
 		set := func(o client.Object) { s.policies[gk][key(o)] = o.(*unstructured.Unstructured) }
 		del := func(n types.NamespacedName) { delete(s.policies[gk], n) }
 		bump := func() { s.policyGen[gk]++; s.kickBuild() } // the access grants and mesh indexes follow
-		if err := s.watch(ctx, c, u, set, del, bump); err != nil {
+		// The access grants follow each event; the mesh indexes, the background builder.
+		var next func(client.Object, bool) func()
+		if isAccessKind(gk) {
+			next = s.accessNext(gk)
+		}
+		if err := s.watchWith(ctx, c, u, set, del, bump, next); err != nil {
 			return err
 		}
 	}

@@ -167,18 +167,21 @@ func EngineDiff(base, head *Offline, k policy.Kind) []diff.Change {
 // updates and (projected) deletes.
 func EngineWebhooks(name policy.Profile, kinds []policy.Kind) []Resource {
 	var out []Resource
-	for _, k := range kinds {
-		if k.Profile == name {
-			out = append(out, Resource{Group: k.GVK.Group, Version: k.GVK.Version, Resource: Plural(k.GVK.Kind), Deletes: true})
-		}
+	for _, k := range ofProfile(name, kinds) {
+		out = append(out, Resource{Group: k.GVK.Group, Version: k.GVK.Version, Resource: Plural(k.GVK.Kind), Deletes: true})
 	}
 	return out
 }
 
 // KindsOf are the kinds of reg configured with profile name.
 func KindsOf(name policy.Profile, reg *policy.Registry) []policy.Kind {
+	return ofProfile(name, reg.Kinds())
+}
+
+// ofProfile keeps the kinds configured with profile name.
+func ofProfile(name policy.Profile, kinds []policy.Kind) []policy.Kind {
 	var out []policy.Kind
-	for _, k := range reg.Kinds() {
+	for _, k := range kinds {
 		if k.Profile == name {
 			out = append(out, k)
 		}

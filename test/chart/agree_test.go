@@ -214,8 +214,26 @@ func podSpec(t testing.TB, objs []*unstructured.Unstructured) map[string]any {
 // Service and path), read-only RBAC for them, and the PrecedentConfig managing them with the
 // kuadrant profile, and leaves the rest of config/default as it is.
 func TestKuadrantComponent(t *testing.T) {
+	with := assertComponent(t, "with-kuadrant", "kuadrant", "kuadrant.io", []string{"ratelimitpolicies", "authpolicies", "tokenratelimitpolicies"})
+	pc := byKind(with, "PrecedentConfig")["cluster"]
+	if pc == nil {
+		t.Fatal("no PrecedentConfig cluster")
+	}
+	kindsList, _, _ := unstructured.NestedSlice(pc.Object, "spec", "kinds")
+	if len(kindsList) != 3 {
+		t.Errorf("PrecedentConfig manages %d kinds, want Kuadrant's 3", len(kindsList))
+	}
+}
+
+// assertComponent renders config/default with the component of testdata/dir and checks what every
+// policy component adds: a ClusterRole, its binding and a PrecedentConfig, and in Precedent's own
+// validating webhook configuration the entries <name>.policies.precedent.dev (writes of group's
+// resources, failing closed) and <name>-deletes.policies.precedent.dev (their deletes, failing open),
+// both on the precedent-webhook Service's /validate. It returns the rendered objects.
+func assertComponent(t *testing.T, dir, name, group string, resources []string) []*unstructured.Unstructured {
+	t.Helper()
 	base := renderKustomize(t, "default")
-	with := renderKustomizeAt(t, filepath.Join("testdata", "with-kuadrant"))
+	with := renderKustomizeAt(t, filepath.Join("testdata", dir))
 	if got, want := len(with), len(base)+3; got != want {
 		t.Errorf("%d objects with the component, want %d (config/default's + ClusterRole, ClusterRoleBinding, PrecedentConfig): %v", got, want, kinds(with))
 	}
@@ -225,13 +243,12 @@ func TestKuadrantComponent(t *testing.T) {
 	}
 	var cfg admissionregistrationv1.ValidatingWebhookConfiguration
 	convert(t, vwc, &cfg)
-	resources := []string{"ratelimitpolicies", "authpolicies", "tokenratelimitpolicies"}
 	want := map[string]struct {
 		ops    []admissionregistrationv1.OperationType
 		policy admissionregistrationv1.FailurePolicyType
 	}{
-		"kuadrant.policies.precedent.dev":         {[]admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update}, admissionregistrationv1.Fail},
-		"kuadrant-deletes.policies.precedent.dev": {[]admissionregistrationv1.OperationType{admissionregistrationv1.Delete}, admissionregistrationv1.Ignore},
+		name + ".policies.precedent.dev":         {[]admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update}, admissionregistrationv1.Fail},
+		name + "-deletes.policies.precedent.dev": {[]admissionregistrationv1.OperationType{admissionregistrationv1.Delete}, admissionregistrationv1.Ignore},
 	}
 	found := 0
 	for _, w := range cfg.Webhooks {
@@ -246,19 +263,12 @@ func TestKuadrantComponent(t *testing.T) {
 		if w.ClientConfig.Service == nil || w.ClientConfig.Service.Name != "precedent-webhook" || w.ClientConfig.Service.Path == nil || *w.ClientConfig.Service.Path != "/validate" {
 			t.Errorf("%s: clientConfig %+v, want the precedent-webhook Service on /validate", w.Name, w.ClientConfig)
 		}
-		if len(w.Rules) != 1 || !slices.Equal(w.Rules[0].APIGroups, []string{"kuadrant.io"}) || !slices.Equal(w.Rules[0].Resources, resources) || !slices.Equal(w.Rules[0].Operations, exp.ops) {
-			t.Errorf("%s: rules %+v, want %v of kuadrant.io %v", w.Name, w.Rules, exp.ops, resources)
+		if len(w.Rules) != 1 || !slices.Equal(w.Rules[0].APIGroups, []string{group}) || !slices.Equal(w.Rules[0].Resources, resources) || !slices.Equal(w.Rules[0].Operations, exp.ops) {
+			t.Errorf("%s: rules %+v, want %v of %s %v", w.Name, w.Rules, exp.ops, group, resources)
 		}
 	}
 	if found != len(want) {
 		t.Errorf("found %d of the component's webhook entries, want %d", found, len(want))
 	}
-	pc := byKind(with, "PrecedentConfig")["cluster"]
-	if pc == nil {
-		t.Fatal("no PrecedentConfig cluster")
-	}
-	kindsList, _, _ := unstructured.NestedSlice(pc.Object, "spec", "kinds")
-	if len(kindsList) != 3 {
-		t.Errorf("PrecedentConfig manages %d kinds, want Kuadrant's 3", len(kindsList))
-	}
+	return with
 }

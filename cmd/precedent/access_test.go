@@ -17,11 +17,11 @@ const samples = "../../config/samples/access"
 
 func runAccess(t *testing.T, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
-	cmd := newAccessCmd()
+	cmd := newRootCmd() // the profile's simulator, as the binary wires it
 	var out, errOut bytes.Buffer
 	cmd.SetOut(&out)
 	cmd.SetErr(&errOut)
-	cmd.SetArgs(args)
+	cmd.SetArgs(append([]string{"access"}, args...))
 	cmd.SilenceUsage, cmd.SilenceErrors = true, true
 	err = cmd.Execute()
 	return out.String(), errOut.String(), err
@@ -158,7 +158,7 @@ spec:
 			code := 0
 			var ee *exitError
 			if errors.As(err, &ee) {
-				code = ee.code
+				code = ee.Code
 			}
 			if code != tt.wantCode {
 				t.Errorf("exit code = %d, want %d (%v)", code, tt.wantCode, err)

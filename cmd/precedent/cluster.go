@@ -59,12 +59,12 @@ func (f *clusterFlags) client() (client.Client, clientcmd.ClientConfig, error) {
 	cc := f.clientConfig()
 	rest, err := cc.ClientConfig()
 	if err != nil {
-		return nil, nil, &exitError{code: 2, err: fmt.Errorf("loading kubeconfig: %w", err)}
+		return nil, nil, &exitError{Code: 2, Err: fmt.Errorf("loading kubeconfig: %w", err)}
 	}
 	rest.Timeout = 30 * time.Second
 	c, err := client.New(rest, client.Options{})
 	if err != nil {
-		return nil, nil, &exitError{code: 2, err: fmt.Errorf("connecting to the cluster: %w", err)}
+		return nil, nil, &exitError{Code: 2, Err: fmt.Errorf("connecting to the cluster: %w", err)}
 	}
 	return c, cc, nil
 }
@@ -79,11 +79,11 @@ func clusterSettings(ctx context.Context, c client.Client) (settings.Settings, e
 	case meta.IsNoMatchError(err) || apierrors.IsNotFound(err):
 		return settings.Defaults(), nil
 	case err != nil:
-		return settings.Settings{}, &exitError{code: 2, err: fmt.Errorf("reading the cluster's %s %s (give the settings with --config FILE instead): %w", settings.GVK.Kind, settings.Name, err)}
+		return settings.Settings{}, &exitError{Code: 2, Err: fmt.Errorf("reading the cluster's %s %s (give the settings with --config FILE instead): %w", settings.GVK.Kind, settings.Name, err)}
 	}
 	s, errs := settings.Decode(u)
 	if len(errs) > 0 {
-		return settings.Settings{}, &exitError{code: 2, err: fmt.Errorf("the cluster's %s %s is invalid: %w", settings.GVK.Kind, settings.Name, errs.ToAggregate())}
+		return settings.Settings{}, &exitError{Code: 2, Err: fmt.Errorf("the cluster's %s %s is invalid: %w", settings.GVK.Kind, settings.Name, errs.ToAggregate())}
 	}
 	return s, nil
 }
@@ -100,7 +100,7 @@ func loadCluster(ctx context.Context, f *clusterFlags, override *settings.Settin
 	}
 	ns, err := f.namespaceFilter(cc)
 	if err != nil {
-		return nil, "", &exitError{code: 2, err: err}
+		return nil, "", &exitError{Code: 2, Err: err}
 	}
 	var s settings.Settings
 	if override != nil {

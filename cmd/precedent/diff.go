@@ -80,7 +80,7 @@ func (o *diffOptions) run(cmd *cobra.Command) error {
 	switch o.output {
 	case "json", "markdown", "table":
 	default:
-		return &exitError{code: 2, err: fmt.Errorf("-o %q: want json, markdown or table", o.output)}
+		return &exitError{Code: 2, Err: fmt.Errorf("-o %q: want json, markdown or table", o.output)}
 	}
 	var override *settings.Settings
 	if o.config != "" {
@@ -96,7 +96,7 @@ func (o *diffOptions) run(cmd *cobra.Command) error {
 	switch {
 	case len(o.base) > 0 || len(o.head) > 0:
 		if len(o.base) == 0 || len(o.head) == 0 {
-			return &exitError{code: 2, err: errors.New("give both --base and --head, or -f alone to compare with the cluster")}
+			return &exitError{Code: 2, Err: errors.New("give both --base and --head, or -f alone to compare with the cluster")}
 		}
 		if base, err = o.tree(cmd, o.base, override); err != nil {
 			return err
@@ -114,12 +114,12 @@ func (o *diffOptions) run(cmd *cobra.Command) error {
 			return err
 		}
 	default:
-		return &exitError{code: 2, err: errors.New("no input: give --base PATH and --head PATH, or -f PATH to compare with the cluster")}
+		return &exitError{Code: 2, Err: errors.New("no input: give --base PATH and --head PATH, or -f PATH to compare with the cluster")}
 	}
 
 	changes, err := diffKinds(base, head, o.kind)
 	if err != nil {
-		return &exitError{code: 2, err: err}
+		return &exitError{Code: 2, Err: err}
 	}
 	errs, warns := head.validate()
 	if len(o.files) > 0 {
@@ -143,9 +143,9 @@ func (o *diffOptions) run(cmd *cobra.Command) error {
 	case err != nil:
 		return err
 	case len(r.Errors) > 0:
-		return &exitError{code: 2, err: fmt.Errorf("head has %d error%s the webhook would reject", len(r.Errors), plural(len(r.Errors)))}
+		return &exitError{Code: 2, Err: fmt.Errorf("head has %d error%s the webhook would reject", len(r.Errors), plural(len(r.Errors)))}
 	case len(r.Changes) > 0:
-		return &exitError{code: 1, err: errors.New("")}
+		return &exitError{Code: 1, Err: errors.New("")}
 	}
 	return nil
 }
@@ -201,7 +201,7 @@ func keyOf(u *unstructured.Unstructured) objectKey {
 func applyFiles(base *input, files []string, ns string, now time.Time, configGiven bool) (*input, map[string]bool, error) {
 	objs, err := manifest.Read(files...)
 	if err != nil {
-		return nil, nil, &exitError{code: 2, err: err}
+		return nil, nil, &exitError{Code: 2, Err: err}
 	}
 	// A PrecedentConfig among the files is the head's settings (as applying it would make them),
 	// unless --config says otherwise for both sides.
@@ -212,7 +212,7 @@ func applyFiles(base *input, files []string, ns string, now time.Time, configGiv
 		}
 		cs, errs := settings.Decode(o.Unstructured)
 		if len(errs) > 0 {
-			return nil, nil, &exitError{code: 2, err: fmt.Errorf("%s: document %d: PrecedentConfig %s: %w", o.File, o.Index, printable.String(o.GetName()), errs.ToAggregate())}
+			return nil, nil, &exitError{Code: 2, Err: fmt.Errorf("%s: document %d: PrecedentConfig %s: %w", o.File, o.Index, printable.String(o.GetName()), errs.ToAggregate())}
 		}
 		s = cs
 	}

@@ -52,7 +52,7 @@ looked up in its own namespace, and a target that does not exist is an error (ex
 			}
 			all, err := profiles.For(k.GVK.GroupKind(), o.registry).Effective(o.offline(), k, under)
 			if err != nil {
-				return &exitError{code: 2, err: err} // a model without paths, such as mesh
+				return &exitError{Code: 2, Err: err} // a model without paths, such as mesh
 			}
 			o.notes(cmd.ErrOrStderr())
 			if under != nil && !o.graph.Exists(t) {
@@ -92,14 +92,14 @@ func optionalTarget(s string) (topology.Target, error) {
 	}
 	t, err := parseTarget(s)
 	if err != nil {
-		return t, &exitError{code: 2, err: err}
+		return t, &exitError{Code: 2, Err: err}
 	}
 	return t, nil
 }
 
 // targetNotFound is the exit-1 error for a --target that does not exist, as kubectl get says it.
 func targetNotFound(t topology.Target) error {
-	return &exitError{code: 1, err: fmt.Errorf("%s not found", printable.String(t.String()))}
+	return &exitError{Code: 1, Err: fmt.Errorf("%s not found", printable.String(t.String()))}
 }
 
 // inNamespace keeps the items whose route (or, for listener-only items, Gateway) is in ns.
@@ -169,7 +169,7 @@ func printItems(w io.Writer, format string, items []effective.Item) error {
 		}
 		return tw.Flush()
 	}
-	return &exitError{code: 2, err: fmt.Errorf("-o %q: want json, yaml or table", format)}
+	return &exitError{Code: 2, Err: fmt.Errorf("-o %q: want json, yaml or table", format)}
 }
 
 // row writes one table row, each cell escaped (names and rule ids come from the objects).

@@ -77,17 +77,17 @@ func (f *explainFlags) run(cmd *cobra.Command) error {
 	if f.policy != "" {
 		ns, name, ok := strings.Cut(f.policy, "/")
 		if !ok || ns == "" || name == "" {
-			return &exitError{code: 2, err: fmt.Errorf("--policy %q: want NAMESPACE/NAME", f.policy)}
+			return &exitError{Code: 2, Err: fmt.Errorf("--policy %q: want NAMESPACE/NAME", f.policy)}
 		}
 		ref = &policy.Ref{Namespace: ns, Name: name}
 	}
 	switch {
 	case f.reach && f.rule == "":
-		return &exitError{code: 2, err: fmt.Errorf("--reach needs --rule")}
+		return &exitError{Code: 2, Err: fmt.Errorf("--reach needs --rule")}
 	case !f.reach && f.target != "" && f.rule == "":
-		return &exitError{code: 2, err: fmt.Errorf("--target needs --rule")}
+		return &exitError{Code: 2, Err: fmt.Errorf("--target needs --rule")}
 	case !f.reach && f.target == "" && ref == nil:
-		return &exitError{code: 2, err: fmt.Errorf("give --target with --rule, --policy, or --reach with --rule")}
+		return &exitError{Code: 2, Err: fmt.Errorf("give --target with --rule, --policy, or --reach with --rule")}
 	}
 	o, _, err := f.src.load(cmd, t.Namespace)
 	if err != nil {
@@ -108,11 +108,11 @@ func (f *explainFlags) run(cmd *cobra.Command) error {
 	if ref != nil {
 		var ok bool
 		if p, ok = snap.Policy(*ref); !ok {
-			return &exitError{code: 1, err: fmt.Errorf("%s %s not found", qualifiedKind(k), printable.String(ref.String()))}
+			return &exitError{Code: 1, Err: fmt.Errorf("%s %s not found", qualifiedKind(k), printable.String(ref.String()))}
 		}
 	}
 	if f.rule != "" && !declared(o.inv.Views(k), f.rule) {
-		return &exitError{code: 1, err: fmt.Errorf("no %s declares rule %q", qualifiedKind(k), f.rule)}
+		return &exitError{Code: 1, Err: fmt.Errorf("no %s declares rule %q", qualifiedKind(k), f.rule)}
 	}
 	w := cmd.OutOrStdout()
 	switch {
@@ -133,7 +133,7 @@ func (f *explainFlags) run(cmd *cobra.Command) error {
 			}
 		}
 		if len(exs) == 0 {
-			return &exitError{code: 1, err: fmt.Errorf("%s: no Gateway/Route path beneath it", printable.String(t.String()))}
+			return &exitError{Code: 1, Err: fmt.Errorf("%s: no Gateway/Route path beneath it", printable.String(t.String()))}
 		}
 		return f.print(w, exs, func() { printExplanations(w, exs) })
 	}
@@ -166,7 +166,7 @@ func (f *explainFlags) print(w io.Writer, v interface{}, text func()) error {
 		text()
 		return nil
 	}
-	return &exitError{code: 2, err: fmt.Errorf("-o %q: want text or json", f.output)}
+	return &exitError{Code: 2, Err: fmt.Errorf("-o %q: want text or json", f.output)}
 }
 
 // pathString names a path, escaped.
@@ -230,12 +230,12 @@ func printReach(w io.Writer, rule string, rs []effective.ReachedPath) {
 // own policies (Envoy Gateway's): --policy only.
 func (f *explainFlags) explainOther(cmd *cobra.Command, o *input, k policy.Kind, ex profile.PolicyExplainer, ref *policy.Ref) error {
 	if ref == nil || f.reach || f.target != "" {
-		return &exitError{code: 2, err: fmt.Errorf("--kind %s: only --policy is explained for this kind", qualifiedKind(k))}
+		return &exitError{Code: 2, Err: fmt.Errorf("--kind %s: only --policy is explained for this kind", qualifiedKind(k))}
 	}
 	o.notes(cmd.ErrOrStderr())
 	pe, err := ex.ExplainPolicy(o.offline(), k, *ref)
 	if err != nil {
-		return &exitError{code: 1, err: err}
+		return &exitError{Code: 1, Err: err}
 	}
 	w := cmd.OutOrStdout()
 	return f.print(w, pe, func() {

@@ -42,7 +42,7 @@ func newExportCmd() *cobra.Command {
 			if kind != "" {
 				k, err := reg.Resolve(kind)
 				if err != nil {
-					return &exitError{code: 2, err: fmt.Errorf("--kind %w", err)}
+					return &exitError{Code: 2, Err: fmt.Errorf("--kind %w", err)}
 				}
 				kinds = []policy.Kind{k}
 			}
@@ -93,7 +93,7 @@ func newExportMapCmd() *cobra.Command {
 				}
 				k, err := reg.Resolve(kind)
 				if err != nil {
-					return &exitError{code: 2, err: fmt.Errorf("--kind %w", err)}
+					return &exitError{Code: 2, Err: fmt.Errorf("--kind %w", err)}
 				}
 				kinds, withAccess = []policy.Kind{k}, false
 				if len(vap.MutatingTargets(kinds, webhook.Plural, false)) == 0 {

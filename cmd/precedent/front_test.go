@@ -37,7 +37,7 @@ func runResult(args ...string) cmdResult {
 		r.code = 2
 		var ee *exitError
 		if errors.As(err, &ee) {
-			r.code = ee.code
+			r.code = ee.Code
 		}
 		errb.WriteString("error: " + err.Error() + "\n")
 	}

@@ -72,7 +72,7 @@ func (f *sources) load(cmd *cobra.Command, scope string) (*input, string, error)
 		return o, "", err
 	}
 	if len(f.crds) > 0 {
-		return nil, "", &exitError{code: 2, err: errors.New("--crd needs -f: the cluster applies its own CRDs")}
+		return nil, "", &exitError{Code: 2, Err: errors.New("--crd needs -f: the cluster applies its own CRDs")}
 	}
 	return loadCluster(cmd.Context(), &f.cluster, override, scope, cmd.ErrOrStderr())
 }
@@ -84,7 +84,7 @@ func (f *sources) load(cmd *cobra.Command, scope string) (*input, string, error)
 func (f *sources) loadFiles(ctx context.Context, override *settings.Settings) (*input, error) {
 	objs, err := manifest.Read(f.files...)
 	if err != nil {
-		return nil, &exitError{code: 2, err: err}
+		return nil, &exitError{Code: 2, Err: err}
 	}
 	s := settings.Defaults()
 	var crds []*unstructured.Unstructured
@@ -96,7 +96,7 @@ func (f *sources) loadFiles(ctx context.Context, override *settings.Settings) (*
 			// The cluster's settings travel with the manifests: managed kinds, unset switch, ...
 			cs, errs := settings.Decode(o.Unstructured)
 			if len(errs) > 0 {
-				return nil, &exitError{code: 2, err: fmt.Errorf("%s: document %d: PrecedentConfig %s: %w", o.File, o.Index, printable.String(o.GetName()), errs.ToAggregate())}
+				return nil, &exitError{Code: 2, Err: fmt.Errorf("%s: document %d: PrecedentConfig %s: %w", o.File, o.Index, printable.String(o.GetName()), errs.ToAggregate())}
 			}
 			s = cs
 		case crdcheck.IsCRD(o.Unstructured):
@@ -109,11 +109,11 @@ func (f *sources) loadFiles(ctx context.Context, override *settings.Settings) (*
 	if len(f.crds) > 0 {
 		more, err := manifest.Read(f.crds...)
 		if err != nil {
-			return nil, &exitError{code: 2, err: fmt.Errorf("--crd: %w", err)}
+			return nil, &exitError{Code: 2, Err: fmt.Errorf("--crd: %w", err)}
 		}
 		for _, o := range more {
 			if !crdcheck.IsCRD(o.Unstructured) {
-				return nil, &exitError{code: 2, err: fmt.Errorf("--crd %s: document %d is a %s, not a CustomResourceDefinition", o.File, o.Index, printable.String(o.GetKind()))}
+				return nil, &exitError{Code: 2, Err: fmt.Errorf("--crd %s: document %d is a %s, not a CustomResourceDefinition", o.File, o.Index, printable.String(o.GetKind()))}
 			}
 			crds = append(crds, o.Unstructured)
 		}
@@ -126,7 +126,7 @@ func (f *sources) loadFiles(ctx context.Context, override *settings.Settings) (*
 	}
 	checker, err := crdcheck.New(crds)
 	if err != nil {
-		return nil, &exitError{code: 2, err: err}
+		return nil, &exitError{Code: 2, Err: err}
 	}
 	var rejected []string
 	kept, keptSrcs := us[:0], srcs[:0]
@@ -151,7 +151,7 @@ func (f *sources) loadFiles(ctx context.Context, override *settings.Settings) (*
 func readConfigFile(path string) (settings.Settings, error) {
 	objs, err := manifest.Read(path)
 	if err != nil {
-		return settings.Settings{}, &exitError{code: 2, err: fmt.Errorf("--config: %w", err)}
+		return settings.Settings{}, &exitError{Code: 2, Err: fmt.Errorf("--config: %w", err)}
 	}
 	var found []manifest.Object
 	for _, o := range objs {
@@ -160,11 +160,11 @@ func readConfigFile(path string) (settings.Settings, error) {
 		}
 	}
 	if len(found) != 1 {
-		return settings.Settings{}, &exitError{code: 2, err: fmt.Errorf("--config %s: want one %s, found %d", path, settings.GVK.Kind, len(found))}
+		return settings.Settings{}, &exitError{Code: 2, Err: fmt.Errorf("--config %s: want one %s, found %d", path, settings.GVK.Kind, len(found))}
 	}
 	s, errs := settings.Decode(found[0].Unstructured)
 	if len(errs) > 0 {
-		return settings.Settings{}, &exitError{code: 2, err: fmt.Errorf("--config %s: PrecedentConfig %s: %w", path, printable.String(found[0].GetName()), errs.ToAggregate())}
+		return settings.Settings{}, &exitError{Code: 2, Err: fmt.Errorf("--config %s: PrecedentConfig %s: %w", path, printable.String(found[0].GetName()), errs.ToAggregate())}
 	}
 	return s, nil
 }
@@ -178,13 +178,13 @@ func newInput(s settings.Settings, objs []*unstructured.Unstructured, srcs []str
 		gk := u.GroupVersionKind().GroupKind()
 		if p := profiles.For(gk, reg); p != nil {
 			if err := mutate.Apply(u, p.Default(gk, u, reg)); err != nil {
-				return nil, &exitError{code: 2, err: err}
+				return nil, &exitError{Code: 2, Err: err}
 			}
 		}
 	}
 	inv := inventory.Build(reg, objs, srcs)
 	if len(inv.Problems) > 0 {
-		return nil, &exitError{code: 2, err: errors.Join(inv.Problems...)}
+		return nil, &exitError{Code: 2, Err: errors.Join(inv.Problems...)}
 	}
 	cond, err := cel.New(s.CELCostLimit)
 	if err != nil {
@@ -198,7 +198,7 @@ func newInput(s settings.Settings, objs []*unstructured.Unstructured, srcs []str
 func (o *input) resolveAny(name string) (policy.Kind, error) {
 	k, err := o.registry.Resolve(name)
 	if err != nil {
-		return policy.Kind{}, &exitError{code: 2, err: fmt.Errorf("--kind %w", err)}
+		return policy.Kind{}, &exitError{Code: 2, Err: fmt.Errorf("--kind %w", err)}
 	}
 	return k, nil
 }
@@ -211,7 +211,7 @@ func (o *input) resolve(name string) (policy.Kind, error) {
 		return k, err
 	}
 	if !k.Effective() {
-		return policy.Kind{}, &exitError{code: 2, err: fmt.Errorf("--kind %s.%s is a mesh kind: it has no effective policy per Gateway API path; see precedent mesh", k.GVK.Kind, k.GVK.Group)}
+		return policy.Kind{}, &exitError{Code: 2, Err: fmt.Errorf("--kind %s.%s is a mesh kind: it has no effective policy per Gateway API path; see precedent mesh", k.GVK.Kind, k.GVK.Group)}
 	}
 	return k, nil
 }

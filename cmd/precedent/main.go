@@ -12,16 +12,13 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/precedent-dev/precedent/profile"
+	"github.com/precedent-dev/precedent/profiles"
 )
 
 // exitError carries a process exit status out of a subcommand (validate: 1 for errors, 2 for unreadable input).
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
+type exitError = profile.ExitError
 
 // subcommands are registered by the files that define them (one file per subcommand).
 var subcommands []func() *cobra.Command
@@ -36,6 +33,11 @@ func newRootCmd() *cobra.Command {
 	for _, c := range subcommands {
 		root.AddCommand(c())
 	}
+	for _, p := range profiles.All() { // the profiles' own simulators: access, mesh
+		if s, ok := p.(profile.Simulator); ok {
+			root.AddCommand(s.Simulator())
+		}
+	}
 	return root
 }
 
@@ -48,10 +50,10 @@ func main() {
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
-		if ee.err != nil && ee.err.Error() != "" {
-			fmt.Fprintln(os.Stderr, "error:", ee.err)
+		if ee.Err != nil && ee.Err.Error() != "" {
+			fmt.Fprintln(os.Stderr, "error:", ee.Err)
 		}
-		os.Exit(ee.code)
+		os.Exit(ee.Code)
 	}
 	fmt.Fprintln(os.Stderr, "error:", err)
 	os.Exit(2)

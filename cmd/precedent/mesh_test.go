@@ -18,11 +18,11 @@ const meshSamples = "../../config/samples/mesh"
 
 func runMesh(t *testing.T, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
-	cmd := newMeshCmd()
+	cmd := newRootCmd() // the profile's simulator, as the binary wires it
 	var out, errOut bytes.Buffer
 	cmd.SetOut(&out)
 	cmd.SetErr(&errOut)
-	cmd.SetArgs(args)
+	cmd.SetArgs(append([]string{"mesh"}, args...))
 	cmd.SilenceUsage, cmd.SilenceErrors = true, true
 	err = cmd.Execute()
 	return out.String(), errOut.String(), err
@@ -195,7 +195,7 @@ spec:
 			code := 0
 			var ee *exitError
 			if errors.As(err, &ee) {
-				code = ee.code
+				code = ee.Code
 			}
 			if code != tt.wantCode {
 				t.Errorf("exit code = %d, want %d", code, tt.wantCode)
@@ -252,7 +252,7 @@ func TestKumaKinds(t *testing.T) {
 		cmd.SetArgs([]string{"effective", "-f", kuma, "--config", cfg, "--kind", "MeshTimeout.kuma.io"})
 		err := cmd.Execute()
 		var ee *exitError
-		if !errors.As(err, &ee) || ee.code != 2 || !strings.Contains(err.Error(), "is a mesh kind") {
+		if !errors.As(err, &ee) || ee.Code != 2 || !strings.Contains(err.Error(), "is a mesh kind") {
 			t.Errorf("error %v: want exit 2 saying it is a mesh kind", err)
 		}
 	})

@@ -38,7 +38,7 @@ else the defaults.
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if len(src.files) == 0 {
-				return &exitError{code: 2, err: errors.New("no input: give one or more -f FILE|DIR")}
+				return &exitError{Code: 2, Err: errors.New("no input: give one or more -f FILE|DIR")}
 			}
 			o, _, err := src.load(cmd, "")
 			if err != nil {
@@ -49,7 +49,7 @@ else the defaults.
 			warns = append(warns, o.unchecked...)
 			report(cmd.OutOrStdout(), errs, warns)
 			if len(errs) > 0 {
-				return &exitError{code: 1, err: fmt.Errorf("%d error%s", len(errs), plural(len(errs)))}
+				return &exitError{Code: 1, Err: fmt.Errorf("%d error%s", len(errs), plural(len(errs)))}
 			}
 			return nil
 		},

@@ -19,7 +19,7 @@ func run(args ...string) (stdout, stderr string, code int) {
 	switch {
 	case err == nil:
 	case errors.As(err, &ee):
-		code = ee.code
+		code = ee.Code
 	default:
 		code = 2
 	}

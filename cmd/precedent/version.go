@@ -38,6 +38,6 @@ func printVersion(w io.Writer, output string, i buildinfo.Info) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(i)
 	default:
-		return &exitError{code: 2, err: fmt.Errorf("output format %q is not supported: use -o json, or no -o for text", output)}
+		return &exitError{Code: 2, Err: fmt.Errorf("output format %q is not supported: use -o json, or no -o for text", output)}
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package access
 
 import (
 	"encoding/json"
@@ -11,11 +11,10 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/precedent-dev/precedent/access"
+	engine "github.com/precedent-dev/precedent/access"
 	"github.com/precedent-dev/precedent/manifest"
+	"github.com/precedent-dev/precedent/profile"
 )
-
-func init() { subcommands = append(subcommands, newAccessCmd) }
 
 type accessOptions struct {
 	files        []string
@@ -28,8 +27,9 @@ type accessOptions struct {
 	output       string
 }
 
-func newAccessCmd() *cobra.Command {
-	o := accessOptions{combine: access.AnyAllow, output: "json"}
+// Simulator is `precedent access`: one tool call decided from the AccessPolicies of files.
+func (Profile) Simulator() *cobra.Command {
+	o := accessOptions{combine: engine.AnyAllow, output: "json"}
 	cmd := &cobra.Command{
 		Use:   "access -f PATH --gateway NS/NAME --backend NS/NAME --source serviceaccount:NS/NAME|spiffe:URI --tool NAME",
 		Short: "Decide one tool call through a Gateway to a Backend from the AccessPolicies in files",
@@ -66,7 +66,7 @@ func (o *accessOptions) run(stdout, stderr io.Writer) error {
 	if o.output != "json" {
 		return fmt.Errorf("output format %q is not supported: use -o json", o.output)
 	}
-	s := access.DefaultSettings()
+	s := engine.DefaultSettings()
 	s.Combine = o.combine
 	if err := s.Validate(); err != nil {
 		return err
@@ -79,7 +79,7 @@ func (o *accessOptions) run(stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	source, err := access.ParsePrincipal(o.source)
+	source, err := engine.ParsePrincipal(o.source)
 	if err != nil {
 		return err
 	}
@@ -93,20 +93,20 @@ func (o *accessOptions) run(stdout, stderr io.Writer) error {
 
 	objs, err := manifest.Read(o.files...)
 	if err != nil {
-		return &exitError{code: 2, err: err}
+		return &profile.ExitError{Code: 2, Err: err}
 	}
-	var policies []access.Policy
+	var policies []engine.Policy
 	var others []*unstructured.Unstructured
 	invalid := false
 	for _, obj := range objs {
 		if obj.GetNamespace() == "" {
 			obj.SetNamespace("default")
 		}
-		if !access.IsPolicy(obj.GroupVersionKind().GroupKind()) {
+		if !engine.IsPolicy(obj.GroupVersionKind().GroupKind()) {
 			others = append(others, obj.Unstructured)
 			continue
 		}
-		p, errs := access.Parse(obj.Unstructured, s)
+		p, errs := engine.Parse(obj.Unstructured, s)
 		for _, e := range errs {
 			fmt.Fprintf(stderr, "%s %s/%s: %s\n", obj.GetKind(), obj.GetNamespace(), obj.GetName(), e.Error())
 			invalid = true
@@ -114,10 +114,10 @@ func (o *accessOptions) run(stdout, stderr io.Writer) error {
 		policies = append(policies, p)
 	}
 	if invalid {
-		return &exitError{code: 1, err: errors.New("")}
+		return &profile.ExitError{Code: 1, Err: errors.New("")}
 	}
 
-	topo, err := access.NewTopology(others, s)
+	topo, err := engine.NewTopology(others, s)
 	if err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") {
 			fmt.Fprintf(stderr, "Warning: %s: ignored\n", line)
@@ -127,11 +127,11 @@ func (o *accessOptions) run(stdout, stderr io.Writer) error {
 	if !slices.Contains(topo.GatewaysInFront(be), gw) {
 		fmt.Fprintf(stderr, "Warning: no HTTPRoute in the files sends traffic from gateway %s to backend %s\n", gw, be)
 	}
-	var gatewayPolicies, backendPolicies []access.Policy
+	var gatewayPolicies, backendPolicies []engine.Policy
 	known := map[string]bool{}
 	for _, p := range policies {
 		known[p.Key()] = true
-		if p.TargetsObject(access.GatewayGroup, access.GatewayKind, gwNS, gwName) {
+		if p.TargetsObject(engine.GatewayGroup, engine.GatewayKind, gwNS, gwName) {
 			gatewayPolicies = append(gatewayPolicies, p)
 		}
 		if p.TargetsObject(s.BackendGroup, s.BackendKind, beNS, beName) {
@@ -144,7 +144,7 @@ func (o *accessOptions) run(stdout, stderr io.Writer) error {
 		}
 	}
 
-	d := access.Evaluate(access.Request{Source: source, Tool: o.tool, ExternalAuth: outcomes}, gatewayPolicies, backendPolicies, s)
+	d := engine.Evaluate(engine.Request{Source: source, Tool: o.tool, ExternalAuth: outcomes}, gatewayPolicies, backendPolicies, s)
 	out, err := json.MarshalIndent(d, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding the decision: %w", err)
@@ -161,15 +161,15 @@ func splitKey(flag, v string) (string, string, error) {
 	return ns, name, nil
 }
 
-func parseOutcomes(flags []string) (map[string]access.Outcome, error) {
-	out := make(map[string]access.Outcome, len(flags))
+func parseOutcomes(flags []string) (map[string]engine.Outcome, error) {
+	out := make(map[string]engine.Outcome, len(flags))
 	for _, f := range flags {
 		key, v, ok := strings.Cut(f, "=")
 		if _, _, err := splitKey("--external-auth", key); !ok || err != nil {
 			return nil, fmt.Errorf("--external-auth %q: write it as NAMESPACE/NAME=allow or NAMESPACE/NAME=deny", f)
 		}
-		switch o := access.Outcome(v); o {
-		case access.Allow, access.Deny:
+		switch o := engine.Outcome(v); o {
+		case engine.Allow, engine.Deny:
 			out[key] = o
 		default:
 			return nil, fmt.Errorf("--external-auth %q: the outcome must be allow or deny", f)
@@ -178,7 +178,7 @@ func parseOutcomes(flags []string) (map[string]access.Outcome, error) {
 	return out, nil
 }
 
-func sortedKeys(m map[string]access.Outcome) []string {
+func sortedKeys(m map[string]engine.Outcome) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

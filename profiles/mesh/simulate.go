@@ -1,4 +1,4 @@
-package main
+package mesh
 
 import (
 	"encoding/json"
@@ -11,10 +11,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/precedent-dev/precedent/manifest"
-	"github.com/precedent-dev/precedent/mesh"
+	engine "github.com/precedent-dev/precedent/mesh"
+	"github.com/precedent-dev/precedent/profile"
 )
-
-func init() { subcommands = append(subcommands, newMeshCmd) }
 
 type meshOptions struct {
 	files    []string
@@ -28,7 +27,9 @@ type meshOptions struct {
 	output   string
 }
 
-func newMeshCmd() *cobra.Command {
+// Simulator is `precedent mesh`: the merged configuration of one proxy's outbound or source from the
+// mesh policies and Dataplanes of files.
+func (Profile) Simulator() *cobra.Command {
 	o := meshOptions{output: "json"}
 	cmd := &cobra.Command{
 		Use:   "mesh -f PATH --kind KIND --proxy NAME (--outbound SERVICE | --from SERVICE[,TAG=VALUE...] | --rules [--spiffe-id ID] [--sni NAME])",
@@ -81,34 +82,34 @@ func (o *meshOptions) run(stdout, stderr io.Writer) error {
 	if (o.spiffeID != "" || o.sni != "") && !o.rules {
 		return errors.New("--spiffe-id and --sni go with --rules")
 	}
-	if o.rules && group == mesh.PrecedentGroup {
-		return fmt.Errorf("--rules: spec.rules is Kuma's shape: use --kind %s.%s", kind, mesh.KumaGroup)
+	if o.rules && group == engine.PrecedentGroup {
+		return fmt.Errorf("--rules: spec.rules is Kuma's shape: use --kind %s.%s", kind, engine.KumaGroup)
 	}
 	if o.rules {
-		group = mesh.KumaGroup
+		group = engine.KumaGroup
 	}
-	dir, target := mesh.To, mesh.Selector{Service: o.outbound}
+	dir, target := engine.To, engine.Selector{Service: o.outbound}
 	if o.from != "" {
-		dir = mesh.From
+		dir = engine.From
 		if target, err = parseSource(o.from); err != nil {
 			return err
 		}
 	}
-	if !o.rules && dir == mesh.To && kind == mesh.KindMeshTrafficPermission {
+	if !o.rules && dir == engine.To && kind == engine.KindMeshTrafficPermission {
 		return errors.New("MeshTrafficPermission has only from arrays: use --from SERVICE[,TAG=VALUE...]")
 	}
 
 	objs, err := manifest.Read(o.files...)
 	if err != nil {
-		return &exitError{code: 2, err: err}
+		return &profile.ExitError{Code: 2, Err: err}
 	}
-	var policies []mesh.Policy
-	var dataplanes []mesh.Dataplane
+	var policies []engine.Policy
+	var dataplanes []engine.Dataplane
 	invalid := false
 	for _, obj := range objs {
 		switch obj.GetKind() {
-		case mesh.KindDataplane:
-			dp, err := mesh.ParseDataplane(obj.Unstructured)
+		case engine.KindDataplane:
+			dp, err := engine.ParseDataplane(obj.Unstructured)
 			if err != nil {
 				fmt.Fprintf(stderr, "Dataplane %s: %v\n", objectID(obj.GetNamespace(), obj.GetName()), err)
 				invalid = true
@@ -119,7 +120,7 @@ func (o *meshOptions) run(stdout, stderr io.Writer) error {
 			if group != "" && obj.GroupVersionKind().Group != group {
 				continue // the same kind of another group (--kind Kind.group)
 			}
-			p, errs := mesh.Parse(obj.Unstructured)
+			p, errs := engine.Parse(obj.Unstructured)
 			for _, e := range errs {
 				fmt.Fprintf(stderr, "%s %s: %s\n", kind, p.ID(), e.Error())
 				invalid = true
@@ -128,16 +129,16 @@ func (o *meshOptions) run(stdout, stderr io.Writer) error {
 		}
 	}
 	if invalid {
-		return &exitError{code: 1, err: errors.New("")}
+		return &profile.ExitError{Code: 1, Err: errors.New("")}
 	}
 	dp, err := findProxy(dataplanes, o.proxy)
 	if err != nil {
-		return &exitError{code: 1, err: err}
+		return &profile.ExitError{Code: 1, Err: err}
 	}
 	if o.rules {
 		return o.printRules(stdout, stderr, kind+"."+group, policies, dp)
 	}
-	if dir == mesh.To {
+	if dir == engine.To {
 		if tags, ok := dp.OutboundTo(o.outbound); ok {
 			target.Tags = tags
 		} else {
@@ -148,7 +149,7 @@ func (o *meshOptions) run(stdout, stderr io.Writer) error {
 	if group != "" {
 		merged = kind + "." + group // Kuma's order for kuma.io kinds, the MADR's for Precedent's
 	}
-	res := mesh.Merge(merged, policies, dp, dir, target)
+	res := engine.Merge(merged, policies, dp, dir, target)
 	out, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding the merged configuration: %w", err)
@@ -158,16 +159,16 @@ func (o *meshOptions) run(stdout, stderr io.Writer) error {
 }
 
 // printRules prints the effective inbound configuration of dp from Kuma's rules.
-func (o *meshOptions) printRules(stdout, stderr io.Writer, kind string, policies []mesh.Policy, dp mesh.Dataplane) error {
-	var src *mesh.Source
+func (o *meshOptions) printRules(stdout, stderr io.Writer, kind string, policies []engine.Policy, dp engine.Dataplane) error {
+	var src *engine.Source
 	if o.spiffeID != "" || o.sni != "" {
-		src = &mesh.Source{SpiffeID: o.spiffeID, SNI: o.sni}
+		src = &engine.Source{SpiffeID: o.spiffeID, SNI: o.sni}
 	}
-	rules := mesh.InboundRules(kind, policies, &dp)
-	if len(rules) == 0 && strings.HasPrefix(kind, mesh.KindMeshTrafficPermission) {
+	rules := engine.InboundRules(kind, policies, &dp)
+	if len(rules) == 0 && strings.HasPrefix(kind, engine.KindMeshTrafficPermission) {
 		fmt.Fprintf(stderr, "Warning: no MeshTrafficPermission rules select proxy %s: Kuma applies the from items there (use --from)\n", o.proxy)
 	}
-	out, err := json.MarshalIndent(mesh.MergeInbound(kind, policies, dp, src), "", "  ")
+	out, err := json.MarshalIndent(engine.MergeInbound(kind, policies, dp, src), "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding the merged configuration: %w", err)
 	}
@@ -179,21 +180,21 @@ func (o *meshOptions) printRules(stdout, stderr io.Writer, kind string, policies
 // (MeshTimeout.kuma.io: Kuma's own kind; MeshTimeout.policy.precedent.dev: Precedent's).
 func meshKind(s string) (kind, group string, err error) {
 	name, group, _ := strings.Cut(s, ".")
-	for _, k := range []string{mesh.KindMeshTimeout, mesh.KindMeshTrafficPermission} {
+	for _, k := range []string{engine.KindMeshTimeout, engine.KindMeshTrafficPermission} {
 		if strings.EqualFold(name, k) || strings.EqualFold(name, k+"s") {
 			switch strings.ToLower(group) {
-			case "", mesh.KumaGroup, mesh.PrecedentGroup:
+			case "", engine.KumaGroup, engine.PrecedentGroup:
 				return k, strings.ToLower(group), nil
 			}
 		}
 	}
-	return "", "", fmt.Errorf("--kind %q: the mesh kinds are %s and %s, alone or as Kind.%s or Kind.%s", s, mesh.KindMeshTimeout, mesh.KindMeshTrafficPermission, mesh.KumaGroup, mesh.PrecedentGroup)
+	return "", "", fmt.Errorf("--kind %q: the mesh kinds are %s and %s, alone or as Kind.%s or Kind.%s", s, engine.KindMeshTimeout, engine.KindMeshTrafficPermission, engine.KumaGroup, engine.PrecedentGroup)
 }
 
 // parseSource reads SERVICE[,TAG=VALUE...].
-func parseSource(s string) (mesh.Selector, error) {
+func parseSource(s string) (engine.Selector, error) {
 	parts := strings.Split(s, ",")
-	sel := mesh.Selector{Service: parts[0], Tags: map[string]string{mesh.ServiceTag: parts[0]}}
+	sel := engine.Selector{Service: parts[0], Tags: map[string]string{engine.ServiceTag: parts[0]}}
 	if sel.Service == "" || strings.Contains(sel.Service, "=") {
 		return sel, fmt.Errorf("--from %q: write it as SERVICE[,TAG=VALUE...], e.g. web,version=v1", s)
 	}
@@ -202,7 +203,7 @@ func parseSource(s string) (mesh.Selector, error) {
 		if !ok || k == "" {
 			return sel, fmt.Errorf("--from %q: tag %q: write tags as TAG=VALUE", s, p)
 		}
-		if k == mesh.ServiceTag && v != sel.Service {
+		if k == engine.ServiceTag && v != sel.Service {
 			return sel, fmt.Errorf("--from %q: the service is %s, not %s", s, sel.Service, v)
 		}
 		sel.Tags[k] = v
@@ -211,12 +212,12 @@ func parseSource(s string) (mesh.Selector, error) {
 }
 
 // findProxy finds the Dataplane named NAME (in any namespace, if unique) or NAMESPACE/NAME.
-func findProxy(dataplanes []mesh.Dataplane, ref string) (mesh.Dataplane, error) {
+func findProxy(dataplanes []engine.Dataplane, ref string) (engine.Dataplane, error) {
 	ns, name, qualified := strings.Cut(ref, "/")
 	if !qualified {
 		ns, name = "", ref
 	}
-	var found []mesh.Dataplane
+	var found []engine.Dataplane
 	names := make([]string, 0, len(dataplanes))
 	for _, dp := range dataplanes {
 		names = append(names, objectID(dp.Namespace, dp.Name))
@@ -229,15 +230,15 @@ func findProxy(dataplanes []mesh.Dataplane, ref string) (mesh.Dataplane, error) 
 		return found[0], nil
 	case 0:
 		if len(names) == 0 {
-			return mesh.Dataplane{}, fmt.Errorf("proxy %q not found: the files hold no Dataplane", ref)
+			return engine.Dataplane{}, fmt.Errorf("proxy %q not found: the files hold no Dataplane", ref)
 		}
 		sort.Strings(names)
 		if len(names) > 10 {
 			names = append(names[:10], fmt.Sprintf("and %d more", len(names)-10))
 		}
-		return mesh.Dataplane{}, fmt.Errorf("proxy %q not found: no Dataplane of that name in the files (Dataplanes: %s)", ref, strings.Join(names, ", "))
+		return engine.Dataplane{}, fmt.Errorf("proxy %q not found: no Dataplane of that name in the files (Dataplanes: %s)", ref, strings.Join(names, ", "))
 	}
-	return mesh.Dataplane{}, fmt.Errorf("proxy %q is ambiguous: %d Dataplanes of that name; write NAMESPACE/NAME", ref, len(found))
+	return engine.Dataplane{}, fmt.Errorf("proxy %q is ambiguous: %d Dataplanes of that name; write NAMESPACE/NAME", ref, len(found))
 }
 
 func objectID(ns, name string) string {

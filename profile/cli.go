@@ -1,6 +1,11 @@
 package profile
 
-import "github.com/spf13/cobra"
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/vap"
+)
 
 // Simulator is a profile with a simulator of its own in the CLI: a decision its model makes per
 // request rather than per Gateway API path (`precedent access` for one tool call, `precedent mesh`
@@ -18,3 +23,14 @@ type ExitError struct {
 
 func (e *ExitError) Error() string { return e.Err.Error() }
 func (e *ExitError) Unwrap() error { return e.Err }
+
+// MutatingExporter is a profile with defaulting that CEL can express: `precedent export map` writes
+// one MutatingAdmissionPolicy and binding per target, so a cluster without Precedent's mutating
+// webhook defaults writes in-tree.
+type MutatingExporter interface {
+	// MutatingTargets are the targets of the profile's kinds among kinds (the registry's), and of
+	// its own kinds when own.
+	MutatingTargets(kinds []policy.Kind, own bool) []vap.MutatingTarget
+	// Defaultings describe what the profile's targets default, for --help and README.
+	Defaultings() []vap.Defaulting
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/precedent-dev/precedent/profiles/mesh"
 	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/state"
+	"github.com/precedent-dev/precedent/vap"
 )
 
 // registered are the policy models, asked in order: the first that claims a kind reviews it.
@@ -97,4 +98,28 @@ func name(p profile.Profile) string {
 		return string(n)
 	}
 	return fmt.Sprintf("%T", p)
+}
+
+// MutatingTargets are the MutatingAdmissionPolicy targets of every profile that exports defaulting
+// (profile.MutatingExporter) for kinds (the registry's), and of the profiles' own kinds when own, in
+// the order of the table.
+func MutatingTargets(kinds []policy.Kind, own bool) []vap.MutatingTarget {
+	var out []vap.MutatingTarget
+	for _, p := range registered {
+		if e, ok := p.(profile.MutatingExporter); ok {
+			out = append(out, e.MutatingTargets(kinds, own)...)
+		}
+	}
+	return out
+}
+
+// Defaultings describe what MutatingTargets default, for --help and README.
+func Defaultings() []vap.Defaulting {
+	var out []vap.Defaulting
+	for _, p := range registered {
+		if e, ok := p.(profile.MutatingExporter); ok {
+			out = append(out, e.Defaultings()...)
+		}
+	}
+	return out
 }

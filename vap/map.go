@@ -9,7 +9,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/precedent-dev/precedent/access"
 	"github.com/precedent-dev/precedent/policy"
 )
 
@@ -33,8 +32,8 @@ var StrategyDefault = Defaulting{
 	Message:   "spec.defaults.strategy and spec.overrides.strategy default to atomic (defaults-overrides kinds)",
 	Condition: blockLacksStrategy("defaults") + " || " + blockLacksStrategy("overrides"),
 	Patch: fmt.Sprintf("(%s ? [%s] : []) + (%s ? [%s] : [])",
-		blockLacksStrategy("defaults"), addPatch("'/spec/defaults/strategy'", "'"+policy.StrategyAtomic+"'"),
-		blockLacksStrategy("overrides"), addPatch("'/spec/overrides/strategy'", "'"+policy.StrategyAtomic+"'")),
+		blockLacksStrategy("defaults"), AddPatch("'/spec/defaults/strategy'", "'"+policy.StrategyAtomic+"'"),
+		blockLacksStrategy("overrides"), AddPatch("'/spec/overrides/strategy'", "'"+policy.StrategyAtomic+"'")),
 	Profiles: []policy.Profile{policy.ProfileDefaultsOverrides},
 }
 
@@ -53,13 +52,11 @@ var AccessDefault = Defaulting{
 	Message:   "spec.rules[*].source.serviceAccount.namespace defaults to the policy's namespace (AccessPolicy, XAccessPolicy)",
 	Condition: "has(object.spec) && has(object.spec.rules) && type(object.spec.rules) == list && object.spec.rules.exists(r, " + saLacksNamespace + ")",
 	Patch: "object.spec.rules.transformList(i, r, " + saLacksNamespace + ", " +
-		addPatch("'/spec/rules/' + string(i) + '/source/serviceAccount/namespace'", "object.metadata.namespace") + ")",
+		AddPatch("'/spec/rules/' + string(i) + '/source/serviceAccount/namespace'", "object.metadata.namespace") + ")",
 }
 
-// Defaultings are the defaultings `precedent export map` exports, for README and --help.
-var Defaultings = []Defaulting{StrategyDefault, AccessDefault}
-
-func addPatch(path, value string) string {
+// AddPatch is one JSONPatch "add" operation in CEL: path and value are CEL expressions.
+func AddPatch(path, value string) string {
 	return fmt.Sprintf("JSONPatch{op: 'add', path: %s, value: %s}", path, value)
 }
 
@@ -114,22 +111,14 @@ type MutatingTarget struct {
 	Default  Defaulting
 }
 
-// MutatingTargets are the targets of the managed kinds (those whose defaulting CEL can express:
-// the defaults-overrides profile's) and, when withAccess, of AccessPolicy and XAccessPolicy.
-func MutatingTargets(kinds []policy.Kind, plural func(kind string) string, withAccess bool) []MutatingTarget {
+// KindTargets are the targets of d for the kinds among kinds whose profile is one of d.Profiles, in
+// the version each kind is managed in (a profile's MutatingTargets).
+func KindTargets(d Defaulting, kinds []policy.Kind, plural func(kind string) string) []MutatingTarget {
 	var out []MutatingTarget
 	for _, k := range kinds {
-		for _, d := range Defaultings {
-			if slices.Contains(d.Profiles, k.Profile) {
-				out = append(out, MutatingTarget{GK: k.GVK.GroupKind(), Version: k.GVK.Version, Resource: plural(k.GVK.Kind), Default: d})
-			}
+		if slices.Contains(d.Profiles, k.Profile) {
+			out = append(out, MutatingTarget{GK: k.GVK.GroupKind(), Version: k.GVK.Version, Resource: plural(k.GVK.Kind), Default: d})
 		}
-	}
-	if withAccess {
-		out = append(out,
-			MutatingTarget{GK: access.AccessPolicyKind, Version: "v1alpha1", Resource: plural(access.AccessPolicyKind.Kind), Default: AccessDefault},
-			// kube-agentic-networking's XAccessPolicy, in whatever version its CRD serves.
-			MutatingTarget{GK: access.XAccessPolicyKind, Version: "*", Resource: plural(access.XAccessPolicyKind.Kind), Default: AccessDefault})
 	}
 	return out
 }

@@ -20,8 +20,10 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/precedent-dev/precedent/access"
+	eg "github.com/precedent-dev/precedent/envoygateway"
 	"github.com/precedent-dev/precedent/mutate"
 	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/profiles"
 	"github.com/precedent-dev/precedent/vap"
 )
 
@@ -107,7 +109,7 @@ func object(t *testing.T, apiVersion, kind, spec string) *unstructured.Unstructu
 // through the exported MutatingAdmissionPolicy: both must give the same object.
 func TestMutatingParity(t *testing.T) {
 	auth := policy.Builtin()[0]
-	targets := vap.MutatingTargets([]policy.Kind{auth}, func(k string) string { return strings.ToLower(k) + "s" }, true)
+	targets := profiles.MutatingTargets([]policy.Kind{auth}, true) // the export's own path
 	byKind := map[schema.GroupKind]*admissionregistrationv1.MutatingAdmissionPolicy{}
 	for _, tg := range targets {
 		p, _ := vap.Mutating(tg.Default, tg.GK, tg.Version, tg.Resource)
@@ -161,5 +163,57 @@ func TestMutatingParity(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestMergeTypeParity runs Envoy Gateway policies through the webhook's mergeType default
+// (envoygateway.DefaultMergeType, for a kind line `defaults: {mergeType: StrategicMerge}`) and
+// through the exported MutatingAdmissionPolicy: both must give the same object. A kind whose line
+// sets no default, and ClientTrafficPolicy, get no policy at all.
+func TestMergeTypeParity(t *testing.T) {
+	gvk := schema.GroupVersionKind{Group: eg.Group, Version: "v1alpha1", Kind: eg.BackendTrafficPolicy}
+	k := policy.Kind{GVK: gvk, Profile: "envoy-gateway", Defaults: map[string]string{"mergeType": string(eg.StrategicMerge)}}
+	targets := profiles.MutatingTargets([]policy.Kind{
+		k,
+		{GVK: gvk.GroupVersion().WithKind(eg.SecurityPolicy), Profile: "envoy-gateway"},
+		{GVK: gvk.GroupVersion().WithKind(eg.ClientTrafficPolicy), Profile: "envoy-gateway", Defaults: map[string]string{"mergeType": string(eg.StrategicMerge)}},
+	}, false)
+	if len(targets) != 1 || targets[0].GK != gvk.GroupKind() {
+		t.Fatalf("targets %+v, want BackendTrafficPolicy's only", targets)
+	}
+	p, _ := vap.Mutating(targets[0].Default, targets[0].GK, targets[0].Version, targets[0].Resource)
+	specs := []string{
+		"targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: cart}]",
+		"targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: a}, {group: gateway.networking.k8s.io, kind: GRPCRoute, name: b}]",
+		"targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: a}, {group: gateway.networking.k8s.io, kind: Gateway, name: gw}]",
+		"targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]",
+		"targetRef: {group: gateway.networking.k8s.io, kind: TCPRoute, name: t}",
+		"targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}\ntargetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: a}]",
+		"targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: cart}]\nmergeType: JSONMerge",
+		"targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: cart}]\nmergeType: ''",
+		"targetSelectors: [{kind: HTTPRoute, matchLabels: {app: shop}}]",
+		"targetSelectors: [{kind: HTTPRoute, matchLabels: {app: shop}}, {kind: Gateway, matchLabels: {app: shop}}]",
+		"targetRefs: [{group: gateway.networking.k8s.io, kind: UDPRoute, name: u}]\ntargetSelectors: [{kind: TLSRoute, matchLabels: {app: shop}}]",
+		"targetRefs: []",
+		"timeout: {http: {requestTimeout: 1s}}",
+	}
+	for _, spec := range specs {
+		t.Run(spec, func(t *testing.T) {
+			got := mutateWith(t, p, object(t, gvk.GroupVersion().String(), gvk.Kind, spec))
+			want := object(t, gvk.GroupVersion().String(), gvk.Kind, spec)
+			read, errs := eg.Read(want)
+			if len(errs) > 0 {
+				t.Fatalf("fixture does not read: %v", errs)
+			}
+			var paths []string
+			var values []interface{}
+			for _, op := range eg.DefaultMergeType(read, eg.StrategicMerge) {
+				paths, values = append(paths, op.Path), append(values, op.Value)
+			}
+			applyAdds(t, want, paths, func(i int) interface{} { return values[i] })
+			if diff := cmp.Diff(want.Object, got.Object); diff != "" {
+				t.Errorf("webhook and MutatingAdmissionPolicy disagree (-webhook +MAP):\n%s", diff)
+			}
+		})
 	}
 }

@@ -7,11 +7,11 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/precedent-dev/precedent/access"
 	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/profile"
+	"github.com/precedent-dev/precedent/profiles"
 	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/vap"
 	"github.com/precedent-dev/precedent/webhook"
@@ -66,7 +66,7 @@ func newExportMapCmd() *cobra.Command {
 	var kind, configFile string
 	var cf clusterFlags
 	var lines []string
-	for _, d := range vap.Defaultings {
+	for _, d := range profiles.Defaultings() {
 		lines = append(lines, d.ID+": "+d.Message)
 	}
 	m := &cobra.Command{
@@ -75,7 +75,7 @@ func newExportMapCmd() *cobra.Command {
 		Long: "One policy and binding per managed kind that has defaulting CEL can express (all, or --kind),\n" +
 			"plus AccessPolicy and XAccessPolicy. Defaulting exported:\n  - " + strings.Join(lines, "\n  - ") +
 			"\nGEP-713 and Kuadrant kinds have no defaulting of Precedent's (Kuadrant's CRDs default their strategy);\n" +
-			"mesh kinds none CEL can express.\n\n" +
+			"mesh kinds none CEL can express; envoy-gateway kinds only where their line sets defaults.mergeType.\n\n" +
 			"The managed kinds are those of --config FILE; without it, of the cluster's PrecedentConfig named\n" +
 			"cluster (in the kubeconfig's cluster); with no kubeconfig at all, the shipped kinds.\n\n" + kindHelp,
 		Args: cobra.NoArgs,
@@ -85,23 +85,28 @@ func newExportMapCmd() *cobra.Command {
 				return err
 			}
 			reg := s.Registry()
-			kinds, withAccess := reg.Kinds(), true
-			if kind != "" {
-				if gk, ok := accessKind(kind); ok {
-					targets := vap.MutatingTargets(nil, webhook.Plural, true)
-					return writeMutating(cmd.OutOrStdout(), targets, func(t vap.MutatingTarget) bool { return t.GK == gk })
-				}
-				k, err := reg.Resolve(kind)
-				if err != nil {
-					return &exitError{Code: 2, Err: fmt.Errorf("--kind %w", err)}
-				}
-				kinds, withAccess = []policy.Kind{k}, false
-				if len(vap.MutatingTargets(kinds, webhook.Plural, false)) == 0 {
-					fmt.Fprintf(cmd.OutOrStdout(), "# %s.%s (profile %s): no defaulting of Precedent's that CEL can express\n", k.GVK.Kind, k.GVK.Group, k.Profile)
-					return nil
+			if kind == "" {
+				return writeMutating(cmd.OutOrStdout(), profiles.MutatingTargets(reg.Kinds(), true))
+			}
+			var own []vap.MutatingTarget // a profile's own kind (AccessPolicy)
+			for _, t := range profiles.MutatingTargets(nil, true) {
+				if profile.Names(kind, t.GK) {
+					own = append(own, t)
 				}
 			}
-			return writeMutating(cmd.OutOrStdout(), vap.MutatingTargets(kinds, webhook.Plural, withAccess), func(vap.MutatingTarget) bool { return true })
+			if len(own) > 0 {
+				return writeMutating(cmd.OutOrStdout(), own)
+			}
+			k, err := reg.Resolve(kind)
+			if err != nil {
+				return &exitError{Code: 2, Err: fmt.Errorf("--kind %w", err)}
+			}
+			targets := profiles.MutatingTargets([]policy.Kind{k}, false)
+			if len(targets) == 0 {
+				fmt.Fprintf(cmd.OutOrStdout(), "# %s.%s (profile %s): no defaulting of Precedent's that CEL can express\n", k.GVK.Kind, k.GVK.Group, k.Profile)
+				return nil
+			}
+			return writeMutating(cmd.OutOrStdout(), targets)
 		},
 	}
 	m.Flags().StringVar(&kind, "kind", "", "only this kind: Kind or Kind.group, e.g. AuthPolicy, AccessPolicy")
@@ -111,24 +116,8 @@ func newExportMapCmd() *cobra.Command {
 	return m
 }
 
-// accessKind reports whether name ("Kind" or "Kind.group", any case) is AccessPolicy or XAccessPolicy.
-func accessKind(name string) (schema.GroupKind, bool) {
-	for _, gk := range []schema.GroupKind{access.AccessPolicyKind, access.XAccessPolicyKind} {
-		if strings.EqualFold(name, gk.Kind) || strings.EqualFold(name, gk.Kind+"."+gk.Group) {
-			return gk, true
-		}
-	}
-	return schema.GroupKind{}, false
-}
-
-func writeMutating(w io.Writer, targets []vap.MutatingTarget, keep func(vap.MutatingTarget) bool) error {
-	var kept []vap.MutatingTarget
-	for _, t := range targets {
-		if keep(t) {
-			kept = append(kept, t)
-		}
-	}
-	out, err := vap.RenderMutating(kept)
+func writeMutating(w io.Writer, targets []vap.MutatingTarget) error {
+	out, err := vap.RenderMutating(targets)
 	if err != nil {
 		return err
 	}

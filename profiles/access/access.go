@@ -20,6 +20,7 @@ import (
 	"github.com/precedent-dev/precedent/state"
 	"github.com/precedent-dev/precedent/topology"
 	"github.com/precedent-dev/precedent/validate"
+	"github.com/precedent-dev/precedent/vap"
 	"github.com/precedent-dev/precedent/warning"
 )
 
@@ -109,15 +110,25 @@ func (Profile) Default(_ schema.GroupKind, u *unstructured.Unstructured, _ *poli
 // it is always there and the webhook checks XAccessPolicies from the moment their CRD appears,
 // without re-registering.
 func (Profile) Webhooks([]policy.Kind) profile.Webhooks {
-	res := []profile.Resource{
-		{Group: engine.AccessPolicyKind.Group, Version: "v1alpha1", Resource: profile.Plural(engine.AccessPolicyKind.Kind), Deletes: true},
-		{Group: engine.XAccessPolicyKind.Group, Version: "*", Resource: profile.Plural(engine.XAccessPolicyKind.Kind), Deletes: true},
-	}
+	res := webhookResources()
 	return profile.Webhooks{Validate: res, Mutating: []profile.Mutating{{
 		Name: DefaultsWebhook, Resources: res,
 		Conditions: []admissionregistrationv1.MatchCondition{{Name: "service-account-without-namespace", Expression: DefaultsCondition}},
 	}}}
 }
+
+// webhookResources are the resources of both kinds, in version (the versions table's).
+func webhookResources() []profile.Resource {
+	res := make([]profile.Resource, 0, len(own))
+	for _, gk := range own {
+		res = append(res, profile.Resource{Group: gk.Group, Version: version[gk], Resource: profile.Plural(gk.Kind), Deletes: true})
+	}
+	return res
+}
+
+// version is the version of each kind the webhooks and exports name: AccessPolicy's v1alpha1,
+// kube-agentic-networking's XAccessPolicy in whatever version its CRD serves.
+var version = map[schema.GroupKind]string{engine.AccessPolicyKind: "v1alpha1", engine.XAccessPolicyKind: "*"}
 
 // Prepare builds the grants of each access kind watched, so the first access write of a fresh
 // replica does not build them.
@@ -197,3 +208,19 @@ func tree(in *profile.Offline, gk schema.GroupKind) diff.AccessTree {
 func (Profile) Effective(_ *profile.Offline, k policy.Kind, _ *topology.Target) ([]effective.Item, error) {
 	return nil, fmt.Errorf("--kind %s.%s is an access kind: it has no effective policy per Gateway API path; see precedent access", k.GVK.Kind, k.GVK.Group)
 }
+
+// MutatingTargets: the ServiceAccount namespace default for both kinds, with the profile's own
+// kinds (XAccessPolicy in whatever version its CRD serves, as Webhooks registers it).
+func (Profile) MutatingTargets(_ []policy.Kind, withOwn bool) []vap.MutatingTarget {
+	if !withOwn {
+		return nil
+	}
+	out := make([]vap.MutatingTarget, 0, len(own))
+	for _, gk := range own {
+		out = append(out, vap.MutatingTarget{GK: gk, Version: version[gk], Resource: profile.Plural(gk.Kind), Default: vap.AccessDefault})
+	}
+	return out
+}
+
+// Defaultings: the ServiceAccount namespace default.
+func (Profile) Defaultings() []vap.Defaulting { return []vap.Defaulting{vap.AccessDefault} }

@@ -129,6 +129,13 @@ func less(a, b *unstructured.Unstructured) bool {
 // mergeTypeField is the spec field a kind line may default (envoyproxy/gateway #9334).
 const mergeTypeField = "mergeType"
 
+// defaulted returns the mergeType default of kind k: set by its line, for a kind of the profile
+// that has mergeType (not ClientTrafficPolicy).
+func defaulted(k policy.Kind) (string, bool) {
+	v := k.Defaults[mergeTypeField]
+	return v, k.Profile == Name && v != "" && k.GVK.Kind != engine.ClientTrafficPolicy
+}
+
 // DefaultsWebhook is the mutating webhook of the mergeType default.
 const DefaultsWebhook = "envoy-gateway-defaults.precedent.dev"
 
@@ -156,7 +163,7 @@ func (Profile) Webhooks(kinds []policy.Kind) profile.Webhooks {
 	w := profile.Webhooks{Validate: profile.EngineWebhooks(Name, kinds)}
 	m := profile.Mutating{Name: DefaultsWebhook, Conditions: []admissionregistrationv1.MatchCondition{{Name: "without-merge-type", Expression: DefaultsCondition}}}
 	for _, k := range kinds {
-		if k.Profile == Name && k.Defaults[mergeTypeField] != "" && k.GVK.Kind != engine.ClientTrafficPolicy {
+		if _, ok := defaulted(k); ok {
 			m.Resources = append(m.Resources, profile.Resource{Group: k.GVK.Group, Version: k.GVK.Version, Resource: profile.Plural(k.GVK.Kind)})
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/precedent-dev/precedent/mutate"
 	"github.com/precedent-dev/precedent/policy"
 	"github.com/precedent-dev/precedent/profile"
+	"github.com/precedent-dev/precedent/vap"
 )
 
 // GEP713 is GEP-713's model: the engine's, nothing to default.
@@ -56,3 +57,11 @@ func (p Profile) Webhooks(kinds []policy.Kind) profile.Webhooks {
 func NeedsDefaulting(k policy.Kind) bool {
 	return k.Profile == policy.ProfileDefaultsOverrides && k.GVK.Group != policy.Group
 }
+
+// MutatingTargets: the strategy default for every kind of the profile.
+func (Profile) MutatingTargets(kinds []policy.Kind, _ bool) []vap.MutatingTarget {
+	return vap.KindTargets(vap.StrategyDefault, kinds, profile.Plural)
+}
+
+// Defaultings: the strategy default.
+func (Profile) Defaultings() []vap.Defaulting { return []vap.Defaulting{vap.StrategyDefault} }

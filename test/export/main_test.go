@@ -1,8 +1,8 @@
 // Package export_test applies the output of `precedent export vap` and `precedent export map` to a
 // real kube-apiserver and etcd with no webhook registered, for configurations managing Precedent's,
-// Kuadrant's and Kuma's kinds: the API server must accept the policies, and they alone must reject
-// invalid objects, admit valid ones and default what the mutating webhook defaults. One control
-// plane for the package; each test works in its own namespace.
+// Kuadrant's, Kuma's and Envoy Gateway's kinds (its real CRDs): the API server must accept the
+// policies, and they alone must reject invalid objects, admit valid ones and default what the
+// mutating webhook defaults. One control plane for the package; each test works in its own namespace.
 package export_test
 
 import (
@@ -14,6 +14,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/precedent-dev/precedent/test/egcrds"
 	"github.com/precedent-dev/precedent/test/harness"
 )
 
@@ -39,7 +40,12 @@ func run(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "building precedent: %v\n%s", err, out)
 		return 1
 	}
-	if h, err = harness.Start(harness.Options{CRDDirs: []string{filepath.Join("..", "crds", "kuadrant"), filepath.Join("..", "crds", "kuma")}}); err != nil {
+	eg, err := egcrds.CRDDir() // Envoy Gateway's real CRDs, from the module cache
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if h, err = harness.Start(harness.Options{CRDDirs: []string{filepath.Join("..", "crds", "kuadrant"), filepath.Join("..", "crds", "kuma"), eg}}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

@@ -114,17 +114,22 @@ func (s *Snapshot) Items(paths []int) []Item {
 func SortItems(items []Item) {
 	sort.Slice(items, func(i, j int) bool {
 		a, b := items[i], items[j]
-		if a.Gateway != b.Gateway {
-			return a.Gateway < b.Gateway
-		}
-		if a.Route != b.Route {
-			return a.Route < b.Route
-		}
-		if a.Rule != b.Rule {
-			return a.Rule < b.Rule
-		}
-		return a.Listener < b.Listener
+		return KeyLess(ItemKey{a.Gateway, a.Listener, a.Route, a.Rule}, ItemKey{b.Gateway, b.Listener, b.Route, b.Rule})
 	})
+}
+
+// KeyLess orders displayed paths as the CLI contract lists them (SortItems).
+func KeyLess(a, b ItemKey) bool {
+	if a.Gateway != b.Gateway {
+		return a.Gateway < b.Gateway
+	}
+	if a.Route != b.Route {
+		return a.Route < b.Route
+	}
+	if a.Rule != b.Rule {
+		return a.Rule < b.Rule
+	}
+	return a.Listener < b.Listener
 }
 
 // ItemFor renders a result.

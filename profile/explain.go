@@ -1,6 +1,10 @@
 package profile
 
-import "github.com/precedent-dev/precedent/policy"
+import (
+	"github.com/precedent-dev/precedent/effective"
+	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/topology"
+)
 
 // PolicyExplanation is `precedent explain --policy -o json` (the CLI contract): whether the policy
 // is accepted and enforced, and the fate of each of its rules.
@@ -32,4 +36,12 @@ type RuleFate struct {
 // over their snapshots.
 type PolicyExplainer interface {
 	ExplainPolicy(in *Offline, k policy.Kind, ref policy.Ref) (*PolicyExplanation, error)
+}
+
+// RuleExplainer is a profile that folds outside the engine and explains its rules on paths, in the
+// engine's shapes: `precedent explain --target T --rule ID` (one explanation per path beneath T)
+// and `explain --reach --rule ID [--policy NS/NAME]`. An error when no policy of k declares the rule.
+type RuleExplainer interface {
+	ExplainRule(in *Offline, k policy.Kind, target topology.Target, rule string) ([]effective.Explanation, error)
+	Reach(in *Offline, k policy.Kind, rule string, ref *policy.Ref) ([]effective.ReachedPath, error)
 }

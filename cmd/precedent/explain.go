@@ -15,6 +15,7 @@ import (
 	"github.com/precedent-dev/precedent/printable"
 	"github.com/precedent-dev/precedent/profile"
 	"github.com/precedent-dev/precedent/profiles"
+	"github.com/precedent-dev/precedent/topology"
 )
 
 func init() { subcommands = append(subcommands, newExplainCmd) }
@@ -94,7 +95,11 @@ func (f *explainFlags) run(cmd *cobra.Command) error {
 		return err
 	}
 	if k, err := o.resolveAny(f.kind); err == nil && !k.Effective() {
-		if ex, ok := profiles.For(k.GVK.GroupKind(), o.registry).(profile.PolicyExplainer); ok {
+		p := profiles.For(k.GVK.GroupKind(), o.registry)
+		if ex, ok := p.(profile.RuleExplainer); ok && (f.reach || f.target != "") {
+			return f.explainRule(cmd, o, k, ex, t, ref)
+		}
+		if ex, ok := p.(profile.PolicyExplainer); ok {
 			return f.explainOther(cmd, o, k, ex, ref)
 		}
 	}
@@ -220,17 +225,46 @@ func printRuleStatus(w io.Writer, ref string, st []effective.RuleStatus) {
 }
 
 func printReach(w io.Writer, rule string, rs []effective.ReachedPath) {
-	fmt.Fprintf(w, "%s reaches %d path%s\n", printable.String(rule), len(rs), plural(len(rs)))
+	paths := map[effective.ItemKey]bool{} // a merged field lists its path once per policy
+	for _, r := range rs {
+		paths[r.Path] = true
+	}
+	fmt.Fprintf(w, "%s reaches %d path%s\n", printable.String(rule), len(paths), plural(len(paths)))
 	for _, r := range rs {
 		fmt.Fprintf(w, "  %s from %s\n", pathString(r.Path), printable.String(r.From.String()))
 	}
 }
 
+// explainRule is --target and --reach for a kind whose profile folds outside the engine and explains
+// its own rules (Envoy Gateway's).
+func (f *explainFlags) explainRule(cmd *cobra.Command, o *input, k policy.Kind, ex profile.RuleExplainer, t topology.Target, ref *policy.Ref) error {
+	o.notes(cmd.ErrOrStderr())
+	w := cmd.OutOrStdout()
+	if f.reach {
+		rs, err := ex.Reach(o.offline(), k, f.rule, ref)
+		if err != nil {
+			return &exitError{Code: 1, Err: err}
+		}
+		return f.print(w, rs, func() { printReach(w, f.rule, rs) })
+	}
+	if !o.graph.Exists(t) {
+		return targetNotFound(t)
+	}
+	exs, err := ex.ExplainRule(o.offline(), k, t, f.rule)
+	if err != nil {
+		return &exitError{Code: 1, Err: err}
+	}
+	if len(exs) == 0 {
+		return &exitError{Code: 1, Err: fmt.Errorf("%s: no Gateway/Route path beneath it that a %s reaches", printable.String(t.String()), qualifiedKind(k))}
+	}
+	return f.print(w, exs, func() { printExplanations(w, exs) })
+}
+
 // explainOther explains a policy of a kind whose profile folds outside the engine and explains its
-// own policies (Envoy Gateway's): --policy only.
+// own policies (Envoy Gateway's): --policy.
 func (f *explainFlags) explainOther(cmd *cobra.Command, o *input, k policy.Kind, ex profile.PolicyExplainer, ref *policy.Ref) error {
 	if ref == nil || f.reach || f.target != "" {
-		return &exitError{Code: 2, Err: fmt.Errorf("--kind %s: only --policy is explained for this kind", qualifiedKind(k))}
+		return &exitError{Code: 2, Err: fmt.Errorf("--kind %s: give --policy, --target with --rule, or --reach with --rule", qualifiedKind(k))}
 	}
 	o.notes(cmd.ErrOrStderr())
 	pe, err := ex.ExplainPolicy(o.offline(), k, *ref)

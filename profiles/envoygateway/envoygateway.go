@@ -264,23 +264,26 @@ func (Profile) Effective(in *profile.Offline, k policy.Kind, target *topology.Ta
 
 // beneath keeps the items on paths through target.
 func beneath(items []effective.Item, t topology.Target) []effective.Item {
-	name := t.Namespace + "/" + t.Name
 	var out []effective.Item
 	for _, it := range items {
-		switch t.Kind {
-		case "Gateway":
-			if it.Gateway == name {
-				out = append(out, it)
-			}
-		case "GatewayClass":
-			out = append(out, it) // every Gateway of the input is taken to be of the class
-		default:
-			if it.Route == name {
-				out = append(out, it)
-			}
+		if under(effective.ItemKey{Gateway: it.Gateway, Listener: it.Listener, Route: it.Route, Rule: it.Rule}, t) {
+			out = append(out, it)
 		}
 	}
 	return out
+}
+
+// under reports whether the displayed path k goes through target t: its Gateway, its route, or
+// any path for a GatewayClass (every Gateway of the input is taken to be of the class).
+func under(k effective.ItemKey, t topology.Target) bool {
+	name := t.Namespace + "/" + t.Name
+	switch t.Kind {
+	case "Gateway":
+		return k.Gateway == name
+	case "GatewayClass":
+		return true
+	}
+	return k.Route == name
 }
 
 // Diff compares the effective items of the profile's kinds between base and head.

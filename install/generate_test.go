@@ -18,19 +18,19 @@ const root = ".."
 // TestGenerated: every file the package generates is committed as generated (make generate
 // rewrites them).
 func TestGenerated(t *testing.T) {
-	files, err := Files(root)
+	gen, err := files(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	paths := make([]string, 0, len(files))
-	for p := range files {
+	paths := make([]string, 0, len(gen))
+	for p := range gen {
 		paths = append(paths, p)
 	}
 	slices.Sort(paths)
 	for _, p := range paths {
 		path := filepath.Join(root, p)
 		if *update {
-			if err := os.WriteFile(path, files[p], 0o644); err != nil {
+			if err := os.WriteFile(path, gen[p], 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -39,7 +39,7 @@ func TestGenerated(t *testing.T) {
 			t.Errorf("%v (run make generate)", err)
 			continue
 		}
-		if diff := cmp.Diff(string(want), string(files[p])); diff != "" {
+		if diff := cmp.Diff(string(want), string(gen[p])); diff != "" {
 			t.Errorf("%s is stale (run make generate) (-file +generated):\n%s", p, diff)
 		}
 	}

@@ -62,7 +62,7 @@ func always() []profile.Profile {
 	return out
 }
 
-// Rules are the rules of the ClusterRole precedent, derived from what the code watches and writes
+// rules are the rules of the ClusterRole precedent, derived from what the code watches and writes
 // with the default settings:
 //   - read the Gateway API topology and the Namespaces' labels (state.TopologyKinds), the shipped
 //     kinds (policy.Builtin), the kinds the registered profiles manage by themselves (Own), the
@@ -74,7 +74,7 @@ func always() []profile.Profile {
 //
 // A Backend kind configured in a PrecedentConfig needs its own read rule (the chart's
 // rbac.extraRules), a configured policy kind its component's or the chart's extraKinds rules.
-func Rules() []rbacv1.PolicyRule {
+func rules() []rbacv1.PolicyRule {
 	var s ruleSet
 	for _, gk := range state.TopologyKinds() {
 		s.addKind(gk, read)
@@ -104,32 +104,32 @@ func Rules() []rbacv1.PolicyRule {
 	return s.rules
 }
 
-// LeaderElectionRules are the rules of the Role precedent-leader-election in Precedent's namespace:
+// leaderElectionRules are the rules of the Role precedent-leader-election in Precedent's namespace:
 // the replicas elect a leader through a Lease they get, create on first start and renew by update.
-func LeaderElectionRules() []rbacv1.PolicyRule {
+func leaderElectionRules() []rbacv1.PolicyRule {
 	return []rbacv1.PolicyRule{{APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases"}, Verbs: []string{"get", "create", "update"}}}
 }
 
-// MetricsAuthRules are the rules of the ClusterRole precedent-metrics-auth: /metrics is served to
+// metricsAuthRules are the rules of the ClusterRole precedent-metrics-auth: /metrics is served to
 // clients the API server authenticates (TokenReview) and authorizes (SubjectAccessReview) on each
 // scrape (serve --metrics-secure).
-func MetricsAuthRules() []rbacv1.PolicyRule {
+func metricsAuthRules() []rbacv1.PolicyRule {
 	return []rbacv1.PolicyRule{
 		{APIGroups: []string{"authentication.k8s.io"}, Resources: []string{"tokenreviews"}, Verbs: []string{"create"}},
 		{APIGroups: []string{"authorization.k8s.io"}, Resources: []string{"subjectaccessreviews"}, Verbs: []string{"create"}},
 	}
 }
 
-// MetricsReaderRules are the rules of the ClusterRole precedent-metrics-reader, for whatever scrapes
+// metricsReaderRules are the rules of the ClusterRole precedent-metrics-reader, for whatever scrapes
 // Precedent's /metrics.
-func MetricsReaderRules() []rbacv1.PolicyRule {
+func metricsReaderRules() []rbacv1.PolicyRule {
 	return []rbacv1.PolicyRule{{NonResourceURLs: []string{"/metrics"}, Verbs: []string{"get"}}}
 }
 
-// ComponentRules are the rules a component grants for kinds, the kinds it configures with profile
+// componentRules are the rules a component grants for kinds, the kinds it configures with profile
 // p: read them and what p reads (Reads), and update the status of those whose status Precedent
 // writes (none by default for Kuadrant's and Envoy Gateway's kinds: their controllers own it).
-func ComponentRules(p profile.Profile, kinds []policy.Kind) []rbacv1.PolicyRule {
+func componentRules(p profile.Profile, kinds []policy.Kind) []rbacv1.PolicyRule {
 	var s ruleSet
 	for _, k := range kinds {
 		s.addKind(k.GVK.GroupKind(), read)
@@ -145,9 +145,9 @@ func ComponentRules(p profile.Profile, kinds []policy.Kind) []rbacv1.PolicyRule 
 	return s.rules
 }
 
-// ReadRules are the rules that let Precedent read what profile p reads beyond its policies (Reads):
+// readRules are the rules that let Precedent read what profile p reads beyond its policies (Reads):
 // the chart adds them for each profile its extraKinds name.
-func ReadRules(p profile.Profile) []rbacv1.PolicyRule {
+func readRules(p profile.Profile) []rbacv1.PolicyRule {
 	var s ruleSet
 	for _, gk := range p.Reads() {
 		s.addKind(gk, read)
@@ -155,12 +155,12 @@ func ReadRules(p profile.Profile) []rbacv1.PolicyRule {
 	return s.rules
 }
 
-// StatusNone maps each configurable profile whose kinds' status is another controller's by default
+// statusNone maps each configurable profile whose kinds' status is another controller's by default
 // (policy.Kind.StatusMode) to the API groups where it is: ["*"] for every group. It is asked of
 // the groups Precedent knows (those of the shipped kinds, of the profiles' own kinds and of what
 // they read) and of one it cannot know; a kind of another group of a profile whose default
 // depends on the group reads as full.
-func StatusNone() map[policy.Profile][]string {
+func statusNone() map[policy.Profile][]string {
 	groups := []string{"status.probe.invalid"}
 	addGroup := func(g string) {
 		if !slices.Contains(groups, g) {

@@ -17,7 +17,7 @@ import (
 // TestRulesOneGroupEach: no rule of the ClusterRole grants a resource of one API group in another
 // (a rule is the cross product of its groups and resources).
 func TestRulesOneGroupEach(t *testing.T) {
-	for _, r := range Rules() {
+	for _, r := range rules() {
 		if len(r.APIGroups) != 1 {
 			t.Errorf("rule %v names %d API groups, want 1", r, len(r.APIGroups))
 		}
@@ -28,7 +28,7 @@ func TestRulesOneGroupEach(t *testing.T) {
 // Precedent writes, and patches only the Gateways' (their <Kind>Affected condition).
 func TestRulesStatus(t *testing.T) {
 	got := map[string]bool{}
-	for _, r := range Rules() {
+	for _, r := range rules() {
 		for _, res := range r.Resources {
 			if strings.Contains(res, "/") {
 				got[r.APIGroups[0]+"/"+res+" "+strings.Join(r.Verbs, ",")] = true
@@ -59,21 +59,21 @@ func TestComponentRules(t *testing.T) {
 		rules []rbacv1.PolicyRule
 		want  []rbacv1.PolicyRule
 	}{
-		{"kuadrant: read only, status none by default", ComponentRules(kuadrant.New(), []policy.Kind{rlp}),
+		{"kuadrant: read only, status none by default", componentRules(kuadrant.New(), []policy.Kind{rlp}),
 			[]rbacv1.PolicyRule{{APIGroups: []string{"kuadrant.io"}, Resources: []string{"ratelimitpolicies"}, Verbs: read}}},
-		{"kuadrant with status full: update on its status", ComponentRules(kuadrant.New(), []policy.Kind{full}),
+		{"kuadrant with status full: update on its status", componentRules(kuadrant.New(), []policy.Kind{full}),
 			[]rbacv1.PolicyRule{
 				{APIGroups: []string{"kuadrant.io"}, Resources: []string{"ratelimitpolicies"}, Verbs: read},
 				{APIGroups: []string{"kuadrant.io"}, Resources: []string{"ratelimitpolicies/status"}, Verbs: []string{"update"}},
 			}},
-		{"envoy-gateway: its kinds and what it reads", ComponentRules(envoygateway.Profile{}, []policy.Kind{btp}),
+		{"envoy-gateway: its kinds and what it reads", componentRules(envoygateway.Profile{}, []policy.Kind{btp}),
 			[]rbacv1.PolicyRule{
 				{APIGroups: []string{"gateway.envoyproxy.io"}, Resources: []string{"backendtrafficpolicies"}, Verbs: read},
 				{APIGroups: []string{"gateway.networking.k8s.io"}, Resources: []string{"listenersets", "tcproutes", "udproutes", "referencegrants"}, Verbs: read},
 			}},
-		{"the chart's rules of what envoy-gateway reads", ReadRules(envoygateway.Profile{}),
+		{"the chart's rules of what envoy-gateway reads", readRules(envoygateway.Profile{}),
 			[]rbacv1.PolicyRule{{APIGroups: []string{"gateway.networking.k8s.io"}, Resources: []string{"listenersets", "tcproutes", "udproutes", "referencegrants"}, Verbs: read}}},
-		{"kuadrant reads nothing beyond its policies", ReadRules(kuadrant.New()), nil},
+		{"kuadrant reads nothing beyond its policies", readRules(kuadrant.New()), nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, tc.rules); diff != "" {
@@ -91,7 +91,7 @@ func TestStatusNone(t *testing.T) {
 		envoygateway.Name:      {"*"},
 		policy.ProfileMesh:     {policy.KumaGroup},
 	}
-	if diff := cmp.Diff(want, StatusNone()); diff != "" {
-		t.Errorf("StatusNone (-want +got):\n%s", diff)
+	if diff := cmp.Diff(want, statusNone()); diff != "" {
+		t.Errorf("statusNone (-want +got):\n%s", diff)
 	}
 }

@@ -89,7 +89,7 @@ func rules() []rbacv1.PolicyRule {
 	}
 	s.addKind(settings.GVK.GroupKind(), read)
 	for _, p := range always() {
-		for _, gk := range append(p.Reads(), p.Sources(settings.Defaults())...) {
+		for _, gk := range slices.Concat(p.Reads(), p.Sources(settings.Defaults())) {
 			s.addKind(gk, read)
 		}
 	}
@@ -171,7 +171,7 @@ func statusNone() map[policy.Profile][]string {
 		addGroup(k.GVK.Group)
 	}
 	for _, p := range profiles.All() {
-		for _, gk := range append(append(p.Own(), p.Reads()...), p.Sources(settings.Defaults())...) {
+		for _, gk := range slices.Concat(p.Own(), p.Reads(), p.Sources(settings.Defaults())) {
 			addGroup(gk.Group)
 		}
 	}

@@ -233,3 +233,22 @@ func derefs[T any](ps []*T) []T {
 	}
 	return out
 }
+
+// TopologyKinds are the kinds the state watches for the topology whatever the profiles and the
+// settings say: the Gateway API kinds (the optional ones once their CRDs are installed) and the
+// Namespaces (their labels). The generated RBAC (package install) lets Precedent read them.
+func TopologyKinds() []schema.GroupKind {
+	s := &State{} // the lists' closures are never called here
+	var out []schema.GroupKind
+	for _, t := range s.topology() {
+		gk := t.obj.GetObjectKind().GroupVersionKind().GroupKind()
+		if gk.Kind == "" { // a typed Gateway API object
+			gk = schema.GroupKind{Group: topology.Group, Kind: reflect.TypeOf(t.obj).Elem().Name()}
+		}
+		out = append(out, gk)
+	}
+	for _, t := range s.optionalTopology() {
+		out = append(out, t.gk)
+	}
+	return out
+}

@@ -201,14 +201,10 @@ func Configurations(kinds []policy.Kind, cc ClientConfig) (*admissionregistratio
 	deleteRules = append(deleteRules, rule(settings.GVK.Group, settings.GVK.Version, "precedentconfigs", del, admissionregistrationv1.ClusterScope))
 	none := admissionregistrationv1.SideEffectClassNone
 	fail, ignore := admissionregistrationv1.Fail, admissionregistrationv1.Ignore
-	timeout := int32(5)
+	timeout := int32(timeoutSeconds)
 	equivalent := admissionregistrationv1.Equivalent
 	validating := func(name string, rules []admissionregistrationv1.RuleWithOperations, fp *admissionregistrationv1.FailurePolicyType) admissionregistrationv1.ValidatingWebhook {
-		return admissionregistrationv1.ValidatingWebhook{
-			Name: name, ClientConfig: cc(ValidatePath), Rules: rules,
-			AdmissionReviewVersions: []string{"v1"}, SideEffects: &none, FailurePolicy: fp,
-			TimeoutSeconds: &timeout, MatchPolicy: &equivalent,
-		}
+		return validatingWebhook(name, cc, rules, *fp)
 	}
 	v := &admissionregistrationv1.ValidatingWebhookConfiguration{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingWebhookConfiguration"},
@@ -235,6 +231,22 @@ func Configurations(kinds []policy.Kind, cc ClientConfig) (*admissionregistratio
 		})
 	}
 	return m, v
+}
+
+// timeoutSeconds is every webhook entry's timeout.
+const timeoutSeconds = 5
+
+// validatingWebhook is one entry of the validating configuration on the /validate path: admission
+// review v1, no side effects, 5 s, equivalent versions matched.
+func validatingWebhook(name string, cc ClientConfig, rules []admissionregistrationv1.RuleWithOperations, fp admissionregistrationv1.FailurePolicyType) admissionregistrationv1.ValidatingWebhook {
+	none := admissionregistrationv1.SideEffectClassNone
+	timeout := int32(timeoutSeconds)
+	equivalent := admissionregistrationv1.Equivalent
+	return admissionregistrationv1.ValidatingWebhook{
+		Name: name, ClientConfig: cc(ValidatePath), Rules: rules,
+		AdmissionReviewVersions: []string{"v1"}, SideEffects: &none, FailurePolicy: &fp,
+		TimeoutSeconds: &timeout, MatchPolicy: &equivalent,
+	}
 }
 
 // rank orders a resource: a registry kind by its place in kinds, a profile's own kind after them all.

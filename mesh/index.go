@@ -49,6 +49,7 @@ type Index struct {
 	perm  pmap[permissionKey, *permCount]
 
 	reps *repCache // one source per group, computed on first use
+	edit *pedit    // while the index is being built or updated, before it is published; else nil
 }
 
 // polEntry is an indexed policy and its slot, a number that stays with it for class signatures.
@@ -105,7 +106,7 @@ type counts struct {
 // (keyed "namespace/name", as WithDataplane takes them; of two with one key the later is kept). It
 // copies the policies it keeps; the Dataplanes are shared and must not change.
 func NewIndex(kind string, policies []Policy, dataplanes []Dataplane) *Index {
-	x := &Index{kind: kind, reps: &repCache{}}
+	x := &Index{kind: kind, reps: &repCache{}, edit: new(pedit)}
 	if g, k, _ := strings.Cut(kind, "."); g == KindMeshTrafficPermission && k == KumaGroup {
 		x.perms = true
 	}
@@ -128,6 +129,7 @@ func NewIndex(kind string, policies []Policy, dataplanes []Dataplane) *Index {
 		t.dataplane(key, dp, 1)
 	}
 	t.finish()
+	x.edit = nil
 	return x
 }
 
@@ -138,6 +140,7 @@ func DataplaneKey(dp *Dataplane) string { return dp.Namespace + "/" + dp.Name }
 func (x *Index) clone() *Index {
 	y := *x
 	y.reps = &repCache{}
+	y.edit = new(pedit)
 	return &y
 }
 
@@ -156,15 +159,15 @@ func (x *Index) repSources() []Selector {
 func (x *Index) indexPolicy(p *Policy) {
 	e := polEntry{p, x.nextSlot}
 	x.nextSlot++
-	x.pols = x.pols.set(p.ID(), e)
+	x.pols = x.pols.set(x.edit, p.ID(), e)
 	if k, ok := polKey(&p.TargetRef); ok {
 		l, _ := x.polBy.get(k)
-		x.polBy = x.polBy.set(k, append(l[:len(l):len(l)], e))
+		x.polBy = x.polBy.set(x.edit, k, append(l[:len(l):len(l)], e))
 	}
 	for i := range p.From {
 		if k, ok := fromKey(&p.From[i].TargetRef); ok {
 			l, _ := x.fromBy.get(k)
-			x.fromBy = x.fromBy.set(k, append(l[:len(l):len(l)], fromRef{p, e.slot, i}))
+			x.fromBy = x.fromBy.set(x.edit, k, append(l[:len(l):len(l)], fromRef{p, e.slot, i}))
 		}
 	}
 }
@@ -172,7 +175,7 @@ func (x *Index) indexPolicy(p *Policy) {
 // unindexPolicy removes e's policy from the policies and their indexes.
 func (x *Index) unindexPolicy(e polEntry) {
 	p := e.p
-	x.pols = x.pols.del(p.ID())
+	x.pols = x.pols.del(x.edit, p.ID())
 	if k, ok := polKey(&p.TargetRef); ok {
 		l, _ := x.polBy.get(k)
 		out := make([]polEntry, 0, len(l))
@@ -182,9 +185,9 @@ func (x *Index) unindexPolicy(e polEntry) {
 			}
 		}
 		if len(out) == 0 {
-			x.polBy = x.polBy.del(k)
+			x.polBy = x.polBy.del(x.edit, k)
 		} else {
-			x.polBy = x.polBy.set(k, out)
+			x.polBy = x.polBy.set(x.edit, k, out)
 		}
 	}
 	for i := range p.From {
@@ -197,9 +200,9 @@ func (x *Index) unindexPolicy(e polEntry) {
 				}
 			}
 			if len(out) == 0 {
-				x.fromBy = x.fromBy.del(k)
+				x.fromBy = x.fromBy.del(x.edit, k)
 			} else {
-				x.fromBy = x.fromBy.set(k, out)
+				x.fromBy = x.fromBy.set(x.edit, k, out)
 			}
 		}
 	}

@@ -25,6 +25,7 @@ func (x *Index) WithDataplane(key string, dp *Dataplane) *Index {
 		t.dataplane(key, dp, 1)
 	}
 	t.finish()
+	y.edit = nil
 	return y
 }
 
@@ -78,9 +79,10 @@ func (x *Index) WithPolicy(id string, p *Policy) *Index {
 	}
 	t.finish()
 	if oldP != nil {
-		y.agg = y.agg.del(oldP)
-		y.member = y.member.del(oldP)
+		y.agg = y.agg.del(y.edit, oldP)
+		y.member = y.member.del(y.edit, oldP)
 	}
+	y.edit = nil
 	return y
 }
 

@@ -27,20 +27,20 @@ func (t *txn) dataplane(key string, dp *Dataplane, sign int) {
 	x := t.x
 	edit := setAdd
 	if sign > 0 {
-		x.dps = x.dps.set(key, dp)
+		x.dps = x.dps.set(x.edit, key, dp)
 	} else {
-		x.dps = x.dps.del(key)
+		x.dps = x.dps.del(x.edit, key)
 		edit = setRemove
 	}
 	for _, in := range dp.Inbound {
 		for k, v := range in {
-			x.inTags = edit(x.inTags, k+"="+v, key)
+			x.inTags = edit(x.edit, x.inTags, k+"="+v, key)
 		}
 		t.source(in, sign)
 	}
-	x.names = edit(x.names, "name="+dp.Name, key)
+	x.names = edit(x.edit, x.names, "name="+dp.Name, key)
 	for k, v := range dp.Labels {
-		x.labels = edit(x.labels, k+"="+v, key)
+		x.labels = edit(x.edit, x.labels, k+"="+v, key)
 	}
 	sig, pols := x.policiesSelecting(dp)
 	t.move(sig, pols, 1, outboundsOf(dp), sign)
@@ -109,7 +109,7 @@ func (t *txn) finish() {
 				t.addCounts(o.contrib, -1)
 				t.addPerm(o.perm, -1)
 				t.member(o, false)
-				x.classes = x.classes.del(sig)
+				x.classes = x.classes.del(x.edit, sig)
 			}
 			continue
 		}
@@ -128,20 +128,20 @@ func (t *txn) finish() {
 			c.contrib = simulateClass(c.ordered, c.outbounds, x.repSources())
 			t.addCounts(c.contrib, 1)
 		}
-		x.classes = x.classes.set(sig, c)
+		x.classes = x.classes.set(x.edit, sig, c)
 	}
 	for p, m := range t.aggs {
 		if len(m) == 0 {
-			x.agg = x.agg.del(p)
+			x.agg = x.agg.del(x.edit, p)
 		} else {
-			x.agg = x.agg.set(p, m)
+			x.agg = x.agg.set(x.edit, p, m)
 		}
 	}
 	for k, a := range t.perms {
 		if a.classes == 0 {
-			x.perm = x.perm.del(k)
+			x.perm = x.perm.del(x.edit, k)
 		} else {
-			x.perm = x.perm.set(k, a)
+			x.perm = x.perm.set(x.edit, k, a)
 		}
 	}
 }
@@ -206,14 +206,14 @@ func (t *txn) member(c *class, add bool) {
 	for _, p := range c.ordered {
 		s, _ := x.member.get(p)
 		if add {
-			s = s.set(c.sig, struct{}{})
+			s = s.set(x.edit, c.sig, struct{}{})
 		} else {
-			s = s.del(c.sig)
+			s = s.del(x.edit, c.sig)
 		}
 		if s.len() == 0 {
-			x.member = x.member.del(p)
+			x.member = x.member.del(x.edit, p)
 		} else {
-			x.member = x.member.set(p, s)
+			x.member = x.member.set(x.edit, p, s)
 		}
 	}
 }
@@ -228,18 +228,18 @@ func (t *txn) source(in map[string]string, sign int) {
 	case sign > 0 && ok, sign < 0 && ok && s.n > 1:
 		ns := *s
 		ns.n += sign
-		x.sources = x.sources.set(key, &ns)
+		x.sources = x.sources.set(x.edit, key, &ns)
 	case sign > 0:
 		ns := &source{sel: sel, n: 1, group: x.groupKey(&sel)}
-		x.sources = x.sources.set(key, ns)
+		x.sources = x.sources.set(x.edit, key, ns)
 		for k, v := range in {
-			x.srcTags = setAdd(x.srcTags, k+"="+v, key)
+			x.srcTags = setAdd(x.edit, x.srcTags, k+"="+v, key)
 		}
 		t.join(ns.group, key)
 	case ok:
-		x.sources = x.sources.del(key)
+		x.sources = x.sources.del(x.edit, key)
 		for k, v := range in {
-			x.srcTags = setRemove(x.srcTags, k+"="+v, key)
+			x.srcTags = setRemove(x.edit, x.srcTags, k+"="+v, key)
 		}
 		t.leave(s.group, key)
 	}
@@ -260,7 +260,7 @@ func (t *txn) rekey(key string) {
 	t.join(g, key)
 	ns := *s
 	ns.group = g
-	x.sources = x.sources.set(key, &ns)
+	x.sources = x.sources.set(x.edit, key, &ns)
 }
 
 func (t *txn) join(g, key string) {
@@ -270,7 +270,7 @@ func (t *txn) join(g, key string) {
 		gr = &group{rep: key}
 		t.groupsChanged = true
 	}
-	x.groups = x.groups.set(g, &group{members: gr.members.set(key, struct{}{}), rep: gr.rep})
+	x.groups = x.groups.set(x.edit, g, &group{members: gr.members.set(x.edit, key, struct{}{}), rep: gr.rep})
 }
 
 func (t *txn) leave(g, key string) {
@@ -279,9 +279,9 @@ func (t *txn) leave(g, key string) {
 	if !ok {
 		return
 	}
-	members := gr.members.del(key)
+	members := gr.members.del(x.edit, key)
 	if members.len() == 0 {
-		x.groups = x.groups.del(g)
+		x.groups = x.groups.del(x.edit, g)
 		t.groupsChanged = true
 		return
 	}
@@ -292,5 +292,5 @@ func (t *txn) leave(g, key string) {
 			break
 		}
 	}
-	x.groups = x.groups.set(g, &group{members: members, rep: rep})
+	x.groups = x.groups.set(x.edit, g, &group{members: members, rep: rep})
 }

@@ -18,6 +18,11 @@ type pmap[K comparable, V any] struct {
 	n    int
 }
 
+// pedit marks the nodes made by one build or update of an Index: until it is published, they are
+// reachable from it alone and are changed in place (a transient edit, as in Clojure's transients)
+// instead of copied. nil edits nothing in place. Never reuse one after publishing.
+type pedit struct{ _ byte }
+
 // keySet is a persistent set of strings.
 type keySet = pmap[string, struct{}]
 
@@ -28,6 +33,7 @@ type pentry[K comparable, V any] struct {
 
 // pnode is an inner node (one child per bit set in bits) or a leaf (ents: the keys of one hash).
 type pnode[K comparable, V any] struct {
+	own  *pedit
 	hash uint64
 	ents []pentry[K, V]
 	bits uint32
@@ -72,9 +78,9 @@ func (m pmap[K, V]) has(k K) bool {
 	return ok
 }
 
-// set returns the map with k set to v.
-func (m pmap[K, V]) set(k K, v V) pmap[K, V] {
-	root, added := m.root.set(0, phash(k), k, v)
+// set returns the map with k set to v, changing in place the nodes that e made.
+func (m pmap[K, V]) set(e *pedit, k K, v V) pmap[K, V] {
+	root, added := m.root.set(e, 0, phash(k), k, v)
 	m.root = root
 	if added {
 		m.n++
@@ -82,9 +88,9 @@ func (m pmap[K, V]) set(k K, v V) pmap[K, V] {
 	return m
 }
 
-// del returns the map without k.
-func (m pmap[K, V]) del(k K) pmap[K, V] {
-	root, removed := m.root.del(0, phash(k), k)
+// del returns the map without k, changing in place the nodes that e made.
+func (m pmap[K, V]) del(e *pedit, k K) pmap[K, V] {
+	root, removed := m.root.del(e, 0, phash(k), k)
 	if removed {
 		m.root = root
 		m.n--
@@ -114,45 +120,65 @@ func (n *pnode[K, V]) each(yield func(K, V) bool) bool {
 	return true
 }
 
-func (n *pnode[K, V]) set(shift uint, h uint64, k K, v V) (*pnode[K, V], bool) {
+// newLeaf makes a leaf of one entry in one allocation.
+func newLeaf[K comparable, V any](e *pedit, h uint64, k K, v V) *pnode[K, V] {
+	l := &struct {
+		n   pnode[K, V]
+		one [1]pentry[K, V]
+	}{}
+	l.one[0] = pentry[K, V]{k, v}
+	l.n = pnode[K, V]{own: e, hash: h, ents: l.one[:]}
+	return &l.n
+}
+
+func (n *pnode[K, V]) set(e *pedit, shift uint, h uint64, k K, v V) (*pnode[K, V], bool) {
 	if n == nil {
-		return &pnode[K, V]{hash: h, ents: []pentry[K, V]{{k, v}}}, true
+		return newLeaf(e, h, k, v), true
 	}
+	mine := e != nil && n.own == e
 	if n.ents != nil {
 		if n.hash != h { // two hashes under one prefix: push the leaf one level down
-			inner := &pnode[K, V]{bits: chunk(n.hash, shift), kids: []*pnode[K, V]{n}}
-			return inner.set(shift, h, k, v)
+			inner := &pnode[K, V]{own: e, bits: chunk(n.hash, shift), kids: []*pnode[K, V]{n}}
+			return inner.set(e, shift, h, k, v)
 		}
-		ents := make([]pentry[K, V], len(n.ents), len(n.ents)+1)
-		copy(ents, n.ents)
-		for i := range ents {
-			if ents[i].k == k {
-				ents[i].v = v
-				return &pnode[K, V]{hash: h, ents: ents}, false
+		out := n
+		if !mine {
+			out = &pnode[K, V]{own: e, hash: h, ents: make([]pentry[K, V], len(n.ents), len(n.ents)+1)}
+			copy(out.ents, n.ents)
+		}
+		for i := range out.ents {
+			if out.ents[i].k == k {
+				out.ents[i].v = v
+				return out, false
 			}
 		}
-		return &pnode[K, V]{hash: h, ents: append(ents, pentry[K, V]{k, v})}, true
+		out.ents = append(out.ents, pentry[K, V]{k, v})
+		return out, true
 	}
 	bit := chunk(h, shift)
 	i := bits.OnesCount32(n.bits & (bit - 1))
-	out := &pnode[K, V]{bits: n.bits | bit}
+	out := n
+	if !mine {
+		out = &pnode[K, V]{own: e, bits: n.bits, kids: make([]*pnode[K, V], len(n.kids), len(n.kids)+1)}
+		copy(out.kids, n.kids)
+	}
 	if n.bits&bit == 0 {
-		out.kids = make([]*pnode[K, V], 0, len(n.kids)+1)
-		out.kids = append(out.kids, n.kids[:i]...)
-		out.kids = append(out.kids, &pnode[K, V]{hash: h, ents: []pentry[K, V]{{k, v}}})
-		out.kids = append(out.kids, n.kids[i:]...)
+		out.bits |= bit
+		out.kids = append(out.kids, nil)
+		copy(out.kids[i+1:], out.kids[i:])
+		out.kids[i] = newLeaf(e, h, k, v)
 		return out, true
 	}
-	kid, added := n.kids[i].set(shift+5, h, k, v)
-	out.kids = append([]*pnode[K, V](nil), n.kids...)
+	kid, added := out.kids[i].set(e, shift+5, h, k, v)
 	out.kids[i] = kid
 	return out, added
 }
 
-func (n *pnode[K, V]) del(shift uint, h uint64, k K) (*pnode[K, V], bool) {
+func (n *pnode[K, V]) del(e *pedit, shift uint, h uint64, k K) (*pnode[K, V], bool) {
 	if n == nil {
 		return nil, false
 	}
+	mine := e != nil && n.own == e
 	if n.ents != nil {
 		if n.hash != h {
 			return n, false
@@ -164,9 +190,13 @@ func (n *pnode[K, V]) del(shift uint, h uint64, k K) (*pnode[K, V], bool) {
 			if len(n.ents) == 1 {
 				return nil, true
 			}
+			if mine {
+				n.ents = append(n.ents[:i], n.ents[i+1:]...)
+				return n, true
+			}
 			ents := make([]pentry[K, V], 0, len(n.ents)-1)
 			ents = append(append(ents, n.ents[:i]...), n.ents[i+1:]...)
-			return &pnode[K, V]{hash: h, ents: ents}, true
+			return &pnode[K, V]{own: e, hash: h, ents: ents}, true
 		}
 		return n, false
 	}
@@ -175,38 +205,41 @@ func (n *pnode[K, V]) del(shift uint, h uint64, k K) (*pnode[K, V], bool) {
 		return n, false
 	}
 	i := bits.OnesCount32(n.bits & (bit - 1))
-	kid, removed := n.kids[i].del(shift+5, h, k)
+	kid, removed := n.kids[i].del(e, shift+5, h, k)
 	if !removed {
 		return n, false
 	}
+	if kid == nil && len(n.kids) == 1 {
+		return nil, true
+	}
+	out := n
+	if !mine {
+		out = &pnode[K, V]{own: e, bits: n.bits, kids: append([]*pnode[K, V](nil), n.kids...)}
+	}
 	if kid != nil {
-		out := &pnode[K, V]{bits: n.bits, kids: append([]*pnode[K, V](nil), n.kids...)}
 		out.kids[i] = kid
 		return out, true
 	}
-	if len(n.kids) == 1 {
-		return nil, true
-	}
-	out := &pnode[K, V]{bits: n.bits &^ bit, kids: make([]*pnode[K, V], 0, len(n.kids)-1)}
-	out.kids = append(append(out.kids, n.kids[:i]...), n.kids[i+1:]...)
+	out.bits &^= bit
+	out.kids = append(out.kids[:i], out.kids[i+1:]...)
 	return out, true
 }
 
 // setAdd returns idx with member added to the set under key.
-func setAdd(idx pmap[string, keySet], key, member string) pmap[string, keySet] {
+func setAdd(e *pedit, idx pmap[string, keySet], key, member string) pmap[string, keySet] {
 	s, _ := idx.get(key)
-	return idx.set(key, s.set(member, struct{}{}))
+	return idx.set(e, key, s.set(e, member, struct{}{}))
 }
 
 // setRemove returns idx with member removed from the set under key (and the key dropped when its
 // set is empty).
-func setRemove(idx pmap[string, keySet], key, member string) pmap[string, keySet] {
+func setRemove(e *pedit, idx pmap[string, keySet], key, member string) pmap[string, keySet] {
 	s, ok := idx.get(key)
 	if !ok {
 		return idx
 	}
-	if s = s.del(member); s.len() == 0 {
-		return idx.del(key)
+	if s = s.del(e, member); s.len() == 0 {
+		return idx.del(e, key)
 	}
-	return idx.set(key, s)
+	return idx.set(e, key, s)
 }

@@ -61,7 +61,7 @@ func (x *Index) WithPolicy(id string, p *Policy) *Index {
 	}
 	// Groups split or merged by these from elements alone look alike to the classes that hold
 	// neither version: only the classes the write touches are recomputed.
-	t.groupsChanged = false
+	clear(t.groups)
 	for _, s := range splits {
 		c := s.c
 		if s.selN > 0 {

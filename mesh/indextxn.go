@@ -13,12 +13,12 @@ type txn struct {
 	aggs  map[*Policy]map[elemKey]*counts
 	perms map[permissionKey]*permCount
 
-	groupsChanged bool // a group of sources appeared or vanished
+	groups map[string]int // groups of sources that appeared (1) or vanished (-1)
 }
 
 func newTxn(x *Index) *txn {
 	return &txn{x: x, orig: map[string]*class{}, dirty: map[string]*class{}, force: map[string]bool{},
-		aggs: map[*Policy]map[elemKey]*counts{}, perms: map[permissionKey]*permCount{}}
+		aggs: map[*Policy]map[elemKey]*counts{}, perms: map[permissionKey]*permCount{}, groups: map[string]int{}}
 }
 
 // dataplane adds (sign 1) or removes (sign -1) a Dataplane: its indexes, its sources and its place
@@ -94,7 +94,7 @@ func (t *txn) edit(sig string, pols []*Policy) *class {
 // changed (or that force names) get their outcomes recomputed, and the sums follow.
 func (t *txn) finish() {
 	x := t.x
-	if t.groupsChanged {
+	if t.groupsChanged() {
 		for sig, c := range x.classes.all() {
 			if c.from {
 				t.edit(sig, nil)
@@ -144,6 +144,17 @@ func (t *txn) finish() {
 			x.perm = x.perm.set(x.edit, k, a)
 		}
 	}
+}
+
+// groupsChanged says whether a group of sources appeared or vanished (not counting one that
+// vanished and came back, as when a Dataplane is replaced by one with the same inbounds).
+func (t *txn) groupsChanged() bool {
+	for _, n := range t.groups {
+		if n != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func sameKeys(a, b map[string]int) bool {
@@ -268,7 +279,7 @@ func (t *txn) join(g, key string) {
 	gr, ok := x.groups.get(g)
 	if !ok {
 		gr = &group{rep: key}
-		t.groupsChanged = true
+		t.groups[g]++
 	}
 	x.groups = x.groups.set(x.edit, g, &group{members: gr.members.set(x.edit, key, struct{}{}), rep: gr.rep})
 }
@@ -282,7 +293,7 @@ func (t *txn) leave(g, key string) {
 	members := gr.members.del(x.edit, key)
 	if members.len() == 0 {
 		x.groups = x.groups.del(x.edit, g)
-		t.groupsChanged = true
+		t.groups[g]--
 		return
 	}
 	rep := gr.rep

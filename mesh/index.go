@@ -28,10 +28,10 @@ type Index struct {
 	polBy    pmap[string, []polEntry] // selection key (polKey) → policies whose targetRef may select it
 	fromBy   pmap[string, []fromRef]  // source key (fromKey) → from elements that may select it
 
-	dps    pmap[string, *Dataplane] // by "namespace/name"
-	inTags pmap[string, keySet]     // inbound tags "k=v" → Dataplanes
-	names  pmap[string, keySet]     // "name=NAME" → Dataplanes
-	labels pmap[string, keySet]     // metadata labels "k=v" → Dataplanes
+	dps    pmap[string, *dpEntry] // by "namespace/name"
+	inTags pmap[string, keySet]   // inbound tags "k=v" → Dataplanes
+	names  pmap[string, keySet]   // "name=NAME" → Dataplanes
+	labels pmap[string, keySet]   // metadata labels "k=v" → Dataplanes
 
 	classes pmap[string, *class]  // by signature
 	member  pmap[*Policy, keySet] // policy → signatures of the classes holding it
@@ -49,6 +49,12 @@ type Index struct {
 
 	reps *repCache // one source per group, computed on first use
 	edit *pedit    // while the index is being built or updated, before it is published; else nil
+}
+
+// dpEntry is an indexed Dataplane and the keys of the policies that may select it (dataplaneKeys).
+type dpEntry struct {
+	dp   *Dataplane
+	keys []string
 }
 
 // polEntry is an indexed policy and its slot, a number that stays with it for class signatures.
@@ -125,7 +131,7 @@ func NewIndex(kind string, policies []Policy, dataplanes []Dataplane) *Index {
 		if old, ok := x.dps.get(key); ok {
 			t.dataplane(key, old, -1)
 		}
-		t.dataplane(key, dp, 1)
+		t.dataplane(key, newDPEntry(dp), 1)
 	}
 	t.finish()
 	x.edit = nil

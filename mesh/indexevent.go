@@ -22,7 +22,7 @@ func (x *Index) WithDataplane(key string, dp *Dataplane) *Index {
 		t.dataplane(key, old, -1)
 	}
 	if dp != nil {
-		t.dataplane(key, dp, 1)
+		t.dataplane(key, newDPEntry(dp), 1)
 	}
 	t.finish()
 	y.edit = nil
@@ -144,6 +144,7 @@ type split struct {
 	hadOld          bool
 	selN, restN     int
 	selOut, restOut map[string]int
+	sel             []*Dataplane // the selected Dataplanes, when they were visited
 }
 
 // splits returns the classes a write of newP in place of oldP (either may be nil) touches, and
@@ -172,16 +173,18 @@ func (x *Index) splits(oldP, newP *Policy) []*split {
 			s.selN, s.selOut = s.c.n, s.c.outbounds
 		}
 	} else if newP != nil {
-		for _, k := range x.selectedBy(newP) {
-			dp, _ := x.dps.get(k)
-			sig, _ := x.policiesSelecting(dp)
-			s := get(sig)
-			if s.selOut == nil {
-				s.selOut = map[string]int{}
+		selected := x.selectedBy(newP)
+		if len(selected) == x.dps.len() { // every class whole, without a visit to each
+			for sig, c := range x.classes.all() {
+				s := get(sig)
+				s.selN, s.selOut = c.n, c.outbounds
 			}
-			s.selN++
-			for _, o := range dp.Outbound {
-				s.selOut[o[ServiceTag]]++
+		} else {
+			for _, e := range selected {
+				sig, _ := x.policiesSelecting(e)
+				s := get(sig)
+				s.selN++
+				s.sel = append(s.sel, e.dp)
 			}
 		}
 	}
@@ -196,6 +199,16 @@ func (x *Index) splits(oldP, newP *Policy) []*split {
 		s.hadOld = oldP != nil && holding.has(s.c.sig)
 		s.base = withoutPolicy(s.c.ordered, oldP)
 		s.restN = s.c.n - s.selN
+		if s.restN == 0 {
+			s.selOut = s.c.outbounds
+		} else if s.selOut == nil && s.selN > 0 {
+			s.selOut = map[string]int{}
+			for _, dp := range s.sel {
+				for _, o := range dp.Outbound {
+					s.selOut[o[ServiceTag]]++
+				}
+			}
+		}
 		switch {
 		case s.selN == 0:
 			s.restOut = s.c.outbounds

@@ -32,6 +32,8 @@ func polKey(r *TargetRef) (string, bool) {
 	return "*", true
 }
 
+func newDPEntry(dp *Dataplane) *dpEntry { return &dpEntry{dp, dataplaneKeys(dp)} }
+
 // dataplaneKeys are the keys of polKey that may select dp.
 func dataplaneKeys(dp *Dataplane) []string {
 	keys := []string{"*", "n:" + dp.Name}
@@ -75,9 +77,10 @@ func firstTag(tags map[string]string) string {
 
 // policiesSelecting returns the indexed policies whose top-level targetRef selects dp, in slot
 // order, and the signature of their class.
-func (x *Index) policiesSelecting(dp *Dataplane) (string, []*Policy) {
+func (x *Index) policiesSelecting(e *dpEntry) (string, []*Policy) {
+	dp := e.dp
 	var found []polEntry
-	for _, k := range dataplaneKeys(dp) {
+	for _, k := range e.keys {
 		l, _ := x.polBy.get(k)
 		for _, e := range l {
 			if e.p.SelectsProxy(dp) {
@@ -114,9 +117,9 @@ func candidates(idx pmap[string, keySet], tags map[string]string) (ids keySet, a
 	return ids, false
 }
 
-// selectedBy returns the Dataplanes p's top-level targetRef selects, by key, visiting only the
-// candidates the indexes give for its kind.
-func (x *Index) selectedBy(p *Policy) []string {
+// selectedBy returns the Dataplanes p's top-level targetRef selects, visiting only the candidates
+// the indexes give for its kind.
+func (x *Index) selectedBy(p *Policy) []*dpEntry {
 	var cand keySet
 	all := false
 	r := &p.TargetRef
@@ -145,18 +148,18 @@ func (x *Index) selectedBy(p *Policy) []string {
 	case Mesh:
 		all = true
 	}
-	var out []string
+	var out []*dpEntry
 	if all {
-		for k, dp := range x.dps.all() {
-			if p.SelectsProxy(dp) {
-				out = append(out, k)
+		for _, e := range x.dps.all() {
+			if p.SelectsProxy(e.dp) {
+				out = append(out, e)
 			}
 		}
 		return out
 	}
 	for k := range cand.all() {
-		if dp, ok := x.dps.get(k); ok && p.SelectsProxy(dp) {
-			out = append(out, k)
+		if e, ok := x.dps.get(k); ok && p.SelectsProxy(e.dp) {
+			out = append(out, e)
 		}
 	}
 	return out

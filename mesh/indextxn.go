@@ -23,11 +23,12 @@ func newTxn(x *Index) *txn {
 
 // dataplane adds (sign 1) or removes (sign -1) a Dataplane: its indexes, its sources and its place
 // in the class of the policies selecting it.
-func (t *txn) dataplane(key string, dp *Dataplane, sign int) {
+func (t *txn) dataplane(key string, e *dpEntry, sign int) {
 	x := t.x
+	dp := e.dp
 	edit := setAdd
 	if sign > 0 {
-		x.dps = x.dps.set(x.edit, key, dp)
+		x.dps = x.dps.set(x.edit, key, e)
 	} else {
 		x.dps = x.dps.del(x.edit, key)
 		edit = setRemove
@@ -42,7 +43,7 @@ func (t *txn) dataplane(key string, dp *Dataplane, sign int) {
 	for k, v := range dp.Labels {
 		x.labels = edit(x.edit, x.labels, k+"="+v, key)
 	}
-	sig, pols := x.policiesSelecting(dp)
+	sig, pols := x.policiesSelecting(e)
 	t.move(sig, pols, 1, outboundsOf(dp), sign)
 }
 

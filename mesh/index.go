@@ -25,8 +25,8 @@ type Index struct {
 	kind     string
 	nextSlot int
 	pols     pmap[string, polEntry]   // by ID
-	polBy    pmap[string, []polEntry] // selection key (polKey) → policies whose targetRef may select it
-	fromBy   pmap[string, []fromRef]  // source key (fromKey) → from elements that may select it
+	polBy    pmap[selKey, []polEntry] // polKey → policies whose targetRef may select what has it
+	fromBy   pmap[selKey, []fromRef]  // fromKey → from elements that may select a source that has it
 
 	dps    pmap[string, *dpEntry] // by "namespace/name"
 	inTags pmap[string, keySet]   // inbound tags "k=v" → Dataplanes
@@ -54,7 +54,7 @@ type Index struct {
 // dpEntry is an indexed Dataplane and the keys of the policies that may select it (dataplaneKeys).
 type dpEntry struct {
 	dp   *Dataplane
-	keys []string
+	keys []selKey
 }
 
 // polEntry is an indexed policy and its slot, a number that stays with it for class signatures.
@@ -75,6 +75,7 @@ type source struct {
 	sel   Selector
 	n     int
 	group string
+	own   *pedit // the build or update that made it, which may change it in place
 }
 
 // group is the sources that every indexed from element treats alike, and one of them.
@@ -222,11 +223,16 @@ func (x *Index) slotOf(p *Policy) int {
 // signature encodes a sorted list of policy slots.
 func signature(slots []int) string {
 	var b strings.Builder
+	b.Grow(4 * len(slots))
 	for _, s := range slots {
-		b.WriteByte(byte(s >> 24))
-		b.WriteByte(byte(s >> 16))
-		b.WriteByte(byte(s >> 8))
-		b.WriteByte(byte(s))
+		writeSlot(&b, s)
 	}
 	return b.String()
+}
+
+func writeSlot(b *strings.Builder, s int) {
+	b.WriteByte(byte(s >> 24))
+	b.WriteByte(byte(s >> 16))
+	b.WriteByte(byte(s >> 8))
+	b.WriteByte(byte(s))
 }

@@ -1,104 +1,122 @@
 package mesh
 
 import (
+	"slices"
 	"sort"
 	"strings"
 )
 
+// selKey is what a targetRef selects by: a name ('n'), a label k=v ('l'), a service ('s'), an
+// inbound tag k=v ('t'), or anything ('*').
+type selKey struct {
+	kind byte
+	k, v string
+}
+
 // polKey is the key a policy's top-level targetRef is indexed under: one thing every Dataplane it
-// selects carries (dataplaneKeys), or "*" when it may select any. Route kinds select none (false).
-func polKey(r *TargetRef) (string, bool) {
+// selects carries (dataplaneKeys), or '*' when it may select any. Route kinds select none (false).
+func polKey(r *TargetRef) (selKey, bool) {
 	switch r.Kind {
 	case MeshGatewayRoute, HTTPRoute:
-		return "", false
+		return selKey{}, false
 	case Service, MeshService, ServiceSubset, MeshServiceSubset:
 		if r.Name != "" {
-			return "s:" + r.Name, true
+			return selKey{kind: 's', k: r.Name}, true
 		}
 	case MeshSubset:
 		if len(r.Tags) > 0 {
-			return "t:" + firstTag(r.Tags), true
+			return firstTag('t', r.Tags), true
 		}
 	case Proxy:
-		return "n:" + r.Name, true
+		return selKey{kind: 'n', k: r.Name}, true
 	case DataplaneRef:
 		switch {
 		case len(r.Labels) > 0:
-			return "l:" + firstTag(r.Labels), true
+			return firstTag('l', r.Labels), true
 		case r.Name != "":
-			return "n:" + r.Name, true
+			return selKey{kind: 'n', k: r.Name}, true
 		}
 	}
-	return "*", true
+	return selKey{kind: '*'}, true
 }
 
 func newDPEntry(dp *Dataplane) *dpEntry { return &dpEntry{dp, dataplaneKeys(dp)} }
 
 // dataplaneKeys are the keys of polKey that may select dp.
-func dataplaneKeys(dp *Dataplane) []string {
-	keys := []string{"*", "n:" + dp.Name}
+func dataplaneKeys(dp *Dataplane) []selKey {
+	n := 2 + len(dp.Labels)
+	for _, in := range dp.Inbound {
+		n += 1 + len(in)
+	}
+	keys := make([]selKey, 0, n)
+	keys = append(keys, selKey{kind: '*'}, selKey{kind: 'n', k: dp.Name})
 	for k, v := range dp.Labels {
-		keys = append(keys, "l:"+k+"="+v)
+		keys = append(keys, selKey{'l', k, v})
 	}
 	for _, in := range dp.Inbound {
-		keys = append(keys, "s:"+in[ServiceTag])
+		keys = append(keys, selKey{kind: 's', k: in[ServiceTag]})
 		for k, v := range in {
-			keys = append(keys, "t:"+k+"="+v)
+			keys = append(keys, selKey{'t', k, v})
 		}
 	}
 	return keys
 }
 
 // fromKey is the key a from element's targetRef is indexed under: one thing every source it
-// selects carries (sourceKeys). Elements that select every source or none tell no sources apart
-// and are not indexed (false).
-func fromKey(r *TargetRef) (string, bool) {
+// selects carries (groupKey visits them). Elements that select every source or none tell no
+// sources apart and are not indexed (false).
+func fromKey(r *TargetRef) (selKey, bool) {
 	switch r.Kind {
 	case Service, MeshService, ServiceSubset, MeshServiceSubset:
-		return "s:" + r.Name, true
+		return selKey{kind: 's', k: r.Name}, true
 	case MeshSubset:
 		if len(r.Tags) > 0 {
-			return "t:" + firstTag(r.Tags), true
+			return firstTag('t', r.Tags), true
 		}
 	}
-	return "", false
+	return selKey{}, false
 }
 
-// firstTag is the tag of the smallest key, "k=v".
-func firstTag(tags map[string]string) string {
+// firstTag is the key of the tag of the smallest name.
+func firstTag(kind byte, tags map[string]string) selKey {
 	first := ""
 	for k := range tags {
 		if first == "" || k < first {
 			first = k
 		}
 	}
-	return first + "=" + tags[first]
+	return selKey{kind, first, tags[first]}
 }
 
-// policiesSelecting returns the indexed policies whose top-level targetRef selects dp, in slot
-// order, and the signature of their class.
-func (x *Index) policiesSelecting(e *dpEntry) (string, []*Policy) {
-	dp := e.dp
+// policiesSelecting returns the indexed policies whose top-level targetRef selects a Dataplane, in
+// slot order, and the signature of their class.
+func (x *Index) policiesSelecting(e *dpEntry) (string, []polEntry) {
 	var found []polEntry
 	for _, k := range e.keys {
 		l, _ := x.polBy.get(k)
-		for _, e := range l {
-			if e.p.SelectsProxy(dp) {
-				found = append(found, e)
+		for _, pe := range l {
+			if pe.p.SelectsProxy(e.dp) {
+				found = append(found, pe)
 			}
 		}
 	}
-	sort.Slice(found, func(i, j int) bool { return found[i].slot < found[j].slot })
-	slots := make([]int, 0, len(found))
-	out := make([]*Policy, 0, len(found))
-	for i, e := range found {
-		if i > 0 && found[i-1].p == e.p {
-			continue // indexed under one key, but a Dataplane may carry it twice
-		}
-		slots = append(slots, e.slot)
-		out = append(out, e.p)
+	slices.SortFunc(found, func(a, b polEntry) int { return a.slot - b.slot })
+	found = slices.CompactFunc(found, func(a, b polEntry) bool { return a.p == b.p }) // a Dataplane may carry a key twice
+	var b strings.Builder
+	b.Grow(4 * len(found))
+	for _, pe := range found {
+		writeSlot(&b, pe.slot)
 	}
-	return signature(slots), out
+	return b.String(), found
+}
+
+// policiesOf returns the policies of entries.
+func policiesOf(entries []polEntry) []*Policy {
+	out := make([]*Policy, len(entries))
+	for i, pe := range entries {
+		out[i] = pe.p
+	}
+	return out
 }
 
 // candidates returns the members of the smallest set among the tags' (a superset of those
@@ -197,7 +215,7 @@ func (x *Index) sourcesSelectedBy(r *TargetRef) []string {
 // groupKey names the group of a source: the indexed from elements that select it.
 func (x *Index) groupKey(s *Selector) string {
 	var refs []fromRef
-	visit := func(k string) {
+	visit := func(k selKey) {
 		l, _ := x.fromBy.get(k)
 		for _, f := range l {
 			if f.p.From[f.i].TargetRef.Selects(s) {
@@ -205,9 +223,9 @@ func (x *Index) groupKey(s *Selector) string {
 			}
 		}
 	}
-	visit("s:" + s.service())
+	visit(selKey{kind: 's', k: s.service()})
 	for k, v := range s.Tags {
-		visit("t:" + k + "=" + v)
+		visit(selKey{'t', k, v})
 	}
 	sort.Slice(refs, func(i, j int) bool {
 		if refs[i].slot != refs[j].slot {

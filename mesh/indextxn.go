@@ -43,22 +43,23 @@ func (t *txn) dataplane(key string, e *dpEntry, sign int) {
 	for k, v := range dp.Labels {
 		x.labels = edit(x.edit, x.labels, k+"="+v, key)
 	}
-	sig, pols := x.policiesSelecting(e)
-	t.move(sig, pols, 1, outboundsOf(dp), sign)
-}
-
-func outboundsOf(dp *Dataplane) map[string]int {
-	out := make(map[string]int, len(dp.Outbound))
+	sig, found := x.policiesSelecting(e)
+	c := t.edit(sig, func() []*Policy { return policiesOf(found) })
+	c.n += sign
 	for _, o := range dp.Outbound {
-		out[o[ServiceTag]]++
+		s := o[ServiceTag]
+		if v := c.outbounds[s] + sign; v > 0 {
+			c.outbounds[s] = v
+		} else {
+			delete(c.outbounds, s)
+		}
 	}
-	return out
 }
 
 // move adds (sign 1) or takes out (sign -1) n Dataplanes with these outbounds to or from the class
 // sig of the policies pols (given in any order; used when the class is new).
 func (t *txn) move(sig string, pols []*Policy, n int, outbounds map[string]int, sign int) {
-	c := t.edit(sig, pols)
+	c := t.edit(sig, func() []*Policy { return pols })
 	c.n += sign * n
 	for s, k := range outbounds {
 		if v := c.outbounds[s] + sign*k; v > 0 {
@@ -69,8 +70,9 @@ func (t *txn) move(sig string, pols []*Policy, n int, outbounds map[string]int, 
 	}
 }
 
-// edit returns the copy of class sig being edited, making it (or a new class of pols) on first use.
-func (t *txn) edit(sig string, pols []*Policy) *class {
+// edit returns the copy of class sig being edited, making it (or a new class of the policies pols
+// returns) on first use.
+func (t *txn) edit(sig string, pols func() []*Policy) *class {
 	if c := t.dirty[sig]; c != nil {
 		return c
 	}
@@ -84,7 +86,7 @@ func (t *txn) edit(sig string, pols []*Policy) *class {
 		t.orig[sig] = o
 	} else {
 		c.outbounds = map[string]int{}
-		c.ordered = append([]*Policy(nil), pols...)
+		c.ordered = append([]*Policy(nil), pols()...)
 		sort.SliceStable(c.ordered, func(a, b int) bool { return higher(c.ordered[a], c.ordered[b]) })
 	}
 	t.dirty[sig] = c
@@ -98,7 +100,7 @@ func (t *txn) finish() {
 	if t.groupsChanged() {
 		for sig, c := range x.classes.all() {
 			if c.from {
-				t.edit(sig, nil)
+				t.edit(sig, func() []*Policy { return c.ordered })
 				t.force[sig] = true
 			}
 		}
@@ -237,12 +239,17 @@ func (t *txn) source(in map[string]string, sign int) {
 	key := sel.String()
 	s, ok := x.sources.get(key)
 	switch {
-	case sign > 0 && ok, sign < 0 && ok && s.n > 1:
+	case (sign > 0 && ok) || (sign < 0 && ok && s.n > 1):
+		if x.edit != nil && s.own == x.edit {
+			s.n += sign
+			return
+		}
 		ns := *s
 		ns.n += sign
+		ns.own = x.edit
 		x.sources = x.sources.set(x.edit, key, &ns)
 	case sign > 0:
-		ns := &source{sel: sel, n: 1, group: x.groupKey(&sel)}
+		ns := &source{sel: sel, n: 1, group: x.groupKey(&sel), own: x.edit}
 		x.sources = x.sources.set(x.edit, key, ns)
 		for k, v := range in {
 			x.srcTags = setAdd(x.edit, x.srcTags, k+"="+v, key)
@@ -272,6 +279,7 @@ func (t *txn) rekey(key string) {
 	t.join(g, key)
 	ns := *s
 	ns.group = g
+	ns.own = x.edit
 	x.sources = x.sources.set(x.edit, key, &ns)
 }
 

@@ -1,29 +1,12 @@
 package state
 
 import (
-	"context"
-
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/precedent-dev/precedent/access"
 )
-
-// watchWith is watch where the events bring derived versions forward (handleWith's next).
-func (s *State) watchWith(ctx context.Context, c cache.Informers, obj client.Object, set func(client.Object), del func(types.NamespacedName), bump func(), next func(client.Object, bool) func()) error {
-	synced, err := s.handleWith(ctx, c, obj, set, del, bump, next)
-	if err != nil {
-		return err
-	}
-	s.mu.Lock()
-	s.synced = append(s.synced, synced)
-	s.allSynced.Store(false)
-	s.mu.Unlock()
-	return nil
-}
 
 // accessNext brings the access grants of kind gk forward with an event on one of its policies: when
 // the grants built are up to date, it updates the grants behind the Gateways the policy touches only

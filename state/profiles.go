@@ -117,7 +117,7 @@ func (s *State) WatchProfiles(ctx context.Context, c cache.Informers, mapper met
 		if isAccessKind(gk) {
 			next = s.accessNext(gk)
 		}
-		if err := s.watchWith(ctx, c, u, set, del, bump, next); err != nil {
+		if err := s.watch(ctx, c, u, gk, set, del, bump, next); err != nil {
 			return err
 		}
 	}
@@ -128,7 +128,8 @@ func (s *State) WatchProfiles(ctx context.Context, c cache.Informers, mapper met
 		m.SetGroupVersionKind(gvk)
 		set := func(o client.Object) { s.backends[key(o)] = true }
 		del := func(n types.NamespacedName) { delete(s.backends, n) }
-		if err := s.watch(ctx, c, m, set, del, func() {}); err != nil {
+		bump := func() { s.policyGen[backend]++ }
+		if err := s.watch(ctx, c, m, backend, set, del, bump, nil); err != nil {
 			return err
 		}
 		s.mu.Lock()
@@ -153,7 +154,7 @@ func (s *State) WatchProfiles(ctx context.Context, c cache.Informers, mapper met
 	}
 	del := func(n types.NamespacedName) { delete(s.dataplanes, n) }
 	bump := func() { s.dpGen++ }
-	return s.watch(ctx, c, u, set, del, bump)
+	return s.watch(ctx, c, u, DataplaneKind, set, del, bump, nil)
 }
 
 // installed returns the served version of gk, or false (logged) when its CRD is not installed.

@@ -162,8 +162,8 @@ func (s *State) Watch(ctx context.Context, c cache.Informers, kinds []policy.Kin
 }
 
 // watch is handle for an informer the state needs from the start (Synced waits for it).
-func (s *State) watch(ctx context.Context, c cache.Informers, obj client.Object, set func(client.Object), del func(types.NamespacedName), bump func()) error {
-	synced, err := s.handle(ctx, c, obj, set, del, bump)
+func (s *State) watch(ctx context.Context, c cache.Informers, obj client.Object, gk schema.GroupKind, set func(client.Object), del func(types.NamespacedName), bump func(), next func(client.Object, bool) func()) error {
+	synced, err := s.handleWith(ctx, c, obj, gk, false, set, del, bump, next)
 	if err != nil {
 		return err
 	}
@@ -230,7 +230,7 @@ func (s *State) watchKinds(kinds []policy.Kind, initial bool) error {
 		set := func(o client.Object) { s.policies[gk][key(o)] = o.(*unstructured.Unstructured) }
 		del := func(n types.NamespacedName) { delete(s.policies[gk], n) }
 		bump := func() { s.policyGen[gk]++; s.kickBuild() }
-		synced, err := s.handleWith(ctx, c, u, set, del, bump, func(o client.Object, deleted bool) func() {
+		synced, err := s.handleWith(ctx, c, u, gk, false, set, del, bump, func(o client.Object, deleted bool) func() {
 			return s.nextPolicy(gk, o, deleted)
 		})
 		if err != nil {
@@ -270,27 +270,30 @@ func (s *State) KindSynced(gk schema.GroupKind) bool {
 	return ok && f()
 }
 
-// handle registers the event handlers of one informer and returns its HasSynced.
-func (s *State) handle(ctx context.Context, c cache.Informers, obj client.Object, set func(client.Object), del func(types.NamespacedName), bump func()) (func() bool, error) {
-	return s.handleWith(ctx, c, obj, set, del, bump, nil)
-}
-
-// handleWith is handle where an event that changes a spec also brings the built graph and snapshots
-// forward: next computes their next versions (building held, mu not: readers go on with the current
-// ones) and returns what publishes them, which runs with mu held, with the event stored and bumped,
+// handleWith registers the event handlers of one informer, of objects of kind gk (a topology kind
+// when topo), and returns its HasSynced. An event that changes a spec also brings the built graph,
+// snapshots and derived values forward: next (may be nil) and the derivations that read the event
+// (nextDerived) compute their next versions (building held, mu not: readers go on with the current
+// ones) and return what publishes them, which runs with mu held, with the event stored and bumped,
 // so a request sees the event and the versions that follow it together. next may return nil: the
 // generation bumped, the next request builds (as before anything is built).
-func (s *State) handleWith(ctx context.Context, c cache.Informers, obj client.Object, set func(client.Object), del func(types.NamespacedName), bump func(), next func(o client.Object, deleted bool) func()) (func() bool, error) {
+func (s *State) handleWith(ctx context.Context, c cache.Informers, obj client.Object, gk schema.GroupKind, topo bool, set func(client.Object), del func(types.NamespacedName), bump func(), next func(o client.Object, deleted bool) func()) (func() bool, error) {
 	inf, err := c.GetInformer(ctx, obj, cache.BlockUntilSynced(false))
 	if err != nil {
 		return nil, fmt.Errorf("watching %T: %w", obj, err)
 	}
-	event := func(co client.Object, changed, deleted bool) {
-		var publish func()
-		if changed && next != nil {
-			s.building.Lock()
-			defer s.building.Unlock()
-			publish = next(co, deleted)
+	event := func(co, old client.Object, changed, deleted bool) {
+		var publish, publishDerived func()
+		if changed {
+			e := Event{GroupKind: gk, Object: co, Old: old, Deleted: deleted, Topology: topo}
+			if next != nil || s.derives(e) {
+				s.building.Lock()
+				defer s.building.Unlock()
+				if next != nil {
+					publish = next(co, deleted)
+				}
+				publishDerived = s.nextDerived(e)
+			}
 		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -306,18 +309,22 @@ func (s *State) handleWith(ctx context.Context, c cache.Informers, obj client.Ob
 			if publish != nil {
 				publish()
 			}
+			if publishDerived != nil {
+				publishDerived()
+			}
 		}
 		s.applied()
 	}
 	reg, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
 		AddFunc: func(o interface{}) {
 			if co, ok := o.(client.Object); ok {
-				event(co, true, false)
+				event(co, nil, true, false)
 			}
 		},
 		UpdateFunc: func(old, o interface{}) {
 			if co, ok := o.(client.Object); ok {
-				event(co, !sameSpec(old, co), false)
+				prev, _ := old.(client.Object)
+				event(co, prev, !sameSpec(old, co), false)
 			}
 		},
 		DeleteFunc: func(o interface{}) {
@@ -325,7 +332,7 @@ func (s *State) handleWith(ctx context.Context, c cache.Informers, obj client.Ob
 				o = d.Obj
 			}
 			if co, ok := o.(client.Object); ok {
-				event(co, true, true)
+				event(co, nil, true, true)
 			}
 		},
 	})

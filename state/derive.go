@@ -52,6 +52,14 @@ func (s *State) Objects(gk schema.GroupKind) []*unstructured.Unstructured {
 	return s.policyObjects(gk)
 }
 
+// Watched reports whether the objects of gk are watched (or were given to Apply).
+func (s *State) Watched(gk schema.GroupKind) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.policies[gk]
+	return ok
+}
+
 // WatchRead watches the objects of gk, a kind a profile reads (profile.Profile.Reads), from the
 // profile's first use, in the version the cluster serves: a profile that is not used needs neither
 // the watch nor the RBAC for it. ready reports whether the objects are listed, or that gk is not

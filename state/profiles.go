@@ -14,7 +14,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/precedent-dev/precedent/access"
 	"github.com/precedent-dev/precedent/mesh"
 	"github.com/precedent-dev/precedent/policy"
 )
@@ -41,31 +40,14 @@ type profiles struct {
 	dataplanes map[types.NamespacedName]storedDataplane
 	dpGen      uint64
 
-	accessTopo   *accessTopology
-	accessPols   map[schema.GroupKind]*accessPolicies
-	accessGrants map[schema.GroupKind]*builtGrants
-	meshPols     map[schema.GroupKind]*byMesh[mesh.Policy]
-	meshDPs      *byMesh[mesh.Dataplane]
-	meshIdx      map[meshIndexKey]*builtIndex
+	meshPols map[schema.GroupKind]*byMesh[mesh.Policy]
+	meshDPs  *byMesh[mesh.Dataplane]
+	meshIdx  map[meshIndexKey]*builtIndex
 }
 
 type storedDataplane struct {
 	mesh string
 	dp   mesh.Dataplane
-}
-
-// accessTopology is the access topology with what it was built from.
-type accessTopology struct {
-	topo        *access.Topology
-	topoGen     uint64
-	group, kind string
-}
-
-// accessPolicies are the parsed policies of one access kind with what they were parsed from.
-type accessPolicies struct {
-	list     []access.Policy
-	gen      uint64
-	settings access.Settings
 }
 
 // byMesh groups parsed objects by mesh name, with the generation they were built from.
@@ -76,12 +58,10 @@ type byMesh[T any] struct {
 
 func newProfiles() profiles {
 	return profiles{
-		backends:     map[types.NamespacedName]bool{},
-		dataplanes:   map[types.NamespacedName]storedDataplane{},
-		accessPols:   map[schema.GroupKind]*accessPolicies{},
-		accessGrants: map[schema.GroupKind]*builtGrants{},
-		meshPols:     map[schema.GroupKind]*byMesh[mesh.Policy]{},
-		meshIdx:      map[meshIndexKey]*builtIndex{},
+		backends:   map[types.NamespacedName]bool{},
+		dataplanes: map[types.NamespacedName]storedDataplane{},
+		meshPols:   map[schema.GroupKind]*byMesh[mesh.Policy]{},
+		meshIdx:    map[meshIndexKey]*builtIndex{},
 	}
 }
 
@@ -111,13 +91,8 @@ func (s *State) WatchProfiles(ctx context.Context, c cache.Informers, mapper met
 		u.SetGroupVersionKind(gvk)
 		set := func(o client.Object) { s.policies[gk][key(o)] = o.(*unstructured.Unstructured) }
 		del := func(n types.NamespacedName) { delete(s.policies[gk], n) }
-		bump := func() { s.policyGen[gk]++; s.kickBuild() } // the access grants and mesh indexes follow
-		// The access grants follow each event; the mesh indexes, the background builder.
-		var next func(client.Object, bool) func()
-		if isAccessKind(gk) {
-			next = s.accessNext(gk)
-		}
-		if err := s.watch(ctx, c, u, gk, set, del, bump, next); err != nil {
+		bump := func() { s.policyGen[gk]++; s.kickBuild() } // the derived caches follow, or the background builder
+		if err := s.watch(ctx, c, u, gk, set, del, bump, nil); err != nil {
 			return err
 		}
 	}
@@ -171,123 +146,6 @@ func (s *State) installed(mapper meta.RESTMapper, gk schema.GroupKind) (schema.G
 		return schema.GroupVersionKind{}, false, fmt.Errorf("looking up %s: %w", gk, err)
 	}
 	return m.GroupVersionKind, true, nil
-}
-
-// AccessPolicies returns the stored policies of access kind gk parsed under as, sorted by
-// namespace/name. A stored policy that no longer parses (e.g. its Backend kind is not the configured
-// one any more) is left out; mixing InlineTools and ExternalAuth is allowed here, since the policy
-// was admitted under the settings of its time and its grants are real. The result is shared: read it
-// only.
-func (s *State) AccessPolicies(gk schema.GroupKind, as access.Settings) []access.Policy {
-	s.mu.Lock()
-	gen := s.policyGen[gk]
-	if c := s.accessPols[gk]; c != nil && c.gen == gen && c.settings == as {
-		s.mu.Unlock()
-		return c.list
-	}
-	objs := s.policyObjects(gk)
-	s.mu.Unlock()
-
-	list := make([]access.Policy, 0, len(objs)) // without the lock: informer objects are never modified
-	for _, u := range objs {
-		if p, errs := access.Parse(u, StoredAccess(as)); len(errs) == 0 {
-			list = append(list, p)
-		}
-	}
-	slices.SortFunc(list, func(a, b access.Policy) int { return strings.Compare(a.Key(), b.Key()) })
-	s.mu.Lock()
-	if c := s.accessPols[gk]; c == nil || c.gen <= gen {
-		s.accessPols[gk] = &accessPolicies{list: list, gen: gen, settings: as}
-	}
-	s.mu.Unlock()
-	return list
-}
-
-// StoredAccess is as for reading stored policies: mixing InlineTools and ExternalAuth is allowed,
-// since a stored policy was admitted under the settings of its time and its grants are real.
-func StoredAccess(as access.Settings) access.Settings {
-	as.AllowMixedAuthorization = true
-	return as
-}
-
-// AccessTopology returns which Backends of as's kind sit behind which Gateways (Gateway ←
-// HTTPRoute parentRefs, HTTPRoute backendRefs → Backend, allowedRoutes selectors matched against the
-// namespaces' labels), rebuilt only after a topology change, and without the state's lock held: the
-// informer handlers and the other admissions do not wait for it. The result is shared: read it only.
-func (s *State) AccessTopology(as access.Settings) *access.Topology {
-	s.mu.Lock()
-	t := s.accessTopo
-	if t != nil && t.topoGen == s.topoGen && t.group == as.BackendGroup && t.kind == as.BackendKind {
-		s.mu.Unlock()
-		return t.topo
-	}
-	gen, refs := s.topoGen, s.topoRefs()
-	s.mu.Unlock()
-
-	topo := access.TopologyOf(refs.gateways, refs.httpRoutes, refs.nsLabels, as) // informer objects are never modified
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if t := s.accessTopo; t == nil || t.topoGen <= gen {
-		s.accessTopo = &accessTopology{topo: &topo, topoGen: gen, group: as.BackendGroup, kind: as.BackendKind}
-	}
-	return &topo
-}
-
-// builtGrants are the access grants of one kind with the generations and settings they were built from.
-type builtGrants struct {
-	g         *access.Grants
-	policyGen uint64
-	topoGen   uint64
-	settings  access.Settings
-}
-
-// AccessGrants returns the grants of the stored policies of access kind gk behind each Gateway of
-// AccessTopology (access.Grants), so that reviewing a Gateway-level write costs what the write
-// changes, not the number of Backends behind the Gateway. It is rebuilt after a change of the
-// policies or the topology, by the background builder once changes settle (the kinds asked for
-// before), or by the first request that finds it stale. The result is shared: read it only.
-func (s *State) AccessGrants(gk schema.GroupKind, as access.Settings) *access.Grants {
-	s.mu.Lock()
-	pgen, tgen := s.policyGen[gk], s.topoGen
-	if b := s.accessGrants[gk]; b != nil && b.policyGen == pgen && b.topoGen == tgen && b.settings == as {
-		s.mu.Unlock()
-		return b.g
-	}
-	s.mu.Unlock()
-	g := access.NewGrants(s.AccessPolicies(gk, as), s.AccessTopology(as), as) // without the lock: both are shared, read only
-	s.mu.Lock()
-	if cur := s.accessGrants[gk]; cur == nil || (cur.policyGen <= pgen && cur.topoGen <= tgen) {
-		s.accessGrants[gk] = &builtGrants{g: g, policyGen: pgen, topoGen: tgen, settings: as}
-	}
-	s.mu.Unlock()
-	return g
-}
-
-// rebuildAccessGrants brings the access grants asked for before up to date, under the settings they
-// were last asked for with (the background builder).
-func (s *State) rebuildAccessGrants() {
-	s.mu.Lock()
-	asked := make(map[schema.GroupKind]access.Settings, len(s.accessGrants))
-	for gk, b := range s.accessGrants {
-		asked[gk] = b.settings
-	}
-	s.mu.Unlock()
-	for gk, as := range asked {
-		s.AccessGrants(gk, as)
-	}
-}
-
-// PrepareAccess builds the grants of each access kind watched under as, so the first access write
-// of a fresh replica does not build them.
-func (s *State) PrepareAccess(as access.Settings) {
-	for _, gk := range []schema.GroupKind{access.AccessPolicyKind, access.XAccessPolicyKind} {
-		s.mu.Lock()
-		_, watched := s.policies[gk]
-		s.mu.Unlock()
-		if watched {
-			s.AccessGrants(gk, as)
-		}
-	}
 }
 
 // GatewayExists reports whether the Gateway n is in the cache.

@@ -594,7 +594,6 @@ func (s *State) builder(ctx context.Context) {
 			s.Snapshot(b.kind, b.snap.Cond)
 		}
 		s.rebuildMeshIndexes()
-		s.rebuildAccessGrants()
 		s.rebuildDerived()
 	}
 }

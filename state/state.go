@@ -27,15 +27,16 @@ import (
 )
 
 // State is what the validating handler reads: the Gateway API topology, the namespaces' labels,
-// the policies of every managed kind, and for the access and mesh profiles their policies, the
-// Backend objects and the Dataplanes, kept current by informer event handlers. Every event bumps a
-// generation counter. The topology graph and the per-kind snapshots are built by the first request
-// (or Prepare); from then on each event brings them forward itself (versions.go): it computes their
+// the policies of every managed kind and of the profiles' own kinds, the kinds profiles read, and
+// the Backends' names, kept current by informer event handlers. Every event bumps a generation
+// counter. The topology graph and the per-kind snapshots are built by the first request (or
+// Prepare); from then on each event brings them forward itself (versions.go): it computes their
 // next versions from the current ones, in time proportional to what it touches, and publishes them
 // with the event, so a request reads the versions of every event applied when it came, without
-// waiting for a build. The access grants and mesh indexes are still rebuilt by a background builder
-// once a burst of changes settles, or by the first request that finds them stale. No request lists
-// anything.
+// waiting for a build. The caches profiles derive from the state (Derive: the access grants, the
+// mesh indexes) follow each event the same way where the profile says how (Derivation.Next), and
+// are otherwise rebuilt by a background builder once a burst of changes settles, or by the first
+// request that finds them stale. No request lists anything.
 type State struct {
 	log logr.Logger
 
@@ -87,7 +88,7 @@ type State struct {
 	// the same informers (the status reconciler) can wait until the state has caught up with an event.
 	seen map[string]string
 
-	profiles // the access and mesh profiles' objects and views (state_profiles.go)
+	profiles // what the profiles' write paths read besides policies (profiles.go)
 	// derived are the caches profiles derive from the state (Derive), by key.
 	derived map[string]*derived
 }
@@ -554,7 +555,7 @@ func (s *State) kickBuild() {
 }
 
 // builder rebuilds, after changes, what the events did not bring forward themselves (the graph and
-// snapshots when an event found them unbuilt, the access grants and mesh indexes), so the next
+// snapshots when an event found them unbuilt, the derived caches their events did not bring forward), so the next
 // request finds them built instead of building them while the API server waits. A burst of changes
 // (a GitOps sync applying hundreds of objects) costs one build once it settles. A request that comes
 // before the build builds itself, as Snapshot says.
@@ -593,7 +594,6 @@ func (s *State) builder(ctx context.Context) {
 		for _, b := range wanted {
 			s.Snapshot(b.kind, b.snap.Cond)
 		}
-		s.rebuildMeshIndexes()
 		s.rebuildDerived()
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/mesh"
 	accessprofile "github.com/precedent-dev/precedent/profiles/access"
+	meshprofile "github.com/precedent-dev/precedent/profiles/mesh"
 	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/state"
 	"github.com/precedent-dev/precedent/test/gen"
@@ -117,7 +118,7 @@ func BenchmarkMeshWrite(b *testing.B) {
 		}})
 	}
 	v := benchValidator(s)
-	req := createRequest(state.MeshTimeoutKind.WithVersion("v1alpha1"), timeout("written", "svc-1", []interface{}{
+	req := createRequest(meshprofile.MeshTimeoutKind.WithVersion("v1alpha1"), timeout("written", "svc-1", []interface{}{
 		map[string]interface{}{"targetRef": map[string]interface{}{"kind": "Mesh"}, "connectTimeout": "2s"},
 	}))
 	if resp := v.Handle(context.Background(), req); !resp.Allowed {

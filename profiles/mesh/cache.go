@@ -1,0 +1,187 @@
+package mesh
+
+import (
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	engine "github.com/precedent-dev/precedent/mesh"
+	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/state"
+)
+
+// The mesh profile's derived caches (state.Derivation): Kuma's Dataplanes and the policies of each
+// mesh kind, parsed and grouped by mesh, each brought forward per event; and per (kind, mesh) the
+// index of that mesh's policies and Dataplanes (mesh.Index), so that reviewing a write costs what
+// the write changes, not what the mesh holds. An event of another mesh leaves an index as it is; an
+// event of its own mesh, for now, makes the next read build it whole (nextIndex).
+
+// Precedent's own mesh kinds, and Kuma's Dataplanes, which the profile reads.
+var (
+	MeshTimeoutKind    = schema.GroupKind{Group: policy.Group, Kind: engine.KindMeshTimeout}
+	MeshPermissionKind = schema.GroupKind{Group: policy.Group, Kind: engine.KindMeshTrafficPermission}
+	DataplaneKind      = schema.GroupKind{Group: engine.KumaGroup, Kind: engine.KindDataplane}
+)
+
+// Mesh membership, as Kuma writes it: a Dataplane's top-level `mesh` field and a policy's label.
+const (
+	meshLabel   = "kuma.io/mesh"
+	defaultMesh = "default"
+)
+
+// PolicyMesh is the mesh a policy belongs to: its kuma.io/mesh label, default "default".
+func PolicyMesh(u *unstructured.Unstructured) string {
+	if m := u.GetLabels()[meshLabel]; m != "" {
+		return m
+	}
+	return defaultMesh
+}
+
+// dataplaneMesh is the mesh a Dataplane belongs to: its `mesh` field, default "default".
+func dataplaneMesh(u *unstructured.Unstructured) string {
+	if m, ok := u.Object["mesh"].(string); ok && m != "" {
+		return m
+	}
+	return defaultMesh
+}
+
+// Index returns the index of the policies of mesh kind gk and the Dataplanes of mesh meshName
+// (mesh.Index: Dataplanes by the tags, names and labels policies select, shadowing kept per group of
+// proxies). The index is shared: read it only.
+func Index(st *state.State, gk schema.GroupKind, meshName string) *engine.Index {
+	return st.Derive(state.Derivation{Key: "mesh/index/" + gk.String() + "/" + meshName, Kinds: []schema.GroupKind{gk, DataplaneKind},
+		Build: func() any {
+			return engine.NewIndex(gk.Kind+"."+gk.Group, policies(st, gk)[meshName], dataplanes(st)[meshName])
+		},
+		Next: func(prev any, e state.Event) any { return nextIndex(prev.(*engine.Index), meshName, e) },
+	}).(*engine.Index)
+}
+
+// nextIndex brings the index x of mesh meshName forward with event e: an event of another mesh leaves
+// it as it is. For an event of its own mesh, this is where the copy-on-write updates plug in
+// ((*mesh.Index).WithDataplane for a Dataplane, WithPolicy for a policy, each parsed from e.Object,
+// nil for a delete or one that does not parse); until then the next read builds it whole.
+func nextIndex(x *engine.Index, meshName string, e state.Event) any {
+	meshOf := PolicyMesh
+	if e.GroupKind == DataplaneKind {
+		meshOf = dataplaneMesh
+	}
+	if !inMesh(e.Object, meshOf, meshName) && !inMesh(e.Old, meshOf, meshName) {
+		return x
+	}
+	return nil
+}
+
+// inMesh reports whether o is an object of mesh meshName (false for nil).
+func inMesh(o interface{}, meshOf func(*unstructured.Unstructured) string, meshName string) bool {
+	u, ok := o.(*unstructured.Unstructured)
+	return ok && u != nil && meshOf(u) == meshName
+}
+
+// dataplanes returns the Dataplanes that parse, by mesh, each mesh's sorted by namespace/name.
+func dataplanes(st *state.State) byMesh[engine.Dataplane] {
+	return dataplaneGrouping.derive(st, "mesh/dataplanes", DataplaneKind)
+}
+
+// policies returns the policies of mesh kind gk that parse, by mesh, each mesh's sorted by ID.
+func policies(st *state.State, gk schema.GroupKind) byMesh[engine.Policy] {
+	return policyGrouping.derive(st, "mesh/policies/"+gk.String(), gk)
+}
+
+var dataplaneGrouping = grouping[engine.Dataplane]{meshOf: dataplaneMesh,
+	key:    func(d *engine.Dataplane) string { return d.Namespace + "/" + d.Name },
+	objKey: func(u *unstructured.Unstructured) string { return u.GetNamespace() + "/" + u.GetName() },
+	parse: func(u *unstructured.Unstructured) (engine.Dataplane, bool) {
+		dp, err := engine.ParseDataplane(u)
+		return dp, err == nil
+	},
+}
+
+var policyGrouping = grouping[engine.Policy]{meshOf: PolicyMesh, key: (*engine.Policy).ID,
+	objKey: func(u *unstructured.Unstructured) string {
+		return (&engine.Policy{Namespace: u.GetNamespace(), Name: u.GetName()}).ID()
+	},
+	parse: func(u *unstructured.Unstructured) (engine.Policy, bool) {
+		p, errs := engine.Parse(u)
+		return p, len(errs) == 0
+	},
+}
+
+// byMesh are parsed objects by mesh name. It is shared: read only.
+type byMesh[T any] map[string][]T
+
+// grouping says how objects of one kind are parsed, keyed (key and objKey agree) and grouped by mesh.
+type grouping[T any] struct {
+	meshOf func(*unstructured.Unstructured) string
+	key    func(*T) string
+	objKey func(*unstructured.Unstructured) string
+	parse  func(*unstructured.Unstructured) (T, bool)
+}
+
+// derive returns the objects of gk grouped by mesh, a derived cache under key brought forward per
+// event: only the lists of the meshes the event touches are copied.
+func (g grouping[T]) derive(st *state.State, key string, gk schema.GroupKind) byMesh[T] {
+	return st.Derive(state.Derivation{Key: key, Kinds: []schema.GroupKind{gk},
+		Build: func() any { return g.build(st.Objects(gk)) },
+		Next: func(prev any, e state.Event) any {
+			if n := g.next(prev.(byMesh[T]), e); n != nil {
+				return n
+			}
+			return nil // an untyped nil: build whole
+		},
+	}).(byMesh[T])
+}
+
+func (g grouping[T]) build(objs []*unstructured.Unstructured) byMesh[T] {
+	out := byMesh[T]{}
+	for _, u := range objs {
+		if v, ok := g.parse(u); ok {
+			m := g.meshOf(u)
+			out[m] = append(out[m], v)
+		}
+	}
+	for _, l := range out {
+		slices.SortFunc(l, func(a, b T) int { return strings.Compare(g.key(&a), g.key(&b)) })
+	}
+	return out
+}
+
+// next is prev with the object of e removed from the mesh it was in and, unless deleted (or it no
+// longer parses), put in the mesh it is in now.
+func (g grouping[T]) next(prev byMesh[T], e state.Event) byMesh[T] {
+	u, ok := e.Object.(*unstructured.Unstructured)
+	if !ok {
+		return nil
+	}
+	out := make(byMesh[T], len(prev)+1)
+	for m, l := range prev {
+		out[m] = l
+	}
+	meshes := []string{g.meshOf(u)}
+	if old, ok := e.Old.(*unstructured.Unstructured); ok && old != nil {
+		meshes = append(meshes, g.meshOf(old))
+	}
+	var v T
+	parsed := false
+	if !e.Deleted {
+		v, parsed = g.parse(u)
+	}
+	k := g.objKey(u)
+	for _, m := range slices.Compact(meshes) {
+		l := slices.DeleteFunc(slices.Clone(out[m]), func(x T) bool { return g.key(&x) == k })
+		if len(l) == 0 {
+			delete(out, m)
+		} else {
+			out[m] = l
+		}
+	}
+	if parsed {
+		m := meshes[0]
+		l := out[m]
+		i, _ := slices.BinarySearchFunc(l, k, func(x T, k string) int { return strings.Compare(g.key(&x), k) })
+		out[m] = slices.Insert(slices.Clone(l), i, v)
+	}
+	return out
+}

@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	engine "github.com/precedent-dev/precedent/access"
 	"github.com/precedent-dev/precedent/state"
@@ -14,8 +15,9 @@ import (
 // The access profile's derived cache (state.Derivation): under one set of settings, which Backends
 // sit behind which Gateways, and the grants of each access kind's stored policies behind each
 // Gateway, so that reviewing a write costs what the write changes, not the number of Backends behind
-// a Gateway. A policy event brings the grants of its kind forward (access.Grants.Update); a topology
-// event that the access topology reads, for now, makes the next read build it whole (nextTopology).
+// a Gateway. A policy event brings the grants of its kind forward (access.Grants.Update); a Gateway,
+// HTTPRoute or Namespace event, the topology and the grants where they have per-object updates, else
+// the next read builds the cache whole (nextTopology).
 
 // cached is the cache's value: the topology and the grants over it, by access kind. It is shared:
 // read only.
@@ -104,16 +106,69 @@ func next(c *cached, e state.Event, as engine.Settings) any {
 }
 
 // nextTopology brings c forward with a topology event. The access topology reads Gateways,
-// HTTPRoutes and the namespaces' labels only: other events leave c as it is. For those, this is where
-// the per-object topology updates plug in ((*access.Topology).WithGateway, WithHTTPRoute,
-// WithNamespace, then (*access.Grants).WithTopology per kind with the Gateways whose Backends
-// changed); until then the next read builds the cache whole.
+// HTTPRoutes and the namespaces' labels only: other events leave c as it is. Those are applied by the
+// topology's and the grants' per-object updates (topologyUpdates, grantsUpdates), else the next read
+// builds the cache whole.
 func nextTopology(c *cached, e state.Event) any {
 	switch e.GroupKind {
 	case gatewayKind, httpRouteKind, namespaceKind:
+	default:
+		return c
+	}
+	tu, ok := any(c.topo).(topologyUpdates)
+	if !ok {
 		return nil
 	}
-	return c
+	key := e.Object.GetNamespace() + "/" + e.Object.GetName()
+	var topo *engine.Topology
+	var changed []string
+	switch e.GroupKind {
+	case gatewayKind:
+		gw, _ := e.Object.(*gwv1.Gateway) // nil: deleted
+		if e.Deleted {
+			gw = nil
+		}
+		topo, changed = tu.WithGateway(key, gw)
+	case httpRouteKind:
+		r, _ := e.Object.(*gwv1.HTTPRoute) // nil: deleted
+		if e.Deleted {
+			r = nil
+		}
+		topo, changed = tu.WithHTTPRoute(key, r)
+	default:
+		var labels map[string]string // nil: deleted
+		if !e.Deleted {
+			labels = e.Object.GetLabels()
+			if labels == nil {
+				labels = map[string]string{}
+			}
+		}
+		topo, changed = tu.WithNamespace(e.Object.GetName(), labels)
+	}
+	n := &cached{topo: topo, grants: make(map[schema.GroupKind]*engine.Grants, len(c.grants))}
+	for gk, g := range c.grants {
+		gu, ok := any(g).(grantsUpdates)
+		if !ok {
+			return nil
+		}
+		n.grants[gk] = gu.WithTopology(topo, changed)
+	}
+	return n
+}
+
+// topologyUpdates and grantsUpdates are the per-object updates of the access topology (the topology
+// with one Gateway, HTTPRoute or namespace set, or removed when nil, and the Gateways whose Backends
+// changed) and of the grants over a later topology. This is the one place they plug in: until
+// package access has them (branch accesstopo), the cache is built whole after a Gateway, HTTPRoute or
+// Namespace event; once merged, call them directly.
+type topologyUpdates interface {
+	WithGateway(key string, gw *gwv1.Gateway) (*engine.Topology, []string)
+	WithHTTPRoute(key string, r *gwv1.HTTPRoute) (*engine.Topology, []string)
+	WithNamespace(name string, labels map[string]string) (*engine.Topology, []string)
+}
+
+type grantsUpdates interface {
+	WithTopology(t *engine.Topology, changed []string) *engine.Grants
 }
 
 // The topology kinds the access topology reads.

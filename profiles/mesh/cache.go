@@ -1,9 +1,6 @@
 package mesh
 
 import (
-	"slices"
-	"strings"
-
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -13,8 +10,8 @@ import (
 )
 
 // The mesh profile's derived caches (state.Derivation): Kuma's Dataplanes and the policies of each
-// mesh kind, parsed and grouped by mesh, each brought forward per event; and per (kind, mesh) the
-// index of that mesh's policies and Dataplanes (mesh.Index), so that reviewing a write costs what
+// mesh kind, parsed and grouped by mesh, each brought forward per event (grouping.go); and per
+// (kind, mesh) the index of that mesh's policies and Dataplanes (mesh.Index), so that reviewing a write costs what
 // the write changes, not what the mesh holds. An event of another mesh leaves an index as it is; an
 // event of its own mesh is applied by the index's copy-on-write updates where it has them, else the
 // next read builds it whole (nextIndex).
@@ -54,7 +51,8 @@ func dataplaneMesh(u *unstructured.Unstructured) string {
 func Index(st *state.State, gk schema.GroupKind, meshName string) *engine.Index {
 	return st.Derive(state.Derivation{Key: "mesh/index/" + gk.String() + "/" + meshName, Kinds: []schema.GroupKind{gk, DataplaneKind},
 		Build: func() any {
-			return engine.NewIndex(gk.Kind+"."+gk.Group, policies(st, gk)[meshName], dataplanes(st)[meshName])
+			pols := policyGrouping.list(policies(st, gk), meshName)
+			return engine.NewIndex(gk.Kind+"."+gk.Group, pols, dataplaneGrouping.list(dataplanes(st), meshName))
 		},
 		Next: func(prev any, e state.Event) any { return nextIndex(prev.(*engine.Index), meshName, e) },
 	}).(*engine.Index)
@@ -108,12 +106,12 @@ func inMesh(o interface{}, meshOf func(*unstructured.Unstructured) string, meshN
 	return ok && u != nil && meshOf(u) == meshName
 }
 
-// dataplanes returns the Dataplanes that parse, by mesh, each mesh's sorted by namespace/name.
+// dataplanes returns the Dataplanes that parse, by mesh.
 func dataplanes(st *state.State) byMesh[engine.Dataplane] {
 	return dataplaneGrouping.derive(st, "mesh/dataplanes", DataplaneKind)
 }
 
-// policies returns the policies of mesh kind gk that parse, by mesh, each mesh's sorted by ID.
+// policies returns the policies of mesh kind gk that parse, by mesh.
 func policies(st *state.State, gk schema.GroupKind) byMesh[engine.Policy] {
 	return policyGrouping.derive(st, "mesh/policies/"+gk.String(), gk)
 }
@@ -135,81 +133,4 @@ var policyGrouping = grouping[engine.Policy]{meshOf: PolicyMesh, key: (*engine.P
 		p, errs := engine.Parse(u)
 		return p, len(errs) == 0
 	},
-}
-
-// byMesh are parsed objects by mesh name. It is shared: read only.
-type byMesh[T any] map[string][]T
-
-// grouping says how objects of one kind are parsed, keyed (key and objKey agree) and grouped by mesh.
-type grouping[T any] struct {
-	meshOf func(*unstructured.Unstructured) string
-	key    func(*T) string
-	objKey func(*unstructured.Unstructured) string
-	parse  func(*unstructured.Unstructured) (T, bool)
-}
-
-// derive returns the objects of gk grouped by mesh, a derived cache under key brought forward per
-// event: only the lists of the meshes the event touches are copied.
-func (g grouping[T]) derive(st *state.State, key string, gk schema.GroupKind) byMesh[T] {
-	return st.Derive(state.Derivation{Key: key, Kinds: []schema.GroupKind{gk},
-		Build: func() any { return g.build(st.Objects(gk)) },
-		Next: func(prev any, e state.Event) any {
-			if n := g.next(prev.(byMesh[T]), e); n != nil {
-				return n
-			}
-			return nil // an untyped nil: build whole
-		},
-	}).(byMesh[T])
-}
-
-func (g grouping[T]) build(objs []*unstructured.Unstructured) byMesh[T] {
-	out := byMesh[T]{}
-	for _, u := range objs {
-		if v, ok := g.parse(u); ok {
-			m := g.meshOf(u)
-			out[m] = append(out[m], v)
-		}
-	}
-	for _, l := range out {
-		slices.SortFunc(l, func(a, b T) int { return strings.Compare(g.key(&a), g.key(&b)) })
-	}
-	return out
-}
-
-// next is prev with the object of e removed from the mesh it was in and, unless deleted (or it no
-// longer parses), put in the mesh it is in now.
-func (g grouping[T]) next(prev byMesh[T], e state.Event) byMesh[T] {
-	u, ok := e.Object.(*unstructured.Unstructured)
-	if !ok {
-		return nil
-	}
-	out := make(byMesh[T], len(prev)+1)
-	for m, l := range prev {
-		out[m] = l
-	}
-	meshes := []string{g.meshOf(u)}
-	if old, ok := e.Old.(*unstructured.Unstructured); ok && old != nil {
-		meshes = append(meshes, g.meshOf(old))
-	}
-	var v T
-	parsed := false
-	if !e.Deleted {
-		v, parsed = g.parse(u)
-	}
-	k := g.objKey(u)
-	for _, m := range slices.Compact(meshes) {
-		l := slices.DeleteFunc(slices.Clone(out[m]), func(x T) bool { return g.key(&x) == k })
-		if len(l) == 0 {
-			delete(out, m)
-		} else {
-			out[m] = l
-		}
-	}
-	if parsed {
-		m := meshes[0]
-		l := out[m]
-		i, _ := slices.BinarySearchFunc(l, k, func(x T, k string) int { return strings.Compare(g.key(&x), k) })
-		out[m] = slices.Insert(slices.Clone(l), i, v)
-	}
-	return out
 }

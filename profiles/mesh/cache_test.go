@@ -123,7 +123,7 @@ func checkMeshChurn(t *testing.T, seed int64, steps int) {
 		change()
 		wantDPs := meshprofile.GroupDataplanes(st.Objects(meshprofile.DataplaneKind))
 		if diff := cmp.Diff(wantDPs, meshprofile.Dataplanes(st), cmp.AllowUnexported(engine.Dataplane{})); diff != "" {
-			t.Fatalf("seed %d step %d: meshprofile.Dataplanes (-build +incremental):\n%s", seed, step, diff)
+			t.Fatalf("seed %d step %d: Dataplanes (-build +incremental):\n%s", seed, step, diff)
 		}
 		wantPols := meshprofile.GroupPolicies(st.Objects(meshprofile.MeshTimeoutKind))
 		if diff := cmp.Diff(ids(wantPols), ids(meshprofile.Policies(st, meshprofile.MeshTimeoutKind))); diff != "" {

@@ -10,16 +10,18 @@ import (
 
 // The caches' parts the tests compare, for package mesh_test.
 
-func Dataplanes(st *state.State) map[string][]engine.Dataplane { return dataplanes(st) }
+func Dataplanes(st *state.State) map[string][]engine.Dataplane {
+	return dataplaneGrouping.lists(dataplanes(st))
+}
 
 func Policies(st *state.State, gk schema.GroupKind) map[string][]engine.Policy {
-	return policies(st, gk)
+	return policyGrouping.lists(policies(st, gk))
 }
 
 func GroupDataplanes(objs []*unstructured.Unstructured) map[string][]engine.Dataplane {
-	return dataplaneGrouping.build(objs)
+	return dataplaneGrouping.lists(dataplaneGrouping.build(objs))
 }
 
 func GroupPolicies(objs []*unstructured.Unstructured) map[string][]engine.Policy {
-	return policyGrouping.build(objs)
+	return policyGrouping.lists(policyGrouping.build(objs))
 }

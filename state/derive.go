@@ -5,13 +5,15 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/precedent-dev/precedent/policy"
 	"github.com/precedent-dev/precedent/topology"
 )
 
 // What a profile that folds outside the engine reads from the state to build its own derived
-// cache (Derive): the graph, the objects of the kinds it watches, the labels of the topology.
+// cache (Derive): the graph, the objects of the kinds it watches, the labels of the topology, the
+// Gateways and HTTPRoutes.
 
 // Graph returns the topology graph of the events applied so far: the one the events brought
 // forward, else built now (building held, like a snapshot's build).
@@ -48,6 +50,14 @@ func (s *State) Objects(gk schema.GroupKind) []*unstructured.Unstructured {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.policyObjects(gk)
+}
+
+// Watched reports whether the objects of gk are watched (or were given to Apply).
+func (s *State) Watched(gk schema.GroupKind) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.policies[gk]
+	return ok
 }
 
 // WatchRead watches the objects of gk, a kind a profile reads (profile.Profile.Reads), from the
@@ -102,77 +112,15 @@ func (s *State) Labeled() ([]Labeled, map[string]map[string]string) {
 	return out, ns
 }
 
-// derived is one profile cache with the version of the state it was built from, and how to build
-// it again.
-type derived struct {
-	version []uint64
-	value   any
-	gks     []schema.GroupKind
-	build   func() any
-}
-
-// Derive returns the value a profile derives from the state under key: the one built before when
-// neither the topology nor any kind of gks changed since, else a new one from build (run without
-// the state's lock; concurrent callers may both build, the newer is kept). The value is shared:
-// read only. Once asked for, it is rebuilt off the request path too: by the background builder after
-// a burst of changes settles, like the snapshots.
-func (s *State) Derive(key string, gks []schema.GroupKind, build func() any) any {
+// HTTPTopology lists the stored Gateways and HTTPRoutes, and the labels of each namespace: what a
+// profile that follows HTTPRoute backendRefs reads (the access profile's Gateway → Backend topology).
+// The objects are shared: read only.
+func (s *State) HTTPTopology() ([]*gwv1.Gateway, []*gwv1.HTTPRoute, map[string]map[string]string) {
 	s.mu.Lock()
-	v := make([]uint64, 0, len(gks)+1)
-	v = append(v, s.topoGen)
-	for _, gk := range gks {
-		v = append(v, s.policyGen[gk])
+	defer s.mu.Unlock()
+	ns := make(map[string]map[string]string, len(s.nsLabels))
+	for n, l := range s.nsLabels {
+		ns[n] = l
 	}
-	if d, ok := s.derived[key]; ok && equalVersions(d.version, v) {
-		s.mu.Unlock()
-		return d.value
-	}
-	s.mu.Unlock()
-	value := build()
-	s.mu.Lock()
-	if d, ok := s.derived[key]; !ok || !newer(d.version, v) {
-		s.derived[key] = &derived{version: v, value: value, gks: gks, build: build}
-	}
-	s.mu.Unlock()
-	return value
-}
-
-func equalVersions(a, b []uint64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// newer reports whether a is strictly newer than b somewhere and older nowhere.
-func newer(a, b []uint64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	gt := false
-	for i := range a {
-		if a[i] < b[i] {
-			return false
-		}
-		gt = gt || a[i] > b[i]
-	}
-	return gt
-}
-
-// rebuildDerived brings the derived caches asked for before up to date (the background builder).
-func (s *State) rebuildDerived() {
-	s.mu.Lock()
-	ds := make(map[string]*derived, len(s.derived))
-	for k, d := range s.derived {
-		ds[k] = d
-	}
-	s.mu.Unlock()
-	for k, d := range ds {
-		s.Derive(k, d.gks, d.build)
-	}
+	return values(s.gateways), values(s.httpRoutes), ns
 }

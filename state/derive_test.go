@@ -15,7 +15,9 @@ func TestDerive(t *testing.T) {
 	mine, other := schema.GroupKind{Group: "g", Kind: "Mine"}, schema.GroupKind{Group: "g", Kind: "Other"}
 	builds := 0
 	build := func() any { builds++; return builds }
-	get := func() int { return s.Derive("k", []schema.GroupKind{mine}, build).(int) }
+	get := func() int {
+		return s.Derive(Derivation{Key: "k", Kinds: []schema.GroupKind{mine}, Topology: true, Build: build}).(int)
+	}
 	for _, step := range []struct {
 		name   string
 		change func()

@@ -27,15 +27,16 @@ import (
 )
 
 // State is what the validating handler reads: the Gateway API topology, the namespaces' labels,
-// the policies of every managed kind, and for the access and mesh profiles their policies, the
-// Backend objects and the Dataplanes, kept current by informer event handlers. Every event bumps a
-// generation counter. The topology graph and the per-kind snapshots are built by the first request
-// (or Prepare); from then on each event brings them forward itself (versions.go): it computes their
+// the policies of every managed kind and of the profiles' own kinds, the kinds profiles read, and
+// the Backends' names, kept current by informer event handlers. Every event bumps a generation
+// counter. The topology graph and the per-kind snapshots are built by the first request (or
+// Prepare); from then on each event brings them forward itself (versions.go): it computes their
 // next versions from the current ones, in time proportional to what it touches, and publishes them
 // with the event, so a request reads the versions of every event applied when it came, without
-// waiting for a build. The access grants and mesh indexes are still rebuilt by a background builder
-// once a burst of changes settles, or by the first request that finds them stale. No request lists
-// anything.
+// waiting for a build. The caches profiles derive from the state (Derive: the access grants, the
+// mesh indexes) follow each event the same way where the profile says how (Derivation.Next), and
+// are otherwise rebuilt by a background builder once a burst of changes settles, or by the first
+// request that finds them stale. No request lists anything.
 type State struct {
 	log logr.Logger
 
@@ -87,7 +88,7 @@ type State struct {
 	// the same informers (the status reconciler) can wait until the state has caught up with an event.
 	seen map[string]string
 
-	profiles // the access and mesh profiles' objects and views (state_profiles.go)
+	profiles // what the profiles' write paths read besides policies (profiles.go)
 	// derived are the caches profiles derive from the state (Derive), by key.
 	derived map[string]*derived
 }
@@ -162,8 +163,8 @@ func (s *State) Watch(ctx context.Context, c cache.Informers, kinds []policy.Kin
 }
 
 // watch is handle for an informer the state needs from the start (Synced waits for it).
-func (s *State) watch(ctx context.Context, c cache.Informers, obj client.Object, set func(client.Object), del func(types.NamespacedName), bump func()) error {
-	synced, err := s.handle(ctx, c, obj, set, del, bump)
+func (s *State) watch(ctx context.Context, c cache.Informers, obj client.Object, gk schema.GroupKind, set func(client.Object), del func(types.NamespacedName), bump func(), next func(client.Object, bool) func()) error {
+	synced, err := s.handleWith(ctx, c, obj, gk, false, set, del, bump, next)
 	if err != nil {
 		return err
 	}
@@ -230,7 +231,7 @@ func (s *State) watchKinds(kinds []policy.Kind, initial bool) error {
 		set := func(o client.Object) { s.policies[gk][key(o)] = o.(*unstructured.Unstructured) }
 		del := func(n types.NamespacedName) { delete(s.policies[gk], n) }
 		bump := func() { s.policyGen[gk]++; s.kickBuild() }
-		synced, err := s.handleWith(ctx, c, u, set, del, bump, func(o client.Object, deleted bool) func() {
+		synced, err := s.handleWith(ctx, c, u, gk, false, set, del, bump, func(o client.Object, deleted bool) func() {
 			return s.nextPolicy(gk, o, deleted)
 		})
 		if err != nil {
@@ -270,27 +271,30 @@ func (s *State) KindSynced(gk schema.GroupKind) bool {
 	return ok && f()
 }
 
-// handle registers the event handlers of one informer and returns its HasSynced.
-func (s *State) handle(ctx context.Context, c cache.Informers, obj client.Object, set func(client.Object), del func(types.NamespacedName), bump func()) (func() bool, error) {
-	return s.handleWith(ctx, c, obj, set, del, bump, nil)
-}
-
-// handleWith is handle where an event that changes a spec also brings the built graph and snapshots
-// forward: next computes their next versions (building held, mu not: readers go on with the current
-// ones) and returns what publishes them, which runs with mu held, with the event stored and bumped,
+// handleWith registers the event handlers of one informer, of objects of kind gk (a topology kind
+// when topo), and returns its HasSynced. An event that changes a spec also brings the built graph,
+// snapshots and derived values forward: next (may be nil) and the derivations that read the event
+// (nextDerived) compute their next versions (building held, mu not: readers go on with the current
+// ones) and return what publishes them, which runs with mu held, with the event stored and bumped,
 // so a request sees the event and the versions that follow it together. next may return nil: the
 // generation bumped, the next request builds (as before anything is built).
-func (s *State) handleWith(ctx context.Context, c cache.Informers, obj client.Object, set func(client.Object), del func(types.NamespacedName), bump func(), next func(o client.Object, deleted bool) func()) (func() bool, error) {
+func (s *State) handleWith(ctx context.Context, c cache.Informers, obj client.Object, gk schema.GroupKind, topo bool, set func(client.Object), del func(types.NamespacedName), bump func(), next func(o client.Object, deleted bool) func()) (func() bool, error) {
 	inf, err := c.GetInformer(ctx, obj, cache.BlockUntilSynced(false))
 	if err != nil {
 		return nil, fmt.Errorf("watching %T: %w", obj, err)
 	}
-	event := func(co client.Object, changed, deleted bool) {
-		var publish func()
-		if changed && next != nil {
-			s.building.Lock()
-			defer s.building.Unlock()
-			publish = next(co, deleted)
+	event := func(co, old client.Object, changed, deleted bool) {
+		var publish, publishDerived func()
+		if changed {
+			e := Event{GroupKind: gk, Object: co, Old: old, Deleted: deleted, Topology: topo}
+			if next != nil || s.derives(e) {
+				s.building.Lock()
+				defer s.building.Unlock()
+				if next != nil {
+					publish = next(co, deleted)
+				}
+				publishDerived = s.nextDerived(e)
+			}
 		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -306,18 +310,22 @@ func (s *State) handleWith(ctx context.Context, c cache.Informers, obj client.Ob
 			if publish != nil {
 				publish()
 			}
+			if publishDerived != nil {
+				publishDerived()
+			}
 		}
 		s.applied()
 	}
 	reg, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
 		AddFunc: func(o interface{}) {
 			if co, ok := o.(client.Object); ok {
-				event(co, true, false)
+				event(co, nil, true, false)
 			}
 		},
 		UpdateFunc: func(old, o interface{}) {
 			if co, ok := o.(client.Object); ok {
-				event(co, !sameSpec(old, co), false)
+				prev, _ := old.(client.Object)
+				event(co, prev, !sameSpec(old, co), false)
 			}
 		},
 		DeleteFunc: func(o interface{}) {
@@ -325,7 +333,7 @@ func (s *State) handleWith(ctx context.Context, c cache.Informers, obj client.Ob
 				o = d.Obj
 			}
 			if co, ok := o.(client.Object); ok {
-				event(co, true, true)
+				event(co, nil, true, true)
 			}
 		},
 	})
@@ -547,7 +555,7 @@ func (s *State) kickBuild() {
 }
 
 // builder rebuilds, after changes, what the events did not bring forward themselves (the graph and
-// snapshots when an event found them unbuilt, the access grants and mesh indexes), so the next
+// snapshots when an event found them unbuilt, the derived caches their events did not bring forward), so the next
 // request finds them built instead of building them while the API server waits. A burst of changes
 // (a GitOps sync applying hundreds of objects) costs one build once it settles. A request that comes
 // before the build builds itself, as Snapshot says.
@@ -586,8 +594,6 @@ func (s *State) builder(ctx context.Context) {
 		for _, b := range wanted {
 			s.Snapshot(b.kind, b.snap.Cond)
 		}
-		s.rebuildMeshIndexes()
-		s.rebuildAccessGrants()
 		s.rebuildDerived()
 	}
 }

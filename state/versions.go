@@ -23,6 +23,7 @@ import (
 
 // topoKind is one kind of topology object: how the state stores it and how it updates the graph.
 type topoKind struct {
+	gk     schema.GroupKind
 	obj    client.Object
 	set    func(client.Object)
 	del    func(types.NamespacedName)
@@ -32,7 +33,6 @@ type topoKind struct {
 // optionalTopoKind is a topology kind watched only once its CRD is installed.
 type optionalTopoKind struct {
 	topoKind
-	gk schema.GroupKind
 }
 
 // optionalKind is a namespaced optional topology kind stored in m: set updates the graph with an
@@ -40,7 +40,8 @@ type optionalTopoKind struct {
 func optionalKind[T client.Object](m map[types.NamespacedName]T, kind string, set func(*topology.Graph, T) *topology.Graph, del func(*topology.Graph, topology.Key) *topology.Graph) optionalTopoKind {
 	var zero T
 	obj := reflect.New(reflect.TypeOf(zero).Elem()).Interface().(client.Object)
-	return optionalTopoKind{gk: schema.GroupKind{Group: topology.Group, Kind: kind}, topoKind: topoKind{
+	return optionalTopoKind{topoKind: topoKind{
+		gk:  schema.GroupKind{Group: topology.Group, Kind: kind},
 		obj: obj,
 		set: func(o client.Object) {
 			if t, ok := o.(T); ok {
@@ -58,6 +59,11 @@ func optionalKind[T client.Object](m map[types.NamespacedName]T, kind string, se
 	}}
 }
 
+// gatewayKind is the group/kind of a Gateway API kind.
+func gatewayKind(kind string) schema.GroupKind {
+	return schema.GroupKind{Group: topology.Group, Kind: kind}
+}
+
 // deleteRoute is DeleteRoute for one kind.
 func deleteRoute(kind string) func(*topology.Graph, topology.Key) *topology.Graph {
 	return func(g *topology.Graph, k topology.Key) *topology.Graph { return g.DeleteRoute(kind, k) }
@@ -66,14 +72,14 @@ func deleteRoute(kind string) func(*topology.Graph, topology.Key) *topology.Grap
 // topology lists the topology kinds the state watches.
 func (s *State) topology() []topoKind {
 	return []topoKind{
-		{&gwv1.GatewayClass{}, func(o client.Object) { s.classes[o.GetName()] = o.(*gwv1.GatewayClass) }, func(k types.NamespacedName) { delete(s.classes, k.Name) },
+		{gatewayKind("GatewayClass"), &gwv1.GatewayClass{}, func(o client.Object) { s.classes[o.GetName()] = o.(*gwv1.GatewayClass) }, func(k types.NamespacedName) { delete(s.classes, k.Name) },
 			func(g *topology.Graph, o client.Object, deleted bool) *topology.Graph {
 				if deleted {
 					return g.DeleteGatewayClass(o.GetName())
 				}
 				return g.SetGatewayClass(o.GetName())
 			}},
-		{&gwv1.Gateway{}, func(o client.Object) { s.gateways[key(o)] = o.(*gwv1.Gateway) }, func(k types.NamespacedName) { delete(s.gateways, k) },
+		{gatewayKind("Gateway"), &gwv1.Gateway{}, func(o client.Object) { s.gateways[key(o)] = o.(*gwv1.Gateway) }, func(k types.NamespacedName) { delete(s.gateways, k) },
 			func(g *topology.Graph, o client.Object, deleted bool) *topology.Graph {
 				gw, ok := o.(*gwv1.Gateway)
 				if deleted || !ok {
@@ -81,7 +87,7 @@ func (s *State) topology() []topoKind {
 				}
 				return g.SetGateway(gw)
 			}},
-		{&gwv1.HTTPRoute{}, func(o client.Object) { s.httpRoutes[key(o)] = o.(*gwv1.HTTPRoute) }, func(k types.NamespacedName) { delete(s.httpRoutes, k) },
+		{gatewayKind("HTTPRoute"), &gwv1.HTTPRoute{}, func(o client.Object) { s.httpRoutes[key(o)] = o.(*gwv1.HTTPRoute) }, func(k types.NamespacedName) { delete(s.httpRoutes, k) },
 			func(g *topology.Graph, o client.Object, deleted bool) *topology.Graph {
 				r, ok := o.(*gwv1.HTTPRoute)
 				if deleted || !ok {
@@ -89,7 +95,7 @@ func (s *State) topology() []topoKind {
 				}
 				return g.SetHTTPRoute(r)
 			}},
-		{&gwv1.GRPCRoute{}, func(o client.Object) { s.grpcRoutes[key(o)] = o.(*gwv1.GRPCRoute) }, func(k types.NamespacedName) { delete(s.grpcRoutes, k) },
+		{gatewayKind("GRPCRoute"), &gwv1.GRPCRoute{}, func(o client.Object) { s.grpcRoutes[key(o)] = o.(*gwv1.GRPCRoute) }, func(k types.NamespacedName) { delete(s.grpcRoutes, k) },
 			func(g *topology.Graph, o client.Object, deleted bool) *topology.Graph {
 				r, ok := o.(*gwv1.GRPCRoute)
 				if deleted || !ok {
@@ -97,7 +103,7 @@ func (s *State) topology() []topoKind {
 				}
 				return g.SetGRPCRoute(r)
 			}},
-		{namespaceMeta(), func(o client.Object) { s.nsLabels[o.GetName()] = o.GetLabels() }, func(k types.NamespacedName) { delete(s.nsLabels, k.Name) },
+		{schema.GroupKind{Kind: "Namespace"}, namespaceMeta(), func(o client.Object) { s.nsLabels[o.GetName()] = o.GetLabels() }, func(k types.NamespacedName) { delete(s.nsLabels, k.Name) },
 			func(g *topology.Graph, o client.Object, deleted bool) *topology.Graph {
 				if deleted {
 					return g.DeleteNamespace(o.GetName())
@@ -185,7 +191,7 @@ func (s *State) nextPolicy(gk schema.GroupKind, o client.Object, deleted bool) f
 // not nil) whose CRD is not installed is skipped, logged once, and looked for again by WatchKinds.
 func (s *State) watchTopology(ctx context.Context, c cache.Informers, t topoKind, opt *optionalTopoKind, initial bool) error {
 	bump := func() { s.topoGen++; s.kickBuild() }
-	synced, err := s.handleWith(ctx, c, t.obj, t.set, t.del, bump, func(o client.Object, deleted bool) func() {
+	synced, err := s.handleWith(ctx, c, t.obj, t.gk, true, t.set, t.del, bump, func(o client.Object, deleted bool) func() {
 		return s.nextTopology(func(g *topology.Graph) *topology.Graph { return t.update(g, o, deleted) })
 	})
 	if err != nil {

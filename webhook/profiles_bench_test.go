@@ -18,6 +18,8 @@ import (
 	"github.com/precedent-dev/precedent/access"
 	"github.com/precedent-dev/precedent/config"
 	"github.com/precedent-dev/precedent/mesh"
+	accessprofile "github.com/precedent-dev/precedent/profiles/access"
+	meshprofile "github.com/precedent-dev/precedent/profiles/mesh"
 	"github.com/precedent-dev/precedent/settings"
 	"github.com/precedent-dev/precedent/state"
 	"github.com/precedent-dev/precedent/test/gen"
@@ -116,7 +118,7 @@ func BenchmarkMeshWrite(b *testing.B) {
 		}})
 	}
 	v := benchValidator(s)
-	req := createRequest(state.MeshTimeoutKind.WithVersion("v1alpha1"), timeout("written", "svc-1", []interface{}{
+	req := createRequest(meshprofile.MeshTimeoutKind.WithVersion("v1alpha1"), timeout("written", "svc-1", []interface{}{
 		map[string]interface{}{"targetRef": map[string]interface{}{"kind": "Mesh"}, "connectTimeout": "2s"},
 	}))
 	if resp := v.Handle(context.Background(), req); !resp.Allowed {
@@ -129,7 +131,8 @@ func BenchmarkMeshWrite(b *testing.B) {
 	}
 }
 
-// BenchmarkAccessTopologyRebuild: rebuilding the access topology after a topology change, with 1,000
+// BenchmarkAccessTopologyRebuild: rebuilding the access topology (and the grants of no policies over
+// it) after a topology change, with 1,000
 // Gateways and 10,000 HTTPRoutes in the cache, each route sending its first rule to one of 2,000
 // Backends (what the first AccessPolicy write after any Gateway or route change pays).
 func BenchmarkAccessTopologyRebuild(b *testing.B) {
@@ -145,13 +148,13 @@ func BenchmarkAccessTopologyRebuild(b *testing.B) {
 			Group: &group, Kind: &kind, Name: gwv1.ObjectName(fmt.Sprintf("backend-%d", i%2000))}}}}
 		s.Apply(r)
 	}
-	if topo := s.AccessTopology(access.DefaultSettings()); len(topo.BackendsBehind("infra/gw-0")) == 0 {
+	if topo := accessprofile.Topology(s, access.DefaultSettings()); len(topo.BackendsBehind("infra/gw-0")) == 0 {
 		b.Fatal("no Backend behind infra/gw-0")
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		s.Apply(&w.Input.HTTPRoutes[i%len(w.Input.HTTPRoutes)]) // a route change: the topology is stale
-		s.AccessTopology(access.DefaultSettings())
+		accessprofile.Topology(s, access.DefaultSettings())
 	}
 }

@@ -63,11 +63,11 @@ func (Profile) Sources(s settings.Settings) []schema.GroupKind {
 func (Profile) Review(r profile.Request) profile.Decision {
 	s := r.Settings
 	if r.Delete {
-		p, errs := engine.Parse(r.Object, state.StoredAccess(s.Access))
+		p, errs := engine.Parse(r.Object, stored(s.Access))
 		if len(errs) > 0 {
 			return profile.Allowed
 		}
-		ws := r.State.AccessGrants(r.GroupKind, s.Access).ProjectDelete(p, s.WarningLimit)
+		ws := Grants(r.State, r.GroupKind, s.Access).ProjectDelete(p, s.WarningLimit)
 		return profile.Decision{Warnings: validate.Limit(ws, s.WarningLimit)}
 	}
 	p, errs := engine.Parse(r.Object, s.Access)
@@ -76,7 +76,7 @@ func (Profile) Review(r profile.Request) profile.Decision {
 	}
 	ws := targets(r.State, &p, s.Access)
 	budget := max(s.WarningLimit-len(ws), 1)
-	ws = append(ws, r.State.AccessGrants(r.GroupKind, s.Access).ProjectWrite(p, budget)...)
+	ws = append(ws, Grants(r.State, r.GroupKind, s.Access).ProjectWrite(p, budget)...)
 	return profile.Decision{Warnings: validate.Limit(ws, s.WarningLimit)}
 }
 
@@ -130,10 +130,15 @@ func webhookResources() []profile.Resource {
 // kube-agentic-networking's XAccessPolicy in whatever version its CRD serves.
 var version = map[schema.GroupKind]string{engine.AccessPolicyKind: "v1alpha1", engine.XAccessPolicyKind: "*"}
 
-// Prepare builds the grants of each access kind watched, so the first access write of a fresh
-// replica does not build them.
+// Prepare builds the grants of the access kinds when one is watched, so the first access write of a
+// fresh replica does not build them.
 func (Profile) Prepare(st *state.State, s settings.Settings) error {
-	st.PrepareAccess(s.Access)
+	for _, gk := range own {
+		if st.Watched(gk) {
+			derive(st, s.Access)
+			break
+		}
+	}
 	return nil
 }
 

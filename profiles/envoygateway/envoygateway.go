@@ -100,7 +100,7 @@ func (Profile) world(st *state.State, reg *policy.Registry) *world {
 		kinds[k.GVK.Kind] = true
 		gks = append(gks, k.GVK.GroupKind())
 	}
-	v := st.Derive(string(Name), gks, func() any {
+	v := st.Derive(state.Derivation{Key: string(Name), Kinds: gks, Topology: true, Build: func() any {
 		var objs []*unstructured.Unstructured
 		for _, gk := range gks {
 			objs = append(objs, st.Objects(gk)...)
@@ -112,7 +112,7 @@ func (Profile) world(st *state.State, reg *policy.Registry) *world {
 			objects = append(objects, engine.Object{Kind: l.Kind, Key: topology.Key{Namespace: l.Namespace, Name: l.Name}, Labels: l.Labels})
 		}
 		return newWorld(st.Graph(), objs, objects, nsLabels, kinds)
-	})
+	}})
 	return v.(*world)
 }
 

@@ -1,6 +1,7 @@
 package mesh
 
 import (
+	"errors"
 	"fmt"
 
 	"gomodules.xyz/jsonpatch/v2"
@@ -25,12 +26,12 @@ type Profile struct{}
 var _ profile.Profile = Profile{}
 
 // Precedent's own mesh kinds, managed whatever the settings say.
-var own = []schema.GroupKind{state.MeshTimeoutKind, state.MeshPermissionKind}
+var own = []schema.GroupKind{MeshTimeoutKind, MeshPermissionKind}
 
 func (Profile) Name() policy.Profile { return policy.ProfileMesh }
 
 func (Profile) Claims(gk schema.GroupKind, reg *policy.Registry) bool {
-	if gk == state.MeshTimeoutKind || gk == state.MeshPermissionKind {
+	if gk == MeshTimeoutKind || gk == MeshPermissionKind {
 		return true
 	}
 	k, ok := reg.Lookup(gk)
@@ -39,12 +40,12 @@ func (Profile) Claims(gk schema.GroupKind, reg *policy.Registry) bool {
 
 func (Profile) Own() []schema.GroupKind { return own }
 
-// Reads: nothing stored whole beyond its own kinds (the state keeps what it reads apart).
-func (Profile) Reads() []schema.GroupKind { return nil }
+// Reads: Kuma's Dataplanes, stored whole and parsed here (cache.go).
+func (Profile) Reads() []schema.GroupKind { return []schema.GroupKind{DataplaneKind} }
 
 // Sources: its kinds and Kuma's Dataplanes.
 func (Profile) Sources(settings.Settings) []schema.GroupKind {
-	return append(append([]schema.GroupKind(nil), own...), state.DataplaneKind)
+	return append(append([]schema.GroupKind(nil), own...), DataplaneKind)
 }
 
 // Review checks a write, then finds the elements that can never take effect on any Dataplane of its
@@ -57,7 +58,7 @@ func (Profile) Review(r profile.Request) profile.Decision {
 	if len(errs) > 0 {
 		return profile.Decision{Errs: errs}
 	}
-	ws := append(engine.Deprecations(&p), r.State.MeshIndex(r.GroupKind, state.PolicyMesh(r.Object)).WriteWarnings(p, false)...) // Kuma's from: deprecated, with its rules form
+	ws := append(engine.Deprecations(&p), Index(r.State, r.GroupKind, PolicyMesh(r.Object)).WriteWarnings(p, false)...) // Kuma's from: deprecated, with its rules form
 	return profile.Decision{Warnings: validate.Limit(ws, r.Settings.WarningLimit)}
 }
 
@@ -75,13 +76,30 @@ func (Profile) Webhooks(kinds []policy.Kind) profile.Webhooks {
 	return w
 }
 
-// Prepare builds the index of every mesh kind watched for every mesh that has Dataplanes.
+// Prepare watches Kuma's Dataplanes (when their CRD is installed) and, once they are listed, builds
+// the index of every mesh kind watched for every mesh that has Dataplanes; until then it says to
+// retry, so a replica reports ready with its Dataplanes listed.
 func (Profile) Prepare(st *state.State, s settings.Settings) error {
+	ready, err := st.WatchRead(DataplaneKind)
+	if err != nil {
+		return fmt.Errorf("watching Dataplanes: %w", err)
+	}
+	if !ready {
+		return errors.New("the cache of Dataplanes is not synced yet")
+	}
 	gks := append([]schema.GroupKind(nil), own...)
 	for _, k := range profile.KindsOf(policy.ProfileMesh, s.Registry()) {
 		gks = append(gks, k.GVK.GroupKind())
 	}
-	st.PrepareMeshIndexes(gks)
+	meshes := dataplanes(st)
+	for _, gk := range gks {
+		if !st.Watched(gk) {
+			continue
+		}
+		for name := range meshes {
+			Index(st, gk, name)
+		}
+	}
 	return nil
 }
 
@@ -101,7 +119,7 @@ func (p Profile) Validate(in *profile.Offline) (errs, warns []string) {
 				policies = append(policies, mp)
 				objs = append(objs, u)
 			}
-		case gk == state.DataplaneKind:
+		case gk == DataplaneKind:
 			dp, err := engine.ParseDataplane(u)
 			if err != nil {
 				errs = append(errs, fmt.Sprintf("Dataplane %s: %v", profile.NSName(u), err))
@@ -127,7 +145,7 @@ func (p Profile) Validate(in *profile.Offline) (errs, warns []string) {
 
 // Checks: the mesh policies and Kuma's Dataplanes, the mesh topology.
 func (p Profile) Checks(gk schema.GroupKind, reg *policy.Registry) bool {
-	return p.Claims(gk, reg) || gk == state.DataplaneKind
+	return p.Claims(gk, reg) || gk == DataplaneKind
 }
 
 // Diff compares the merged configuration of Precedent's mesh kinds per proxy between base and head
@@ -151,11 +169,11 @@ func tree(in *profile.Offline) diff.MeshTree {
 	for _, u := range in.Objects {
 		gk := u.GroupVersionKind().GroupKind()
 		switch {
-		case gk == state.MeshTimeoutKind || gk == state.MeshPermissionKind:
+		case gk == MeshTimeoutKind || gk == MeshPermissionKind:
 			if p, errs := engine.Parse(u); len(errs) == 0 {
 				t.Policies = append(t.Policies, p)
 			}
-		case gk == state.DataplaneKind:
+		case gk == DataplaneKind:
 			if dp, err := engine.ParseDataplane(u); err == nil {
 				t.Dataplanes = append(t.Dataplanes, dp)
 			}

@@ -47,6 +47,11 @@
 {{- end }}
 {{- /* The rules of what the profile named by the argument reads beyond its policies. */ -}}
 {{- define "precedent.profileRules" -}}
+{{- if eq . "mesh" }}
+- apiGroups: [kuma.io]
+  resources: [dataplanes]
+  verbs: [get, list, watch]
+{{- end }}
 {{- if eq . "envoy-gateway" }}
 - apiGroups: [gateway.networking.k8s.io]
   resources: [listenersets, tcproutes, udproutes, referencegrants]

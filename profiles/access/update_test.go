@@ -1,4 +1,4 @@
-package state_test
+package access_test
 
 import (
 	"context"
@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/precedent-dev/precedent/access"
+	accessprofile "github.com/precedent-dev/precedent/profiles/access"
 	"github.com/precedent-dev/precedent/state"
 	"github.com/precedent-dev/precedent/state/statetest"
 )
@@ -81,7 +82,7 @@ func checkAccessChurn(t *testing.T, seed int64, steps int) (compared, warned int
 		inf.Add(t, u)
 		have[u.GetName()] = u
 	}
-	st.AccessGrants(access.AccessPolicyKind, as) // built once: every event after brings it forward
+	accessprofile.Grants(st, access.AccessPolicyKind, as) // built once: every event after brings it forward
 
 	for step := 0; step < steps; step++ {
 		name := fmt.Sprintf("p-%d", r.Intn(10))
@@ -102,13 +103,13 @@ func checkAccessChurn(t *testing.T, seed int64, steps int) (compared, warned int
 		}
 		var stored []access.Policy
 		for _, u := range have {
-			if p, errs := access.Parse(u, state.StoredAccess(as)); len(errs) == 0 {
+			if p, errs := access.Parse(u, storedAccess(as)); len(errs) == 0 {
 				stored = append(stored, p)
 			}
 		}
 		slices.SortFunc(stored, func(a, b access.Policy) int { return strings.Compare(a.Key(), b.Key()) })
-		topo := st.AccessTopology(as)
-		g := st.AccessGrants(access.AccessPolicyKind, as)
+		topo := accessprofile.Topology(st, as)
+		g := accessprofile.Grants(st, access.AccessPolicyKind, as)
 		for i := 0; i < 4; i++ {
 			probe := randomAccessPolicy(t, r, fmt.Sprintf("p-%d", r.Intn(12)))
 			if o := have[probe.GetName()]; o != nil {
@@ -169,4 +170,11 @@ func randomAccessPolicy(t *testing.T, r *rand.Rand, name string) *unstructured.U
 		t.Fatal(err)
 	}
 	return u
+}
+
+// storedAccess is as for reading stored policies, as the profile reads them: mixing InlineTools and
+// ExternalAuth allowed.
+func storedAccess(as access.Settings) access.Settings {
+	as.AllowMixedAuthorization = true
+	return as
 }

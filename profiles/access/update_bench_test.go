@@ -1,4 +1,4 @@
-package state_test
+package access_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/precedent-dev/precedent/access"
+	accessprofile "github.com/precedent-dev/precedent/profiles/access"
 	"github.com/precedent-dev/precedent/state"
 	"github.com/precedent-dev/precedent/state/statetest"
 )
@@ -52,7 +53,7 @@ func BenchmarkAccessPolicyEvent(b *testing.B) {
 				inf.Add(b, backendPolicy(i, "read", "write"))
 			}
 			as := access.DefaultSettings()
-			if g := st.AccessGrants(access.AccessPolicyKind, as); g == nil {
+			if g := accessprofile.Grants(st, access.AccessPolicyKind, as); g == nil {
 				b.Fatal("no grants")
 			}
 			versions := [2]*unstructured.Unstructured{backendPolicy(7, "read", "write"), backendPolicy(7, "read", "admin")}
@@ -60,7 +61,7 @@ func BenchmarkAccessPolicyEvent(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				inf.Update(b, versions[i%2], versions[(i+1)%2])
-				st.AccessGrants(access.AccessPolicyKind, as)
+				accessprofile.Grants(st, access.AccessPolicyKind, as)
 			}
 		})
 	}

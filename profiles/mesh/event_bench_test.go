@@ -1,4 +1,4 @@
-package state_test
+package mesh_test
 
 import (
 	"fmt"
@@ -8,13 +8,15 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/precedent-dev/precedent/mesh"
+	meshprofile "github.com/precedent-dev/precedent/profiles/mesh"
 	"github.com/precedent-dev/precedent/state"
 )
 
 // BenchmarkDataplaneEvent: applying one Dataplane change (its outbounds change) and reading the
 // MeshTimeout index of its mesh, with 200 MeshTimeouts (one per service) and 1,000 and 5,000
-// Dataplanes of 10 outbounds each. Today the index is rebuilt whole after the event: the cost grows
-// with the Dataplanes (the baseline for a per-group update).
+// Dataplanes of 10 outbounds each. The grouped Dataplanes follow the event (one shard copied); the
+// index follows it where it has its copy-on-write update (nextIndex), else is rebuilt whole, at a
+// cost that grows with the Dataplanes.
 func BenchmarkDataplaneEvent(b *testing.B) {
 	for _, n := range []int{1000, 5000} {
 		b.Run(fmt.Sprintf("dataplanes=%d", n), func(b *testing.B) {
@@ -30,14 +32,14 @@ func BenchmarkDataplaneEvent(b *testing.B) {
 			for i := 0; i < n; i++ {
 				s.Apply(benchDataplane(i, 0))
 			}
-			if x := s.MeshIndex(state.MeshTimeoutKind, "default"); x == nil {
+			if x := meshprofile.Index(s, meshprofile.MeshTimeoutKind, "default"); x == nil {
 				b.Fatal("no index")
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				s.Apply(benchDataplane(7, 1+i%2))
-				s.MeshIndex(state.MeshTimeoutKind, "default")
+				meshprofile.Index(s, meshprofile.MeshTimeoutKind, "default")
 			}
 		})
 	}

@@ -1,0 +1,81 @@
+package access
+
+import (
+	"fmt"
+	"maps"
+	"math/rand"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestPmapMatchesMap applies random sets and deletes to a pmap and to a Go map and compares them after
+// every step; every version kept must still hold what it held when it was made.
+func TestPmapMatchesMap(t *testing.T) {
+	for seed := int64(0); seed < 20; seed++ {
+		r := rand.New(rand.NewSource(seed))
+		var m pmap[int]
+		want := map[string]int{}
+		type version struct {
+			m    pmap[int]
+			want map[string]int
+		}
+		var kept []version
+		keys := 50 + r.Intn(2000)
+		for step := 0; step < 3000; step++ {
+			k := fmt.Sprintf("key-%d", r.Intn(keys))
+			if r.Intn(3) == 0 {
+				m = m.Delete(k)
+				delete(want, k)
+			} else {
+				m = m.Set(k, step)
+				want[k] = step
+			}
+			if step%300 == 0 {
+				kept = append(kept, version{m, maps.Clone(want)})
+			}
+		}
+		kept = append(kept, version{m, want})
+		for i, v := range kept {
+			if diff := cmp.Diff(v.want, contents(v.m)); diff != "" {
+				t.Fatalf("seed %d version %d (-want +got):\n%s", seed, i, diff)
+			}
+			if v.m.Len() != len(v.want) {
+				t.Fatalf("seed %d version %d: Len %d, want %d", seed, i, v.m.Len(), len(v.want))
+			}
+			for k, x := range v.want {
+				if got, ok := v.m.Get(k); !ok || got != x {
+					t.Fatalf("seed %d version %d: Get(%q) = %d, %v; want %d", seed, i, k, got, ok, x)
+				}
+			}
+			if _, ok := v.m.Get("absent"); ok {
+				t.Fatalf("seed %d version %d: an absent key found", seed, i)
+			}
+		}
+	}
+}
+
+// TestPmapCollisions stores keys whose hashes are equal (a trie of hash 0 throughout) and deletes them.
+func TestPmapCollisions(t *testing.T) {
+	var n *pnode[int]
+	for i := 0; i < 5; i++ {
+		n, _ = n.set(0, 0, fmt.Sprint(i), i, false)
+	}
+	m := pmap[int]{root: n, n: 5}
+	got := contents(m)
+	if diff := cmp.Diff(map[string]int{"0": 0, "1": 1, "2": 2, "3": 3, "4": 4}, got); diff != "" {
+		t.Fatalf("(-want +got):\n%s", diff)
+	}
+	for i := 0; i < 5; i++ {
+		n, _ = n.del(0, 0, fmt.Sprint(i))
+	}
+	if n != nil {
+		t.Errorf("a trie emptied of its colliding keys is not empty: %+v", n)
+	}
+}
+
+func contents[V any](m pmap[V]) map[string]V {
+	out := map[string]V{}
+	m.Range(func(k string, v V) bool { out[k] = v; return true })
+	return out
+}

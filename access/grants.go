@@ -14,10 +14,10 @@ type Grants struct {
 	policies func() []Policy // every policy: as given, or listed from byKey on first use after Update
 	topo     *Topology
 	settings Settings
-	byKey    map[string]*Policy
-	gateway  map[string][]*Policy      // gateway → the Gateway-level policies targeting it
-	behind   map[string]*gatewayGrants // gateway → the grants behind it
-	backends map[string][]*Policy      // backend → the policies targeting it, in precedence order
+	byKey    pmap[*Policy]
+	gateway  pmap[[]*Policy]      // gateway → the Gateway-level policies targeting it
+	behind   pmap[*gatewayGrants] // gateway → the grants behind it
+	backends pmap[[]*Policy]      // backend → the policies targeting it, in precedence order
 }
 
 // gatewayGrants are the grants behind one Gateway: each distinct (policy, source, tool) in the order
@@ -49,27 +49,53 @@ func NewGrants(policies []Policy, topo *Topology, s Settings) *Grants {
 	if topo == nil {
 		topo = &Topology{}
 	}
-	g := &Grants{policies: func() []Policy { return policies }, topo: topo, settings: s, byKey: make(map[string]*Policy, len(policies)),
-		gateway: map[string][]*Policy{}, behind: map[string]*gatewayGrants{}}
+	g := &Grants{policies: func() []Policy { return policies }, topo: topo, settings: s}
 	all := make([]*Policy, len(policies))
+	gateway := map[string][]*Policy{}
 	for i := range policies {
 		p := &policies[i]
 		all[i] = p
-		g.byKey[p.Key()] = p
+		g.byKey.setOwned(p.Key(), p)
 		for _, gw := range targetKeys(p, GatewayGroup, GatewayKind) {
-			if l := g.gateway[gw]; len(l) == 0 || l[len(l)-1] != p {
-				g.gateway[gw] = append(l, p)
+			if l := gateway[gw]; len(l) == 0 || l[len(l)-1] != p {
+				gateway[gw] = append(l, p)
 			}
 		}
 	}
-	g.backends = backendIndex(all, s)
+	for gw, l := range gateway {
+		g.gateway.setOwned(gw, l)
+	}
+	for b, l := range backendIndex(all, s) {
+		g.backends.setOwned(b, l)
+	}
 	seen := map[grant]bool{} // the grants of one policy, cleared for each
-	for gw, backends := range topo.backends {
+	topo.backends.Range(func(gw string, backends []string) bool {
 		if gg := g.grantsBehind(backends, seen); gg != nil {
-			g.behind[gw] = gg
+			g.behind.setOwned(gw, gg)
+		}
+		return true
+	})
+	return g
+}
+
+// WithTopology returns the Grants of g's policies over t, a later version of g's topology in which
+// only the Backends behind the Gateways changed differ (as Topology's With* report them). The grants
+// behind those Gateways are built again; the rest is shared with g, which stays valid and unchanged.
+func (g *Grants) WithTopology(t *Topology, changed []string) *Grants {
+	if t == nil {
+		t = &Topology{}
+	}
+	n := *g
+	n.topo = t
+	seen := map[grant]bool{}
+	for _, gw := range changed {
+		if gg := n.grantsBehind(t.BackendsBehind(gw), seen); gg != nil {
+			n.behind = n.behind.Set(gw, gg)
+		} else {
+			n.behind = n.behind.Delete(gw)
 		}
 	}
-	return g
+	return &n
 }
 
 // grantsBehind builds the grants of the Backend-level policies of backends (the Backends behind one
@@ -80,7 +106,7 @@ func (g *Grants) grantsBehind(backends []string, seen map[grant]bool) *gatewayGr
 	added := map[string]bool{}
 	size := 0
 	for _, b := range backends {
-		for _, p := range g.backends[b] {
+		for _, p := range g.backends.At(b) {
 			if k := p.Key(); !added[k] {
 				added[k] = true
 				ps = append(ps, p)
@@ -140,7 +166,7 @@ func (gg *gatewayGrants) addPolicy(p *Policy, seen map[grant]bool) {
 // built from, under g's settings.
 func (g *Grants) ProjectWrite(written Policy, limit int) []string {
 	s := g.settings
-	old := g.byKey[written.Key()]
+	old := g.byKey.At(written.Key())
 	if written.Level() != LevelGateway || (old != nil && len(targetKeys(old, s.BackendGroup, s.BackendKind)) > 0) {
 		// A Backend-level write reads its own grants; a Backend-level policy turned Gateway-level
 		// takes its grants out of the index: both as the reference does.
@@ -156,7 +182,7 @@ func (g *Grants) ProjectWrite(written Policy, limit int) []string {
 	for _, gw := range gateways {
 		before := newLevelCheck(g.gatewayPolicies(gw, nil, nil)) // old is among the stored
 		after := newLevelCheck(g.gatewayPolicies(gw, old, &written))
-		pj.gatewayWrite(gw, g.behind[gw], before, after)
+		pj.gatewayWrite(gw, g.behind.At(gw), before, after)
 	}
 	return pj.warnings()
 }
@@ -165,7 +191,7 @@ func (g *Grants) ProjectWrite(written Policy, limit int) []string {
 // built from, under g's settings.
 func (g *Grants) ProjectDelete(deleted Policy, limit int) []string {
 	s := g.settings
-	old := g.byKey[deleted.Key()]
+	old := g.byKey.At(deleted.Key())
 	if deleted.Level() != LevelGateway || (old != nil && len(targetKeys(old, s.BackendGroup, s.BackendKind)) > 0) {
 		return ProjectDelete(deleted, g.policies(), g.topo, s, limit)
 	}
@@ -185,7 +211,7 @@ func (g *Grants) ProjectDelete(deleted Policy, limit int) []string {
 			}
 			pj.segments = append(pj.segments, segment{text: fmt.Sprintf("removing this policy leaves gateway %s without allow rules: every source may call every tool of the %d backend%s behind it", gw, n, plural), count: 1})
 		}
-		pj.gatewayWrite(gw, g.behind[gw], before, after)
+		pj.gatewayWrite(gw, g.behind.At(gw), before, after)
 	}
 	return pj.warnings()
 }
@@ -193,8 +219,8 @@ func (g *Grants) ProjectDelete(deleted Policy, limit int) []string {
 // gatewayPolicies returns the Gateway-level policies of gw without the one keyed as without (when
 // not nil) and with extra (when not nil and it targets gw), in precedence order.
 func (g *Grants) gatewayPolicies(gw string, without, extra *Policy) []Policy {
-	ps := make([]Policy, 0, len(g.gateway[gw])+1)
-	for _, p := range g.gateway[gw] {
+	ps := make([]Policy, 0, len(g.gateway.At(gw))+1)
+	for _, p := range g.gateway.At(gw) {
 		if without == nil || p.Namespace != without.Namespace || p.Name != without.Name {
 			ps = append(ps, *p)
 		}

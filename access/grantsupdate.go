@@ -1,7 +1,6 @@
 package access
 
 import (
-	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -14,27 +13,28 @@ import (
 // version they started with.
 func (g *Grants) Update(key string, p *Policy) *Grants {
 	s := g.settings
-	old := g.byKey[key]
+	old := g.byKey.At(key)
 	if old == nil && p == nil {
 		return g
 	}
-	n := &Grants{topo: g.topo, settings: s, byKey: maps.Clone(g.byKey), gateway: maps.Clone(g.gateway),
-		behind: maps.Clone(g.behind), backends: maps.Clone(g.backends)}
+	n := &Grants{topo: g.topo, settings: s, byKey: g.byKey, gateway: g.gateway, behind: g.behind, backends: g.backends}
 
 	// The policies, sorted by key, for the reference that answers Backend-level writes: listed on
 	// first use, so that an event costs what it touches.
 	var np *Policy
-	delete(n.byKey, key)
+	n.byKey = n.byKey.Delete(key)
 	if p != nil {
 		q := *p
 		np = &q
-		n.byKey[key] = np
+		n.byKey = n.byKey.Set(key, np)
 	}
+	byKey := n.byKey
 	n.policies = sync.OnceValue(func() []Policy {
-		l := make([]Policy, 0, len(n.byKey))
-		for _, q := range n.byKey {
+		l := make([]Policy, 0, byKey.Len())
+		byKey.Range(func(_ string, q *Policy) bool {
 			l = append(l, *q)
-		}
+			return true
+		})
 		slices.SortFunc(l, func(a, b Policy) int { return strings.Compare(a.Key(), b.Key()) })
 		return l
 	})
@@ -47,12 +47,12 @@ func (g *Grants) Update(key string, p *Policy) *Grants {
 		}
 	}
 	for _, gw := range compact(gws) {
-		l := withoutKey(g.gateway[gw], key)
+		l := withoutKey(g.gateway.At(gw), key)
 		if np != nil && targetsKey(np, GatewayGroup, GatewayKind, gw) {
 			l = append(l, np)
 			slices.SortStableFunc(l, func(a, b *Policy) int { return strings.Compare(a.Key(), b.Key()) })
 		}
-		setOrDelete(n.gateway, gw, l)
+		n.gateway = setOrDelete(n.gateway, gw, l)
 	}
 
 	// The Backend-level policies of the Backends either version targets, in precedence order, and the
@@ -69,7 +69,7 @@ func (g *Grants) Update(key string, p *Policy) *Grants {
 	}
 	var front []string
 	for _, b := range bes {
-		l := withoutKey(g.backends[b], key)
+		l := withoutKey(g.backends.At(b), key)
 		if np != nil && targetsKey(np, s.BackendGroup, s.BackendKind, b) {
 			l = append(l, np)
 			slices.SortStableFunc(l, func(a, b *Policy) int { return strings.Compare(a.Key(), b.Key()) })
@@ -83,15 +83,15 @@ func (g *Grants) Update(key string, p *Policy) *Grants {
 				return 0
 			})
 		}
-		setOrDelete(n.backends, b, l)
+		n.backends = setOrDelete(n.backends, b, l)
 		front = append(front, g.topo.GatewaysInFront(b)...)
 	}
 	seen := map[grant]bool{}
 	for _, gw := range compact(front) {
 		if gg := n.grantsBehind(g.topo.BackendsBehind(gw), seen); gg != nil {
-			n.behind[gw] = gg
+			n.behind = n.behind.Set(gw, gg)
 		} else {
-			delete(n.behind, gw)
+			n.behind = n.behind.Delete(gw)
 		}
 	}
 	return n
@@ -108,12 +108,11 @@ func withoutKey(l []*Policy, key string) []*Policy {
 	return out
 }
 
-func setOrDelete(m map[string][]*Policy, k string, l []*Policy) {
+func setOrDelete(m pmap[[]*Policy], k string, l []*Policy) pmap[[]*Policy] {
 	if len(l) == 0 {
-		delete(m, k)
-		return
+		return m.Delete(k)
 	}
-	m[k] = l
+	return m.Set(k, l)
 }
 
 func compact(l []string) []string {

@@ -151,6 +151,9 @@ func (t *Topology) apply(d delta) []string {
 	for gw := range removed {
 		changed = append(changed, gw)
 	}
+	if len(changed) == 0 {
+		return nil
+	}
 	return compact(changed)
 }
 

@@ -86,9 +86,24 @@ func (g *Grants) Update(key string, p *Policy) *Grants {
 		n.backends = setOrDelete(n.backends, b, l)
 		front = append(front, g.topo.GatewaysInFront(b)...)
 	}
+	// The chunks of those Backends behind each Gateway in front of them: a policy sits in the chunk of
+	// the first of its Backends behind the Gateway, in its place among that Backend's policies.
 	seen := map[grant]bool{}
 	for _, gw := range compact(front) {
-		if gg := n.grantsBehind(g.topo.BackendsBehind(gw), seen); gg != nil {
+		gg := n.behind.At(gw)
+		for _, b := range bes {
+			if _, ok := g.topo.links.Get(pairKey(gw, b)); !ok {
+				continue
+			}
+			var old *grantChunk
+			if gg != nil {
+				old, _ = gg.chunks.Get(b)
+			}
+			if c := n.chunkOf(g.topo, gw, b, seen); c != nil || old != nil {
+				gg = gg.withChunk(b, old, c, false)
+			}
+		}
+		if gg != nil && gg.total > 0 {
 			n.behind = n.behind.Set(gw, gg)
 		} else {
 			n.behind = n.behind.Delete(gw)

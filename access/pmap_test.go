@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -78,4 +79,54 @@ func contents[V any](m pmap[V]) map[string]V {
 	out := map[string]V{}
 	m.Range(func(k string, v V) bool { out[k] = v; return true })
 	return out
+}
+
+// TestOmapMatchesMap applies random sets and deletes to an omap and to a Go map, and compares every
+// version kept, in key order.
+func TestOmapMatchesMap(t *testing.T) {
+	for seed := int64(0); seed < 20; seed++ {
+		r := rand.New(rand.NewSource(seed))
+		var m omap[int]
+		want := map[string]int{}
+		type version struct {
+			m    omap[int]
+			want map[string]int
+		}
+		var kept []version
+		keys := 50 + r.Intn(2000)
+		for step := 0; step < 3000; step++ {
+			k := fmt.Sprintf("key-%d", r.Intn(keys))
+			switch {
+			case r.Intn(3) == 0:
+				m = m.Delete(k)
+				delete(want, k)
+			case step < 500: // building: nothing shares m yet
+				m = m.Set(k, step, true)
+				want[k] = step
+			default:
+				m = m.Set(k, step, false)
+				want[k] = step
+			}
+			if step >= 500 && step%300 == 0 {
+				kept = append(kept, version{m, maps.Clone(want)})
+			}
+		}
+		kept = append(kept, version{m, want})
+		for i, v := range kept {
+			var keys []string
+			got := map[string]int{}
+			v.m.Ascend(func(k string, x int) bool { keys = append(keys, k); got[k] = x; return true })
+			if diff := cmp.Diff(v.want, got); diff != "" {
+				t.Fatalf("seed %d version %d (-want +got):\n%s", seed, i, diff)
+			}
+			if !slices.IsSorted(keys) || v.m.Len() != len(v.want) {
+				t.Fatalf("seed %d version %d: keys out of order or Len %d for %d", seed, i, v.m.Len(), len(v.want))
+			}
+			for k, x := range v.want {
+				if got, ok := v.m.Get(k); !ok || got != x {
+					t.Fatalf("seed %d version %d: Get(%q) = %d, %v; want %d", seed, i, k, got, ok, x)
+				}
+			}
+		}
+	}
 }

@@ -1,0 +1,257 @@
+package access
+
+import (
+	"cmp"
+	"strings"
+)
+
+// gatewayGrants are the grants behind one Gateway: each distinct (policy, source, tool) in the order
+// ProjectWrite meets them (Backends sorted, their policies in precedence order, each policy at the
+// first of its Backends behind the Gateway, rules and tools in order). They are kept in chunks, one
+// a Backend, with counts and the Backends holding each source's (and each source and tool's) grants,
+// so that a policy event changes the chunks of the Backends it targets and no other. Versions share
+// what did not change; none changes once published.
+type gatewayGrants struct {
+	chunks  omap[*grantChunk]   // backend → its grants (chunks are never empty)
+	total   int                 // grants in all
+	sources pmap[*sourceGrants] // principalKey(source) → the source's grants
+}
+
+// grantChunk is the grants of the policies first met at one Backend, in order.
+type grantChunk struct {
+	backend string
+	order   []grantOf
+}
+
+// grantOf is one grant of one Backend-level policy; any for an AllTools rule.
+type grantOf struct {
+	policy string
+	grant
+}
+
+// sourceGrants are one source's grants behind a Gateway: how many InlineTools and AllTools grants,
+// the Backends whose chunks hold some of each, and the same by tool.
+type sourceGrants struct {
+	inline, any     int
+	inlineAt, anyAt omap[struct{}]
+	tools           pmap[*toolGrants]
+}
+
+// toolGrants are one source's InlineTools grants of one tool: how many, and at which Backends.
+type toolGrants struct {
+	count int
+	at    omap[struct{}]
+}
+
+// gpos is where a grant is behind a Gateway: its chunk and its index there. Positions sort as the
+// grants' order.
+type gpos struct {
+	c *grantChunk
+	i int32
+}
+
+func (a gpos) compare(b gpos) int {
+	if c := strings.Compare(a.c.backend, b.c.backend); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.i, b.i)
+}
+
+func principalKey(p Principal) string { return p.ServiceAccount + "\x00" + p.SPIFFE }
+
+// chunkOf builds the chunk of Backend b behind Gateway gw over topo: the grants of b's policies that
+// target no Backend behind gw sorting before b; nil when there are none. seen is scratch space.
+func (g *Grants) chunkOf(topo *Topology, gw, b string, seen map[grant]bool) *grantChunk {
+	var c *grantChunk
+	for _, p := range g.backends.At(b) {
+		first := true
+		for _, t := range targetKeys(p, g.settings.BackendGroup, g.settings.BackendKind) {
+			if t < b {
+				if _, ok := topo.links.Get(pairKey(gw, t)); ok {
+					first = false
+					break
+				}
+			}
+		}
+		if !first {
+			continue
+		}
+		if c == nil {
+			c = &grantChunk{backend: b}
+		}
+		c.addPolicy(p, seen)
+	}
+	if c == nil || len(c.order) == 0 {
+		return nil
+	}
+	return c
+}
+
+// addPolicy adds p's grants not added yet for p, in order; seen is scratch space.
+func (c *grantChunk) addPolicy(p *Policy, seen map[grant]bool) {
+	clear(seen)
+	add := func(o grantOf) {
+		if !seen[o.grant] {
+			seen[o.grant] = true
+			c.order = append(c.order, o)
+		}
+	}
+	key := p.Key()
+	for i := range p.Rules {
+		r := &p.Rules[i]
+		switch r.Type {
+		case AllTools:
+			add(grantOf{policy: key, grant: grant{source: r.Source, any: true}})
+		case InlineTools:
+			for _, t := range r.Tools {
+				add(grantOf{policy: key, grant: grant{source: r.Source, tool: t}})
+			}
+		}
+	}
+}
+
+// grantsBehindOf builds the grants behind gw over topo, nil when there are none.
+func (g *Grants) grantsBehindOf(topo *Topology, gw string, seen map[grant]bool) *gatewayGrants {
+	gg := &gatewayGrants{}
+	for _, b := range topo.BackendsBehind(gw) {
+		if c := g.chunkOf(topo, gw, b, seen); c != nil {
+			gg = gg.withChunk(b, nil, c, true)
+		}
+	}
+	if gg.total == 0 {
+		return nil
+	}
+	return gg
+}
+
+// withChunk returns gg (nil for none) with the chunk of Backend b old replaced by c (either nil for
+// none); owned changes gg in place (only while building it).
+func (gg *gatewayGrants) withChunk(b string, old, c *grantChunk, owned bool) *gatewayGrants {
+	n := &gatewayGrants{}
+	switch {
+	case gg != nil && owned:
+		n = gg
+	case gg != nil:
+		*n = *gg
+	}
+	if c != nil {
+		n.chunks = n.chunks.Set(b, c, owned)
+	} else {
+		n.chunks = n.chunks.Delete(b)
+	}
+	type change struct {
+		inline, any [2]bool // grants in old, in c
+		n           [2]int
+		tools       map[string][2]int // tool → grants in old, in c
+	}
+	changes := map[Principal]*change{}
+	for side, ch := range []*grantChunk{old, c} {
+		if ch == nil {
+			continue
+		}
+		for i := range ch.order {
+			o := &ch.order[i]
+			x := changes[o.source]
+			if x == nil {
+				x = &change{tools: map[string][2]int{}}
+				changes[o.source] = x
+			}
+			if side == 0 {
+				n.total--
+			} else {
+				n.total++
+			}
+			if o.any {
+				x.any[side] = true
+				x.n[1] += 2*side - 1
+				continue
+			}
+			x.inline[side] = true
+			x.n[0] += 2*side - 1
+			t := x.tools[o.tool]
+			t[side]++
+			x.tools[o.tool] = t
+		}
+	}
+	for src, x := range changes {
+		k := principalKey(src)
+		sg := &sourceGrants{}
+		if cur := n.sources.At(k); cur != nil {
+			if owned {
+				sg = cur
+			} else {
+				*sg = *cur
+			}
+		}
+		sg.inline += x.n[0]
+		sg.any += x.n[1]
+		sg.inlineAt = setMembership(sg.inlineAt, b, x.inline, owned)
+		sg.anyAt = setMembership(sg.anyAt, b, x.any, owned)
+		for tool, counts := range x.tools {
+			tg := &toolGrants{}
+			if cur := sg.tools.At(tool); cur != nil {
+				if owned {
+					tg = cur
+				} else {
+					*tg = *cur
+				}
+			}
+			tg.count += counts[1] - counts[0]
+			tg.at = setMembership(tg.at, b, [2]bool{counts[0] > 0, counts[1] > 0}, owned)
+			if tg.count == 0 {
+				sg.tools = sg.tools.Delete(tool)
+			} else if owned {
+				sg.tools.setOwned(tool, tg)
+			} else {
+				sg.tools = sg.tools.Set(tool, tg)
+			}
+		}
+		switch {
+		case sg.inline+sg.any == 0:
+			n.sources = n.sources.Delete(k)
+		case owned:
+			n.sources.setOwned(k, sg)
+		default:
+			n.sources = n.sources.Set(k, sg)
+		}
+	}
+	return n
+}
+
+// setMembership returns at with b in it when in[1], out of it when in[0] only.
+func setMembership(at omap[struct{}], b string, in [2]bool, owned bool) omap[struct{}] {
+	switch {
+	case in[1] && !in[0]:
+		return at.Set(b, struct{}{}, owned)
+	case in[0] && !in[1]:
+		return at.Delete(b)
+	}
+	return at
+}
+
+// appendFirst appends to first the positions of the first limit grants that keep accepts, in the
+// chunks of the Backends of at (every chunk when at is nil), in order.
+func (gg *gatewayGrants) appendFirst(first []gpos, at *omap[struct{}], limit int, keep func(*grantOf) bool) []gpos {
+	n := 0
+	scan := func(c *grantChunk) bool {
+		for i := range c.order {
+			if n == limit {
+				return false
+			}
+			if keep(&c.order[i]) {
+				first = append(first, gpos{c, int32(i)})
+				n++
+			}
+		}
+		return n < limit
+	}
+	if at == nil {
+		gg.chunks.Ascend(func(_ string, c *grantChunk) bool { return scan(c) })
+		return first
+	}
+	at.Ascend(func(b string, _ struct{}) bool {
+		c, _ := gg.chunks.Get(b)
+		return c == nil || scan(c)
+	})
+	return first
+}

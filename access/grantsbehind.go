@@ -139,94 +139,89 @@ func (gg *gatewayGrants) withChunk(b string, old, c *grantChunk, owned bool) *ga
 	} else {
 		n.chunks = n.chunks.Delete(b)
 	}
-	type change struct {
-		inline, any [2]bool // grants in old, in c
-		n           [2]int
-		tools       map[string][2]int // tool → grants in old, in c
+	if old != nil {
+		n.account(b, old, -1, owned)
 	}
-	changes := map[Principal]*change{}
-	for side, ch := range []*grantChunk{old, c} {
-		if ch == nil {
-			continue
-		}
-		for i := range ch.order {
-			o := &ch.order[i]
-			x := changes[o.source]
-			if x == nil {
-				x = &change{tools: map[string][2]int{}}
-				changes[o.source] = x
-			}
-			if side == 0 {
-				n.total--
-			} else {
-				n.total++
-			}
-			if o.any {
-				x.any[side] = true
-				x.n[1] += 2*side - 1
-				continue
-			}
-			x.inline[side] = true
-			x.n[0] += 2*side - 1
-			t := x.tools[o.tool]
-			t[side]++
-			x.tools[o.tool] = t
-		}
-	}
-	for src, x := range changes {
-		k := principalKey(src)
-		sg := &sourceGrants{}
-		if cur := n.sources.At(k); cur != nil {
-			if owned {
-				sg = cur
-			} else {
-				*sg = *cur
-			}
-		}
-		sg.inline += x.n[0]
-		sg.any += x.n[1]
-		sg.inlineAt = setMembership(sg.inlineAt, b, x.inline, owned)
-		sg.anyAt = setMembership(sg.anyAt, b, x.any, owned)
-		for tool, counts := range x.tools {
-			tg := &toolGrants{}
-			if cur := sg.tools.At(tool); cur != nil {
-				if owned {
-					tg = cur
-				} else {
-					*tg = *cur
-				}
-			}
-			tg.count += counts[1] - counts[0]
-			tg.at = setMembership(tg.at, b, [2]bool{counts[0] > 0, counts[1] > 0}, owned)
-			if tg.count == 0 {
-				sg.tools = sg.tools.Delete(tool)
-			} else if owned {
-				sg.tools.setOwned(tool, tg)
-			} else {
-				sg.tools = sg.tools.Set(tool, tg)
-			}
-		}
-		switch {
-		case sg.inline+sg.any == 0:
-			n.sources = n.sources.Delete(k)
-		case owned:
-			n.sources.setOwned(k, sg)
-		default:
-			n.sources = n.sources.Set(k, sg)
-		}
+	if c != nil {
+		n.account(b, c, 1, owned)
 	}
 	return n
 }
 
-// setMembership returns at with b in it when in[1], out of it when in[0] only.
-func setMembership(at omap[struct{}], b string, in [2]bool, owned bool) omap[struct{}] {
-	switch {
-	case in[1] && !in[0]:
-		return at.Set(b, struct{}{}, owned)
-	case in[0] && !in[1]:
-		return at.Delete(b)
+// account adds the grants of chunk c at Backend b to n's counts and Backend sets (by 1), or takes
+// them out (by -1). Unless owned, what it changes is copied first, once.
+func (n *gatewayGrants) account(b string, c *grantChunk, by int, owned bool) {
+	n.total += by * len(c.order)
+	var copies map[*sourceGrants]bool // the sourceGrants and toolGrants made by this call
+	var tcopies map[*toolGrants]bool
+	if !owned {
+		copies, tcopies = map[*sourceGrants]bool{}, map[*toolGrants]bool{}
 	}
-	return at
+	for i := range c.order {
+		o := &c.order[i]
+		k := principalKey(o.source)
+		sg := n.sources.At(k)
+		switch {
+		case sg == nil && owned:
+			sg = &sourceGrants{}
+			n.sources.setOwned(k, sg)
+		case sg == nil:
+			sg = &sourceGrants{}
+			n.sources = n.sources.Set(k, sg)
+		case !owned && !copies[sg]:
+			cp := *sg
+			sg = &cp
+			n.sources = n.sources.Set(k, sg)
+		}
+		if !owned {
+			copies[sg] = true
+		}
+		if o.any {
+			sg.any += by
+			sg.anyAt = member(sg.anyAt, b, by > 0, owned)
+			if sg.inline+sg.any == 0 { // the last grant of the source taken out
+				n.sources = n.sources.Delete(k)
+			}
+			continue
+		}
+		sg.inline += by
+		sg.inlineAt = member(sg.inlineAt, b, by > 0, owned)
+		tg := sg.tools.At(o.tool)
+		switch {
+		case tg == nil && owned:
+			tg = &toolGrants{}
+			sg.tools.setOwned(o.tool, tg)
+		case tg == nil:
+			tg = &toolGrants{}
+			sg.tools = sg.tools.Set(o.tool, tg)
+		case !owned && !tcopies[tg]:
+			cp := *tg
+			tg = &cp
+			sg.tools = sg.tools.Set(o.tool, tg)
+		}
+		if !owned {
+			tcopies[tg] = true
+		}
+		tg.count += by
+		tg.at = member(tg.at, b, by > 0, owned)
+		if tg.count == 0 {
+			sg.tools = sg.tools.Delete(o.tool)
+		}
+		if sg.inline+sg.any == 0 { // the last grant of the source taken out
+			n.sources = n.sources.Delete(k)
+		}
+	}
+}
+
+// member returns at with b in it (in) or out of it.
+func member(at omap[struct{}], b string, in, owned bool) omap[struct{}] {
+	if in {
+		if _, ok := at.Get(b); ok {
+			return at
+		}
+		return at.Set(b, struct{}{}, owned)
+	}
+	return at.Delete(b)
 }
 
 // appendFirst appends to first the positions of the first limit grants that keep accepts, in the

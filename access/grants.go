@@ -56,26 +56,6 @@ func NewGrants(policies []Policy, topo *Topology, s Settings) *Grants {
 	return g
 }
 
-// WithTopology returns the Grants of g's policies over t, a later version of g's topology in which
-// only the Backends behind the Gateways changed differ (as Topology's With* report them). The grants
-// behind those Gateways are built again; the rest is shared with g, which stays valid and unchanged.
-func (g *Grants) WithTopology(t *Topology, changed []string) *Grants {
-	if t == nil {
-		t = &Topology{}
-	}
-	n := *g
-	n.topo = t
-	seen := map[grant]bool{}
-	for _, gw := range changed {
-		if gg := n.grantsBehindOf(t, gw, seen); gg != nil {
-			n.behind = n.behind.Set(gw, gg)
-		} else {
-			n.behind = n.behind.Delete(gw)
-		}
-	}
-	return &n
-}
-
 // ProjectWrite is ProjectWrite(written, policies, topo, s, limit) of the policies and topology g was
 // built from, under g's settings.
 func (g *Grants) ProjectWrite(written Policy, limit int) []string {

@@ -60,8 +60,12 @@ func (a gpos) compare(b gpos) int {
 func principalKey(p Principal) string { return p.ServiceAccount + "\x00" + p.SPIFFE }
 
 // chunkOf builds the chunk of Backend b behind Gateway gw over topo: the grants of b's policies that
-// target no Backend behind gw sorting before b; nil when there are none. seen is scratch space.
+// target no Backend behind gw sorting before b; nil when there are none (or b is not behind gw).
+// seen is scratch space.
 func (g *Grants) chunkOf(topo *Topology, gw, b string, seen map[grant]bool) *grantChunk {
+	if _, ok := topo.links.Get(pairKey(gw, b)); !ok {
+		return nil
+	}
 	var c *grantChunk
 	for _, p := range g.backends.At(b) {
 		first := true

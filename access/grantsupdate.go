@@ -112,6 +112,62 @@ func (g *Grants) Update(key string, p *Policy) *Grants {
 	return n
 }
 
+// WithTopology returns the Grants of g's policies over t, a later version of g's topology in which
+// only the Backends behind the Gateways changed differ (as Topology's With* report them). Behind each
+// of those Gateways, only the chunks of the Backends that came or went are built again, with those
+// of the other Backends their policies target (a policy's grants sit at the first of its Backends
+// behind the Gateway). The rest is shared with g, which stays valid and unchanged.
+func (g *Grants) WithTopology(t *Topology, changed []string) *Grants {
+	if t == nil {
+		t = &Topology{}
+	}
+	n := *g
+	n.topo = t
+	s := g.settings
+	seen := map[grant]bool{}
+	for _, gw := range changed {
+		var affected []string
+		for _, x := range symmetricDiff(g.topo.BackendsBehind(gw), t.BackendsBehind(gw)) {
+			affected = append(affected, x)
+			for _, p := range g.backends.At(x) {
+				affected = append(affected, targetKeys(p, s.BackendGroup, s.BackendKind)...)
+			}
+		}
+		gg := n.behind.At(gw)
+		for _, b := range compact(affected) {
+			var old *grantChunk
+			if gg != nil {
+				old, _ = gg.chunks.Get(b)
+			}
+			if c := n.chunkOf(t, gw, b, seen); c != nil || old != nil {
+				gg = gg.withChunk(b, old, c, false)
+			}
+		}
+		if gg != nil && gg.total > 0 {
+			n.behind = n.behind.Set(gw, gg)
+		} else {
+			n.behind = n.behind.Delete(gw)
+		}
+	}
+	return &n
+}
+
+// symmetricDiff returns the elements of the sorted a and b that are in only one of them, sorted.
+func symmetricDiff(a, b []string) []string {
+	var out []string
+	for len(a) > 0 && len(b) > 0 {
+		switch {
+		case a[0] < b[0]:
+			out, a = append(out, a[0]), a[1:]
+		case a[0] > b[0]:
+			out, b = append(out, b[0]), b[1:]
+		default:
+			a, b = a[1:], b[1:]
+		}
+	}
+	return append(append(out, a...), b...)
+}
+
 // withoutKey returns a copy of l without the policy keyed as key.
 func withoutKey(l []*Policy, key string) []*Policy {
 	out := make([]*Policy, 0, len(l)+1)

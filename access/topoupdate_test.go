@@ -90,6 +90,9 @@ func TestIncrementalMatchesFullBuild(t *testing.T) {
 			if diff := diffIfUnequal(want, answers(g, probes, w.ps)); diff != "" {
 				t.Fatalf("%s: warnings (-full build +incremental):\n%s", at, diff)
 			}
+			if diff := diffIfUnequal(referenceAnswers(w.ps, &ref, s, probes), want); diff != "" {
+				t.Fatalf("%s: warnings (-ProjectWrite/ProjectDelete +Grants):\n%s", at, diff)
+			}
 			if len(changed) > 0 {
 				changes++
 			}
@@ -107,6 +110,18 @@ func TestIncrementalMatchesFullBuild(t *testing.T) {
 	if changes < steps/8 || warned < steps || linked < 3*steps {
 		t.Errorf("the random worlds are too quiet to compare: %d changes, %d warnings, %d links over %d steps", changes, warned, linked, steps)
 	}
+}
+
+// referenceAnswers are answers computed by ProjectWrite and ProjectDelete over ps and topo.
+func referenceAnswers(ps []Policy, topo *Topology, s Settings, probes []Policy) [][]string {
+	var out [][]string
+	for _, w := range probes {
+		out = append(out, ProjectWrite(w, ps, topo, s, 5))
+	}
+	for _, d := range ps {
+		out = append(out, ProjectDelete(d, ps, topo, s, 5))
+	}
+	return out
 }
 
 // TestWithLeavesOldVersion: each With* leaves the topology it is called on as it was.

@@ -57,7 +57,14 @@ func (a gpos) compare(b gpos) int {
 	return cmp.Compare(a.i, b.i)
 }
 
-func principalKey(p Principal) string { return p.ServiceAccount + "\x00" + p.SPIFFE }
+// principalKey keys a source: its ServiceAccount "namespace/name", or its SPIFFE ID (which has a
+// colon, as no ServiceAccount key has).
+func principalKey(p Principal) string {
+	if p.ServiceAccount != "" {
+		return p.ServiceAccount
+	}
+	return p.SPIFFE
+}
 
 // chunkOf builds the chunk of Backend b behind Gateway gw over topo: the grants of b's policies that
 // target no Backend behind gw sorting before b; nil when there are none (or b is not behind gw).
@@ -66,22 +73,18 @@ func (g *Grants) chunkOf(topo *Topology, gw, b string, seen map[grant]bool) *gra
 	if _, ok := topo.links.Get(pairKey(gw, b)); !ok {
 		return nil
 	}
+	return g.chunkIn(topo, gw, b, seen, nil)
+}
+
+// chunkIn is chunkOf for a Backend b behind gw, taking its memory from build (nil: the heap).
+func (g *Grants) chunkIn(topo *Topology, gw, b string, seen map[grant]bool, build *grantsBuild) *grantChunk {
 	var c *grantChunk
 	for _, p := range g.backends.At(b) {
-		first := true
-		for _, t := range targetKeys(p, g.settings.BackendGroup, g.settings.BackendKind) {
-			if t < b {
-				if _, ok := topo.links.Get(pairKey(gw, t)); ok {
-					first = false
-					break
-				}
-			}
-		}
-		if !first {
+		if g.behindBefore(topo, p, gw, b) {
 			continue
 		}
 		if c == nil {
-			c = &grantChunk{backend: b}
+			c = build.chunk(b, grantsOf(g.backends.At(b)))
 		}
 		c.addPolicy(p, seen)
 	}
@@ -89,6 +92,38 @@ func (g *Grants) chunkOf(topo *Topology, gw, b string, seen map[grant]bool) *gra
 		return nil
 	}
 	return c
+}
+
+// behindBefore reports whether p targets a Backend behind gw that sorts before b.
+func (g *Grants) behindBefore(topo *Topology, p *Policy, gw, b string) bool {
+	s := g.settings
+	for _, t := range p.Targets {
+		if t.Group != s.BackendGroup || t.Kind != s.BackendKind || keyIs(b, p.Namespace, t.Name) {
+			continue
+		}
+		if k := p.Namespace + "/" + t.Name; k < b {
+			if _, ok := topo.links.Get(pairKey(gw, k)); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// keyIs reports whether key is namespace/name.
+func keyIs(key, namespace, name string) bool {
+	return len(key) == len(namespace)+1+len(name) && key[:len(namespace)] == namespace && key[len(namespace)] == '/' && key[len(namespace)+1:] == name
+}
+
+// grantsOf is the most grants ps can have.
+func grantsOf(ps []*Policy) int {
+	n := 0
+	for _, p := range ps {
+		for i := range p.Rules {
+			n += max(len(p.Rules[i].Tools), 1)
+		}
+	}
+	return n
 }
 
 // addPolicy adds p's grants not added yet for p, in order; seen is scratch space.
@@ -117,9 +152,11 @@ func (c *grantChunk) addPolicy(p *Policy, seen map[grant]bool) {
 // grantsBehindOf builds the grants behind gw over topo, nil when there are none.
 func (g *Grants) grantsBehindOf(topo *Topology, gw string, seen map[grant]bool) *gatewayGrants {
 	gg := &gatewayGrants{}
+	build := &grantsBuild{}
 	for _, b := range topo.BackendsBehind(gw) {
-		if c := g.chunkOf(topo, gw, b, seen); c != nil {
-			gg = gg.withChunk(b, nil, c, true)
+		if c := g.chunkIn(topo, gw, b, seen, build); c != nil {
+			gg.chunks = gg.chunks.setWith(b, c, true, &build.nodes)
+			gg.account(b, c, 1, &build.sets)
 		}
 	}
 	if gg.total == 0 {
@@ -128,33 +165,54 @@ func (g *Grants) grantsBehindOf(topo *Topology, gw string, seen map[grant]bool) 
 	return gg
 }
 
+// grantsBuild holds the memory the grants behind one Gateway are built from, taken many at a time.
+type grantsBuild struct {
+	chunks slab[grantChunk]
+	grants []grantOf
+	nodes  slab[onode[*grantChunk]]
+	sets   slab[onode[struct{}]]
+}
+
+// chunk returns a new chunk of Backend b with room for n grants.
+func (gb *grantsBuild) chunk(b string, n int) *grantChunk {
+	if gb == nil {
+		return &grantChunk{backend: b, order: make([]grantOf, 0, n)}
+	}
+	if len(gb.grants) < n {
+		gb.grants = make([]grantOf, max(n, 1024))
+	}
+	c := gb.chunks.new()
+	c.backend, c.order = b, gb.grants[:0:n]
+	gb.grants = gb.grants[n:]
+	return c
+}
+
 // withChunk returns gg (nil for none) with the chunk of Backend b old replaced by c (either nil for
-// none); owned changes gg in place (only while building it).
-func (gg *gatewayGrants) withChunk(b string, old, c *grantChunk, owned bool) *gatewayGrants {
+// none). gg stays unchanged.
+func (gg *gatewayGrants) withChunk(b string, old, c *grantChunk) *gatewayGrants {
 	n := &gatewayGrants{}
-	switch {
-	case gg != nil && owned:
-		n = gg
-	case gg != nil:
+	if gg != nil {
 		*n = *gg
 	}
 	if c != nil {
-		n.chunks = n.chunks.Set(b, c, owned)
+		n.chunks = n.chunks.Set(b, c, false)
 	} else {
 		n.chunks = n.chunks.Delete(b)
 	}
 	if old != nil {
-		n.account(b, old, -1, owned)
+		n.account(b, old, -1, nil)
 	}
 	if c != nil {
-		n.account(b, c, 1, owned)
+		n.account(b, c, 1, nil)
 	}
 	return n
 }
 
 // account adds the grants of chunk c at Backend b to n's counts and Backend sets (by 1), or takes
-// them out (by -1). Unless owned, what it changes is copied first, once.
-func (n *gatewayGrants) account(b string, c *grantChunk, by int, owned bool) {
+// them out (by -1). With build nil, what it changes is copied first, once; else it is changed in
+// place (only while building n) and new set nodes come from build.
+func (n *gatewayGrants) account(b string, c *grantChunk, by int, build *slab[onode[struct{}]]) {
+	owned := build != nil
 	n.total += by * len(c.order)
 	var copies map[*sourceGrants]bool // the sourceGrants and toolGrants made by this call
 	var tcopies map[*toolGrants]bool
@@ -182,14 +240,14 @@ func (n *gatewayGrants) account(b string, c *grantChunk, by int, owned bool) {
 		}
 		if o.any {
 			sg.any += by
-			sg.anyAt = member(sg.anyAt, b, by > 0, owned)
+			sg.anyAt = member(sg.anyAt, b, by > 0, build)
 			if sg.inline+sg.any == 0 { // the last grant of the source taken out
 				n.sources = n.sources.Delete(k)
 			}
 			continue
 		}
 		sg.inline += by
-		sg.inlineAt = member(sg.inlineAt, b, by > 0, owned)
+		sg.inlineAt = member(sg.inlineAt, b, by > 0, build)
 		tg := sg.tools.At(o.tool)
 		switch {
 		case tg == nil && owned:
@@ -207,7 +265,7 @@ func (n *gatewayGrants) account(b string, c *grantChunk, by int, owned bool) {
 			tcopies[tg] = true
 		}
 		tg.count += by
-		tg.at = member(tg.at, b, by > 0, owned)
+		tg.at = member(tg.at, b, by > 0, build)
 		if tg.count == 0 {
 			sg.tools = sg.tools.Delete(o.tool)
 		}
@@ -217,13 +275,16 @@ func (n *gatewayGrants) account(b string, c *grantChunk, by int, owned bool) {
 	}
 }
 
-// member returns at with b in it (in) or out of it.
-func member(at omap[struct{}], b string, in, owned bool) omap[struct{}] {
+// member returns at with b in it (in) or out of it, in place when build is not nil.
+func member(at omap[struct{}], b string, in bool, build *slab[onode[struct{}]]) omap[struct{}] {
 	if in {
+		if build != nil {
+			return at.setWith(b, struct{}{}, true, build) // in place, whether b is in or not
+		}
 		if _, ok := at.Get(b); ok {
 			return at
 		}
-		return at.Set(b, struct{}{}, owned)
+		return at.Set(b, struct{}{}, false)
 	}
 	return at.Delete(b)
 }

@@ -100,7 +100,7 @@ func (g *Grants) Update(key string, p *Policy) *Grants {
 				old, _ = gg.chunks.Get(b)
 			}
 			if c := n.chunkOf(g.topo, gw, b, seen); c != nil || old != nil {
-				gg = gg.withChunk(b, old, c, false)
+				gg = gg.withChunk(b, old, c)
 			}
 		}
 		if gg != nil && gg.total > 0 {
@@ -140,7 +140,7 @@ func (g *Grants) WithTopology(t *Topology, changed []string) *Grants {
 				old, _ = gg.chunks.Get(b)
 			}
 			if c := n.chunkOf(t, gw, b, seen); c != nil || old != nil {
-				gg = gg.withChunk(b, old, c, false)
+				gg = gg.withChunk(b, old, c)
 			}
 		}
 		if gg != nil && gg.total > 0 {

@@ -41,7 +41,12 @@ func (m omap[V]) Get(key string) (V, bool) {
 // Set returns m with key set to v; owned changes m's nodes in place (only while building a map no
 // other version shares).
 func (m omap[V]) Set(key string, v V, owned bool) omap[V] {
-	root, added := oset(m.root, key, phash(key), v, owned)
+	return m.setWith(key, v, owned, nil)
+}
+
+// setWith is Set taking new nodes from alloc (nil: the heap).
+func (m omap[V]) setWith(key string, v V, owned bool, alloc *slab[onode[V]]) omap[V] {
+	root, added := oset(m.root, key, phash(key), v, owned, alloc)
 	m.root = root
 	if added {
 		m.n++
@@ -80,9 +85,11 @@ func (n *onode[V]) copy(owned bool) *onode[V] {
 	return &c
 }
 
-func oset[V any](n *onode[V], key string, prio uint64, v V, owned bool) (*onode[V], bool) {
+func oset[V any](n *onode[V], key string, prio uint64, v V, owned bool, alloc *slab[onode[V]]) (*onode[V], bool) {
 	if n == nil {
-		return &onode[V]{key: key, prio: prio, val: v}, true
+		c := alloc.new()
+		*c = onode[V]{key: key, prio: prio, val: v}
+		return c, true
 	}
 	if key == n.key {
 		c := n.copy(owned)
@@ -91,14 +98,16 @@ func oset[V any](n *onode[V], key string, prio uint64, v V, owned bool) (*onode[
 	}
 	if above(prio, key, n.prio, n.key) { // key is not below n: it goes here
 		l, r := osplit(n, key, owned)
-		return &onode[V]{key: key, prio: prio, val: v, left: l, right: r}, true
+		c := alloc.new()
+		*c = onode[V]{key: key, prio: prio, val: v, left: l, right: r}
+		return c, true
 	}
 	c := n.copy(owned)
 	var added bool
 	if key < n.key {
-		c.left, added = oset(n.left, key, prio, v, owned)
+		c.left, added = oset(n.left, key, prio, v, owned, alloc)
 	} else {
-		c.right, added = oset(n.right, key, prio, v, owned)
+		c.right, added = oset(n.right, key, prio, v, owned, alloc)
 	}
 	return c, added
 }
@@ -160,4 +169,20 @@ func omerge[V any](a, b *onode[V]) *onode[V] {
 	c := *b
 	c.left = omerge(a, b.left)
 	return &c
+}
+
+// slab hands out Ts allocated many at a time, for building a structure with many small nodes. A nil
+// slab allocates each on its own.
+type slab[T any] struct{ free []T }
+
+func (s *slab[T]) new() *T {
+	if s == nil {
+		return new(T)
+	}
+	if len(s.free) == 0 {
+		s.free = make([]T, 256)
+	}
+	t := &s.free[0]
+	s.free = s.free[1:]
+	return t
 }

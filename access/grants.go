@@ -10,6 +10,9 @@ import (
 // Backend-level policies behind each Gateway grouped by source and tool. Reviewing a write then costs
 // what the write changes (the Gateway's policies, the sources and tools they name), not the number of
 // Backends behind the Gateway. ProjectWrite and ProjectDelete are the reference it answers as.
+// Update (a policy event) and WithTopology (a topology event) return the next version at the cost of
+// what the event touches; versions share the rest in persistent maps and never change, so readers of
+// one need no lock.
 type Grants struct {
 	policies func() []Policy // every policy: as given, or listed from byKey on first use after Update
 	topo     *Topology

@@ -7,10 +7,11 @@ import (
 )
 
 // Update returns the Grants of g's policies with the policy keyed as key replaced by p (added when
-// none is keyed so, removed when p is nil), over the same topology and settings. Only the grants
-// behind the Gateways in front of the Backends the old or the new policy targets are built again; the
-// rest is shared with g, which stays valid and unchanged: requests that read g meanwhile see the
-// version they started with.
+// none is keyed so, removed when p is nil), over the same topology and settings. Behind the Gateways
+// in front of the Backends the old or the new policy targets, only the chunks of those Backends are
+// built again; the rest is shared with g, which stays valid and unchanged: requests that read g
+// meanwhile see the version they started with. The cost does not grow with the policies, Backends or
+// Gateways the event does not touch.
 func (g *Grants) Update(key string, p *Policy) *Grants {
 	s := g.settings
 	old := g.byKey.At(key)

@@ -1,6 +1,8 @@
 package access
 
 import (
+	"maps"
+	"reflect"
 	"slices"
 
 	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -11,13 +13,17 @@ import (
 // use). Only the routes with a parentRef to the Gateway are looked at again. t stays valid and
 // unchanged; gw is kept: do not modify it afterwards.
 func (t *Topology) WithGateway(key string, gw *gatewayv1.Gateway) (*Topology, []string) {
+	old, had := t.gws.Get(key)
 	n := t.next()
 	if gw == nil {
-		if _, ok := t.gws.Get(key); !ok {
+		if !had {
 			return t, nil
 		}
 		n.gws = n.gws.Delete(key)
 	} else {
+		if had && old.Namespace == gw.Namespace && reflect.DeepEqual(old.Spec.Listeners, gw.Spec.Listeners) {
+			return t, nil // a status or metadata change: nothing the topology reads
+		}
 		n.gws = n.gws.Set(key, gw)
 	}
 	d := delta{}
@@ -40,6 +46,9 @@ func (t *Topology) WithHTTPRoute(key string, r *gatewayv1.HTTPRoute) (*Topology,
 	if old == nil && e == nil {
 		return t, nil
 	}
+	if old != nil && e != nil && old.namespace == e.namespace && slices.Equal(old.backends, e.backends) && reflect.DeepEqual(old.parents, e.parents) {
+		return t, nil // a status or metadata change, or rules to the same Backends
+	}
 	n := t.next()
 	d := delta{}
 	if old != nil {
@@ -56,12 +65,16 @@ func (t *Topology) WithHTTPRoute(key string, r *gatewayv1.HTTPRoute) (*Topology,
 	return n, n.apply(d)
 }
 
-// WithNamespace returns the topology with the namespace name labelled labels (nil when it is deleted),
-// and the Gateways whose Backends changed (sorted). Only the routes of the namespace are looked at
+// WithNamespace returns the topology with the namespace name labelled labels (nil when it is deleted;
+// a selector matches a deleted namespace as one without labels), and the Gateways whose Backends
+// changed (sorted). Only the routes of the namespace are looked at
 // again, against the allowedRoutes selectors of their Gateways. On a topology built without the
 // labels (TopologyOf's nsLabels nil, or the zero value), the labels become known and every route is
 // looked at again. t stays valid and unchanged; labels is kept: do not modify it afterwards.
 func (t *Topology) WithNamespace(name string, labels map[string]string) (*Topology, []string) {
+	if old, had := t.ns.Get(name); t.nsKnown && had == (labels != nil) && maps.Equal(old, labels) {
+		return t, nil
+	}
 	n := t.next()
 	if labels == nil {
 		n.ns = n.ns.Delete(name)

@@ -46,12 +46,13 @@ func NewGrants(policies []Policy, topo *Topology, s Settings) *Grants {
 	for gw, l := range gateway {
 		g.gateway.setOwned(gw, l)
 	}
-	for b, l := range backendIndex(all, s) {
+	idx := backendIndex(all, s)
+	for b, l := range idx {
 		g.backends.setOwned(b, l)
 	}
 	seen := map[grant]bool{} // the grants of one policy, cleared for each
 	topo.backends.Range(func(gw string, _ []string) bool {
-		if gg := g.grantsBehindOf(topo, gw, seen); gg != nil {
+		if gg := g.grantsBehindOf(topo, gw, seen, idx); gg != nil {
 			g.behind.setOwned(gw, gg)
 		}
 		return true

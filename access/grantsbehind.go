@@ -73,18 +73,19 @@ func (g *Grants) chunkOf(topo *Topology, gw, b string, seen map[grant]bool) *gra
 	if _, ok := topo.links.Get(pairKey(gw, b)); !ok {
 		return nil
 	}
-	return g.chunkIn(topo, gw, b, seen, nil)
+	return g.chunkIn(topo, gw, b, g.backends.At(b), seen, nil)
 }
 
-// chunkIn is chunkOf for a Backend b behind gw, taking its memory from build (nil: the heap).
-func (g *Grants) chunkIn(topo *Topology, gw, b string, seen map[grant]bool, build *grantsBuild) *grantChunk {
+// chunkIn is chunkOf for a Backend b behind gw whose policies are ps, taking its memory from build
+// (nil: the heap).
+func (g *Grants) chunkIn(topo *Topology, gw, b string, ps []*Policy, seen map[grant]bool, build *grantsBuild) *grantChunk {
 	var c *grantChunk
-	for _, p := range g.backends.At(b) {
+	for _, p := range ps {
 		if g.behindBefore(topo, p, gw, b) {
 			continue
 		}
 		if c == nil {
-			c = build.chunk(b, grantsOf(g.backends.At(b)))
+			c = build.chunk(b, grantsOf(ps))
 		}
 		c.addPolicy(p, seen)
 	}
@@ -149,13 +150,20 @@ func (c *grantChunk) addPolicy(p *Policy, seen map[grant]bool) {
 	}
 }
 
-// grantsBehindOf builds the grants behind gw over topo, nil when there are none.
-func (g *Grants) grantsBehindOf(topo *Topology, gw string, seen map[grant]bool) *gatewayGrants {
+// grantsBehindOf builds the grants behind gw over topo, nil when there are none. idx, when not nil,
+// is g.backends as a Go map (while building g).
+func (g *Grants) grantsBehindOf(topo *Topology, gw string, seen map[grant]bool, idx map[string][]*Policy) *gatewayGrants {
 	gg := &gatewayGrants{}
 	build := &grantsBuild{}
 	for _, b := range topo.BackendsBehind(gw) {
-		if c := g.chunkIn(topo, gw, b, seen, build); c != nil {
-			gg.chunks = gg.chunks.setWith(b, c, true, &build.nodes)
+		var ps []*Policy
+		if idx != nil {
+			ps = idx[b]
+		} else {
+			ps = g.backends.At(b)
+		}
+		if c := g.chunkIn(topo, gw, b, ps, seen, build); c != nil {
+			gg.chunks.appendOwned(b, c, &build.nodes)
 			gg.account(b, c, 1, &build.sets)
 		}
 	}
@@ -210,7 +218,7 @@ func (gg *gatewayGrants) withChunk(b string, old, c *grantChunk) *gatewayGrants 
 
 // account adds the grants of chunk c at Backend b to n's counts and Backend sets (by 1), or takes
 // them out (by -1). With build nil, what it changes is copied first, once; else it is changed in
-// place (only while building n) and new set nodes come from build.
+// place (only while building n, chunk after chunk in Backend order) and new set nodes come from build.
 func (n *gatewayGrants) account(b string, c *grantChunk, by int, build *slab[onode[struct{}]]) {
 	owned := build != nil
 	n.total += by * len(c.order)
@@ -278,8 +286,9 @@ func (n *gatewayGrants) account(b string, c *grantChunk, by int, build *slab[ono
 // member returns at with b in it (in) or out of it, in place when build is not nil.
 func member(at omap[struct{}], b string, in bool, build *slab[onode[struct{}]]) omap[struct{}] {
 	if in {
-		if build != nil {
-			return at.setWith(b, struct{}{}, true, build) // in place, whether b is in or not
+		if build != nil { // building, Backends in order
+			at.appendOwned(b, struct{}{}, build)
+			return at
 		}
 		if _, ok := at.Get(b); ok {
 			return at

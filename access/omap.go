@@ -54,6 +54,27 @@ func (m omap[V]) setWith(key string, v V, owned bool, alloc *slab[onode[V]]) oma
 	return m
 }
 
+// appendOwned sets key, which no key of m sorts after, to v in place (only while building a map no
+// other version shares, in key order), taking a new node from alloc: it walks the right spine only.
+func (m *omap[V]) appendOwned(key string, v V, alloc *slab[onode[V]]) {
+	prio := phash(key)
+	link := &m.root
+	for n := *link; n != nil; n = *link {
+		if n.key == key {
+			n.val = v
+			return
+		}
+		if above(prio, key, n.prio, n.key) {
+			break // every key below n sorts before key
+		}
+		link = &n.right
+	}
+	c := alloc.new()
+	*c = onode[V]{key: key, prio: prio, val: v, left: *link}
+	*link = c
+	m.n++
+}
+
 // Delete returns m without key.
 func (m omap[V]) Delete(key string) omap[V] {
 	root, removed := odel(m.root, key)

@@ -97,9 +97,13 @@ func TestOmapMatchesMap(t *testing.T) {
 		for step := 0; step < 3000; step++ {
 			k := fmt.Sprintf("key-%d", r.Intn(keys))
 			switch {
-			case r.Intn(3) == 0:
+			case step >= 250 && r.Intn(3) == 0:
 				m = m.Delete(k)
 				delete(want, k)
+			case step < 250: // building in key order: nothing shares m yet
+				k = fmt.Sprintf("key-%06d", step/2)
+				m.appendOwned(k, step, &slab[onode[int]]{})
+				want[k] = step
 			case step < 500: // building: nothing shares m yet
 				m = m.Set(k, step, true)
 				want[k] = step

@@ -36,7 +36,8 @@ func (t *Topology) WithGateway(key string, gw *gatewayv1.Gateway) (*Topology, []
 
 // WithHTTPRoute returns the topology with the HTTPRoute keyed as key set to r (removed when r is
 // nil), and the Gateways whose Backends changed (sorted). It costs what the route's old and new
-// parentRefs and backendRefs touch. t stays valid and unchanged; r is only read.
+// parentRefs and backendRefs touch. t stays valid and unchanged; r is read and its parentRefs kept:
+// do not modify it afterwards.
 func (t *Topology) WithHTTPRoute(key string, r *gatewayv1.HTTPRoute) (*Topology, []string) {
 	old := t.routes.At(key)
 	var e *routeEntry

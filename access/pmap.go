@@ -1,8 +1,11 @@
 package access
 
 import (
+	"cmp"
 	"hash/maphash"
 	"math/bits"
+	"slices"
+	"strings"
 )
 
 // pmap is a persistent map from strings to V (a hash array mapped trie): Set and Delete return a new
@@ -245,4 +248,66 @@ func without[S any](s []S, i int) []S {
 	out := make([]S, 0, len(s)-1)
 	out = append(out, s[:i]...)
 	return append(out, s[i+1:]...)
+}
+
+// pmapOf builds the pmap of the entries of m at once: each node allocated once, at its size.
+func pmapOf[V any](m map[string]V) pmap[V] {
+	type entry struct {
+		order uint64 // the hash's 5-bit groups, the first used the most significant
+		slot  pslot[V]
+	}
+	es := make([]entry, 0, len(m))
+	for k, v := range m {
+		h := phash(k)
+		var o uint64
+		for shift := uint(0); shift < 60; shift += 5 {
+			o = o<<5 | (h>>shift)&31
+		}
+		o = o<<4 | h>>60
+		es = append(es, entry{order: o, slot: pslot[V]{hash: h, key: k, val: v}})
+	}
+	slices.SortFunc(es, func(a, b entry) int {
+		if c := cmp.Compare(a.order, b.order); c != 0 {
+			return c
+		}
+		return strings.Compare(a.slot.key, b.slot.key)
+	})
+	var build func(es []entry, shift uint) *pnode[V]
+	build = func(es []entry, shift uint) *pnode[V] {
+		n := &pnode[V]{}
+		if shift >= 64 {
+			for _, e := range es {
+				n.slots = append(n.slots, e.slot)
+			}
+			return n
+		}
+		for i := 0; i < len(es); {
+			idx := (es[i].slot.hash >> shift) & 31
+			j := i + 1
+			for j < len(es) && (es[j].slot.hash>>shift)&31 == idx {
+				j++
+			}
+			n.bitmap |= 1 << idx
+			i = j
+		}
+		n.slots = make([]pslot[V], 0, bits.OnesCount32(n.bitmap))
+		for i := 0; i < len(es); {
+			idx := (es[i].slot.hash >> shift) & 31
+			j := i + 1
+			for j < len(es) && (es[j].slot.hash>>shift)&31 == idx {
+				j++
+			}
+			if j-i == 1 {
+				n.slots = append(n.slots, es[i].slot)
+			} else {
+				n.slots = append(n.slots, pslot[V]{sub: build(es[i:j], shift+5)})
+			}
+			i = j
+		}
+		return n
+	}
+	if len(es) == 0 {
+		return pmap[V]{}
+	}
+	return pmap[V]{root: build(es, 0), n: len(es)}
 }

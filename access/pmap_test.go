@@ -134,3 +134,28 @@ func TestOmapMatchesMap(t *testing.T) {
 		}
 	}
 }
+
+// TestPmapOf: a pmap built at once holds what was given and has the shape Set gives it.
+func TestPmapOf(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 31, 33, 1000, 5000} {
+		want := map[string]int{}
+		var set pmap[int]
+		for i := 0; i < n; i++ {
+			k := fmt.Sprintf("k-%d", i)
+			want[k] = i
+			set = set.Set(k, i)
+		}
+		got := pmapOf(want)
+		if diff := cmp.Diff(want, contents(got)); diff != "" || got.Len() != n {
+			t.Fatalf("%d entries (-want +got), Len %d:\n%s", n, got.Len(), diff)
+		}
+		if diff := cmp.Diff(set, got, cmp.AllowUnexported(pmap[int]{}, pnode[int]{}, pslot[int]{})); diff != "" {
+			t.Errorf("%d entries: shape differs from Set's (-Set +pmapOf):\n%s", n, diff)
+		}
+		for k, v := range want {
+			if x, ok := got.Get(k); !ok || x != v {
+				t.Fatalf("%d entries: Get(%q) = %d, %v", n, k, x, ok)
+			}
+		}
+	}
+}

@@ -131,13 +131,20 @@ func NewTopology(objs []*unstructured.Unstructured, s Settings) (Topology, error
 // the last.
 func TopologyOf(gateways []*gatewayv1.Gateway, routes []*gatewayv1.HTTPRoute, nsLabels map[string]map[string]string, s Settings) Topology {
 	t := Topology{settings: s.withDefaults(), nsKnown: nsLabels != nil}
+	gws := make(map[string]*gatewayv1.Gateway, len(gateways))
 	for _, gw := range gateways {
-		t.gws.setOwned(gw.Namespace+"/"+gw.Name, gw)
+		gws[gw.Namespace+"/"+gw.Name] = gw
 	}
-	for n, l := range nsLabels {
-		t.ns.setOwned(n, l)
-	}
+	t.gws, t.ns = pmapOf(gws), pmapOf(nsLabels)
+	entries := make(map[string]*routeEntry, len(routes))
+	byParent, byNS := map[string]map[string]struct{}{}, map[string]map[string]struct{}{}
 	backends, fronts, links := map[string][]string{}, map[string][]string{}, map[string]int32{}
+	add := func(m map[string]map[string]struct{}, outer, inner string) {
+		if m[outer] == nil {
+			m[outer] = map[string]struct{}{}
+		}
+		m[outer][inner] = struct{}{}
+	}
 	for _, r := range routes {
 		e := newRouteEntry(r, t.settings)
 		if e == nil {
@@ -145,8 +152,11 @@ func TopologyOf(gateways []*gatewayv1.Gateway, routes []*gatewayv1.HTTPRoute, ns
 		}
 		e.linked = t.linkedOf(e)
 		key := r.Namespace + "/" + r.Name
-		t.routes.setOwned(key, e)
-		t.index(key, e, true)
+		entries[key] = e
+		for _, p := range e.parents {
+			add(byParent, p.gateway, key)
+		}
+		add(byNS, e.namespace, key)
 		for _, gw := range e.linked {
 			for _, b := range e.backends {
 				k := pairKey(gw, b)
@@ -158,18 +168,25 @@ func TopologyOf(gateways []*gatewayv1.Gateway, routes []*gatewayv1.HTTPRoute, ns
 			}
 		}
 	}
-	for k, n := range links {
-		t.links.setOwned(k, n)
-	}
-	for gw, l := range backends {
+	t.routes, t.links = pmapOf(entries), pmapOf(links)
+	t.byParent, t.byNS = setsOf(byParent), setsOf(byNS)
+	for _, l := range backends {
 		slices.Sort(l)
-		t.backends.setOwned(gw, slices.Clip(l))
 	}
-	for b, l := range fronts {
+	for _, l := range fronts {
 		slices.Sort(l)
-		t.gateways.setOwned(b, slices.Clip(l))
 	}
+	t.backends, t.gateways = pmapOf(backends), pmapOf(fronts)
 	return t
+}
+
+// setsOf is m as persistent maps.
+func setsOf(m map[string]map[string]struct{}) pmap[pmap[struct{}]] {
+	out := make(map[string]pmap[struct{}], len(m))
+	for k, s := range m {
+		out[k] = pmapOf(s)
+	}
+	return pmapOf(out)
 }
 
 // newRouteEntry is what the topology needs of r, nil when r links nothing (no Backend of s's kind,
@@ -187,7 +204,7 @@ func newRouteEntry(r *gatewayv1.HTTPRoute, s Settings) *routeEntry {
 	if len(backends) == 0 {
 		return nil
 	}
-	e := &routeEntry{namespace: r.Namespace, backends: compact(backends)}
+	e := &routeEntry{namespace: r.Namespace, backends: compact(backends), parents: make([]routeParent, 0, len(r.Spec.ParentRefs))}
 	for _, pr := range r.Spec.ParentRefs {
 		if deref(pr.Group, GatewayGroup) != GatewayGroup || deref(pr.Kind, GatewayKind) != GatewayKind {
 			continue
@@ -213,9 +230,8 @@ func (t *Topology) linkedOf(e *routeEntry) []string {
 	return compact(out)
 }
 
-// index adds the route keyed as key (e, nil for none) to the indexes by parent and by namespace, in
-// place when owned (while building).
-func (t *Topology) index(key string, e *routeEntry, owned bool) {
+// index adds the route keyed as key (e, nil for none) to the indexes by parent and by namespace.
+func (t *Topology) index(key string, e *routeEntry) {
 	if e == nil {
 		return
 	}
@@ -223,9 +239,9 @@ func (t *Topology) index(key string, e *routeEntry, owned bool) {
 		if i > 0 && slices.ContainsFunc(e.parents[:i], func(q routeParent) bool { return q.gateway == p.gateway }) {
 			continue
 		}
-		t.byParent = addTo(t.byParent, p.gateway, key, owned)
+		t.byParent = addTo(t.byParent, p.gateway, key)
 	}
-	t.byNS = addTo(t.byNS, e.namespace, key, owned)
+	t.byNS = addTo(t.byNS, e.namespace, key)
 }
 
 // unindex takes the route keyed as key (e, nil for none) out of the indexes.
@@ -239,14 +255,8 @@ func (t *Topology) unindex(key string, e *routeEntry) {
 	t.byNS = removeFrom(t.byNS, e.namespace, key)
 }
 
-func addTo(m pmap[pmap[struct{}]], outer, inner string, owned bool) pmap[pmap[struct{}]] {
-	s := m.At(outer)
-	if owned {
-		s.setOwned(inner, struct{}{})
-		m.setOwned(outer, s)
-		return m
-	}
-	return m.Set(outer, s.Set(inner, struct{}{}))
+func addTo(m pmap[pmap[struct{}]], outer, inner string) pmap[pmap[struct{}]] {
+	return m.Set(outer, m.At(outer).Set(inner, struct{}{}))
 }
 
 func removeFrom(m pmap[pmap[struct{}]], outer, inner string) pmap[pmap[struct{}]] {

@@ -60,7 +60,7 @@ func (t *Topology) WithHTTPRoute(key string, r *gatewayv1.HTTPRoute) (*Topology,
 	if e != nil {
 		e.linked = n.linkedOf(e)
 		d.add(e.linked, e.backends, 1)
-		n.index(key, e, false)
+		n.index(key, e)
 		n.routes = n.routes.Set(key, e)
 	}
 	return n, n.apply(d)

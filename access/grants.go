@@ -32,31 +32,28 @@ func NewGrants(policies []Policy, topo *Topology, s Settings) *Grants {
 	}
 	g := &Grants{policies: func() []Policy { return policies }, topo: topo, settings: s}
 	all := make([]*Policy, len(policies))
-	gateway := map[string][]*Policy{}
+	byKey, gateway := make(map[string]*Policy, len(policies)), map[string][]*Policy{}
 	for i := range policies {
 		p := &policies[i]
 		all[i] = p
-		g.byKey.setOwned(p.Key(), p)
+		byKey[p.Key()] = p
 		for _, gw := range targetKeys(p, GatewayGroup, GatewayKind) {
 			if l := gateway[gw]; len(l) == 0 || l[len(l)-1] != p {
 				gateway[gw] = append(l, p)
 			}
 		}
 	}
-	for gw, l := range gateway {
-		g.gateway.setOwned(gw, l)
-	}
 	idx := backendIndex(all, s)
-	for b, l := range idx {
-		g.backends.setOwned(b, l)
-	}
+	g.byKey, g.gateway, g.backends = pmapOf(byKey), pmapOf(gateway), pmapOf(idx)
 	seen := map[grant]bool{} // the grants of one policy, cleared for each
+	behind := map[string]*gatewayGrants{}
 	topo.backends.Range(func(gw string, _ []string) bool {
 		if gg := g.grantsBehindOf(topo, gw, seen, idx); gg != nil {
-			g.behind.setOwned(gw, gg)
+			behind[gw] = gg
 		}
 		return true
 	})
+	g.behind = pmapOf(behind)
 	return g
 }
 

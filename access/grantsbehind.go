@@ -177,6 +177,7 @@ func (g *Grants) grantsBehindOf(topo *Topology, gw string, seen map[grant]bool, 
 type grantsBuild struct {
 	chunks slab[grantChunk]
 	grants []grantOf
+	last   int // the size of grants when last allocated
 	nodes  slab[onode[*grantChunk]]
 	sets   slab[onode[struct{}]]
 }
@@ -187,7 +188,8 @@ func (gb *grantsBuild) chunk(b string, n int) *grantChunk {
 		return &grantChunk{backend: b, order: make([]grantOf, 0, n)}
 	}
 	if len(gb.grants) < n {
-		gb.grants = make([]grantOf, max(n, 1024))
+		gb.last = min(max(2*gb.last, 32), 1024)
+		gb.grants = make([]grantOf, max(n, gb.last))
 	}
 	c := gb.chunks.new()
 	c.backend, c.order = b, gb.grants[:0:n]

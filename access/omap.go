@@ -192,16 +192,20 @@ func omerge[V any](a, b *onode[V]) *onode[V] {
 	return &c
 }
 
-// slab hands out Ts allocated many at a time, for building a structure with many small nodes. A nil
-// slab allocates each on its own.
-type slab[T any] struct{ free []T }
+// slab hands out Ts allocated many at a time (8, then twice as many each time up to 256), for
+// building a structure with many small nodes. A nil slab allocates each on its own.
+type slab[T any] struct {
+	free []T
+	last int
+}
 
 func (s *slab[T]) new() *T {
 	if s == nil {
 		return new(T)
 	}
 	if len(s.free) == 0 {
-		s.free = make([]T, 256)
+		s.last = min(max(2*s.last, 8), 256)
+		s.free = make([]T, s.last)
 	}
 	t := &s.free[0]
 	s.free = s.free[1:]

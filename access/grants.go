@@ -10,36 +10,17 @@ import (
 // Backend-level policies behind each Gateway grouped by source and tool. Reviewing a write then costs
 // what the write changes (the Gateway's policies, the sources and tools they name), not the number of
 // Backends behind the Gateway. ProjectWrite and ProjectDelete are the reference it answers as.
+// Update (a policy event) and WithTopology (a topology event) return the next version at the cost of
+// what the event touches; versions share the rest in persistent maps and never change, so readers of
+// one need no lock.
 type Grants struct {
 	policies func() []Policy // every policy: as given, or listed from byKey on first use after Update
 	topo     *Topology
 	settings Settings
-	byKey    map[string]*Policy
-	gateway  map[string][]*Policy      // gateway → the Gateway-level policies targeting it
-	behind   map[string]*gatewayGrants // gateway → the grants behind it
-	backends map[string][]*Policy      // backend → the policies targeting it, in precedence order
-}
-
-// gatewayGrants are the grants behind one Gateway: each distinct (policy, source, tool) in the order
-// ProjectWrite meets them (Backends sorted, their policies in precedence order, rules and tools in
-// order), and their positions in that order by source.
-type gatewayGrants struct {
-	order   []grantOf
-	sources map[Principal]*sourceGrants
-}
-
-// grantOf is one grant of one Backend-level policy; any for an AllTools rule.
-type grantOf struct {
-	policy string
-	grant
-}
-
-// sourceGrants are the positions (ascending) of one source's grants behind a Gateway: its InlineTools
-// grants, the same by tool, and its AllTools grants.
-type sourceGrants struct {
-	inline []int32
-	tools  map[string][]int32
-	any    []int32
+	byKey    pmap[*Policy]
+	gateway  pmap[[]*Policy]      // gateway → the Gateway-level policies targeting it
+	behind   pmap[*gatewayGrants] // gateway → the grants behind it
+	backends pmap[[]*Policy]      // backend → the policies targeting it, in precedence order
 }
 
 // NewGrants builds the Grants of policies (every AccessPolicy of one kind) over topo. The inputs are
@@ -49,98 +30,38 @@ func NewGrants(policies []Policy, topo *Topology, s Settings) *Grants {
 	if topo == nil {
 		topo = &Topology{}
 	}
-	g := &Grants{policies: func() []Policy { return policies }, topo: topo, settings: s, byKey: make(map[string]*Policy, len(policies)),
-		gateway: map[string][]*Policy{}, behind: map[string]*gatewayGrants{}}
+	g := &Grants{policies: func() []Policy { return policies }, topo: topo, settings: s}
 	all := make([]*Policy, len(policies))
+	byKey, gateway := make(map[string]*Policy, len(policies)), map[string][]*Policy{}
 	for i := range policies {
 		p := &policies[i]
 		all[i] = p
-		g.byKey[p.Key()] = p
+		byKey[p.Key()] = p
 		for _, gw := range targetKeys(p, GatewayGroup, GatewayKind) {
-			if l := g.gateway[gw]; len(l) == 0 || l[len(l)-1] != p {
-				g.gateway[gw] = append(l, p)
+			if l := gateway[gw]; len(l) == 0 || l[len(l)-1] != p {
+				gateway[gw] = append(l, p)
 			}
 		}
 	}
-	g.backends = backendIndex(all, s)
+	idx := backendIndex(all, s)
+	g.byKey, g.gateway, g.backends = pmapOf(byKey), pmapOf(gateway), pmapOf(idx)
 	seen := map[grant]bool{} // the grants of one policy, cleared for each
-	for gw, backends := range topo.backends {
-		if gg := g.grantsBehind(backends, seen); gg != nil {
-			g.behind[gw] = gg
+	behind := map[string]*gatewayGrants{}
+	topo.backends.Range(func(gw string, _ []string) bool {
+		if gg := g.grantsBehindOf(topo, gw, seen, idx); gg != nil {
+			behind[gw] = gg
 		}
-	}
+		return true
+	})
+	g.behind = pmapOf(behind)
 	return g
-}
-
-// grantsBehind builds the grants of the Backend-level policies of backends (the Backends behind one
-// Gateway), nil when there are none; seen is scratch space.
-func (g *Grants) grantsBehind(backends []string, seen map[grant]bool) *gatewayGrants {
-	gg := &gatewayGrants{sources: map[Principal]*sourceGrants{}}
-	var ps []*Policy // the policies behind the Gateway, each once, at its first Backend
-	added := map[string]bool{}
-	size := 0
-	for _, b := range backends {
-		for _, p := range g.backends[b] {
-			if k := p.Key(); !added[k] {
-				added[k] = true
-				ps = append(ps, p)
-				for i := range p.Rules {
-					size += max(len(p.Rules[i].Tools), 1)
-				}
-			}
-		}
-	}
-	gg.order = make([]grantOf, 0, size)
-	for _, p := range ps {
-		gg.addPolicy(p, seen)
-	}
-	if len(gg.order) == 0 {
-		return nil
-	}
-	return gg
-}
-
-// addPolicy adds p's grants not added yet, in order; seen is scratch space.
-func (gg *gatewayGrants) addPolicy(p *Policy, seen map[grant]bool) {
-	clear(seen)
-	add := func(o grantOf) {
-		if seen[o.grant] {
-			return
-		}
-		seen[o.grant] = true
-		pos := int32(len(gg.order))
-		gg.order = append(gg.order, o)
-		sg := gg.sources[o.source]
-		if sg == nil {
-			sg = &sourceGrants{tools: map[string][]int32{}}
-			gg.sources[o.source] = sg
-		}
-		if o.any {
-			sg.any = append(sg.any, pos)
-			return
-		}
-		sg.inline = append(sg.inline, pos)
-		sg.tools[o.tool] = append(sg.tools[o.tool], pos)
-	}
-	key := p.Key()
-	for i := range p.Rules {
-		r := &p.Rules[i]
-		switch r.Type {
-		case AllTools:
-			add(grantOf{policy: key, grant: grant{source: r.Source, any: true}})
-		case InlineTools:
-			for _, t := range r.Tools {
-				add(grantOf{policy: key, grant: grant{source: r.Source, tool: t}})
-			}
-		}
-	}
 }
 
 // ProjectWrite is ProjectWrite(written, policies, topo, s, limit) of the policies and topology g was
 // built from, under g's settings.
 func (g *Grants) ProjectWrite(written Policy, limit int) []string {
 	s := g.settings
-	old := g.byKey[written.Key()]
+	old := g.byKey.At(written.Key())
 	if written.Level() != LevelGateway || (old != nil && len(targetKeys(old, s.BackendGroup, s.BackendKind)) > 0) {
 		// A Backend-level write reads its own grants; a Backend-level policy turned Gateway-level
 		// takes its grants out of the index: both as the reference does.
@@ -156,7 +77,7 @@ func (g *Grants) ProjectWrite(written Policy, limit int) []string {
 	for _, gw := range gateways {
 		before := newLevelCheck(g.gatewayPolicies(gw, nil, nil)) // old is among the stored
 		after := newLevelCheck(g.gatewayPolicies(gw, old, &written))
-		pj.gatewayWrite(gw, g.behind[gw], before, after)
+		pj.gatewayWrite(gw, g.behind.At(gw), before, after)
 	}
 	return pj.warnings()
 }
@@ -165,7 +86,7 @@ func (g *Grants) ProjectWrite(written Policy, limit int) []string {
 // built from, under g's settings.
 func (g *Grants) ProjectDelete(deleted Policy, limit int) []string {
 	s := g.settings
-	old := g.byKey[deleted.Key()]
+	old := g.byKey.At(deleted.Key())
 	if deleted.Level() != LevelGateway || (old != nil && len(targetKeys(old, s.BackendGroup, s.BackendKind)) > 0) {
 		return ProjectDelete(deleted, g.policies(), g.topo, s, limit)
 	}
@@ -185,7 +106,7 @@ func (g *Grants) ProjectDelete(deleted Policy, limit int) []string {
 			}
 			pj.segments = append(pj.segments, segment{text: fmt.Sprintf("removing this policy leaves gateway %s without allow rules: every source may call every tool of the %d backend%s behind it", gw, n, plural), count: 1})
 		}
-		pj.gatewayWrite(gw, g.behind[gw], before, after)
+		pj.gatewayWrite(gw, g.behind.At(gw), before, after)
 	}
 	return pj.warnings()
 }
@@ -193,8 +114,8 @@ func (g *Grants) ProjectDelete(deleted Policy, limit int) []string {
 // gatewayPolicies returns the Gateway-level policies of gw without the one keyed as without (when
 // not nil) and with extra (when not nil and it targets gw), in precedence order.
 func (g *Grants) gatewayPolicies(gw string, without, extra *Policy) []Policy {
-	ps := make([]Policy, 0, len(g.gateway[gw])+1)
-	for _, p := range g.gateway[gw] {
+	ps := make([]Policy, 0, len(g.gateway.At(gw))+1)
+	for _, p := range g.gateway.At(gw) {
 		if without == nil || p.Namespace != without.Namespace || p.Name != without.Name {
 			ps = append(ps, *p)
 		}
@@ -229,7 +150,7 @@ type segment struct {
 	gg    *gatewayGrants
 	after *levelCheck
 	all   bool // allAllow, for after's reasons
-	first []int32
+	first []gpos
 	count int
 }
 
@@ -257,20 +178,20 @@ func (pj *projection) gatewayWrite(gw string, gg *gatewayGrants, before, after *
 	}
 	named := 0 // grants of the named sources
 	for src := range sources {
-		if sg := gg.sources[src]; sg != nil {
-			named += len(sg.inline) + len(sg.any)
+		if sg := gg.sources.At(principalKey(src)); sg != nil {
+			named += sg.inline + sg.any
 			pj.sourceWrite(&seg, src, sg, tools, before, after)
 		}
 	}
 	// Principal{} is never a source: it stands for every source no rule names.
-	if others := len(gg.order) - named; others > 0 && pj.unreachable(Principal{}, passed, before, after) {
+	if others := gg.total - named; others > 0 && pj.unreachable(Principal{}, passed, before, after) {
 		seg.count += others
-		seg.first = appendFirst(seg.first, gg.order, pj.limit, func(o *grantOf) bool { return !sources[o.source] })
+		seg.first = gg.appendFirst(seg.first, nil, pj.limit, func(o *grantOf) bool { return !sources[o.source] })
 	}
 	if seg.count == 0 {
 		return
 	}
-	slices.Sort(seg.first)
+	slices.SortFunc(seg.first, gpos.compare)
 	seg.first = seg.first[:min(len(seg.first), pj.limit)]
 	pj.segments = append(pj.segments, seg)
 }
@@ -278,53 +199,29 @@ func (pj *projection) gatewayWrite(gw string, gg *gatewayGrants, before, after *
 // sourceWrite adds to seg the grants to src (a source some rule of before or after names) that
 // before lets through and after does not.
 func (pj *projection) sourceWrite(seg *segment, src Principal, sg *sourceGrants, tools map[string]bool, before, after *levelCheck) {
-	take := func(ps []int32) {
-		seg.count += len(ps)
-		seg.first = append(seg.first, ps[:min(len(ps), pj.limit)]...)
+	gg := seg.gg
+	take := func(count int, at *omap[struct{}], keep func(*grantOf) bool) {
+		seg.count += count
+		seg.first = gg.appendFirst(seg.first, at, pj.limit, keep)
 	}
-	if len(sg.any) > 0 && pj.unreachableAny(src, before, after) {
-		take(sg.any)
+	if sg.any > 0 && pj.unreachableAny(src, before, after) {
+		take(sg.any, &sg.anyAt, func(o *grantOf) bool { return o.any && o.source == src })
 	}
-	others := len(sg.inline)
+	others := sg.inline
 	for t := range tools {
-		ps := sg.tools[t]
-		if len(ps) == 0 {
+		tg := sg.tools.At(t)
+		if tg == nil {
 			continue
 		}
-		others -= len(ps)
+		others -= tg.count
 		if pj.unreachable(src, t, before, after) {
-			take(ps)
+			take(tg.count, &tg.at, func(o *grantOf) bool { return !o.any && o.source == src && o.tool == t })
 		}
 	}
 	if others == 0 || !pj.unreachable(src, passed, before, after) { // passed is never a tool name
 		return
 	}
-	seg.count += others
-	n := 0
-	for _, p := range sg.inline {
-		if n == pj.limit {
-			break
-		}
-		if !tools[seg.gg.order[p].tool] {
-			seg.first = append(seg.first, p)
-			n++
-		}
-	}
-}
-
-// appendFirst appends to first the positions of the first limit grants of order that keep accepts.
-func appendFirst(first []int32, order []grantOf, limit int, keep func(*grantOf) bool) []int32 {
-	n := 0
-	for i := range order {
-		if n == limit {
-			break
-		}
-		if keep(&order[i]) {
-			first = append(first, int32(i))
-			n++
-		}
-	}
-	return first
+	take(others, &sg.inlineAt, func(o *grantOf) bool { return !o.any && o.source == src && !tools[o.tool] })
 }
 
 func (pj *projection) unreachable(src Principal, tool string, before, after *levelCheck) bool {
@@ -373,8 +270,8 @@ func (pj *projection) warnings() []string {
 }
 
 // render is the warning for the grant at position p behind the segment's Gateway.
-func (sg *segment) render(p int32) string {
-	o := &sg.gg.order[p]
+func (sg *segment) render(p gpos) string {
+	o := &p.c.order[p.i]
 	if o.any {
 		reason, _ := sg.after.reachableAny(o.source, sg.all)
 		return fmt.Sprintf("all tools granted to %s by %s are denied at gateway %s: %s", o.source, o.policy, sg.gw, reason)

@@ -1,40 +1,41 @@
 package access
 
 import (
-	"maps"
 	"slices"
 	"strings"
 	"sync"
 )
 
 // Update returns the Grants of g's policies with the policy keyed as key replaced by p (added when
-// none is keyed so, removed when p is nil), over the same topology and settings. Only the grants
-// behind the Gateways in front of the Backends the old or the new policy targets are built again; the
-// rest is shared with g, which stays valid and unchanged: requests that read g meanwhile see the
-// version they started with.
+// none is keyed so, removed when p is nil), over the same topology and settings. Behind the Gateways
+// in front of the Backends the old or the new policy targets, only the chunks of those Backends are
+// built again; the rest is shared with g, which stays valid and unchanged: requests that read g
+// meanwhile see the version they started with. The cost does not grow with the policies, Backends or
+// Gateways the event does not touch.
 func (g *Grants) Update(key string, p *Policy) *Grants {
 	s := g.settings
-	old := g.byKey[key]
+	old := g.byKey.At(key)
 	if old == nil && p == nil {
 		return g
 	}
-	n := &Grants{topo: g.topo, settings: s, byKey: maps.Clone(g.byKey), gateway: maps.Clone(g.gateway),
-		behind: maps.Clone(g.behind), backends: maps.Clone(g.backends)}
+	n := &Grants{topo: g.topo, settings: s, byKey: g.byKey, gateway: g.gateway, behind: g.behind, backends: g.backends}
 
 	// The policies, sorted by key, for the reference that answers Backend-level writes: listed on
 	// first use, so that an event costs what it touches.
 	var np *Policy
-	delete(n.byKey, key)
+	n.byKey = n.byKey.Delete(key)
 	if p != nil {
 		q := *p
 		np = &q
-		n.byKey[key] = np
+		n.byKey = n.byKey.Set(key, np)
 	}
+	byKey := n.byKey
 	n.policies = sync.OnceValue(func() []Policy {
-		l := make([]Policy, 0, len(n.byKey))
-		for _, q := range n.byKey {
+		l := make([]Policy, 0, byKey.Len())
+		byKey.Range(func(_ string, q *Policy) bool {
 			l = append(l, *q)
-		}
+			return true
+		})
 		slices.SortFunc(l, func(a, b Policy) int { return strings.Compare(a.Key(), b.Key()) })
 		return l
 	})
@@ -47,12 +48,12 @@ func (g *Grants) Update(key string, p *Policy) *Grants {
 		}
 	}
 	for _, gw := range compact(gws) {
-		l := withoutKey(g.gateway[gw], key)
+		l := withoutKey(g.gateway.At(gw), key)
 		if np != nil && targetsKey(np, GatewayGroup, GatewayKind, gw) {
 			l = append(l, np)
 			slices.SortStableFunc(l, func(a, b *Policy) int { return strings.Compare(a.Key(), b.Key()) })
 		}
-		setOrDelete(n.gateway, gw, l)
+		n.gateway = setOrDelete(n.gateway, gw, l)
 	}
 
 	// The Backend-level policies of the Backends either version targets, in precedence order, and the
@@ -69,7 +70,7 @@ func (g *Grants) Update(key string, p *Policy) *Grants {
 	}
 	var front []string
 	for _, b := range bes {
-		l := withoutKey(g.backends[b], key)
+		l := withoutKey(g.backends.At(b), key)
 		if np != nil && targetsKey(np, s.BackendGroup, s.BackendKind, b) {
 			l = append(l, np)
 			slices.SortStableFunc(l, func(a, b *Policy) int { return strings.Compare(a.Key(), b.Key()) })
@@ -83,18 +84,89 @@ func (g *Grants) Update(key string, p *Policy) *Grants {
 				return 0
 			})
 		}
-		setOrDelete(n.backends, b, l)
+		n.backends = setOrDelete(n.backends, b, l)
 		front = append(front, g.topo.GatewaysInFront(b)...)
 	}
+	// The chunks of those Backends behind each Gateway in front of them: a policy sits in the chunk of
+	// the first of its Backends behind the Gateway, in its place among that Backend's policies.
 	seen := map[grant]bool{}
 	for _, gw := range compact(front) {
-		if gg := n.grantsBehind(g.topo.BackendsBehind(gw), seen); gg != nil {
-			n.behind[gw] = gg
+		gg := n.behind.At(gw)
+		for _, b := range bes {
+			if _, ok := g.topo.links.Get(pairKey(gw, b)); !ok {
+				continue
+			}
+			var old *grantChunk
+			if gg != nil {
+				old, _ = gg.chunks.Get(b)
+			}
+			if c := n.chunkOf(g.topo, gw, b, seen); c != nil || old != nil {
+				gg = gg.withChunk(b, old, c)
+			}
+		}
+		if gg != nil && gg.total > 0 {
+			n.behind = n.behind.Set(gw, gg)
 		} else {
-			delete(n.behind, gw)
+			n.behind = n.behind.Delete(gw)
 		}
 	}
 	return n
+}
+
+// WithTopology returns the Grants of g's policies over t, a later version of g's topology in which
+// only the Backends behind the Gateways changed differ (as Topology's With* report them). Behind each
+// of those Gateways, only the chunks of the Backends that came or went are built again, with those
+// of the other Backends their policies target (a policy's grants sit at the first of its Backends
+// behind the Gateway). The rest is shared with g, which stays valid and unchanged.
+func (g *Grants) WithTopology(t *Topology, changed []string) *Grants {
+	if t == nil {
+		t = &Topology{}
+	}
+	n := *g
+	n.topo = t
+	s := g.settings
+	seen := map[grant]bool{}
+	for _, gw := range changed {
+		var affected []string
+		for _, x := range symmetricDiff(g.topo.BackendsBehind(gw), t.BackendsBehind(gw)) {
+			affected = append(affected, x)
+			for _, p := range g.backends.At(x) {
+				affected = append(affected, targetKeys(p, s.BackendGroup, s.BackendKind)...)
+			}
+		}
+		gg := n.behind.At(gw)
+		for _, b := range compact(affected) {
+			var old *grantChunk
+			if gg != nil {
+				old, _ = gg.chunks.Get(b)
+			}
+			if c := n.chunkOf(t, gw, b, seen); c != nil || old != nil {
+				gg = gg.withChunk(b, old, c)
+			}
+		}
+		if gg != nil && gg.total > 0 {
+			n.behind = n.behind.Set(gw, gg)
+		} else {
+			n.behind = n.behind.Delete(gw)
+		}
+	}
+	return &n
+}
+
+// symmetricDiff returns the elements of the sorted a and b that are in only one of them, sorted.
+func symmetricDiff(a, b []string) []string {
+	var out []string
+	for len(a) > 0 && len(b) > 0 {
+		switch {
+		case a[0] < b[0]:
+			out, a = append(out, a[0]), a[1:]
+		case a[0] > b[0]:
+			out, b = append(out, b[0]), b[1:]
+		default:
+			a, b = a[1:], b[1:]
+		}
+	}
+	return append(append(out, a...), b...)
 }
 
 // withoutKey returns a copy of l without the policy keyed as key.
@@ -108,12 +180,11 @@ func withoutKey(l []*Policy, key string) []*Policy {
 	return out
 }
 
-func setOrDelete(m map[string][]*Policy, k string, l []*Policy) {
+func setOrDelete(m pmap[[]*Policy], k string, l []*Policy) pmap[[]*Policy] {
 	if len(l) == 0 {
-		delete(m, k)
-		return
+		return m.Delete(k)
 	}
-	m[k] = l
+	return m.Set(k, l)
 }
 
 func compact(l []string) []string {

@@ -16,33 +16,72 @@ import (
 
 // Topology is the part of the Gateway API graph the access profile needs: which Backends sit behind
 // which Gateways (Gateway ← HTTPRoute parentRefs, HTTPRoute backendRefs → Backend). Objects are named
-// "namespace/name". The zero value is empty and ready to use.
+// "namespace/name". The zero value is empty and ready to use. A Topology built by TopologyOf keeps
+// the objects it was built from and indexes them, so that WithGateway, WithHTTPRoute and
+// WithNamespace return the next version at the cost of what the object touches; versions share
+// what did not change and never change once built (Link aside), so readers need no lock.
 type Topology struct {
-	backends map[string][]string // gateway → backends behind it, sorted, unique
-	gateways map[string][]string // backend → gateways in front of it, sorted, unique
+	backends pmap[[]string] // gateway → backends behind it, sorted, unique
+	gateways pmap[[]string] // backend → gateways in front of it, sorted, unique
+	links    pmap[int32]    // gateway+"\x00"+backend → the routes linking them (a Link counts as one)
+
+	// What the links are derived from.
+	settings Settings                 // with defaults, or zero (then the defaults apply)
+	nsKnown  bool                     // false: namespace labels are not known, every selector matches
+	gws      pmap[*gatewayv1.Gateway] // "namespace/name" → Gateway
+	routes   pmap[*routeEntry]        // "namespace/name" → HTTPRoute with Backends and Gateway parents
+	byParent pmap[pmap[struct{}]]     // gateway → the routes with a parentRef to it
+	byNS     pmap[pmap[struct{}]]     // namespace → the routes in it
+	ns       pmap[map[string]string]  // namespace → its labels
 }
 
-// Link records that backend is reachable through gateway.
+// routeEntry is what the topology needs of one HTTPRoute.
+type routeEntry struct {
+	namespace string
+	parents   []routeParent // its parentRefs to Gateways
+	backends  []string      // its backendRefs to Backends of the configured kind, sorted, unique
+	linked    []string      // the Gateways that admit it now, sorted, unique
+}
+
+// routeParent is one parentRef to a Gateway, with the Gateway's key.
+type routeParent struct {
+	gateway string
+	ref     gatewayv1.ParentReference
+}
+
+// Link records that backend is reachable through gateway. It modifies t: it is for building a
+// topology by hand (tests, tools), not for one that others read. A link made by Link stays whatever
+// With* does.
 func (t *Topology) Link(gateway, backend string) {
-	if t.backends == nil {
-		t.backends, t.gateways = map[string][]string{}, map[string][]string{}
+	k := pairKey(gateway, backend)
+	if _, ok := t.links.Get(k); ok {
+		return
 	}
-	t.backends[gateway] = insert(t.backends[gateway], backend)
-	t.gateways[backend] = insert(t.gateways[backend], gateway)
+	t.links = t.links.Set(k, 1)
+	t.backends = t.backends.Set(gateway, insertCopy(t.backends.At(gateway), backend))
+	t.gateways = t.gateways.Set(backend, insertCopy(t.gateways.At(backend), gateway))
 }
 
-// BackendsBehind returns the backends reachable through gateway, sorted.
-func (t *Topology) BackendsBehind(gateway string) []string { return t.backends[gateway] }
+// BackendsBehind returns the backends reachable through gateway, sorted. The result is shared: read it only.
+func (t *Topology) BackendsBehind(gateway string) []string { return t.backends.At(gateway) }
 
-// GatewaysInFront returns the gateways through which backend is reachable, sorted.
-func (t *Topology) GatewaysInFront(backend string) []string { return t.gateways[backend] }
+// GatewaysInFront returns the gateways through which backend is reachable, sorted. The result is
+// shared: read it only.
+func (t *Topology) GatewaysInFront(backend string) []string { return t.gateways.At(backend) }
 
-func insert(s []string, v string) []string {
+func pairKey(gateway, backend string) string { return gateway + "\x00" + backend }
+
+// insertCopy returns a copy of the sorted s with v inserted (s itself when v is in it).
+func insertCopy(s []string, v string) []string {
 	i, found := slices.BinarySearch(s, v)
 	if found {
 		return s
 	}
-	return slices.Insert(s, i, v)
+	out := make([]string, len(s)+1)
+	copy(out, s[:i])
+	out[i] = v
+	copy(out[i+1:], s[i:])
+	return out
 }
 
 // NewTopology builds the topology from Gateways and HTTPRoutes (other objects are ignored). A route
@@ -87,52 +126,163 @@ func NewTopology(objs []*unstructured.Unstructured, s Settings) (Topology, error
 
 // TopologyOf builds the topology from typed Gateways and HTTPRoutes, by NewTopology's rules.
 // nsLabels holds the labels of the namespaces, for allowedRoutes selectors; nil (offline, where
-// they are not known) takes every selector as matching. The objects are only read.
+// they are not known) takes every selector as matching. The objects are only read, and kept: do not
+// modify them afterwards. Objects are keyed by namespace/name; of two with one key, With* replaces
+// the last.
 func TopologyOf(gateways []*gatewayv1.Gateway, routes []*gatewayv1.HTTPRoute, nsLabels map[string]map[string]string, s Settings) Topology {
-	s = s.withDefaults()
-	byKey := make(map[string]*gatewayv1.Gateway, len(gateways))
+	t := Topology{settings: s.withDefaults(), nsKnown: nsLabels != nil}
+	gws := make(map[string]*gatewayv1.Gateway, len(gateways))
 	for _, gw := range gateways {
-		byKey[gw.Namespace+"/"+gw.Name] = gw
+		gws[gw.Namespace+"/"+gw.Name] = gw
 	}
-	var t Topology
-	for _, r := range routes {
-		var backends []string
-		for _, rule := range r.Spec.Rules {
-			for _, ref := range rule.BackendRefs {
-				if string(deref(ref.Group, "")) != s.BackendGroup || string(deref(ref.Kind, "Service")) != s.BackendKind {
-					continue
-				}
-				backends = append(backends, string(deref(ref.Namespace, gatewayv1.Namespace(r.Namespace)))+"/"+string(ref.Name))
-			}
+	t.gws, t.ns = pmapOf(gws), pmapOf(nsLabels)
+	entries := make(map[string]*routeEntry, len(routes))
+	byParent, byNS := map[string]map[string]struct{}{}, map[string]map[string]struct{}{}
+	backends, fronts, links := map[string][]string{}, map[string][]string{}, map[string]int32{}
+	add := func(m map[string]map[string]struct{}, outer, inner string) {
+		if m[outer] == nil {
+			m[outer] = map[string]struct{}{}
 		}
-		if len(backends) == 0 {
+		m[outer][inner] = struct{}{}
+	}
+	for _, r := range routes {
+		e := newRouteEntry(r, t.settings)
+		if e == nil {
 			continue
 		}
-		for _, pr := range r.Spec.ParentRefs {
-			if deref(pr.Group, GatewayGroup) != GatewayGroup || deref(pr.Kind, GatewayKind) != GatewayKind {
-				continue
-			}
-			key := string(deref(pr.Namespace, gatewayv1.Namespace(r.Namespace))) + "/" + string(pr.Name)
-			if gw, ok := byKey[key]; ok && !admits(gw, pr, r.Namespace, nsLabels) {
-				continue
-			}
-			for _, b := range backends {
-				t.Link(key, b)
+		e.linked = t.linkedOf(e)
+		key := r.Namespace + "/" + r.Name
+		entries[key] = e
+		for _, p := range e.parents {
+			add(byParent, p.gateway, key)
+		}
+		add(byNS, e.namespace, key)
+		for _, gw := range e.linked {
+			for _, b := range e.backends {
+				k := pairKey(gw, b)
+				if links[k] == 0 {
+					backends[gw] = append(backends[gw], b)
+					fronts[b] = append(fronts[b], gw)
+				}
+				links[k]++
 			}
 		}
 	}
+	t.routes, t.links = pmapOf(entries), pmapOf(links)
+	t.byParent, t.byNS = setsOf(byParent), setsOf(byNS)
+	for _, l := range backends {
+		slices.Sort(l)
+	}
+	for _, l := range fronts {
+		slices.Sort(l)
+	}
+	t.backends, t.gateways = pmapOf(backends), pmapOf(fronts)
 	return t
 }
 
-// admits reports whether some listener of gw selected by pr admits an HTTPRoute from namespace,
-// by the topology package's rules; with nsLabels nil, a Selector is taken as matching.
-func admits(gw *gatewayv1.Gateway, pr gatewayv1.ParentReference, namespace string, nsLabels map[string]map[string]string) bool {
+// setsOf is m as persistent maps.
+func setsOf(m map[string]map[string]struct{}) pmap[pmap[struct{}]] {
+	out := make(map[string]pmap[struct{}], len(m))
+	for k, s := range m {
+		out[k] = pmapOf(s)
+	}
+	return pmapOf(out)
+}
+
+// newRouteEntry is what the topology needs of r, nil when r links nothing (no Backend of s's kind,
+// or no parentRef to a Gateway).
+func newRouteEntry(r *gatewayv1.HTTPRoute, s Settings) *routeEntry {
+	var backends []string
+	for _, rule := range r.Spec.Rules {
+		for _, ref := range rule.BackendRefs {
+			if string(deref(ref.Group, "")) != s.BackendGroup || string(deref(ref.Kind, "Service")) != s.BackendKind {
+				continue
+			}
+			backends = append(backends, string(deref(ref.Namespace, gatewayv1.Namespace(r.Namespace)))+"/"+string(ref.Name))
+		}
+	}
+	if len(backends) == 0 {
+		return nil
+	}
+	e := &routeEntry{namespace: r.Namespace, backends: compact(backends), parents: make([]routeParent, 0, len(r.Spec.ParentRefs))}
+	for _, pr := range r.Spec.ParentRefs {
+		if deref(pr.Group, GatewayGroup) != GatewayGroup || deref(pr.Kind, GatewayKind) != GatewayKind {
+			continue
+		}
+		key := string(deref(pr.Namespace, gatewayv1.Namespace(r.Namespace))) + "/" + string(pr.Name)
+		e.parents = append(e.parents, routeParent{gateway: key, ref: pr})
+	}
+	if len(e.parents) == 0 {
+		return nil
+	}
+	return e
+}
+
+// linkedOf returns the Gateways of e's parentRefs that admit it: a Gateway not known admits it.
+func (t *Topology) linkedOf(e *routeEntry) []string {
+	var out []string
+	for _, p := range e.parents {
+		if gw, ok := t.gws.Get(p.gateway); ok && !admits(gw, p.ref, e.namespace, t.ns.At(e.namespace), t.nsKnown) {
+			continue
+		}
+		out = append(out, p.gateway)
+	}
+	return compact(out)
+}
+
+// index adds the route keyed as key (e, nil for none) to the indexes by parent and by namespace.
+func (t *Topology) index(key string, e *routeEntry) {
+	if e == nil {
+		return
+	}
+	for i, p := range e.parents {
+		if i > 0 && slices.ContainsFunc(e.parents[:i], func(q routeParent) bool { return q.gateway == p.gateway }) {
+			continue
+		}
+		t.byParent = addTo(t.byParent, p.gateway, key)
+	}
+	t.byNS = addTo(t.byNS, e.namespace, key)
+}
+
+// unindex takes the route keyed as key (e, nil for none) out of the indexes.
+func (t *Topology) unindex(key string, e *routeEntry) {
+	if e == nil {
+		return
+	}
+	for _, p := range e.parents {
+		t.byParent = removeFrom(t.byParent, p.gateway, key)
+	}
+	t.byNS = removeFrom(t.byNS, e.namespace, key)
+}
+
+func addTo(m pmap[pmap[struct{}]], outer, inner string) pmap[pmap[struct{}]] {
+	return m.Set(outer, m.At(outer).Set(inner, struct{}{}))
+}
+
+func removeFrom(m pmap[pmap[struct{}]], outer, inner string) pmap[pmap[struct{}]] {
+	s, ok := m.Get(outer)
+	if !ok {
+		return m
+	}
+	if _, ok := s.Get(inner); !ok {
+		return m
+	}
+	if s = s.Delete(inner); s.Len() == 0 {
+		return m.Delete(outer)
+	}
+	return m.Set(outer, s)
+}
+
+// admits reports whether some listener of gw selected by pr admits an HTTPRoute from namespace
+// (labelled nsLabels), by the topology package's rules; with the labels not known, a Selector is
+// taken as matching.
+func admits(gw *gatewayv1.Gateway, pr gatewayv1.ParentReference, namespace string, nsLabels map[string]string, known bool) bool {
 	matches := func(sel *metav1.LabelSelector) bool {
-		if nsLabels == nil {
+		if !known {
 			return true
 		}
 		ls, err := metav1.LabelSelectorAsSelector(sel)
-		return err == nil && ls.Matches(labels.Set(nsLabels[namespace]))
+		return err == nil && ls.Matches(labels.Set(nsLabels))
 	}
 	for _, l := range gw.Spec.Listeners {
 		if topology.SelectsListener(pr, l) && topology.Admits(l, gw.Namespace, "HTTPRoute", namespace, matches) {

@@ -107,17 +107,13 @@ func next(c *cached, e state.Event, as engine.Settings) any {
 
 // nextTopology brings c forward with a topology event. The access topology reads Gateways,
 // HTTPRoutes and the namespaces' labels only: other events leave c as it is. Those are applied by the
-// topology's and the grants' per-object updates (topologyUpdates, grantsUpdates), else the next read
-// builds the cache whole.
+// topology's copy-on-write per-object updates (WithGateway, WithHTTPRoute, WithNamespace), and the
+// grants follow for the Gateways whose Backends changed (WithTopology), sharing the rest.
 func nextTopology(c *cached, e state.Event) any {
 	switch e.GroupKind {
 	case gatewayKind, httpRouteKind, namespaceKind:
 	default:
 		return c
-	}
-	tu, ok := any(c.topo).(topologyUpdates)
-	if !ok {
-		return nil
 	}
 	key := e.Object.GetNamespace() + "/" + e.Object.GetName()
 	var topo *engine.Topology
@@ -128,13 +124,13 @@ func nextTopology(c *cached, e state.Event) any {
 		if e.Deleted {
 			gw = nil
 		}
-		topo, changed = tu.WithGateway(key, gw)
+		topo, changed = c.topo.WithGateway(key, gw)
 	case httpRouteKind:
 		r, _ := e.Object.(*gwv1.HTTPRoute) // nil: deleted
 		if e.Deleted {
 			r = nil
 		}
-		topo, changed = tu.WithHTTPRoute(key, r)
+		topo, changed = c.topo.WithHTTPRoute(key, r)
 	default:
 		var labels map[string]string // nil: deleted
 		if !e.Deleted {
@@ -143,32 +139,13 @@ func nextTopology(c *cached, e state.Event) any {
 				labels = map[string]string{}
 			}
 		}
-		topo, changed = tu.WithNamespace(e.Object.GetName(), labels)
+		topo, changed = c.topo.WithNamespace(e.Object.GetName(), labels)
 	}
 	n := &cached{topo: topo, grants: make(map[schema.GroupKind]*engine.Grants, len(c.grants))}
 	for gk, g := range c.grants {
-		gu, ok := any(g).(grantsUpdates)
-		if !ok {
-			return nil
-		}
-		n.grants[gk] = gu.WithTopology(topo, changed)
+		n.grants[gk] = g.WithTopology(topo, changed)
 	}
 	return n
-}
-
-// topologyUpdates and grantsUpdates are the per-object updates of the access topology (the topology
-// with one Gateway, HTTPRoute or namespace set, or removed when nil, and the Gateways whose Backends
-// changed) and of the grants over a later topology. This is the one place they plug in: until
-// package access has them (branch accesstopo), the cache is built whole after a Gateway, HTTPRoute or
-// Namespace event; once merged, call them directly.
-type topologyUpdates interface {
-	WithGateway(key string, gw *gwv1.Gateway) (*engine.Topology, []string)
-	WithHTTPRoute(key string, r *gwv1.HTTPRoute) (*engine.Topology, []string)
-	WithNamespace(name string, labels map[string]string) (*engine.Topology, []string)
-}
-
-type grantsUpdates interface {
-	WithTopology(t *engine.Topology, changed []string) *engine.Grants
 }
 
 // The topology kinds the access topology reads.

@@ -60,7 +60,7 @@ func Index(st *state.State, gk schema.GroupKind, meshName string) *engine.Index 
 
 // nextIndex brings the index x of mesh meshName forward with event e: an event of another mesh
 // leaves it as it is; one of its own mesh is applied by the index's copy-on-write updates
-// (indexUpdates), else the next read builds the index whole.
+// (WithDataplane, WithPolicy), sharing the rest.
 func nextIndex(x *engine.Index, meshName string, e state.Event) any {
 	meshOf := PolicyMesh
 	if e.GroupKind == DataplaneKind {
@@ -69,9 +69,8 @@ func nextIndex(x *engine.Index, meshName string, e state.Event) any {
 	if !inMesh(e.Object, meshOf, meshName) && !inMesh(e.Old, meshOf, meshName) {
 		return x
 	}
-	up, ok := any(x).(indexUpdates)
 	u, isObj := e.Object.(*unstructured.Unstructured)
-	if !ok || !isObj {
+	if !isObj {
 		return nil
 	}
 	// The object as the index of meshName holds it: nil when deleted, moved to another mesh, or
@@ -82,22 +81,13 @@ func nextIndex(x *engine.Index, meshName string, e state.Event) any {
 		if d, parsed := dataplaneGrouping.parse(u); keep && parsed {
 			dp = &d
 		}
-		return up.WithDataplane(dataplaneGrouping.objKey(u), dp)
+		return x.WithDataplane(dataplaneGrouping.objKey(u), dp)
 	}
 	var p *engine.Policy
 	if q, parsed := policyGrouping.parse(u); keep && parsed {
 		p = &q
 	}
-	return up.WithPolicy(policyGrouping.objKey(u), p)
-}
-
-// indexUpdates are the copy-on-write updates of a mesh index: the index with one Dataplane (by
-// "namespace/name") or one policy (by ID) set, or removed when nil, sharing the rest. This is the
-// one place they plug in: until package mesh's Index has them (branch meshidx), an index is built
-// whole after an event of its mesh; once merged, call them directly.
-type indexUpdates interface {
-	WithDataplane(key string, dp *engine.Dataplane) *engine.Index
-	WithPolicy(id string, p *engine.Policy) *engine.Index
+	return x.WithPolicy(policyGrouping.objKey(u), p)
 }
 
 // inMesh reports whether o is an object of mesh meshName (false for nil).

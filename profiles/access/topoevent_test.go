@@ -1,25 +1,19 @@
 package access_test
 
 import (
-	"context"
 	"fmt"
 	"math/rand"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/precedent-dev/precedent/access"
 	accessprofile "github.com/precedent-dev/precedent/profiles/access"
-	"github.com/precedent-dev/precedent/state"
-	"github.com/precedent-dev/precedent/state/statetest"
 )
 
 // TestAccessCacheTopologyEventsMatchBuild applies random Gateway, HTTPRoute and Namespace events
@@ -42,19 +36,7 @@ func TestAccessCacheTopologyEventsMatchBuild(t *testing.T) {
 
 func checkTopologyChurn(t *testing.T, seed int64, steps int) (compared, warned int) {
 	r := rand.New(rand.NewSource(seed))
-	inf := statetest.New(t)
-	st := state.New(logr.Discard())
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	if err := st.Watch(ctx, inf, nil); err != nil {
-		t.Fatal(err)
-	}
-	gvk := access.AccessPolicyKind.WithVersion("v1alpha1")
-	mapper := meta.NewDefaultRESTMapper([]schema.GroupVersion{gvk.GroupVersion()})
-	mapper.Add(gvk, meta.RESTScopeNamespace)
-	if err := st.WatchProfiles(ctx, inf, mapper, []schema.GroupKind{access.AccessPolicyKind}, schema.GroupKind{}); err != nil {
-		t.Fatal(err)
-	}
+	st, inf := watchedState(t)
 	as := access.DefaultSettings()
 	have := map[string]client.Object{}
 	apply := func(name string, o client.Object, remove bool) {

@@ -1,21 +1,15 @@
 package access_test
 
 import (
-	"context"
 	"fmt"
 	"testing"
 
-	"github.com/go-logr/logr"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/precedent-dev/precedent/access"
 	accessprofile "github.com/precedent-dev/precedent/profiles/access"
-	"github.com/precedent-dev/precedent/state"
-	"github.com/precedent-dev/precedent/state/statetest"
 )
 
 // BenchmarkAccessPolicyEvent: applying one AccessPolicy update (a Backend-level policy whose tools
@@ -25,19 +19,7 @@ import (
 func BenchmarkAccessPolicyEvent(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
 		b.Run(fmt.Sprintf("backends=%d", n), func(b *testing.B) {
-			inf := statetest.New(b)
-			st := state.New(logr.Discard())
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			if err := st.Watch(ctx, inf, nil); err != nil {
-				b.Fatal(err)
-			}
-			gvk := access.AccessPolicyKind.WithVersion("v1alpha1")
-			mapper := meta.NewDefaultRESTMapper([]schema.GroupVersion{gvk.GroupVersion()})
-			mapper.Add(gvk, meta.RESTScopeNamespace)
-			if err := st.WatchProfiles(ctx, inf, mapper, []schema.GroupKind{access.AccessPolicyKind}, schema.GroupKind{}); err != nil {
-				b.Fatal(err)
-			}
+			st, inf := watchedState(b)
 			group, kind := gwv1.Group(access.DefaultBackendGroup), gwv1.Kind(access.DefaultBackendKind)
 			for g := 0; g < 10; g++ {
 				inf.Add(b, &gwv1.Gateway{

@@ -1,7 +1,6 @@
 package access_test
 
 import (
-	"context"
 	"fmt"
 	"math/rand"
 	"slices"
@@ -9,19 +8,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/precedent-dev/precedent/access"
 	accessprofile "github.com/precedent-dev/precedent/profiles/access"
-	"github.com/precedent-dev/precedent/state"
-	"github.com/precedent-dev/precedent/state/statetest"
 )
 
 // TestAccessGrantsIncrementalMatchesFullBuild applies random sequences of AccessPolicy creates,
@@ -42,19 +36,7 @@ func TestAccessGrantsIncrementalMatchesFullBuild(t *testing.T) {
 
 func checkAccessChurn(t *testing.T, seed int64, steps int) (compared, warned int) {
 	r := rand.New(rand.NewSource(seed))
-	inf := statetest.New(t)
-	st := state.New(logr.Discard())
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	if err := st.Watch(ctx, inf, nil); err != nil {
-		t.Fatal(err)
-	}
-	gvk := access.AccessPolicyKind.WithVersion("v1alpha1")
-	mapper := meta.NewDefaultRESTMapper([]schema.GroupVersion{gvk.GroupVersion()})
-	mapper.Add(gvk, meta.RESTScopeNamespace)
-	if err := st.WatchProfiles(ctx, inf, mapper, []schema.GroupKind{access.AccessPolicyKind}, schema.GroupKind{}); err != nil {
-		t.Fatal(err)
-	}
+	st, inf := watchedState(t)
 	group, kind := gwv1.Group(access.DefaultBackendGroup), gwv1.Kind(access.DefaultBackendKind)
 	for g := 0; g < 3; g++ {
 		inf.Add(t, &gwv1.Gateway{

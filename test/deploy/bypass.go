@@ -22,6 +22,8 @@ func (c *Cluster) BypassWebhooks(ctx context.Context) (func() error, error) {
 	sel := map[string]interface{}{"matchExpressions": []interface{}{
 		map[string]interface{}{"key": BypassLabel, "operator": "DoesNotExist"},
 	}}
+	// The API server stores an absent objectSelector as the empty one (every object): that is what
+	// restoring puts back.
 	set := func(on bool) error {
 		for _, kind := range []string{"MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"} {
 			o := c.Manifests.Find(kind, "precedent")
@@ -35,13 +37,13 @@ func (c *Cluster) BypassWebhooks(ctx context.Context) (func() error, error) {
 			hooks, _, _ := unstructuredSlice(cur.Object, "webhooks")
 			for _, h := range hooks {
 				h := h.(map[string]interface{})
-				if _, has := h["objectSelector"]; has && on {
+				if s, _ := h["objectSelector"].(map[string]interface{}); len(s) > 0 && on {
 					return fmt.Errorf("%s precedent has an objectSelector already: not bypassing it", kind)
 				}
 				if on {
 					h["objectSelector"] = sel
 				} else {
-					delete(h, "objectSelector")
+					h["objectSelector"] = map[string]interface{}{}
 				}
 			}
 			cur.Object["webhooks"] = hooks

@@ -104,7 +104,7 @@ func enforced(snap *effective.Snapshot, p *policy.Policy) (verdict, []topology.K
 	if len(paths) == 0 {
 		return verdict{false, ReasonUnknown, "Policy has encountered some issues: it is not in the path of any route or listener"}, nil
 	}
-	declared := p.RuleIDs()
+	declared := ruleIDs(p) // in no order: only sets and counts are made of them
 	inEffect := map[string]bool{}
 	lost := map[string]map[string]bool{}    // who → rule ids of p not in effect because of them ("": no other policy)
 	unset := map[string]map[string]bool{}   // who → rule ids of p their unset removed
@@ -120,11 +120,19 @@ func enforced(snap *effective.Snapshot, p *policy.Policy) (verdict, []topology.K
 				level[q.Ref] = lv.Level
 			}
 		}
-		for id, e := range r.Rules {
-			if e.Source == p.Ref {
+		for _, id := range declared {
+			if e, ok := r.Rules[id]; ok && e.Source == p.Ref {
 				inEffect[id] = true
-			} else if e.Block != "overrides" && level[e.Source] < level[p.Ref] {
-				add(addedBy, e.Source.String(), id) // a default of a less specific policy, added next to p's rules
+			}
+		}
+		// The defaults of less specific policies added next to p's rules; none unless such a policy
+		// has defaults (the effective policy under a Gateway policy of thousands of overrides is not
+		// walked for each policy on its paths).
+		if lowerDefaults(snap, path, level, level[p.Ref]) {
+			for id, e := range r.Rules {
+				if e.Source != p.Ref && e.Block != "overrides" && level[e.Source] < level[p.Ref] {
+					add(addedBy, e.Source.String(), id)
+				}
 			}
 		}
 		for _, id := range declared {
@@ -158,6 +166,80 @@ func enforced(snap *effective.Snapshot, p *policy.Policy) (verdict, []topology.K
 			addedSuffix("; the following defaults have been added by ", addedBy), 32768)}, keys
 	}
 	return verdict{true, ReasonEnforced, truncate("Policy has been successfully enforced"+addedSuffix(". The following defaults have been added by ", addedBy), 32768)}, keys
+}
+
+// lowerDefaults reports whether a policy of path at a level under lvl (by level, the policies'
+// levels on the path) has defaults (or bare rules): only such a policy's rules can be defaults
+// added next to those of a policy at lvl.
+func lowerDefaults(snap *effective.Snapshot, path topology.Path, level map[policy.Ref]topology.Level, lvl topology.Level) bool {
+	for _, lv := range snap.Levels(path) {
+		for _, q := range lv.Policies {
+			if level[q.Ref] < lvl && q.DefaultsBlock() != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ruleIDs is policy.Policy.RuleIDs without the sort, which cost a policy of thousands of rules
+// more than the rest of its status.
+func ruleIDs(p *policy.Policy) []string {
+	var blocks []*policy.Block
+	n := 0
+	for _, b := range []*policy.Block{p.Bare, p.Defaults, p.Overrides} {
+		if b != nil && len(b.Rules) > 0 {
+			blocks = append(blocks, b)
+			n += len(b.Rules)
+		}
+	}
+	ids := make([]string, 0, n)
+	var seen map[string]bool // only when an id may be in two blocks
+	if len(blocks) > 1 {
+		seen = make(map[string]bool, n)
+	}
+	for _, b := range blocks {
+		for id := range b.Rules {
+			if seen != nil {
+				if seen[id] {
+					continue
+				}
+				seen[id] = true
+			}
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// isEnforced is enforced's verdict alone (Enforced or PartiallyEnforced rather than Overridden or
+// Unknown): p reaches some path, and declares no rule or has one in effect on some path. It stops
+// at the first such rule, so it costs little for a policy of thousands of rules.
+func isEnforced(snap *effective.Snapshot, p *policy.Policy) bool {
+	paths := snap.PathsOf(p)
+	if len(paths) == 0 {
+		return false
+	}
+	blocks := make([]*policy.Block, 0, 3)
+	for _, b := range []*policy.Block{p.Bare, p.Defaults, p.Overrides} {
+		if b != nil && len(b.Rules) > 0 {
+			blocks = append(blocks, b)
+		}
+	}
+	if len(blocks) == 0 {
+		return true
+	}
+	for _, i := range paths {
+		r := snap.Compute(snap.Graph.Paths[i])
+		for _, b := range blocks {
+			for id := range b.Rules {
+				if e, ok := r.Rules[id]; ok && e.Source == p.Ref {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // holders names the policies that keep rule id of p out of the effective policy r of one path:

@@ -82,11 +82,12 @@ type Reconciler struct {
 	Recorder events.EventRecorder
 	Log      logr.Logger
 
-	// pruned, written and views are shared by the kind's controllers (the Affected one copies the
+	// pruned, written, views and holdings are shared by the kind's controllers (the Affected one copies the
 	// Reconciler).
-	pruned  *pruning
-	written *ownWrites
-	views   *views
+	pruned   *pruning
+	written  *ownWrites
+	views    *views
+	holdings *holdings
 }
 
 // SetupWithManager registers one controller per managed kind (leader-elected with the manager).
@@ -193,6 +194,9 @@ func (r *Reconciler) setup(mgr ctrl.Manager) error {
 	}
 	if r.views == nil {
 		r.views = &views{m: map[types.NamespacedName]viewEntry{}}
+	}
+	if r.holdings == nil {
+		r.holdings = &holdings{}
 	}
 	b := ctrl.NewControllerManagedBy(mgr)
 	if _, err := mgr.GetRESTMapper().RESTMapping(settings.GVK.GroupKind(), settings.GVK.Version); err == nil {
@@ -406,7 +410,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	p, viewErrs := r.views.view(k, u)
 	invalid := append(viewErrs, Invalid(snap, p, s)...)
-	st := Compute(snap, p, invalid, s)
+	st := compute(snap, p, invalid, s, r.holdings)
 
 	status, _ := u.Object["status"].(map[string]interface{})
 	skip := r.pruned.skip()

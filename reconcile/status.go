@@ -45,6 +45,12 @@ const MaxAncestors = 16
 // Compute derives the status of p (as stored) from snap, the snapshot holding every policy of its
 // kind. invalid are the errors the webhook would give p now (stateless and stateful).
 func Compute(snap *effective.Snapshot, p *policy.Policy, invalid field.ErrorList, s settings.Settings) Status {
+	return compute(snap, p, invalid, s, nil)
+}
+
+// compute is Compute, with the reconciler's counts of the rules each policy holds in the effective
+// policies it reads (nil: none kept).
+func compute(snap *effective.Snapshot, p *policy.Policy, invalid field.ErrorList, s settings.Settings, h *holdings) Status {
 	gen := p.Generation
 	cond := func(t string, ok bool, reason, msg string) metav1.Condition {
 		st := metav1.ConditionFalse
@@ -60,7 +66,7 @@ func Compute(snap *effective.Snapshot, p *policy.Policy, invalid field.ErrorList
 		st.Conditions = append(st.Conditions, cond(TypeEnforced, false, ReasonUnknown, "Policy has encountered some issues: it is not accepted"))
 		return st
 	}
-	e, gws := enforced(snap, p)
+	e, gws := enforced(snap, p, h)
 	st.Conditions = append(st.Conditions, cond(TypeEnforced, e.ok, e.reason, e.msg))
 	st.Gateways = gws
 	return st
@@ -99,13 +105,16 @@ func acceptedCondition(snap *effective.Snapshot, p *policy.Policy, invalid field
 
 // enforced folds every path p reaches and reads p's fate from the effective policies and events:
 // which of p's rules are not in effect on some path, and who holds each of them there.
-func enforced(snap *effective.Snapshot, p *policy.Policy) (verdict, []topology.Key) {
+// With counts of the rules each policy holds (h, may be nil), a path where p holds all its rules
+// is settled by one lookup.
+func enforced(snap *effective.Snapshot, p *policy.Policy, h *holdings) (verdict, []topology.Key) {
 	paths := snap.PathsOf(p)
 	if len(paths) == 0 {
 		return verdict{false, ReasonUnknown, "Policy has encountered some issues: it is not in the path of any route or listener"}, nil
 	}
 	declared := ruleIDs(p) // in no order: only sets and counts are made of them
 	inEffect := map[string]bool{}
+	everyIn := false                        // on some path, every rule of p is in effect
 	lost := map[string]map[string]bool{}    // who → rule ids of p not in effect because of them ("": no other policy)
 	unset := map[string]map[string]bool{}   // who → rule ids of p their unset removed
 	addedBy := map[string]map[string]bool{} // policy → default rule ids it added next to p's
@@ -120,7 +129,14 @@ func enforced(snap *effective.Snapshot, p *policy.Policy) (verdict, []topology.K
 				level[q.Ref] = lv.Level
 			}
 		}
+		// p's rules are in effect on this path, and none is lost here, when p holds as many rules
+		// as it declares.
+		all := h != nil && len(declared) > 0 && h.held(r.Rules, p.Ref) == len(declared)
+		everyIn = everyIn || all
 		for _, id := range declared {
+			if all {
+				break
+			}
 			if e, ok := r.Rules[id]; ok && e.Source == p.Ref {
 				inEffect[id] = true
 			}
@@ -136,6 +152,9 @@ func enforced(snap *effective.Snapshot, p *policy.Policy) (verdict, []topology.K
 			}
 		}
 		for _, id := range declared {
+			if all {
+				break
+			}
 			if e, ok := r.Rules[id]; ok && e.Source == p.Ref {
 				continue
 			}
@@ -153,6 +172,9 @@ func enforced(snap *effective.Snapshot, p *policy.Policy) (verdict, []topology.K
 	}
 	var notInEffect []string
 	for _, id := range declared {
+		if everyIn {
+			break
+		}
 		if !inEffect[id] {
 			notInEffect = append(notInEffect, id)
 		}

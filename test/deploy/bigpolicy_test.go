@@ -20,9 +20,10 @@ import (
 // Profiled with perf while this ran (2 shared cores): the changing stream's extra CPU in Precedent
 // was the leader's status controllers, not admission: per change, each policy on the Gateway was
 // copied out of the cache, parsed and walked rule by rule (the 5,000-rule one included), about 0.4
-// core. With that gone (package reconcile) and the folds a change drops refolded off the request
-// path (package state), three runs measured 3.92 (before), 1.78 and 1.38; the webhooks' share of
-// the p50 was then the same in both streams (3.2 and 2.7 ms) and the rest is the API server's.
+// core. Three runs measured 3.92 before, 1.78 with that gone (package reconcile) and 1.38 with the
+// folds a change drops also refolded off the request path (package state); in the last, the
+// webhooks' share of the p50 was the same in both streams (3.2 and 2.7 ms), the rest the API
+// server's and etcd's (1.80 between the streams with the webhooks skipped).
 //
 // The same two streams then run with Precedent's webhooks out of the way (an objectSelector skips
 // the stream's labelled policies; BypassWebhooks), so the report shows what the API server and etcd

@@ -130,6 +130,7 @@ bench-admission: control-plane ## Cost of admission per write on a loaded API se
 	$(GO) test -run '^$$' -bench '^BenchmarkValidateAfterChange$$' -benchtime 20x -benchmem ./webhook
 	$(GO) test -run '^$$' -bench '^BenchmarkValidateFresh$$' -benchtime 3x ./webhook
 	$(GO) test -run '^$$' -bench '^BenchmarkValidateUnderBigPolicy$$' -benchtime 2000x -benchmem ./webhook
+	$(GO) test -run '^$$' -bench '^BenchmarkValidateStreamUnderBigPolicy$$' -benchtime 1000x -benchmem ./webhook
 	$(GO) test -run '^$$' -bench '^BenchmarkValidateChurn$$' -benchtime 4s ./webhook
 	$(GO) test -run '^$$' -bench '^BenchmarkApplyChange$$' -benchtime 3000x ./state
 
@@ -137,6 +138,7 @@ bench-admission: control-plane ## Cost of admission per write on a loaded API se
 bench-reconcile: control-plane ## Status reconciler from cold on a loaded API server: time to settle, status writes, writes in a minute of steady state; then, TestReconcileChurn, status writes per change and convergence while routes and policies change.
 	$(GO) test $(BENCH_FLAGS) -run '^TestReconcileSettle$$' ./test/bench $(if $(BENCH_ARGS),-args $(BENCH_ARGS))
 	$(GO) test $(BENCH_FLAGS) -run '^TestReconcileChurn$$' ./test/bench $(if $(BENCH_ARGS),-args $(BENCH_ARGS))
+	$(GO) test -run '^$$' -bench '^BenchmarkReconcileUnderBigPolicy$$' -benchtime 300x -benchmem ./reconcile
 
 # Go minimizes each new interesting input for up to -fuzzminimizetime (default 60s) before fuzzing
 # on; the engine target is slow under coverage instrumentation (Kubernetes and CEL are in it), so with

@@ -148,10 +148,7 @@ func affected(snap *effective.Snapshot, gw *gwv1.Gateway) metav1.Condition {
 	whole := map[string]bool{}
 	sections := map[string]map[string]bool{}
 	base := topology.Target{Kind: "Gateway", Namespace: gw.Namespace, Name: gw.Name}
-	enforcedP := func(p *policy.Policy) bool {
-		e, _ := enforced(snap, p)
-		return e.ok
-	}
+	enforcedP := func(p *policy.Policy) bool { return isEnforced(snap, p) }
 	for _, p := range snap.At(base) {
 		if enforcedP(p) {
 			whole[printable.String(p.Ref.String())] = true

@@ -3,6 +3,7 @@ package reconcile
 import (
 	"context"
 	"fmt"
+	"maps"
 	"reflect"
 	"sync"
 	"time"
@@ -81,9 +82,12 @@ type Reconciler struct {
 	Recorder events.EventRecorder
 	Log      logr.Logger
 
-	// pruned and written are shared by the kind's controllers (the Affected one copies the Reconciler).
-	pruned  *pruning
-	written *ownWrites
+	// pruned, written, views and holdings are shared by the kind's controllers (the Affected one copies the
+	// Reconciler).
+	pruned   *pruning
+	written  *ownWrites
+	views    *views
+	holdings *holdings
 }
 
 // SetupWithManager registers one controller per managed kind (leader-elected with the manager).
@@ -187,6 +191,12 @@ func (r *Reconciler) setup(mgr ctrl.Manager) error {
 	}
 	if r.written == nil {
 		r.written = &ownWrites{last: map[types.NamespacedName]writeMark{}}
+	}
+	if r.views == nil {
+		r.views = &views{m: map[types.NamespacedName]viewEntry{}}
+	}
+	if r.holdings == nil {
+		r.holdings = &holdings{}
 	}
 	b := ctrl.NewControllerManagedBy(mgr)
 	if _, err := mgr.GetRESTMapper().RESTMapping(settings.GVK.GroupKind(), settings.GVK.Version); err == nil {
@@ -313,6 +323,7 @@ func (r *Reconciler) afterPolicy(mapper, onStatus handler.MapFunc) handler.Event
 		},
 		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 			r.written.forget(client.ObjectKeyFromObject(e.Object))
+			r.views.forget(client.ObjectKeyFromObject(e.Object))
 			enqueue(ctx, e.Object, true, mapper, q)
 		},
 		GenericFunc: func(ctx context.Context, e event.GenericEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
@@ -383,8 +394,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if !ok || !k.WritesStatus() {
 		return reconcile.Result{}, nil
 	}
+	// The cache's own object, not a copy: a copy of a policy of thousands of rules was most of the
+	// cost of a reconcile, once per change of any policy on its paths. Read only: the status write
+	// below goes through a top-level map of its own.
 	u := r.newObject()
-	if err := r.reader().Get(ctx, req.NamespacedName, u); err != nil {
+	if err := r.reader().Get(ctx, req.NamespacedName, u, client.UnsafeDisableDeepCopy); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	if r.written.behind(u) {
@@ -394,9 +408,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	p, viewErrs := policy.View(k, u)
+	p, viewErrs := r.views.view(k, u)
 	invalid := append(viewErrs, Invalid(snap, p, s)...)
-	st := Compute(snap, p, invalid, s)
+	st := compute(snap, p, invalid, s, r.holdings)
 
 	status, _ := u.Object["status"].(map[string]interface{})
 	skip := r.pruned.skip()
@@ -409,6 +423,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, nil
 	}
 	oldConds := conditionsOf(u)
+	u = &unstructured.Unstructured{Object: maps.Clone(u.Object)} // the write's response replaces its Object
+	u.SetGroupVersionKind(r.Kind.GVK)                            // as a copying Get sets it
 	u.Object["status"] = newStatus
 	if err := r.Client.Status().Update(ctx, u); err != nil {
 		switch {

@@ -45,6 +45,12 @@ const MaxAncestors = 16
 // Compute derives the status of p (as stored) from snap, the snapshot holding every policy of its
 // kind. invalid are the errors the webhook would give p now (stateless and stateful).
 func Compute(snap *effective.Snapshot, p *policy.Policy, invalid field.ErrorList, s settings.Settings) Status {
+	return compute(snap, p, invalid, s, nil)
+}
+
+// compute is Compute, with the reconciler's counts of the rules each policy holds in the effective
+// policies it reads (nil: none kept).
+func compute(snap *effective.Snapshot, p *policy.Policy, invalid field.ErrorList, s settings.Settings, h *holdings) Status {
 	gen := p.Generation
 	cond := func(t string, ok bool, reason, msg string) metav1.Condition {
 		st := metav1.ConditionFalse
@@ -60,7 +66,7 @@ func Compute(snap *effective.Snapshot, p *policy.Policy, invalid field.ErrorList
 		st.Conditions = append(st.Conditions, cond(TypeEnforced, false, ReasonUnknown, "Policy has encountered some issues: it is not accepted"))
 		return st
 	}
-	e, gws := enforced(snap, p)
+	e, gws := enforced(snap, p, h)
 	st.Conditions = append(st.Conditions, cond(TypeEnforced, e.ok, e.reason, e.msg))
 	st.Gateways = gws
 	return st
@@ -99,13 +105,16 @@ func acceptedCondition(snap *effective.Snapshot, p *policy.Policy, invalid field
 
 // enforced folds every path p reaches and reads p's fate from the effective policies and events:
 // which of p's rules are not in effect on some path, and who holds each of them there.
-func enforced(snap *effective.Snapshot, p *policy.Policy) (verdict, []topology.Key) {
+// With counts of the rules each policy holds (h, may be nil), a path where p holds all its rules
+// is settled by one lookup.
+func enforced(snap *effective.Snapshot, p *policy.Policy, h *holdings) (verdict, []topology.Key) {
 	paths := snap.PathsOf(p)
 	if len(paths) == 0 {
 		return verdict{false, ReasonUnknown, "Policy has encountered some issues: it is not in the path of any route or listener"}, nil
 	}
-	declared := p.RuleIDs()
+	declared := ruleIDs(p) // in no order: only sets and counts are made of them
 	inEffect := map[string]bool{}
+	everyIn := false                        // on some path, every rule of p is in effect
 	lost := map[string]map[string]bool{}    // who → rule ids of p not in effect because of them ("": no other policy)
 	unset := map[string]map[string]bool{}   // who → rule ids of p their unset removed
 	addedBy := map[string]map[string]bool{} // policy → default rule ids it added next to p's
@@ -120,14 +129,32 @@ func enforced(snap *effective.Snapshot, p *policy.Policy) (verdict, []topology.K
 				level[q.Ref] = lv.Level
 			}
 		}
-		for id, e := range r.Rules {
-			if e.Source == p.Ref {
+		// p's rules are in effect on this path, and none is lost here, when p holds as many rules
+		// as it declares.
+		all := h != nil && len(declared) > 0 && h.held(r.Rules, p.Ref) == len(declared)
+		everyIn = everyIn || all
+		for _, id := range declared {
+			if all {
+				break
+			}
+			if e, ok := r.Rules[id]; ok && e.Source == p.Ref {
 				inEffect[id] = true
-			} else if e.Block != "overrides" && level[e.Source] < level[p.Ref] {
-				add(addedBy, e.Source.String(), id) // a default of a less specific policy, added next to p's rules
+			}
+		}
+		// The defaults of less specific policies added next to p's rules; none unless such a policy
+		// has defaults (the effective policy under a Gateway policy of thousands of overrides is not
+		// walked for each policy on its paths).
+		if lowerDefaults(snap, path, level, level[p.Ref]) {
+			for id, e := range r.Rules {
+				if e.Source != p.Ref && e.Block != "overrides" && level[e.Source] < level[p.Ref] {
+					add(addedBy, e.Source.String(), id)
+				}
 			}
 		}
 		for _, id := range declared {
+			if all {
+				break
+			}
 			if e, ok := r.Rules[id]; ok && e.Source == p.Ref {
 				continue
 			}
@@ -145,6 +172,9 @@ func enforced(snap *effective.Snapshot, p *policy.Policy) (verdict, []topology.K
 	}
 	var notInEffect []string
 	for _, id := range declared {
+		if everyIn {
+			break
+		}
 		if !inEffect[id] {
 			notInEffect = append(notInEffect, id)
 		}
@@ -158,6 +188,80 @@ func enforced(snap *effective.Snapshot, p *policy.Policy) (verdict, []topology.K
 			addedSuffix("; the following defaults have been added by ", addedBy), 32768)}, keys
 	}
 	return verdict{true, ReasonEnforced, truncate("Policy has been successfully enforced"+addedSuffix(". The following defaults have been added by ", addedBy), 32768)}, keys
+}
+
+// lowerDefaults reports whether a policy of path at a level under lvl (by level, the policies'
+// levels on the path) has defaults (or bare rules): only such a policy's rules can be defaults
+// added next to those of a policy at lvl.
+func lowerDefaults(snap *effective.Snapshot, path topology.Path, level map[policy.Ref]topology.Level, lvl topology.Level) bool {
+	for _, lv := range snap.Levels(path) {
+		for _, q := range lv.Policies {
+			if level[q.Ref] < lvl && q.DefaultsBlock() != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ruleIDs is policy.Policy.RuleIDs without the sort, which cost a policy of thousands of rules
+// more than the rest of its status.
+func ruleIDs(p *policy.Policy) []string {
+	var blocks []*policy.Block
+	n := 0
+	for _, b := range []*policy.Block{p.Bare, p.Defaults, p.Overrides} {
+		if b != nil && len(b.Rules) > 0 {
+			blocks = append(blocks, b)
+			n += len(b.Rules)
+		}
+	}
+	ids := make([]string, 0, n)
+	var seen map[string]bool // only when an id may be in two blocks
+	if len(blocks) > 1 {
+		seen = make(map[string]bool, n)
+	}
+	for _, b := range blocks {
+		for id := range b.Rules {
+			if seen != nil {
+				if seen[id] {
+					continue
+				}
+				seen[id] = true
+			}
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// isEnforced is enforced's verdict alone (Enforced or PartiallyEnforced rather than Overridden or
+// Unknown): p reaches some path, and declares no rule or has one in effect on some path. It stops
+// at the first such rule, so it costs little for a policy of thousands of rules.
+func isEnforced(snap *effective.Snapshot, p *policy.Policy) bool {
+	paths := snap.PathsOf(p)
+	if len(paths) == 0 {
+		return false
+	}
+	blocks := make([]*policy.Block, 0, 3)
+	for _, b := range []*policy.Block{p.Bare, p.Defaults, p.Overrides} {
+		if b != nil && len(b.Rules) > 0 {
+			blocks = append(blocks, b)
+		}
+	}
+	if len(blocks) == 0 {
+		return true
+	}
+	for _, i := range paths {
+		r := snap.Compute(snap.Graph.Paths[i])
+		for _, b := range blocks {
+			for id := range b.Rules {
+				if e, ok := r.Rules[id]; ok && e.Source == p.Ref {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // holders names the policies that keep rule id of p out of the effective policy r of one path:

@@ -66,6 +66,10 @@ type State struct {
 	// wakes the background builder after a change (builder).
 	building sync.Mutex
 	kick     chan struct{}
+	// refolds are the folds to do again after policy events, by kind, and refold wakes the
+	// refolder (refold.go).
+	refolds map[schema.GroupKind]refoldJob
+	refold  chan struct{}
 
 	synced    []func() bool
 	allSynced atomic.Bool // every func of synced has returned true (reset when one is added)
@@ -131,6 +135,7 @@ func New(log logr.Logger) *State {
 		evals:       map[uint64]*cel.Evaluator{},
 		topoGen:     1,
 		kick:        make(chan struct{}, 1),
+		refold:      make(chan struct{}, 1),
 		profiles:    newProfiles(),
 		seen:        map[string]string{},
 		derived:     map[string]*derived{},
@@ -145,6 +150,7 @@ func (s *State) Watch(ctx context.Context, c cache.Informers, kinds []policy.Kin
 	s.ctx, s.informers = ctx, c
 	s.mu.Unlock()
 	go s.builder(ctx)
+	go s.refolder(ctx)
 	s.watching.Lock()
 	for _, t := range s.topology() {
 		if err := s.watchTopology(ctx, c, t, nil, true); err != nil {

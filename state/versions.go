@@ -179,10 +179,21 @@ func (s *State) nextPolicy(gk schema.GroupKind, o client.Object, deleted bool) f
 	if u, ok := o.(*unstructured.Unstructured); ok && !deleted {
 		p, _ = policy.View(b.kind, u)
 	}
+	// The folds in use on the paths the change reaches, to fold again once it is published
+	// (refold.go).
+	var was, is []int
+	if old, ok := b.snap.Policy(ref); ok {
+		was = b.snap.PathsOf(old)
+	}
+	if p != nil {
+		is = b.snap.PathsOf(p)
+	}
+	refold := toRefold(b.snap, was, is)
 	nb := &built{snap: b.snap.Update(ref, p), kind: b.kind, graph: b.graph, policyGen: pgen + 1}
 	return func() {
 		if s.snaps[gk] == b && s.policyGen[gk] == pgen+1 {
 			s.snaps[gk] = nb
+			s.queueRefold(gk, nb.graph, refold)
 		}
 	}
 }

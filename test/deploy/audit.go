@@ -51,18 +51,55 @@ type auditEvent struct {
 // ReadAudit collects the requests of user in the audit log at path, sorted. Non-resource requests
 // (discovery) are returned as the verb on the URL path.
 func ReadAudit(path, user string) ([]Request, error) {
-	f, err := os.Open(path)
+	by := map[Rule]*Request{}
+	err := eachAudit(path, user, func(ev *auditEvent, r Rule) {
+		req := by[r]
+		if req == nil {
+			req = &Request{Rule: r}
+			by[r] = req
+		}
+		req.Count++
+		if ev.ResponseStatus != nil && ev.ResponseStatus.Code == 403 {
+			req.Forbidden = append(req.Forbidden, ev.Received)
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	by := map[Rule]*Request{}
-	sc := bufio.NewScanner(f)
+	out := make([]Request, 0, len(by))
+	for _, r := range by {
+		out = append(out, *r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out, nil
+}
+
+// CountAudit counts the requests of user in the audit log at path that match r, received in
+// [from, to).
+func CountAudit(path, user string, r Rule, from, to time.Time) (int, error) {
+	n := 0
+	err := eachAudit(path, user, func(ev *auditEvent, got Rule) {
+		if got == r && !ev.Received.Before(from) && ev.Received.Before(to) {
+			n++
+		}
+	})
+	return n, err
+}
+
+// eachAudit calls f with each request of user in the audit log at path (a watch once, when it
+// starts) and its rule.
+func eachAudit(path, user string, f func(*auditEvent, Rule)) error {
+	file, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer file.Close()
+	sc := bufio.NewScanner(file)
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	for sc.Scan() {
 		var ev auditEvent
 		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-			return nil, fmt.Errorf("reading %s: %w", path, err)
+			return fmt.Errorf("reading %s: %w", path, err)
 		}
 		if ev.User.Username != user {
 			continue
@@ -77,23 +114,7 @@ func ReadAudit(path, user string) ([]Request, error) {
 				r.Resource += "/" + ev.ObjectRef.Subresource
 			}
 		}
-		req := by[r]
-		if req == nil {
-			req = &Request{Rule: r}
-			by[r] = req
-		}
-		req.Count++
-		if ev.ResponseStatus != nil && ev.ResponseStatus.Code == 403 {
-			req.Forbidden = append(req.Forbidden, ev.Received)
-		}
+		f(&ev, r)
 	}
-	if err := sc.Err(); err != nil {
-		return nil, err
-	}
-	out := make([]Request, 0, len(by))
-	for _, r := range by {
-		out = append(out, *r)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
-	return out, nil
+	return sc.Err()
 }

@@ -42,6 +42,10 @@ type Load struct {
 	Timeout time.Duration
 	// DryRunOnly makes every write a server-side dry-run create (nothing stored, nothing changes).
 	DryRunOnly bool
+	// Bypass labels the stream's policies with BypassLabel, which Cluster.BypassWebhooks has
+	// Precedent's webhooks skip, and makes the probes plain dry-runs (nothing would deny them): the
+	// same writes at the API server's own cost.
+	Bypass bool
 
 	mu     sync.Mutex
 	ops    []Op
@@ -117,7 +121,7 @@ func (l *Load) do(i int) {
 			op.Err = l.C.Patch(ctx, l.ref(op.Name), client.RawPatch(types.MergePatchType, []byte(patch)))
 		}
 	case 2:
-		if i%8 == 2 {
+		if i%8 == 2 || l.Bypass {
 			op.Kind = "dry-run"
 			op.Err = l.C.Create(ctx, l.policy(fmt.Sprintf("dry-%d", i), i), client.DryRunAll)
 		} else {
@@ -173,6 +177,9 @@ func (l *Load) ref(name string) *unstructured.Unstructured {
 	u.SetGroupVersionKind(rlp)
 	u.SetNamespace(l.Namespace)
 	u.SetName(name)
+	if l.Bypass {
+		u.SetLabels(map[string]string{BypassLabel: "true"})
+	}
 	return u
 }
 

@@ -40,13 +40,18 @@ import (
 // ControllerName is written in PolicyAncestorStatus entries.
 const ControllerName = "policy.precedent.dev/precedent"
 
-// awaitSettings waits (briefly) until the live settings have read the PrecedentConfig version rv:
-// both follow the same informer, in no particular order.
+// awaitSettings waits until the live settings have read the PrecedentConfig version rv: both follow
+// the same informer, in no particular order, and the live settings first tell their listeners
+// (which may set up watches and controllers for newly managed kinds). A PrecedentConfig the live
+// settings refuse never comes into force: after settingsWait the caller goes on with those in force.
 func (r *Reconciler) awaitSettings(ctx context.Context, rv string) {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, settingsWait)
 	defer cancel()
 	r.Settings.AwaitVersion(ctx, rv)
 }
+
+// settingsWait bounds awaitSettings.
+const settingsWait = 10 * time.Second
 
 // Source gives the reconciler the same snapshots the webhook reads (state.State implements it).
 type Source interface {
@@ -229,16 +234,33 @@ func (r *Reconciler) reader() client.Reader {
 // settingsSource re-reconciles what all lists when the PrecedentConfig changes: the unset switch
 // or one-policy-per-target change what Accepted means, and a kind's status mode may change
 // (none → full: its statuses are written from then on). Rare, so listing from the cache is fine.
+// The reconciles are asked for once the settings read from the new PrecedentConfig are in force
+// (the live settings follow the same informer, in no particular order, and tell their listeners
+// before they put new settings in force): a reconcile asked for earlier would compute the old
+// meaning and nothing would ask again. Only the new object of an update is waited for.
 func (r *Reconciler) settingsSource(mgr ctrl.Manager, all func(context.Context) []reconcile.Request) source.TypedSource[reconcile.Request] {
 	cfg := &unstructured.Unstructured{}
 	cfg.SetGroupVersionKind(settings.GVK)
-	return source.Kind(mgr.GetCache(), client.Object(cfg), handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj client.Object) []reconcile.Request {
-		r.awaitSettings(ctx, obj.GetResourceVersion())
+	enqueue := func(ctx context.Context, rv string, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+		r.awaitSettings(ctx, rv)
 		if !r.writes() {
-			return nil
+			return
 		}
-		return all(ctx)
-	}))
+		for _, req := range all(ctx) {
+			q.Add(req)
+		}
+	}
+	return source.Kind(mgr.GetCache(), client.Object(cfg), handler.Funcs{
+		CreateFunc: func(ctx context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			enqueue(ctx, e.Object.GetResourceVersion(), q)
+		},
+		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			enqueue(ctx, e.ObjectNew.GetResourceVersion(), q)
+		},
+		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			enqueue(ctx, "", q) // the defaults, which the live settings read from no object
+		},
+	})
 }
 
 // policyRequests lists every policy of the kind (from the cache).

@@ -3,6 +3,8 @@ package mesh
 import (
 	"strings"
 	"sync"
+
+	"github.com/benbjohnson/immutable"
 )
 
 // Index holds one mesh's policies of one kind and its Dataplanes, prepared so that the review of a
@@ -24,31 +26,30 @@ import (
 type Index struct {
 	kind     string
 	nextSlot int
-	pols     pmap[string, polEntry]   // by ID
-	polBy    pmap[selKey, []polEntry] // polKey → policies whose targetRef may select what has it
-	fromBy   pmap[selKey, []fromRef]  // fromKey → from elements that may select a source that has it
+	pols     immutable.Map[string, polEntry]   // by ID
+	polBy    immutable.Map[selKey, []polEntry] // polKey → policies whose targetRef may select what has it
+	fromBy   immutable.Map[selKey, []fromRef]  // fromKey → from elements that may select a source that has it
 
-	dps    pmap[string, *dpEntry] // by "namespace/name"
-	inTags pmap[string, keySet]   // inbound tags "k=v" → Dataplanes
-	names  pmap[string, keySet]   // "name=NAME" → Dataplanes
-	labels pmap[string, keySet]   // metadata labels "k=v" → Dataplanes
+	dps    immutable.Map[string, *dpEntry] // by "namespace/name"
+	inTags immutable.Map[string, keySet]   // inbound tags "k=v" → Dataplanes
+	names  immutable.Map[string, keySet]   // "name=NAME" → Dataplanes
+	labels immutable.Map[string, keySet]   // metadata labels "k=v" → Dataplanes
 
-	classes pmap[string, *class]  // by signature
-	member  pmap[*Policy, keySet] // policy → signatures of the classes holding it
+	classes immutable.Map[string, *class]  // by signature
+	member  immutable.Map[*Policy, keySet] // policy → signatures of the classes holding it
 
-	sources pmap[string, *source] // by Selector.String()
-	srcTags pmap[string, keySet]  // source tags "k=v" → sources
-	groups  pmap[string, *group]  // by the from elements that select their sources (groupKey)
+	sources immutable.Map[string, *source] // by Selector.String()
+	srcTags immutable.Map[string, keySet]  // source tags "k=v" → sources
+	groups  immutable.Map[string, *group]  // by the from elements that select their sources (groupKey)
 
-	agg pmap[*Policy, map[elemKey]*counts] // per policy, the sum of the classes' contrib
+	agg immutable.Map[*Policy, map[elemKey]*counts] // per policy, the sum of the classes' contrib
 
 	// Kuma's MeshTrafficPermissions only (perms set): the void allow matches and from policies of
 	// the rules (ruleshadow.go), summed over the classes like agg.
 	perms bool
-	perm  pmap[permissionKey, *permCount]
+	perm  immutable.Map[permissionKey, *permCount]
 
 	reps *repCache // one source per group, computed on first use
-	edit *pedit    // while the index is being built or updated, before it is published; else nil
 }
 
 // dpEntry is an indexed Dataplane and the keys of the policies that may select it (dataplaneKeys).
@@ -75,7 +76,6 @@ type source struct {
 	sel   Selector
 	n     int
 	group string
-	own   *pedit // the build or update that made it, which may change it in place
 }
 
 // group is the sources that every indexed from element treats alike, and one of them.
@@ -112,14 +112,19 @@ type counts struct {
 // (keyed "namespace/name", as WithDataplane takes them; of two with one key the later is kept). It
 // copies the policies it keeps; the Dataplanes are shared and must not change.
 func NewIndex(kind string, policies []Policy, dataplanes []Dataplane) *Index {
-	x := &Index{kind: kind, reps: &repCache{}, edit: new(pedit)}
+	x := &Index{kind: kind, reps: &repCache{},
+		pols: newMap[string, polEntry](), polBy: newMap[selKey, []polEntry](), fromBy: newMap[selKey, []fromRef](),
+		dps: newMap[string, *dpEntry](), inTags: newMap[string, keySet](), names: newMap[string, keySet](),
+		labels: newMap[string, keySet](), classes: newMap[string, *class](), member: newMap[*Policy, keySet](),
+		sources: newMap[string, *source](), srcTags: newMap[string, keySet](), groups: newMap[string, *group](),
+		agg: newMap[*Policy, map[elemKey]*counts](), perm: newMap[permissionKey, *permCount]()}
 	if g, k, _ := strings.Cut(kind, "."); g == KindMeshTrafficPermission && k == KumaGroup {
 		x.perms = true
 	}
 	for i := range policies {
 		if policies[i].matchesKind(kind) {
 			p := policies[i]
-			if old, ok := x.pols.get(p.ID()); ok {
+			if old, ok := x.pols.Get(p.ID()); ok {
 				x.unindexPolicy(old)
 			}
 			x.indexPolicy(&p)
@@ -129,13 +134,10 @@ func NewIndex(kind string, policies []Policy, dataplanes []Dataplane) *Index {
 	for i := range dataplanes {
 		dp := &dataplanes[i]
 		key := DataplaneKey(dp)
-		if old, ok := x.dps.get(key); ok {
-			t.dataplane(key, old, -1)
-		}
-		t.dataplane(key, newDPEntry(dp), 1)
+		old, _ := x.dps.Get(key)
+		t.dataplane(key, old, newDPEntry(dp))
 	}
 	t.finish()
-	x.edit = nil
 	return x
 }
 
@@ -146,15 +148,15 @@ func DataplaneKey(dp *Dataplane) string { return dp.Namespace + "/" + dp.Name }
 func (x *Index) clone() *Index {
 	y := *x
 	y.reps = &repCache{}
-	y.edit = new(pedit)
 	return &y
 }
 
 // repSources returns one source per group: the sources a class's from entries are merged for.
 func (x *Index) repSources() []Selector {
 	x.reps.once.Do(func() {
-		for _, g := range x.groups.all() {
-			s, _ := x.sources.get(g.rep)
+		for it := x.groups.Iterator(); !it.Done(); {
+			_, g, _ := it.Next()
+			s, _ := x.sources.Get(g.rep)
 			x.reps.sels = append(x.reps.sels, s.sel)
 		}
 	})
@@ -165,15 +167,15 @@ func (x *Index) repSources() []Selector {
 func (x *Index) indexPolicy(p *Policy) {
 	e := polEntry{p, x.nextSlot}
 	x.nextSlot++
-	x.pols = x.pols.set(x.edit, p.ID(), e)
+	x.pols = *x.pols.Set(p.ID(), e)
 	if k, ok := polKey(&p.TargetRef); ok {
-		l, _ := x.polBy.get(k)
-		x.polBy = x.polBy.set(x.edit, k, append(l[:len(l):len(l)], e))
+		l, _ := x.polBy.Get(k)
+		x.polBy = *x.polBy.Set(k, append(l[:len(l):len(l)], e))
 	}
 	for i := range p.From {
 		if k, ok := fromKey(&p.From[i].TargetRef); ok {
-			l, _ := x.fromBy.get(k)
-			x.fromBy = x.fromBy.set(x.edit, k, append(l[:len(l):len(l)], fromRef{p, e.slot, i}))
+			l, _ := x.fromBy.Get(k)
+			x.fromBy = *x.fromBy.Set(k, append(l[:len(l):len(l)], fromRef{p, e.slot, i}))
 		}
 	}
 }
@@ -181,9 +183,9 @@ func (x *Index) indexPolicy(p *Policy) {
 // unindexPolicy removes e's policy from the policies and their indexes.
 func (x *Index) unindexPolicy(e polEntry) {
 	p := e.p
-	x.pols = x.pols.del(x.edit, p.ID())
+	x.pols = *x.pols.Delete(p.ID())
 	if k, ok := polKey(&p.TargetRef); ok {
-		l, _ := x.polBy.get(k)
+		l, _ := x.polBy.Get(k)
 		out := make([]polEntry, 0, len(l))
 		for _, q := range l {
 			if q.p != p {
@@ -191,14 +193,14 @@ func (x *Index) unindexPolicy(e polEntry) {
 			}
 		}
 		if len(out) == 0 {
-			x.polBy = x.polBy.del(x.edit, k)
+			x.polBy = *x.polBy.Delete(k)
 		} else {
-			x.polBy = x.polBy.set(x.edit, k, out)
+			x.polBy = *x.polBy.Set(k, out)
 		}
 	}
 	for i := range p.From {
 		if k, ok := fromKey(&p.From[i].TargetRef); ok {
-			l, _ := x.fromBy.get(k)
+			l, _ := x.fromBy.Get(k)
 			out := make([]fromRef, 0, len(l))
 			for _, f := range l {
 				if f.p != p {
@@ -206,9 +208,9 @@ func (x *Index) unindexPolicy(e polEntry) {
 				}
 			}
 			if len(out) == 0 {
-				x.fromBy = x.fromBy.del(x.edit, k)
+				x.fromBy = *x.fromBy.Delete(k)
 			} else {
-				x.fromBy = x.fromBy.set(x.edit, k, out)
+				x.fromBy = *x.fromBy.Set(k, out)
 			}
 		}
 	}
@@ -216,7 +218,7 @@ func (x *Index) unindexPolicy(e polEntry) {
 
 // slotOf returns the slot of an indexed policy.
 func (x *Index) slotOf(p *Policy) int {
-	e, _ := x.pols.get(p.ID())
+	e, _ := x.pols.Get(p.ID())
 	return e.slot
 }
 

@@ -1,6 +1,7 @@
 package mesh
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -124,10 +125,8 @@ func NewIndex(kind string, policies []Policy, dataplanes []Dataplane) *Index {
 	for i := range policies {
 		if policies[i].matchesKind(kind) {
 			p := policies[i]
-			if old, ok := x.pols.Get(p.ID()); ok {
-				x.unindexPolicy(old)
-			}
-			x.indexPolicy(&p)
+			old, _ := x.pols.Get(p.ID())
+			x.setPolicy(old, &p)
 		}
 	}
 	t := newTxn(x)
@@ -163,57 +162,64 @@ func (x *Index) repSources() []Selector {
 	return x.reps.sels
 }
 
-// indexPolicy adds p with a new slot to the policies and their indexes.
-func (x *Index) indexPolicy(p *Policy) {
-	e := polEntry{p, x.nextSlot}
-	x.nextSlot++
-	x.pols = *x.pols.Set(p.ID(), e)
-	if k, ok := polKey(&p.TargetRef); ok {
-		l, _ := x.polBy.Get(k)
-		x.polBy = *x.polBy.Set(k, append(l[:len(l):len(l)], e))
+// setPolicy replaces the indexed policy old (old.p nil: none) by p (nil: none), which takes a new
+// slot, in the policies and their indexes, setting each entry it changes once.
+func (x *Index) setPolicy(old polEntry, p *Policy) {
+	var e polEntry
+	if old.p != nil && (p == nil || p.ID() != old.p.ID()) {
+		x.pols = *x.pols.Delete(old.p.ID())
 	}
-	for i := range p.From {
-		if k, ok := fromKey(&p.From[i].TargetRef); ok {
-			l, _ := x.fromBy.Get(k)
-			x.fromBy = *x.fromBy.Set(k, append(l[:len(l):len(l)], fromRef{p, e.slot, i}))
+	if p != nil {
+		e = polEntry{p, x.nextSlot}
+		x.nextSlot++
+		x.pols = *x.pols.Set(p.ID(), e)
+	}
+	var keys, fromKeys []selKey
+	addPol, addFrom := map[selKey][]polEntry{}, map[selKey][]fromRef{}
+	for _, q := range [2]*Policy{old.p, p} {
+		if q == nil {
+			continue
+		}
+		if k, ok := polKey(&q.TargetRef); ok {
+			keys = append(keys, k)
+			if q == p {
+				addPol[k] = append(addPol[k], e)
+			}
+		}
+		for i := range q.From {
+			if k, ok := fromKey(&q.From[i].TargetRef); ok {
+				fromKeys = append(fromKeys, k)
+				if q == p {
+					addFrom[k] = append(addFrom[k], fromRef{p, e.slot, i})
+				}
+			}
 		}
 	}
+	x.polBy = relist(x.polBy, keys, func(q polEntry) bool { return q.p != old.p }, addPol)
+	x.fromBy = relist(x.fromBy, fromKeys, func(f fromRef) bool { return f.p != old.p }, addFrom)
 }
 
-// unindexPolicy removes e's policy from the policies and their indexes.
-func (x *Index) unindexPolicy(e polEntry) {
-	p := e.p
-	x.pols = *x.pols.Delete(p.ID())
-	if k, ok := polKey(&p.TargetRef); ok {
-		l, _ := x.polBy.Get(k)
-		out := make([]polEntry, 0, len(l))
+// relist returns idx with, under each of keys, the entries that keep rejects taken out of the list
+// and those of add appended (the key dropped when its list is left empty).
+func relist[T any](idx immutable.Map[selKey, []T], keys []selKey, keep func(T) bool, add map[selKey][]T) immutable.Map[selKey, []T] {
+	for i, k := range keys {
+		if slices.Contains(keys[:i], k) {
+			continue
+		}
+		l, _ := idx.Get(k)
+		out := make([]T, 0, len(l)+len(add[k]))
 		for _, q := range l {
-			if q.p != p {
+			if keep(q) {
 				out = append(out, q)
 			}
 		}
-		if len(out) == 0 {
-			x.polBy = *x.polBy.Delete(k)
+		if out = append(out, add[k]...); len(out) == 0 {
+			idx = *idx.Delete(k)
 		} else {
-			x.polBy = *x.polBy.Set(k, out)
+			idx = *idx.Set(k, out)
 		}
 	}
-	for i := range p.From {
-		if k, ok := fromKey(&p.From[i].TargetRef); ok {
-			l, _ := x.fromBy.Get(k)
-			out := make([]fromRef, 0, len(l))
-			for _, f := range l {
-				if f.p != p {
-					out = append(out, f)
-				}
-			}
-			if len(out) == 0 {
-				x.fromBy = *x.fromBy.Delete(k)
-			} else {
-				x.fromBy = *x.fromBy.Set(k, out)
-			}
-		}
-	}
+	return idx
 }
 
 // slotOf returns the slot of an indexed policy.

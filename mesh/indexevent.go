@@ -47,12 +47,7 @@ func (x *Index) WithPolicy(id string, p *Policy) *Index {
 	}
 	splits := x.splits(oldP, newP)
 	y := x.clone()
-	if oldP != nil {
-		y.unindexPolicy(oldE)
-	}
-	if newP != nil {
-		y.indexPolicy(newP)
-	}
+	y.setPolicy(oldE, newP) // oldE is the zero polEntry when !had
 	t := newTxn(y)
 	for _, k := range x.sourcesOfFrom(oldP, newP) {
 		t.rekey(k)
@@ -75,11 +70,8 @@ func (x *Index) WithPolicy(id string, p *Policy) *Index {
 			t.move(c.sig, nil, s.selN, s.selOut, -1)
 		}
 	}
+	t.gone = oldP
 	t.finish()
-	if oldP != nil {
-		y.agg = *y.agg.Delete(oldP)
-		y.member = *y.member.Delete(oldP)
-	}
 	return y
 }
 

@@ -15,12 +15,15 @@ type txn struct {
 
 	groups map[string]int   // groups of sources that appeared (1) or vanished (-1)
 	made   map[*source]bool // sources made by this txn, changed in place
+
+	members map[*Policy]keySet // the classes holding each policy whose classes changed
+	gone    *Policy            // a policy removed: its sums and classes go at finish
 }
 
 func newTxn(x *Index) *txn {
 	return &txn{x: x, orig: map[string]*class{}, dirty: map[string]*class{}, force: map[string]bool{},
 		aggs: map[*Policy]map[elemKey]*counts{}, perms: map[permissionKey]*permCount{}, groups: map[string]int{},
-		made: map[*source]bool{}}
+		made: map[*source]bool{}, members: map[*Policy]keySet{}}
 }
 
 // dataplane replaces Dataplane key old by e (either nil for none): its indexes (changing only the
@@ -164,6 +167,16 @@ func (t *txn) finish() {
 			x.agg = *x.agg.Set(p, m)
 		}
 	}
+	if t.gone != nil {
+		t.aggs[t.gone], t.members[t.gone] = nil, keySet{}
+	}
+	for p, s := range t.members {
+		if s.Len() == 0 {
+			x.member = *x.member.Delete(p)
+		} else {
+			x.member = *x.member.Set(p, s)
+		}
+	}
 	for k, a := range t.perms {
 		if a.classes == 0 {
 			x.perm = *x.perm.Delete(k)
@@ -238,23 +251,19 @@ func (t *txn) addPerm(contrib map[permissionKey]*permCount, sign int) {
 	}
 }
 
-// member records (add) or forgets that class c holds its policies.
+// member records (add) or forgets that class c holds its policies, in t.members until finish.
 func (t *txn) member(c *class, add bool) {
-	x := t.x
 	for _, p := range c.ordered {
-		s, ok := x.member.Get(p)
+		s, ok := t.members[p]
 		if !ok {
-			s = newMap[string, struct{}]()
+			if s, ok = t.x.member.Get(p); !ok {
+				s = newMap[string, struct{}]()
+			}
 		}
 		if add {
-			s = *s.Set(c.sig, struct{}{})
+			t.members[p] = *s.Set(c.sig, struct{}{})
 		} else {
-			s = *s.Delete(c.sig)
-		}
-		if s.Len() == 0 {
-			x.member = *x.member.Delete(p)
-		} else {
-			x.member = *x.member.Set(p, s)
+			t.members[p] = *s.Delete(c.sig)
 		}
 	}
 }

@@ -130,12 +130,7 @@ func NewIndex(kind string, policies []Policy, dataplanes []Dataplane) *Index {
 		}
 	}
 	t := newTxn(x)
-	for i := range dataplanes {
-		dp := &dataplanes[i]
-		key := DataplaneKey(dp)
-		old, _ := x.dps.Get(key)
-		t.dataplane(key, old, newDPEntry(dp))
-	}
+	x.buildDataplanes(t, dataplanes)
 	t.finish()
 	return x
 }

@@ -37,17 +37,8 @@ func (t *txn) dataplane(key string, old, e *dpEntry) {
 	}
 	var ins, names, labels [2][]string // of old, of e
 	for i, d := range [2]*dpEntry{old, e} {
-		if d == nil {
-			continue
-		}
-		for _, in := range d.dp.Inbound {
-			for k, v := range in {
-				ins[i] = append(ins[i], k+"="+v)
-			}
-		}
-		names[i] = []string{"name=" + d.dp.Name}
-		for k, v := range d.dp.Labels {
-			labels[i] = append(labels[i], k+"="+v)
+		if d != nil {
+			ins[i], names[i], labels[i] = d.indexKeys()
 		}
 	}
 	x.inTags = reindex(x.inTags, key, ins)
@@ -61,14 +52,32 @@ func (t *txn) dataplane(key string, old, e *dpEntry) {
 	}
 }
 
+// indexKeys are the keys e is indexed under in inTags, names and labels.
+func (e *dpEntry) indexKeys() (ins, names, labels []string) {
+	for _, in := range e.dp.Inbound {
+		for k, v := range in {
+			ins = append(ins, k+"="+v)
+		}
+	}
+	for k, v := range e.dp.Labels {
+		labels = append(labels, k+"="+v)
+	}
+	return ins, []string{"name=" + e.dp.Name}, labels
+}
+
 // place adds (sign 1) or takes out (sign -1) a Dataplane's sources and its place in the class of
 // the policies selecting it.
 func (t *txn) place(e *dpEntry, sign int) {
-	x := t.x
-	dp := e.dp
-	for _, in := range dp.Inbound {
+	for _, in := range e.dp.Inbound {
 		t.source(in, sign)
 	}
+	t.classify(e, sign)
+}
+
+// classify adds (sign 1) or takes out (sign -1) a Dataplane in the class of the policies selecting it.
+func (t *txn) classify(e *dpEntry, sign int) {
+	x := t.x
+	dp := e.dp
 	sig, found := x.policiesSelecting(e)
 	c := t.edit(sig, func() []*Policy { return policiesOf(found) })
 	c.n += sign

@@ -23,6 +23,31 @@ func (hasher[K]) Hash(k K) uint32                      { return uint32(maphash.C
 func (hasher[K]) Equal(a, b K) bool                    { return a == b }
 func newMap[K comparable, V any]() immutable.Map[K, V] { return *immutable.NewMap[K, V](hasher[K]{}) }
 
+// addAll adds member to the lists of m under keys.
+func addAll(m map[string][]string, keys []string, member string) {
+	for _, k := range keys {
+		m[k] = append(m[k], member)
+	}
+}
+
+// setsOf is m as a persistent map of persistent sets, built in place.
+func setsOf(m map[string][]string) immutable.Map[string, keySet] {
+	b := immutable.NewMapBuilder[string, keySet](hasher[string]{})
+	for k, s := range m {
+		b.Set(k, keySetOf(s))
+	}
+	return *b.Map()
+}
+
+// keySetOf is the members of l as a persistent set, built in place.
+func keySetOf(l []string) keySet {
+	b := immutable.NewMapBuilder[string, struct{}](hasher[string]{})
+	for _, k := range l {
+		b.Set(k, struct{}{})
+	}
+	return *b.Map()
+}
+
 // setAdd returns idx with member added to the set under key.
 func setAdd(idx immutable.Map[string, keySet], key, member string) immutable.Map[string, keySet] {
 	s, ok := idx.Get(key)

@@ -50,3 +50,10 @@ func (x *Index) buildDataplanes(t *txn, dataplanes []Dataplane) {
 	}
 	x.groups = *gb.Map()
 }
+
+// addAll adds member to the lists of m under keys.
+func addAll(m map[string][]string, keys []string, member string) {
+	for _, k := range keys {
+		m[k] = append(m[k], member)
+	}
+}

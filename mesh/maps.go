@@ -19,16 +19,11 @@ type hasher[K comparable] struct{}
 
 var hashSeed = maphash.MakeSeed()
 
-func (hasher[K]) Hash(k K) uint32                      { return uint32(maphash.Comparable(hashSeed, k)) }
-func (hasher[K]) Equal(a, b K) bool                    { return a == b }
-func newMap[K comparable, V any]() immutable.Map[K, V] { return *immutable.NewMap[K, V](hasher[K]{}) }
+func (hasher[K]) Hash(k K) uint32   { return uint32(maphash.Comparable(hashSeed, k)) }
+func (hasher[K]) Equal(a, b K) bool { return a == b }
 
-// addAll adds member to the lists of m under keys.
-func addAll(m map[string][]string, keys []string, member string) {
-	for _, k := range keys {
-		m[k] = append(m[k], member)
-	}
-}
+// newMap returns an empty map hashing its keys with hasher.
+func newMap[K comparable, V any]() immutable.Map[K, V] { return *immutable.NewMap[K, V](hasher[K]{}) }
 
 // setsOf is m as a persistent map of persistent sets, built in place.
 func setsOf(m map[string][]string) immutable.Map[string, keySet] {

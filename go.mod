@@ -3,6 +3,7 @@ module github.com/precedent-dev/precedent
 go 1.26.8
 
 require (
+	github.com/benbjohnson/immutable v0.4.3
 	github.com/evanphx/json-patch/v5 v5.9.11
 	github.com/go-logr/logr v1.4.3
 	github.com/google/cel-go v0.29.2

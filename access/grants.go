@@ -17,10 +17,10 @@ type Grants struct {
 	policies func() []Policy // every policy: as given, or listed from byKey on first use after Update
 	topo     *Topology
 	settings Settings
-	byKey    pmap[*Policy]
-	gateway  pmap[[]*Policy]      // gateway → the Gateway-level policies targeting it
-	behind   pmap[*gatewayGrants] // gateway → the grants behind it
-	backends pmap[[]*Policy]      // backend → the policies targeting it, in precedence order
+	byKey    keyed[*Policy]
+	gateway  keyed[[]*Policy]      // gateway → the Gateway-level policies targeting it
+	behind   keyed[*gatewayGrants] // gateway → the grants behind it
+	backends keyed[[]*Policy]      // backend → the policies targeting it, in precedence order
 }
 
 // NewGrants builds the Grants of policies (every AccessPolicy of one kind) over topo. The inputs are
@@ -44,16 +44,15 @@ func NewGrants(policies []Policy, topo *Topology, s Settings) *Grants {
 		}
 	}
 	idx := backendIndex(all, s)
-	g.byKey, g.gateway, g.backends = pmapOf(byKey), pmapOf(gateway), pmapOf(idx)
+	g.byKey, g.gateway, g.backends = keyedOf(byKey), keyedOf(gateway), keyedOf(idx)
 	seen := map[grant]bool{} // the grants of one policy, cleared for each
 	behind := map[string]*gatewayGrants{}
-	topo.backends.Range(func(gw string, _ []string) bool {
+	for gw := range entries(&topo.backends) {
 		if gg := g.grantsBehindOf(topo, gw, seen, idx); gg != nil {
 			behind[gw] = gg
 		}
-		return true
-	})
-	g.behind = pmapOf(behind)
+	}
+	g.behind = keyedOf(behind)
 	return g
 }
 
@@ -61,7 +60,7 @@ func NewGrants(policies []Policy, topo *Topology, s Settings) *Grants {
 // built from, under g's settings.
 func (g *Grants) ProjectWrite(written Policy, limit int) []string {
 	s := g.settings
-	old := g.byKey.At(written.Key())
+	old := valueAt(&g.byKey, written.Key())
 	if written.Level() != LevelGateway || (old != nil && len(targetKeys(old, s.BackendGroup, s.BackendKind)) > 0) {
 		// A Backend-level write reads its own grants; a Backend-level policy turned Gateway-level
 		// takes its grants out of the index: both as the reference does.
@@ -77,7 +76,7 @@ func (g *Grants) ProjectWrite(written Policy, limit int) []string {
 	for _, gw := range gateways {
 		before := newLevelCheck(g.gatewayPolicies(gw, nil, nil)) // old is among the stored
 		after := newLevelCheck(g.gatewayPolicies(gw, old, &written))
-		pj.gatewayWrite(gw, g.behind.At(gw), before, after)
+		pj.gatewayWrite(gw, valueAt(&g.behind, gw), before, after)
 	}
 	return pj.warnings()
 }
@@ -86,7 +85,7 @@ func (g *Grants) ProjectWrite(written Policy, limit int) []string {
 // built from, under g's settings.
 func (g *Grants) ProjectDelete(deleted Policy, limit int) []string {
 	s := g.settings
-	old := g.byKey.At(deleted.Key())
+	old := valueAt(&g.byKey, deleted.Key())
 	if deleted.Level() != LevelGateway || (old != nil && len(targetKeys(old, s.BackendGroup, s.BackendKind)) > 0) {
 		return ProjectDelete(deleted, g.policies(), g.topo, s, limit)
 	}
@@ -106,7 +105,7 @@ func (g *Grants) ProjectDelete(deleted Policy, limit int) []string {
 			}
 			pj.segments = append(pj.segments, segment{text: fmt.Sprintf("removing this policy leaves gateway %s without allow rules: every source may call every tool of the %d backend%s behind it", gw, n, plural), count: 1})
 		}
-		pj.gatewayWrite(gw, g.behind.At(gw), before, after)
+		pj.gatewayWrite(gw, valueAt(&g.behind, gw), before, after)
 	}
 	return pj.warnings()
 }
@@ -114,8 +113,8 @@ func (g *Grants) ProjectDelete(deleted Policy, limit int) []string {
 // gatewayPolicies returns the Gateway-level policies of gw without the one keyed as without (when
 // not nil) and with extra (when not nil and it targets gw), in precedence order.
 func (g *Grants) gatewayPolicies(gw string, without, extra *Policy) []Policy {
-	ps := make([]Policy, 0, len(g.gateway.At(gw))+1)
-	for _, p := range g.gateway.At(gw) {
+	ps := make([]Policy, 0, len(valueAt(&g.gateway, gw))+1)
+	for _, p := range valueAt(&g.gateway, gw) {
 		if without == nil || p.Namespace != without.Namespace || p.Name != without.Name {
 			ps = append(ps, *p)
 		}
@@ -178,7 +177,7 @@ func (pj *projection) gatewayWrite(gw string, gg *gatewayGrants, before, after *
 	}
 	named := 0 // grants of the named sources
 	for src := range sources {
-		if sg := gg.sources.At(principalKey(src)); sg != nil {
+		if sg := valueAt(&gg.sources, principalKey(src)); sg != nil {
 			named += sg.inline + sg.any
 			pj.sourceWrite(&seg, src, sg, tools, before, after)
 		}
@@ -200,7 +199,7 @@ func (pj *projection) gatewayWrite(gw string, gg *gatewayGrants, before, after *
 // before lets through and after does not.
 func (pj *projection) sourceWrite(seg *segment, src Principal, sg *sourceGrants, tools map[string]bool, before, after *levelCheck) {
 	gg := seg.gg
-	take := func(count int, at *omap[struct{}], keep func(*grantOf) bool) {
+	take := func(count int, at *ordered[struct{}], keep func(*grantOf) bool) {
 		seg.count += count
 		seg.first = gg.appendFirst(seg.first, at, pj.limit, keep)
 	}
@@ -209,7 +208,7 @@ func (pj *projection) sourceWrite(seg *segment, src Principal, sg *sourceGrants,
 	}
 	others := sg.inline
 	for t := range tools {
-		tg := sg.tools.At(t)
+		tg := valueAt(&sg.tools, t)
 		if tg == nil {
 			continue
 		}

@@ -12,9 +12,9 @@ import (
 // so that a policy event changes the chunks of the Backends it targets and no other. Versions share
 // what did not change; none changes once published.
 type gatewayGrants struct {
-	chunks  omap[*grantChunk]   // backend → its grants (chunks are never empty)
-	total   int                 // grants in all
-	sources pmap[*sourceGrants] // principalKey(source) → the source's grants
+	chunks  ordered[*grantChunk] // backend → its grants (chunks are never empty)
+	total   int                  // grants in all
+	sources keyed[*sourceGrants] // principalKey(source) → the source's grants
 }
 
 // grantChunk is the grants of the policies first met at one Backend, in order.
@@ -33,14 +33,14 @@ type grantOf struct {
 // the Backends whose chunks hold some of each, and the same by tool.
 type sourceGrants struct {
 	inline, any     int
-	inlineAt, anyAt omap[struct{}]
-	tools           pmap[*toolGrants]
+	inlineAt, anyAt ordered[struct{}]
+	tools           keyed[*toolGrants]
 }
 
 // toolGrants are one source's InlineTools grants of one tool: how many, and at which Backends.
 type toolGrants struct {
 	count int
-	at    omap[struct{}]
+	at    ordered[struct{}]
 }
 
 // gpos is where a grant is behind a Gateway: its chunk and its index there. Positions sort as the
@@ -73,7 +73,7 @@ func (g *Grants) chunkOf(topo *Topology, gw, b string, seen map[grant]bool) *gra
 	if _, ok := topo.links.Get(pairKey(gw, b)); !ok {
 		return nil
 	}
-	return g.chunkIn(topo, gw, b, g.backends.At(b), seen, nil)
+	return g.chunkIn(topo, gw, b, valueAt(&g.backends, b), seen, nil)
 }
 
 // chunkIn is chunkOf for a Backend b behind gw whose policies are ps, taking its memory from build
@@ -150,53 +150,6 @@ func (c *grantChunk) addPolicy(p *Policy, seen map[grant]bool) {
 	}
 }
 
-// grantsBehindOf builds the grants behind gw over topo, nil when there are none. idx, when not nil,
-// is g.backends as a Go map (while building g).
-func (g *Grants) grantsBehindOf(topo *Topology, gw string, seen map[grant]bool, idx map[string][]*Policy) *gatewayGrants {
-	gg := &gatewayGrants{}
-	build := &grantsBuild{}
-	for _, b := range topo.BackendsBehind(gw) {
-		var ps []*Policy
-		if idx != nil {
-			ps = idx[b]
-		} else {
-			ps = g.backends.At(b)
-		}
-		if c := g.chunkIn(topo, gw, b, ps, seen, build); c != nil {
-			gg.chunks.appendOwned(b, c, &build.nodes)
-			gg.account(b, c, 1, &build.sets)
-		}
-	}
-	if gg.total == 0 {
-		return nil
-	}
-	return gg
-}
-
-// grantsBuild holds the memory the grants behind one Gateway are built from, taken many at a time.
-type grantsBuild struct {
-	chunks slab[grantChunk]
-	grants []grantOf
-	last   int // the size of grants when last allocated
-	nodes  slab[onode[*grantChunk]]
-	sets   slab[onode[struct{}]]
-}
-
-// chunk returns a new chunk of Backend b with room for n grants.
-func (gb *grantsBuild) chunk(b string, n int) *grantChunk {
-	if gb == nil {
-		return &grantChunk{backend: b, order: make([]grantOf, 0, n)}
-	}
-	if len(gb.grants) < n {
-		gb.last = min(max(2*gb.last, 32), 1024)
-		gb.grants = make([]grantOf, max(n, gb.last))
-	}
-	c := gb.chunks.new()
-	c.backend, c.order = b, gb.grants[:0:n]
-	gb.grants = gb.grants[n:]
-	return c
-}
-
 // withChunk returns gg (nil for none) with the chunk of Backend b old replaced by c (either nil for
 // none). gg stays unchanged.
 func (gg *gatewayGrants) withChunk(b string, old, c *grantChunk) *gatewayGrants {
@@ -205,104 +158,85 @@ func (gg *gatewayGrants) withChunk(b string, old, c *grantChunk) *gatewayGrants 
 		*n = *gg
 	}
 	if c != nil {
-		n.chunks = n.chunks.Set(b, c, false)
+		n.chunks = *n.chunks.Set(b, c)
 	} else {
-		n.chunks = n.chunks.Delete(b)
+		n.chunks = *n.chunks.Delete(b)
 	}
 	if old != nil {
-		n.account(b, old, -1, nil)
+		n.account(b, old, -1)
 	}
 	if c != nil {
-		n.account(b, c, 1, nil)
+		n.account(b, c, 1)
 	}
 	return n
 }
 
 // account adds the grants of chunk c at Backend b to n's counts and Backend sets (by 1), or takes
-// them out (by -1). With build nil, what it changes is copied first, once; else it is changed in
-// place (only while building n, chunk after chunk in Backend order) and new set nodes come from build.
-func (n *gatewayGrants) account(b string, c *grantChunk, by int, build *slab[onode[struct{}]]) {
-	owned := build != nil
+// them out (by -1). What it changes is copied first, once.
+func (n *gatewayGrants) account(b string, c *grantChunk, by int) {
 	n.total += by * len(c.order)
-	var copies map[*sourceGrants]bool // the sourceGrants and toolGrants made by this call
-	var tcopies map[*toolGrants]bool
-	if !owned {
-		copies, tcopies = map[*sourceGrants]bool{}, map[*toolGrants]bool{}
-	}
+	copies := map[*sourceGrants]bool{} // the sourceGrants and toolGrants made by this call
+	tcopies := map[*toolGrants]bool{}
 	for i := range c.order {
 		o := &c.order[i]
 		k := principalKey(o.source)
-		sg := n.sources.At(k)
+		sg := valueAt(&n.sources, k)
 		switch {
-		case sg == nil && owned:
-			sg = &sourceGrants{}
-			n.sources.setOwned(k, sg)
 		case sg == nil:
 			sg = &sourceGrants{}
-			n.sources = n.sources.Set(k, sg)
-		case !owned && !copies[sg]:
+			n.sources = *n.sources.Set(k, sg)
+		case !copies[sg]:
 			cp := *sg
 			sg = &cp
-			n.sources = n.sources.Set(k, sg)
+			n.sources = *n.sources.Set(k, sg)
 		}
-		if !owned {
-			copies[sg] = true
-		}
+		copies[sg] = true
 		if o.any {
 			sg.any += by
-			sg.anyAt = member(sg.anyAt, b, by > 0, build)
+			sg.anyAt = member(sg.anyAt, b, by > 0)
 			if sg.inline+sg.any == 0 { // the last grant of the source taken out
-				n.sources = n.sources.Delete(k)
+				n.sources = *n.sources.Delete(k)
 			}
 			continue
 		}
 		sg.inline += by
-		sg.inlineAt = member(sg.inlineAt, b, by > 0, build)
-		tg := sg.tools.At(o.tool)
+		sg.inlineAt = member(sg.inlineAt, b, by > 0)
+		tg := valueAt(&sg.tools, o.tool)
 		switch {
-		case tg == nil && owned:
-			tg = &toolGrants{}
-			sg.tools.setOwned(o.tool, tg)
 		case tg == nil:
 			tg = &toolGrants{}
-			sg.tools = sg.tools.Set(o.tool, tg)
-		case !owned && !tcopies[tg]:
+			sg.tools = *sg.tools.Set(o.tool, tg)
+		case !tcopies[tg]:
 			cp := *tg
 			tg = &cp
-			sg.tools = sg.tools.Set(o.tool, tg)
+			sg.tools = *sg.tools.Set(o.tool, tg)
 		}
-		if !owned {
-			tcopies[tg] = true
-		}
+		tcopies[tg] = true
 		tg.count += by
-		tg.at = member(tg.at, b, by > 0, build)
+		tg.at = member(tg.at, b, by > 0)
 		if tg.count == 0 {
-			sg.tools = sg.tools.Delete(o.tool)
+			sg.tools = *sg.tools.Delete(o.tool)
 		}
 		if sg.inline+sg.any == 0 { // the last grant of the source taken out
-			n.sources = n.sources.Delete(k)
+			n.sources = *n.sources.Delete(k)
 		}
 	}
 }
 
-// member returns at with b in it (in) or out of it, in place when build is not nil.
-func member(at omap[struct{}], b string, in bool, build *slab[onode[struct{}]]) omap[struct{}] {
-	if in {
-		if build != nil { // building, Backends in order
-			at.appendOwned(b, struct{}{}, build)
-			return at
-		}
-		if _, ok := at.Get(b); ok {
-			return at
-		}
-		return at.Set(b, struct{}{}, false)
+// member returns at with b in it (in) or out of it.
+func member(at ordered[struct{}], b string, in bool) ordered[struct{}] {
+	if !in {
+		return *at.Delete(b)
 	}
-	return at.Delete(b)
+	if _, ok := at.Get(b); ok {
+		return at
+	}
+	return *at.Set(b, struct{}{})
 }
 
 // appendFirst appends to first the positions of the first limit grants that keep accepts, in the
 // chunks of the Backends of at (every chunk when at is nil), in order.
-func (gg *gatewayGrants) appendFirst(first []gpos, at *omap[struct{}], limit int, keep func(*grantOf) bool) []gpos {
+func (gg *gatewayGrants) appendFirst(first []gpos, at *ordered[struct{}], limit int, keep func(*grantOf) bool) []gpos {
 	n := 0
 	scan := func(c *grantChunk) bool {
 		for i := range c.order {
@@ -317,12 +251,17 @@ func (gg *gatewayGrants) appendFirst(first []gpos, at *omap[struct{}], limit int
 		return n < limit
 	}
 	if at == nil {
-		gg.chunks.Ascend(func(_ string, c *grantChunk) bool { return scan(c) })
+		for _, c := range inOrder(&gg.chunks) {
+			if !scan(c) {
+				break
+			}
+		}
 		return first
 	}
-	at.Ascend(func(b string, _ struct{}) bool {
-		c, _ := gg.chunks.Get(b)
-		return c == nil || scan(c)
-	})
+	for b := range inOrder(at) {
+		if c, _ := gg.chunks.Get(b); c != nil && !scan(c) {
+			break
+		}
+	}
 	return first
 }

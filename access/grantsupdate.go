@@ -14,7 +14,7 @@ import (
 // Gateways the event does not touch.
 func (g *Grants) Update(key string, p *Policy) *Grants {
 	s := g.settings
-	old := g.byKey.At(key)
+	old := valueAt(&g.byKey, key)
 	if old == nil && p == nil {
 		return g
 	}
@@ -23,19 +23,18 @@ func (g *Grants) Update(key string, p *Policy) *Grants {
 	// The policies, sorted by key, for the reference that answers Backend-level writes: listed on
 	// first use, so that an event costs what it touches.
 	var np *Policy
-	n.byKey = n.byKey.Delete(key)
+	n.byKey = *n.byKey.Delete(key)
 	if p != nil {
 		q := *p
 		np = &q
-		n.byKey = n.byKey.Set(key, np)
+		n.byKey = *n.byKey.Set(key, np)
 	}
 	byKey := n.byKey
 	n.policies = sync.OnceValue(func() []Policy {
 		l := make([]Policy, 0, byKey.Len())
-		byKey.Range(func(_ string, q *Policy) bool {
+		for _, q := range entries(&byKey) {
 			l = append(l, *q)
-			return true
-		})
+		}
 		slices.SortFunc(l, func(a, b Policy) int { return strings.Compare(a.Key(), b.Key()) })
 		return l
 	})
@@ -48,7 +47,7 @@ func (g *Grants) Update(key string, p *Policy) *Grants {
 		}
 	}
 	for _, gw := range compact(gws) {
-		l := withoutKey(g.gateway.At(gw), key)
+		l := withoutKey(valueAt(&g.gateway, gw), key)
 		if np != nil && targetsKey(np, GatewayGroup, GatewayKind, gw) {
 			l = append(l, np)
 			slices.SortStableFunc(l, func(a, b *Policy) int { return strings.Compare(a.Key(), b.Key()) })
@@ -70,7 +69,7 @@ func (g *Grants) Update(key string, p *Policy) *Grants {
 	}
 	var front []string
 	for _, b := range bes {
-		l := withoutKey(g.backends.At(b), key)
+		l := withoutKey(valueAt(&g.backends, b), key)
 		if np != nil && targetsKey(np, s.BackendGroup, s.BackendKind, b) {
 			l = append(l, np)
 			slices.SortStableFunc(l, func(a, b *Policy) int { return strings.Compare(a.Key(), b.Key()) })
@@ -91,7 +90,7 @@ func (g *Grants) Update(key string, p *Policy) *Grants {
 	// the first of its Backends behind the Gateway, in its place among that Backend's policies.
 	seen := map[grant]bool{}
 	for _, gw := range compact(front) {
-		gg := n.behind.At(gw)
+		gg := valueAt(&n.behind, gw)
 		for _, b := range bes {
 			if _, ok := g.topo.links.Get(pairKey(gw, b)); !ok {
 				continue
@@ -105,9 +104,9 @@ func (g *Grants) Update(key string, p *Policy) *Grants {
 			}
 		}
 		if gg != nil && gg.total > 0 {
-			n.behind = n.behind.Set(gw, gg)
+			n.behind = *n.behind.Set(gw, gg)
 		} else {
-			n.behind = n.behind.Delete(gw)
+			n.behind = *n.behind.Delete(gw)
 		}
 	}
 	return n
@@ -130,11 +129,11 @@ func (g *Grants) WithTopology(t *Topology, changed []string) *Grants {
 		var affected []string
 		for _, x := range symmetricDiff(g.topo.BackendsBehind(gw), t.BackendsBehind(gw)) {
 			affected = append(affected, x)
-			for _, p := range g.backends.At(x) {
+			for _, p := range valueAt(&g.backends, x) {
 				affected = append(affected, targetKeys(p, s.BackendGroup, s.BackendKind)...)
 			}
 		}
-		gg := n.behind.At(gw)
+		gg := valueAt(&n.behind, gw)
 		for _, b := range compact(affected) {
 			var old *grantChunk
 			if gg != nil {
@@ -145,9 +144,9 @@ func (g *Grants) WithTopology(t *Topology, changed []string) *Grants {
 			}
 		}
 		if gg != nil && gg.total > 0 {
-			n.behind = n.behind.Set(gw, gg)
+			n.behind = *n.behind.Set(gw, gg)
 		} else {
-			n.behind = n.behind.Delete(gw)
+			n.behind = *n.behind.Delete(gw)
 		}
 	}
 	return &n
@@ -180,11 +179,11 @@ func withoutKey(l []*Policy, key string) []*Policy {
 	return out
 }
 
-func setOrDelete(m pmap[[]*Policy], k string, l []*Policy) pmap[[]*Policy] {
+func setOrDelete(m keyed[[]*Policy], k string, l []*Policy) keyed[[]*Policy] {
 	if len(l) == 0 {
-		return m.Delete(k)
+		return *m.Delete(k)
 	}
-	return m.Set(k, l)
+	return *m.Set(k, l)
 }
 
 func compact(l []string) []string {

@@ -21,18 +21,18 @@ import (
 // WithNamespace return the next version at the cost of what the object touches; versions share
 // what did not change and never change once built (Link aside), so readers need no lock.
 type Topology struct {
-	backends pmap[[]string] // gateway → backends behind it, sorted, unique
-	gateways pmap[[]string] // backend → gateways in front of it, sorted, unique
-	links    pmap[int32]    // gateway+"\x00"+backend → the routes linking them (a Link counts as one)
+	backends keyed[[]string] // gateway → backends behind it, sorted, unique
+	gateways keyed[[]string] // backend → gateways in front of it, sorted, unique
+	links    keyed[int32]    // gateway+"\x00"+backend → the routes linking them (a Link counts as one)
 
 	// What the links are derived from.
-	settings Settings                 // with defaults, or zero (then the defaults apply)
-	nsKnown  bool                     // false: namespace labels are not known, every selector matches
-	gws      pmap[*gatewayv1.Gateway] // "namespace/name" → Gateway
-	routes   pmap[*routeEntry]        // "namespace/name" → HTTPRoute with Backends and Gateway parents
-	byParent pmap[pmap[struct{}]]     // gateway → the routes with a parentRef to it
-	byNS     pmap[pmap[struct{}]]     // namespace → the routes in it
-	ns       pmap[map[string]string]  // namespace → its labels
+	settings Settings                  // with defaults, or zero (then the defaults apply)
+	nsKnown  bool                      // false: namespace labels are not known, every selector matches
+	gws      keyed[*gatewayv1.Gateway] // "namespace/name" → Gateway
+	routes   keyed[*routeEntry]        // "namespace/name" → HTTPRoute with Backends and Gateway parents
+	byParent keyed[keyed[struct{}]]    // gateway → the routes with a parentRef to it
+	byNS     keyed[keyed[struct{}]]    // namespace → the routes in it
+	ns       keyed[map[string]string]  // namespace → its labels
 }
 
 // routeEntry is what the topology needs of one HTTPRoute.
@@ -57,17 +57,17 @@ func (t *Topology) Link(gateway, backend string) {
 	if _, ok := t.links.Get(k); ok {
 		return
 	}
-	t.links = t.links.Set(k, 1)
-	t.backends = t.backends.Set(gateway, insertCopy(t.backends.At(gateway), backend))
-	t.gateways = t.gateways.Set(backend, insertCopy(t.gateways.At(backend), gateway))
+	t.links = *t.links.Set(k, 1)
+	t.backends = *t.backends.Set(gateway, insertCopy(valueAt(&t.backends, gateway), backend))
+	t.gateways = *t.gateways.Set(backend, insertCopy(valueAt(&t.gateways, backend), gateway))
 }
 
 // BackendsBehind returns the backends reachable through gateway, sorted. The result is shared: read it only.
-func (t *Topology) BackendsBehind(gateway string) []string { return t.backends.At(gateway) }
+func (t *Topology) BackendsBehind(gateway string) []string { return valueAt(&t.backends, gateway) }
 
 // GatewaysInFront returns the gateways through which backend is reachable, sorted. The result is
 // shared: read it only.
-func (t *Topology) GatewaysInFront(backend string) []string { return t.gateways.At(backend) }
+func (t *Topology) GatewaysInFront(backend string) []string { return valueAt(&t.gateways, backend) }
 
 func pairKey(gateway, backend string) string { return gateway + "\x00" + backend }
 
@@ -135,7 +135,7 @@ func TopologyOf(gateways []*gatewayv1.Gateway, routes []*gatewayv1.HTTPRoute, ns
 	for _, gw := range gateways {
 		gws[gw.Namespace+"/"+gw.Name] = gw
 	}
-	t.gws, t.ns = pmapOf(gws), pmapOf(nsLabels)
+	t.gws, t.ns = keyedOf(gws), keyedOf(nsLabels)
 	entries := make(map[string]*routeEntry, len(routes))
 	byParent, byNS := map[string]map[string]struct{}{}, map[string]map[string]struct{}{}
 	backends, fronts, links := map[string][]string{}, map[string][]string{}, map[string]int32{}
@@ -168,7 +168,7 @@ func TopologyOf(gateways []*gatewayv1.Gateway, routes []*gatewayv1.HTTPRoute, ns
 			}
 		}
 	}
-	t.routes, t.links = pmapOf(entries), pmapOf(links)
+	t.routes, t.links = keyedOf(entries), keyedOf(links)
 	t.byParent, t.byNS = setsOf(byParent), setsOf(byNS)
 	for _, l := range backends {
 		slices.Sort(l)
@@ -176,17 +176,17 @@ func TopologyOf(gateways []*gatewayv1.Gateway, routes []*gatewayv1.HTTPRoute, ns
 	for _, l := range fronts {
 		slices.Sort(l)
 	}
-	t.backends, t.gateways = pmapOf(backends), pmapOf(fronts)
+	t.backends, t.gateways = keyedOf(backends), keyedOf(fronts)
 	return t
 }
 
 // setsOf is m as persistent maps.
-func setsOf(m map[string]map[string]struct{}) pmap[pmap[struct{}]] {
-	out := make(map[string]pmap[struct{}], len(m))
+func setsOf(m map[string]map[string]struct{}) keyed[keyed[struct{}]] {
+	out := make(map[string]keyed[struct{}], len(m))
 	for k, s := range m {
-		out[k] = pmapOf(s)
+		out[k] = keyedOf(s)
 	}
-	return pmapOf(out)
+	return keyedOf(out)
 }
 
 // newRouteEntry is what the topology needs of r, nil when r links nothing (no Backend of s's kind,
@@ -222,7 +222,7 @@ func newRouteEntry(r *gatewayv1.HTTPRoute, s Settings) *routeEntry {
 func (t *Topology) linkedOf(e *routeEntry) []string {
 	var out []string
 	for _, p := range e.parents {
-		if gw, ok := t.gws.Get(p.gateway); ok && !admits(gw, p.ref, e.namespace, t.ns.At(e.namespace), t.nsKnown) {
+		if gw, ok := t.gws.Get(p.gateway); ok && !admits(gw, p.ref, e.namespace, valueAt(&t.ns, e.namespace), t.nsKnown) {
 			continue
 		}
 		out = append(out, p.gateway)
@@ -255,11 +255,12 @@ func (t *Topology) unindex(key string, e *routeEntry) {
 	t.byNS = removeFrom(t.byNS, e.namespace, key)
 }
 
-func addTo(m pmap[pmap[struct{}]], outer, inner string) pmap[pmap[struct{}]] {
-	return m.Set(outer, m.At(outer).Set(inner, struct{}{}))
+func addTo(m keyed[keyed[struct{}]], outer, inner string) keyed[keyed[struct{}]] {
+	s := valueAt(&m, outer)
+	return *m.Set(outer, *s.Set(inner, struct{}{}))
 }
 
-func removeFrom(m pmap[pmap[struct{}]], outer, inner string) pmap[pmap[struct{}]] {
+func removeFrom(m keyed[keyed[struct{}]], outer, inner string) keyed[keyed[struct{}]] {
 	s, ok := m.Get(outer)
 	if !ok {
 		return m
@@ -267,10 +268,10 @@ func removeFrom(m pmap[pmap[struct{}]], outer, inner string) pmap[pmap[struct{}]
 	if _, ok := s.Get(inner); !ok {
 		return m
 	}
-	if s = s.Delete(inner); s.Len() == 0 {
-		return m.Delete(outer)
+	if s = *s.Delete(inner); s.Len() == 0 {
+		return *m.Delete(outer)
 	}
-	return m.Set(outer, s)
+	return *m.Set(outer, s)
 }
 
 // admits reports whether some listener of gw selected by pr admits an HTTPRoute from namespace

@@ -19,18 +19,18 @@ func (t *Topology) WithGateway(key string, gw *gatewayv1.Gateway) (*Topology, []
 		if !had {
 			return t, nil
 		}
-		n.gws = n.gws.Delete(key)
+		n.gws = *n.gws.Delete(key)
 	} else {
 		if had && old.Namespace == gw.Namespace && reflect.DeepEqual(old.Spec.Listeners, gw.Spec.Listeners) {
 			return t, nil // a status or metadata change: nothing the topology reads
 		}
-		n.gws = n.gws.Set(key, gw)
+		n.gws = *n.gws.Set(key, gw)
 	}
 	d := delta{}
-	t.byParent.At(key).Range(func(rk string, _ struct{}) bool {
-		n.relink(d, rk, n.routes.At(rk))
-		return true
-	})
+	routes := valueAt(&t.byParent, key)
+	for rk := range entries(&routes) {
+		n.relink(d, rk, valueAt(&n.routes, rk))
+	}
 	return n, n.apply(d)
 }
 
@@ -39,7 +39,7 @@ func (t *Topology) WithGateway(key string, gw *gatewayv1.Gateway) (*Topology, []
 // parentRefs and backendRefs touch. t stays valid and unchanged; r is read and its parentRefs kept:
 // do not modify it afterwards.
 func (t *Topology) WithHTTPRoute(key string, r *gatewayv1.HTTPRoute) (*Topology, []string) {
-	old := t.routes.At(key)
+	old := valueAt(&t.routes, key)
 	var e *routeEntry
 	if r != nil {
 		e = newRouteEntry(r, t.settings.withDefaults())
@@ -55,13 +55,13 @@ func (t *Topology) WithHTTPRoute(key string, r *gatewayv1.HTTPRoute) (*Topology,
 	if old != nil {
 		d.add(old.linked, old.backends, -1)
 		n.unindex(key, old)
-		n.routes = n.routes.Delete(key)
+		n.routes = *n.routes.Delete(key)
 	}
 	if e != nil {
 		e.linked = n.linkedOf(e)
 		d.add(e.linked, e.backends, 1)
 		n.index(key, e)
-		n.routes = n.routes.Set(key, e)
+		n.routes = *n.routes.Set(key, e)
 	}
 	return n, n.apply(d)
 }
@@ -78,20 +78,22 @@ func (t *Topology) WithNamespace(name string, labels map[string]string) (*Topolo
 	}
 	n := t.next()
 	if labels == nil {
-		n.ns = n.ns.Delete(name)
+		n.ns = *n.ns.Delete(name)
 	} else {
-		n.ns = n.ns.Set(name, labels)
+		n.ns = *n.ns.Set(name, labels)
 	}
 	d := delta{}
-	relink := func(rk string, _ struct{}) bool {
-		n.relink(d, rk, n.routes.At(rk))
-		return true
-	}
 	if t.nsKnown {
-		t.byNS.At(name).Range(relink)
+		routes := valueAt(&t.byNS, name)
+		for rk := range entries(&routes) {
+			n.relink(d, rk, valueAt(&n.routes, rk))
+		}
 	} else {
 		n.nsKnown = true
-		n.routes.Range(func(rk string, _ *routeEntry) bool { return relink(rk, struct{}{}) })
+		routes := n.routes // relink replaces entries of n.routes
+		for rk := range entries(&routes) {
+			n.relink(d, rk, valueAt(&n.routes, rk))
+		}
 	}
 	return n, n.apply(d)
 }
@@ -117,7 +119,7 @@ func (t *Topology) relink(d delta, rk string, e *routeEntry) {
 	d.add(linked, e.backends, 1)
 	ne := *e
 	ne.linked = linked
-	t.routes = t.routes.Set(rk, &ne)
+	t.routes = *t.routes.Set(rk, &ne)
 }
 
 // delta is how many routes more (or fewer) link each (gateway, backend).
@@ -140,12 +142,12 @@ func (t *Topology) apply(d delta) []string {
 			continue
 		}
 		k := pairKey(p[0], p[1])
-		was := t.links.At(k)
+		was := valueAt(&t.links, k)
 		now := was + by
 		if now <= 0 {
-			t.links = t.links.Delete(k)
+			t.links = *t.links.Delete(k)
 		} else {
-			t.links = t.links.Set(k, now)
+			t.links = *t.links.Set(k, now)
 		}
 		switch {
 		case was <= 0 && now > 0:
@@ -180,7 +182,7 @@ func mark(m map[string]map[string]bool, k, v string) {
 
 // merge returns m with, for each key, the values of added put in and those of removed taken out of
 // its sorted list (which holds none of added and all of removed).
-func merge(m pmap[[]string], added map[string][]string, removed map[string]map[string]bool) pmap[[]string] {
+func merge(m keyed[[]string], added map[string][]string, removed map[string]map[string]bool) keyed[[]string] {
 	keys := make([]string, 0, len(added)+len(removed))
 	for k := range added {
 		keys = append(keys, k)
@@ -191,7 +193,7 @@ func merge(m pmap[[]string], added map[string][]string, removed map[string]map[s
 		}
 	}
 	for _, k := range keys {
-		old := m.At(k)
+		old := valueAt(&m, k)
 		out := make([]string, 0, len(old)+len(added[k])-len(removed[k]))
 		for _, v := range old {
 			if !removed[k][v] {
@@ -201,9 +203,9 @@ func merge(m pmap[[]string], added map[string][]string, removed map[string]map[s
 		out = append(out, added[k]...)
 		slices.Sort(out)
 		if len(out) == 0 {
-			m = m.Delete(k)
+			m = *m.Delete(k)
 		} else {
-			m = m.Set(k, out)
+			m = *m.Set(k, out)
 		}
 	}
 	return m

@@ -211,33 +211,36 @@ type grantsView struct {
 
 func dumpGrants(g *Grants) map[string]grantsView {
 	out := map[string]grantsView{}
-	g.behind.Range(func(gw string, gg *gatewayGrants) bool {
+	for gw, gg := range entries(&g.behind) {
 		v := grantsView{Total: gg.total, Sources: map[string]string{}}
-		gg.chunks.Ascend(func(b string, c *grantChunk) bool {
+		for b, c := range inOrder(&gg.chunks) {
 			for _, o := range c.order {
 				v.Order = append(v.Order, fmt.Sprintf("%s %s %v %q %v", b, o.policy, o.source, o.tool, o.any))
 			}
-			return true
-		})
-		gg.sources.Range(func(k string, sg *sourceGrants) bool {
+		}
+		for k, sg := range entries(&gg.sources) {
 			d := fmt.Sprintf("inline %d at %v, any %d at %v, tools", sg.inline, keysOf(sg.inlineAt), sg.any, keysOf(sg.anyAt))
 			tools := contents(sg.tools)
 			for _, t := range slices.Sorted(maps.Keys(tools)) {
 				d += fmt.Sprintf(" %s: %d at %v", t, tools[t].count, keysOf(tools[t].at))
 			}
 			v.Sources[k] = d
-			return true
-		})
+		}
 		out[gw] = v
-		return true
-	})
+	}
 	return out
 }
 
-func keysOf(m omap[struct{}]) []string {
+func keysOf(m ordered[struct{}]) []string {
 	var out []string
-	m.Ascend(func(k string, _ struct{}) bool { out = append(out, k); return true })
+	for k := range inOrder(&m) {
+		out = append(out, k)
+	}
 	return out
+}
+
+func contents[V any](m keyed[V]) map[string]V {
+	return maps.Collect(entries(&m))
 }
 
 // world is the objects of a random cluster, changed one at a time by step.

@@ -1,8 +1,11 @@
 package mesh
 
 import (
+	"slices"
 	"strings"
 	"sync"
+
+	"github.com/benbjohnson/immutable"
 )
 
 // Index holds one mesh's policies of one kind and its Dataplanes, prepared so that the review of a
@@ -24,31 +27,30 @@ import (
 type Index struct {
 	kind     string
 	nextSlot int
-	pols     pmap[string, polEntry]   // by ID
-	polBy    pmap[selKey, []polEntry] // polKey → policies whose targetRef may select what has it
-	fromBy   pmap[selKey, []fromRef]  // fromKey → from elements that may select a source that has it
+	pols     immutable.Map[string, polEntry]   // by ID
+	polBy    immutable.Map[selKey, []polEntry] // polKey → policies whose targetRef may select what has it
+	fromBy   immutable.Map[selKey, []fromRef]  // fromKey → from elements that may select a source that has it
 
-	dps    pmap[string, *dpEntry] // by "namespace/name"
-	inTags pmap[string, keySet]   // inbound tags "k=v" → Dataplanes
-	names  pmap[string, keySet]   // "name=NAME" → Dataplanes
-	labels pmap[string, keySet]   // metadata labels "k=v" → Dataplanes
+	dps    immutable.Map[string, *dpEntry] // by "namespace/name"
+	inTags immutable.Map[string, keySet]   // inbound tags "k=v" → Dataplanes
+	names  immutable.Map[string, keySet]   // "name=NAME" → Dataplanes
+	labels immutable.Map[string, keySet]   // metadata labels "k=v" → Dataplanes
 
-	classes pmap[string, *class]  // by signature
-	member  pmap[*Policy, keySet] // policy → signatures of the classes holding it
+	classes immutable.Map[string, *class]  // by signature
+	member  immutable.Map[*Policy, keySet] // policy → signatures of the classes holding it
 
-	sources pmap[string, *source] // by Selector.String()
-	srcTags pmap[string, keySet]  // source tags "k=v" → sources
-	groups  pmap[string, *group]  // by the from elements that select their sources (groupKey)
+	sources immutable.Map[string, *source] // by Selector.String()
+	srcTags immutable.Map[string, keySet]  // source tags "k=v" → sources
+	groups  immutable.Map[string, *group]  // by the from elements that select their sources (groupKey)
 
-	agg pmap[*Policy, map[elemKey]*counts] // per policy, the sum of the classes' contrib
+	agg immutable.Map[*Policy, map[elemKey]*counts] // per policy, the sum of the classes' contrib
 
 	// Kuma's MeshTrafficPermissions only (perms set): the void allow matches and from policies of
 	// the rules (ruleshadow.go), summed over the classes like agg.
 	perms bool
-	perm  pmap[permissionKey, *permCount]
+	perm  immutable.Map[permissionKey, *permCount]
 
 	reps *repCache // one source per group, computed on first use
-	edit *pedit    // while the index is being built or updated, before it is published; else nil
 }
 
 // dpEntry is an indexed Dataplane and the keys of the policies that may select it (dataplaneKeys).
@@ -75,7 +77,6 @@ type source struct {
 	sel   Selector
 	n     int
 	group string
-	own   *pedit // the build or update that made it, which may change it in place
 }
 
 // group is the sources that every indexed from element treats alike, and one of them.
@@ -112,30 +113,25 @@ type counts struct {
 // (keyed "namespace/name", as WithDataplane takes them; of two with one key the later is kept). It
 // copies the policies it keeps; the Dataplanes are shared and must not change.
 func NewIndex(kind string, policies []Policy, dataplanes []Dataplane) *Index {
-	x := &Index{kind: kind, reps: &repCache{}, edit: new(pedit)}
+	x := &Index{kind: kind, reps: &repCache{},
+		pols: newMap[string, polEntry](), polBy: newMap[selKey, []polEntry](), fromBy: newMap[selKey, []fromRef](),
+		dps: newMap[string, *dpEntry](), inTags: newMap[string, keySet](), names: newMap[string, keySet](),
+		labels: newMap[string, keySet](), classes: newMap[string, *class](), member: newMap[*Policy, keySet](),
+		sources: newMap[string, *source](), srcTags: newMap[string, keySet](), groups: newMap[string, *group](),
+		agg: newMap[*Policy, map[elemKey]*counts](), perm: newMap[permissionKey, *permCount]()}
 	if g, k, _ := strings.Cut(kind, "."); g == KindMeshTrafficPermission && k == KumaGroup {
 		x.perms = true
 	}
 	for i := range policies {
 		if policies[i].matchesKind(kind) {
 			p := policies[i]
-			if old, ok := x.pols.get(p.ID()); ok {
-				x.unindexPolicy(old)
-			}
-			x.indexPolicy(&p)
+			old, _ := x.pols.Get(p.ID())
+			x.setPolicy(old, &p)
 		}
 	}
 	t := newTxn(x)
-	for i := range dataplanes {
-		dp := &dataplanes[i]
-		key := DataplaneKey(dp)
-		if old, ok := x.dps.get(key); ok {
-			t.dataplane(key, old, -1)
-		}
-		t.dataplane(key, newDPEntry(dp), 1)
-	}
+	x.buildDataplanes(t, dataplanes)
 	t.finish()
-	x.edit = nil
 	return x
 }
 
@@ -146,77 +142,84 @@ func DataplaneKey(dp *Dataplane) string { return dp.Namespace + "/" + dp.Name }
 func (x *Index) clone() *Index {
 	y := *x
 	y.reps = &repCache{}
-	y.edit = new(pedit)
 	return &y
 }
 
 // repSources returns one source per group: the sources a class's from entries are merged for.
 func (x *Index) repSources() []Selector {
 	x.reps.once.Do(func() {
-		for _, g := range x.groups.all() {
-			s, _ := x.sources.get(g.rep)
+		for it := x.groups.Iterator(); !it.Done(); {
+			_, g, _ := it.Next()
+			s, _ := x.sources.Get(g.rep)
 			x.reps.sels = append(x.reps.sels, s.sel)
 		}
 	})
 	return x.reps.sels
 }
 
-// indexPolicy adds p with a new slot to the policies and their indexes.
-func (x *Index) indexPolicy(p *Policy) {
-	e := polEntry{p, x.nextSlot}
-	x.nextSlot++
-	x.pols = x.pols.set(x.edit, p.ID(), e)
-	if k, ok := polKey(&p.TargetRef); ok {
-		l, _ := x.polBy.get(k)
-		x.polBy = x.polBy.set(x.edit, k, append(l[:len(l):len(l)], e))
+// setPolicy replaces the indexed policy old (old.p nil: none) by p (nil: none), which takes a new
+// slot, in the policies and their indexes, setting each entry it changes once.
+func (x *Index) setPolicy(old polEntry, p *Policy) {
+	var e polEntry
+	if old.p != nil && (p == nil || p.ID() != old.p.ID()) {
+		x.pols = *x.pols.Delete(old.p.ID())
 	}
-	for i := range p.From {
-		if k, ok := fromKey(&p.From[i].TargetRef); ok {
-			l, _ := x.fromBy.get(k)
-			x.fromBy = x.fromBy.set(x.edit, k, append(l[:len(l):len(l)], fromRef{p, e.slot, i}))
+	if p != nil {
+		e = polEntry{p, x.nextSlot}
+		x.nextSlot++
+		x.pols = *x.pols.Set(p.ID(), e)
+	}
+	var keys, fromKeys []selKey
+	addPol, addFrom := map[selKey][]polEntry{}, map[selKey][]fromRef{}
+	for _, q := range [2]*Policy{old.p, p} {
+		if q == nil {
+			continue
+		}
+		if k, ok := polKey(&q.TargetRef); ok {
+			keys = append(keys, k)
+			if q == p {
+				addPol[k] = append(addPol[k], e)
+			}
+		}
+		for i := range q.From {
+			if k, ok := fromKey(&q.From[i].TargetRef); ok {
+				fromKeys = append(fromKeys, k)
+				if q == p {
+					addFrom[k] = append(addFrom[k], fromRef{p, e.slot, i})
+				}
+			}
 		}
 	}
+	x.polBy = relist(x.polBy, keys, func(q polEntry) bool { return q.p != old.p }, addPol)
+	x.fromBy = relist(x.fromBy, fromKeys, func(f fromRef) bool { return f.p != old.p }, addFrom)
 }
 
-// unindexPolicy removes e's policy from the policies and their indexes.
-func (x *Index) unindexPolicy(e polEntry) {
-	p := e.p
-	x.pols = x.pols.del(x.edit, p.ID())
-	if k, ok := polKey(&p.TargetRef); ok {
-		l, _ := x.polBy.get(k)
-		out := make([]polEntry, 0, len(l))
+// relist returns idx with, under each of keys, the entries that keep rejects taken out of the list
+// and those of add appended (the key dropped when its list is left empty).
+func relist[T any](idx immutable.Map[selKey, []T], keys []selKey, keep func(T) bool, add map[selKey][]T) immutable.Map[selKey, []T] {
+	for i, k := range keys {
+		if slices.Contains(keys[:i], k) {
+			continue
+		}
+		l, _ := idx.Get(k)
+		out := make([]T, 0, len(l)+len(add[k]))
 		for _, q := range l {
-			if q.p != p {
+			if keep(q) {
 				out = append(out, q)
 			}
 		}
-		if len(out) == 0 {
-			x.polBy = x.polBy.del(x.edit, k)
+		if out = append(out, add[k]...); len(out) == 0 {
+			idx = *idx.Delete(k)
 		} else {
-			x.polBy = x.polBy.set(x.edit, k, out)
+			idx = *idx.Set(k, out)
 		}
 	}
-	for i := range p.From {
-		if k, ok := fromKey(&p.From[i].TargetRef); ok {
-			l, _ := x.fromBy.get(k)
-			out := make([]fromRef, 0, len(l))
-			for _, f := range l {
-				if f.p != p {
-					out = append(out, f)
-				}
-			}
-			if len(out) == 0 {
-				x.fromBy = x.fromBy.del(x.edit, k)
-			} else {
-				x.fromBy = x.fromBy.set(x.edit, k, out)
-			}
-		}
-	}
+	return idx
 }
 
 // slotOf returns the slot of an indexed policy.
 func (x *Index) slotOf(p *Policy) int {
-	e, _ := x.pols.get(p.ID())
+	e, _ := x.pols.Get(p.ID())
 	return e.slot
 }
 

@@ -12,20 +12,18 @@ import (
 // (an inbound tag set that the from elements tell apart from all others) are the classes with from
 // elements recomputed. dp is kept, not copied: it must not change.
 func (x *Index) WithDataplane(key string, dp *Dataplane) *Index {
-	old, had := x.dps.get(key)
+	old, had := x.dps.Get(key)
 	if !had && dp == nil {
 		return x
 	}
 	y := x.clone()
 	t := newTxn(y)
-	if had {
-		t.dataplane(key, old, -1)
-	}
+	var e *dpEntry
 	if dp != nil {
-		t.dataplane(key, newDPEntry(dp), 1)
+		e = newDPEntry(dp)
 	}
+	t.dataplane(key, old, e)
 	t.finish()
-	y.edit = nil
 	return y
 }
 
@@ -35,7 +33,7 @@ func (x *Index) WithDataplane(key string, dp *Dataplane) *Index {
 // that held the old version when the targetRef is unchanged) and of the sources their from
 // elements select. p is copied.
 func (x *Index) WithPolicy(id string, p *Policy) *Index {
-	oldE, had := x.pols.get(id)
+	oldE, had := x.pols.Get(id)
 	var newP, oldP *Policy
 	if p != nil && p.matchesKind(x.kind) {
 		cp := *p
@@ -49,12 +47,7 @@ func (x *Index) WithPolicy(id string, p *Policy) *Index {
 	}
 	splits := x.splits(oldP, newP)
 	y := x.clone()
-	if oldP != nil {
-		y.unindexPolicy(oldE)
-	}
-	if newP != nil {
-		y.indexPolicy(newP)
-	}
+	y.setPolicy(oldE, newP) // oldE is the zero polEntry when !had
 	t := newTxn(y)
 	for _, k := range x.sourcesOfFrom(oldP, newP) {
 		t.rekey(k)
@@ -77,12 +70,8 @@ func (x *Index) WithPolicy(id string, p *Policy) *Index {
 			t.move(c.sig, nil, s.selN, s.selOut, -1)
 		}
 	}
+	t.gone = oldP
 	t.finish()
-	if oldP != nil {
-		y.agg = y.agg.del(y.edit, oldP)
-		y.member = y.member.del(y.edit, oldP)
-	}
-	y.edit = nil
 	return y
 }
 
@@ -156,7 +145,7 @@ func (x *Index) splits(oldP, newP *Policy) []*split {
 	get := func(sig string) *split {
 		s := bySig[sig]
 		if s == nil {
-			c, _ := x.classes.get(sig)
+			c, _ := x.classes.Get(sig)
 			s = &split{c: c}
 			bySig[sig] = s
 			order = append(order, s)
@@ -165,17 +154,19 @@ func (x *Index) splits(oldP, newP *Policy) []*split {
 	}
 	var holding keySet
 	if oldP != nil {
-		holding, _ = x.member.get(oldP)
+		holding, _ = x.member.Get(oldP)
 	}
 	if oldP != nil && newP != nil && sameSelection(oldP, newP) {
-		for sig := range holding.all() {
+		for it := holding.Iterator(); !it.Done(); {
+			sig, _, _ := it.Next()
 			s := get(sig)
 			s.selN, s.selOut = s.c.n, s.c.outbounds
 		}
 	} else if newP != nil {
 		selected := x.selectedBy(newP)
-		if len(selected) == x.dps.len() { // every class whole, without a visit to each
-			for sig, c := range x.classes.all() {
+		if len(selected) == x.dps.Len() { // every class whole, without a visit to each
+			for it := x.classes.Iterator(); !it.Done(); {
+				sig, c, _ := it.Next()
 				s := get(sig)
 				s.selN, s.selOut = c.n, c.outbounds
 			}
@@ -188,7 +179,8 @@ func (x *Index) splits(oldP, newP *Policy) []*split {
 			}
 		}
 	}
-	for sig := range holding.all() {
+	for it := holding.Iterator(); !it.Done(); {
+		sig, _, _ := it.Next()
 		get(sig)
 	}
 	out := order[:0]
@@ -196,7 +188,8 @@ func (x *Index) splits(oldP, newP *Policy) []*split {
 		if s.c == nil {
 			continue // cannot happen: every Dataplane is in the class of its signature
 		}
-		s.hadOld = oldP != nil && holding.has(s.c.sig)
+		_, held := holding.Get(s.c.sig)
+		s.hadOld = oldP != nil && held
 		s.base = withoutPolicy(s.c.ordered, oldP)
 		s.restN = s.c.n - s.selN
 		if s.restN == 0 {

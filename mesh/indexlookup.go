@@ -4,6 +4,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/benbjohnson/immutable"
 )
 
 // selKey is what a targetRef selects by: a name ('n'), a label k=v ('l'), a service ('s'), an
@@ -93,7 +95,7 @@ func firstTag(kind byte, tags map[string]string) selKey {
 func (x *Index) policiesSelecting(e *dpEntry) (string, []polEntry) {
 	var found []polEntry
 	for _, k := range e.keys {
-		l, _ := x.polBy.get(k)
+		l, _ := x.polBy.Get(k)
 		for _, pe := range l {
 			if pe.p.SelectsProxy(e.dp) {
 				found = append(found, pe)
@@ -121,14 +123,14 @@ func policiesOf(entries []polEntry) []*Policy {
 
 // candidates returns the members of the smallest set among the tags' (a superset of those
 // carrying every tag: callers check each), or all = true when tags is empty.
-func candidates(idx pmap[string, keySet], tags map[string]string) (ids keySet, all bool) {
+func candidates(idx immutable.Map[string, keySet], tags map[string]string) (ids keySet, all bool) {
 	if len(tags) == 0 {
 		return ids, true
 	}
 	first := true
 	for k, v := range tags {
-		l, _ := idx.get(k + "=" + v)
-		if first || l.len() < ids.len() {
+		l, _ := idx.Get(k + "=" + v)
+		if first || l.Len() < ids.Len() {
 			ids, first = l, false
 		}
 	}
@@ -143,7 +145,7 @@ func (x *Index) selectedBy(p *Policy) []*dpEntry {
 	r := &p.TargetRef
 	switch r.Kind {
 	case Service, MeshService:
-		cand, _ = x.inTags.get(ServiceTag + "=" + r.Name)
+		cand, _ = x.inTags.Get(ServiceTag + "=" + r.Name)
 	case ServiceSubset, MeshServiceSubset:
 		tags := map[string]string{ServiceTag: r.Name}
 		for k, v := range r.Tags {
@@ -153,13 +155,13 @@ func (x *Index) selectedBy(p *Policy) []*dpEntry {
 	case MeshSubset:
 		cand, all = candidates(x.inTags, r.Tags)
 	case Proxy:
-		cand, _ = x.names.get("name=" + r.Name)
+		cand, _ = x.names.Get("name=" + r.Name)
 	case DataplaneRef:
 		switch {
 		case len(r.Labels) > 0:
 			cand, _ = candidates(x.labels, r.Labels)
 		case r.Name != "":
-			cand, _ = x.names.get("name=" + r.Name)
+			cand, _ = x.names.Get("name=" + r.Name)
 		default:
 			all = true
 		}
@@ -168,15 +170,17 @@ func (x *Index) selectedBy(p *Policy) []*dpEntry {
 	}
 	var out []*dpEntry
 	if all {
-		for _, e := range x.dps.all() {
+		for it := x.dps.Iterator(); !it.Done(); {
+			_, e, _ := it.Next()
 			if p.SelectsProxy(e.dp) {
 				out = append(out, e)
 			}
 		}
 		return out
 	}
-	for k := range cand.all() {
-		if e, ok := x.dps.get(k); ok && p.SelectsProxy(e.dp) {
+	for it := cand.Iterator(); !it.Done(); {
+		k, _, _ := it.Next()
+		if e, ok := x.dps.Get(k); ok && p.SelectsProxy(e.dp) {
 			out = append(out, e)
 		}
 	}
@@ -191,21 +195,23 @@ func (x *Index) sourcesSelectedBy(r *TargetRef) []string {
 	case Mesh:
 		all = true
 	case Service, MeshService, ServiceSubset, MeshServiceSubset:
-		cand, _ = x.srcTags.get(ServiceTag + "=" + r.Name)
+		cand, _ = x.srcTags.Get(ServiceTag + "=" + r.Name)
 	case MeshSubset:
 		cand, all = candidates(x.srcTags, r.Tags)
 	}
 	var out []string
 	if all {
-		for k, s := range x.sources.all() {
+		for it := x.sources.Iterator(); !it.Done(); {
+			k, s, _ := it.Next()
 			if r.Selects(&s.sel) {
 				out = append(out, k)
 			}
 		}
 		return out
 	}
-	for k := range cand.all() {
-		if s, ok := x.sources.get(k); ok && r.Selects(&s.sel) {
+	for it := cand.Iterator(); !it.Done(); {
+		k, _, _ := it.Next()
+		if s, ok := x.sources.Get(k); ok && r.Selects(&s.sel) {
 			out = append(out, k)
 		}
 	}
@@ -216,7 +222,7 @@ func (x *Index) sourcesSelectedBy(r *TargetRef) []string {
 func (x *Index) groupKey(s *Selector) string {
 	var refs []fromRef
 	visit := func(k selKey) {
-		l, _ := x.fromBy.get(k)
+		l, _ := x.fromBy.Get(k)
 		for _, f := range l {
 			if f.p.From[f.i].TargetRef.Selects(s) {
 				refs = append(refs, f)

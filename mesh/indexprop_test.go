@@ -209,13 +209,15 @@ func answer(x *Index, probes []Policy) answers {
 func wholeWarnings(x *Index) []string {
 	agg := map[*Policy]map[elemKey]*counts{}
 	touched := map[*Policy]bool{}
-	for p, m := range x.agg.all() {
+	for it := x.agg.Iterator(); !it.Done(); {
+		p, m, _ := it.Next()
 		agg[p], touched[p] = m, true
 	}
 	ws := collect(stats(agg, touched, nil))
 	if x.perms {
 		sums := map[permissionKey]*permCount{}
-		for k, a := range x.perm.all() {
+		for it := x.perm.Iterator(); !it.Done(); {
+			k, a, _ := it.Next()
 			sums[k] = a
 		}
 		ws = append(ws, permWarnings(sums, nil)...)

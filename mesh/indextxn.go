@@ -13,36 +13,71 @@ type txn struct {
 	aggs  map[*Policy]map[elemKey]*counts
 	perms map[permissionKey]*permCount
 
-	groups map[string]int // groups of sources that appeared (1) or vanished (-1)
+	groups map[string]int   // groups of sources that appeared (1) or vanished (-1)
+	made   map[*source]bool // sources made by this txn, changed in place
+
+	members map[*Policy]keySet // the classes holding each policy whose classes changed
+	gone    *Policy            // a policy removed: its sums and classes go at finish
 }
 
 func newTxn(x *Index) *txn {
 	return &txn{x: x, orig: map[string]*class{}, dirty: map[string]*class{}, force: map[string]bool{},
-		aggs: map[*Policy]map[elemKey]*counts{}, perms: map[permissionKey]*permCount{}, groups: map[string]int{}}
+		aggs: map[*Policy]map[elemKey]*counts{}, perms: map[permissionKey]*permCount{}, groups: map[string]int{},
+		made: map[*source]bool{}, members: map[*Policy]keySet{}}
 }
 
-// dataplane adds (sign 1) or removes (sign -1) a Dataplane: its indexes, its sources and its place
-// in the class of the policies selecting it.
-func (t *txn) dataplane(key string, e *dpEntry, sign int) {
+// dataplane replaces Dataplane key old by e (either nil for none): its indexes (changing only the
+// entries that differ), its sources and its place in the class of the policies selecting it.
+func (t *txn) dataplane(key string, old, e *dpEntry) {
 	x := t.x
-	dp := e.dp
-	edit := setAdd
-	if sign > 0 {
-		x.dps = x.dps.set(x.edit, key, e)
+	if e != nil {
+		x.dps = *x.dps.Set(key, e)
 	} else {
-		x.dps = x.dps.del(x.edit, key)
-		edit = setRemove
+		x.dps = *x.dps.Delete(key)
 	}
-	for _, in := range dp.Inbound {
-		for k, v := range in {
-			x.inTags = edit(x.edit, x.inTags, k+"="+v, key)
+	var ins, names, labels [2][]string // of old, of e
+	for i, d := range [2]*dpEntry{old, e} {
+		if d != nil {
+			ins[i], names[i], labels[i] = d.indexKeys()
 		}
+	}
+	x.inTags = reindex(x.inTags, key, ins)
+	x.names = reindex(x.names, key, names)
+	x.labels = reindex(x.labels, key, labels)
+	if old != nil {
+		t.place(old, -1)
+	}
+	if e != nil {
+		t.place(e, 1)
+	}
+}
+
+// indexKeys are the keys e is indexed under in inTags, names and labels.
+func (e *dpEntry) indexKeys() (ins, names, labels []string) {
+	for _, in := range e.dp.Inbound {
+		for k, v := range in {
+			ins = append(ins, k+"="+v)
+		}
+	}
+	for k, v := range e.dp.Labels {
+		labels = append(labels, k+"="+v)
+	}
+	return ins, []string{"name=" + e.dp.Name}, labels
+}
+
+// place adds (sign 1) or takes out (sign -1) a Dataplane's sources and its place in the class of
+// the policies selecting it.
+func (t *txn) place(e *dpEntry, sign int) {
+	for _, in := range e.dp.Inbound {
 		t.source(in, sign)
 	}
-	x.names = edit(x.edit, x.names, "name="+dp.Name, key)
-	for k, v := range dp.Labels {
-		x.labels = edit(x.edit, x.labels, k+"="+v, key)
-	}
+	t.classify(e, sign)
+}
+
+// classify adds (sign 1) or takes out (sign -1) a Dataplane in the class of the policies selecting it.
+func (t *txn) classify(e *dpEntry, sign int) {
+	x := t.x
+	dp := e.dp
 	sig, found := x.policiesSelecting(e)
 	c := t.edit(sig, func() []*Policy { return policiesOf(found) })
 	c.n += sign
@@ -77,7 +112,7 @@ func (t *txn) edit(sig string, pols func() []*Policy) *class {
 		return c
 	}
 	c := &class{sig: sig}
-	if o, ok := t.x.classes.get(sig); ok {
+	if o, ok := t.x.classes.Get(sig); ok {
 		*c = *o
 		c.outbounds = make(map[string]int, len(o.outbounds))
 		for s, k := range o.outbounds {
@@ -98,7 +133,8 @@ func (t *txn) edit(sig string, pols func() []*Policy) *class {
 func (t *txn) finish() {
 	x := t.x
 	if t.groupsChanged() {
-		for sig, c := range x.classes.all() {
+		for it := x.classes.Iterator(); !it.Done(); {
+			sig, c, _ := it.Next()
 			if c.from {
 				t.edit(sig, func() []*Policy { return c.ordered })
 				t.force[sig] = true
@@ -112,7 +148,7 @@ func (t *txn) finish() {
 				t.addCounts(o.contrib, -1)
 				t.addPerm(o.perm, -1)
 				t.member(o, false)
-				x.classes = x.classes.del(x.edit, sig)
+				x.classes = *x.classes.Delete(sig)
 			}
 			continue
 		}
@@ -131,20 +167,30 @@ func (t *txn) finish() {
 			c.contrib = simulateClass(c.ordered, c.outbounds, x.repSources())
 			t.addCounts(c.contrib, 1)
 		}
-		x.classes = x.classes.set(x.edit, sig, c)
+		x.classes = *x.classes.Set(sig, c)
 	}
 	for p, m := range t.aggs {
 		if len(m) == 0 {
-			x.agg = x.agg.del(x.edit, p)
+			x.agg = *x.agg.Delete(p)
 		} else {
-			x.agg = x.agg.set(x.edit, p, m)
+			x.agg = *x.agg.Set(p, m)
+		}
+	}
+	if t.gone != nil {
+		t.aggs[t.gone], t.members[t.gone] = nil, keySet{}
+	}
+	for p, s := range t.members {
+		if s.Len() == 0 {
+			x.member = *x.member.Delete(p)
+		} else {
+			x.member = *x.member.Set(p, s)
 		}
 	}
 	for k, a := range t.perms {
 		if a.classes == 0 {
-			x.perm = x.perm.del(x.edit, k)
+			x.perm = *x.perm.Delete(k)
 		} else {
-			x.perm = x.perm.set(x.edit, k, a)
+			x.perm = *x.perm.Set(k, a)
 		}
 	}
 }
@@ -178,7 +224,7 @@ func (t *txn) addCounts(contrib map[elemKey]*counts, sign int) {
 	for k, c := range contrib {
 		m, ok := t.aggs[k.p]
 		if !ok {
-			old, _ := t.x.agg.get(k.p)
+			old, _ := t.x.agg.Get(k.p)
 			m = copyCounts(old)
 			t.aggs[k.p] = m
 		}
@@ -192,7 +238,7 @@ func (t *txn) addPerm(contrib map[permissionKey]*permCount, sign int) {
 		a, ok := t.perms[k]
 		if !ok {
 			a = &permCount{}
-			if old, found := t.x.perm.get(k); found {
+			if old, found := t.x.perm.Get(k); found {
 				*a = *old
 				a.by = make(map[permissionKey]int, len(old.by))
 				for b, n := range old.by {
@@ -214,20 +260,19 @@ func (t *txn) addPerm(contrib map[permissionKey]*permCount, sign int) {
 	}
 }
 
-// member records (add) or forgets that class c holds its policies.
+// member records (add) or forgets that class c holds its policies, in t.members until finish.
 func (t *txn) member(c *class, add bool) {
-	x := t.x
 	for _, p := range c.ordered {
-		s, _ := x.member.get(p)
-		if add {
-			s = s.set(x.edit, c.sig, struct{}{})
-		} else {
-			s = s.del(x.edit, c.sig)
+		s, ok := t.members[p]
+		if !ok {
+			if s, ok = t.x.member.Get(p); !ok {
+				s = newMap[string, struct{}]()
+			}
 		}
-		if s.len() == 0 {
-			x.member = x.member.del(x.edit, p)
+		if add {
+			t.members[p] = *s.Set(c.sig, struct{}{})
 		} else {
-			x.member = x.member.set(x.edit, p, s)
+			t.members[p] = *s.Delete(c.sig)
 		}
 	}
 }
@@ -237,28 +282,29 @@ func (t *txn) source(in map[string]string, sign int) {
 	x := t.x
 	sel := Selector{Service: in[ServiceTag], Tags: in}
 	key := sel.String()
-	s, ok := x.sources.get(key)
+	s, ok := x.sources.Get(key)
 	switch {
 	case (sign > 0 && ok) || (sign < 0 && ok && s.n > 1):
-		if x.edit != nil && s.own == x.edit {
+		if t.made[s] {
 			s.n += sign
 			return
 		}
 		ns := *s
 		ns.n += sign
-		ns.own = x.edit
-		x.sources = x.sources.set(x.edit, key, &ns)
+		t.made[&ns] = true
+		x.sources = *x.sources.Set(key, &ns)
 	case sign > 0:
-		ns := &source{sel: sel, n: 1, group: x.groupKey(&sel), own: x.edit}
-		x.sources = x.sources.set(x.edit, key, ns)
+		ns := &source{sel: sel, n: 1, group: x.groupKey(&sel)}
+		t.made[ns] = true
+		x.sources = *x.sources.Set(key, ns)
 		for k, v := range in {
-			x.srcTags = setAdd(x.edit, x.srcTags, k+"="+v, key)
+			x.srcTags = setAdd(x.srcTags, k+"="+v, key)
 		}
 		t.join(ns.group, key)
 	case ok:
-		x.sources = x.sources.del(x.edit, key)
+		x.sources = *x.sources.Delete(key)
 		for k, v := range in {
-			x.srcTags = setRemove(x.edit, x.srcTags, k+"="+v, key)
+			x.srcTags = setRemove(x.srcTags, k+"="+v, key)
 		}
 		t.leave(s.group, key)
 	}
@@ -267,7 +313,7 @@ func (t *txn) source(in map[string]string, sign int) {
 // rekey moves a source to the group its from elements now give it.
 func (t *txn) rekey(key string) {
 	x := t.x
-	s, ok := x.sources.get(key)
+	s, ok := x.sources.Get(key)
 	if !ok {
 		return
 	}
@@ -279,38 +325,39 @@ func (t *txn) rekey(key string) {
 	t.join(g, key)
 	ns := *s
 	ns.group = g
-	ns.own = x.edit
-	x.sources = x.sources.set(x.edit, key, &ns)
+	t.made[&ns] = true
+	x.sources = *x.sources.Set(key, &ns)
 }
 
 func (t *txn) join(g, key string) {
 	x := t.x
-	gr, ok := x.groups.get(g)
+	gr, ok := x.groups.Get(g)
 	if !ok {
-		gr = &group{rep: key}
+		gr = &group{members: newMap[string, struct{}](), rep: key}
 		t.groups[g]++
 	}
-	x.groups = x.groups.set(x.edit, g, &group{members: gr.members.set(x.edit, key, struct{}{}), rep: gr.rep})
+	x.groups = *x.groups.Set(g, &group{members: *gr.members.Set(key, struct{}{}), rep: gr.rep})
 }
 
 func (t *txn) leave(g, key string) {
 	x := t.x
-	gr, ok := x.groups.get(g)
+	gr, ok := x.groups.Get(g)
 	if !ok {
 		return
 	}
-	members := gr.members.del(x.edit, key)
-	if members.len() == 0 {
-		x.groups = x.groups.del(x.edit, g)
+	members := *gr.members.Delete(key)
+	if members.Len() == 0 {
+		x.groups = *x.groups.Delete(g)
 		t.groups[g]--
 		return
 	}
 	rep := gr.rep
 	if rep == key {
-		for k := range members.all() {
+		for it := members.Iterator(); !it.Done(); {
+			k, _, _ := it.Next()
 			rep = k
 			break
 		}
 	}
-	x.groups = x.groups.set(x.edit, g, &group{members: members, rep: rep})
+	x.groups = *x.groups.Set(g, &group{members: members, rep: rep})
 }

@@ -68,15 +68,16 @@ func (x *Index) repsAfter(p *Policy) []Selector {
 	}
 	byGroup := map[string][]string{}
 	for s := range mark {
-		src, _ := x.sources.get(s)
+		src, _ := x.sources.Get(s)
 		byGroup[src.group] = append(byGroup[src.group], s)
 	}
 	var out []Selector
 	sel := func(k string) Selector {
-		s, _ := x.sources.get(k)
+		s, _ := x.sources.Get(k)
 		return s.sel
 	}
-	for g, gr := range x.groups.all() {
+	for it := x.groups.Iterator(); !it.Done(); {
+		g, gr, _ := it.Next()
 		marked := byGroup[g]
 		if len(marked) == 0 {
 			out = append(out, sel(gr.rep))
@@ -89,8 +90,9 @@ func (x *Index) repsAfter(p *Policy) []Selector {
 				out = append(out, sel(s))
 			}
 		}
-		if len(marked) < gr.members.len() {
-			for k := range gr.members.all() {
+		if len(marked) < gr.members.Len() {
+			for it := gr.members.Iterator(); !it.Done(); {
+				k, _, _ := it.Next()
 				if _, ok := mark[k]; !ok {
 					out = append(out, sel(k)) // stands for the members no element of p selects
 					break
@@ -109,10 +111,10 @@ func (x *Index) WriteWarnings(written Policy, capped bool) []string {
 		return nil
 	}
 	advice := ruleAdvice(&written)
-	if x.dps.len() == 0 {
+	if x.dps.Len() == 0 {
 		return capLines(advice, capped)
 	}
-	oldE, _ := x.pols.get(written.ID())
+	oldE, _ := x.pols.Get(written.ID())
 	d := x.delta(oldE.p, &written)
 	touched := map[*Policy]bool{&written: true}
 	for _, list := range [][]*class{d.old, d.new} {
@@ -125,7 +127,7 @@ func (x *Index) WriteWarnings(written Policy, capped bool) []string {
 	before := map[*Policy]map[elemKey]*counts{}
 	after := map[*Policy]map[elemKey]*counts{}
 	for p := range touched {
-		m, _ := x.agg.get(p)
+		m, _ := x.agg.Get(p)
 		before[p] = m
 		after[p] = copyCounts(m)
 	}
@@ -159,7 +161,7 @@ func (x *Index) permissionWarnings(d delta) (before, after []Warning) {
 	for _, c := range d.old {
 		for k := range c.perm {
 			if _, ok := sums[k]; !ok {
-				if a, found := x.perm.get(k); found {
+				if a, found := x.perm.Get(k); found {
 					cp := *a
 					cp.by = make(map[permissionKey]int, len(a.by))
 					for b, n := range a.by {

@@ -1,6 +1,7 @@
 package access
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -16,8 +17,8 @@ import (
 // sit behind which Gateways, and the grants of each access kind's stored policies behind each
 // Gateway, so that reviewing a write costs what the write changes, not the number of Backends behind
 // a Gateway. A policy event brings the grants of its kind forward (access.Grants.Update); a Gateway,
-// HTTPRoute or Namespace event, the topology and the grants where they have per-object updates, else
-// the next read builds the cache whole (nextTopology).
+// HTTPRoute or Namespace event, the topology and the grants behind the Gateways it changes
+// (nextTopology).
 
 // cached is the cache's value: the topology and the grants over it, by access kind. It is shared:
 // read only.
@@ -97,10 +98,7 @@ func next(c *cached, e state.Event, as engine.Settings) any {
 			p = &q // a policy that no longer parses is left out, as a build leaves it
 		}
 	}
-	n := &cached{topo: c.topo, grants: make(map[schema.GroupKind]*engine.Grants, len(c.grants))}
-	for gk, g := range c.grants {
-		n.grants[gk] = g
-	}
+	n := &cached{topo: c.topo, grants: maps.Clone(c.grants)}
 	n.grants[e.GroupKind] = g.Update(e.Object.GetNamespace()+"/"+e.Object.GetName(), p)
 	return n
 }

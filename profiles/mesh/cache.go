@@ -13,8 +13,8 @@ import (
 // mesh kind, parsed and grouped by mesh, each brought forward per event (grouping.go); and per
 // (kind, mesh) the index of that mesh's policies and Dataplanes (mesh.Index), so that reviewing a
 // write costs what the write changes, not what the mesh holds. An event of another mesh leaves an
-// index as it is; an event of its own mesh is applied by the index's copy-on-write updates where it
-// has them, else the next read builds it whole (nextIndex).
+// index as it is; an event of its own mesh is applied by the index's copy-on-write updates
+// (nextIndex).
 
 // Precedent's own mesh kinds, and Kuma's Dataplanes, which the profile reads.
 var (

@@ -1,9 +1,9 @@
 package mesh
 
 import (
-	"slices"
-	"strings"
+	"maps"
 
+	"github.com/benbjohnson/immutable"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -11,26 +11,15 @@ import (
 )
 
 // A grouping keeps the parsed objects of one kind by mesh as a derived cache brought forward per
-// event. Each mesh's objects sit in shards by a hash of their key, each shard sorted by key, so that
-// an event copies one shard of its mesh, not the mesh: with thousands of Dataplanes, a whole copy
-// per event would cost more than the index's own update.
+// event. Each mesh's objects sit in a persistent sorted map by key (immutable.SortedMap), so that
+// an event copies the path to its key, not the mesh: with thousands of Dataplanes, a whole copy per
+// event would cost more than the index's own update.
 
-// shardCount is the number of shards of one mesh.
-const shardCount = 64
-
-// shards are one mesh's parsed objects, each shard sorted by key.
-type shards[T any] [shardCount][]entry[T]
-
-// entry is one parsed object with its key.
-type entry[T any] struct {
-	key string
-	v   T
-}
-
-func compareEntry[T any](e entry[T], key string) int { return strings.Compare(e.key, key) }
+// objects are one mesh's parsed objects by key. Shared: read only.
+type objects[T any] = immutable.SortedMap[string, T]
 
 // byMesh are parsed objects by mesh name. It is shared: read only.
-type byMesh[T any] map[string]*shards[T]
+type byMesh[T any] map[string]*objects[T]
 
 // grouping says how objects of one kind are parsed, keyed (key and objKey agree) and grouped by mesh.
 type grouping[T any] struct {
@@ -38,15 +27,6 @@ type grouping[T any] struct {
 	key    func(*T) string
 	objKey func(*unstructured.Unstructured) string
 	parse  func(*unstructured.Unstructured) (T, bool)
-}
-
-// shardOf is the shard of key (FNV-1a).
-func shardOf(key string) int {
-	h := uint32(2166136261)
-	for i := 0; i < len(key); i++ {
-		h = (h ^ uint32(key[i])) * 16777619
-	}
-	return int(h % shardCount)
 }
 
 // derive returns the objects of gk grouped by mesh, a derived cache under key.
@@ -64,22 +44,14 @@ func (g grouping[T]) derive(st *state.State, key string, gk schema.GroupKind) by
 
 // list returns the objects of mesh meshName in b, sorted by key.
 func (g grouping[T]) list(b byMesh[T], meshName string) []T {
-	sh := b[meshName]
-	if sh == nil {
+	m := b[meshName]
+	if m == nil {
 		return nil
 	}
-	n := 0
-	for _, l := range sh {
-		n += len(l)
-	}
-	all := make([]entry[T], 0, n)
-	for _, l := range sh {
-		all = append(all, l...)
-	}
-	slices.SortFunc(all, func(a, b entry[T]) int { return strings.Compare(a.key, b.key) })
-	out := make([]T, len(all))
-	for i := range all {
-		out[i] = all[i].v
+	out := make([]T, 0, m.Len())
+	for it := m.Iterator(); !it.Done(); {
+		_, v, _ := it.Next()
+		out = append(out, v)
 	}
 	return out
 }
@@ -94,31 +66,28 @@ func (g grouping[T]) lists(b byMesh[T]) map[string][]T {
 }
 
 func (g grouping[T]) build(objs []*unstructured.Unstructured) byMesh[T] {
-	out := byMesh[T]{}
+	sets := map[string]*immutable.SortedMapBuilder[string, T]{}
 	for _, u := range objs {
 		if v, ok := g.parse(u); ok {
 			m := g.meshOf(u)
-			sh := out[m]
-			if sh == nil {
-				sh = &shards[T]{}
-				out[m] = sh
+			b := sets[m]
+			if b == nil {
+				b = immutable.NewSortedMapBuilder[string, T](nil)
+				sets[m] = b
 			}
-			k := g.key(&v)
-			i := shardOf(k)
-			sh[i] = append(sh[i], entry[T]{key: k, v: v})
+			b.Set(g.key(&v), v)
 		}
 	}
-	for _, sh := range out {
-		for _, l := range sh {
-			slices.SortFunc(l, func(a, b entry[T]) int { return strings.Compare(a.key, b.key) })
-		}
+	out := make(byMesh[T], len(sets))
+	for m, b := range sets {
+		out[m] = b.Map()
 	}
 	return out
 }
 
 // next is prev with the object of e removed from the mesh it was in and, unless deleted (or it no
-// longer parses), put in the mesh it is in now. Only the shard of its key is copied, once in each
-// mesh it touches.
+// longer parses), put in the mesh it is in now. Only the path to its key is copied, in each mesh it
+// touches.
 func (g grouping[T]) next(prev byMesh[T], e state.Event) byMesh[T] {
 	u, ok := e.Object.(*unstructured.Unstructured)
 	if !ok {
@@ -129,50 +98,36 @@ func (g grouping[T]) next(prev byMesh[T], e state.Event) byMesh[T] {
 	if old, ok := e.Old.(*unstructured.Unstructured); ok && old != nil && g.meshOf(old) != to {
 		meshes = append(meshes, g.meshOf(old))
 	}
-	var add *entry[T]
+	var add *T
 	k := g.objKey(u)
 	if !e.Deleted {
 		if v, parsed := g.parse(u); parsed {
-			add = &entry[T]{key: k, v: v}
+			add = &v
 		}
 	}
-	i := shardOf(k)
-	out := make(byMesh[T], len(prev)+1)
-	for m, sh := range prev {
-		out[m] = sh
+	out := maps.Clone(prev)
+	if out == nil {
+		out = byMesh[T]{}
 	}
 	for _, m := range meshes {
-		var n shards[T]
-		if sh := out[m]; sh != nil {
-			n = *sh
+		cur := out[m]
+		if cur == nil {
+			cur = immutable.NewSortedMap[string, T](nil)
 		}
-		j, found := slices.BinarySearchFunc(n[i], k, compareEntry[T])
-		l := slices.Clone(n[i])
+		_, found := cur.Get(k)
 		switch {
-		case found && add != nil && m == to:
-			l[j] = *add
-		case found:
-			l = slices.Delete(l, j, j+1)
 		case add != nil && m == to:
-			l = slices.Insert(l, j, *add)
+			cur = cur.Set(k, *add)
+		case found:
+			cur = cur.Delete(k)
 		default:
 			continue // not there, and not to be added: unchanged
 		}
-		n[i] = l
-		if n.empty() {
+		if cur.Len() == 0 {
 			delete(out, m) // a mesh left empty is dropped, as a build has none
 		} else {
-			out[m] = &n
+			out[m] = cur
 		}
 	}
 	return out
-}
-
-func (sh *shards[T]) empty() bool {
-	for _, l := range sh {
-		if len(l) > 0 {
-			return false
-		}
-	}
-	return true
 }

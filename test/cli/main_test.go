@@ -6,7 +6,6 @@ package cli_test
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -33,9 +32,8 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	bin = filepath.Join(dir, "precedent")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/precedent-dev/precedent/cmd/precedent").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building precedent: %v\n%s", err, out)
+	if bin, err = harness.BuildPrecedent(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	if h, err = harness.Start(harness.Options{CRDDirs: []string{filepath.Join("..", "crds", "kuadrant")}}); err != nil {

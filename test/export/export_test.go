@@ -16,26 +16,6 @@ import (
 	"github.com/precedent-dev/precedent/test/harness"
 )
 
-// exampleCRD is a configured kind without any schema of its own (no default strategy, no rules):
-// what the exported policies check and default is all there is.
-const exampleCRD = `
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: examplepolicies.export.precedent.dev}
-spec:
-  group: export.precedent.dev
-  names: {kind: ExamplePolicy, listKind: ExamplePolicyList, plural: examplepolicies, singular: examplepolicy}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec: {type: object, x-kubernetes-preserve-unknown-fields: true}`
-
 // exampleConfig manages ExamplePolicy with the defaults-overrides profile, AuthPolicy's sections.
 const exampleConfig = `
 apiVersion: policy.precedent.dev/v1alpha1
@@ -49,19 +29,11 @@ spec:
     sections: [authentication, metadata, authorization, response, callbacks]
     conditionField: when`
 
-// installExample installs the ExamplePolicy CRD until the test ends.
+// installExample installs ExamplePolicy, a configured kind without any schema of its own (no
+// default strategy, no rules): what the exported policies check and default is all there is.
 func installExample(t *testing.T) {
 	t.Helper()
-	crd := harness.Object(exampleCRD)
-	harness.Create(t, c, crd)
-	t.Cleanup(func() { _ = c.Delete(context.Background(), crd) })
-	harness.EventuallyWithin(t, time.Minute, "the ExamplePolicy CRD is served", func() (bool, string) {
-		l := &unstructured.UnstructuredList{}
-		l.SetAPIVersion("export.precedent.dev/v1")
-		l.SetKind("ExamplePolicyList")
-		err := c.List(context.Background(), l, client.Limit(1))
-		return err == nil, harness.ErrString(err)
-	})
+	harness.InstallSchemaless(t, c, "export.precedent.dev", "ExamplePolicy")
 }
 
 // export runs `precedent export <what> --config FILE` with config written to FILE (a file path

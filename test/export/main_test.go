@@ -8,7 +8,6 @@ package export_test
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -35,9 +34,8 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	bin = filepath.Join(dir, "precedent")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/precedent-dev/precedent/cmd/precedent").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building precedent: %v\n%s", err, out)
+	if bin, err = harness.BuildPrecedent(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	eg, err := egcrds.CRDDir() // Envoy Gateway's real CRDs, from the module cache

@@ -2,8 +2,10 @@ package harness
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -45,14 +47,55 @@ func InstallCRDCopy(t testing.TB, c client.Client, file, group string, edits ...
 	}
 	t.Cleanup(func() { _ = c.Delete(context.Background(), crd) })
 	apiVersion := group + "/" + version
+	awaitServed(t, c, crd.GetName(), apiVersion, kind)
+	return apiVersion
+}
+
+// InstallSchemaless installs a namespaced CRD of kind in group, version v1, whose spec has no schema
+// of its own (any fields, nothing defaulted): a configured kind whose checks and defaulting are all
+// Precedent's. It waits until the kind is served, removes it when the test ends, and returns its
+// apiVersion.
+func InstallSchemaless(t testing.TB, c client.Client, group, kind string) string {
+	t.Helper()
+	plural := strings.ToLower(kind) + "s"
+	if strings.HasSuffix(plural, "ys") {
+		plural = strings.TrimSuffix(plural, "ys") + "ies"
+	}
+	crd := Object(fmt.Sprintf(`
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: %[1]s.%[2]s}
+spec:
+  group: %[2]s
+  names: {kind: %[3]s, listKind: %[3]sList, plural: %[1]s, singular: %[4]s}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec: {type: object, x-kubernetes-preserve-unknown-fields: true}`, plural, group, kind, strings.ToLower(kind)))
+	Create(t, c, crd)
+	t.Cleanup(func() { _ = c.Delete(context.Background(), crd) })
+	apiVersion := group + "/v1"
+	awaitServed(t, c, crd.GetName(), apiVersion, kind)
+	return apiVersion
+}
+
+// awaitServed waits until the API server serves kind in apiVersion (its CRD name given for the
+// message): a list of it answers.
+func awaitServed(t testing.TB, c client.Client, name, apiVersion, kind string) {
+	t.Helper()
 	l := &unstructured.UnstructuredList{}
 	l.SetAPIVersion(apiVersion)
 	l.SetKind(kind + "List")
-	EventuallyWithin(t, time.Minute, "the CRD "+crd.GetName()+" is served", func() (bool, string) {
-		err := c.List(ctx, l, client.Limit(1))
+	EventuallyWithin(t, time.Minute, "the CRD "+name+" is served", func() (bool, string) {
+		err := c.List(context.Background(), l, client.Limit(1))
 		return err == nil, ErrString(err)
 	})
-	return apiVersion
 }
 
 // LimitsKind is the PrecedentConfig `kinds` entry that manages the RateLimitPolicy CRD copied to

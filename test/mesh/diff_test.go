@@ -18,9 +18,9 @@ import (
 // the MeshTimeouts and Dataplanes the API server stores; head: with the file applied), per proxy
 // and outbound, like the offline diff.
 func TestDiffAgainstCluster(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "precedent")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/precedent-dev/precedent/cmd/precedent").CombinedOutput(); err != nil {
-		t.Fatalf("building precedent: %v\n%s", err, out)
+	bin, err := harness.BuildPrecedent(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
 	c, _ := h.NewClient()
 	ns := harness.Namespace(t, c)

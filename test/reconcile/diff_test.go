@@ -19,9 +19,9 @@ import (
 // (created now, so not older than a-policy: its bare rules lose, where a zero creationTimestamp would make them win) and creates a
 // Gateway override, the one change.
 func TestDiffAgainstCluster(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "precedent")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/precedent-dev/precedent/cmd/precedent").CombinedOutput(); err != nil {
-		t.Fatalf("building precedent: %v\n%s", err, out)
+	bin, err := harness.BuildPrecedent(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
 	ns := harness.Namespace(t, c)
 	harness.Apply(t, c, ns, gatewayAndRoute)

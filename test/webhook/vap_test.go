@@ -17,24 +17,6 @@ import (
 	"github.com/precedent-dev/precedent/webhook"
 )
 
-const examplePolicyCRD = `
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: examplepolicies.test.precedent.dev}
-spec:
-  group: test.precedent.dev
-  names: {kind: ExamplePolicy, listKind: ExamplePolicyList, plural: examplepolicies, singular: examplepolicy}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec: {type: object, x-kubernetes-preserve-unknown-fields: true}`
-
 // install creates a policy and its binding, deleted when the test ends.
 func install(t *testing.T, c client.Client, p *admissionregistrationv1.ValidatingAdmissionPolicy, b *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
 	t.Helper()
@@ -62,9 +44,7 @@ func TestExportedVAP(t *testing.T) {
 	})
 
 	t.Run("rejects bare rules mixed with defaults", func(t *testing.T) {
-		crd := harness.Object(examplePolicyCRD)
-		harness.Create(t, c, crd)
-		t.Cleanup(func() { _ = c.Delete(ctx, crd) })
+		harness.InstallSchemaless(t, c, "test.precedent.dev", "ExamplePolicy")
 		k := policy.Kind{
 			GVK:     schema.GroupVersionKind{Group: "test.precedent.dev", Version: "v1", Kind: "ExamplePolicy"},
 			Profile: policy.ProfileDefaultsOverrides, RulesField: "rules", Sections: policy.AuthSections,

@@ -25,7 +25,7 @@ export KUBEBUILDER_ASSETS := $(BIN)/control-plane
 VERSION := $(or $(VERSION),$(shell git describe --tags --always --dirty 2>/dev/null),v0.0.0-dev)
 COMMIT := $(or $(COMMIT),$(shell git rev-parse HEAD 2>/dev/null),unknown)
 SOURCE_DATE_EPOCH := $(or $(SOURCE_DATE_EPOCH),$(shell git log -1 --format=%ct 2>/dev/null),0)
-BUILDINFO_PKG := github.com/precedent-dev/precedent/buildinfo
+BUILDINFO_PKG := github.com/precedent-dev/precedent/internal/buildinfo
 LDFLAGS := -X $(BUILDINFO_PKG).version=$(VERSION) -X $(BUILDINFO_PKG).commit=$(COMMIT)
 
 # The image: $(IMAGE_REPO):$(VERSION), so a release tag vX.Y.Z gives ghcr.io/precedent-dev/precedent:vX.Y.Z
@@ -132,13 +132,13 @@ bench-admission: control-plane ## Cost of admission per write on a loaded API se
 	$(GO) test -run '^$$' -bench '^BenchmarkValidateUnderBigPolicy$$' -benchtime 2000x -benchmem ./webhook
 	$(GO) test -run '^$$' -bench '^BenchmarkValidateStreamUnderBigPolicy$$' -benchtime 1000x -benchmem ./webhook
 	$(GO) test -run '^$$' -bench '^BenchmarkValidateChurn$$' -benchtime 4s ./webhook
-	$(GO) test -run '^$$' -bench '^BenchmarkApplyChange$$' -benchtime 3000x ./state
+	$(GO) test -run '^$$' -bench '^BenchmarkApplyChange$$' -benchtime 3000x ./internal/state
 
 .PHONY: bench-reconcile
 bench-reconcile: control-plane ## Status reconciler from cold on a loaded API server: time to settle, status writes, writes in a minute of steady state; then, TestReconcileChurn, status writes per change and convergence while routes and policies change.
 	$(GO) test $(BENCH_FLAGS) -run '^TestReconcileSettle$$' ./test/bench $(if $(BENCH_ARGS),-args $(BENCH_ARGS))
 	$(GO) test $(BENCH_FLAGS) -run '^TestReconcileChurn$$' ./test/bench $(if $(BENCH_ARGS),-args $(BENCH_ARGS))
-	$(GO) test -run '^$$' -bench '^BenchmarkReconcileUnderBigPolicy$$' -benchtime 300x -benchmem ./reconcile
+	$(GO) test -run '^$$' -bench '^BenchmarkReconcileUnderBigPolicy$$' -benchtime 300x -benchmem ./internal/reconcile
 
 # Go minimizes each new interesting input for up to -fuzzminimizetime (default 60s) before fuzzing
 # on; the engine target is slow under coverage instrumentation (Kubernetes and CEL are in it), so with
@@ -149,9 +149,9 @@ FUZZ_FLAGS = -run '^$$' -fuzztime $(or $(FUZZTIME),30s) -fuzzminimizetime $(or $
 fuzz: ## Run each fuzz target for FUZZTIME (default 30s): the engine end to end, the admission handlers, the access and mesh parsers, the incremental state against full builds.
 	$(GO) test $(FUZZ_FLAGS) -fuzz '^FuzzEngine$$' ./validate
 	$(GO) test $(FUZZ_FLAGS) -fuzz '^FuzzHandle$$' ./webhook
-	$(GO) test $(FUZZ_FLAGS) -fuzz '^FuzzParse$$' ./access
-	$(GO) test $(FUZZ_FLAGS) -fuzz '^FuzzParse$$' ./mesh
-	$(GO) test $(FUZZ_FLAGS) -fuzz '^FuzzIncremental$$' ./state
+	$(GO) test $(FUZZ_FLAGS) -fuzz '^FuzzParse$$' ./profiles/access/engine
+	$(GO) test $(FUZZ_FLAGS) -fuzz '^FuzzParse$$' ./profiles/mesh/engine
+	$(GO) test $(FUZZ_FLAGS) -fuzz '^FuzzIncremental$$' ./internal/state
 
 GATEWAY_API_DIR = $(shell $(GO) list -m -f '{{.Dir}}' sigs.k8s.io/gateway-api)
 
@@ -177,8 +177,8 @@ chart-crds: ## Copy Precedent's CRDs (config/crd) into the Helm chart's crds/.
 .PHONY: generate
 generate: ## Regenerate what the registered profiles and the table of checks define: config/webhook/manifests.yaml, the chart's resource list and RBAC rules, config/rbac/role.yaml, the components' rbac.yaml and webhook.yaml, the CRDs' rules (tests fail while they are stale).
 	$(GO) test ./webhook -run '^(TestManifests|TestChartResources)$$' -count=1 -update
-	$(GO) test ./install -run '^TestGenerated$$' -count=1 -update
-	$(GO) test ./vap -run '^TestCRDs$$' -count=1 -update
+	$(GO) test ./internal/install -run '^TestGenerated$$' -count=1 -update
+	$(GO) test ./internal/vap -run '^TestCRDs$$' -count=1 -update
 	$(MAKE) chart-crds
 
 .PHONY: run

@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
-	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/internal/policy"
 )
 
 // Patch returns the operations that default obj's defaults and overrides blocks: `strategy: atomic`

@@ -6,16 +6,16 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/precedent-dev/precedent/policy"
-	"github.com/precedent-dev/precedent/profile"
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/profile"
+	"github.com/precedent-dev/precedent/internal/settings"
+	"github.com/precedent-dev/precedent/internal/state"
+	"github.com/precedent-dev/precedent/internal/vap"
 	"github.com/precedent-dev/precedent/profiles/access"
 	"github.com/precedent-dev/precedent/profiles/envoygateway"
 	"github.com/precedent-dev/precedent/profiles/inherited"
 	"github.com/precedent-dev/precedent/profiles/kuadrant"
 	"github.com/precedent-dev/precedent/profiles/mesh"
-	"github.com/precedent-dev/precedent/settings"
-	"github.com/precedent-dev/precedent/state"
-	"github.com/precedent-dev/precedent/vap"
 )
 
 // registered are the policy models, asked in order: the first that claims a kind reviews it.

@@ -10,8 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/precedent-dev/precedent/policy"
-	"github.com/precedent-dev/precedent/settings"
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/settings"
 )
 
 // TestEveryKindHasOneProfile: each managed kind (the shipped ones, each model's configured kinds)

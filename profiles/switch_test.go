@@ -11,14 +11,14 @@ import (
 )
 
 // TestNoProfileSwitchOutsideProfiles: no code outside the profile packages (profiles/..., and the
-// models table policy/model.go) compares or switches on a kind's profile; front doors ask the
+// models table internal/policy/model.go) compares or switches on a kind's profile; front doors ask the
 // registered profiles, the engine asks a kind's model.
 func TestNoProfileSwitchOutsideProfiles(t *testing.T) {
 	root := filepath.Join("..")
 	allowed := func(path string) bool {
 		rel, _ := filepath.Rel(root, path)
 		rel = filepath.ToSlash(rel)
-		return strings.HasPrefix(rel, "profiles/") || strings.HasPrefix(rel, "profile/") || rel == "policy/model.go" || strings.HasPrefix(rel, "test/")
+		return strings.HasPrefix(rel, "profiles/") || strings.HasPrefix(rel, "internal/profile/") || rel == "internal/policy/model.go" || strings.HasPrefix(rel, "test/")
 	}
 	fset := token.NewFileSet()
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {

@@ -5,9 +5,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/precedent-dev/precedent/effective"
-	"github.com/precedent-dev/precedent/policy"
-	"github.com/precedent-dev/precedent/printable"
+	"github.com/precedent-dev/precedent/internal/effective"
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/printable"
 )
 
 // A write displaces a rule of another policy on a path when the rule is in the path's effective

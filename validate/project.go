@@ -4,9 +4,9 @@ import (
 	"reflect"
 	"slices"
 
-	"github.com/precedent-dev/precedent/effective"
-	"github.com/precedent-dev/precedent/policy"
-	"github.com/precedent-dev/precedent/topology"
+	"github.com/precedent-dev/precedent/internal/effective"
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/topology"
 )
 
 // Project compares the effective policies before and after a write of one policy, on the paths

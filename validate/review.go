@@ -5,10 +5,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/precedent-dev/precedent/cel"
-	"github.com/precedent-dev/precedent/checks"
-	"github.com/precedent-dev/precedent/effective"
-	"github.com/precedent-dev/precedent/policy"
-	"github.com/precedent-dev/precedent/settings"
+	"github.com/precedent-dev/precedent/internal/checks"
+	"github.com/precedent-dev/precedent/internal/effective"
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/settings"
 )
 
 // Outcome is the decision on one write: errors reject it; warnings are returned either way.

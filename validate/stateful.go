@@ -7,11 +7,11 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/precedent-dev/precedent/effective"
-	"github.com/precedent-dev/precedent/policy"
-	"github.com/precedent-dev/precedent/printable"
-	"github.com/precedent-dev/precedent/settings"
-	"github.com/precedent-dev/precedent/topology"
+	"github.com/precedent-dev/precedent/internal/effective"
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/printable"
+	"github.com/precedent-dev/precedent/internal/settings"
+	"github.com/precedent-dev/precedent/internal/topology"
 )
 
 // Stateful checks p against the other policies of the snapshot: every stateful check, or those

@@ -4,9 +4,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/precedent-dev/precedent/cel"
-	"github.com/precedent-dev/precedent/checks"
-	"github.com/precedent-dev/precedent/policy"
-	"github.com/precedent-dev/precedent/settings"
+	"github.com/precedent-dev/precedent/internal/checks"
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/settings"
 )
 
 // Stateless checks one policy on its own (the errors found reading it come from policy.View): the

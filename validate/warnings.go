@@ -5,11 +5,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/precedent-dev/precedent/effective"
-	"github.com/precedent-dev/precedent/policy"
-	"github.com/precedent-dev/precedent/printable"
-	"github.com/precedent-dev/precedent/topology"
-	"github.com/precedent-dev/precedent/warning"
+	"github.com/precedent-dev/precedent/internal/effective"
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/printable"
+	"github.com/precedent-dev/precedent/internal/topology"
+	"github.com/precedent-dev/precedent/internal/warning"
 )
 
 // warnings collects the warnings of one write in first-seen order. A warning about fold events is

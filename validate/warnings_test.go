@@ -9,10 +9,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/precedent-dev/precedent/cel"
-	"github.com/precedent-dev/precedent/effective"
-	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/internal/effective"
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/topology"
 	"github.com/precedent-dev/precedent/test/gen"
-	"github.com/precedent-dev/precedent/topology"
 )
 
 // TestLimit: duplicates go (in short and long lists alike), long warnings are cut at 240 bytes, and

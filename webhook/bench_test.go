@@ -20,11 +20,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	"github.com/precedent-dev/precedent/config"
-	"github.com/precedent-dev/precedent/policy"
-	"github.com/precedent-dev/precedent/settings"
-	"github.com/precedent-dev/precedent/state"
-	"github.com/precedent-dev/precedent/state/statetest"
+	"github.com/precedent-dev/precedent/internal/liveconfig"
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/settings"
+	"github.com/precedent-dev/precedent/internal/state"
+	"github.com/precedent-dev/precedent/internal/state/statetest"
 	"github.com/precedent-dev/precedent/test/gen"
 	"github.com/precedent-dev/precedent/webhook"
 )
@@ -170,7 +170,7 @@ func validator(b *testing.B, name string, w gen.World) *webhook.Validator {
 // newValidator builds a Validator over the world, with the fake informers that feed its State.
 func newValidator(b testing.TB, w gen.World) (*webhook.Validator, *statetest.Informers) {
 	inf := statetest.New(b)
-	live := config.NewLive(settings.Defaults(), logr.Discard())
+	live := liveconfig.NewLive(settings.Defaults(), logr.Discard())
 	st := state.New(logr.Discard())
 	if err := st.Watch(context.Background(), inf, live.Current().Registry().Kinds()); err != nil {
 		b.Fatal(err)

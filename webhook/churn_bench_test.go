@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/precedent-dev/precedent/state/statetest"
+	"github.com/precedent-dev/precedent/internal/state/statetest"
 	"github.com/precedent-dev/precedent/test/gen"
 )
 

@@ -6,8 +6,8 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 
-	"github.com/precedent-dev/precedent/policy"
-	"github.com/precedent-dev/precedent/profile"
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/profile"
 )
 
 // ComponentWebhooks are the validating webhook entries a kustomize component (config/kuadrant,

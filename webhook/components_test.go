@@ -7,7 +7,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/profiles/envoygateway"
 	"github.com/precedent-dev/precedent/profiles/kuadrant"
 )

@@ -14,11 +14,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	"github.com/precedent-dev/precedent/access"
-	"github.com/precedent-dev/precedent/manifest"
-	"github.com/precedent-dev/precedent/mesh"
-	"github.com/precedent-dev/precedent/policy"
-	"github.com/precedent-dev/precedent/settings"
+	"github.com/precedent-dev/precedent/internal/manifest"
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/settings"
+	access "github.com/precedent-dev/precedent/profiles/access/engine"
+	mesh "github.com/precedent-dev/precedent/profiles/mesh/engine"
 	"github.com/precedent-dev/precedent/test/gen"
 	"github.com/precedent-dev/precedent/webhook"
 )

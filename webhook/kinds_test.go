@@ -8,11 +8,11 @@ import (
 	"github.com/go-logr/logr"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllertest"
 
-	"github.com/precedent-dev/precedent/config"
-	"github.com/precedent-dev/precedent/policy"
-	"github.com/precedent-dev/precedent/settings"
-	"github.com/precedent-dev/precedent/state"
-	"github.com/precedent-dev/precedent/state/statetest"
+	"github.com/precedent-dev/precedent/internal/liveconfig"
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/settings"
+	"github.com/precedent-dev/precedent/internal/state"
+	"github.com/precedent-dev/precedent/internal/state/statetest"
 	"github.com/precedent-dev/precedent/webhook"
 )
 
@@ -32,7 +32,7 @@ func TestKindManagedLaterWaitsForItsPolicies(t *testing.T) {
 	}
 	s := settings.Defaults()
 	s.Kinds = []policy.Kind{later}
-	v := &webhook.Validator{Settings: config.NewLive(s, logr.Discard()), State: st, Log: logr.Discard()}
+	v := &webhook.Validator{Settings: liveconfig.NewLive(s, logr.Discard()), State: st, Log: logr.Discard()}
 
 	p := &policy.Policy{Kind: later, Ref: policy.Ref{Namespace: "shop", Name: "p"},
 		Targets: []policy.TargetRef{{Group: policy.GatewayGroup, Kind: "HTTPRoute", Name: "cart"}},

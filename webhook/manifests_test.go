@@ -10,10 +10,10 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/precedent-dev/precedent/policy"
-	"github.com/precedent-dev/precedent/profile"
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/profile"
+	"github.com/precedent-dev/precedent/internal/settings"
 	"github.com/precedent-dev/precedent/profiles"
-	"github.com/precedent-dev/precedent/settings"
 )
 
 var update = flag.Bool("update", false, "rewrite the generated files (make generate)")

@@ -11,14 +11,14 @@ import (
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	"github.com/precedent-dev/precedent/config"
+	"github.com/precedent-dev/precedent/internal/liveconfig"
 	"github.com/precedent-dev/precedent/profiles"
 )
 
 // Defaulter is the mutating handler: defaulting a schema cannot express, as JSON patches. Its
 // webhook is registered with matchConditions, so only objects it would change reach it.
 type Defaulter struct {
-	Settings *config.Live
+	Settings *liveconfig.Live
 	Log      logr.Logger
 }
 

@@ -15,20 +15,20 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/precedent-dev/precedent/access"
-	"github.com/precedent-dev/precedent/config"
-	"github.com/precedent-dev/precedent/mesh"
+	"github.com/precedent-dev/precedent/internal/liveconfig"
+	"github.com/precedent-dev/precedent/internal/settings"
+	"github.com/precedent-dev/precedent/internal/state"
 	accessprofile "github.com/precedent-dev/precedent/profiles/access"
+	access "github.com/precedent-dev/precedent/profiles/access/engine"
 	meshprofile "github.com/precedent-dev/precedent/profiles/mesh"
-	"github.com/precedent-dev/precedent/settings"
-	"github.com/precedent-dev/precedent/state"
+	mesh "github.com/precedent-dev/precedent/profiles/mesh/engine"
 	"github.com/precedent-dev/precedent/test/gen"
 	"github.com/precedent-dev/precedent/webhook"
 )
 
 // benchValidator is a Validator over a State filled by hand (state.Apply), as synced.
 func benchValidator(s *state.State) *webhook.Validator {
-	return &webhook.Validator{Settings: config.NewLive(settings.Defaults(), logr.Discard()), State: s, Log: logr.Discard()}
+	return &webhook.Validator{Settings: liveconfig.NewLive(settings.Defaults(), logr.Discard()), State: s, Log: logr.Discard()}
 }
 
 func createRequest(gvk schema.GroupVersionKind, obj map[string]interface{}) admission.Request {

@@ -21,13 +21,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/precedent-dev/precedent/config"
-	"github.com/precedent-dev/precedent/policy"
-	"github.com/precedent-dev/precedent/profile"
+	"github.com/precedent-dev/precedent/internal/liveconfig"
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/profile"
+	"github.com/precedent-dev/precedent/internal/settings"
+	"github.com/precedent-dev/precedent/internal/state"
 	"github.com/precedent-dev/precedent/profiles"
 	"github.com/precedent-dev/precedent/profiles/inherited"
-	"github.com/precedent-dev/precedent/settings"
-	"github.com/precedent-dev/precedent/state"
 )
 
 // Paths the handlers are served on.
@@ -78,7 +78,7 @@ func NewScheme() (*runtime.Scheme, error) {
 // Register watches the settings and the state through the manager's cache, serves the handlers on
 // the manager's webhook server (with o.Handlers) and adds a readiness check that passes once the
 // cache is synced. Package assembly calls it, as serve, dev and the test harness run it.
-func Register(ctx context.Context, mgr manager.Manager, live *config.Live, o Options, log logr.Logger) (*state.State, error) {
+func Register(ctx context.Context, mgr manager.Manager, live *liveconfig.Live, o Options, log logr.Logger) (*state.State, error) {
 	if o.InstallRetry <= 0 {
 		return nil, fmt.Errorf("install retry %s: want a positive period", o.InstallRetry)
 	}

@@ -8,7 +8,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/internal/policy"
 )
 
 // TestDefaultingRegisteredOnlyWhereNeeded: the strategy-defaulting webhook matches the configured

@@ -19,10 +19,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/precedent-dev/precedent/config"
-	"github.com/precedent-dev/precedent/settings"
-	"github.com/precedent-dev/precedent/state"
-	"github.com/precedent-dev/precedent/state/statetest"
+	"github.com/precedent-dev/precedent/internal/liveconfig"
+	"github.com/precedent-dev/precedent/internal/settings"
+	"github.com/precedent-dev/precedent/internal/state"
+	"github.com/precedent-dev/precedent/internal/state/statetest"
 	"github.com/precedent-dev/precedent/webhook"
 )
 
@@ -51,7 +51,7 @@ func BenchmarkValidateStreamUnderBigPolicy(b *testing.B) {
 
 func benchStream(b *testing.B, routes int, mixed bool) {
 	inf := statetest.New(b)
-	live := config.NewLive(settings.Defaults(), logr.Discard())
+	live := liveconfig.NewLive(settings.Defaults(), logr.Discard())
 	st := state.New(logr.Discard())
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -17,16 +17,16 @@ import (
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	"github.com/precedent-dev/precedent/config"
-	"github.com/precedent-dev/precedent/profile"
+	"github.com/precedent-dev/precedent/internal/liveconfig"
+	"github.com/precedent-dev/precedent/internal/profile"
+	"github.com/precedent-dev/precedent/internal/settings"
+	"github.com/precedent-dev/precedent/internal/state"
 	"github.com/precedent-dev/precedent/profiles"
-	"github.com/precedent-dev/precedent/settings"
-	"github.com/precedent-dev/precedent/state"
 )
 
 // Validator is the validating handler of every managed kind and of PrecedentConfig.
 type Validator struct {
-	Settings *config.Live
+	Settings *liveconfig.Live
 	State    *state.State
 	Log      logr.Logger
 }

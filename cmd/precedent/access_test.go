@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/precedent-dev/precedent/access"
+	access "github.com/precedent-dev/precedent/profiles/access/engine"
 )
 
 const samples = "../../config/samples/access"

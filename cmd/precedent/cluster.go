@@ -15,10 +15,10 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/precedent-dev/precedent/printable"
+	"github.com/precedent-dev/precedent/internal/printable"
+	"github.com/precedent-dev/precedent/internal/settings"
+	"github.com/precedent-dev/precedent/internal/topology"
 	"github.com/precedent-dev/precedent/profiles"
-	"github.com/precedent-dev/precedent/settings"
-	"github.com/precedent-dev/precedent/topology"
 )
 
 // clusterFlags are kubectl's connection flags, so `kubectl precedent …` behaves like kubectl.

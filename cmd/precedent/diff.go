@@ -13,11 +13,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/precedent-dev/precedent/diff"
-	"github.com/precedent-dev/precedent/manifest"
-	"github.com/precedent-dev/precedent/printable"
+	"github.com/precedent-dev/precedent/internal/diff"
+	"github.com/precedent-dev/precedent/internal/manifest"
+	"github.com/precedent-dev/precedent/internal/printable"
+	"github.com/precedent-dev/precedent/internal/settings"
 	"github.com/precedent-dev/precedent/profiles"
-	"github.com/precedent-dev/precedent/settings"
 )
 
 func init() { subcommands = append(subcommands, newDiffCmd) }

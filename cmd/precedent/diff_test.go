@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/precedent-dev/precedent/diff"
+	"github.com/precedent-dev/precedent/internal/diff"
 )
 
 // update is -update of front_test.go: it also rewrites the golden files of the diff tests.

@@ -11,10 +11,10 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 
-	"github.com/precedent-dev/precedent/effective"
-	"github.com/precedent-dev/precedent/printable"
+	"github.com/precedent-dev/precedent/internal/effective"
+	"github.com/precedent-dev/precedent/internal/printable"
+	"github.com/precedent-dev/precedent/internal/topology"
 	"github.com/precedent-dev/precedent/profiles"
-	"github.com/precedent-dev/precedent/topology"
 )
 
 func init() { subcommands = append(subcommands, newEffectiveCmd) }

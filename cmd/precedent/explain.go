@@ -10,12 +10,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/precedent-dev/precedent/effective"
-	"github.com/precedent-dev/precedent/policy"
-	"github.com/precedent-dev/precedent/printable"
-	"github.com/precedent-dev/precedent/profile"
+	"github.com/precedent-dev/precedent/internal/effective"
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/printable"
+	"github.com/precedent-dev/precedent/internal/profile"
+	"github.com/precedent-dev/precedent/internal/topology"
 	"github.com/precedent-dev/precedent/profiles"
-	"github.com/precedent-dev/precedent/topology"
 )
 
 func init() { subcommands = append(subcommands, newExplainCmd) }

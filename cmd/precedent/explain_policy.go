@@ -8,10 +8,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/precedent-dev/precedent/effective"
-	"github.com/precedent-dev/precedent/policy"
-	"github.com/precedent-dev/precedent/printable"
-	"github.com/precedent-dev/precedent/reconcile"
+	"github.com/precedent-dev/precedent/internal/effective"
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/printable"
+	"github.com/precedent-dev/precedent/internal/reconcile"
 )
 
 // policyExplanation is `explain --policy -o json` (DESIGN.md, CLI contract): what the reconciler

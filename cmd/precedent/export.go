@@ -9,11 +9,11 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/precedent-dev/precedent/policy"
-	"github.com/precedent-dev/precedent/profile"
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/profile"
+	"github.com/precedent-dev/precedent/internal/settings"
+	"github.com/precedent-dev/precedent/internal/vap"
 	"github.com/precedent-dev/precedent/profiles"
-	"github.com/precedent-dev/precedent/settings"
-	"github.com/precedent-dev/precedent/vap"
 	"github.com/precedent-dev/precedent/webhook"
 )
 

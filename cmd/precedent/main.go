@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/precedent-dev/precedent/profile"
+	"github.com/precedent-dev/precedent/internal/profile"
 	"github.com/precedent-dev/precedent/profiles"
 )
 

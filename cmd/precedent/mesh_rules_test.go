@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/precedent-dev/precedent/mesh"
+	mesh "github.com/precedent-dev/precedent/profiles/mesh/engine"
 )
 
 const kumaRules = "testdata/kuma-rules"

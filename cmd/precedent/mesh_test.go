@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/precedent-dev/precedent/mesh"
+	mesh "github.com/precedent-dev/precedent/profiles/mesh/engine"
 )
 
 const meshSamples = "../../config/samples/mesh"
@@ -212,7 +212,7 @@ spec:
 // mesh profile in the order Kuma enforces, and precedent mesh merges them with --kind Kind.kuma.io;
 // effective refuses a mesh kind with a pointer to precedent mesh.
 func TestKumaKinds(t *testing.T) {
-	const kuma = "../../mesh/testdata/kuma"
+	const kuma = "../../profiles/mesh/engine/testdata/kuma"
 	const cfg = "testdata/kuma-mesh/config.yaml"
 	t.Run("not checked without the config", func(t *testing.T) {
 		out, _, code := run("validate", "-f", kuma)

@@ -12,10 +12,10 @@ import (
 	"k8s.io/klog/v2/textlogger"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/precedent-dev/precedent/assembly"
-	"github.com/precedent-dev/precedent/buildinfo"
 	"github.com/precedent-dev/precedent/certs"
-	"github.com/precedent-dev/precedent/settings"
+	"github.com/precedent-dev/precedent/internal/assembly"
+	"github.com/precedent-dev/precedent/internal/buildinfo"
+	"github.com/precedent-dev/precedent/internal/settings"
 	"github.com/precedent-dev/precedent/webhook"
 )
 

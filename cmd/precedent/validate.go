@@ -9,8 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/precedent-dev/precedent/printable"
-	"github.com/precedent-dev/precedent/profile"
+	"github.com/precedent-dev/precedent/internal/printable"
+	"github.com/precedent-dev/precedent/internal/profile"
 	"github.com/precedent-dev/precedent/profiles"
 )
 

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/precedent-dev/precedent/buildinfo"
+	"github.com/precedent-dev/precedent/internal/buildinfo"
 )
 
 func init() { subcommands = append(subcommands, newVersionCmd) }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/precedent-dev/precedent/buildinfo"
+	"github.com/precedent-dev/precedent/internal/buildinfo"
 )
 
 func TestPrintVersion(t *testing.T) {

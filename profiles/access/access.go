@@ -10,18 +10,18 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	engine "github.com/precedent-dev/precedent/access"
-	"github.com/precedent-dev/precedent/diff"
-	"github.com/precedent-dev/precedent/effective"
+	"github.com/precedent-dev/precedent/internal/diff"
+	"github.com/precedent-dev/precedent/internal/effective"
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/profile"
+	"github.com/precedent-dev/precedent/internal/settings"
+	"github.com/precedent-dev/precedent/internal/state"
+	"github.com/precedent-dev/precedent/internal/topology"
+	"github.com/precedent-dev/precedent/internal/vap"
+	"github.com/precedent-dev/precedent/internal/warning"
 	"github.com/precedent-dev/precedent/mutate"
-	"github.com/precedent-dev/precedent/policy"
-	"github.com/precedent-dev/precedent/profile"
-	"github.com/precedent-dev/precedent/settings"
-	"github.com/precedent-dev/precedent/state"
-	"github.com/precedent-dev/precedent/topology"
+	engine "github.com/precedent-dev/precedent/profiles/access/engine"
 	"github.com/precedent-dev/precedent/validate"
-	"github.com/precedent-dev/precedent/vap"
-	"github.com/precedent-dev/precedent/warning"
 )
 
 // Profile is the access profile.

@@ -9,8 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	engine "github.com/precedent-dev/precedent/access"
-	"github.com/precedent-dev/precedent/state"
+	"github.com/precedent-dev/precedent/internal/state"
+	engine "github.com/precedent-dev/precedent/profiles/access/engine"
 )
 
 // The access profile's derived cache (state.Derivation): under one set of settings, which Backends

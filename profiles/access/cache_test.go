@@ -11,9 +11,9 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/precedent-dev/precedent/access"
+	"github.com/precedent-dev/precedent/internal/state"
 	accessprofile "github.com/precedent-dev/precedent/profiles/access"
-	"github.com/precedent-dev/precedent/state"
+	access "github.com/precedent-dev/precedent/profiles/access/engine"
 )
 
 func TestAccessTopologyFromTypedObjects(t *testing.T) {

@@ -8,9 +8,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/precedent-dev/precedent/access"
-	"github.com/precedent-dev/precedent/state"
-	"github.com/precedent-dev/precedent/state/statetest"
+	"github.com/precedent-dev/precedent/internal/state"
+	"github.com/precedent-dev/precedent/internal/state/statetest"
+	access "github.com/precedent-dev/precedent/profiles/access/engine"
 )
 
 // watchedState is a State fed by fake informers through its own handlers, watching the Gateway

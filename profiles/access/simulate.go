@@ -11,9 +11,9 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	engine "github.com/precedent-dev/precedent/access"
-	"github.com/precedent-dev/precedent/manifest"
-	"github.com/precedent-dev/precedent/profile"
+	"github.com/precedent-dev/precedent/internal/manifest"
+	"github.com/precedent-dev/precedent/internal/profile"
+	engine "github.com/precedent-dev/precedent/profiles/access/engine"
 )
 
 type accessOptions struct {

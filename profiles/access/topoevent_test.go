@@ -12,8 +12,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/precedent-dev/precedent/access"
 	accessprofile "github.com/precedent-dev/precedent/profiles/access"
+	access "github.com/precedent-dev/precedent/profiles/access/engine"
 )
 
 // TestAccessCacheTopologyEventsMatchBuild applies random Gateway, HTTPRoute and Namespace events

@@ -8,8 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/precedent-dev/precedent/access"
 	accessprofile "github.com/precedent-dev/precedent/profiles/access"
+	access "github.com/precedent-dev/precedent/profiles/access/engine"
 )
 
 // BenchmarkAccessPolicyEvent: applying one AccessPolicy update (a Backend-level policy whose tools

@@ -14,8 +14,8 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/precedent-dev/precedent/access"
 	accessprofile "github.com/precedent-dev/precedent/profiles/access"
+	access "github.com/precedent-dev/precedent/profiles/access/engine"
 )
 
 // TestAccessGrantsIncrementalMatchesFullBuild applies random sequences of AccessPolicy creates,

@@ -6,9 +6,9 @@ import (
 	"sort"
 	"strings"
 
-	engine "github.com/precedent-dev/precedent/envoygateway"
-	"github.com/precedent-dev/precedent/policy"
-	"github.com/precedent-dev/precedent/profile"
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/profile"
+	engine "github.com/precedent-dev/precedent/profiles/envoygateway/engine"
 )
 
 // ExplainPolicy is `precedent explain --policy` for Envoy Gateway's kinds, in the CLI contract's

@@ -7,12 +7,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/precedent-dev/precedent/inventory"
-	"github.com/precedent-dev/precedent/manifest"
-	"github.com/precedent-dev/precedent/policy"
-	"github.com/precedent-dev/precedent/profile"
-	"github.com/precedent-dev/precedent/settings"
-	"github.com/precedent-dev/precedent/topology"
+	"github.com/precedent-dev/precedent/internal/inventory"
+	"github.com/precedent-dev/precedent/internal/manifest"
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/profile"
+	"github.com/precedent-dev/precedent/internal/settings"
+	"github.com/precedent-dev/precedent/internal/topology"
 )
 
 // samples reads sample files of config/samples/envoy-gateway (with its PrecedentConfig) as the CLI

@@ -6,11 +6,11 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/precedent-dev/precedent/effective"
-	engine "github.com/precedent-dev/precedent/envoygateway"
-	"github.com/precedent-dev/precedent/policy"
-	"github.com/precedent-dev/precedent/profile"
-	"github.com/precedent-dev/precedent/topology"
+	"github.com/precedent-dev/precedent/internal/effective"
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/profile"
+	"github.com/precedent-dev/precedent/internal/topology"
+	engine "github.com/precedent-dev/precedent/profiles/envoygateway/engine"
 )
 
 var _ profile.RuleExplainer = Profile{}

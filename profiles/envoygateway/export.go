@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"strings"
 
-	engine "github.com/precedent-dev/precedent/envoygateway"
-	"github.com/precedent-dev/precedent/policy"
-	"github.com/precedent-dev/precedent/profile"
-	"github.com/precedent-dev/precedent/vap"
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/profile"
+	"github.com/precedent-dev/precedent/internal/vap"
+	engine "github.com/precedent-dev/precedent/profiles/envoygateway/engine"
 )
 
 // routeKindList are the kinds on which Envoy Gateway's CRDs allow mergeType, as a CEL list.

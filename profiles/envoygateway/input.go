@@ -4,8 +4,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	engine "github.com/precedent-dev/precedent/envoygateway"
-	"github.com/precedent-dev/precedent/topology"
+	"github.com/precedent-dev/precedent/internal/topology"
+	engine "github.com/precedent-dev/precedent/profiles/envoygateway/engine"
 )
 
 // The Gateway API kinds the engine reads besides the Gateways and HTTP/gRPC routes of the topology.

@@ -1,8 +1,8 @@
 package kuadrant
 
 import (
-	"github.com/precedent-dev/precedent/policy"
-	"github.com/precedent-dev/precedent/profile"
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/profile"
 )
 
 // Profile is Kuadrant's model: the engine's, with Kuadrant's reading, order and fold (chosen by the

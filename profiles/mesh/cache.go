@@ -4,9 +4,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	engine "github.com/precedent-dev/precedent/mesh"
-	"github.com/precedent-dev/precedent/policy"
-	"github.com/precedent-dev/precedent/state"
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/state"
+	engine "github.com/precedent-dev/precedent/profiles/mesh/engine"
 )
 
 // The mesh profile's derived caches (state.Derivation): Kuma's Dataplanes and the policies of each

@@ -13,10 +13,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
-	engine "github.com/precedent-dev/precedent/mesh"
+	"github.com/precedent-dev/precedent/internal/state"
+	"github.com/precedent-dev/precedent/internal/state/statetest"
 	meshprofile "github.com/precedent-dev/precedent/profiles/mesh"
-	"github.com/precedent-dev/precedent/state"
-	"github.com/precedent-dev/precedent/state/statetest"
+	engine "github.com/precedent-dev/precedent/profiles/mesh/engine"
 )
 
 func object(t *testing.T, doc string) *unstructured.Unstructured {

@@ -7,9 +7,9 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/precedent-dev/precedent/mesh"
+	"github.com/precedent-dev/precedent/internal/state"
 	meshprofile "github.com/precedent-dev/precedent/profiles/mesh"
-	"github.com/precedent-dev/precedent/state"
+	mesh "github.com/precedent-dev/precedent/profiles/mesh/engine"
 )
 
 // BenchmarkDataplaneEvent: applying one Dataplane change (its outbounds change) and reading the

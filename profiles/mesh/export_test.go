@@ -4,8 +4,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	engine "github.com/precedent-dev/precedent/mesh"
-	"github.com/precedent-dev/precedent/state"
+	"github.com/precedent-dev/precedent/internal/state"
+	engine "github.com/precedent-dev/precedent/profiles/mesh/engine"
 )
 
 // The caches' parts the tests compare, for package mesh_test.

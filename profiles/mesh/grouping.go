@@ -7,7 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/precedent-dev/precedent/state"
+	"github.com/precedent-dev/precedent/internal/state"
 )
 
 // A grouping keeps the parsed objects of one kind by mesh as a derived cache brought forward per

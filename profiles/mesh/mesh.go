@@ -8,16 +8,16 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/precedent-dev/precedent/diff"
-	"github.com/precedent-dev/precedent/effective"
-	engine "github.com/precedent-dev/precedent/mesh"
-	"github.com/precedent-dev/precedent/policy"
-	"github.com/precedent-dev/precedent/profile"
-	"github.com/precedent-dev/precedent/settings"
-	"github.com/precedent-dev/precedent/state"
-	"github.com/precedent-dev/precedent/topology"
+	"github.com/precedent-dev/precedent/internal/diff"
+	"github.com/precedent-dev/precedent/internal/effective"
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/profile"
+	"github.com/precedent-dev/precedent/internal/settings"
+	"github.com/precedent-dev/precedent/internal/state"
+	"github.com/precedent-dev/precedent/internal/topology"
+	"github.com/precedent-dev/precedent/internal/warning"
+	engine "github.com/precedent-dev/precedent/profiles/mesh/engine"
 	"github.com/precedent-dev/precedent/validate"
-	"github.com/precedent-dev/precedent/warning"
 )
 
 // Profile is the mesh profile.

@@ -10,9 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/precedent-dev/precedent/manifest"
-	engine "github.com/precedent-dev/precedent/mesh"
-	"github.com/precedent-dev/precedent/profile"
+	"github.com/precedent-dev/precedent/internal/manifest"
+	"github.com/precedent-dev/precedent/internal/profile"
+	engine "github.com/precedent-dev/precedent/profiles/mesh/engine"
 )
 
 type meshOptions struct {

@@ -37,12 +37,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 	"sigs.k8s.io/yaml"
 
-	"github.com/precedent-dev/precedent/assembly"
-	"github.com/precedent-dev/precedent/controlplane"
-	"github.com/precedent-dev/precedent/policy"
-	"github.com/precedent-dev/precedent/settings"
+	"github.com/precedent-dev/precedent/internal/assembly"
+	"github.com/precedent-dev/precedent/internal/controlplane"
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/settings"
+	"github.com/precedent-dev/precedent/internal/vap"
 	"github.com/precedent-dev/precedent/test/gen"
-	"github.com/precedent-dev/precedent/vap"
 	"github.com/precedent-dev/precedent/webhook"
 )
 

@@ -18,8 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/precedent-dev/precedent/controlplane"
-	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/internal/controlplane"
+	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/test/gen"
 )
 

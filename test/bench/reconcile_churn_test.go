@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/test/gen"
 	"github.com/precedent-dev/precedent/test/harness"
 )

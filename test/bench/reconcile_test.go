@@ -25,8 +25,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/precedent-dev/precedent/controlplane"
-	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/internal/controlplane"
+	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/test/harness"
 	"github.com/precedent-dev/precedent/webhook"
 )

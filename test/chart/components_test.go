@@ -8,9 +8,9 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/precedent-dev/precedent/install"
-	"github.com/precedent-dev/precedent/policy"
-	"github.com/precedent-dev/precedent/profile"
+	"github.com/precedent-dev/precedent/internal/install"
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/profile"
 )
 
 // grants flattens the rules of the named roles into "group/resource verb" entries.

@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/precedent-dev/precedent/controlplane"
+	"github.com/precedent-dev/precedent/internal/controlplane"
 	"github.com/precedent-dev/precedent/test/harness"
 )
 

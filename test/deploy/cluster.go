@@ -22,7 +22,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/precedent-dev/precedent/controlplane"
+	"github.com/precedent-dev/precedent/internal/controlplane"
 )
 
 // Cluster is the control plane with what the suite installed on it, and the pods it runs.

@@ -17,7 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/precedent-dev/precedent/controlplane"
+	"github.com/precedent-dev/precedent/internal/controlplane"
 	"github.com/precedent-dev/precedent/test/harness"
 )
 

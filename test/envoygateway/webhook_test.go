@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/precedent-dev/precedent/settings"
+	"github.com/precedent-dev/precedent/internal/settings"
 	"github.com/precedent-dev/precedent/test/harness"
 )
 

@@ -7,8 +7,8 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/precedent-dev/precedent/checks"
-	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/internal/checks"
+	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/test/harness"
 )
 

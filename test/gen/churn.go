@@ -11,8 +11,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/precedent-dev/precedent/policy"
-	"github.com/precedent-dev/precedent/topology"
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/topology"
 )
 
 // Change is one event of a churning cluster: Object created or updated, or deleted.

@@ -9,8 +9,8 @@ import (
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/precedent-dev/precedent/policy"
-	"github.com/precedent-dev/precedent/topology"
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/topology"
 )
 
 // Size of a generated world.

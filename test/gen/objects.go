@@ -10,8 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
-	"github.com/precedent-dev/precedent/policy"
-	"github.com/precedent-dev/precedent/topology"
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/topology"
 )
 
 // Objects returns the world as unstructured objects ready to create in an API server, in an order

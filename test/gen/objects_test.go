@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 
-	"github.com/precedent-dev/precedent/policy"
+	"github.com/precedent-dev/precedent/internal/policy"
 )
 
 // TestObjects checks that the unstructured world reads back as the typed world: every policy

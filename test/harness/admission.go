@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/precedent-dev/precedent/settings"
+	"github.com/precedent-dev/precedent/internal/settings"
 )
 
 // Cause is one field error of an Invalid status, as the API server returns it.

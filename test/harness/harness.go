@@ -14,10 +14,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/precedent-dev/precedent/assembly"
-	"github.com/precedent-dev/precedent/config"
-	"github.com/precedent-dev/precedent/controlplane"
-	"github.com/precedent-dev/precedent/settings"
+	"github.com/precedent-dev/precedent/internal/assembly"
+	"github.com/precedent-dev/precedent/internal/controlplane"
+	"github.com/precedent-dev/precedent/internal/liveconfig"
+	"github.com/precedent-dev/precedent/internal/settings"
 )
 
 // root is the module root as seen from a suite's folder (test/<suite>), where go test runs it.
@@ -44,7 +44,7 @@ type Harness struct {
 	// certificate.
 	Env *controlplane.Env
 	// Live holds the settings the manager follows (nil when no manager runs).
-	Live *config.Live
+	Live *liveconfig.Live
 	// Kubeconfig is the path of an admin kubeconfig for tools such as kubectl.
 	Kubeconfig string
 

@@ -63,7 +63,7 @@ func setup(m *testing.M) (int, error) {
 	if _, err := goCmd(nil, "build", "-o", builder, "./hack/image"); err != nil {
 		return 0, err
 	}
-	ldflags := fmt.Sprintf("-s -w -X github.com/precedent-dev/precedent/buildinfo.version=%s -X github.com/precedent-dev/precedent/buildinfo.commit=%s", version, commit)
+	ldflags := fmt.Sprintf("-s -w -X github.com/precedent-dev/precedent/internal/buildinfo.version=%s -X github.com/precedent-dev/precedent/internal/buildinfo.commit=%s", version, commit)
 	buildArgs = []string{"build", "--version", version, "--revision", commit, "--created", fmt.Sprint(created.Unix()), "--licenses", "Apache-2.0"}
 	for _, p := range platforms {
 		goos, goarch, _ := strings.Cut(p, "/")

@@ -16,7 +16,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/precedent-dev/precedent/reconcile"
+	"github.com/precedent-dev/precedent/internal/reconcile"
 	"github.com/precedent-dev/precedent/test/harness"
 )
 

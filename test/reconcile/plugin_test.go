@@ -15,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
 
-	"github.com/precedent-dev/precedent/reconcile"
+	"github.com/precedent-dev/precedent/internal/reconcile"
 	"github.com/precedent-dev/precedent/test/harness"
 )
 

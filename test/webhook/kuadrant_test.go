@@ -7,7 +7,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/precedent-dev/precedent/settings"
+	"github.com/precedent-dev/precedent/internal/settings"
 	"github.com/precedent-dev/precedent/test/harness"
 )
 

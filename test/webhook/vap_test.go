@@ -10,10 +10,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/precedent-dev/precedent/policy"
-	"github.com/precedent-dev/precedent/settings"
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/settings"
+	"github.com/precedent-dev/precedent/internal/vap"
 	"github.com/precedent-dev/precedent/test/harness"
-	"github.com/precedent-dev/precedent/vap"
 	"github.com/precedent-dev/precedent/webhook"
 )
 

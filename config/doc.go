@@ -1,5 +1,0 @@
-// Package config loads Precedent's runtime settings (package settings) live: it follows the
-// cluster-scoped PrecedentConfig through an informer, keeps the last good settings when a stored
-// one is invalid, and swaps them atomically, so the next admission obeys a change without a
-// restart. Below it, the manifests: config/crd, config/webhook, config/rbac, config/default, ….
-package config

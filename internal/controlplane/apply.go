@@ -1,0 +1,93 @@
+package controlplane
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/precedent-dev/precedent/internal/manifest"
+)
+
+// Applied is the outcome of applying one folder of samples.
+type Applied struct {
+	Folder   string
+	Created  int
+	Rejected []string // "<Kind> <ns>/<name>: <reason>"
+	// Skipped says why the folder was not applied ("" if it was).
+	Skipped string
+}
+
+// ApplySamples creates the objects of each sub-folder of root (and of root's own files), creating
+// their namespaces, skipping the folders in skip and those that use a kind the API server does not
+// serve. Objects that already exist are left alone.
+func ApplySamples(ctx context.Context, c client.Client, root string, skip ...string) ([]Applied, error) {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return nil, fmt.Errorf("reading samples: %w", err)
+	}
+	skipped := map[string]bool{}
+	for _, s := range skip {
+		skipped[s] = true
+	}
+	var folders []string
+	for _, e := range entries {
+		if e.IsDir() && !skipped[e.Name()] {
+			folders = append(folders, filepath.Join(root, e.Name()))
+		}
+	}
+	sort.Strings(folders)
+	var out []Applied
+	for _, f := range folders {
+		a, err := applyFolder(ctx, c, f)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+func applyFolder(ctx context.Context, c client.Client, dir string) (Applied, error) {
+	a := Applied{Folder: dir}
+	objs, err := manifest.Read(dir)
+	if err != nil {
+		return a, err
+	}
+	for _, o := range objs {
+		gvk := o.GroupVersionKind()
+		if _, err := c.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
+			a.Skipped = fmt.Sprintf("%s (%s) is not installed", gvk.Kind, gvk.GroupVersion())
+			return a, nil
+		}
+	}
+	namespaces := map[string]bool{}
+	for _, o := range objs {
+		u := o.Unstructured.DeepCopy()
+		u.SetCreationTimestamp(metav1.Time{})
+		if ns := u.GetNamespace(); ns != "" && !namespaces[ns] {
+			namespaces[ns] = true
+			err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+			if err != nil && !apierrors.IsAlreadyExists(err) {
+				return a, fmt.Errorf("creating namespace %s: %w", ns, err)
+			}
+		}
+		err := c.Create(ctx, u)
+		switch {
+		case err == nil:
+			a.Created++
+		case apierrors.IsAlreadyExists(err):
+		case apierrors.IsInvalid(err) || apierrors.IsForbidden(err) || apierrors.IsBadRequest(err):
+			a.Rejected = append(a.Rejected, fmt.Sprintf("%s %s/%s: %v", u.GetKind(), u.GetNamespace(), u.GetName(), err))
+		default:
+			return a, fmt.Errorf("creating %s %s/%s from %s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), o.File, err)
+		}
+	}
+	return a, nil
+}

@@ -1,0 +1,257 @@
+package diff
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/precedent-dev/precedent/internal/printable"
+)
+
+// FoldAbove is the number of lines (rows of one table, errors, warnings) above which Markdown folds
+// a list into a <details> block.
+const FoldAbove = 10
+
+// maxValue is the width at which the Markdown and table forms cut a value (JSON has it whole).
+const maxValue = 80
+
+// SummaryLine is the report's one-line summary.
+func (r *Report) SummaryLine() string {
+	s := r.Summary
+	var line string
+	if len(r.Changes) == 0 {
+		line = "no change to the effective policies"
+	} else {
+		line = fmt.Sprintf("%d change%s on %d path%s of %d route%s: %d added, %d removed, %d changed, %d moved",
+			len(r.Changes), plural(len(r.Changes)), s.Paths, plural(s.Paths), s.Routes, plural(s.Routes), s.Added, s.Removed, s.Changed, s.Moved)
+	}
+	if n := len(r.Errors); n > 0 {
+		line += fmt.Sprintf("; %d error%s the webhook would reject", n, plural(n))
+	}
+	return line
+}
+
+// group is the changes of one table: one kind, one route (Gateway, Backend, proxy).
+type group struct {
+	title   string
+	changes []Change
+}
+
+// groups splits sorted changes into tables, in order of first appearance.
+func groups(changes []Change) []group {
+	var out []group
+	index := map[string]int{}
+	for _, c := range changes {
+		var title string
+		switch {
+		case c.Shape == ShapeGrant:
+			title = c.Kind + " on backend " + c.Backend
+		case c.Shape == ShapeMesh:
+			title = c.Kind + " on proxy " + c.Proxy
+		case c.Route == "":
+			title = c.Kind + " on gateway " + c.Gateway
+		default:
+			title = c.Kind + " on route " + c.Route
+		}
+		i, ok := index[title]
+		if !ok {
+			i = len(out)
+			index[title] = i
+			out = append(out, group{title: title})
+		}
+		out[i].changes = append(out[i].changes, c)
+	}
+	return out
+}
+
+// columns are the header and the cells of a change in the tables, by shape.
+func columns(s Shape) []string {
+	switch s {
+	case ShapeGrant:
+		return []string{"gateway", "source", "tool", "change", "before", "after"}
+	case ShapeMesh:
+		return []string{"outbound", "from", "field", "change", "before", "after"}
+	}
+	return []string{"gateway", "listener", "rule", "rule id", "change", "before", "after"}
+}
+
+func cells(c *Change) []string {
+	switch c.Shape {
+	case ShapeGrant:
+		return []string{c.Gateway, c.Source, c.Tool, string(c.Change), c.Before.text(c.Shape), c.After.text(c.Shape)}
+	case ShapeMesh:
+		return []string{c.Outbound, c.From, c.Field, string(c.Change), c.Before.text(c.Shape), c.After.text(c.Shape)}
+	}
+	return []string{c.Gateway, c.Listener, c.Rule, c.RuleID, string(c.Change), c.Before.text(c.Shape), c.After.text(c.Shape)}
+}
+
+// text renders one side of a change: `value (from ns/name)`, or `deny (ns/name)`; "-" for none.
+func (v *Value) text(s Shape) string {
+	if v == nil {
+		return "-"
+	}
+	if s == ShapeGrant {
+		if v.Policy == "" {
+			return v.Decision
+		}
+		return v.Decision + " (" + v.Policy + ")"
+	}
+	return valueText(v.Value) + " (from " + v.From + ")"
+}
+
+// valueText is a value as compact JSON, cut at maxValue characters.
+func valueText(x interface{}) string {
+	b, err := json.Marshal(x)
+	val := string(b)
+	if err != nil {
+		val = fmt.Sprint(x)
+	}
+	if r := []rune(val); len(r) > maxValue {
+		val = string(r[:maxValue-1]) + "…"
+	}
+	return val
+}
+
+// Markdown writes the report as a pull-request comment: the summary line, then a table per route
+// (Gateway without route, Backend, proxy); tables, errors and warnings longer than FoldAbove lines
+// are folded in <details>. Every string from the input is escaped.
+func Markdown(w io.Writer, r *Report) error {
+	var b strings.Builder
+	b.WriteString("**precedent diff**: " + md(r.SummaryLine()) + "\n")
+	list := func(title string, lines []string) {
+		if len(lines) == 0 {
+			return
+		}
+		b.WriteString("\n")
+		fold := len(lines) > FoldAbove
+		if fold {
+			fmt.Fprintf(&b, "<details><summary>%s (%d)</summary>\n\n", title, len(lines))
+		} else {
+			fmt.Fprintf(&b, "%s:\n\n", title)
+		}
+		for _, l := range lines {
+			b.WriteString("- " + md(l) + "\n")
+		}
+		if fold {
+			b.WriteString("\n</details>\n")
+		}
+	}
+	list("Errors the webhook would reject", r.Errors)
+	for _, g := range groups(r.Changes) {
+		b.WriteString("\n")
+		fold := len(g.changes) > FoldAbove
+		if fold {
+			fmt.Fprintf(&b, "<details><summary>%s: %d changes</summary>\n\n", md(g.title), len(g.changes))
+		} else {
+			fmt.Fprintf(&b, "#### %s\n\n", md(g.title))
+		}
+		cols := columns(g.changes[0].Shape)
+		b.WriteString("| " + strings.Join(cols, " | ") + " |\n|" + strings.Repeat(" --- |", len(cols)) + "\n")
+		for i := range g.changes {
+			c := &g.changes[i]
+			cs := cells(c)
+			for j := range cs {
+				cs[j] = md(cs[j])
+			}
+			cs[len(cs)-2], cs[len(cs)-1] = mdValue(c.Before, c.Shape), mdValue(c.After, c.Shape)
+			b.WriteString("| " + strings.Join(cs, " | ") + " |\n")
+		}
+		if fold {
+			b.WriteString("\n</details>\n")
+		}
+	}
+	list("Warnings", r.Warnings)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// mdEscaper escapes what Markdown (GitHub's, with HTML) would read as markup.
+var mdEscaper = strings.NewReplacer(
+	"\\", "\\\\", "`", "\\`", "*", "\\*", "_", "\\_", "[", "\\[", "]", "\\]", "|", "\\|",
+	"<", "&lt;", ">", "&gt;", "&", "&amp;", "#", "\\#", "~", "\\~",
+)
+
+// mdValue renders one side of a change in Markdown: the value as code, then where it came from.
+func mdValue(v *Value, s Shape) string {
+	if v == nil || s == ShapeGrant {
+		return md(v.text(s))
+	}
+	return "<code>" + htmlEscaper.Replace(printable.String(valueText(v.Value))) + "</code> from " + md(v.From)
+}
+
+// htmlEscaper escapes text inside an HTML element of a Markdown table cell.
+var htmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "|", "&#124;", "\\", "&#92;", "`", "&#96;")
+
+// md makes an untrusted string one safe line of Markdown text.
+func md(s string) string { return mdEscaper.Replace(printable.String(s)) }
+
+// Table writes the report for a terminal: the summary line, then one aligned table per shape of
+// change (Gateway API paths, AccessPolicy grants, mesh fields), errors and warnings. Every string
+// from the input is escaped (printable.String).
+func Table(w io.Writer, r *Report) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, printable.String(r.SummaryLine()))
+	last := Shape(-1)
+	for i := range r.Changes {
+		c := &r.Changes[i]
+		if c.Shape != last {
+			last = c.Shape
+			fmt.Fprintln(tw)
+			fmt.Fprintln(tw, strings.ToUpper(strings.Join(tableColumns(c.Shape), "\t")))
+		}
+		cs := tableCells(c)
+		for j := range cs {
+			cs[j] = printable.String(dash(cs[j]))
+		}
+		fmt.Fprintln(tw, strings.Join(cs, "\t"))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, e := range r.Errors {
+		fmt.Fprintln(w, printable.String(e))
+	}
+	for _, wn := range r.Warnings {
+		fmt.Fprintln(w, "Warning: "+printable.String(wn))
+	}
+	return nil
+}
+
+// tableColumns and tableCells are the terminal table's: every column, the kind and the route
+// (Backend, proxy) included.
+func tableColumns(s Shape) []string {
+	switch s {
+	case ShapeGrant:
+		return []string{"kind", "gateway", "backend", "source", "tool", "change", "before", "after"}
+	case ShapeMesh:
+		return []string{"kind", "proxy", "outbound", "from", "field", "change", "before", "after"}
+	}
+	return []string{"kind", "gateway", "listener", "route", "rule", "rule id", "change", "before", "after"}
+}
+
+func tableCells(c *Change) []string {
+	cs := cells(c)
+	switch c.Shape {
+	case ShapeGrant:
+		return append([]string{c.Kind, cs[0], c.Backend}, cs[1:]...)
+	case ShapeMesh:
+		return append([]string{c.Kind, c.Proxy}, cs...)
+	}
+	return append([]string{c.Kind, cs[0], cs[1], c.Route}, cs[2:]...)
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}

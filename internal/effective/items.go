@@ -1,0 +1,147 @@
+package effective
+
+import (
+	"sort"
+
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/topology"
+)
+
+// Item is the effective policy of one path as the CLI contract prints it.
+type Item struct {
+	Kind     string                 `json:"kind"`
+	Gateway  string                 `json:"gateway"`
+	Listener string                 `json:"listener"`
+	Route    string                 `json:"route"`
+	Rule     string                 `json:"rule"`
+	Spec     map[string]interface{} `json:"spec"`
+	Sources  map[string]string      `json:"sources"`
+}
+
+// ItemKey is the displayed path of an item: the listener and the rule are shown only when a policy
+// of the path targets that section; paths that differ only in hidden sections share one item (they
+// have the same policies, hence the same effective policy).
+type ItemKey struct {
+	Gateway, Listener, Route, Rule string
+}
+
+// Reached returns the indexes of the paths reached by at least one policy of this view, optionally
+// only those beneath target (nil: all).
+func (s *Snapshot) Reached(target *topology.Target) []int {
+	var candidates []int
+	if target != nil {
+		candidates = s.Graph.PathsFor(*target)
+	} else {
+		candidates = s.Graph.PathIndexes()
+	}
+	var out []int
+	for _, i := range candidates {
+		if len(s.Levels(s.Graph.Paths[i])) > 0 {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// KeyOf returns the displayed key of a path: the listener is shown when some listener of its
+// Gateway has a policy (or the path has no route), the rule when some rule of its route has one. A
+// ListenerSet's listener is always shown, as `ListenerSet ns/name#listener`: its paths have levels
+// the Gateway's own listeners do not.
+func (s *Snapshot) KeyOf(path topology.Path) ItemKey {
+	k := ItemKey{Gateway: path.Gateway.String()}
+	if path.ListenerSet.Name != "" {
+		k.Listener = topology.Target{Kind: "ListenerSet", Namespace: path.ListenerSet.Namespace, Name: path.ListenerSet.Name, Section: path.Listener}.String()
+	} else if path.RouteKind == "" || s.listenersSplit(path.Gateway) {
+		k.Listener = path.Listener
+	}
+	if path.RouteKind != "" {
+		k.Route = path.Route.String()
+		if s.rulesSplit(topology.Target{Kind: path.RouteKind, Namespace: path.Route.Namespace, Name: path.Route.Name}) {
+			k.Rule = path.Rule
+		}
+	}
+	return k
+}
+
+func (s *Snapshot) listenersSplit(gw topology.Key) bool {
+	g, ok := s.Graph.Gateway(gw)
+	if !ok {
+		return false
+	}
+	for _, l := range g.Spec.Listeners {
+		if len(s.At(topology.Target{Kind: "Gateway", Namespace: gw.Namespace, Name: gw.Name, Section: string(l.Name)})) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Snapshot) rulesSplit(route topology.Target) bool {
+	r, ok := s.Graph.Route(route)
+	if !ok {
+		return false
+	}
+	for _, name := range r.Rules {
+		t := route
+		t.Section = name
+		if len(s.At(t)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Items computes the effective policy of the given paths, one item per displayed key, sorted by
+// gateway, then route, then rule, then listener.
+func (s *Snapshot) Items(paths []int) []Item {
+	seen := map[ItemKey]bool{}
+	var out []Item
+	for _, i := range paths {
+		path := s.Graph.Paths[i]
+		k := s.KeyOf(path)
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, s.ItemFor(k, s.Compute(path)))
+	}
+	SortItems(out)
+	return out
+}
+
+// SortItems orders items as the CLI contract lists them: by gateway, then route, then rule (then
+// listener).
+func SortItems(items []Item) {
+	sort.Slice(items, func(i, j int) bool {
+		a, b := items[i], items[j]
+		return KeyLess(ItemKey{a.Gateway, a.Listener, a.Route, a.Rule}, ItemKey{b.Gateway, b.Listener, b.Route, b.Rule})
+	})
+}
+
+// KeyLess orders displayed paths as the CLI contract lists them (SortItems).
+func KeyLess(a, b ItemKey) bool {
+	if a.Gateway != b.Gateway {
+		return a.Gateway < b.Gateway
+	}
+	if a.Route != b.Route {
+		return a.Route < b.Route
+	}
+	if a.Rule != b.Rule {
+		return a.Rule < b.Rule
+	}
+	return a.Listener < b.Listener
+}
+
+// ItemFor renders a result.
+func (s *Snapshot) ItemFor(k ItemKey, r Result) Item {
+	rules := make(map[string]interface{}, len(r.Rules))
+	sources := make(map[string]string, len(r.Rules))
+	for id, e := range r.Rules {
+		rules[id] = e.Body
+		sources[id] = e.Source.String()
+	}
+	return Item{
+		Kind: s.Kind.GVK.Kind, Gateway: k.Gateway, Listener: k.Listener, Route: k.Route, Rule: k.Rule,
+		Spec: policy.BareForm(s.Kind, rules), Sources: sources,
+	}
+}

@@ -1,0 +1,158 @@
+package effective
+
+import (
+	"slices"
+	"sort"
+
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/topology"
+)
+
+// Versions of a snapshot. Rebase moves a snapshot onto the next version of its graph, Update writes
+// or removes one policy: both return a new snapshot and leave the one they start from as it was, for
+// the requests that hold it. Neither copies the index of the policies the change does not touch,
+// and the memoized folds stay shared (memo.go): a topology change keeps every fold (a fold depends
+// on the policies of a path, found anew on the new paths), and a policy change drops only the
+// folds of the paths that policy reached.
+
+// idTable holds the policies of each numbered target, in chunks that a version shares with the
+// version it was made from.
+type idTable struct {
+	c []*[idChunk][]*policy.Policy
+}
+
+const idChunk = 256
+
+func (t idTable) get(id int32) []*policy.Policy {
+	c := int(id) / idChunk
+	if c >= len(t.c) || t.c[c] == nil {
+		return nil
+	}
+	return t.c[c][int(id)%idChunk]
+}
+
+// with returns t with the given entries set (nil: none), copying the chunks it writes.
+func (t idTable) with(set map[int32][]*policy.Policy) idTable {
+	if len(set) == 0 {
+		return t
+	}
+	out := idTable{c: slices.Clone(t.c)}
+	owned := map[int]bool{}
+	for id, ps := range set {
+		c := int(id) / idChunk
+		for c >= len(out.c) {
+			out.c = append(out.c, nil)
+		}
+		if !owned[c] {
+			ch := new([idChunk][]*policy.Policy)
+			if out.c[c] != nil {
+				*ch = *out.c[c]
+			}
+			out.c[c], owned[c] = ch, true
+		}
+		out.c[c][int(id)%idChunk] = ps
+	}
+	return out
+}
+
+// indexIDs numbers the policies of each target of byTarget by g's target numbers.
+func indexIDs(g *topology.Graph, byTarget layered[topology.Target, []*policy.Policy]) idTable {
+	t := idTable{c: make([]*[idChunk][]*policy.Policy, (g.TargetIDs()+idChunk-1)/idChunk)}
+	byTarget.each(func(target topology.Target, ps []*policy.Policy) {
+		if id, ok := g.TargetID(target); ok {
+			c := int(id) / idChunk
+			if t.c[c] == nil {
+				t.c[c] = new([idChunk][]*policy.Policy)
+			}
+			t.c[c][int(id)%idChunk] = ps
+		}
+	})
+	return t
+}
+
+// Rebase returns s over graph g, a later version of s's graph (topology.Graph.Extends) or any
+// other graph (then the index by target number is made anew). s must not be a view.
+func (s *Snapshot) Rebase(g *topology.Graph) *Snapshot {
+	if g == s.Graph {
+		return s
+	}
+	c := *s
+	c.Graph = g
+	if !g.Extends(s.Graph) {
+		c.byID = indexIDs(g, s.byTarget)
+		return &c
+	}
+	// The targets numbered since: a policy may target one before it exists.
+	var set map[int32][]*policy.Policy
+	for id := int32(s.Graph.TargetIDs()); id < int32(g.TargetIDs()); id++ {
+		if ps, _ := s.byTarget.get(g.TargetOfID(id)); len(ps) > 0 {
+			if set == nil {
+				set = map[int32][]*policy.Policy{}
+			}
+			set[id] = ps
+		}
+	}
+	c.byID = s.byID.with(set)
+	return &c
+}
+
+// condMemoLimit bounds the condition memo a snapshot's versions share: outcomes keyed by the bodies
+// of replaced policies are never asked again, so past the limit the next version starts a new one.
+const condMemoLimit = 1 << 14
+
+// Update returns s with policy ref written as p (nil: removed), over the same graph. s must not be a
+// view.
+func (s *Snapshot) Update(ref policy.Ref, p *policy.Policy) *Snapshot {
+	old, had := s.byRef.get(ref)
+	if (!had && p == nil) || (had && old == p) {
+		return s
+	}
+	c := *s
+	var changed, written []topology.Target
+	if had {
+		changed = TargetsOf(old)
+	}
+	if p != nil {
+		c.byRef = s.byRef.with(map[policy.Ref]change[*policy.Policy]{ref: {p, true}})
+		written = TargetsOf(p)
+		changed = append(changed, written...)
+	} else {
+		c.byRef = s.byRef.with(map[policy.Ref]change[*policy.Policy]{ref: {}})
+	}
+	set := map[int32][]*policy.Policy{}
+	targets := make(map[topology.Target]change[[]*policy.Policy], len(changed))
+	for _, t := range changed {
+		if _, done := targets[t]; done {
+			continue
+		}
+		var out []*policy.Policy
+		at, _ := s.byTarget.get(t)
+		for _, q := range at {
+			if q.Ref != ref {
+				out = append(out, q)
+			}
+		}
+		if slices.Contains(written, t) {
+			out = append(out, p)
+			sort.Slice(out, func(i, j int) bool { return policy.Less(out[i], out[j]) })
+		}
+		targets[t] = change[[]*policy.Policy]{out, len(out) > 0}
+		if id, ok := s.Graph.TargetID(t); ok {
+			set[id] = out
+		}
+	}
+	c.byTarget = s.byTarget.with(targets)
+	c.byID = s.byID.with(set)
+	if p != nil {
+		c.results.admit(p)
+		c.mentions.admit(p)
+	}
+	if had {
+		c.results.retire(old)
+		c.mentions.retire(old)
+	}
+	if c.conds.size() > condMemoLimit {
+		c.conds = newCondMemo(nil)
+	}
+	return &c
+}

@@ -1,0 +1,135 @@
+package inventory
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/topology"
+)
+
+// Item is a policy object with its view and the errors found reading it.
+type Item struct {
+	Object *unstructured.Unstructured
+	Policy *policy.Policy
+	Errs   field.ErrorList
+	// Source says where the object came from ("file.yaml#2"), for messages.
+	Source string
+}
+
+// Inventory is the sorted input.
+type Inventory struct {
+	Topology topology.Input
+	// Policies by group/kind, in input order.
+	Policies map[schema.GroupKind][]*Item
+	// Others are objects that are neither topology nor managed policies (kept for other profiles).
+	Others []*unstructured.Unstructured
+	// Problems are objects of a known topology kind that could not be converted.
+	Problems []error
+}
+
+// Build sorts objects. sources gives, for each object, a description of where it came from ("" ok).
+func Build(reg *policy.Registry, objs []*unstructured.Unstructured, sources []string) *Inventory {
+	inv := &Inventory{Policies: map[schema.GroupKind][]*Item{}, Topology: topology.Input{NamespaceLabels: map[string]map[string]string{}}}
+	for i, u := range objs {
+		src := ""
+		if i < len(sources) {
+			src = sources[i]
+		}
+		gvk := u.GroupVersionKind()
+		if u.GetNamespace() == "" && gvk.Kind != "GatewayClass" && gvk.Kind != "Namespace" {
+			u.SetNamespace("default") // like kubectl: namespaced objects without one land in default
+		}
+		if k, ok := reg.Lookup(gvk.GroupKind()); ok {
+			p, errs := policy.View(k, u)
+			gk := k.GVK.GroupKind()
+			inv.Policies[gk] = append(inv.Policies[gk], &Item{Object: u, Policy: p, Errs: errs, Source: src})
+			continue
+		}
+		if gvk.Group == "" && gvk.Kind == "Namespace" {
+			inv.Topology.NamespaceLabels[u.GetName()] = u.GetLabels()
+			continue
+		}
+		if gvk.Group != topology.Group {
+			inv.Others = append(inv.Others, u)
+			continue
+		}
+		var err error
+		switch gvk.Kind {
+		case "GatewayClass":
+			var o gwv1.GatewayClass
+			if err = convert(u, &o); err == nil {
+				inv.Topology.GatewayClasses = append(inv.Topology.GatewayClasses, o)
+			}
+		case "Gateway":
+			var o gwv1.Gateway
+			if err = convert(u, &o); err == nil {
+				inv.Topology.Gateways = append(inv.Topology.Gateways, o)
+			}
+		case "HTTPRoute":
+			var o gwv1.HTTPRoute
+			if err = convert(u, &o); err == nil {
+				inv.Topology.HTTPRoutes = append(inv.Topology.HTTPRoutes, o)
+			}
+		case "GRPCRoute":
+			var o gwv1.GRPCRoute
+			if err = convert(u, &o); err == nil {
+				inv.Topology.GRPCRoutes = append(inv.Topology.GRPCRoutes, o)
+			}
+		case "ListenerSet":
+			var o gwv1.ListenerSet
+			if err = convert(u, &o); err == nil {
+				inv.Topology.ListenerSets = append(inv.Topology.ListenerSets, o)
+			}
+		case "TLSRoute":
+			var o gwv1.TLSRoute
+			if err = convert(u, &o); err == nil {
+				inv.Topology.TLSRoutes = append(inv.Topology.TLSRoutes, o)
+			}
+		case "TCPRoute":
+			var o gwv1.TCPRoute
+			if err = convert(u, &o); err == nil {
+				inv.Topology.TCPRoutes = append(inv.Topology.TCPRoutes, o)
+			}
+		case "UDPRoute":
+			var o gwv1.UDPRoute
+			if err = convert(u, &o); err == nil {
+				inv.Topology.UDPRoutes = append(inv.Topology.UDPRoutes, o)
+			}
+		default:
+			inv.Others = append(inv.Others, u)
+		}
+		if err != nil {
+			inv.Problems = append(inv.Problems, fmt.Errorf("%s %s: %w", gvk.Kind, key(u), err))
+		}
+	}
+	return inv
+}
+
+func convert(u *unstructured.Unstructured, into interface{}) error {
+	return runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, into)
+}
+
+func key(u *unstructured.Unstructured) string {
+	if u.GetNamespace() == "" {
+		return u.GetName()
+	}
+	return u.GetNamespace() + "/" + u.GetName()
+}
+
+// Items returns the policy objects of a kind.
+func (inv *Inventory) Items(k policy.Kind) []*Item { return inv.Policies[k.GVK.GroupKind()] }
+
+// Views returns the policy views of a kind.
+func (inv *Inventory) Views(k policy.Kind) []*policy.Policy {
+	var out []*policy.Policy
+	for _, it := range inv.Items(k) {
+		out = append(out, it.Policy)
+	}
+	return out
+}

@@ -1,0 +1,142 @@
+package profile
+
+import (
+	"strings"
+
+	"gomodules.xyz/jsonpatch/v2"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/precedent-dev/precedent/cel"
+	"github.com/precedent-dev/precedent/internal/diff"
+	"github.com/precedent-dev/precedent/internal/effective"
+	"github.com/precedent-dev/precedent/internal/inventory"
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/settings"
+	"github.com/precedent-dev/precedent/internal/state"
+	"github.com/precedent-dev/precedent/internal/topology"
+)
+
+// Profile is one policy model: which objects it owns, how it checks and defaults a write, which
+// webhook rules and informers it needs, the caches it prepares before a replica is ready, and its
+// offline checks. A Profile holds no back-pointer to the handler that calls it (like
+// controller-runtime's admission.Validator): everything a call needs comes in its arguments.
+type Profile interface {
+	// Name is the profile's name in a PrecedentConfig's spec.kinds[].profile; "" for a profile that
+	// manages only its own kinds and cannot be configured for others.
+	Name() policy.Profile
+	// Claims reports whether the profile reviews objects of gk under the managed kinds reg.
+	Claims(gk schema.GroupKind, reg *policy.Registry) bool
+	// Own are the policy kinds the profile manages whatever the settings say; the state watches
+	// them when their CRDs are installed (the registry's kinds are watched apart).
+	Own() []schema.GroupKind
+	// Reads are other kinds the profile reads from the state, stored whole like policies and
+	// watched from the profile's first use (state.WatchRead) when their CRDs are installed: Envoy
+	// Gateway's ListenerSets and ReferenceGrants, for example.
+	Reads() []schema.GroupKind
+	// Sources are the kinds, besides the registry's and the Gateway API topology's, that the
+	// profile's CLI views read from a cluster (its own kinds and what it reads, such as Kuma's
+	// Dataplanes or the configured Backend kind).
+	Sources(s settings.Settings) []schema.GroupKind
+
+	// Review answers a create, an update or a delete (r.Delete) of r.Object.
+	Review(r Request) Decision
+	// Default returns the defaulting of a write of u, none when it needs nothing.
+	Default(gk schema.GroupKind, u *unstructured.Unstructured, reg *policy.Registry) []jsonpatch.JsonPatchOperation
+	// Webhooks are the webhook rules the profile needs for the managed kinds of its profile among
+	// kinds (the registry's), and for its own kinds.
+	Webhooks(kinds []policy.Kind) Webhooks
+
+	// Prepare builds the profile's derived caches in st under s before a replica reports ready,
+	// so its first admissions cost what steady-state ones do.
+	Prepare(st *state.State, s settings.Settings) error
+
+	// Validate checks the profile's objects of an offline input (`precedent validate -f`), returning
+	// lines in the CLI contract's format: "<Kind> <ns>/<name>: <field path>: <reason>" and warnings
+	// (without "Warning: ").
+	Validate(in *Offline) (errs, warns []string)
+	// Checks reports whether objects of gk in an offline input are the profile's to check (policies
+	// and the topology objects only it reads, such as Kuma's Dataplanes).
+	Checks(gk schema.GroupKind, reg *policy.Registry) bool
+	// Effective returns the effective policy of kind k (one of the profile's) on every path of the
+	// input that its policies reach beneath target (nil: everywhere), in the CLI contract's shape
+	// (`precedent effective`); an error when the model has no effective policy per Gateway API path.
+	Effective(in *Offline, k policy.Kind, target *topology.Target) ([]effective.Item, error)
+	// Diff compares base and head (`precedent diff`) for the profile's kinds: every one when kind is
+	// "", else the one kind names ("Kind" or "Kind.group"); matched is false when it names none of
+	// them.
+	Diff(base, head *Offline, kind string) (changes []diff.Change, matched bool, err error)
+}
+
+// Request is one admission of a policy object, decoded once by the handler.
+type Request struct {
+	GroupKind schema.GroupKind
+	Object    *unstructured.Unstructured
+	// Delete is true for a delete; Object is then the object being deleted.
+	Delete   bool
+	Settings settings.Settings
+	Registry *policy.Registry
+	State    *state.State
+}
+
+// Decision is a profile's answer: field errors deny the write, warnings go back either way.
+// Unavailable is set when the answer cannot be given yet (a cache not synced): the handler answers
+// 503 and the API server's client may retry; Internal is an error of Precedent's own (500).
+type Decision struct {
+	Errs field.ErrorList
+	// CheckIDs name, for each error of Errs, the check that found it (package checks), "" for none;
+	// the rejection metric counts by it.
+	CheckIDs    []string
+	Warnings    []string
+	Unavailable error
+	Internal    error
+}
+
+// Allowed is a decision with nothing to say.
+var Allowed = Decision{}
+
+// Webhooks are the rules a profile asks of the webhook configurations.
+type Webhooks struct {
+	// Validate are resources whose creates and updates the validating webhook sees (fails closed).
+	Validate []Resource
+	// Mutating are the profile's mutating webhooks, each with its match conditions.
+	Mutating []Mutating
+}
+
+// Resource is one namespaced resource the validating webhook sees; Deletes means its deletes are
+// projected too (through the entry that fails open).
+type Resource struct {
+	Group, Version, Resource string
+	Deletes                  bool
+}
+
+// Mutating is one mutating webhook entry: its name, its resources, and the CEL the API server
+// evaluates so that only objects it would change reach it. Entries of one name from several
+// profiles are joined.
+type Mutating struct {
+	Name       string
+	Resources  []Resource
+	Conditions []admissionregistrationv1.MatchCondition
+}
+
+// Offline is what `precedent validate -f` (and the head of `diff`) checks: the objects of the input,
+// the settings in force, and for engine-backed profiles the input's snapshots.
+type Offline struct {
+	Objects  []*unstructured.Unstructured
+	Settings settings.Settings
+	Registry *policy.Registry
+	Inv      *inventory.Inventory
+	Cond     *cel.Evaluator
+	// Snapshot is the snapshot of kind k over the input's topology and policies.
+	Snapshot func(k policy.Kind) *effective.Snapshot
+	// Graph is the input's topology graph.
+	Graph *topology.Graph
+}
+
+// Names reports whether kind names gk: "Kind" or "Kind.group", case-insensitive, as kubectl takes
+// resource.group; "" names every kind.
+func Names(kind string, gk schema.GroupKind) bool {
+	return kind == "" || strings.EqualFold(gk.Kind, kind) || strings.EqualFold(gk.Kind+"."+gk.Group, kind)
+}

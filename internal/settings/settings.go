@@ -1,0 +1,129 @@
+package settings
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/precedent-dev/precedent/internal/policy"
+	access "github.com/precedent-dev/precedent/profiles/access/engine"
+)
+
+// Check names, for Settings.Actions.
+const (
+	CheckUnsetOverride      = "unsetOverride"
+	CheckOnePolicyPerTarget = "onePolicyPerTarget"
+)
+
+// Action for a stateful check.
+const (
+	ActionDeny = "deny"
+	ActionWarn = "warn"
+)
+
+// Settings are the live settings. The zero value is not useful: start from Defaults().
+type Settings struct {
+	// UnsetEnabled allows spec.unset (the RFC's "unsetting" feature switch).
+	UnsetEnabled bool `json:"unsetEnabled"`
+	// OnePolicyPerTarget rejects a second policy of a kind on the same target.
+	OnePolicyPerTarget bool `json:"onePolicyPerTarget"`
+	// Actions maps a stateful check name to deny or warn (default deny).
+	Actions map[string]string `json:"actions,omitempty"`
+	// AffectedCondition writes the <Kind>Affected condition on targets.
+	AffectedCondition bool `json:"affectedCondition"`
+	// CELCostLimit bounds the cost of one when evaluation.
+	CELCostLimit uint64 `json:"celCostLimit"`
+	// WarningLimit bounds the number of warnings of one admission response.
+	WarningLimit int `json:"warningLimit"`
+	// Kinds are managed kinds added by configuration (the shipped kinds are always managed).
+	Kinds []policy.Kind `json:"kinds,omitempty"`
+	// Access configures the AccessPolicy profile.
+	Access access.Settings `json:"access"`
+}
+
+// Defaults returns the settings in force when nothing is configured.
+func Defaults() Settings {
+	return Settings{
+		UnsetEnabled:      true,
+		AffectedCondition: true,
+		CELCostLimit:      1_000_000,
+		WarningLimit:      12,
+		Access:            access.DefaultSettings(),
+	}
+}
+
+// Action returns deny or warn for a check.
+func (s Settings) Action(check string) string {
+	if a, ok := s.Actions[check]; ok {
+		return a
+	}
+	return ActionDeny
+}
+
+// Registry returns the managed kinds: the shipped ones plus the configured ones.
+func (s Settings) Registry() *policy.Registry {
+	return policy.NewRegistry(append(policy.Builtin(), s.Kinds...)...)
+}
+
+// Validate checks the settings; p is the path of the settings in their object (e.g. spec).
+func (s Settings) Validate(p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for name, a := range s.Actions {
+		if name != CheckUnsetOverride && name != CheckOnePolicyPerTarget {
+			errs = append(errs, field.NotSupported(p.Child("actions").Key(name), name, []string{CheckUnsetOverride, CheckOnePolicyPerTarget}))
+		}
+		if a != ActionDeny && a != ActionWarn {
+			errs = append(errs, field.NotSupported(p.Child("actions").Key(name), a, []string{ActionDeny, ActionWarn}))
+		}
+	}
+	if s.CELCostLimit == 0 || s.CELCostLimit > 100_000_000 {
+		errs = append(errs, field.Invalid(p.Child("celCostLimit"), s.CELCostLimit, "must be between 1 and 100000000"))
+	}
+	if s.WarningLimit < 1 || s.WarningLimit > 100 {
+		errs = append(errs, field.Invalid(p.Child("warningLimit"), s.WarningLimit, "must be between 1 and 100"))
+	}
+	switch s.Access.Combine {
+	case access.AnyAllow, access.AllAllow:
+	default:
+		errs = append(errs, field.NotSupported(p.Child("access", "combine"), s.Access.Combine, []string{access.AnyAllow, access.AllAllow}))
+	}
+	if s.Access.BackendKind == "" {
+		errs = append(errs, field.Required(p.Child("access", "backendKind"), "the Backend kind AccessPolicies may target"))
+	}
+	seen := map[string]bool{}
+	for i, k := range s.Kinds {
+		kp := p.Child("kinds").Index(i)
+		if k.GVK.Group == "" || k.GVK.Version == "" || k.GVK.Kind == "" {
+			errs = append(errs, field.Required(kp.Child("gvk"), "group, version and kind are required"))
+		}
+		gk := k.GVK.GroupKind().String()
+		if seen[gk] {
+			errs = append(errs, field.Duplicate(kp.Child("gvk"), gk))
+		}
+		seen[gk] = true
+		errs = append(errs, policy.CheckKind(k, kp)...)
+		switch k.Status {
+		case "", policy.StatusFull, policy.StatusNone:
+		default:
+			errs = append(errs, field.NotSupported(kp.Child("status"), k.Status, []string{policy.StatusFull, policy.StatusNone}))
+		}
+	}
+	return errs
+}
+
+// Default fills what a configured kind may leave out: its target kinds, and what its profile's
+// model completes (for kuadrant the rules field of the kind: {gvk, profile: kuadrant} is enough).
+func (s *Settings) Default() {
+	for i := range s.Kinds {
+		k := &s.Kinds[i]
+		if len(k.TargetKinds) == 0 {
+			k.TargetKinds = policy.DefaultTargetKinds
+		}
+		policy.DefaultKind(k)
+	}
+}
+
+// String is a short description for logs.
+func (s Settings) String() string {
+	return fmt.Sprintf("unset=%t onePolicyPerTarget=%t kinds=%d", s.UnsetEnabled, s.OnePolicyPerTarget, len(s.Kinds))
+}

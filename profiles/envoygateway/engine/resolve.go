@@ -1,0 +1,195 @@
+package engine
+
+import (
+	"sort"
+)
+
+// Result is the effective policy of one kind on one path, and how Envoy Gateway got there.
+type Result struct {
+	Kind string
+	Path Path
+	Spec map[string]interface{}
+	// Sources maps each field id to the policy (ns/name) it comes from.
+	Sources map[string]string
+	// Holder is the most specific policy that reaches the path, on Scope.
+	Holder *Policy
+	Scope  Scope
+	// Parent is the policy Holder merged into (mergeType), on ParentScope.
+	Parent      *Policy
+	ParentScope Scope
+	// Replaced are broader policies on the path that Holder displaces (whole-policy replacement, or
+	// the parents a one-hop merge does not reach); Skipped is a route-level policy that a rule-level
+	// merge skips (no chaining).
+	Replaced []Placed
+	Skipped  *Placed
+}
+
+// Placed is a policy on a scope.
+type Placed struct {
+	Policy *Policy
+	Scope  Scope
+}
+
+// lookup gives the policies on a scope, oldest (the holder) first.
+type lookup func(sc Scope) []*Policy
+
+func (s *Snapshot) base(kind string) lookup {
+	at := s.attach[kind]
+	return func(sc Scope) []*Policy { return at[sc] }
+}
+
+// overlay is the world after a write: old removed, new added on its scopes (a few: compared in
+// a slice, cheaper than hashing a scope).
+func (s *Snapshot) overlay(kind string, old *Ref, add *Policy, addScopes []Scope) lookup {
+	at := s.attach[kind]
+	return func(sc Scope) []*Policy {
+		base := at[sc]
+		added := false
+		for _, a := range addScopes {
+			if a == sc {
+				added = true
+				break
+			}
+		}
+		if !added && (old == nil || !holds(base, *old)) {
+			return base
+		}
+		out := make([]*Policy, 0, len(base)+1)
+		for _, p := range base {
+			if old == nil || p.Ref != *old {
+				out = append(out, p)
+			}
+		}
+		if added {
+			i := sort.Search(len(out), func(i int) bool { return older(add, out[i]) })
+			out = append(out, nil)
+			copy(out[i+1:], out[i:])
+			out[i] = add
+		}
+		return out
+	}
+}
+
+func holds(ps []*Policy, r Ref) bool {
+	for _, p := range ps {
+		if p.Ref == r {
+			return true
+		}
+	}
+	return false
+}
+
+func first(ps []*Policy) *Policy {
+	if len(ps) == 0 {
+		return nil
+	}
+	return ps[0]
+}
+
+// Compute is the effective policy of kind on path i (a listener index for ClientTrafficPolicy).
+func (s *Snapshot) Compute(kind string, i int) (Result, bool) {
+	return s.compute(kind, s.pathOf(kind, i), s.base(kind), nil)
+}
+
+// merges memoizes the merges of one computation (the rules of a route share their policies).
+type merges map[[2]*Policy]Merged
+
+func (s *Snapshot) pathOf(kind string, i int) Path {
+	if kind == ClientTrafficPolicy {
+		return s.listeners[i]
+	}
+	return s.Paths[i]
+}
+
+// PathCount is the number of paths of a kind (listeners for ClientTrafficPolicy).
+func (s *Snapshot) PathCount(kind string) int {
+	if kind == ClientTrafficPolicy {
+		return len(s.listeners)
+	}
+	return len(s.Paths)
+}
+
+func (s *Snapshot) compute(kind string, p Path, at lookup, memo merges) (Result, bool) {
+	c, n := p.chain()
+	chain := c[:n]
+	if kind == ClientTrafficPolicy {
+		// ClientTrafficPolicy applies to listeners only: section first, then ListenerSet-wide, then
+		// Gateway-wide (internal/gatewayapi/clienttrafficpolicy.go ProcessClientTrafficPolicies).
+		chain = chain[n-len(p.parents()):]
+	}
+	r := Result{Kind: kind, Path: p}
+	if kind == BackendTrafficPolicy && (p.RouteKind == "TCPRoute" || p.RouteKind == "UDPRoute") {
+		return s.fill(r, chain, at)
+	}
+	// One lookup per scope of the chain, most specific first.
+	var hs [5]*Policy
+	hi := -1
+	for i, sc := range chain {
+		hs[i] = first(at(sc))
+		if hs[i] != nil && hi < 0 {
+			hi = i
+		}
+	}
+	if hi < 0 {
+		return r, false
+	}
+	r.Holder, r.Scope = hs[hi], chain[hi]
+	parent, skipped := -1, -1
+	if kind != ClientTrafficPolicy && r.Holder.MergeType != "" && r.Scope.Level() >= LevelRoute {
+		// Merge with the single closest parent among the listener, ListenerSet and Gateway
+		// policies; a rule-level merge skips the route-level policy
+		// (securitypolicy.go processSecurityPolicyForRoute, "Merge with the closest policy").
+		for i := hi + 1; i < len(chain); i++ {
+			if chain[i].Level() < LevelRoute && hs[i] != nil {
+				parent = i
+				r.Parent, r.ParentScope = hs[i], chain[i]
+				break
+			}
+		}
+		if r.Scope.Level() == LevelRule && hs[hi+1] != nil {
+			skipped = hi + 1
+			r.Skipped = &Placed{hs[hi+1], chain[hi+1]}
+		}
+	}
+	for i := hi + 1; i < len(chain); i++ {
+		if hs[i] != nil && i != parent && i != skipped {
+			r.Replaced = append(r.Replaced, Placed{hs[i], chain[i]})
+		}
+	}
+	if r.Parent != nil {
+		key := [2]*Policy{r.Parent, r.Holder}
+		m, ok := memo[key]
+		if !ok {
+			m = Merge(kind, r.Holder.MergeType, r.Parent, r.Holder)
+			if memo != nil {
+				memo[key] = m
+			}
+		}
+		r.Spec, r.Sources = m.Spec, m.Sources
+		return r, true
+	}
+	r.Spec, r.Sources = r.Holder.Fields, r.Holder.sourceMap()
+	return r, true
+}
+
+// fill is BackendTrafficPolicy on TCP and UDP routes: each level only sets what a more specific
+// policy left unset (backendtrafficpolicy.go applyTrafficFeatureToRoute, setIfNil on x.TCP and
+// x.UDP), modelled per top-level field.
+func (s *Snapshot) fill(r Result, chain []Scope, at lookup) (Result, bool) {
+	r.Spec, r.Sources = map[string]interface{}{}, map[string]string{}
+	for _, sc := range chain {
+		h := first(at(sc))
+		if h == nil {
+			continue
+		}
+		if r.Holder == nil {
+			r.Holder, r.Scope = h, sc
+		}
+		for k, v := range h.Fields {
+			if _, ok := r.Spec[k]; !ok {
+				r.Spec[k], r.Sources[k] = v, h.Ref.String()
+			}
+		}
+	}
+	return r, r.Holder != nil
+}

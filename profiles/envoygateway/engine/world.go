@@ -1,0 +1,374 @@
+package engine
+
+import (
+	"sort"
+
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/precedent-dev/precedent/internal/topology"
+)
+
+// ListenerSet is a Gateway API ListenerSet as far as precedence goes (its listeners attach to a
+// parent Gateway). The graph's ListenerSets are read from it; Input.ListenerSets adds others (for
+// tests, or a graph made without them).
+type ListenerSet struct {
+	Key       topology.Key
+	Gateway   topology.Key
+	Listeners []string
+}
+
+// L4Route is a TCPRoute or UDPRoute the graph does not hold (the graph's own are read from it).
+type L4Route struct {
+	Kind    string // TCPRoute or UDPRoute
+	Key     topology.Key
+	Parents []gwv1.ParentReference
+	Rules   []string
+}
+
+// Object is something a targetSelector may select: a Gateway, ListenerSet or route with its labels.
+type Object struct {
+	Kind   string
+	Key    topology.Key
+	Labels map[string]string
+}
+
+// ReferenceGrant lets policies of From reach objects of To in its namespace.
+type ReferenceGrant struct {
+	Namespace string
+	From      []GrantFrom
+	To        []GrantTo
+}
+
+// GrantFrom is one ReferenceGrant spec.from entry.
+type GrantFrom struct{ Group, Kind, Namespace string }
+
+// GrantTo is one ReferenceGrant spec.to entry (Name empty: every object of the kind).
+type GrantTo struct{ Group, Kind, Name string }
+
+// Input is what a snapshot is built from.
+type Input struct {
+	// Graph gives the Gateways, the ListenerSets attached to them, their listeners and the routes
+	// and rules attached to them. ListenerSets and L4Routes add those the graph does not know
+	// (by key; a ListenerSet the graph knows but does not attach stays out).
+	Graph        *topology.Graph
+	ListenerSets []ListenerSet
+	L4Routes     []L4Route
+	// Objects carry labels for targetSelectors; NamespaceLabels for their namespaces.from: Selector.
+	Objects         []Object
+	NamespaceLabels map[string]map[string]string
+	ReferenceGrants []ReferenceGrant
+	Policies        []*Policy
+}
+
+// Scope is what a policy attaches to: a Gateway, a ListenerSet, one of their listeners (Section),
+// a route, or a route rule (Section).
+type Scope struct {
+	Kind, Namespace, Name, Section string
+}
+
+func (s Scope) String() string {
+	out := s.Kind + " " + s.Namespace + "/" + s.Name
+	if s.Section != "" {
+		out += "#" + s.Section
+	}
+	return out
+}
+
+// Level of a scope on Envoy Gateway's ladder, broadest first.
+type Level int
+
+const (
+	LevelGateway Level = iota
+	LevelListenerSet
+	LevelListener
+	LevelRoute
+	LevelRule
+)
+
+// Level places the scope on the ladder.
+func (s Scope) Level() Level {
+	switch {
+	case s.Kind == "Gateway" && s.Section == "":
+		return LevelGateway
+	case s.Kind == "ListenerSet" && s.Section == "":
+		return LevelListenerSet
+	case s.Kind == "Gateway" || s.Kind == "ListenerSet":
+		return LevelListener
+	case s.Section == "":
+		return LevelRoute
+	}
+	return LevelRule
+}
+
+// Path is one (gateway, listener, route, rule); ListenerSet is set when the listener belongs to a
+// ListenerSet; RouteKind is empty for a listener's own path (ClientTrafficPolicy's unit).
+type Path struct {
+	Gateway     topology.Key
+	ListenerSet topology.Key
+	Listener    string
+	RouteKind   string
+	Route       topology.Key
+	Rule        string
+}
+
+// Chain lists the scopes of a path, most specific first: rule, route, listener, ListenerSet,
+// Gateway (the ladder of internal/gatewayapi/securitypolicy.go ProcessSecurityPolicies, steps 1-6).
+func (p Path) Chain() []Scope {
+	c, n := p.chain()
+	return c[:n:n]
+}
+
+// chain is Chain without an allocation: the first n entries are the scopes.
+func (p Path) chain() (c [5]Scope, n int) {
+	if p.RouteKind != "" {
+		c[0] = Scope{Kind: p.RouteKind, Namespace: p.Route.Namespace, Name: p.Route.Name, Section: p.Rule}
+		c[1] = Scope{Kind: p.RouteKind, Namespace: p.Route.Namespace, Name: p.Route.Name}
+		n = 2
+	}
+	ps, m := p.parentArray()
+	copy(c[n:], ps[:m])
+	return c, n + m
+}
+
+// parents are the listener, ListenerSet and Gateway scopes of a path, most specific first. A
+// ListenerSet listener's parents skip the Gateway's listener scopes: they are siblings
+// (securitypolicy.go processSecurityPolicyForRoute, "intentionally skip Gateway listener policies").
+func (p Path) parents() []Scope {
+	c, n := p.parentArray()
+	return c[:n:n]
+}
+
+func (p Path) parentArray() (c [3]Scope, n int) {
+	gw := Scope{Kind: "Gateway", Namespace: p.Gateway.Namespace, Name: p.Gateway.Name}
+	if p.ListenerSet.Name != "" {
+		ls := Scope{Kind: "ListenerSet", Namespace: p.ListenerSet.Namespace, Name: p.ListenerSet.Name}
+		lsl := ls
+		lsl.Section = p.Listener
+		return [3]Scope{lsl, ls, gw}, 3
+	}
+	gl := gw
+	gl.Section = p.Listener
+	return [3]Scope{gl, gw}, 2
+}
+
+// Snapshot indexes a world: paths, scopes and each kind's attachments in Envoy Gateway's order.
+type Snapshot struct {
+	Paths     []Path
+	listeners []Path // one path per listener (RouteKind empty), for ClientTrafficPolicy
+	under     map[Scope][]int32
+	lunder    map[Scope][]int32
+	exists    map[Scope]bool
+	objects   map[string][]Object // by kind
+	nsLabels  map[string]map[string]string
+	grants    map[string][]ReferenceGrant // by namespace
+	policies  map[string][]*Policy        // by kind, oldest first
+	attach    map[string]map[Scope][]*Policy
+	resolved  map[string]map[Ref]Resolution
+	// split counts policies on listener scopes (per Gateway or ListenerSet) and rule scopes (per
+	// route), for display: a listener or rule is shown only where a policy splits it.
+	split map[string]map[Scope]int
+}
+
+// Resolution is where a policy's targets land.
+type Resolution struct {
+	Scopes []Scope
+	// Missing are targetRefs that name nothing: Envoy Gateway writes no status for them.
+	Missing []TargetRef
+	// Ignored are targetSelectors matches in other namespaces without a ReferenceGrant.
+	Ignored []Scope
+}
+
+// NewSnapshot builds the indexes. Inputs are not modified.
+func NewSnapshot(in Input) *Snapshot {
+	s := &Snapshot{
+		under: map[Scope][]int32{}, lunder: map[Scope][]int32{}, exists: map[Scope]bool{},
+		objects: map[string][]Object{}, nsLabels: in.NamespaceLabels, grants: map[string][]ReferenceGrant{},
+		policies: map[string][]*Policy{}, attach: map[string]map[Scope][]*Policy{},
+		resolved: map[string]map[Ref]Resolution{}, split: map[string]map[Scope]int{},
+	}
+	s.buildPaths(in)
+	for _, o := range in.Objects {
+		s.objects[o.Kind] = append(s.objects[o.Kind], o)
+	}
+	for _, g := range in.ReferenceGrants {
+		s.grants[g.Namespace] = append(s.grants[g.Namespace], g)
+	}
+	for _, p := range in.Policies {
+		s.policies[p.Kind] = append(s.policies[p.Kind], p)
+	}
+	for kind, ps := range s.policies {
+		sort.SliceStable(ps, func(i, j int) bool { return older(ps[i], ps[j]) })
+		s.attach[kind] = map[Scope][]*Policy{}
+		s.resolved[kind] = map[Ref]Resolution{}
+		s.split[kind] = map[Scope]int{}
+		for _, p := range ps {
+			r := s.Resolve(p)
+			s.resolved[kind][p.Ref] = r
+			for _, sc := range r.Scopes {
+				s.attach[kind][sc] = append(s.attach[kind][sc], p)
+				if k, ok := splitKey(sc); ok {
+					s.split[kind][k]++
+				}
+			}
+		}
+	}
+	return s
+}
+
+// splitKey is the Gateway, ListenerSet or route that a listener or rule scope splits.
+func splitKey(sc Scope) (Scope, bool) {
+	if sc.Section == "" {
+		return Scope{}, false
+	}
+	sc.Section = ""
+	return sc, true
+}
+
+func (s *Snapshot) buildPaths(in Input) {
+	g := in.Graph
+	if g == nil {
+		g = topology.Build(topology.Input{})
+	}
+	for _, k := range g.GatewayKeys() {
+		gw := Scope{Kind: "Gateway", Namespace: k.Namespace, Name: k.Name}
+		s.exists[gw] = true
+		obj, _ := g.Gateway(k)
+		for _, l := range obj.Spec.Listeners {
+			sc := gw
+			sc.Section = string(l.Name)
+			s.exists[sc] = true
+			s.addListener(Path{Gateway: k, Listener: string(l.Name)})
+		}
+	}
+	// ListenerSets and L4 routes come from the graph; those of in.ListenerSets and in.L4Routes that
+	// the graph does not know are added the engine's own way.
+	lsByKey := map[topology.Key]*ListenerSet{}
+	for _, k := range g.ListenerSetKeys() {
+		obj, gk, ok := g.AttachedListenerSet(k)
+		if !ok {
+			continue
+		}
+		ls := &ListenerSet{Key: k, Gateway: gk}
+		for _, l := range obj.Spec.Listeners {
+			ls.Listeners = append(ls.Listeners, string(l.Name))
+		}
+		s.addListenerSet(ls)
+	}
+	for i := range in.ListenerSets {
+		ls := &in.ListenerSets[i]
+		if _, known := g.ListenerSet(ls.Key); known {
+			continue
+		}
+		if _, ok := g.Gateway(ls.Gateway); !ok {
+			continue
+		}
+		lsByKey[ls.Key] = ls
+		s.addListenerSet(ls)
+	}
+	for _, i := range g.PathIndexes() { // the live paths (an updated graph keeps removed ones)
+		tp := g.Paths[i]
+		if tp.RouteKind == "" {
+			continue
+		}
+		s.add(Path{Gateway: tp.Gateway, ListenerSet: tp.ListenerSet, Listener: tp.Listener, RouteKind: tp.RouteKind, Route: tp.Route, Rule: tp.Rule})
+	}
+	for _, t := range g.RouteTargets() {
+		r, _ := g.Route(t)
+		s.markRoute(r.Kind, r.Key, r.Rules)
+		for _, pr := range r.Parents {
+			if pr.Kind == nil || string(*pr.Kind) != "ListenerSet" {
+				continue
+			}
+			s.viaListenerSet(lsByKey, r.Kind, r.Key, r.Rules, pr)
+		}
+	}
+	for _, r := range in.L4Routes {
+		if _, known := g.Route(topology.Target{Kind: r.Kind, Namespace: r.Key.Namespace, Name: r.Key.Name}); known {
+			continue
+		}
+		s.markRoute(r.Kind, r.Key, r.Rules)
+		for _, pr := range r.Parents {
+			if pr.Kind != nil && string(*pr.Kind) == "ListenerSet" {
+				s.viaListenerSet(lsByKey, r.Kind, r.Key, r.Rules, pr)
+				continue
+			}
+			ns := r.Key.Namespace
+			if pr.Namespace != nil {
+				ns = string(*pr.Namespace)
+			}
+			gk := topology.Key{Namespace: ns, Name: string(pr.Name)}
+			gw, ok := g.Gateway(gk)
+			if !ok {
+				continue
+			}
+			for _, l := range gw.Spec.Listeners {
+				if !topology.SelectsListener(pr, l) {
+					continue
+				}
+				for _, rule := range r.Rules {
+					s.add(Path{Gateway: gk, Listener: string(l.Name), RouteKind: r.Kind, Route: r.Key, Rule: rule})
+				}
+			}
+		}
+	}
+}
+
+// addListenerSet adds the scopes and listener paths of an attached ListenerSet.
+func (s *Snapshot) addListenerSet(ls *ListenerSet) {
+	sc := Scope{Kind: "ListenerSet", Namespace: ls.Key.Namespace, Name: ls.Key.Name}
+	s.exists[sc] = true
+	for _, l := range ls.Listeners {
+		lsc := sc
+		lsc.Section = l
+		s.exists[lsc] = true
+		s.addListener(Path{Gateway: ls.Gateway, ListenerSet: ls.Key, Listener: l})
+	}
+}
+
+func (s *Snapshot) markRoute(kind string, k topology.Key, rules []string) {
+	sc := Scope{Kind: kind, Namespace: k.Namespace, Name: k.Name}
+	s.exists[sc] = true
+	for _, rule := range rules {
+		sc.Section = rule
+		s.exists[sc] = true
+	}
+}
+
+func (s *Snapshot) viaListenerSet(lsByKey map[topology.Key]*ListenerSet, kind string, k topology.Key, rules []string, pr gwv1.ParentReference) {
+	ns := k.Namespace
+	if pr.Namespace != nil {
+		ns = string(*pr.Namespace)
+	}
+	ls, ok := lsByKey[topology.Key{Namespace: ns, Name: string(pr.Name)}]
+	if !ok {
+		return
+	}
+	for _, l := range ls.Listeners {
+		if pr.SectionName != nil && string(*pr.SectionName) != l {
+			continue
+		}
+		for _, rule := range rules {
+			s.add(Path{Gateway: ls.Gateway, ListenerSet: ls.Key, Listener: l, RouteKind: kind, Route: k, Rule: rule})
+		}
+	}
+}
+
+func (s *Snapshot) add(p Path) {
+	i := int32(len(s.Paths))
+	s.Paths = append(s.Paths, p)
+	c, n := p.chain()
+	for _, sc := range c[:n] {
+		s.under[sc] = append(s.under[sc], i)
+	}
+}
+
+func (s *Snapshot) addListener(p Path) {
+	i := int32(len(s.listeners))
+	s.listeners = append(s.listeners, p)
+	for _, sc := range p.parents() {
+		s.lunder[sc] = append(s.lunder[sc], i)
+	}
+}
+
+// Exists reports whether a scope names something in the world.
+func (s *Snapshot) Exists(sc Scope) bool { return s.exists[sc] }

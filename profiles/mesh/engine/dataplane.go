@@ -1,0 +1,165 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// KindDataplane is the kind of Kuma's data plane proxy objects (apiVersion kuma.io/v1alpha1).
+const KindDataplane = "Dataplane"
+
+// Dataplane is one proxy of the mesh: the tags of its inbounds (each with kuma.io/service) and of
+// its outbounds.
+type Dataplane struct {
+	Namespace string
+	Name      string
+	Labels    map[string]string // metadata.labels, which Kuma's Dataplane targetRef selects by
+	Gateway   bool              // spec.networking.gateway is set: a gateway, not a sidecar
+	Inbound   []map[string]string
+	Outbound  []map[string]string
+}
+
+// Selector names one outbound (a service) or one source of inbound traffic (a service and the
+// tags of the sending proxy's inbound). Tags may omit kuma.io/service; Service fills it in.
+type Selector struct {
+	Service string
+	Tags    map[string]string
+}
+
+// String renders the selector as the CLI takes it: SERVICE[,TAG=VALUE…].
+func (t Selector) String() string {
+	parts := []string{t.Service}
+	keys := make([]string, 0, len(t.Tags))
+	for k := range t.Tags {
+		if k != ServiceTag {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		parts = append(parts, k+"="+t.Tags[k])
+	}
+	return strings.Join(parts, ",")
+}
+
+// service is the selector's service: Service, or else its kuma.io/service tag.
+func (t *Selector) service() string {
+	if t.Service != "" {
+		return t.Service
+	}
+	return t.Tags[ServiceTag]
+}
+
+// hasAll says whether the selector carries all the tags (kuma.io/service being its service).
+func (t *Selector) hasAll(want map[string]string) bool {
+	for k, v := range want {
+		if k == ServiceTag {
+			if t.service() != v {
+				return false
+			}
+			continue
+		}
+		if got, ok := t.Tags[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
+}
+
+// OutboundTo returns the tags of the proxy's outbound to service, and whether it has one.
+func (dp *Dataplane) OutboundTo(service string) (map[string]string, bool) {
+	for _, o := range dp.Outbound {
+		if o[ServiceTag] == service {
+			return o, true
+		}
+	}
+	return nil, false
+}
+
+// ParseDataplane reads a Dataplane's name and the tags of spec.networking.inbound[] and
+// spec.networking.outbound[]. Malformed fields are errors naming the field.
+func ParseDataplane(obj *unstructured.Unstructured) (Dataplane, error) {
+	dp := Dataplane{Namespace: obj.GetNamespace(), Name: obj.GetName(), Labels: obj.GetLabels()}
+	if gw, found, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "networking", "gateway"); found && gw != nil {
+		dp.Gateway = true
+	}
+	if obj.GetKind() != KindDataplane {
+		return dp, fmt.Errorf("kind %q is not a Dataplane", obj.GetKind())
+	}
+	if dp.Name == "" {
+		return dp, fmt.Errorf("metadata.name: Required value")
+	}
+	var err error
+	if dp.Inbound, err = tagList(obj.Object, "inbound"); err != nil {
+		return dp, err
+	}
+	if dp.Outbound, err = tagList(obj.Object, "outbound"); err != nil {
+		return dp, err
+	}
+	for i, in := range dp.Inbound {
+		if in[ServiceTag] == "" {
+			return dp, fmt.Errorf("spec.networking.inbound[%d].tags[%s]: Required value", i, ServiceTag)
+		}
+	}
+	return dp, nil
+}
+
+func tagList(obj map[string]interface{}, key string) ([]map[string]string, error) {
+	path := "spec.networking." + key
+	raw, found, err := unstructured.NestedFieldNoCopy(obj, "spec", "networking", key)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if !found || raw == nil {
+		return nil, nil
+	}
+	list, ok := raw.([]interface{})
+	if !ok {
+		return nil, fmt.Errorf("%s: must be a list", path)
+	}
+	out := make([]map[string]string, 0, len(list))
+	for i, item := range list {
+		m, ok := item.(map[string]interface{})
+		if !ok {
+			return nil, fmt.Errorf("%s[%d]: must be an object", path, i)
+		}
+		tags := map[string]string{}
+		switch t := m["tags"].(type) {
+		case nil:
+		case map[string]interface{}:
+			for k, v := range t {
+				s, ok := v.(string)
+				if !ok {
+					return nil, fmt.Errorf("%s[%d].tags[%s]: must be a string", path, i, k)
+				}
+				tags[k] = s
+			}
+		default:
+			return nil, fmt.Errorf("%s[%d].tags: must be a map", path, i)
+		}
+		out = append(out, tags)
+	}
+	return out, nil
+}
+
+// Sources returns the distinct sources of inbound traffic in the mesh: one per distinct inbound
+// tag set of the Dataplanes, in a stable order.
+func Sources(dataplanes []Dataplane) []Selector {
+	seen := map[string]bool{}
+	var out []Selector
+	for i := range dataplanes {
+		for _, in := range dataplanes[i].Inbound {
+			s := Selector{Service: in[ServiceTag], Tags: in}
+			key := s.String()
+			if !seen[key] {
+				seen[key] = true
+				out = append(out, s)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out
+}

@@ -1,0 +1,124 @@
+package engine
+
+// simulateClass merges, for ordered policies, every target a class can meet, and counts each element's
+// outcomes. Outbounds to services that no to element names behave alike: one of them stands for
+// all. Sources are taken one per group (reps).
+func simulateClass(ordered []*Policy, outbounds map[string]int, reps []Selector) map[elemKey]*counts {
+	out := map[elemKey]*counts{}
+	if len(ordered) == 0 {
+		return out
+	}
+	if entries := Entries(ordered, To); len(entries) > 0 && len(outbounds) > 0 {
+		named := map[string]bool{}
+		for i := range entries {
+			if r := &entries[i].Element.TargetRef; r.Name != "" && (r.Kind == Service || r.Kind == MeshService) {
+				named[r.Name] = true
+			}
+		}
+		var targets []Selector
+		for s := range named {
+			if outbounds[s] > 0 {
+				targets = append(targets, Selector{Service: s})
+			}
+		}
+		for s, n := range outbounds {
+			if n > 0 && !named[s] {
+				targets = append(targets, Selector{Service: s})
+				break
+			}
+		}
+		for _, t := range targets {
+			count(entries, To, t, out)
+		}
+	}
+	if entries := Entries(ordered, From); len(entries) > 0 {
+		for _, s := range reps {
+			count(entries, From, s, out)
+		}
+	}
+	return out
+}
+
+// hasFrom says whether ordered policies have from entries (then their outcomes depend on the
+// groups of sources).
+func hasFrom(ordered []*Policy) bool { return len(Entries(ordered, From)) > 0 }
+
+// count merges the entries for one target and adds each element's outcome.
+func count(entries []Entry, d Direction, t Selector, into map[elemKey]*counts) {
+	res := make([]outcome, len(entries))
+	newMerger().run(entries, t, res)
+	for i, o := range res {
+		if !o.selected || (!o.set && len(o.blocked) == 0) {
+			continue
+		}
+		e := &entries[i]
+		k := e.key(d)
+		c := into[k]
+		if c == nil {
+			c = &counts{}
+			into[k] = c
+		}
+		c.selected++
+		if o.set {
+			c.effective++
+			continue
+		}
+		if c.by == nil {
+			c.by = map[elemKey]int{}
+		}
+		for _, b := range o.blocked {
+			c.by[entries[b].key(d)]++
+		}
+	}
+}
+
+// addCounts adds (sign 1) or subtracts (sign -1) a class's contribution to per-policy sums.
+func addCounts(agg map[*Policy]map[elemKey]*counts, contrib map[elemKey]*counts, sign int) {
+	for k, c := range contrib {
+		m := agg[k.p]
+		if m == nil {
+			m = map[elemKey]*counts{}
+			agg[k.p] = m
+		}
+		addCount(m, k, c, sign)
+	}
+}
+
+// addCount adds (sign 1) or subtracts (sign -1) c to the sums of element k in m.
+func addCount(m map[elemKey]*counts, k elemKey, c *counts, sign int) {
+	a := m[k]
+	if a == nil {
+		a = &counts{}
+		m[k] = a
+	}
+	a.selected += sign * c.selected
+	a.effective += sign * c.effective
+	for b, n := range c.by {
+		if a.by == nil {
+			a.by = map[elemKey]int{}
+		}
+		a.by[b] += sign * n
+		if a.by[b] == 0 {
+			delete(a.by, b)
+		}
+	}
+	if a.selected == 0 {
+		delete(m, k)
+	}
+}
+
+// copyCounts copies per-element sums, deeply: the copy can be changed without touching m.
+func copyCounts(m map[elemKey]*counts) map[elemKey]*counts {
+	out := make(map[elemKey]*counts, len(m))
+	for k, c := range m {
+		cc := *c
+		if c.by != nil {
+			cc.by = make(map[elemKey]int, len(c.by))
+			for b, n := range c.by {
+				cc.by[b] = n
+			}
+		}
+		out[k] = &cc
+	}
+	return out
+}

@@ -3,6 +3,7 @@ package profiles
 import (
 	"errors"
 	"fmt"
+	"github.com/spf13/cobra"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -17,6 +18,25 @@ import (
 	"github.com/precedent-dev/precedent/profiles/kuadrant"
 	"github.com/precedent-dev/precedent/profiles/mesh"
 )
+
+// Simulator is a profile with a simulator of its own in the CLI: a decision its model makes per
+// request rather than per Gateway API path (`precedent access` for one tool call, `precedent mesh`
+// for one proxy). The root command adds it as a subcommand, in the order of the registered profiles.
+// It is declared here, not in the seam, so that the seam links no CLI library.
+type Simulator interface {
+	Simulator() *cobra.Command
+}
+
+// MutatingExporter is a profile with defaulting that CEL can express: `precedent export map` writes
+// one MutatingAdmissionPolicy and binding per target, so a cluster without Precedent's mutating
+// webhook defaults writes in-tree.
+type MutatingExporter interface {
+	// MutatingTargets are the targets of the profile's kinds among kinds (the registry's), and of
+	// its own kinds when own.
+	MutatingTargets(kinds []policy.Kind, own bool) []vap.MutatingTarget
+	// Defaultings describe what the profile's targets default, for --help and README.
+	Defaultings() []vap.Defaulting
+}
 
 // registered are the policy models, asked in order: the first that claims a kind reviews it.
 var registered = []profile.Profile{
@@ -101,12 +121,12 @@ func name(p profile.Profile) string {
 }
 
 // MutatingTargets are the MutatingAdmissionPolicy targets of every profile that exports defaulting
-// (profile.MutatingExporter) for kinds (the registry's), and of the profiles' own kinds when own, in
+// (MutatingExporter) for kinds (the registry's), and of the profiles' own kinds when own, in
 // the order of the table.
 func MutatingTargets(kinds []policy.Kind, own bool) []vap.MutatingTarget {
 	var out []vap.MutatingTarget
 	for _, p := range registered {
-		if e, ok := p.(profile.MutatingExporter); ok {
+		if e, ok := p.(MutatingExporter); ok {
 			out = append(out, e.MutatingTargets(kinds, own)...)
 		}
 	}
@@ -117,7 +137,7 @@ func MutatingTargets(kinds []policy.Kind, own bool) []vap.MutatingTarget {
 func Defaultings() []vap.Defaulting {
 	var out []vap.Defaulting
 	for _, p := range registered {
-		if e, ok := p.(profile.MutatingExporter); ok {
+		if e, ok := p.(MutatingExporter); ok {
 			out = append(out, e.Defaultings()...)
 		}
 	}

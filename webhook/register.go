@@ -13,13 +13,10 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
-	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/precedent-dev/precedent/internal/liveconfig"
 	"github.com/precedent-dev/precedent/internal/policy"
@@ -61,18 +58,6 @@ type Options struct {
 	// Handlers serves the admission handlers on the manager's webhook server. Without them the
 	// manager has no webhook server: the state alone, for a reconciler that runs without webhooks.
 	Handlers bool
-}
-
-// NewScheme knows the built-in kinds and the Gateway API kinds; policies are read unstructured.
-func NewScheme() (*runtime.Scheme, error) {
-	s := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(s); err != nil {
-		return nil, err
-	}
-	if err := gwv1.Install(s); err != nil {
-		return nil, err
-	}
-	return s, nil
 }
 
 // Register watches the settings and the state through the manager's cache, serves the handlers on

@@ -74,7 +74,7 @@ func (v *Validator) handle(req admission.Request) (admission.Response, string) {
 		return v.config(req, u), gk.Kind
 	}
 	if p := profiles.For(gk, reg); p != nil {
-		d := p.Review(profile.Request{GroupKind: gk, Object: u, Delete: req.Operation == admissionv1.Delete, Settings: s, Registry: reg, State: v.State})
+		d := p.Review(profile.Request{GroupKind: gk, Object: u, Delete: req.Operation == admissionv1.Delete, Settings: s, Registry: reg, Source: v.State})
 		return decide(gk, u.GetName(), d), gk.Kind
 	}
 	return admission.Allowed(""), gk.Kind

@@ -34,7 +34,7 @@ func newRootCmd() *cobra.Command {
 		root.AddCommand(c())
 	}
 	for _, p := range profiles.All() { // the profiles' own simulators: access, mesh
-		if s, ok := p.(profile.Simulator); ok {
+		if s, ok := p.(profiles.Simulator); ok {
 			root.AddCommand(s.Simulator())
 		}
 	}

@@ -160,7 +160,7 @@ func (o Options) withDefaults() Options {
 
 // managerOptions are the manager's options for o (defaults filled).
 func managerOptions(o Options) (manager.Options, error) {
-	scheme, err := webhook.NewScheme()
+	scheme, err := state.NewScheme()
 	if err != nil {
 		return manager.Options{}, err
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/precedent-dev/precedent/internal/effective"
 	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/settings"
-	"github.com/precedent-dev/precedent/internal/state"
+	"github.com/precedent-dev/precedent/internal/source"
 	"github.com/precedent-dev/precedent/internal/topology"
 	"github.com/precedent-dev/precedent/validate"
 )
@@ -24,7 +24,7 @@ import (
 // EngineReview reviews a write or delete of a policy of kind k against the cached snapshot of its
 // kind.
 func EngineReview(k policy.Kind, r Request) Decision {
-	st, s := r.State, r.Settings
+	st, s := r.Source, r.Settings
 	if err := KindListed(st, k); err != nil {
 		return Decision{Unavailable: err}
 	}
@@ -46,7 +46,7 @@ func EngineReview(k policy.Kind, r Request) Decision {
 // against all of them. A kind managed since a PrecedentConfig change (normally watched as the change
 // came in), or whose CRD was installed after the start, is watched now; while its informer lists,
 // the error says to retry (the handler answers 503, which the API server's client may retry).
-func KindListed(st *state.State, k policy.Kind) error {
+func KindListed(st source.Source, k policy.Kind) error {
 	gk := k.GVK.GroupKind()
 	if st.KindSynced(gk) {
 		return nil
@@ -114,7 +114,7 @@ func (e Engine) Webhooks(kinds []policy.Kind) Webhooks {
 	return Webhooks{Validate: EngineWebhooks(e.Model, kinds)}
 }
 
-func (e Engine) Prepare(st *state.State, s settings.Settings) error {
+func (e Engine) Prepare(st source.Source, s settings.Settings) error {
 	return st.PrepareSnapshots(KindsOf(e.Model, s.Registry()), s.CELCostLimit)
 }
 

@@ -15,7 +15,7 @@ import (
 	"github.com/precedent-dev/precedent/internal/inventory"
 	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/settings"
-	"github.com/precedent-dev/precedent/internal/state"
+	"github.com/precedent-dev/precedent/internal/source"
 	"github.com/precedent-dev/precedent/internal/topology"
 )
 
@@ -51,7 +51,7 @@ type Profile interface {
 
 	// Prepare builds the profile's derived caches in st under s before a replica reports ready,
 	// so its first admissions cost what steady-state ones do.
-	Prepare(st *state.State, s settings.Settings) error
+	Prepare(st source.Source, s settings.Settings) error
 
 	// Validate checks the profile's objects of an offline input (`precedent validate -f`), returning
 	// lines in the CLI contract's format: "<Kind> <ns>/<name>: <field path>: <reason>" and warnings
@@ -78,7 +78,9 @@ type Request struct {
 	Delete   bool
 	Settings settings.Settings
 	Registry *policy.Registry
-	State    *state.State
+	// Source is the cluster the write is reviewed against: the informers' state for the webhook,
+	// the input's objects for `precedent validate -f`.
+	Source source.Source
 }
 
 // Decision is a profile's answer: field errors deny the write, warnings go back either way.

@@ -3,8 +3,7 @@ package state
 import (
 	"slices"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/controller-runtime/pkg/client"
+	"github.com/precedent-dev/precedent/internal/source"
 )
 
 // A profile keeps its own caches derived from the state (the access grants, the mesh indexes, Envoy
@@ -13,46 +12,11 @@ import (
 // graph and the snapshots: versions.go), and builds it whole otherwise, on the next use or in the
 // background builder's pass.
 
-// Event is one change the state applies, as a derived cache's Next sees it.
-type Event struct {
-	// GroupKind is the kind of Object.
-	GroupKind schema.GroupKind
-	// Object is the object as stored after the change; for a delete, as last known. Informer objects
-	// are shared: read only.
-	Object client.Object
-	// Old is the object before an update, nil for an add or a delete.
-	Old client.Object
-	// Deleted is true when Object was deleted.
-	Deleted bool
-	// Topology is true for an event of the Gateway API topology (GatewayClass, Gateway, ListenerSet,
-	// a route) or of a Namespace: an event that changes the graph.
-	Topology bool
-}
+// Event is source.Event: one change the state applies, as a derived cache's Next sees it.
+type Event = source.Event
 
-// Derivation is one cache a profile derives from the state, and how to keep it.
-type Derivation struct {
-	// Key names the cache: calls with one key share one value.
-	Key string
-	// Kinds are the kinds whose objects the value reads (policies, the kinds a profile reads or the
-	// state watches for it), not the topology's: an event of one of them changes it.
-	Kinds []schema.GroupKind
-	// Topology says the value reads the topology as well (Graph, Labeled, HTTPTopology): every
-	// topology event changes it.
-	Topology bool
-	// Params is what else the value depends on (settings), compared with ==, so it must be comparable;
-	// nil for nothing. A call with other Params builds the value anew and keeps that one.
-	Params any
-	// Build computes the value whole. It runs without the state's locks and may read the state
-	// (Objects, Graph, Labeled, HTTPTopology, other derived values).
-	Build func() any
-	// Next, when set, brings a value current before event e forward to the version after it: e is of
-	// one of Kinds, or a topology event when Topology is set. It runs while the state applies e, with
-	// the state's build lock held and the state's lock not (requests go on reading prev), and its
-	// result is published with the event: a request sees both or neither. It returns nil when it
-	// cannot: the value is built whole on its next use. Next must not call Derive, Graph, Snapshot or
-	// PrepareSnapshots; prev is shared: return a new value, never modify prev.
-	Next func(prev any, e Event) any
-}
+// Derivation is source.Derivation: one cache a profile derives from the state, and how to keep it.
+type Derivation = source.Derivation
 
 // derived is a value of a Derivation with the versions it was built from: the topology's (0 when
 // it does not read the topology), then its kinds', in the order of Kinds.
@@ -63,7 +27,7 @@ type derived struct {
 }
 
 // reads reports whether the value reads the objects of event e.
-func (d *Derivation) reads(e Event) bool {
+func reads(d *Derivation, e Event) bool {
 	if e.Topology {
 		return d.Topology
 	}
@@ -111,7 +75,7 @@ func (s *State) derives(e Event) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, cur := range s.derived {
-		if cur.d.Next != nil && cur.d.reads(e) {
+		if cur.d.Next != nil && reads(&cur.d, e) {
 			return true
 		}
 	}
@@ -131,7 +95,7 @@ func (s *State) nextDerived(e Event) func() {
 	var steps []*step
 	s.mu.Lock()
 	for _, cur := range s.derived {
-		if cur.d.Next == nil || !cur.d.reads(e) || !equalVersions(cur.version, s.versionOf(&cur.d)) {
+		if cur.d.Next == nil || !reads(&cur.d, e) || !equalVersions(cur.version, s.versionOf(&cur.d)) {
 			continue
 		}
 		want := slices.Clone(cur.version)

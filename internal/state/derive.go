@@ -8,6 +8,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/source"
 	"github.com/precedent-dev/precedent/internal/topology"
 )
 
@@ -85,11 +86,8 @@ func (s *State) WatchRead(gk schema.GroupKind) (ready bool, err error) {
 	return s.KindSynced(gk), nil
 }
 
-// Labeled is a topology object with its labels, what label selectors select.
-type Labeled struct {
-	Kind, Namespace, Name string
-	Labels                map[string]string
-}
+// Labeled is source.Labeled: a topology object with its labels, what label selectors select.
+type Labeled = source.Labeled
 
 // Labeled lists the Gateways and routes with their labels, and the labels of each namespace.
 func (s *State) Labeled() ([]Labeled, map[string]map[string]string) {
@@ -124,3 +122,5 @@ func (s *State) HTTPTopology() ([]*gwv1.Gateway, []*gwv1.HTTPRoute, map[string]m
 	}
 	return values(s.gateways), values(s.httpRoutes), ns
 }
+
+var _ source.Source = (*State)(nil)

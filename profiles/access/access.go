@@ -15,7 +15,7 @@ import (
 	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/profile"
 	"github.com/precedent-dev/precedent/internal/settings"
-	"github.com/precedent-dev/precedent/internal/state"
+	"github.com/precedent-dev/precedent/internal/source"
 	"github.com/precedent-dev/precedent/internal/topology"
 	"github.com/precedent-dev/precedent/internal/vap"
 	"github.com/precedent-dev/precedent/internal/warning"
@@ -67,22 +67,22 @@ func (Profile) Review(r profile.Request) profile.Decision {
 		if len(errs) > 0 {
 			return profile.Allowed
 		}
-		ws := Grants(r.State, r.GroupKind, s.Access).ProjectDelete(p, s.WarningLimit)
+		ws := Grants(r.Source, r.GroupKind, s.Access).ProjectDelete(p, s.WarningLimit)
 		return profile.Decision{Warnings: validate.Limit(ws, s.WarningLimit)}
 	}
 	p, errs := engine.Parse(r.Object, s.Access)
 	if len(errs) > 0 {
 		return profile.Decision{Errs: errs}
 	}
-	ws := targets(r.State, &p, s.Access)
+	ws := targets(r.Source, &p, s.Access)
 	budget := max(s.WarningLimit-len(ws), 1)
-	ws = append(ws, Grants(r.State, r.GroupKind, s.Access).ProjectWrite(p, budget)...)
+	ws = append(ws, Grants(r.Source, r.GroupKind, s.Access).ProjectWrite(p, budget)...)
 	return profile.Decision{Warnings: validate.Limit(ws, s.WarningLimit)}
 }
 
 // targets warns about each target that is not in the cluster: a Gateway, or a Backend when its kind
 // is watched (without its CRD nothing is known about Backends, and nothing is said).
-func targets(st *state.State, p *engine.Policy, as engine.Settings) []string {
+func targets(st source.Source, p *engine.Policy, as engine.Settings) []string {
 	var ws []string
 	backend := schema.GroupKind{Group: as.BackendGroup, Kind: as.BackendKind}
 	for i, t := range p.Targets {
@@ -132,7 +132,7 @@ var version = map[schema.GroupKind]string{engine.AccessPolicyKind: "v1alpha1", e
 
 // Prepare builds the grants of the access kinds when one is watched, so the first access write of a
 // fresh replica does not build them.
-func (Profile) Prepare(st *state.State, s settings.Settings) error {
+func (Profile) Prepare(st source.Source, s settings.Settings) error {
 	for _, gk := range own {
 		if st.Watched(gk) {
 			derive(st, s.Access)

@@ -9,11 +9,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/precedent-dev/precedent/internal/state"
+	"github.com/precedent-dev/precedent/internal/source"
 	engine "github.com/precedent-dev/precedent/profiles/access/engine"
 )
 
-// The access profile's derived cache (state.Derivation): under one set of settings, which Backends
+// The access profile's derived cache (source.Derivation): under one set of settings, which Backends
 // sit behind which Gateways, and the grants of each access kind's stored policies behind each
 // Gateway, so that reviewing a write costs what the write changes, not the number of Backends behind
 // a Gateway. A policy event brings the grants of its kind forward (access.Grants.Update); a Gateway,
@@ -28,32 +28,32 @@ type cached struct {
 }
 
 // derivation is the cache under the settings as.
-func derivation(st *state.State, as engine.Settings) state.Derivation {
-	return state.Derivation{Key: "access", Kinds: own, Topology: true, Params: as,
+func derivation(st source.Source, as engine.Settings) source.Derivation {
+	return source.Derivation{Key: "access", Kinds: own, Topology: true, Params: as,
 		Build: func() any { return build(st, as) },
-		Next:  func(prev any, e state.Event) any { return next(prev.(*cached), e, as) },
+		Next:  func(prev any, e source.Event) any { return next(prev.(*cached), e, as) },
 	}
 }
 
-func derive(st *state.State, as engine.Settings) *cached {
+func derive(st source.Source, as engine.Settings) *cached {
 	return st.Derive(derivation(st, as)).(*cached)
 }
 
 // Grants returns the grants of the stored policies of access kind gk behind each Gateway of
 // Topology (access.Grants), under the settings as. The result is shared: read it only.
-func Grants(st *state.State, gk schema.GroupKind, as engine.Settings) *engine.Grants {
+func Grants(st source.Source, gk schema.GroupKind, as engine.Settings) *engine.Grants {
 	return derive(st, as).grants[gk]
 }
 
 // Topology returns which Backends of as's kind sit behind which Gateways (Gateway ← HTTPRoute
 // parentRefs, HTTPRoute backendRefs → Backend, allowedRoutes selectors matched against the
 // namespaces' labels). The result is shared: read it only.
-func Topology(st *state.State, as engine.Settings) *engine.Topology {
+func Topology(st source.Source, as engine.Settings) *engine.Topology {
 	return derive(st, as).topo
 }
 
 // build computes the cache whole, from the state's Gateways, HTTPRoutes, namespaces and policies.
-func build(st *state.State, as engine.Settings) *cached {
+func build(st source.Source, as engine.Settings) *cached {
 	gateways, routes, nsLabels := st.HTTPTopology()
 	topo := engine.TopologyOf(gateways, routes, nsLabels, as)
 	c := &cached{topo: &topo, grants: make(map[schema.GroupKind]*engine.Grants, len(own))}
@@ -84,7 +84,7 @@ func stored(as engine.Settings) engine.Settings {
 }
 
 // next brings c forward with event e, nil when only a whole build can.
-func next(c *cached, e state.Event, as engine.Settings) any {
+func next(c *cached, e source.Event, as engine.Settings) any {
 	if e.Topology {
 		return nextTopology(c, e)
 	}
@@ -107,7 +107,7 @@ func next(c *cached, e state.Event, as engine.Settings) any {
 // HTTPRoutes and the namespaces' labels only: other events leave c as it is. Those are applied by the
 // topology's copy-on-write per-object updates (WithGateway, WithHTTPRoute, WithNamespace), and the
 // grants follow for the Gateways whose Backends changed (WithTopology), sharing the rest.
-func nextTopology(c *cached, e state.Event) any {
+func nextTopology(c *cached, e source.Event) any {
 	switch e.GroupKind {
 	case gatewayKind, httpRouteKind, namespaceKind:
 	default:

@@ -14,7 +14,7 @@ import (
 	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/profile"
 	"github.com/precedent-dev/precedent/internal/settings"
-	"github.com/precedent-dev/precedent/internal/state"
+	"github.com/precedent-dev/precedent/internal/source"
 	"github.com/precedent-dev/precedent/internal/topology"
 	engine "github.com/precedent-dev/precedent/profiles/envoygateway/engine"
 	"github.com/precedent-dev/precedent/validate"
@@ -70,10 +70,10 @@ func (p Profile) Review(r profile.Request) profile.Decision {
 			return profile.Decision{Errs: errs}
 		}
 	}
-	if err := listed(r.State, r.Registry); err != nil {
+	if err := listed(r.Source, r.Registry); err != nil {
 		return profile.Decision{Unavailable: err}
 	}
-	w := p.world(r.State, r.Registry)
+	w := p.world(r.Source, r.Registry)
 	old := w.byRef[pol.Kind][pol.Ref]
 	write := engine.Write{Old: old, New: pol}
 	if r.Delete {
@@ -93,14 +93,14 @@ func (p Profile) Review(r profile.Request) profile.Decision {
 
 // world is the snapshot of the managed kinds of the profile over the state, derived once per change
 // of the topology, of those kinds or of the kinds the profile reads.
-func (Profile) world(st *state.State, reg *policy.Registry) *world {
+func (Profile) world(st source.Source, reg *policy.Registry) *world {
 	kinds := map[string]bool{}
 	gks := append([]schema.GroupKind(nil), reads...)
 	for _, k := range profile.KindsOf(Name, reg) {
 		kinds[k.GVK.Kind] = true
 		gks = append(gks, k.GVK.GroupKind())
 	}
-	v := st.Derive(state.Derivation{Key: string(Name), Kinds: gks, Topology: true, Build: func() any {
+	v := st.Derive(source.Derivation{Key: string(Name), Kinds: gks, Topology: true, Build: func() any {
 		var objs []*unstructured.Unstructured
 		for _, gk := range gks {
 			objs = append(objs, st.Objects(gk)...)
@@ -175,7 +175,7 @@ func (Profile) Webhooks(kinds []policy.Kind) profile.Webhooks {
 
 // listed makes sure the state has listed every managed kind of the profile and every kind it reads:
 // the world holds them all. The kinds it reads are watched from here on (the first use).
-func listed(st *state.State, reg *policy.Registry) error {
+func listed(st source.Source, reg *policy.Registry) error {
 	for _, k := range profile.KindsOf(Name, reg) {
 		if err := profile.KindListed(st, k); err != nil {
 			return err
@@ -195,7 +195,7 @@ func listed(st *state.State, reg *policy.Registry) error {
 
 // Prepare derives the snapshot before the replica reports ready, when the profile is in use; its
 // kinds and the kinds it reads may still be listing then (the first writes wait for them).
-func (p Profile) Prepare(st *state.State, s settings.Settings) error {
+func (p Profile) Prepare(st source.Source, s settings.Settings) error {
 	if len(profile.KindsOf(Name, s.Registry())) == 0 {
 		return nil
 	}

@@ -5,11 +5,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/precedent-dev/precedent/internal/policy"
-	"github.com/precedent-dev/precedent/internal/state"
+	"github.com/precedent-dev/precedent/internal/source"
 	engine "github.com/precedent-dev/precedent/profiles/mesh/engine"
 )
 
-// The mesh profile's derived caches (state.Derivation): Kuma's Dataplanes and the policies of each
+// The mesh profile's derived caches (source.Derivation): Kuma's Dataplanes and the policies of each
 // mesh kind, parsed and grouped by mesh, each brought forward per event (grouping.go); and per
 // (kind, mesh) the index of that mesh's policies and Dataplanes (mesh.Index), so that reviewing a
 // write costs what the write changes, not what the mesh holds. An event of another mesh leaves an
@@ -48,20 +48,20 @@ func dataplaneMesh(u *unstructured.Unstructured) string {
 // Index returns the index of the policies of mesh kind gk and the Dataplanes of mesh meshName
 // (mesh.Index: Dataplanes by the tags, names and labels policies select, shadowing kept per group of
 // proxies). The index is shared: read it only.
-func Index(st *state.State, gk schema.GroupKind, meshName string) *engine.Index {
-	return st.Derive(state.Derivation{Key: "mesh/index/" + gk.String() + "/" + meshName, Kinds: []schema.GroupKind{gk, DataplaneKind},
+func Index(st source.Source, gk schema.GroupKind, meshName string) *engine.Index {
+	return st.Derive(source.Derivation{Key: "mesh/index/" + gk.String() + "/" + meshName, Kinds: []schema.GroupKind{gk, DataplaneKind},
 		Build: func() any {
 			pols := policyGrouping.list(policies(st, gk), meshName)
 			return engine.NewIndex(gk.Kind+"."+gk.Group, pols, dataplaneGrouping.list(dataplanes(st), meshName))
 		},
-		Next: func(prev any, e state.Event) any { return nextIndex(prev.(*engine.Index), meshName, e) },
+		Next: func(prev any, e source.Event) any { return nextIndex(prev.(*engine.Index), meshName, e) },
 	}).(*engine.Index)
 }
 
 // nextIndex brings the index x of mesh meshName forward with event e: an event of another mesh
 // leaves it as it is; one of its own mesh is applied by the index's copy-on-write updates
 // (WithDataplane, WithPolicy), sharing the rest.
-func nextIndex(x *engine.Index, meshName string, e state.Event) any {
+func nextIndex(x *engine.Index, meshName string, e source.Event) any {
 	meshOf := PolicyMesh
 	if e.GroupKind == DataplaneKind {
 		meshOf = dataplaneMesh
@@ -97,12 +97,12 @@ func inMesh(o interface{}, meshOf func(*unstructured.Unstructured) string, meshN
 }
 
 // dataplanes returns the Dataplanes that parse, by mesh.
-func dataplanes(st *state.State) byMesh[engine.Dataplane] {
+func dataplanes(st source.Source) byMesh[engine.Dataplane] {
 	return dataplaneGrouping.derive(st, "mesh/dataplanes", DataplaneKind)
 }
 
 // policies returns the policies of mesh kind gk that parse, by mesh.
-func policies(st *state.State, gk schema.GroupKind) byMesh[engine.Policy] {
+func policies(st source.Source, gk schema.GroupKind) byMesh[engine.Policy] {
 	return policyGrouping.derive(st, "mesh/policies/"+gk.String(), gk)
 }
 

@@ -7,7 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/precedent-dev/precedent/internal/state"
+	"github.com/precedent-dev/precedent/internal/source"
 )
 
 // A grouping keeps the parsed objects of one kind by mesh as a derived cache brought forward per
@@ -30,10 +30,10 @@ type grouping[T any] struct {
 }
 
 // derive returns the objects of gk grouped by mesh, a derived cache under key.
-func (g grouping[T]) derive(st *state.State, key string, gk schema.GroupKind) byMesh[T] {
-	return st.Derive(state.Derivation{Key: key, Kinds: []schema.GroupKind{gk},
+func (g grouping[T]) derive(st source.Source, key string, gk schema.GroupKind) byMesh[T] {
+	return st.Derive(source.Derivation{Key: key, Kinds: []schema.GroupKind{gk},
 		Build: func() any { return g.build(st.Objects(gk)) },
-		Next: func(prev any, e state.Event) any {
+		Next: func(prev any, e source.Event) any {
 			if n := g.next(prev.(byMesh[T]), e); n != nil {
 				return n
 			}
@@ -88,7 +88,7 @@ func (g grouping[T]) build(objs []*unstructured.Unstructured) byMesh[T] {
 // next is prev with the object of e removed from the mesh it was in and, unless deleted (or it no
 // longer parses), put in the mesh it is in now. Only the path to its key is copied, in each mesh it
 // touches.
-func (g grouping[T]) next(prev byMesh[T], e state.Event) byMesh[T] {
+func (g grouping[T]) next(prev byMesh[T], e source.Event) byMesh[T] {
 	u, ok := e.Object.(*unstructured.Unstructured)
 	if !ok {
 		return nil

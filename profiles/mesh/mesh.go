@@ -13,7 +13,7 @@ import (
 	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/profile"
 	"github.com/precedent-dev/precedent/internal/settings"
-	"github.com/precedent-dev/precedent/internal/state"
+	"github.com/precedent-dev/precedent/internal/source"
 	"github.com/precedent-dev/precedent/internal/topology"
 	"github.com/precedent-dev/precedent/internal/warning"
 	engine "github.com/precedent-dev/precedent/profiles/mesh/engine"
@@ -58,7 +58,7 @@ func (Profile) Review(r profile.Request) profile.Decision {
 	if len(errs) > 0 {
 		return profile.Decision{Errs: errs}
 	}
-	ws := append(engine.Deprecations(&p), Index(r.State, r.GroupKind, PolicyMesh(r.Object)).WriteWarnings(p, false)...) // Kuma's from: deprecated, with its rules form
+	ws := append(engine.Deprecations(&p), Index(r.Source, r.GroupKind, PolicyMesh(r.Object)).WriteWarnings(p, false)...) // Kuma's from: deprecated, with its rules form
 	return profile.Decision{Warnings: validate.Limit(ws, r.Settings.WarningLimit)}
 }
 
@@ -79,7 +79,7 @@ func (Profile) Webhooks(kinds []policy.Kind) profile.Webhooks {
 // Prepare watches Kuma's Dataplanes (when their CRD is installed) and, once they are listed, builds
 // the index of every mesh kind watched for every mesh that has Dataplanes; until then it says to
 // retry, so a replica reports ready with its Dataplanes listed.
-func (Profile) Prepare(st *state.State, s settings.Settings) error {
+func (Profile) Prepare(st source.Source, s settings.Settings) error {
 	ready, err := st.WatchRead(DataplaneKind)
 	if err != nil {
 		return fmt.Errorf("watching Dataplanes: %w", err)

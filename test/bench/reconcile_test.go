@@ -27,8 +27,8 @@ import (
 
 	"github.com/precedent-dev/precedent/internal/controlplane"
 	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/state"
 	"github.com/precedent-dev/precedent/test/harness"
-	"github.com/precedent-dev/precedent/webhook"
 )
 
 var (
@@ -208,7 +208,7 @@ type statusWatch struct {
 
 func watchStatus(ctx context.Context, t *testing.T, env *controlplane.Env, k policy.Kind) *statusWatch {
 	t.Helper()
-	scheme, err := webhook.NewScheme()
+	scheme, err := state.NewScheme()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/precedent-dev/precedent/webhook"
+	"github.com/precedent-dev/precedent/internal/state"
 )
 
 // Recorder collects the warnings the API server returns to one client.
@@ -48,7 +48,7 @@ func (h *Harness) NewClient() (client.Client, *Recorder) {
 }
 
 func (h *Harness) newClient() (client.Client, *Recorder, error) {
-	scheme, err := webhook.NewScheme()
+	scheme, err := state.NewScheme()
 	if err != nil {
 		return nil, nil, err
 	}

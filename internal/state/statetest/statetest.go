@@ -13,13 +13,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllertest"
 
-	"github.com/precedent-dev/precedent/webhook"
+	"github.com/precedent-dev/precedent/internal/state"
 )
 
 // New returns fake informers over Precedent's scheme.
 func New(t testing.TB) *Informers {
 	t.Helper()
-	scheme, err := webhook.NewScheme()
+	scheme, err := state.NewScheme()
 	if err != nil {
 		t.Fatal(err)
 	}

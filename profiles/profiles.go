@@ -94,15 +94,6 @@ func Prepare(st *state.State, s settings.Settings) error {
 	return nil
 }
 
-// Validate runs every profile's offline checks over in.
-func Validate(in *profile.Offline) (errs, warns []string) {
-	for _, p := range registered {
-		e, w := p.Validate(in)
-		errs, warns = append(errs, e...), append(warns, w...)
-	}
-	return errs, warns
-}
-
 // Checked reports whether some profile checks objects of gk offline.
 func Checked(gk schema.GroupKind, reg *policy.Registry) bool {
 	for _, p := range registered {

@@ -121,7 +121,10 @@ func (o *diffOptions) run(cmd *cobra.Command) error {
 	if err != nil {
 		return &exitError{Code: 2, Err: err}
 	}
-	errs, warns := head.validate()
+	errs, warns, err := head.validate(cmd.Context())
+	if err != nil {
+		return &exitError{Code: 2, Err: err}
+	}
 	if len(o.files) > 0 {
 		errs = about(errs, written)
 	}

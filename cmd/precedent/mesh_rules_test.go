@@ -92,10 +92,14 @@ func TestMeshRulesFlags(t *testing.T) {
 }
 
 // TestValidateRules: `precedent validate -f` with Kuma's kinds managed names an allow match that a
-// deny of another policy covers on every proxy it selects (Kuma matches every deny first).
+// deny of another policy covers on every proxy it selects (Kuma matches every deny first), as the
+// webhook does: on the create of the allow policy, and on the create of the deny policy that covers
+// it, each warning cut to the length the webhook sends.
 func TestValidateRules(t *testing.T) {
 	out, _, code := run("validate", "-f", kumaRules, "--config", "testdata/kuma-mesh/config.yaml")
-	want := "Warning: MeshTrafficPermission kong-mesh-demo/allow-malicious-batch: MeshTrafficPermission kong-mesh-demo/allow-malicious-batch: spec.rules[0].default.allow[0] never takes effect on any Dataplane: spec.rules[0].default.deny[0] of kuma-system/deny-malicious-ns denies all it matches, and Kuma matches deny first\n"
+	const line = "MeshTrafficPermission kong-mesh-demo/allow-malicious-batch: spec.rules[0].default.allow[0] never takes effect on any Dataplane: spec.rules[0].default.deny[0] of kuma-system/deny-malicious-ns denies all it matches, and Kuma matches deny f...\n"
+	want := "Warning: MeshTrafficPermission kong-mesh-demo/allow-malicious-batch: " + line +
+		"Warning: MeshTrafficPermission kuma-system/deny-malicious-ns: " + line
 	if code != 0 || out != want {
 		t.Errorf("exit %d, output:\n%s\nwant exit 0 and:\n%s", code, out, want)
 	}

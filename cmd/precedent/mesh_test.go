@@ -223,10 +223,27 @@ func TestKumaKinds(t *testing.T) {
 		}
 	})
 	t.Run("checked with one line per kind", func(t *testing.T) {
+		// Each policy as the webhook reviews its create against the others: Kuma's `from` is
+		// deprecated (with its rules form), and a policy that a write leaves without effect is named
+		// on the writes that do it.
 		out, _, code := run("validate", "-f", kuma, "--config", cfg)
-		want := "Warning: MeshTimeout kuma-system/01-consume-backend-timeouts: MeshTimeout kuma-system/01-consume-backend-timeouts never takes effect on any Dataplane: every field it sets is decided by kuma-system/web-timeouts, kuma-demo/timeout-global, kuma-system/00-base-timeouts\n" +
-			"Warning: MeshTrafficPermission kuma-system/deny-web-v1: MeshTrafficPermission kuma-system/deny-web-v1 never takes effect on any Dataplane: every field it sets is decided by kuma-system/allow-all\n" +
-			"Warning: MeshTrafficPermission kuma-system/shadow-web: MeshTrafficPermission kuma-system/shadow-web never takes effect on any Dataplane: every field it sets is decided by kuma-system/allow-all\n"
+		const (
+			mt   = "Warning: MeshTimeout kuma-system/"
+			mtp  = "Warning: MeshTrafficPermission kuma-system/"
+			dead = "MeshTimeout kuma-system/01-consume-backend-timeouts never takes effect on any Dataplane: every field it sets is decided by kuma-system/web-timeouts, kuma-demo/timeout-global, kuma-system/00-base-timeouts\n"
+			from = "spec.from is deprecated by Kuma 2.x and dropped silently by Kuma 3.0 on create and update: use spec.rules\n"
+		)
+		want := mt + "00-base-timeouts: " + dead +
+			mt + "01-consume-backend-timeouts: " + dead +
+			mtp + "allow-all: MeshTrafficPermission kuma-system/allow-all: " + from +
+			mtp + "allow-all: MeshTrafficPermission kuma-system/allow-all: spec.from[0] as spec.rules[0]: {\"default\":{\"allow\":[{\"spiffeID\":{\"type\":\"Prefix\",\"value\":\"spiffe://<trust-domain>\"}}]}}\n" +
+			mtp + "allow-all: MeshTrafficPermission kuma-system/deny-web-v1 never takes effect on any Dataplane: every field it sets is decided by kuma-system/allow-all\n" +
+			mtp + "deny-web-v1: MeshTrafficPermission kuma-system/deny-web-v1: " + from +
+			mtp + "deny-web-v1: MeshTrafficPermission kuma-system/deny-web-v1: spec.from[0] as spec.rules[0]: {\"default\":{\"deny\":[{\"spiffeID\":{\"type\":\"Exact\",\"value\":\"spiffe://<trust-domain>/ns/<namespace>/sa/<service account of web,version=v1>\"}}]}}\n" +
+			mtp + "deny-web-v1: MeshTrafficPermission kuma-system/deny-web-v1 never takes effect on any Dataplane: every field it sets is decided by kuma-system/allow-all\n" +
+			mtp + "shadow-web: MeshTrafficPermission kuma-system/shadow-web: " + from +
+			mtp + "shadow-web: MeshTrafficPermission kuma-system/shadow-web: spec.from[0] as spec.rules[0]: {\"default\":{\"allowWithShadowDeny\":[{\"spiffeID\":{\"type\":\"Exact\",\"value\":\"spiffe://<trust-domain>/ns/<namespace>/sa/<service account of web>\"}}]}}\n" +
+			mtp + "shadow-web: MeshTrafficPermission kuma-system/shadow-web never takes effect on any Dataplane: every field it sets is decided by kuma-system/allow-all\n"
 		if code != 0 || out != want {
 			t.Errorf("exit %d, output:\n%s\nwant exit 0 and:\n%s", code, out, want)
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -44,7 +45,10 @@ else the defaults.
 			if err != nil {
 				return err
 			}
-			errs, warns := o.validate()
+			errs, warns, err := o.validate(cmd.Context())
+			if err != nil {
+				return &exitError{Code: 2, Err: err}
+			}
 			errs = append(o.rejected, errs...)
 			warns = append(warns, o.unchecked...)
 			report(cmd.OutOrStdout(), errs, warns)
@@ -59,10 +63,10 @@ else the defaults.
 	return cmd
 }
 
-// validate runs every registered profile's offline checks over the input: the webhook's own rules,
-// each policy against the topology and the other policies of the input.
-func (o *input) validate() (errs, warns []string) {
-	return profiles.Validate(o.offline())
+// validate runs the webhook's review of every policy of the input, each as a create against the
+// topology and the other objects of the input.
+func (o *input) validate(ctx context.Context) (errs, warns []string, err error) {
+	return profiles.Review(ctx, o.objects, o.settings)
 }
 
 // offline is the input as the profiles read it.

@@ -2,7 +2,6 @@ package profile
 
 import (
 	"fmt"
-	"sort"
 
 	"gomodules.xyz/jsonpatch/v2"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -60,27 +59,6 @@ func KindListed(st source.Source, k policy.Kind) error {
 	return nil
 }
 
-// EngineOffline runs the webhook's review over every policy of kind k in the input, each against
-// the topology and the other policies of its kind.
-func EngineOffline(k policy.Kind, in *Offline) (errs, warns []string) {
-	items := in.Inv.Items(k)
-	if len(items) == 0 {
-		return nil, nil
-	}
-	snap := in.Snapshot(k)
-	items = append(items[:0:0], items...)
-	sort.SliceStable(items, func(i, j int) bool { return items[i].Policy.Ref.String() < items[j].Policy.Ref.String() })
-	for _, it := range items {
-		before := snap.Without(it.Policy.Ref)
-		out := validate.Review(before, it.Object, in.Settings, in.Cond)
-		errs = append(errs, Lines(it.Object, out.Errs)...)
-		for _, w := range out.Warnings {
-			warns = append(warns, fmt.Sprintf("%s %s: %s", it.Object.GetKind(), NSName(it.Object), w))
-		}
-	}
-	return errs, warns
-}
-
 // Engine is the Profile of an engine-backed model: the registry's kinds configured with profile
 // Model, reviewed on the state's snapshots, validated offline on the input's, no defaulting. A
 // profile package embeds it and overrides what its model does differently.
@@ -116,14 +94,6 @@ func (e Engine) Webhooks(kinds []policy.Kind) Webhooks {
 
 func (e Engine) Prepare(st source.Source, s settings.Settings) error {
 	return st.PrepareSnapshots(KindsOf(e.Model, s.Registry()), s.CELCostLimit)
-}
-
-func (e Engine) Validate(in *Offline) (errs, warns []string) {
-	for _, k := range KindsOf(e.Model, in.Registry) {
-		ke, kw := EngineOffline(k, in)
-		errs, warns = append(errs, ke...), append(warns, kw...)
-	}
-	return errs, warns
 }
 
 func (e Engine) Checks(gk schema.GroupKind, reg *policy.Registry) bool { return e.Claims(gk, reg) }

@@ -53,10 +53,6 @@ type Profile interface {
 	// so its first admissions cost what steady-state ones do.
 	Prepare(st source.Source, s settings.Settings) error
 
-	// Validate checks the profile's objects of an offline input (`precedent validate -f`), returning
-	// lines in the CLI contract's format: "<Kind> <ns>/<name>: <field path>: <reason>" and warnings
-	// (without "Warning: ").
-	Validate(in *Offline) (errs, warns []string)
 	// Checks reports whether objects of gk in an offline input are the profile's to check (policies
 	// and the topology objects only it reads, such as Kuma's Dataplanes).
 	Checks(gk schema.GroupKind, reg *policy.Registry) bool

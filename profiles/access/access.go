@@ -142,38 +142,6 @@ func (Profile) Prepare(st source.Source, s settings.Settings) error {
 	return nil
 }
 
-// Validate checks every AccessPolicy (and XAccessPolicy) of the input, and projects each write
-// against the other access policies and the Gateway → route → Backend topology of the input.
-func (Profile) Validate(in *profile.Offline) (errs, warns []string) {
-	s := in.Settings.Access
-	var objs []*unstructured.Unstructured
-	var valid []engine.Policy
-	for _, u := range in.Objects {
-		if !engine.IsPolicy(u.GroupVersionKind().GroupKind()) {
-			continue
-		}
-		p, perrs := engine.Parse(u, s)
-		errs = append(errs, profile.Lines(u, perrs)...)
-		if len(perrs) == 0 {
-			objs = append(objs, u)
-			valid = append(valid, p)
-		}
-	}
-	if len(valid) == 0 {
-		return errs, nil
-	}
-	topo, err := engine.NewTopology(in.Objects, s)
-	if err != nil {
-		return append(errs, fmt.Sprintf("access topology: %v", err)), nil
-	}
-	for i, p := range valid {
-		for _, w := range engine.ProjectWrite(p, valid, &topo, s, in.Settings.WarningLimit) {
-			warns = append(warns, fmt.Sprintf("%s %s: %s", objs[i].GetKind(), profile.NSName(objs[i]), w))
-		}
-	}
-	return errs, warns
-}
-
 func (Profile) Checks(gk schema.GroupKind, _ *policy.Registry) bool { return engine.IsPolicy(gk) }
 
 // Diff compares the access decisions of each access kind between base and head (files, or the

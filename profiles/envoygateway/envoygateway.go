@@ -226,30 +226,6 @@ func offlineWorld(in *profile.Offline, skip *unstructured.Unstructured) *world {
 	return newWorld(in.Graph, objs, labeled, in.Inv.Topology.NamespaceLabels, kinds)
 }
 
-// Validate checks each policy of the profile's kinds in the input alone, then as a write against
-// the others: the combined checks of the merged result, and the warnings of the webhook.
-func (p Profile) Validate(in *profile.Offline) (errs, warns []string) {
-	for _, u := range in.Objects {
-		if !p.Claims(u.GroupVersionKind().GroupKind(), in.Registry) {
-			continue
-		}
-		pol, perrs := engine.Read(u)
-		if len(perrs) == 0 {
-			perrs = engine.Stateless(pol)
-		}
-		if len(perrs) > 0 {
-			errs = append(errs, profile.Lines(u, perrs)...)
-			continue
-		}
-		pr := offlineWorld(in, u).snap.Project(engine.Write{New: pol})
-		errs = append(errs, profile.Lines(u, engine.CheckProjection(pr))...)
-		for _, w := range validate.Limit(pr.Warnings(), in.Settings.WarningLimit) {
-			warns = append(warns, fmt.Sprintf("%s %s: %s", u.GetKind(), profile.NSName(u), w))
-		}
-	}
-	return errs, warns
-}
-
 func (p Profile) Checks(gk schema.GroupKind, reg *policy.Registry) bool { return p.Claims(gk, reg) }
 
 // Effective: Envoy Gateway's effective policy per (route rule, listener), with the source of every

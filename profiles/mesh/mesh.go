@@ -15,7 +15,6 @@ import (
 	"github.com/precedent-dev/precedent/internal/settings"
 	"github.com/precedent-dev/precedent/internal/source"
 	"github.com/precedent-dev/precedent/internal/topology"
-	"github.com/precedent-dev/precedent/internal/warning"
 	engine "github.com/precedent-dev/precedent/profiles/mesh/engine"
 	"github.com/precedent-dev/precedent/validate"
 )
@@ -101,46 +100,6 @@ func (Profile) Prepare(st source.Source, s settings.Settings) error {
 		}
 	}
 	return nil
-}
-
-// Validate checks every mesh policy of the input and reports elements that can never take effect
-// for any Dataplane of the input.
-func (p Profile) Validate(in *profile.Offline) (errs, warns []string) {
-	var policies []engine.Policy
-	var objs []*unstructured.Unstructured
-	var dataplanes []engine.Dataplane
-	for _, u := range in.Objects {
-		gk := u.GroupVersionKind().GroupKind()
-		switch {
-		case p.Claims(gk, in.Registry):
-			mp, perrs := engine.Parse(u)
-			errs = append(errs, profile.Lines(u, perrs)...)
-			if len(perrs) == 0 {
-				policies = append(policies, mp)
-				objs = append(objs, u)
-			}
-		case gk == DataplaneKind:
-			dp, err := engine.ParseDataplane(u)
-			if err != nil {
-				errs = append(errs, fmt.Sprintf("Dataplane %s: %v", profile.NSName(u), err))
-				continue
-			}
-			dataplanes = append(dataplanes, dp)
-		}
-	}
-	// Kinds of one name in two groups (Precedent's and Kuma's) do not shadow each other.
-	byKind := map[schema.GroupKind][]engine.Policy{}
-	for i, mp := range policies {
-		gk := objs[i].GroupVersionKind().GroupKind()
-		byKind[gk] = append(byKind[gk], mp)
-	}
-	for i, mp := range policies {
-		ws := engine.WriteWarnings(mp, byKind[objs[i].GroupVersionKind().GroupKind()], dataplanes, false)
-		for _, w := range (warning.Limit{N: in.Settings.WarningLimit}).Apply(ws) {
-			warns = append(warns, fmt.Sprintf("%s %s: %s", objs[i].GetKind(), profile.NSName(objs[i]), w))
-		}
-	}
-	return errs, warns
 }
 
 // Checks: the mesh policies and Kuma's Dataplanes, the mesh topology.

@@ -1,0 +1,258 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/cache/informertest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllertest"
+
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/state"
+	"github.com/precedent-dev/precedent/internal/topology"
+)
+
+// Source is a state fed from objects in memory. Remove and Add change it as a delete or create in
+// the cluster would, through the same event handlers.
+type Source struct {
+	*state.State
+	inf *informers
+}
+
+// Options say what the state watches besides the topology: the managed kinds, the kinds the
+// profiles own, and the Backend kind.
+type Options struct {
+	Kinds   []policy.Kind
+	Own     []schema.GroupKind
+	Backend schema.GroupKind
+}
+
+// New returns a synced state holding objs. A kind counts as installed when objects of it are in
+// objs or it is a managed kind (as in a cluster where its CRD is installed). Each informer the state
+// asks for delivers the objects of its group/kind in its form, as a cluster's would: typed (the
+// Gateway API kinds, in the version the state watches), metadata only, or unstructured; an object
+// that does not convert to its typed form is an error.
+func New(ctx context.Context, objs []*unstructured.Unstructured, o Options) (*Source, error) {
+	scheme, err := state.NewScheme()
+	if err != nil {
+		return nil, err
+	}
+	inf := &informers{FakeInformers: &informertest.FakeInformers{Scheme: scheme}, byKind: map[informerKey]*informer{}, objs: map[schema.GroupKind]map[client.ObjectKey]*unstructured.Unstructured{}}
+	installed := make([]schema.GroupVersionKind, 0, len(o.Kinds)+len(objs))
+	for _, k := range o.Kinds {
+		installed = append(installed, k.GVK)
+	}
+	for _, u := range objs {
+		if _, err := typed(scheme, u, u.GroupVersionKind()); err != nil {
+			return nil, err
+		}
+		installed = append(installed, u.GroupVersionKind())
+		inf.set(u)
+	}
+	src := &Source{State: state.New(logr.Discard()), inf: inf}
+	if err := src.State.Watch(ctx, inf, o.Kinds); err != nil {
+		return nil, err
+	}
+	if err := src.State.WatchProfiles(ctx, inf, restMapper(installed), o.Own, o.Backend); err != nil {
+		return nil, err
+	}
+	return src, nil
+}
+
+// Remove takes u out, as its delete would.
+func (s *Source) Remove(u *unstructured.Unstructured) error {
+	s.inf.unset(u)
+	return s.inf.deliver(u, (*controllertest.FakeInformer).Delete)
+}
+
+// Add puts u in, as its create would.
+func (s *Source) Add(u *unstructured.Unstructured) error {
+	s.inf.set(u)
+	return s.inf.deliver(u, (*controllertest.FakeInformer).Add)
+}
+
+// form is how an informer delivers objects: typed, metadata only, or unstructured.
+type form int
+
+const (
+	typedForm form = iota
+	metadataForm
+	unstructuredForm
+)
+
+func formOf(obj client.Object) form {
+	switch obj.(type) {
+	case *unstructured.Unstructured:
+		return unstructuredForm
+	case *metav1.PartialObjectMetadata:
+		return metadataForm
+	}
+	return typedForm
+}
+
+// convert is u as an informer of gvk in form f delivers it.
+func convert(scheme *runtime.Scheme, u *unstructured.Unstructured, gvk schema.GroupVersionKind, f form) (client.Object, error) {
+	switch f {
+	case metadataForm:
+		m := &metav1.PartialObjectMetadata{}
+		m.SetGroupVersionKind(gvk)
+		m.ObjectMeta = metav1.ObjectMeta{Name: u.GetName(), Namespace: u.GetNamespace(), Labels: u.GetLabels(), Annotations: u.GetAnnotations(),
+			UID: u.GetUID(), Generation: u.GetGeneration(), ResourceVersion: u.GetResourceVersion(), CreationTimestamp: u.GetCreationTimestamp()}
+		return m, nil
+	case typedForm:
+		return typed(scheme, u, gvk)
+	}
+	return u, nil
+}
+
+// typed is u converted to the typed object of gvk (the scheme's); u itself when the scheme does not
+// know gvk.
+func typed(scheme *runtime.Scheme, u *unstructured.Unstructured, gvk schema.GroupVersionKind) (client.Object, error) {
+	if u.GroupVersionKind().Group == topology.Group {
+		gvk.Version = "v1" // the version the state watches; the fields it reads are the same
+	}
+	if !scheme.Recognizes(gvk) {
+		return u, nil
+	}
+	obj, err := scheme.New(gvk)
+	if err != nil {
+		return nil, err
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, obj); err != nil {
+		return nil, fmt.Errorf("%s %s: %w", gvk.Kind, client.ObjectKeyFromObject(u), err)
+	}
+	co := obj.(client.Object)
+	co.GetObjectKind().SetGroupVersionKind(gvk)
+	return co, nil
+}
+
+// informers hands out one synced informer per group/kind and form, each delivering the objects of
+// its group/kind to every handler added (as an informer's initial list does) and then each change.
+type informers struct {
+	*informertest.FakeInformers
+	byKind map[informerKey]*informer
+	objs   map[schema.GroupKind]map[client.ObjectKey]*unstructured.Unstructured
+}
+
+type informerKey struct {
+	gk   schema.GroupKind
+	form form
+}
+
+func (f *informers) GetInformer(_ context.Context, obj client.Object, _ ...cache.InformerGetOption) (cache.Informer, error) {
+	gvk, err := apiutil.GVKForObject(obj, f.Scheme)
+	if err != nil {
+		return nil, err
+	}
+	return f.forKind(gvk, formOf(obj)), nil
+}
+
+func (f *informers) GetInformerForKind(_ context.Context, gvk schema.GroupVersionKind, _ ...cache.InformerGetOption) (cache.Informer, error) {
+	return f.forKind(gvk, unstructuredForm), nil
+}
+
+func (f *informers) forKind(gvk schema.GroupVersionKind, fm form) *informer {
+	k := informerKey{gk: gvk.GroupKind(), form: fm}
+	inf, ok := f.byKind[k]
+	if !ok {
+		inf = &informer{FakeInformer: controllertest.NewFakeInformer(controllertest.Synced), parent: f, gvk: gvk, form: fm}
+		f.byKind[k] = inf
+	}
+	return inf
+}
+
+func (f *informers) set(u *unstructured.Unstructured) {
+	gk := u.GroupVersionKind().GroupKind()
+	if f.objs[gk] == nil {
+		f.objs[gk] = map[client.ObjectKey]*unstructured.Unstructured{}
+	}
+	f.objs[gk][client.ObjectKeyFromObject(u)] = u
+}
+
+func (f *informers) unset(u *unstructured.Unstructured) {
+	delete(f.objs[u.GroupVersionKind().GroupKind()], client.ObjectKeyFromObject(u))
+}
+
+// deliver sends u, as each informer of its group/kind delivers it, to event (Add or Delete).
+func (f *informers) deliver(u *unstructured.Unstructured, event func(*controllertest.FakeInformer, metav1.Object)) error {
+	gk := u.GroupVersionKind().GroupKind()
+	for _, fm := range []form{typedForm, metadataForm, unstructuredForm} {
+		inf, ok := f.byKind[informerKey{gk: gk, form: fm}]
+		if !ok {
+			continue
+		}
+		co, err := convert(f.Scheme, u, inf.gvk, fm)
+		if err != nil {
+			return err
+		}
+		event(inf.FakeInformer, co)
+	}
+	return nil
+}
+
+// informer is a synced fake informer of one group/kind and form that lists its objects to each
+// handler added, in key order.
+type informer struct {
+	*controllertest.FakeInformer
+	parent *informers
+	gvk    schema.GroupVersionKind
+	form   form
+}
+
+func (i *informer) AddEventHandler(h toolscache.ResourceEventHandler) (toolscache.ResourceEventHandlerRegistration, error) {
+	reg, err := i.FakeInformer.AddEventHandler(h)
+	if err != nil {
+		return nil, err
+	}
+	objs := i.parent.objs[i.gvk.GroupKind()]
+	keys := make([]client.ObjectKey, 0, len(objs))
+	for k := range objs {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(a, b int) bool { return keys[a].String() < keys[b].String() })
+	for _, k := range keys {
+		co, err := convert(i.parent.Scheme, objs[k], i.gvk, i.form)
+		if err != nil {
+			return nil, err
+		}
+		h.OnAdd(co, true)
+	}
+	return reg, nil
+}
+
+func (i *informer) AddEventHandlerWithResyncPeriod(h toolscache.ResourceEventHandler, _ time.Duration) (toolscache.ResourceEventHandlerRegistration, error) {
+	return i.AddEventHandler(h)
+}
+
+func (i *informer) AddEventHandlerWithOptions(h toolscache.ResourceEventHandler, _ toolscache.HandlerOptions) (toolscache.ResourceEventHandlerRegistration, error) {
+	return i.AddEventHandler(h)
+}
+
+// restMapper maps the group/kinds of installed to their versions, the first given of each winning.
+func restMapper(installed []schema.GroupVersionKind) meta.RESTMapper {
+	var gvs []schema.GroupVersion
+	seen := map[schema.GroupVersion]bool{}
+	for _, gvk := range installed {
+		if gv := gvk.GroupVersion(); !seen[gv] {
+			seen[gv] = true
+			gvs = append(gvs, gv)
+		}
+	}
+	m := meta.NewDefaultRESTMapper(gvs)
+	for _, gvk := range installed {
+		m.Add(gvk, meta.RESTScopeNamespace)
+	}
+	return m
+}

@@ -97,4 +97,3 @@ func lines(u *unstructured.Unstructured, d profile.Decision) (errs, warns []stri
 	}
 	return errs, warns
 }
-

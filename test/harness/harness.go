@@ -18,6 +18,7 @@ import (
 	"github.com/precedent-dev/precedent/internal/controlplane"
 	"github.com/precedent-dev/precedent/internal/liveconfig"
 	"github.com/precedent-dev/precedent/internal/settings"
+	"github.com/precedent-dev/precedent/internal/state"
 )
 
 // root is the module root as seen from a suite's folder (test/<suite>), where go test runs it.
@@ -47,6 +48,9 @@ type Harness struct {
 	Live *liveconfig.Live
 	// Kubeconfig is the path of an admin kubeconfig for tools such as kubectl.
 	Kubeconfig string
+	// State is the informer state the webhooks read (nil when no manager runs): a test waits on it
+	// until an event has reached the webhooks (AwaitCaught).
+	State *state.State
 
 	client client.Client
 	rec    *Recorder
@@ -144,7 +148,7 @@ func (h *Harness) startManager(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	h.Live = a.Live
+	h.Live, h.State = a.Live, a.State
 	done := make(chan struct{})
 	h.done = done
 	go func() {

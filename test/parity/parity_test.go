@@ -1,0 +1,403 @@
+package parity_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"github.com/precedent-dev/precedent/internal/manifest"
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/settings"
+	"github.com/precedent-dev/precedent/internal/state"
+	"github.com/precedent-dev/precedent/profiles"
+	"github.com/precedent-dev/precedent/test/harness"
+)
+
+const samples = "../../config/samples"
+
+// scheme types the Gateway API kinds as the state holds them.
+var scheme, _ = state.NewScheme()
+
+// TestWebhookAndValidateAgree: for every sample folder, each policy's create is answered the same
+// by the webhook (server-side dry-run, the other objects of the folder in the cluster) and by
+// `precedent validate -f` (the same objects as files, the reviewed one the newest).
+func TestWebhookAndValidateAgree(t *testing.T) {
+	// The kinds the samples' PrecedentConfigs manage reach the webhook whatever the settings in
+	// force: it answers for those the settings manage and admits the others.
+	var kinds []policy.Kind
+	folders := sampleFolders(t)
+	for _, dir := range folders {
+		if cfg, _ := read(t, dir); cfg != nil {
+			s, errs := settings.Decode(cfg)
+			if len(errs) > 0 {
+				t.Fatalf("%s: %v", dir, errs.ToAggregate())
+			}
+			kinds = append(kinds, s.Registry().Kinds()...)
+		}
+	}
+	kinds = append(kinds, settings.Defaults().Registry().Kinds()...)
+	if err := h.Env.RegisterWebhooks(context.Background(), c, kinds); err != nil {
+		t.Fatal(err)
+	}
+	schemaless(t, "kuma.io", "v1alpha1", "Dataplane", "dataplanes")
+	schemaless(t, "agentic.prototype.x-k8s.io", "v0alpha0", "XBackend", "xbackends")
+	for _, dir := range folders {
+		rel, _ := filepath.Rel(samples, dir)
+		t.Run(rel, func(t *testing.T) { agree(t, dir) })
+	}
+}
+
+// sampleFolders lists the folders of config/samples that hold manifests, those with a
+// PrecedentConfig of their own last (the webhook configuration for their kinds settles meanwhile).
+func sampleFolders(t *testing.T) []string {
+	var plain, configured []string
+	err := filepath.WalkDir(samples, func(path string, d os.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		yamls, _ := filepath.Glob(filepath.Join(path, "*.yaml"))
+		if len(yamls) == 0 {
+			return nil
+		}
+		if _, err := os.Stat(filepath.Join(path, "precedentconfig.yaml")); err == nil {
+			configured = append(configured, path)
+		} else {
+			plain = append(plain, path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(plain, configured...)
+}
+
+// read returns the PrecedentConfig of dir (nil for none) and its other objects, in file order.
+func read(t *testing.T, dir string) (*unstructured.Unstructured, []*unstructured.Unstructured) {
+	t.Helper()
+	objs, err := manifest.Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg *unstructured.Unstructured
+	var out []*unstructured.Unstructured
+	for _, o := range objs {
+		if o.GroupVersionKind().GroupKind() == settings.GVK.GroupKind() {
+			cfg = o.Unstructured
+			continue
+		}
+		if o.GetNamespace() == "" && o.GetKind() != "Namespace" && o.GetKind() != "GatewayClass" {
+			o.SetNamespace("default")
+		}
+		out = append(out, o.Unstructured)
+	}
+	return cfg, out
+}
+
+func agree(t *testing.T, dir string) {
+	ctx := context.Background()
+	cfg, objs := read(t, dir)
+	s := settings.Defaults()
+	spec := map[string]interface{}{}
+	if cfg != nil {
+		var errs field.ErrorList
+		if s, errs = settings.Decode(cfg); len(errs) > 0 {
+			t.Fatal(errs.ToAggregate())
+		}
+		spec, _, _ = unstructured.NestedMap(cfg.Object, "spec")
+	}
+	h.SetConfig(t, c, spec)
+	reg := s.Registry()
+	isPolicy := func(u *unstructured.Unstructured) bool { return profiles.For(u.GroupVersionKind().GroupKind(), reg) != nil }
+
+	// The folder in the cluster: namespaces, then the topology, then the policies, in file order.
+	sort.SliceStable(objs, func(i, j int) bool { return rank(objs[i], isPolicy) < rank(objs[j], isPolicy) })
+	var created, policies []*unstructured.Unstructured
+	for _, u := range objs {
+		u = u.DeepCopy()
+		if u.GetKind() != "Namespace" {
+			ensureNamespace(t, u.GetNamespace())
+		}
+		err := create(t, u)
+		switch {
+		case apierrors.IsAlreadyExists(err) && u.GetKind() == "Namespace":
+			continue
+		case err != nil:
+			t.Logf("%s %s/%s not created (left out of both answers): %v", u.GetKind(), u.GetNamespace(), u.GetName(), err)
+			continue
+		}
+		created = append(created, u)
+		if isPolicy(u) {
+			policies = append(policies, u)
+		}
+	}
+	t.Cleanup(func() {
+		for i := len(created) - 1; i >= 0; i-- {
+			if created[i].GetKind() != "Namespace" {
+				_ = c.Delete(ctx, created[i])
+				await(created[i], true)
+			}
+		}
+	})
+	for _, u := range created {
+		await(u, false)
+	}
+	if len(policies) == 0 {
+		t.Fatalf("no policy of %s was admitted", dir)
+	}
+	sort.Slice(policies, func(i, j int) bool { return key(policies[i]) < key(policies[j]) })
+	for _, p := range policies {
+		t.Run(key(p), func(t *testing.T) {
+			cur := fetch(t, p)
+			if err := c.Delete(ctx, cur); err != nil {
+				t.Fatal(err)
+			}
+			await(cur, true)
+			webhook, at := dryRunCreate(t, cur)
+			offline := validate(t, cfg, created, cur, at)
+			re := fresh(cur)
+			if err := create(t, re); err != nil {
+				t.Fatalf("creating %s again: %v", key(cur), err)
+			}
+			await(re, false)
+			if diff := cmp.Diff(webhook, offline); diff != "" {
+				t.Errorf("the create of %s: webhook (-) and validate -f (+) disagree:\n%s", key(cur), diff)
+			}
+		})
+	}
+}
+
+// rank orders namespaces, then the topology and other objects, then policies.
+func rank(u *unstructured.Unstructured, isPolicy func(*unstructured.Unstructured) bool) int {
+	switch {
+	case u.GetKind() == "Namespace":
+		return 0
+	case isPolicy(u):
+		return 2
+	}
+	return 1
+}
+
+func key(u *unstructured.Unstructured) string {
+	return u.GetKind() + " " + u.GetNamespace() + "/" + u.GetName()
+}
+
+// answer is an admission's answer as validate lines: errors, then warnings.
+type answer struct {
+	Errors   []string
+	Warnings []string
+}
+
+// dryRunCreate sends the create of u as a server-side dry-run and returns the webhook's answer as
+// validate prints it, and the creationTimestamp the API server gave the object (now, when it
+// rejected it).
+func dryRunCreate(t *testing.T, u *unstructured.Unstructured) (answer, metav1.Time) {
+	t.Helper()
+	rec.Take()
+	at := metav1.Now().Rfc3339Copy()
+	x := fresh(u)
+	err := c.Create(context.Background(), x, client.DryRunAll)
+	if err == nil {
+		at = x.GetCreationTimestamp()
+	}
+	var a answer
+	subject := u.GetKind() + " " + u.GetNamespace() + "/" + u.GetName() + ": "
+	if err != nil {
+		var se *apierrors.StatusError
+		if !errors.As(err, &se) || se.ErrStatus.Details == nil {
+			t.Fatalf("dry-run create of %s: %v", key(u), err)
+		}
+		for _, cause := range se.ErrStatus.Details.Causes {
+			a.Errors = append(a.Errors, subject+cause.Field+": "+cause.Message)
+		}
+	}
+	for _, w := range rec.Take() {
+		a.Warnings = append(a.Warnings, subject+w)
+	}
+	return a, at
+}
+
+// validate runs `precedent validate -f` over the objects in the cluster and u, created at, and
+// returns its answer on u.
+func validate(t *testing.T, cfg *unstructured.Unstructured, objs []*unstructured.Unstructured, u *unstructured.Unstructured, at metav1.Time) answer {
+	t.Helper()
+	var docs [][]byte
+	for _, o := range objs {
+		if o.GetKind() == u.GetKind() && o.GetNamespace() == u.GetNamespace() && o.GetName() == u.GetName() {
+			continue
+		}
+		cur := fetch(t, o)
+		docs = append(docs, document(t, clean(cur)))
+	}
+	x := clean(u)
+	x.SetCreationTimestamp(at) // as the API server set it on the dry-run
+	docs = append(docs, document(t, x))
+	if cfg != nil {
+		docs = append(docs, document(t, cfg))
+	}
+	file := filepath.Join(t.TempDir(), "input.yaml")
+	if err := os.WriteFile(file, bytes.Join(docs, []byte("---\n")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	cmd := exec.Command(bin, "validate", "-f", file)
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+			t.Fatalf("precedent validate: %v\n%s%s", err, out.String(), errb.String())
+		}
+	}
+	subject := u.GetKind() + " " + u.GetNamespace() + "/" + u.GetName() + ": "
+	var a answer
+	for _, line := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+		switch {
+		case strings.HasPrefix(line, "Warning: "+subject):
+			a.Warnings = append(a.Warnings, strings.TrimPrefix(line, "Warning: "))
+		case strings.HasPrefix(line, subject):
+			a.Errors = append(a.Errors, line)
+		}
+	}
+	return a
+}
+
+func document(t *testing.T, u *unstructured.Unstructured) []byte {
+	raw, err := yaml.Marshal(u.Object)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+// clean is u as a manifest that keeps what the cluster decided (uid, creationTimestamp,
+// generation) and drops what no reader of policies uses.
+func clean(u *unstructured.Unstructured) *unstructured.Unstructured {
+	x := u.DeepCopy()
+	x.SetManagedFields(nil)
+	x.SetResourceVersion("")
+	delete(x.Object, "status")
+	return x
+}
+
+// fresh is u as a new object to create.
+func fresh(u *unstructured.Unstructured) *unstructured.Unstructured {
+	x := clean(u)
+	x.SetUID("")
+	x.SetGeneration(0)
+	x.SetCreationTimestamp(metav1.Time{})
+	return x
+}
+
+func fetch(t *testing.T, u *unstructured.Unstructured) *unstructured.Unstructured {
+	t.Helper()
+	cur := &unstructured.Unstructured{}
+	cur.SetGroupVersionKind(u.GroupVersionKind())
+	if err := c.Get(context.Background(), client.ObjectKeyFromObject(u), cur); err != nil {
+		t.Fatalf("reading %s: %v", key(u), err)
+	}
+	return cur
+}
+
+// create creates u, again while the webhook answers that the cache of a kind the settings have
+// just started to manage is not synced yet (the API server's client would retry it too).
+func create(t *testing.T, u *unstructured.Unstructured) error {
+	t.Helper()
+	var err error
+	harness.EventuallyWithin(t, 30*time.Second, "the webhook's caches of "+key(u)+"'s kinds are synced", func() (bool, string) {
+		err = c.Create(context.Background(), u)
+		return err == nil || !strings.HasSuffix(err.Error(), "not synced yet: retry"), harness.ErrString(err)
+	})
+	return err
+}
+
+// await waits until the webhooks' state has seen u (or its delete), in the form the state holds it:
+// typed for the Gateway API kinds, metadata for Namespaces, unstructured for the rest.
+func await(u *unstructured.Unstructured, deleted bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	h.State.AwaitCaught(ctx, stored(u), deleted)
+}
+
+func stored(u *unstructured.Unstructured) client.Object {
+	gvk := u.GroupVersionKind()
+	if gvk.Group == "" && gvk.Kind == "Namespace" {
+		m := &metav1.PartialObjectMetadata{}
+		m.SetGroupVersionKind(gvk)
+		m.ObjectMeta = metav1.ObjectMeta{Name: u.GetName(), ResourceVersion: u.GetResourceVersion()}
+		return m
+	}
+	if gvk.Group != "gateway.networking.k8s.io" || !scheme.Recognizes(gvk) {
+		return u
+	}
+	obj, err := scheme.New(gvk)
+	if err != nil {
+		return u
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, obj); err != nil {
+		return u
+	}
+	return obj.(client.Object)
+}
+
+func ensureNamespace(t *testing.T, ns string) {
+	if ns == "" {
+		return
+	}
+	n := &unstructured.Unstructured{}
+	n.SetAPIVersion("v1")
+	n.SetKind("Namespace")
+	n.SetName(ns)
+	if err := c.Create(context.Background(), n); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+}
+
+// schemaless installs, unless it is installed, a CRD for group/version kind whose objects may hold any field, as the samples
+// need for kinds whose CRDs Precedent does not ship (Kuma's Dataplane, the agentic XBackend).
+func schemaless(t *testing.T, group, version, kind, plural string) {
+	t.Helper()
+	crd := harness.Object(`
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: ` + plural + `.` + group + `}
+spec:
+  group: ` + group + `
+  names: {kind: ` + kind + `, listKind: ` + kind + `List, plural: ` + plural + `, singular: ` + strings.ToLower(kind) + `}
+  scope: Namespaced
+  versions:
+  - name: ` + version + `
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}`)
+	switch err := c.Create(context.Background(), crd); {
+	case apierrors.IsAlreadyExists(err): // installed with Precedent's CRDs
+	case err != nil:
+		t.Fatal(err)
+	default:
+		t.Cleanup(func() { _ = c.Delete(context.Background(), crd) })
+	}
+	l := &unstructured.UnstructuredList{}
+	l.SetGroupVersionKind(schema.GroupVersionKind{Group: group, Version: version, Kind: kind + "List"})
+	harness.EventuallyWithin(t, time.Minute, "the CRD of "+kind+" is served", func() (bool, string) {
+		err := c.List(context.Background(), l, client.Limit(1))
+		return err == nil, harness.ErrString(err)
+	})
+}

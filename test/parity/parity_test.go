@@ -125,7 +125,9 @@ func agree(t *testing.T, dir string) {
 	}
 	h.SetConfig(t, c, spec)
 	reg := s.Registry()
-	isPolicy := func(u *unstructured.Unstructured) bool { return profiles.For(u.GroupVersionKind().GroupKind(), reg) != nil }
+	isPolicy := func(u *unstructured.Unstructured) bool {
+		return profiles.For(u.GroupVersionKind().GroupKind(), reg) != nil
+	}
 
 	// The folder in the cluster: namespaces, then the topology, then the policies, in file order.
 	sort.SliceStable(objs, func(i, j int) bool { return rank(objs[i], isPolicy) < rank(objs[j], isPolicy) })

@@ -64,11 +64,11 @@ func explain(k policy.Kind, p *engine.Policy, pr engine.Projection) *profile.Pol
 			continue
 		}
 		for _, id := range ids {
-			if from := sourceOf(r.Sources, id); from == me {
+			if by := decider(r, id, me); by == me {
 				fates[id].inEffect++
 			} else {
 				fates[id].replaced++
-				fates[id].by[holderOr(r, from)]++
+				fates[id].by[by]++
 			}
 		}
 	}
@@ -119,23 +119,17 @@ func reaches(r engine.Result, me string) bool {
 	return false
 }
 
-// sourceOf is the policy field id comes from on a result (a deeper id of a split field counts).
-func sourceOf(sources map[string]string, id string) string {
-	if s, ok := sources[id]; ok {
-		return s
+// decider is who decided the field id of policy me on a result, as `effective` shows it (the
+// result's sources, deeper ids of a merged field included): me when any of its value is in effect
+// there, alone or merged; else the policy whose value is (see inEffect); else, the field being
+// absent, the policy holding the path.
+func decider(r engine.Result, id, me string) string {
+	from := contributors(r.Sources, id)
+	if slices.ContainsFunc(from, func(f policy.Ref) bool { return f.String() == me }) {
+		return me
 	}
-	for k, s := range sources {
-		if strings.HasPrefix(k, id+".") {
-			return s
-		}
-	}
-	return ""
-}
-
-// holderOr names who decided a field: its source, else the policy holding the path.
-func holderOr(r engine.Result, from string) string {
-	if from != "" {
-		return from
+	if f := inEffect(from, ref(r.Holder)); f != nil {
+		return f.String()
 	}
 	return r.Holder.Ref.String()
 }

@@ -64,7 +64,7 @@ func explain(k policy.Kind, p *engine.Policy, pr engine.Projection) *profile.Pol
 			continue
 		}
 		for _, id := range ids {
-			if by := decider(r, id, me); by == me {
+			if by := decider(r, p, id); by == me {
 				fates[id].inEffect++
 			} else {
 				fates[id].replaced++
@@ -119,19 +119,48 @@ func reaches(r engine.Result, me string) bool {
 	return false
 }
 
-// decider is who decided the field id of policy me on a result, as `effective` shows it (the
-// result's sources, deeper ids of a merged field included): me when any of its value is in effect
-// there, alone or merged; else the policy whose value is (see inEffect); else, the field being
-// absent, the policy holding the path.
-func decider(r engine.Result, id, me string) string {
-	from := contributors(r.Sources, id)
-	if slices.ContainsFunc(from, func(f policy.Ref) bool { return f.String() == me }) {
-		return me
+// decider is who decided the field id of policy p on a result, as `effective` shows it (the
+// result's sources, deeper ids of a merged field included): p when any of its value is in effect
+// there, alone or merged; else the policy whose value is in effect where p set one (see inEffect);
+// else, the field being absent, the policy holding the path.
+func decider(r engine.Result, p *engine.Policy, id string) string {
+	mine := map[string]string{}
+	for s, from := range r.Sources {
+		if setsPath(p.Fields, s) {
+			mine[s] = from
+		}
+	}
+	from := contributors(mine, id)
+	if me := ref(p); slices.Contains(from, me) {
+		return me.String()
 	}
 	if f := inEffect(from, ref(r.Holder)); f != nil {
 		return f.String()
 	}
 	return r.Holder.Ref.String()
+}
+
+// setsPath reports whether fields set the field a source id names (`cors.allowOrigins`); an id
+// into a list (`compression[type=Gzip]`, `rateLimit.global.rules[1]`) counts where the list is set.
+func setsPath(fields map[string]interface{}, id string) bool {
+	var v interface{} = fields
+	for {
+		m, ok := v.(map[string]interface{})
+		if !ok {
+			return false
+		}
+		name, rest := id, ""
+		if i := strings.IndexAny(id, ".["); i >= 0 {
+			name, rest = id[:i], id[i:]
+		}
+		if v, ok = m[name]; !ok {
+			return false
+		}
+		if rest == "" || rest[0] == '[' {
+			return true
+		}
+		id = rest[1:]
+	}
 }
 
 // most is the key with the highest count (the smallest key on ties).

@@ -80,11 +80,32 @@ var simulators = map[string][][]string{
 	},
 }
 
+// simulated are the kinds of the simulators' folders, whose diff is per proxy or per request.
+var simulated = map[string][]string{
+	"mesh":   {"MeshTimeout", "MeshTrafficPermission"},
+	"access": {"AccessPolicy"},
+}
+
+// diffs are the diffs of dir without each policy of kind named in policies, and of dir without
+// all of them against dir.
+func diffs(t *testing.T, dir, kind, kindArg string, policies []string) [][]string {
+	t.Helper()
+	var out [][]string
+	for _, p := range policies {
+		out = append(out, []string{"diff", "--kind", kindArg, "--base", dir, "--head", folderWithout(t, dir, kind, p), "-o", "json"})
+	}
+	if len(policies) > 0 {
+		out = append(out, []string{"diff", "--kind", kindArg, "--base", folderWithout(t, dir, kind, policies...), "--head", dir, "-o", "markdown"})
+	}
+	return out
+}
+
 // views are the command lines run over one sample folder: validate; the simulators' requests the
 // folder fits; per managed kind with policies in the folder (mesh kinds aside), effective,
-// explain --policy of each policy, explain --reach of each rule id in effect (also per policy it
-// comes from) and explain --target of each Gateway reached with each rule id (a Gateway's
-// explanation covers its routes), and diff of the folder with and without each policy, both ways.
+// explain --policy of each policy, explain --reach of each rule id in effect (per policy too where
+// it comes from several) and explain --target of each Gateway reached with each rule id (a
+// Gateway's explanation covers its routes), and the diffs of removing each policy and of adding
+// them all (for the simulators' kinds too).
 // Each view runs in one output format or two, enough to cover each printer: the time goes to
 // reading the manifests on every run.
 func views(t *testing.T, dir string) [][]string {
@@ -114,7 +135,7 @@ func views(t *testing.T, dir string) [][]string {
 			continue
 		}
 		base := []string{"-f", dir, "--kind", kind}
-		for _, format := range []string{"json", "yaml", "table"} {
+		for _, format := range []string{"json", "table"} {
 			out = append(out, append([]string{"effective", "-o", format}, base...))
 		}
 		for _, p := range policies {
@@ -128,16 +149,26 @@ func views(t *testing.T, dir string) [][]string {
 			for _, gw := range gateways {
 				out = append(out, append([]string{"explain", "-o", "json", "--target", gw, "--rule", r.id}, base...))
 			}
-			for _, p := range r.from {
-				out = append(out, append([]string{"explain", "-o", "json", "--reach", "--rule", r.id, "--policy", p}, base...))
+			if len(r.from) > 1 { // a merged field: --policy picks one policy's paths
+				for _, p := range r.from {
+					out = append(out, append([]string{"explain", "-o", "json", "--reach", "--rule", r.id, "--policy", p}, base...))
+				}
 			}
 		}
-		for _, p := range policies {
-			without := folderWithout(t, dir, k.GVK.Kind, p)
-			out = append(out,
-				[]string{"diff", "--kind", kind, "--base", without, "--head", dir, "-o", "json"},
-				[]string{"diff", "--kind", kind, "--base", dir, "--head", without, "-o", "markdown"})
+		out = append(out, diffs(t, dir, k.GVK.Kind, kind, policies)...)
+	}
+	for _, kind := range simulated[filepath.Base(dir)] {
+		objs, err := manifest.Read(dir)
+		if err != nil {
+			t.Fatal(err)
 		}
+		var policies []string
+		for _, o := range objs {
+			if o.GetKind() == kind {
+				policies = append(policies, o.GetNamespace()+"/"+o.GetName())
+			}
+		}
+		out = append(out, diffs(t, dir, kind, kind, policies)...)
 	}
 	return out
 }
@@ -185,9 +216,9 @@ func reached(t *testing.T, base []string) (rules []reachedRule, gateways []strin
 	return rules, gateways
 }
 
-// folderWithout writes the manifests of dir, all but the policy of kind named ref, to a file of
-// its own folder and returns the folder.
-func folderWithout(t *testing.T, dir, kind, ref string) string {
+// folderWithout writes the manifests of dir, all but the policies of kind named refs, to a file
+// of its own folder and returns the folder.
+func folderWithout(t *testing.T, dir, kind string, refs ...string) string {
 	t.Helper()
 	objs, err := manifest.Read(dir)
 	if err != nil {
@@ -195,7 +226,7 @@ func folderWithout(t *testing.T, dir, kind, ref string) string {
 	}
 	var b strings.Builder
 	for _, o := range objs {
-		if o.GetKind() == kind && o.GetNamespace()+"/"+o.GetName() == ref {
+		if o.GetKind() == kind && slices.Contains(refs, o.GetNamespace()+"/"+o.GetName()) {
 			continue
 		}
 		y, err := yaml.Marshal(o.Object)

@@ -31,15 +31,37 @@ func TestDeterministicOutput(t *testing.T) {
 		name, _ := filepath.Rel("../../config/samples", dir)
 		t.Run(name, func(t *testing.T) {
 			for _, args := range views(t, dir) {
-				first := runResult(args...)
-				for i := 1; i < runs; i++ {
-					if got := runResult(args...); got != first {
-						t.Fatalf("precedent %s: run %d differs from run 1 (-first +run %d):\n%s", strings.Join(args, " "), i+1, i+1,
-							cmp.Diff(first, got, cmp.AllowUnexported(cmdResult{})))
-					}
-				}
+				same(t, args)
 			}
 		})
+	}
+}
+
+// TestDeterministicErrors: the errors and warnings of invalid input, whose checks walk the objects'
+// maps (the CRDs' schemas and rules, the policies' own readers), are a function of the input too.
+func TestDeterministicErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"validate", "-f", "testdata/many-errors"},
+		{"validate", "-f", "testdata/many-errors", "--crd", "../../config/crd/authpolicy.yaml", "--crd", "../../config/crd/ratelimitpolicy.yaml", "--crd", kuadrantCRDs},
+		{"validate", "-f", "testdata/invalid"},
+		{"validate", "-f", "testdata/kuadrant-invalid", "--crd", kuadrantCRDs, "--config", kuadrantConfig},
+		{"diff", "--base", diffBase, "--head", "testdata/many-errors", "-o", "json"},
+		{"diff", "--base", diffBase, "--head", diffInvalid, "-o", "markdown"},
+		{"diff", "--base", diffBase, "--head", diffHead, "-o", "table"},
+	} {
+		same(t, args)
+	}
+}
+
+// same runs the command line runs times and fails if a run differs from the first.
+func same(t *testing.T, args []string) {
+	t.Helper()
+	first := runResult(args...)
+	for i := 1; i < runs; i++ {
+		if got := runResult(args...); got != first {
+			t.Fatalf("precedent %s: run %d differs from run 1 (-first +run %d):\n%s", strings.Join(args, " "), i+1, i+1,
+				cmp.Diff(first, got, cmp.AllowUnexported(cmdResult{})))
+		}
 	}
 }
 

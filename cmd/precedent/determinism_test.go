@@ -38,13 +38,16 @@ func TestDeterministicOutput(t *testing.T) {
 }
 
 // TestDeterministicErrors: the errors and warnings of invalid input, whose checks walk the objects'
-// maps (the CRDs' schemas and rules, the policies' own readers), are a function of the input too.
+// maps (the CRDs' schemas and rules, the policies' own readers), and the mesh warnings the samples
+// do not raise, are a function of the input too.
 func TestDeterministicErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{"validate", "-f", "testdata/many-errors"},
 		{"validate", "-f", "testdata/many-errors", "--crd", "../../config/crd/authpolicy.yaml", "--crd", "../../config/crd/ratelimitpolicy.yaml", "--crd", kuadrantCRDs},
 		{"validate", "-f", "testdata/invalid"},
 		{"validate", "-f", "testdata/kuadrant-invalid", "--crd", kuadrantCRDs, "--config", kuadrantConfig},
+		{"validate", "-f", kumaRules, "--config", "testdata/kuma-mesh/config.yaml"},
+		{"validate", "-f", "testdata/mesh-warning-limit"},
 		{"diff", "--base", diffBase, "--head", "testdata/many-errors", "-o", "json"},
 		{"diff", "--base", diffBase, "--head", diffInvalid, "-o", "markdown"},
 		{"diff", "--base", diffBase, "--head", diffHead, "-o", "table"},

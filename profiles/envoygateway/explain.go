@@ -13,9 +13,10 @@ import (
 
 // ExplainPolicy is `precedent explain --policy` for Envoy Gateway's kinds, in the CLI contract's
 // shape: whether Envoy Gateway accepts the policy (its targets exist; it is not Conflicted) and, per
-// top-level field, its fate on the paths it reaches (in effect, or replaced by the more specific
-// policy that holds the path). Envoy Gateway's own status says the same with its conditions; this
-// shows it before the write and per field.
+// top-level field, its fate on the paths it reaches as `effective` shows it: in effect where any of
+// its value is, alone or merged; else replaced, by the policy whose value is in effect where it set
+// one (or, the field gone, the policy that holds the path). Envoy Gateway's own status says the
+// same with its conditions; this shows it before the write and per field.
 func (Profile) ExplainPolicy(in *profile.Offline, k policy.Kind, ref policy.Ref) (*profile.PolicyExplanation, error) {
 	for _, u := range in.Objects {
 		if u.GroupVersionKind().GroupKind() != k.GVK.GroupKind() || u.GetNamespace() != ref.Namespace || u.GetName() != ref.Name {

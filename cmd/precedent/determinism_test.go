@@ -163,10 +163,9 @@ func views(t *testing.T, dir string) [][]string {
 		for _, format := range []string{"json", "table"} {
 			out = append(out, append([]string{"effective", "-o", format}, base...))
 		}
+		out = append(out, append([]string{"explain", "--policy", policies[0]}, base...)) // the text printer
 		for _, p := range policies {
-			for _, format := range []string{"json", "text"} {
-				out = append(out, append([]string{"explain", "-o", format, "--policy", p}, base...))
-			}
+			out = append(out, append([]string{"explain", "-o", "json", "--policy", p}, base...))
 		}
 		rules, gateways := reached(t, base)
 		for _, r := range rules {

@@ -169,7 +169,7 @@ func (c *Checker) Check(ctx context.Context, u *unstructured.Unstructured) field
 	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u.Object, v.structural)
 	structuraldefaulting.Default(u.Object, v.structural)
 
-	errs = append(errs, apiservervalidation.ValidateCustomResource(nil, u.Object, v.schema)...)
+	errs = append(errs, sorted(apiservervalidation.ValidateCustomResource(nil, u.Object, v.schema))...)
 	errs = append(errs, schemaobjectmeta.Validate(ctx, nil, u.Object, v.structural, false)...)
 	errs = append(errs, listtype.ValidateListSetsAndMaps(nil, v.structural, u.Object)...)
 	if v.cel != nil {
@@ -177,9 +177,21 @@ func (c *Checker) Check(ctx context.Context, u *unstructured.Unstructured) field
 			errs = append(errs, field.Invalid(nil, nil, "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"))
 		} else {
 			cerrs, _ := v.cel.Validate(ctx, nil, v.structural, u.Object, nil, celconfig.RuntimeCELCostBudget)
-			errs = append(errs, cerrs...)
+			errs = append(errs, sorted(cerrs)...)
 		}
 	}
+	return errs
+}
+
+// sorted orders errors by field path, then message: the schema and CEL validators walk an
+// object's maps in Go's random order, and the same object must give the same lines every time.
+func sorted(errs field.ErrorList) field.ErrorList {
+	sort.SliceStable(errs, func(i, j int) bool {
+		if errs[i].Field != errs[j].Field {
+			return errs[i].Field < errs[j].Field
+		}
+		return errs[i].Error() < errs[j].Error()
+	})
 	return errs
 }
 

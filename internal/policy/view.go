@@ -213,7 +213,12 @@ func readTarget(raw interface{}, path *field.Path) (TargetRef, *field.Error) {
 		return TargetRef{}, field.Invalid(path, typeName(raw), "must be an object with group, kind and name")
 	}
 	t := TargetRef{Path: path}
-	for key, dst := range map[string]*string{"group": &t.Group, "kind": &t.Kind, "name": &t.Name, "sectionName": &t.SectionName} {
+	// In the schema's order, so that the error named is the same on every read.
+	for _, f := range []struct {
+		key string
+		dst *string
+	}{{"group", &t.Group}, {"kind", &t.Kind}, {"name", &t.Name}, {"sectionName", &t.SectionName}} {
+		key, dst := f.key, f.dst
 		v, ok := m[key]
 		if !ok || v == nil {
 			continue

@@ -13,9 +13,10 @@ import (
 
 // ExplainPolicy is `precedent explain --policy` for Envoy Gateway's kinds, in the CLI contract's
 // shape: whether Envoy Gateway accepts the policy (its targets exist; it is not Conflicted) and, per
-// top-level field, its fate on the paths it reaches (in effect, or replaced by the more specific
-// policy that holds the path). Envoy Gateway's own status says the same with its conditions; this
-// shows it before the write and per field.
+// top-level field, its fate on the paths it reaches as `effective` shows it: in effect where any of
+// its value is, alone or merged; else replaced, by the policy whose value is in effect where it set
+// one (or, the field gone, the policy that holds the path). Envoy Gateway's own status says the
+// same with its conditions; this shows it before the write and per field.
 func (Profile) ExplainPolicy(in *profile.Offline, k policy.Kind, ref policy.Ref) (*profile.PolicyExplanation, error) {
 	for _, u := range in.Objects {
 		if u.GroupVersionKind().GroupKind() != k.GVK.GroupKind() || u.GetNamespace() != ref.Namespace || u.GetName() != ref.Name {
@@ -64,11 +65,11 @@ func explain(k policy.Kind, p *engine.Policy, pr engine.Projection) *profile.Pol
 			continue
 		}
 		for _, id := range ids {
-			if from := sourceOf(r.Sources, id); from == me {
+			if by := decider(r, p, id); by == me {
 				fates[id].inEffect++
 			} else {
 				fates[id].replaced++
-				fates[id].by[holderOr(r, from)]++
+				fates[id].by[by]++
 			}
 		}
 	}
@@ -119,25 +120,48 @@ func reaches(r engine.Result, me string) bool {
 	return false
 }
 
-// sourceOf is the policy field id comes from on a result (a deeper id of a split field counts).
-func sourceOf(sources map[string]string, id string) string {
-	if s, ok := sources[id]; ok {
-		return s
-	}
-	for k, s := range sources {
-		if strings.HasPrefix(k, id+".") {
-			return s
+// decider is who decided the field id of policy p on a result, as `effective` shows it (the
+// result's sources, deeper ids of a merged field included): p when any of its value is in effect
+// there, alone or merged; else the policy whose value is in effect where p set one (see inEffect);
+// else, the field being absent, the policy holding the path.
+func decider(r engine.Result, p *engine.Policy, id string) string {
+	mine := map[string]string{}
+	for s, from := range r.Sources {
+		if setsPath(p.Fields, s) {
+			mine[s] = from
 		}
 	}
-	return ""
-}
-
-// holderOr names who decided a field: its source, else the policy holding the path.
-func holderOr(r engine.Result, from string) string {
-	if from != "" {
-		return from
+	from := contributors(mine, id)
+	if me := ref(p); slices.Contains(from, me) {
+		return me.String()
+	}
+	if f := inEffect(from, ref(r.Holder)); f != nil {
+		return f.String()
 	}
 	return r.Holder.Ref.String()
+}
+
+// setsPath reports whether fields set the field a source id names (`cors.allowOrigins`); an id
+// into a list (`compression[type=Gzip]`, `rateLimit.global.rules[1]`) counts where the list is set.
+func setsPath(fields map[string]interface{}, id string) bool {
+	var v interface{} = fields
+	for {
+		m, ok := v.(map[string]interface{})
+		if !ok {
+			return false
+		}
+		name, rest := id, ""
+		if i := strings.IndexAny(id, ".["); i >= 0 {
+			name, rest = id[:i], id[i:]
+		}
+		if v, ok = m[name]; !ok {
+			return false
+		}
+		if rest == "" || rest[0] == '[' {
+			return true
+		}
+		id = rest[1:]
+	}
 }
 
 // most is the key with the highest count (the smallest key on ties).

@@ -126,18 +126,25 @@ func contributors(sources map[string]string, rule string) []policy.Ref {
 	return out
 }
 
+// inEffect names, among the policies a field's value comes from (sorted), the one a path's
+// explanation credits: the holder when it is among them, else the first; nil when there are none.
+func inEffect(from []policy.Ref, holder policy.Ref) *policy.Ref {
+	switch {
+	case slices.Contains(from, holder):
+		return &holder
+	case len(from) > 0:
+		return &from[0]
+	}
+	return nil
+}
+
 // explainPath words what the policies of one path did to the field.
 func explainPath(key effective.ItemKey, r engine.Result, rule string) effective.Explanation {
 	ex := effective.Explanation{Path: key, Rule: rule, Steps: []effective.Step{}}
 	from := contributors(r.Sources, rule)
 	in := func(p *engine.Policy) bool { return slices.Contains(from, ref(p)) }
 	holder := ref(r.Holder)
-	switch {
-	case in(r.Holder):
-		ex.From = &holder
-	case len(from) > 0:
-		ex.From = &from[0]
-	}
+	ex.From = inEffect(from, holder)
 	step := func(p *engine.Policy, sc engine.Scope, action effective.EventType, other *policy.Ref, detail string) {
 		if p != nil && sets(p, rule) {
 			ex.Steps = append(ex.Steps, effective.Step{Level: level(sc), Policy: ref(p), Action: action, Other: other, Detail: detail})

@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"encoding/json"
 	"slices"
 	"sort"
 	"strings"
@@ -83,8 +84,8 @@ func Access(kind string, base, head AccessTree) []Change {
 				if !ok {
 					continue
 				}
-				out = append(out, Change{Shape: ShapeGrant, Kind: kind, Gateway: pr.gw, Backend: pr.be, Source: sourceName(src),
-					Tool: toolName(tool), Change: t, Before: before, After: after})
+				out = append(out, Change{Shape: ShapeGrant, Kind: kind, At: []string{pr.gw, pr.be, sourceName(src), toolName(tool)},
+					Change: t, Before: before, After: after})
 			}
 		}
 	}
@@ -184,4 +185,68 @@ func toolName(t string) string {
 		return Other
 	}
 	return t
+}
+
+// grantShape is the shape of a change to an AccessPolicy decision: At is gateway, backend, source,
+// tool; the sides are decisions and the policy that decided.
+type grantShape struct{}
+
+// ShapeGrant is the shape of the AccessPolicy changes.
+var ShapeGrant Shape = grantShape{}
+
+type grantJSON struct {
+	Kind    string          `json:"kind"`
+	Gateway string          `json:"gateway"`
+	Backend string          `json:"backend"`
+	Source  string          `json:"source"`
+	Tool    string          `json:"tool"`
+	Change  Type            `json:"change"`
+	Before  json.RawMessage `json:"before"`
+	After   json.RawMessage `json:"after"`
+}
+
+func (grantShape) JSON(c *Change, before, after json.RawMessage) interface{} {
+	return grantJSON{c.Kind, c.At[0], c.At[1], c.At[2], c.At[3], c.Change, before, after}
+}
+
+func (grantShape) Side(v *Value) interface{} {
+	return struct {
+		Decision string `json:"decision"`
+		Policy   string `json:"policy"`
+	}{v.Decision, v.Policy}
+}
+
+// Text is `deny (ns/name)`, or the decision alone when no policy decided.
+func (grantShape) Text(v *Value) string {
+	if v.Policy == "" {
+		return v.Decision
+	}
+	return v.Decision + " (" + v.Policy + ")"
+}
+
+func (s grantShape) Markdown(v *Value) string { return MD(s.Text(v)) }
+
+func (grantShape) Title(c *Change) string { return c.Kind + " on backend " + c.At[1] }
+
+func (grantShape) Group(c *Change) string { return c.At[1] }
+
+func (grantShape) Place(c *Change) string { return strings.Join(c.At, " ") }
+
+func (grantShape) Key(c *Change) []string { return c.At }
+
+func (grantShape) Columns() []string {
+	return []string{"gateway", "source", "tool", "change", "before", "after"}
+}
+
+func (s grantShape) Cells(c *Change) []string {
+	return []string{c.At[0], c.At[2], c.At[3], string(c.Change), Text(c.Before, s), Text(c.After, s)}
+}
+
+func (grantShape) TableColumns() []string {
+	return []string{"kind", "gateway", "backend", "source", "tool", "change", "before", "after"}
+}
+
+func (s grantShape) TableCells(c *Change) []string {
+	cs := s.Cells(c)
+	return append([]string{c.Kind, cs[0], c.At[1]}, cs[1:]...)
 }

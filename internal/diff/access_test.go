@@ -32,7 +32,7 @@ func accessTree(linked bool, ps ...access.Policy) diff.AccessTree {
 // decision) and moved (the same decision by another policy); sources and tools no rule names are "*".
 func TestAccessChangeTypes(t *testing.T) {
 	grant := func(source, tool string, ty diff.Type, before, after *diff.Value) diff.Change {
-		return diff.Change{Shape: diff.ShapeGrant, Kind: "AccessPolicy", Gateway: "prod/gw", Backend: "prod/be", Source: source, Tool: tool, Change: ty, Before: before, After: after}
+		return diff.Change{Shape: diff.ShapeGrant, Kind: "AccessPolicy", At: []string{"prod/gw", "prod/be", source, tool}, Change: ty, Before: before, After: after}
 	}
 	allow := func(p string) *diff.Value { return &diff.Value{Decision: "allow", Policy: p} }
 	deny := func(p string) *diff.Value { return &diff.Value{Decision: "deny", Policy: p} }

@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"encoding/json"
 	"sort"
 	"strings"
 
@@ -50,12 +51,12 @@ func Mesh(kind string, base, head MeshTree) []Change {
 					tags, _ := dp.OutboundTo(svc)
 					return mesh.Selector{Service: svc, Tags: tags}
 				})
-				out = appendFields(out, Change{Shape: ShapeMesh, Kind: kind, Proxy: id, Outbound: svc}, b, a)
+				out = appendFields(out, Change{Shape: ShapeMesh, Kind: kind, At: []string{id, svc, "", ""}}, b, a)
 			}
 		}
 		for _, src := range sources {
 			b, a := merge(mesh.From, func(*mesh.Dataplane) mesh.Selector { return src })
-			out = appendFields(out, Change{Shape: ShapeMesh, Kind: kind, Proxy: id, From: src.String()}, b, a)
+			out = appendFields(out, Change{Shape: ShapeMesh, Kind: kind, At: []string{id, "", src.String(), ""}}, b, a)
 		}
 	}
 	Sort(out)
@@ -102,12 +103,13 @@ func appendFields(out []Change, at Change, before, after mesh.Result) []Change {
 	sort.Strings(fields)
 	for _, f := range fields {
 		b, a := fieldValue(before, f), fieldValue(after, f)
-		t, ok := compare(b, a, sameValue)
+		t, ok := CompareValues(b, a)
 		if !ok {
 			continue
 		}
 		c := at
-		c.Field, c.Change, c.Before, c.After = f, t, b, a
+		c.At = []string{at.At[0], at.At[1], at.At[2], f}
+		c.Change, c.Before, c.After = t, b, a
 		out = append(out, c)
 	}
 	return out
@@ -125,4 +127,57 @@ func fieldValue(r mesh.Result, f string) *Value {
 		v = m[seg]
 	}
 	return &Value{Value: v, From: from}
+}
+
+// meshShape is the shape of a change to a merged mesh field: At is proxy, outbound (`to` merges),
+// from (`from` merges), field; the sides are values and the policy that set them.
+type meshShape struct{ Valued }
+
+// ShapeMesh is the shape of the mesh changes.
+var ShapeMesh Shape = meshShape{}
+
+type meshJSON struct {
+	Kind     string          `json:"kind"`
+	Proxy    string          `json:"proxy"`
+	Outbound *string         `json:"outbound,omitempty"`
+	From     *string         `json:"from,omitempty"`
+	Field    string          `json:"field"`
+	Change   Type            `json:"change"`
+	Before   json.RawMessage `json:"before"`
+	After    json.RawMessage `json:"after"`
+}
+
+func (meshShape) JSON(c *Change, before, after json.RawMessage) interface{} {
+	m := meshJSON{Kind: c.Kind, Proxy: c.At[0], Field: c.At[3], Change: c.Change, Before: before, After: after}
+	if from := c.At[2]; from != "" {
+		m.From = &from
+	} else {
+		outbound := c.At[1]
+		m.Outbound = &outbound
+	}
+	return m
+}
+
+func (meshShape) Title(c *Change) string { return c.Kind + " on proxy " + c.At[0] }
+
+func (meshShape) Group(c *Change) string { return c.At[0] }
+
+func (meshShape) Place(c *Change) string { return c.At[0] + " " + c.At[1] + " " + c.At[2] }
+
+func (meshShape) Key(c *Change) []string { return c.At }
+
+func (meshShape) Columns() []string {
+	return []string{"outbound", "from", "field", "change", "before", "after"}
+}
+
+func (s meshShape) Cells(c *Change) []string {
+	return []string{c.At[1], c.At[2], c.At[3], string(c.Change), Text(c.Before, s), Text(c.After, s)}
+}
+
+func (meshShape) TableColumns() []string {
+	return []string{"kind", "proxy", "outbound", "from", "field", "change", "before", "after"}
+}
+
+func (s meshShape) TableCells(c *Change) []string {
+	return append([]string{c.Kind, c.At[0]}, s.Cells(c)...)
 }

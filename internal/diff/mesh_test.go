@@ -54,7 +54,7 @@ func meshTree(t *testing.T, docs string) diff.MeshTree {
 // TestMeshChangeTypes: merged fields added, removed, changed and moved, per proxy and outbound.
 func TestMeshChangeTypes(t *testing.T) {
 	field := func(f string, ty diff.Type, before, after *diff.Value) diff.Change {
-		return diff.Change{Shape: diff.ShapeMesh, Kind: "MeshTimeout", Proxy: "mesh-1/web-1", Outbound: "backend", Field: f, Change: ty, Before: before, After: after}
+		return diff.Change{Shape: diff.ShapeMesh, Kind: "MeshTimeout", At: []string{"mesh-1/web-1", "backend", "", f}, Change: ty, Before: before, After: after}
 	}
 	base := meshTimeout("00-base", "connectTimeout: 10s")
 	for _, c := range []struct {

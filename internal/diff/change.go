@@ -32,7 +32,7 @@ type Change struct {
 }
 
 // Value is one side of a change: a rule body or field value and the policy it came from
-// (ShapePath, mesh fields), or a decision and the policy that decided it (AccessPolicy grants).
+// (ShapePath and most shapes), or a decision and the policy that decided it.
 type Value struct {
 	Value    interface{}
 	From     string

@@ -150,7 +150,7 @@ var htmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "|
 func md(s string) string { return mdEscaper.Replace(printable.String(s)) }
 
 // Table writes the report for a terminal: the summary line, then one aligned table per shape of
-// change (Gateway API paths, AccessPolicy grants, mesh fields), errors and warnings. Every string
+// change (Gateway API paths, and each profile's own shapes), errors and warnings. Every string
 // from the input is escaped (printable.String).
 func Table(w io.Writer, r *Report) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)

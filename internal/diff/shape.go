@@ -5,7 +5,7 @@ import "encoding/json"
 // Shape is what a change is about and how it reads: its object in the JSON report, the place and
 // group it counts under, its sort key and its columns in the Markdown and terminal tables. The
 // Gateway API path (ShapePath) is this package's; a profile whose changes are about something else
-// (AccessPolicy grants, mesh proxies) defines its own, and its changes carry their coordinates in
+// (decisions per grant, fields per proxy) defines its own, and its changes carry their coordinates in
 // Change.At, in the shape's order. A Shape is a comparable value: the terminal table starts a new
 // header where it changes.
 type Shape interface {
@@ -17,7 +17,7 @@ type Shape interface {
 	Text(v *Value) string
 	// Markdown is one side of a change in a Markdown table (never nil).
 	Markdown(v *Value) string
-	// Title is the title of the Markdown table of c ("AccessPolicy on backend ns/name").
+	// Title is the title of the Markdown table of c ("RateLimitPolicy on route ns/name").
 	Title(c *Change) string
 	// Group is what the summary counts c under as a route (its backend, its proxy).
 	Group(c *Change) string
@@ -36,7 +36,7 @@ type Shape interface {
 }
 
 // Valued is the sides of the shapes whose changes are about values and the policy each came from
-// (ShapePath, mesh fields); a Shape embeds it.
+// (ShapePath and others); a Shape embeds it.
 type Valued struct{}
 
 // Side is {"value", "from"}.

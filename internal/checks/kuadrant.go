@@ -72,7 +72,7 @@ func kuadrantStrategyCEL(policy.Kind) []Rule {
 func kuadrantRulesRequired(in Input) field.ErrorList {
 	b := in.Block
 	for id := range b.Rules {
-		if policy.KuadrantCounts(id) {
+		if kuadrantRuleCounts(id) {
 			return nil
 		}
 	}
@@ -125,7 +125,7 @@ func kuadrantBare(k policy.Kind) string {
 }
 
 // kuadrantCounts is true when the spec "proper" at b holds a rule that makes it non-empty in
-// Kuadrant's sense (policy.KuadrantCounts: not the top-level when, not a named pattern).
+// Kuadrant's sense (kuadrantRuleCounts: not the top-level when, not a named pattern).
 func kuadrantCounts(k policy.Kind, b string) string {
 	nonEmpty := func(m string) string { return fmt.Sprintf("(has(%[1]s) && size(%[1]s) > 0)", m) }
 	if k.GVK.Kind != "AuthPolicy" {
@@ -140,3 +140,8 @@ func kuadrantCounts(k policy.Kind, b string) string {
 	}
 	return fmt.Sprintf("(has(%s) && (%s))", r, strings.Join(terms, " || "))
 }
+
+// kuadrantRuleCounts is profiles/kuadrant/engine's KuadrantCounts (Kuadrant's Empty(): the top-level
+// when and the named patterns do not count), which this package cannot import; it goes with these
+// checks when they move to the profile.
+func kuadrantRuleCounts(id string) bool { return id != "when" && !strings.HasPrefix(id, "patterns.") }

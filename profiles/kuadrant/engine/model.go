@@ -3,6 +3,7 @@ package engine
 import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/precedent-dev/precedent/internal/checks"
 	"github.com/precedent-dev/precedent/internal/effective"
 	"github.com/precedent-dev/precedent/internal/policy"
 )
@@ -13,7 +14,10 @@ var Model = policy.Model{Engine: true, Fold: Fold{}, Kinds: KuadrantKinds, Defau
 	StatusNone: func(schema.GroupVersionKind) bool { return true },
 	Read:       readKuadrant, Less: kuadrantLess, BareForm: kuadrantBareForm}
 
-func init() { policy.RegisterModel(policy.ProfileKuadrant, Model) }
+func init() {
+	policy.RegisterModel(policy.ProfileKuadrant, Model)
+	checks.Register(policy.ProfileKuadrant, checks.Targets, "gep713-default-or-override", Checks...)
+}
 
 // Fold is Kuadrant's fold as the engine calls it (effective.Reducer) and as displacement warnings
 // name it.

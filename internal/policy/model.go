@@ -12,8 +12,8 @@ import (
 // Model is what the lower packages (policy, effective, settings) know of a profile: how a PrecedentConfig
 // line of it is checked and completed, the status its kinds get by default, and, for the models
 // folded on the engine, how a policy object is read, ordered and rendered and which fold it takes.
-// The engine's own models are in models below; a profile that folds elsewhere registers its Model
-// from its package with RegisterModel. The front doors never ask a Kind's profile: they ask its
+// The engine's own models are in models below; a profile with a package of its own registers its
+// Model from it with RegisterModel. The front doors never ask a Kind's profile: they ask its
 // model, or the registered profile.Profile.
 type Model struct {
 	// Engine reports that the kinds have effective policies over Gateway API paths folded by package
@@ -66,7 +66,7 @@ var models = map[Profile]Model{
 	ProfileMesh: {Kinds: MeshKinds, StatusNone: func(gvk schema.GroupVersionKind) bool { return gvk.Group == KumaGroup }},
 }
 
-// RegisterModel registers the model of a profile that folds outside the engine (its package's
+// RegisterModel registers the model of a profile whose package is under profiles/ (its package's
 // init, through the profiles table). A name registered twice keeps the first.
 func RegisterModel(p Profile, m Model) {
 	if _, ok := models[p]; !ok {

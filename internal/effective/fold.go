@@ -21,7 +21,7 @@ type Result struct {
 }
 
 // Reducer is a model's own fold (its policy.Model's Fold), for a model that does not fold level by
-// level: Kuadrant's reduces the path from its most specific, newest policy. It computes the
+// level (one that reduces the path from its most specific, newest policy, say). It computes the
 // effective policy of one path from levels ordered most specific first, each in policy.Less order,
 // with the events the engine's fold would give; entries are made with NewEntry.
 type Reducer interface {

@@ -215,19 +215,32 @@ func (w *warnings) reason(verb string, same bool) string {
 	switch {
 	case verb == displaceUnset:
 		return w.model + ": a more specific policy's unset removes a default"
-	case w.fold == policy.FoldKuadrant && same:
-		return w.model + ": the newer policy on one target wins"
+	case same && namesSameTarget(w.fold):
+		return w.model + ": " + w.fold.(namedFold).SameTarget()
 	case same:
 		return w.model + ": the oldest policy on one target wins"
 	}
 	return w.model + ": a more specific policy's rules replace defaults"
 }
 
+// namedFold is a model's own fold (policy.Fold) that names itself in displacement warnings: its
+// model's name and which of two policies on one target wins.
+type namedFold interface {
+	String() string
+	SameTarget() string
+}
+
+func namesSameTarget(f policy.Fold) bool {
+	_, ok := f.(namedFold)
+	return ok
+}
+
 // modelName is how displacement warnings name a fold.
 func modelName(f policy.Fold) string {
+	if n, ok := f.(namedFold); ok {
+		return n.String()
+	}
 	switch f {
-	case policy.FoldKuadrant:
-		return "Kuadrant"
 	case policy.FoldFields:
 		return "GEP-713"
 	}

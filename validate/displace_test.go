@@ -15,6 +15,7 @@ import (
 	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/settings"
 	"github.com/precedent-dev/precedent/internal/topology"
+	kuadrant "github.com/precedent-dev/precedent/profiles/kuadrant/engine"
 	"github.com/precedent-dev/precedent/validate"
 )
 
@@ -35,7 +36,7 @@ func kuadrantWorld(t testing.TB, kind string, extra ...string) *effective.Snapsh
 		us = append(us, obj(t, y))
 	}
 	kinds := append(policy.Builtin(),
-		policy.KuadrantKind(schema.GroupVersionKind{Group: "kuadrant.io", Version: "v1", Kind: "RateLimitPolicy"}))
+		kuadrant.KuadrantKind(schema.GroupVersionKind{Group: "kuadrant.io", Version: "v1", Kind: "RateLimitPolicy"}))
 	reg := policy.NewRegistry(kinds...)
 	inv := inventory.Build(reg, us, nil)
 	k, ok := reg.ByName(kind)

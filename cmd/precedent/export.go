@@ -27,7 +27,7 @@ func newExportCmd() *cobra.Command {
 		Use:   "vap [--kind KIND] [--config FILE]",
 		Short: "Print ValidatingAdmissionPolicy + binding manifests (YAML) for the stateless checks CEL can express",
 		Long: "One policy and binding per managed kind (all managed kinds, or --kind). Checks exported:\n  - " +
-			strings.Join(vap.Exported, "\n  - ") +
+			strings.Join(vap.Exported(), "\n  - ") +
 			"\nThe `when` compilation, the stateful checks and the warnings need the webhook.\n\n" +
 			"The managed kinds are those of --config FILE; without it, of the cluster's PrecedentConfig named\n" +
 			"cluster (in the kubeconfig's cluster); with no kubeconfig at all, the shipped kinds.\n\n" + kindHelp,

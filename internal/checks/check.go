@@ -1,6 +1,8 @@
 package checks
 
 import (
+	"slices"
+
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/precedent-dev/precedent/cel"
@@ -105,12 +107,36 @@ func For(k policy.Kind) []Check {
 // byProfile holds each profile's checks, built once: a write's checks are looked up, not filtered.
 var byProfile = map[policy.Profile][]Check{}
 
-func init() {
+func init() { index() }
+
+// index builds byProfile from the table.
+func index() {
+	byProfile = map[policy.Profile][]Check{}
 	for _, c := range table {
 		for _, p := range c.Profiles {
 			byProfile[p] = append(byProfile[p], c)
 		}
 	}
+}
+
+// Register adds the checks of a model's own package to the table: profile p's kinds also run the
+// shared checks named by uses (such as Targets), and own are inserted after the check with ID
+// after, so that the table's order (the order checks run and exports list them) stays the one
+// table's. The model's package calls it beside policy.RegisterModel.
+func Register(p policy.Profile, uses []string, after string, own ...Check) {
+	for i := range table {
+		if slices.Contains(uses, table[i].ID) && !table[i].AppliesTo(p) {
+			table[i].Profiles = append(slices.Clip(table[i].Profiles), p)
+		}
+	}
+	at := len(table)
+	for i := range table {
+		if table[i].ID == after {
+			at = i + 1
+		}
+	}
+	table = slices.Insert(table, at, own...)
+	index()
 }
 
 // forProfile is the shared list of profile p's checks: callers must not modify it.

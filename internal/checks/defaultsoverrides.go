@@ -87,6 +87,10 @@ func doStrategyCEL(policy.Kind) []Rule {
 	return blockStrategyCEL([]string{"", policy.StrategyAtomic, policy.StrategyMerge})
 }
 
+// BlockStrategyCEL is one rule per block (defaults, overrides): its strategy, when given, is one
+// of allowed.
+func BlockStrategyCEL(allowed []string) []Rule { return blockStrategyCEL(allowed) }
+
 // blockStrategyCEL is one rule per block: its strategy, when given, is one of allowed.
 func blockStrategyCEL(allowed []string) []Rule {
 	var out []Rule

@@ -3,14 +3,19 @@ package checks
 import "github.com/precedent-dev/precedent/internal/policy"
 
 var (
-	targeted = []policy.Profile{policy.ProfileDefaultsOverrides, policy.ProfileGEP713, policy.ProfileKuadrant}
+	targeted = []policy.Profile{policy.ProfileDefaultsOverrides, policy.ProfileGEP713}
 	do       = []policy.Profile{policy.ProfileDefaultsOverrides}
 	gep713   = []policy.Profile{policy.ProfileGEP713}
-	kuadrant = []policy.Profile{policy.ProfileKuadrant}
 )
 
-// table is every stateless check, in the order they run. The mesh and access profiles check their
-// kinds in their own packages (mesh.Parse, access.Parse); they have no entry here.
+// Targets are the IDs of the checks of target references, which a model registering its own
+// checks (Register) may run too.
+var Targets = []string{"target-required", "target-no-namespace", "target-name-required", "target-group-supported",
+	"target-kind-supported", "target-same-kind", "target-unique"}
+
+// table is every stateless check, in the order they run. Kuadrant's own are registered from its
+// package (Register). The mesh and access profiles check their kinds in their own packages
+// (mesh.Parse, access.Parse); they have no entry here.
 var table = []Check{
 	{ID: "target-required", Profiles: targeted, Path: "spec.targetRef", Scope: PerPolicy,
 		Message: "a policy must target something (spec.targetRef or spec.targetRefs)",
@@ -37,22 +42,6 @@ var table = []Check{
 	{ID: "gep713-default-or-override", Profiles: gep713, Path: "spec", Scope: PerPolicy,
 		Message: "GEP-713 kinds need spec.default or spec.override",
 		Go:      gep713DefaultOrOverride, CEL: gep713DefaultOrOverrideCEL},
-
-	{ID: "kuadrant-bare-with-blocks", Profiles: kuadrant, Path: "spec.<rules>", Scope: PerPolicy,
-		Message: "implicit defaults (bare rules) and spec.defaults or spec.overrides are mutually exclusive",
-		Go:      kuadrantBareWithBlocks, CEL: kuadrantBareWithBlocksCEL},
-	{ID: "kuadrant-defaults-with-overrides", Profiles: kuadrant, Path: "spec.overrides", Scope: PerPolicy,
-		Message: "spec.defaults and spec.overrides are mutually exclusive",
-		Go:      kuadrantDefaultsWithOverrides, CEL: kuadrantDefaultsWithOverridesCEL},
-	{ID: "kuadrant-strategy", Profiles: kuadrant, Path: "spec.defaults.strategy", Scope: PerBlock,
-		Message: "strategy is atomic or merge",
-		Go:      kuadrantStrategy, CEL: kuadrantStrategyCEL},
-	{ID: "kuadrant-rules-required", Profiles: kuadrant, Path: "spec.<rules>", Scope: PerBlock,
-		Message: "the bare form, spec.defaults and spec.overrides each hold at least one rule",
-		Go:      kuadrantRulesRequired, CEL: kuadrantRulesRequiredCEL},
-	{ID: "kuadrant-not-empty", Profiles: kuadrant, Path: "spec.<rules>", Scope: PerPolicy,
-		Message: "a policy needs bare rules, spec.defaults or spec.overrides",
-		Go:      kuadrantNotEmpty, CEL: kuadrantNotEmptyCEL},
 
 	{ID: "do-bare-with-blocks", Profiles: do, Path: "spec.<rules>", Scope: PerPolicy,
 		Message: "bare rules cannot be combined with spec.defaults or spec.overrides",

@@ -214,6 +214,9 @@ func str(x, f string) string {
 }
 
 // quote is s as a CEL string literal.
+// Quote is s as a CEL string literal.
+func Quote(s string) string { return quote(s) }
+
 func quote(s string) string {
 	return "'" + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), "'", `\'`) + "'"
 }

@@ -16,36 +16,23 @@ const (
 	Moved   Type = "moved"
 )
 
-// Shape says which profile a change is about, hence which fields it carries.
-type Shape int
-
-const (
-	// ShapePath: an effective policy of a Gateway API path (gateway, listener, route, rule, ruleId).
-	ShapePath Shape = iota
-	// ShapeGrant: an AccessPolicy decision (gateway, backend, source, tool).
-	ShapeGrant
-	// ShapeMesh: a merged mesh field (proxy, outbound or from, field).
-	ShapeMesh
-)
-
 // Change is one line of the diff. Which fields are set depends on Shape; MarshalJSON writes the
 // shape's fields only, in the contract's order.
 type Change struct {
+	// Shape is what the change is about and how it reads; nil is ShapePath.
 	Shape Shape
 	Kind  string
 	// ShapePath.
 	Gateway, Listener, Route, Rule, RuleID string
-	// ShapeGrant (Gateway too).
-	Backend, Source, Tool string
-	// ShapeMesh. Outbound is set for `to` merges, From for `from` merges.
-	Proxy, Outbound, From, Field string
+	// At are the coordinates of a change of another shape, in its shape's order.
+	At []string
 
 	Change        Type
 	Before, After *Value
 }
 
 // Value is one side of a change: a rule body or field value and the policy it came from
-// (ShapePath, ShapeMesh), or a decision and the policy that decided it (ShapeGrant).
+// (ShapePath and most shapes), or a decision and the policy that decided it.
 type Value struct {
 	Value    interface{}
 	From     string
@@ -53,79 +40,33 @@ type Value struct {
 	Policy   string
 }
 
-type pathJSON struct {
-	Kind     string          `json:"kind"`
-	Gateway  string          `json:"gateway"`
-	Listener string          `json:"listener"`
-	Route    string          `json:"route"`
-	Rule     string          `json:"rule"`
-	RuleID   string          `json:"ruleId"`
-	Change   Type            `json:"change"`
-	Before   json.RawMessage `json:"before"`
-	After    json.RawMessage `json:"after"`
-}
-
-type grantJSON struct {
-	Kind    string          `json:"kind"`
-	Gateway string          `json:"gateway"`
-	Backend string          `json:"backend"`
-	Source  string          `json:"source"`
-	Tool    string          `json:"tool"`
-	Change  Type            `json:"change"`
-	Before  json.RawMessage `json:"before"`
-	After   json.RawMessage `json:"after"`
-}
-
-type meshJSON struct {
-	Kind     string          `json:"kind"`
-	Proxy    string          `json:"proxy"`
-	Outbound *string         `json:"outbound,omitempty"`
-	From     *string         `json:"from,omitempty"`
-	Field    string          `json:"field"`
-	Change   Type            `json:"change"`
-	Before   json.RawMessage `json:"before"`
-	After    json.RawMessage `json:"after"`
+// shape is c's Shape, ShapePath when unset.
+func (c *Change) shape() Shape {
+	if c.Shape == nil {
+		return ShapePath
+	}
+	return c.Shape
 }
 
 // MarshalJSON writes the contract's shape of the change.
 func (c Change) MarshalJSON() ([]byte, error) {
-	before, err := c.Before.marshal(c.Shape)
+	s := c.shape()
+	before, err := marshalSide(c.Before, s)
 	if err != nil {
 		return nil, err
 	}
-	after, err := c.After.marshal(c.Shape)
+	after, err := marshalSide(c.After, s)
 	if err != nil {
 		return nil, err
 	}
-	switch c.Shape {
-	case ShapeGrant:
-		return json.Marshal(grantJSON{c.Kind, c.Gateway, c.Backend, c.Source, c.Tool, c.Change, before, after})
-	case ShapeMesh:
-		m := meshJSON{Kind: c.Kind, Proxy: c.Proxy, Field: c.Field, Change: c.Change, Before: before, After: after}
-		if c.From != "" {
-			m.From = &c.From
-		} else {
-			m.Outbound = &c.Outbound
-		}
-		return json.Marshal(m)
-	}
-	return json.Marshal(pathJSON{c.Kind, c.Gateway, c.Listener, c.Route, c.Rule, c.RuleID, c.Change, before, after})
+	return json.Marshal(s.JSON(&c, before, after))
 }
 
-func (v *Value) marshal(s Shape) (json.RawMessage, error) {
+func marshalSide(v *Value, s Shape) (json.RawMessage, error) {
 	if v == nil {
 		return json.RawMessage("null"), nil
 	}
-	if s == ShapeGrant {
-		return json.Marshal(struct {
-			Decision string `json:"decision"`
-			Policy   string `json:"policy"`
-		}{v.Decision, v.Policy})
-	}
-	return json.Marshal(struct {
-		Value interface{} `json:"value"`
-		From  string      `json:"from"`
-	}{v.Value, v.From})
+	return json.Marshal(s.Side(v))
 }
 
 // Summary counts the changes: the distinct paths (or grants, or proxy targets) and routes (or
@@ -190,44 +131,18 @@ func Summarize(changes []Change) Summary {
 
 // Group is what a change is grouped under in a report: its route (or, for a path without a route,
 // its Gateway), its backend, or its proxy.
-func (c *Change) Group() string {
-	switch c.Shape {
-	case ShapeGrant:
-		return c.Backend
-	case ShapeMesh:
-		return c.Proxy
-	}
-	return c.Route
-}
+func (c *Change) Group() string { return c.shape().Group(c) }
 
 // Place is the path (grant, proxy target) a change is about, as one string.
-func (c *Change) Place() string {
-	switch c.Shape {
-	case ShapeGrant:
-		return c.Gateway + " " + c.Backend + " " + c.Source + " " + c.Tool
-	case ShapeMesh:
-		return c.Proxy + " " + c.Outbound + " " + c.From
-	}
-	return c.Gateway + " " + c.Listener + " " + c.Route + " " + c.Rule
-}
+func (c *Change) Place() string { return c.shape().Place(c) }
 
-// Sort orders the changes of one kind like `precedent effective` orders items (gateway, route, rule,
-// listener), then by rule id; grants by gateway, backend, source, tool; mesh changes by proxy,
-// outbound, source, field.
+// Sort orders the changes of one kind by their shape's key: like `precedent effective` orders items
+// (gateway, route, rule, listener), then by rule id, for Gateway API paths.
 func Sort(changes []Change) {
-	key := func(c *Change) []string {
-		switch c.Shape {
-		case ShapeGrant:
-			return []string{c.Gateway, c.Backend, c.Source, c.Tool}
-		case ShapeMesh:
-			return []string{c.Proxy, c.Outbound, c.From, c.Field}
-		}
-		return []string{c.Gateway, c.Route, c.Rule, c.Listener, c.RuleID}
-	}
 	sort.SliceStable(changes, func(i, j int) bool {
-		ka, kb := key(&changes[i]), key(&changes[j])
+		ka, kb := changes[i].shape().Key(&changes[i]), changes[j].shape().Key(&changes[j])
 		for n := range ka {
-			if ka[n] != kb[n] {
+			if n < len(kb) && ka[n] != kb[n] {
 				return ka[n] < kb[n]
 			}
 		}

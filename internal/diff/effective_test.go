@@ -15,12 +15,13 @@ import (
 	"github.com/precedent-dev/precedent/internal/manifest"
 	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/topology"
+	kuadrantengine "github.com/precedent-dev/precedent/profiles/kuadrant/engine"
 )
 
 var (
 	rateLimits = policy.Builtin()[1]
 	traffic    = policy.Builtin()[2]
-	kuadrant   = policy.KuadrantKind(schema.GroupVersionKind{Group: "kuadrant.io", Version: "v1", Kind: "RateLimitPolicy"})
+	kuadrant   = kuadrantengine.KuadrantKind(schema.GroupVersionKind{Group: "kuadrant.io", Version: "v1", Kind: "RateLimitPolicy"})
 )
 
 // topologyYAML is a Gateway with two listeners and a route on both, with two rules.

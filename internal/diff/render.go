@@ -43,62 +43,18 @@ type group struct {
 func groups(changes []Change) []group {
 	var out []group
 	index := map[string]int{}
-	for _, c := range changes {
-		var title string
-		switch {
-		case c.Shape == ShapeGrant:
-			title = c.Kind + " on backend " + c.Backend
-		case c.Shape == ShapeMesh:
-			title = c.Kind + " on proxy " + c.Proxy
-		case c.Route == "":
-			title = c.Kind + " on gateway " + c.Gateway
-		default:
-			title = c.Kind + " on route " + c.Route
-		}
+	for i := range changes {
+		c := &changes[i]
+		title := c.shape().Title(c)
 		i, ok := index[title]
 		if !ok {
 			i = len(out)
 			index[title] = i
 			out = append(out, group{title: title})
 		}
-		out[i].changes = append(out[i].changes, c)
+		out[i].changes = append(out[i].changes, *c)
 	}
 	return out
-}
-
-// columns are the header and the cells of a change in the tables, by shape.
-func columns(s Shape) []string {
-	switch s {
-	case ShapeGrant:
-		return []string{"gateway", "source", "tool", "change", "before", "after"}
-	case ShapeMesh:
-		return []string{"outbound", "from", "field", "change", "before", "after"}
-	}
-	return []string{"gateway", "listener", "rule", "rule id", "change", "before", "after"}
-}
-
-func cells(c *Change) []string {
-	switch c.Shape {
-	case ShapeGrant:
-		return []string{c.Gateway, c.Source, c.Tool, string(c.Change), c.Before.text(c.Shape), c.After.text(c.Shape)}
-	case ShapeMesh:
-		return []string{c.Outbound, c.From, c.Field, string(c.Change), c.Before.text(c.Shape), c.After.text(c.Shape)}
-	}
-	return []string{c.Gateway, c.Listener, c.Rule, c.RuleID, string(c.Change), c.Before.text(c.Shape), c.After.text(c.Shape)}
-}
-
-// text renders one side of a change: `value (from ns/name)`, or `deny (ns/name)`; "-" for none.
-func (v *Value) text(s Shape) string {
-	if v == nil {
-		return "-"
-	}
-	if s == ShapeGrant {
-		if v.Policy == "" {
-			return v.Decision
-		}
-		return v.Decision + " (" + v.Policy + ")"
-	}
-	return valueText(v.Value) + " (from " + v.From + ")"
 }
 
 // valueText is a value as compact JSON, cut at maxValue characters.
@@ -147,15 +103,16 @@ func Markdown(w io.Writer, r *Report) error {
 		} else {
 			fmt.Fprintf(&b, "#### %s\n\n", md(g.title))
 		}
-		cols := columns(g.changes[0].Shape)
+		shape := g.changes[0].shape()
+		cols := shape.Columns()
 		b.WriteString("| " + strings.Join(cols, " | ") + " |\n|" + strings.Repeat(" --- |", len(cols)) + "\n")
 		for i := range g.changes {
 			c := &g.changes[i]
-			cs := cells(c)
+			cs := shape.Cells(c)
 			for j := range cs {
 				cs[j] = md(cs[j])
 			}
-			cs[len(cs)-2], cs[len(cs)-1] = mdValue(c.Before, c.Shape), mdValue(c.After, c.Shape)
+			cs[len(cs)-2], cs[len(cs)-1] = mdValue(c.Before, shape), mdValue(c.After, shape)
 			b.WriteString("| " + strings.Join(cs, " | ") + " |\n")
 		}
 		if fold {
@@ -173,11 +130,16 @@ var mdEscaper = strings.NewReplacer(
 	"<", "&lt;", ">", "&gt;", "&", "&amp;", "#", "\\#", "~", "\\~",
 )
 
-// mdValue renders one side of a change in Markdown: the value as code, then where it came from.
+// mdValue renders one side of a change in Markdown: "-" for none.
 func mdValue(v *Value, s Shape) string {
-	if v == nil || s == ShapeGrant {
-		return md(v.text(s))
+	if v == nil {
+		return md(Text(v, s))
 	}
+	return s.Markdown(v)
+}
+
+// mdCode renders a value in Markdown: the value as code, then where it came from.
+func mdCode(v *Value) string {
 	return "<code>" + htmlEscaper.Replace(printable.String(valueText(v.Value))) + "</code> from " + md(v.From)
 }
 
@@ -188,20 +150,20 @@ var htmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "|
 func md(s string) string { return mdEscaper.Replace(printable.String(s)) }
 
 // Table writes the report for a terminal: the summary line, then one aligned table per shape of
-// change (Gateway API paths, AccessPolicy grants, mesh fields), errors and warnings. Every string
+// change (Gateway API paths, and each profile's own shapes), errors and warnings. Every string
 // from the input is escaped (printable.String).
 func Table(w io.Writer, r *Report) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, printable.String(r.SummaryLine()))
-	last := Shape(-1)
+	var last Shape
 	for i := range r.Changes {
 		c := &r.Changes[i]
-		if c.Shape != last {
-			last = c.Shape
+		if s := c.shape(); i == 0 || s != last {
+			last = s
 			fmt.Fprintln(tw)
-			fmt.Fprintln(tw, strings.ToUpper(strings.Join(tableColumns(c.Shape), "\t")))
+			fmt.Fprintln(tw, strings.ToUpper(strings.Join(s.TableColumns(), "\t")))
 		}
-		cs := tableCells(c)
+		cs := last.TableCells(c)
 		for j := range cs {
 			cs[j] = printable.String(dash(cs[j]))
 		}
@@ -217,29 +179,6 @@ func Table(w io.Writer, r *Report) error {
 		fmt.Fprintln(w, "Warning: "+printable.String(wn))
 	}
 	return nil
-}
-
-// tableColumns and tableCells are the terminal table's: every column, the kind and the route
-// (Backend, proxy) included.
-func tableColumns(s Shape) []string {
-	switch s {
-	case ShapeGrant:
-		return []string{"kind", "gateway", "backend", "source", "tool", "change", "before", "after"}
-	case ShapeMesh:
-		return []string{"kind", "proxy", "outbound", "from", "field", "change", "before", "after"}
-	}
-	return []string{"kind", "gateway", "listener", "route", "rule", "rule id", "change", "before", "after"}
-}
-
-func tableCells(c *Change) []string {
-	cs := cells(c)
-	switch c.Shape {
-	case ShapeGrant:
-		return append([]string{c.Kind, cs[0], c.Backend}, cs[1:]...)
-	case ShapeMesh:
-		return append([]string{c.Kind, c.Proxy}, cs...)
-	}
-	return append([]string{c.Kind, cs[0], cs[1], c.Route}, cs[2:]...)
 }
 
 func dash(s string) string {

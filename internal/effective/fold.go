@@ -20,6 +20,14 @@ type Result struct {
 	Events []Event
 }
 
+// Reducer is a model's own fold (its policy.Model's Fold), for a model that does not fold level by
+// level (one that reduces the path from its most specific, newest policy, say). It computes the
+// effective policy of one path from levels ordered most specific first, each in policy.Less order,
+// with the events the engine's fold would give; entries are made with NewEntry.
+type Reducer interface {
+	Reduce(levels [][]*policy.Policy) Result
+}
+
 // folder holds the state of one fold.
 type folder struct {
 	kind   policy.Kind
@@ -46,8 +54,8 @@ func Fold(kind policy.Kind, levels []Level, cond *cel.Evaluator) Result {
 
 // fold is Fold over the policies of each level, with a memo of condition outcomes.
 func fold(kind policy.Kind, levels [][]*policy.Policy, cond *cel.Evaluator, memo *condMemo) Result {
-	if kind.Fold() == policy.FoldKuadrant {
-		return foldKuadrant(levels)
+	if r, ok := kind.Fold().(Reducer); ok {
+		return r.Reduce(levels)
 	}
 	f := newFolder(kind, levels, cond, memo)
 	f.levels(levels)
@@ -164,6 +172,14 @@ func (f *folder) bareForm() map[string]interface{} {
 func entry(p *policy.Policy, b *policy.Block, block, id string) Entry {
 	return Entry{Body: b.Rules[id], Source: p.Ref, Block: block, src: &p.Ref}
 }
+
+// NewEntry is the effective-policy entry of rule id of block b (named block in events) of p.
+func NewEntry(p *policy.Policy, b *policy.Block, block, id string) Entry {
+	return entry(p, b, block, id)
+}
+
+// SourceOf is a pointer to the Source of e, for an event's Other.
+func SourceOf(e Entry) *policy.Ref { return source(e) }
 
 // source is a pointer to the Source of e, for an event's Other.
 func source(e Entry) *policy.Ref {

@@ -61,7 +61,8 @@ func (s *Snapshot) mentionsOf(key []byte, levels [][]*policy.Policy, ref policy.
 		return nil // nothing on this path is, or comes from, ref
 	}
 	var reads []string
-	ok := k < len(levels)-1 && s.Kind.Fold() != policy.FoldKuadrant
+	_, reduced := s.Kind.Fold().(Reducer)
+	ok := k < len(levels)-1 && !reduced
 	if ok {
 		reads, ok = s.ruleWise(levels[k+1:])
 	}

@@ -6,6 +6,9 @@ import (
 	"github.com/precedent-dev/precedent/internal/policy"
 )
 
+// Holders are the policies the entries of ep come from, sorted by namespace/name.
+func Holders(ep map[string]Entry) []policy.Ref { return holders(ep) }
+
 // holders lists the distinct policies holding rules of ep, sorted.
 func holders(ep map[string]Entry) []policy.Ref {
 	seen := map[policy.Ref]bool{}

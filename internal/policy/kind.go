@@ -20,7 +20,7 @@ const (
 	// ProfileGEP713 is the GEP-713 model: default/override configuration objects merged field by field.
 	ProfileGEP713 Profile = "gep713"
 	// ProfileKuadrant is Kuadrant's own kinds (kuadrant.io RateLimitPolicy, AuthPolicy,
-	// TokenRateLimitPolicy), folded the way Kuadrant's operator folds them (see kuadrant.go).
+	// TokenRateLimitPolicy), folded the way Kuadrant's operator folds them (profiles/kuadrant/engine).
 	ProfileKuadrant Profile = "kuadrant"
 	// ProfileMesh is Kuma's targetRef model (MeshTimeout, MeshTrafficPermission): the MADR's shape and
 	// order for policy.precedent.dev, Kuma's own for kuma.io (see package mesh).

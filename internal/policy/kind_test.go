@@ -55,7 +55,6 @@ func TestStatusMode(t *testing.T) {
 		kind Kind
 		want string
 	}{
-		{name: "kuadrant profile defaults to none", kind: Kind{GVK: gvk("kuadrant.io", "AuthPolicy"), Profile: ProfileKuadrant}, want: StatusNone},
 		{name: "Kuma's own mesh kind defaults to none", kind: Kind{GVK: gvk(KumaGroup, "MeshTimeout"), Profile: ProfileMesh}, want: StatusNone},
 		{name: "our mesh kind defaults to full", kind: Kind{GVK: gvk(Group, "MeshTimeout"), Profile: ProfileMesh}, want: StatusFull},
 		{name: "Kuma's kind with status full set", kind: Kind{GVK: gvk(KumaGroup, "MeshTimeout"), Profile: ProfileMesh, Status: StatusFull}, want: StatusFull},

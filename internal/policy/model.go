@@ -12,8 +12,8 @@ import (
 // Model is what the lower packages (policy, effective, settings) know of a profile: how a PrecedentConfig
 // line of it is checked and completed, the status its kinds get by default, and, for the models
 // folded on the engine, how a policy object is read, ordered and rendered and which fold it takes.
-// The engine's own models are in models below; a profile that folds elsewhere registers its Model
-// from its package with RegisterModel. The front doors never ask a Kind's profile: they ask its
+// The engine's own models are in models below; a profile with a package of its own registers its
+// Model from it with RegisterModel. The front doors never ask a Kind's profile: they ask its
 // model, or the registered profile.Profile.
 type Model struct {
 	// Engine reports that the kinds have effective policies over Gateway API paths folded by package
@@ -34,38 +34,39 @@ type Model struct {
 	// its supported values; none when empty.
 	Defaults map[string][]string
 
-	read     func(p *Policy, spec map[string]interface{}) field.ErrorList
-	less     func(a, b *Policy) bool
-	bareForm func(k Kind, rules map[string]interface{}) map[string]interface{}
+	// Read reads the model's fields of a policy's spec into p (Engine only).
+	Read func(p *Policy, spec map[string]interface{}) field.ErrorList
+	// Less orders the policies of one target (nil: older creationTimestamp, then namespace, then name).
+	Less func(a, b *Policy) bool
+	// BareForm renders rules in the spec shape of kind k (nil: the rules field, flat or in sections).
+	BareForm func(k Kind, rules map[string]interface{}) map[string]interface{}
 }
 
-// Fold names the engine's folds.
-type Fold int
+// Fold is the engine's fold of a model: FoldRules, FoldFields, or a value of the model's own that
+// folds a path by itself (package effective calls it through its Reducer interface).
+type Fold interface{}
 
-const (
+type engineFold int
+
+var (
 	// FoldRules folds blocks of named rules level by level (the RFC; package effective's folder).
-	FoldRules Fold = iota
+	FoldRules Fold = engineFold(0)
 	// FoldFields folds configuration objects field by field (GEP-713): rule ids are field paths,
 	// and a `when` condition reads the whole object.
-	FoldFields
-	// FoldKuadrant folds as Kuadrant's operator does: reduced from the most specific, newest
-	// policy, each earlier one merged with its own strategy.
-	FoldKuadrant
+	FoldFields Fold = engineFold(1)
 )
 
-// models are the engine's models and the mesh model, whose shapes the lower packages know.
+// models are the engine's own models and the mesh model, whose shapes the lower packages know;
+// Kuadrant's registers from profiles/kuadrant/engine.
 var models = map[Profile]Model{
 	ProfileDefaultsOverrides: {Engine: true, Fold: FoldRules, CheckKind: rulesFieldRequired,
-		read: (*Policy).readDefaultsOverrides, less: createdLess, bareForm: rulesBareForm},
+		Read: (*Policy).readDefaultsOverrides},
 	ProfileGEP713: {Engine: true, Fold: FoldFields,
-		read: (*Policy).readGEP713, less: createdLess, bareForm: func(_ Kind, rules map[string]interface{}) map[string]interface{} { return Unflatten(rules) }},
-	ProfileKuadrant: {Engine: true, Fold: FoldKuadrant, Kinds: KuadrantKinds, DefaultKind: kuadrantDefaultKind,
-		StatusNone: func(schema.GroupVersionKind) bool { return true },
-		read:       (*Policy).readKuadrant, less: kuadrantLess, bareForm: kuadrantBareForm},
+		Read: (*Policy).readGEP713, BareForm: func(_ Kind, rules map[string]interface{}) map[string]interface{} { return Unflatten(rules) }},
 	ProfileMesh: {Kinds: MeshKinds, StatusNone: func(gvk schema.GroupVersionKind) bool { return gvk.Group == KumaGroup }},
 }
 
-// RegisterModel registers the model of a profile that folds outside the engine (its package's
+// RegisterModel registers the model of a profile whose package is under profiles/ (its package's
 // init, through the profiles table). A name registered twice keeps the first.
 func RegisterModel(p Profile, m Model) {
 	if _, ok := models[p]; !ok {
@@ -131,17 +132,16 @@ func (k Kind) model() Model {
 }
 
 // Fold is the engine's fold of the kind.
-func (k Kind) Fold() Fold { return k.model().Fold }
+func (k Kind) Fold() Fold {
+	if f := k.model().Fold; f != nil {
+		return f
+	}
+	return FoldRules
+}
 
 func rulesFieldRequired(k Kind, path *field.Path) field.ErrorList {
 	if k.RulesField == "" {
 		return field.ErrorList{field.Required(path.Child("rulesField"), "the name of the rules field, e.g. rules or limits")}
 	}
 	return nil
-}
-
-func kuadrantDefaultKind(k *Kind) {
-	if k.RulesField == "" {
-		k.RulesField, _ = KuadrantRulesField(k.GVK.Kind)
-	}
 }

@@ -128,11 +128,11 @@ func (p *Policy) RuleIDs() []string {
 
 // Less orders policies by precedence: older creationTimestamp first, then namespace/name.
 //
-// Kuadrant's kinds keep their operator's order, which differs only in ties: it compares
-// "namespace/name" as one string.
+// A model may order ties its own way (Model.Less): Kuadrant's compares "namespace/name" as one
+// string, as its operator does.
 func Less(a, b *Policy) bool {
-	if m := a.Kind.model(); m.less != nil {
-		return m.less(a, b)
+	if m := a.Kind.model(); m.Less != nil {
+		return m.Less(a, b)
 	}
 	return createdLess(a, b)
 }
@@ -170,7 +170,7 @@ func View(k Kind, obj *unstructured.Unstructured) (*Policy, field.ErrorList) {
 		return p, field.ErrorList{field.Invalid(specPath, typeName(specRaw), "must be an object")}
 	}
 	errs = append(errs, p.readTargets(spec)...)
-	if read := k.model().read; read != nil {
+	if read := k.model().Read; read != nil {
 		errs = append(errs, read(p, spec)...)
 	}
 	for _, b := range []*Block{p.Bare, p.Defaults, p.Overrides} {
@@ -299,6 +299,14 @@ func readBlock(k Kind, raw interface{}, path *field.Path) (*Block, field.ErrorLi
 	return b, errs
 }
 
+// ReadStrategy reads the strategy of a block object for a model that reads its own spec.
+func ReadStrategy(m map[string]interface{}, b *Block, path *field.Path) field.ErrorList {
+	return readStrategy(m, b, path)
+}
+
+// TypeName is how field errors name the JSON type of v ("object", "list", …).
+func TypeName(v interface{}) string { return typeName(v) }
+
 // readStrategy reads the strategy of the block object m (at path) into b, left as it is when absent.
 func readStrategy(m map[string]interface{}, b *Block, path *field.Path) field.ErrorList {
 	s, ok := m["strategy"]
@@ -349,7 +357,7 @@ func readRules(k Kind, raw interface{}, path *field.Path) (map[string]interface{
 // BareForm renders rules (rule id → body) in the bare form of the kind: {"rules": {section: {name: body}}}
 // or {"limits": {name: body}}; a GEP-713 kind rebuilds the nested configuration object (its model says).
 func BareForm(k Kind, rules map[string]interface{}) map[string]interface{} {
-	if f := k.model().bareForm; f != nil {
+	if f := k.model().BareForm; f != nil {
 		return f(k, rules)
 	}
 	return rulesBareForm(k, rules)

@@ -2,5 +2,7 @@
 // receives and returns, the webhook rules a profile asks for and the offline input it checks. The
 // front doors (webhook, state's watches, the CLI, the exports) iterate the profiles registered in
 // package profiles and never switch on a profile or a kind; each model's own logic lives in its own
-// package under profiles/. Engine-backed models share EngineReview and EngineOffline.
+// package under profiles/ (a model folded on the shared engine gives it its reading, order, fold and
+// checks through policy.Model, effective.Reducer and checks.Register). Engine-backed models share
+// EngineReview and EngineOffline.
 package profile

@@ -17,7 +17,7 @@ import (
 	"github.com/precedent-dev/precedent/validate"
 )
 
-// The engine-backed profiles (defaults-overrides, gep713, kuadrant) review their kinds on the
+// The engine-backed profiles (those whose policy.Model has Engine) review their kinds on the
 // state's snapshots with package validate; these are the parts they share.
 
 // EngineReview reviews a write or delete of a policy of kind k against the cached snapshot of its

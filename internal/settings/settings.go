@@ -82,14 +82,7 @@ func (s Settings) Validate(p *field.Path) field.ErrorList {
 	if s.WarningLimit < 1 || s.WarningLimit > 100 {
 		errs = append(errs, field.Invalid(p.Child("warningLimit"), s.WarningLimit, "must be between 1 and 100"))
 	}
-	switch s.Access.Combine {
-	case access.AnyAllow, access.AllAllow:
-	default:
-		errs = append(errs, field.NotSupported(p.Child("access", "combine"), s.Access.Combine, []string{access.AnyAllow, access.AllAllow}))
-	}
-	if s.Access.BackendKind == "" {
-		errs = append(errs, field.Required(p.Child("access", "backendKind"), "the Backend kind AccessPolicies may target"))
-	}
+	errs = append(errs, s.Access.Check(p.Child("access"))...)
 	seen := map[string]bool{}
 	for i, k := range s.Kinds {
 		kp := p.Child("kinds").Index(i)

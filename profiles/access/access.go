@@ -154,15 +154,15 @@ func (Profile) Diff(base, head *profile.Offline, kind string) ([]diff.Change, bo
 			continue
 		}
 		matched = true
-		out = append(out, diff.Access(gk.Kind, tree(base, gk), tree(head, gk))...)
+		out = append(out, Access(gk.Kind, tree(base, gk), tree(head, gk))...)
 	}
 	return out, matched, nil
 }
 
 // tree reads the valid access policies of kind gk of an input (invalid ones are reported by
 // validate) and its Gateway → Backend topology.
-func tree(in *profile.Offline, gk schema.GroupKind) diff.AccessTree {
-	t := diff.AccessTree{Settings: in.Settings.Access}
+func tree(in *profile.Offline, gk schema.GroupKind) AccessTree {
+	t := AccessTree{Settings: in.Settings.Access}
 	for _, u := range in.Objects {
 		if u.GroupVersionKind().GroupKind() != gk {
 			continue

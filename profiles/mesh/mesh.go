@@ -117,14 +117,14 @@ func (Profile) Diff(base, head *profile.Offline, kind string) ([]diff.Change, bo
 			continue
 		}
 		matched = true
-		out = append(out, diff.Mesh(gk.Kind, tree(base), tree(head))...)
+		out = append(out, Mesh(gk.Kind, tree(base), tree(head))...)
 	}
 	return out, matched, nil
 }
 
 // tree reads the valid mesh policies of Precedent's kinds and the Dataplanes of an input.
-func tree(in *profile.Offline) diff.MeshTree {
-	var t diff.MeshTree
+func tree(in *profile.Offline) MeshTree {
+	var t MeshTree
 	for _, u := range in.Objects {
 		gk := u.GroupVersionKind().GroupKind()
 		switch {

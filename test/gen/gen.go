@@ -92,8 +92,12 @@ func rate(n int64) map[string]interface{} {
 	return map[string]interface{}{"rates": []interface{}{map[string]interface{}{"limit": n, "window": "1m"}}}
 }
 
-// KuadrantKind is Kuadrant's own RateLimitPolicy, managed with the kuadrant profile.
-var KuadrantKind = policy.KuadrantKind(schema.GroupVersionKind{Group: "kuadrant.io", Version: "v1", Kind: "RateLimitPolicy"})
+// KuadrantKind is Kuadrant's own RateLimitPolicy, managed with the kuadrant profile (as
+// profiles/kuadrant/engine.KuadrantKind makes it, which this package does not import: the packages
+// it generates for are below that one). A test that folds it links that package, whose model the
+// engine then folds it with.
+var KuadrantKind = policy.Kind{GVK: schema.GroupVersionKind{Group: "kuadrant.io", Version: "v1", Kind: "RateLimitPolicy"},
+	Profile: policy.ProfileKuadrant, RulesField: "limits", TargetKinds: policy.DefaultTargetKinds}
 
 // Kuadrant is the same world with Kuadrant's RateLimitPolicies: each Gateway policy keeps its merge
 // defaults (a Kuadrant policy has one block), each route policy its bare limits (Kuadrant has no

@@ -1,6 +1,10 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
 
 // Combine modes: how the allow rules of several policies on one level combine.
 const (
@@ -47,6 +51,21 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("access combine %q is not supported: use %q or %q", s.Combine, AnyAllow, AllAllow)
 	}
 	return nil
+}
+
+// Check validates s as the PrecedentConfig's access settings at path (spec.access), as field
+// errors: Combine one of the modes (none is not defaulted there), a Backend kind.
+func (s Settings) Check(path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	switch s.Combine {
+	case AnyAllow, AllAllow:
+	default:
+		errs = append(errs, field.NotSupported(path.Child("combine"), s.Combine, []string{AnyAllow, AllAllow}))
+	}
+	if s.BackendKind == "" {
+		errs = append(errs, field.Required(path.Child("backendKind"), "the Backend kind AccessPolicies may target"))
+	}
+	return errs
 }
 
 // withDefaults fills the zero fields of s.

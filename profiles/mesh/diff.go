@@ -1,6 +1,8 @@
-package diff
+package mesh
 
 import (
+	"encoding/json"
+	"github.com/precedent-dev/precedent/internal/diff"
 	"sort"
 	"strings"
 
@@ -18,7 +20,7 @@ type MeshTree struct {
 // its outbounds (to, MeshTimeout only) and each source of inbound traffic in the mesh (from). A
 // field is added or removed when only one side sets it (a proxy in one tree only has all its fields
 // on that side), changed when its value differs, moved when another policy sets the same value.
-func Mesh(kind string, base, head MeshTree) []Change {
+func Mesh(kind string, base, head MeshTree) []diff.Change {
 	proxies := map[string][2]*mesh.Dataplane{}
 	for i := range base.Dataplanes {
 		dp := &base.Dataplanes[i]
@@ -33,7 +35,7 @@ func Mesh(kind string, base, head MeshTree) []Change {
 		proxies[proxyID(dp)] = e
 	}
 	sources := mesh.Sources(append(append([]mesh.Dataplane(nil), base.Dataplanes...), head.Dataplanes...))
-	var out []Change
+	var out []diff.Change
 	for id, dps := range proxies {
 		merge := func(d mesh.Direction, sel func(*mesh.Dataplane) mesh.Selector) (before, after mesh.Result) {
 			if dps[0] != nil {
@@ -50,15 +52,15 @@ func Mesh(kind string, base, head MeshTree) []Change {
 					tags, _ := dp.OutboundTo(svc)
 					return mesh.Selector{Service: svc, Tags: tags}
 				})
-				out = appendFields(out, Change{Shape: ShapeMesh, Kind: kind, Proxy: id, Outbound: svc}, b, a)
+				out = appendFields(out, diff.Change{Shape: ShapeMesh, Kind: kind, At: []string{id, svc, "", ""}}, b, a)
 			}
 		}
 		for _, src := range sources {
 			b, a := merge(mesh.From, func(*mesh.Dataplane) mesh.Selector { return src })
-			out = appendFields(out, Change{Shape: ShapeMesh, Kind: kind, Proxy: id, From: src.String()}, b, a)
+			out = appendFields(out, diff.Change{Shape: ShapeMesh, Kind: kind, At: []string{id, "", src.String(), ""}}, b, a)
 		}
 	}
-	Sort(out)
+	diff.Sort(out)
 	return out
 }
 
@@ -89,7 +91,7 @@ func outbounds(dps [2]*mesh.Dataplane) []string {
 }
 
 // appendFields appends a change (at, with Field, Change and values set) per field that differs.
-func appendFields(out []Change, at Change, before, after mesh.Result) []Change {
+func appendFields(out []diff.Change, at diff.Change, before, after mesh.Result) []diff.Change {
 	fields := make([]string, 0, len(before.Origins)+len(after.Origins))
 	for f := range before.Origins {
 		fields = append(fields, f)
@@ -102,19 +104,20 @@ func appendFields(out []Change, at Change, before, after mesh.Result) []Change {
 	sort.Strings(fields)
 	for _, f := range fields {
 		b, a := fieldValue(before, f), fieldValue(after, f)
-		t, ok := compare(b, a, sameValue)
+		t, ok := diff.CompareValues(b, a)
 		if !ok {
 			continue
 		}
 		c := at
-		c.Field, c.Change, c.Before, c.After = f, t, b, a
+		c.At = []string{at.At[0], at.At[1], at.At[2], f}
+		c.Change, c.Before, c.After = t, b, a
 		out = append(out, c)
 	}
 	return out
 }
 
 // fieldValue is the value of the dotted field path f in r's conf, and the policy that set it.
-func fieldValue(r mesh.Result, f string) *Value {
+func fieldValue(r mesh.Result, f string) *diff.Value {
 	from, ok := r.Origins[f]
 	if !ok {
 		return nil
@@ -124,5 +127,58 @@ func fieldValue(r mesh.Result, f string) *Value {
 		m, _ := v.(map[string]interface{})
 		v = m[seg]
 	}
-	return &Value{Value: v, From: from}
+	return &diff.Value{Value: v, From: from}
+}
+
+// meshShape is the shape of a change to a merged mesh field: At is proxy, outbound (`to` merges),
+// from (`from` merges), field; the sides are values and the policy that set them.
+type meshShape struct{ diff.Valued }
+
+// ShapeMesh is the shape of the mesh changes.
+var ShapeMesh diff.Shape = meshShape{}
+
+type meshJSON struct {
+	Kind     string          `json:"kind"`
+	Proxy    string          `json:"proxy"`
+	Outbound *string         `json:"outbound,omitempty"`
+	From     *string         `json:"from,omitempty"`
+	Field    string          `json:"field"`
+	Change   diff.Type       `json:"change"`
+	Before   json.RawMessage `json:"before"`
+	After    json.RawMessage `json:"after"`
+}
+
+func (meshShape) JSON(c *diff.Change, before, after json.RawMessage) interface{} {
+	m := meshJSON{Kind: c.Kind, Proxy: c.At[0], Field: c.At[3], Change: c.Change, Before: before, After: after}
+	if from := c.At[2]; from != "" {
+		m.From = &from
+	} else {
+		outbound := c.At[1]
+		m.Outbound = &outbound
+	}
+	return m
+}
+
+func (meshShape) Title(c *diff.Change) string { return c.Kind + " on proxy " + c.At[0] }
+
+func (meshShape) Group(c *diff.Change) string { return c.At[0] }
+
+func (meshShape) Place(c *diff.Change) string { return c.At[0] + " " + c.At[1] + " " + c.At[2] }
+
+func (meshShape) Key(c *diff.Change) []string { return c.At }
+
+func (meshShape) Columns() []string {
+	return []string{"outbound", "from", "field", "change", "before", "after"}
+}
+
+func (s meshShape) Cells(c *diff.Change) []string {
+	return []string{c.At[1], c.At[2], c.At[3], string(c.Change), diff.Text(c.Before, s), diff.Text(c.After, s)}
+}
+
+func (meshShape) TableColumns() []string {
+	return []string{"kind", "proxy", "outbound", "from", "field", "change", "before", "after"}
+}
+
+func (s meshShape) TableCells(c *diff.Change) []string {
+	return append([]string{c.Kind, c.At[0]}, s.Cells(c)...)
 }

@@ -1,4 +1,4 @@
-package diff_test
+package access_test
 
 import (
 	"testing"
@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/precedent-dev/precedent/internal/diff"
+	accessprofile "github.com/precedent-dev/precedent/profiles/access"
 	access "github.com/precedent-dev/precedent/profiles/access/engine"
 )
 
@@ -20,8 +21,8 @@ func gatewayPolicy(name string, tools []string) access.Policy {
 		Rules: []access.Rule{r}}
 }
 
-func accessTree(linked bool, ps ...access.Policy) diff.AccessTree {
-	t := diff.AccessTree{Policies: ps, Settings: access.DefaultSettings()}
+func accessTree(linked bool, ps ...access.Policy) accessprofile.AccessTree {
+	t := accessprofile.AccessTree{Policies: ps, Settings: access.DefaultSettings()}
 	if linked {
 		t.Topology.Link("prod/gw", "prod/be")
 	}
@@ -32,7 +33,7 @@ func accessTree(linked bool, ps ...access.Policy) diff.AccessTree {
 // decision) and moved (the same decision by another policy); sources and tools no rule names are "*".
 func TestAccessChangeTypes(t *testing.T) {
 	grant := func(source, tool string, ty diff.Type, before, after *diff.Value) diff.Change {
-		return diff.Change{Shape: diff.ShapeGrant, Kind: "AccessPolicy", Gateway: "prod/gw", Backend: "prod/be", Source: source, Tool: tool, Change: ty, Before: before, After: after}
+		return diff.Change{Shape: accessprofile.ShapeGrant, Kind: "AccessPolicy", At: []string{"prod/gw", "prod/be", source, tool}, Change: ty, Before: before, After: after}
 	}
 	allow := func(p string) *diff.Value { return &diff.Value{Decision: "allow", Policy: p} }
 	deny := func(p string) *diff.Value { return &diff.Value{Decision: "deny", Policy: p} }
@@ -40,7 +41,7 @@ func TestAccessChangeTypes(t *testing.T) {
 	g := gatewayPolicy("g", nil)
 	for _, c := range []struct {
 		name       string
-		base, head diff.AccessTree
+		base, head accessprofile.AccessTree
 		want       []diff.Change
 	}{
 		{"added: a route now sends the Gateway's traffic to the Backend", accessTree(false, g), accessTree(true, g), []diff.Change{
@@ -61,7 +62,7 @@ func TestAccessChangeTypes(t *testing.T) {
 		{"no change", accessTree(true, g), accessTree(true, g), nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if d := cmp.Diff(c.want, diff.Access("AccessPolicy", c.base, c.head)); d != "" {
+			if d := cmp.Diff(c.want, accessprofile.Access("AccessPolicy", c.base, c.head)); d != "" {
 				t.Errorf("changes (-want +got):\n%s", d)
 			}
 		})

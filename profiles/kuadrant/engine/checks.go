@@ -1,4 +1,4 @@
-package checks
+package engine
 
 import (
 	"fmt"
@@ -6,15 +6,42 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/precedent-dev/precedent/internal/checks"
 	"github.com/precedent-dev/precedent/internal/policy"
 )
+
+var (
+	spec       = field.NewPath("spec")
+	strategies = []string{policy.StrategyAtomic, policy.StrategyMerge}
+	own        = []policy.Profile{policy.ProfileKuadrant}
+)
+
+// Checks are the kuadrant profile's own stateless checks, which run after the target checks
+// (checks.Targets) and GEP-713's in the one table (checks.Register).
+var Checks = []checks.Check{
+	{ID: "kuadrant-bare-with-blocks", Profiles: own, Path: "spec.<rules>", Scope: checks.PerPolicy,
+		Message: "implicit defaults (bare rules) and spec.defaults or spec.overrides are mutually exclusive",
+		Go:      kuadrantBareWithBlocks, CEL: kuadrantBareWithBlocksCEL},
+	{ID: "kuadrant-defaults-with-overrides", Profiles: own, Path: "spec.overrides", Scope: checks.PerPolicy,
+		Message: "spec.defaults and spec.overrides are mutually exclusive",
+		Go:      kuadrantDefaultsWithOverrides, CEL: kuadrantDefaultsWithOverridesCEL},
+	{ID: "kuadrant-strategy", Profiles: own, Path: "spec.defaults.strategy", Scope: checks.PerBlock,
+		Message: "strategy is atomic or merge",
+		Go:      kuadrantStrategy, CEL: kuadrantStrategyCEL},
+	{ID: "kuadrant-rules-required", Profiles: own, Path: "spec.<rules>", Scope: checks.PerBlock,
+		Message: "the bare form, spec.defaults and spec.overrides each hold at least one rule",
+		Go:      kuadrantRulesRequired, CEL: kuadrantRulesRequiredCEL},
+	{ID: "kuadrant-not-empty", Profiles: own, Path: "spec.<rules>", Scope: checks.PerPolicy,
+		Message: "a policy needs bare rules, spec.defaults or spec.overrides",
+		Go:      kuadrantNotEmpty, CEL: kuadrantNotEmptyCEL},
+}
 
 // The kuadrant profile's checks are what Kuadrant's CRDs check in their x-kubernetes-validations (so
 // the API server rejects it before Precedent sees it; offline, validate -f says the same): one of
 // the bare form, spec.defaults and spec.overrides, holding at least one rule of the kind's rules
 // field, and a known strategy.
 
-func kuadrantBareWithBlocks(in Input) field.ErrorList {
+func kuadrantBareWithBlocks(in checks.Input) field.ErrorList {
 	p := in.Policy
 	if p.Bare == nil || (p.Defaults == nil && p.Overrides == nil) {
 		return nil
@@ -35,29 +62,29 @@ func kuadrantBareMessage(rf, other string) string {
 	return fmt.Sprintf("spec.%s: Forbidden: %s", rf, kuadrantBareDetail(rf, other))
 }
 
-func kuadrantBareWithBlocksCEL(k policy.Kind) []Rule {
+func kuadrantBareWithBlocksCEL(k policy.Kind) []checks.Rule {
 	rf := k.RulesField
-	return []Rule{{
+	return []checks.Rule{{
 		Expression:        fmt.Sprintf("!(%s && (has(object.spec.defaults) || has(object.spec.overrides)))", kuadrantBare(k)),
-		Reason:            ReasonForbidden,
+		Reason:            checks.ReasonForbidden,
 		Message:           fmt.Sprintf("spec.%s: Forbidden: implicit defaults (bare %s) and spec.defaults or spec.overrides are mutually exclusive", rf, rf),
-		MessageExpression: fmt.Sprintf("has(object.spec.defaults) ? %s : %s", quote(kuadrantBareMessage(rf, "defaults")), quote(kuadrantBareMessage(rf, "overrides"))),
+		MessageExpression: fmt.Sprintf("has(object.spec.defaults) ? %s : %s", checks.Quote(kuadrantBareMessage(rf, "defaults")), checks.Quote(kuadrantBareMessage(rf, "overrides"))),
 	}}
 }
 
-func kuadrantDefaultsWithOverrides(in Input) field.ErrorList {
+func kuadrantDefaultsWithOverrides(in checks.Input) field.ErrorList {
 	if in.Policy.Defaults == nil || in.Policy.Overrides == nil {
 		return nil
 	}
 	return field.ErrorList{field.Forbidden(spec.Child("overrides"), "spec.overrides and spec.defaults are mutually exclusive")}
 }
 
-func kuadrantDefaultsWithOverridesCEL(policy.Kind) []Rule {
-	return []Rule{{Expression: "!(has(object.spec.defaults) && has(object.spec.overrides))", Reason: ReasonForbidden,
+func kuadrantDefaultsWithOverridesCEL(policy.Kind) []checks.Rule {
+	return []checks.Rule{{Expression: "!(has(object.spec.defaults) && has(object.spec.overrides))", Reason: checks.ReasonForbidden,
 		Message: "spec.overrides: Forbidden: spec.overrides and spec.defaults are mutually exclusive"}}
 }
 
-func kuadrantStrategy(in Input) field.ErrorList {
+func kuadrantStrategy(in checks.Input) field.ErrorList {
 	b := in.Block
 	if b == in.Policy.Bare || b.Strategy == policy.StrategyAtomic || b.Strategy == policy.StrategyMerge {
 		return nil
@@ -65,14 +92,14 @@ func kuadrantStrategy(in Input) field.ErrorList {
 	return field.ErrorList{field.NotSupported(b.Path.Child("strategy"), b.Strategy, strategies)}
 }
 
-func kuadrantStrategyCEL(policy.Kind) []Rule {
-	return blockStrategyCEL(strategies)
+func kuadrantStrategyCEL(policy.Kind) []checks.Rule {
+	return checks.BlockStrategyCEL(strategies)
 }
 
-func kuadrantRulesRequired(in Input) field.ErrorList {
+func kuadrantRulesRequired(in checks.Input) field.ErrorList {
 	b := in.Block
 	for id := range b.Rules {
-		if policy.KuadrantCounts(id) {
+		if KuadrantCounts(id) {
 			return nil
 		}
 	}
@@ -80,24 +107,24 @@ func kuadrantRulesRequired(in Input) field.ErrorList {
 	return field.ErrorList{field.Required(at, "at least one rule must be defined in "+at.String())}
 }
 
-func kuadrantRulesRequiredCEL(k policy.Kind) []Rule {
+func kuadrantRulesRequiredCEL(k policy.Kind) []checks.Rule {
 	rf := k.RulesField
-	out := []Rule{{
+	out := []checks.Rule{{
 		Expression: fmt.Sprintf("!(%s) || %s", kuadrantBare(k), kuadrantCounts(k, "object.spec")),
-		Reason:     ReasonInvalid,
+		Reason:     checks.ReasonInvalid,
 		Message:    fmt.Sprintf("spec.%[1]s: Required value: at least one rule must be defined in spec.%[1]s", rf),
 	}}
 	for _, b := range []string{"defaults", "overrides"} {
-		out = append(out, Rule{
+		out = append(out, checks.Rule{
 			Expression: fmt.Sprintf("!has(object.spec.%s) || %s", b, kuadrantCounts(k, "object.spec."+b)),
-			Reason:     ReasonInvalid,
+			Reason:     checks.ReasonInvalid,
 			Message:    fmt.Sprintf("spec.%[1]s.%[2]s: Required value: at least one rule must be defined in spec.%[1]s.%[2]s", b, rf),
 		})
 	}
 	return out
 }
 
-func kuadrantNotEmpty(in Input) field.ErrorList {
+func kuadrantNotEmpty(in checks.Input) field.ErrorList {
 	p := in.Policy
 	if p.Bare != nil || p.Defaults != nil || p.Overrides != nil {
 		return nil
@@ -106,11 +133,11 @@ func kuadrantNotEmpty(in Input) field.ErrorList {
 	return field.ErrorList{field.Required(spec.Child(rf), fmt.Sprintf("a policy needs spec.%s, spec.defaults or spec.overrides", rf))}
 }
 
-func kuadrantNotEmptyCEL(k policy.Kind) []Rule {
+func kuadrantNotEmptyCEL(k policy.Kind) []checks.Rule {
 	rf := k.RulesField
-	return []Rule{{
+	return []checks.Rule{{
 		Expression: fmt.Sprintf("%s || has(object.spec.defaults) || has(object.spec.overrides)", kuadrantBare(k)),
-		Reason:     ReasonInvalid,
+		Reason:     checks.ReasonInvalid,
 		Message:    fmt.Sprintf("spec.%[1]s: Required value: a policy needs spec.%[1]s, spec.defaults or spec.overrides", rf),
 	}}
 }
@@ -125,7 +152,7 @@ func kuadrantBare(k policy.Kind) string {
 }
 
 // kuadrantCounts is true when the spec "proper" at b holds a rule that makes it non-empty in
-// Kuadrant's sense (policy.KuadrantCounts: not the top-level when, not a named pattern).
+// Kuadrant's sense (KuadrantCounts: not the top-level when, not a named pattern).
 func kuadrantCounts(k policy.Kind, b string) string {
 	nonEmpty := func(m string) string { return fmt.Sprintf("(has(%[1]s) && size(%[1]s) > 0)", m) }
 	if k.GVK.Kind != "AuthPolicy" {

@@ -1,6 +1,8 @@
-package diff
+package access
 
 import (
+	"encoding/json"
+	"github.com/precedent-dev/precedent/internal/diff"
 	"slices"
 	"sort"
 	"strings"
@@ -32,7 +34,7 @@ type AccessTree struct {
 // A grant is added (removed) when its Backend is reachable through the Gateway in head (base) only;
 // changed when the decision differs; moved when another policy decides it alike. kind names the
 // changes (AccessPolicy).
-func Access(kind string, base, head AccessTree) []Change {
+func Access(kind string, base, head AccessTree) []diff.Change {
 	type pair struct{ gw, be string }
 	// The Gateway/Backend pairs some policy of either tree applies to, through either topology.
 	seen := map[pair]bool{}
@@ -64,7 +66,7 @@ func Access(kind string, base, head AccessTree) []Change {
 		}
 	}
 	linked := func(t AccessTree, pr pair) bool { return slices.Contains(t.Topology.BackendsBehind(pr.gw), pr.be) }
-	var out []Change
+	var out []diff.Change
 	for _, pr := range pairs {
 		gb, bb := levels(base, pr.gw, pr.be)
 		gh, bh := levels(head, pr.gw, pr.be)
@@ -72,7 +74,7 @@ func Access(kind string, base, head AccessTree) []Change {
 		for _, src := range sources {
 			for _, tool := range tools {
 				req := access.Request{Source: src, Tool: tool}
-				var before, after *Value
+				var before, after *diff.Value
 				if linked(base, pr) {
 					before = decide(req, gb, bb, base.Settings)
 				}
@@ -83,12 +85,12 @@ func Access(kind string, base, head AccessTree) []Change {
 				if !ok {
 					continue
 				}
-				out = append(out, Change{Shape: ShapeGrant, Kind: kind, Gateway: pr.gw, Backend: pr.be, Source: sourceName(src),
-					Tool: toolName(tool), Change: t, Before: before, After: after})
+				out = append(out, diff.Change{Shape: ShapeGrant, Kind: kind, At: []string{pr.gw, pr.be, sourceName(src), toolName(tool)},
+					Change: t, Before: before, After: after})
 			}
 		}
 	}
-	Sort(out)
+	diff.Sort(out)
 	return out
 }
 
@@ -138,9 +140,9 @@ func names(lists ...[]access.Policy) ([]access.Principal, []string) {
 }
 
 // decide evaluates one request and names the deciding policy.
-func decide(req access.Request, gateway, backend []access.Policy, s access.Settings) *Value {
+func decide(req access.Request, gateway, backend []access.Policy, s access.Settings) *diff.Value {
 	d := access.Evaluate(req, gateway, backend, s)
-	v := &Value{Decision: string(d.Decision), Policy: d.Policy}
+	v := &diff.Value{Decision: string(d.Decision), Policy: d.Policy}
 	if d.Decision == access.Allow {
 		for i := len(d.Trace) - 1; i >= 0; i-- {
 			if e := d.Trace[i]; e.Type != access.ExternalAuth && e.Result == string(access.Allow) {
@@ -152,18 +154,18 @@ func decide(req access.Request, gateway, backend []access.Policy, s access.Setti
 	return v
 }
 
-func compareDecisions(before, after *Value) (Type, bool) {
+func compareDecisions(before, after *diff.Value) (diff.Type, bool) {
 	switch {
 	case before == nil && after == nil:
 		return "", false
 	case before == nil:
-		return Added, true
+		return diff.Added, true
 	case after == nil:
-		return Removed, true
+		return diff.Removed, true
 	case before.Decision != after.Decision:
-		return Changed, true
+		return diff.Changed, true
 	case before.Policy != after.Policy:
-		return Moved, true
+		return diff.Moved, true
 	}
 	return "", false
 }
@@ -184,4 +186,68 @@ func toolName(t string) string {
 		return Other
 	}
 	return t
+}
+
+// grantShape is the shape of a change to an AccessPolicy decision: At is gateway, backend, source,
+// tool; the sides are decisions and the policy that decided.
+type grantShape struct{}
+
+// ShapeGrant is the shape of the AccessPolicy changes.
+var ShapeGrant diff.Shape = grantShape{}
+
+type grantJSON struct {
+	Kind    string          `json:"kind"`
+	Gateway string          `json:"gateway"`
+	Backend string          `json:"backend"`
+	Source  string          `json:"source"`
+	Tool    string          `json:"tool"`
+	Change  diff.Type       `json:"change"`
+	Before  json.RawMessage `json:"before"`
+	After   json.RawMessage `json:"after"`
+}
+
+func (grantShape) JSON(c *diff.Change, before, after json.RawMessage) interface{} {
+	return grantJSON{c.Kind, c.At[0], c.At[1], c.At[2], c.At[3], c.Change, before, after}
+}
+
+func (grantShape) Side(v *diff.Value) interface{} {
+	return struct {
+		Decision string `json:"decision"`
+		Policy   string `json:"policy"`
+	}{v.Decision, v.Policy}
+}
+
+// Text is `deny (ns/name)`, or the decision alone when no policy decided.
+func (grantShape) Text(v *diff.Value) string {
+	if v.Policy == "" {
+		return v.Decision
+	}
+	return v.Decision + " (" + v.Policy + ")"
+}
+
+func (s grantShape) Markdown(v *diff.Value) string { return diff.MD(s.Text(v)) }
+
+func (grantShape) Title(c *diff.Change) string { return c.Kind + " on backend " + c.At[1] }
+
+func (grantShape) Group(c *diff.Change) string { return c.At[1] }
+
+func (grantShape) Place(c *diff.Change) string { return strings.Join(c.At, " ") }
+
+func (grantShape) Key(c *diff.Change) []string { return c.At }
+
+func (grantShape) Columns() []string {
+	return []string{"gateway", "source", "tool", "change", "before", "after"}
+}
+
+func (s grantShape) Cells(c *diff.Change) []string {
+	return []string{c.At[0], c.At[2], c.At[3], string(c.Change), diff.Text(c.Before, s), diff.Text(c.After, s)}
+}
+
+func (grantShape) TableColumns() []string {
+	return []string{"kind", "gateway", "backend", "source", "tool", "change", "before", "after"}
+}
+
+func (s grantShape) TableCells(c *diff.Change) []string {
+	cs := s.Cells(c)
+	return append([]string{c.Kind, cs[0], c.At[1]}, cs[1:]...)
 }

@@ -1,4 +1,4 @@
-package effective_test
+package engine_test
 
 import (
 	"fmt"
@@ -15,6 +15,7 @@ import (
 	"github.com/precedent-dev/precedent/internal/manifest"
 	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/topology"
+	"github.com/precedent-dev/precedent/profiles/kuadrant/engine"
 )
 
 // kuadrantPolicy is one Kuadrant policy of a test: its kind, where it sits, when it was made and
@@ -65,7 +66,7 @@ func kuadrantSnapshot(t testing.TB, kind string, ps []kuadrantPolicy) *effective
 		{Group: "kuadrant.io", Version: "v1", Kind: "AuthPolicy"},
 		{Group: "kuadrant.io", Version: "v1alpha1", Kind: "TokenRateLimitPolicy"},
 	} {
-		kinds = append(kinds, policy.KuadrantKind(gvk))
+		kinds = append(kinds, engine.KuadrantKind(gvk))
 	}
 	reg := policy.NewRegistry(append(policy.Builtin(), kinds...)...)
 	inv := inventory.Build(reg, us, nil)
@@ -263,4 +264,13 @@ func TestKuadrantDocumentedExamples(t *testing.T) {
 			}
 		})
 	}
+}
+
+func spec(t testing.TB, y string) map[string]interface{} {
+	t.Helper()
+	var m map[string]interface{}
+	if err := yaml.Unmarshal([]byte(y), &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

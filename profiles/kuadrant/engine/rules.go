@@ -1,10 +1,12 @@
-package policy
+package engine
 
 import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/precedent-dev/precedent/internal/policy"
 )
 
 // The kuadrant profile reads Kuadrant's own kinds as they are (kuadrant.io/v1 RateLimitPolicy and
@@ -15,9 +17,9 @@ var KuadrantKinds = []string{"AuthPolicy", "RateLimitPolicy", "TokenRateLimitPol
 
 // KuadrantKind is the managed kind of one Kuadrant kind, as one line of spec.kinds configures it
 // ({gvk, profile: kuadrant}) once the settings are defaulted.
-func KuadrantKind(gvk schema.GroupVersionKind) Kind {
+func KuadrantKind(gvk schema.GroupVersionKind) policy.Kind {
 	rf, _ := KuadrantRulesField(gvk.Kind)
-	return Kind{GVK: gvk, Profile: ProfileKuadrant, RulesField: rf, TargetKinds: DefaultTargetKinds}
+	return policy.Kind{GVK: gvk, Profile: policy.ProfileKuadrant, RulesField: rf, TargetKinds: policy.DefaultTargetKinds}
 }
 
 // KuadrantRulesField is the rules field of a Kuadrant kind: "limits" for the rate limit kinds,
@@ -67,11 +69,11 @@ var kuadrantAuthSingles = []struct {
 // spec.overrides, each with its rules keyed as Kuadrant keys them. Kuadrant's Spec.Proper() reads
 // defaults first, then overrides, then the bare form; its CRD rejects more than one of them, and so
 // do Precedent's checks.
-func (p *Policy) readKuadrant(spec map[string]interface{}) field.ErrorList {
+func readKuadrant(p *policy.Policy, spec map[string]interface{}) field.ErrorList {
 	var errs field.ErrorList
 	if rules, present, rerrs := readKuadrantRules(p.Kind, spec, specPath); present {
 		errs = append(errs, rerrs...)
-		p.Bare = &Block{Rules: rules, Strategy: StrategyAtomic, Path: specPath}
+		p.Bare = &policy.Block{Rules: rules, Strategy: policy.StrategyAtomic, Path: specPath}
 	}
 	for _, name := range []string{"defaults", "overrides"} {
 		raw, ok := spec[name]
@@ -81,13 +83,13 @@ func (p *Policy) readKuadrant(spec map[string]interface{}) field.ErrorList {
 		path := specPath.Child(name)
 		m, ok := raw.(map[string]interface{})
 		if !ok {
-			errs = append(errs, field.Invalid(path, typeName(raw), "must be an object"))
+			errs = append(errs, field.Invalid(path, policy.TypeName(raw), "must be an object"))
 			continue
 		}
 		rules, _, rerrs := readKuadrantRules(p.Kind, m, path)
 		errs = append(errs, rerrs...)
-		b := &Block{Rules: rules, Strategy: StrategyAtomic, Path: path}
-		errs = append(errs, readStrategy(m, b, path)...)
+		b := &policy.Block{Rules: rules, Strategy: policy.StrategyAtomic, Path: path}
+		errs = append(errs, policy.ReadStrategy(m, b, path)...)
 		if name == "defaults" {
 			p.Defaults = b
 		} else {
@@ -99,14 +101,14 @@ func (p *Policy) readKuadrant(spec map[string]interface{}) field.ErrorList {
 
 // readKuadrantRules reads the rules of one spec "proper" (the bare spec, or a defaults or overrides
 // block); present reports whether any rule field is there at all.
-func readKuadrantRules(k Kind, m map[string]interface{}, path *field.Path) (map[string]interface{}, bool, field.ErrorList) {
+func readKuadrantRules(k policy.Kind, m map[string]interface{}, path *field.Path) (map[string]interface{}, bool, field.ErrorList) {
 	rules := map[string]interface{}{}
 	var errs field.ErrorList
 	present := false
 	if w, ok := m[KuadrantWhen]; ok && w != nil {
 		present = true
 		if list, ok := w.([]interface{}); !ok {
-			errs = append(errs, field.Invalid(path.Child(KuadrantWhen), typeName(w), "must be a list of predicates"))
+			errs = append(errs, field.Invalid(path.Child(KuadrantWhen), policy.TypeName(w), "must be a list of predicates"))
 		} else if len(list) > 0 {
 			rules[KuadrantWhen] = w
 		}
@@ -116,7 +118,7 @@ func readKuadrantRules(k Kind, m map[string]interface{}, path *field.Path) (map[
 			present = true
 			lm, ok := raw.(map[string]interface{})
 			if !ok {
-				return rules, present, append(errs, field.Invalid(path.Child("limits"), typeName(raw), "must be a map of named limits"))
+				return rules, present, append(errs, field.Invalid(path.Child("limits"), policy.TypeName(raw), "must be a map of named limits"))
 			}
 			for name, body := range lm {
 				rules[name] = body
@@ -132,7 +134,7 @@ func readKuadrantRules(k Kind, m map[string]interface{}, path *field.Path) (map[
 		present = true
 		gm, ok := raw.(map[string]interface{})
 		if !ok {
-			errs = append(errs, field.Invalid(at, typeName(raw), "must be a map of named rules"))
+			errs = append(errs, field.Invalid(at, policy.TypeName(raw), "must be a map of named rules"))
 			continue
 		}
 		for name, body := range gm {
@@ -150,6 +152,8 @@ func readKuadrantRules(k Kind, m map[string]interface{}, path *field.Path) (map[
 	}
 	return rules, present, errs
 }
+
+var specPath = field.NewPath("spec")
 
 // dig follows keys into nested objects; ok is false when a step is missing or null, at is the path
 // of the last value reached.
@@ -173,7 +177,7 @@ func dig(m map[string]interface{}, keys []string, path *field.Path) (interface{}
 // readKuadrantRules: {"limits": {...}, "when": [...]}, or for AuthPolicy {"patterns", "when",
 // "rules": {"authentication", …, "response": {"unauthenticated", "unauthorized", "success":
 // {"headers", "filters"}}}} (what Kuadrant's SetRules builds).
-func kuadrantBareForm(k Kind, rules map[string]interface{}) map[string]interface{} {
+func kuadrantBareForm(k policy.Kind, rules map[string]interface{}) map[string]interface{} {
 	out := map[string]interface{}{}
 	if k.GVK.Kind != "AuthPolicy" {
 		limits := map[string]interface{}{}
@@ -231,7 +235,7 @@ func KuadrantCounts(id string) bool {
 // kuadrantLess is the order Kuadrant's operator gives the policies of one target (policy-machinery
 // controller.ObjectsByCreationTimestamp): older creationTimestamp first, then "namespace/name" as one
 // string.
-func kuadrantLess(a, b *Policy) bool {
+func kuadrantLess(a, b *policy.Policy) bool {
 	if !a.Created.Equal(b.Created) {
 		return a.Created.Before(b.Created)
 	}

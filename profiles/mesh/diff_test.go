@@ -1,4 +1,4 @@
-package diff_test
+package mesh_test
 
 import (
 	"testing"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/precedent-dev/precedent/internal/diff"
 	"github.com/precedent-dev/precedent/internal/manifest"
+	meshprofile "github.com/precedent-dev/precedent/profiles/mesh"
 	mesh "github.com/precedent-dev/precedent/profiles/mesh/engine"
 )
 
@@ -26,13 +27,13 @@ func meshTimeout(name, conf string) string {
 		"spec:\n  targetRef: {kind: Mesh}\n  to:\n  - targetRef: {kind: Mesh}\n    " + conf + "\n"
 }
 
-func meshTree(t *testing.T, docs string) diff.MeshTree {
+func meshTree(t *testing.T, docs string) meshprofile.MeshTree {
 	t.Helper()
 	objs, err := manifest.Decode("mesh.yaml", []byte(docs))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out diff.MeshTree
+	var out meshprofile.MeshTree
 	for _, o := range objs {
 		if o.GetKind() == mesh.KindDataplane {
 			dp, err := mesh.ParseDataplane(o.Unstructured)
@@ -54,7 +55,7 @@ func meshTree(t *testing.T, docs string) diff.MeshTree {
 // TestMeshChangeTypes: merged fields added, removed, changed and moved, per proxy and outbound.
 func TestMeshChangeTypes(t *testing.T) {
 	field := func(f string, ty diff.Type, before, after *diff.Value) diff.Change {
-		return diff.Change{Shape: diff.ShapeMesh, Kind: "MeshTimeout", Proxy: "mesh-1/web-1", Outbound: "backend", Field: f, Change: ty, Before: before, After: after}
+		return diff.Change{Shape: meshprofile.ShapeMesh, Kind: "MeshTimeout", At: []string{"mesh-1/web-1", "backend", "", f}, Change: ty, Before: before, After: after}
 	}
 	base := meshTimeout("00-base", "connectTimeout: 10s")
 	for _, c := range []struct {
@@ -70,10 +71,12 @@ func TestMeshChangeTypes(t *testing.T) {
 			[]diff.Change{field("connectTimeout", diff.Moved, val("10s", "00-base"), val("10s", "01-more"))}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got := diff.Mesh(mesh.KindMeshTimeout, meshTree(t, dataplaneYAML+base), meshTree(t, dataplaneYAML+c.head))
+			got := meshprofile.Mesh(mesh.KindMeshTimeout, meshTree(t, dataplaneYAML+base), meshTree(t, dataplaneYAML+c.head))
 			if d := cmp.Diff(c.want, got); d != "" {
 				t.Errorf("changes (-want +got):\n%s", d)
 			}
 		})
 	}
 }
+
+func val(v interface{}, from string) *diff.Value { return &diff.Value{Value: v, From: from} }

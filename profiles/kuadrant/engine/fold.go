@@ -1,9 +1,10 @@
-package effective
+package engine
 
 import (
 	"maps"
 	"slices"
 
+	"github.com/precedent-dev/precedent/internal/effective"
 	"github.com/precedent-dev/precedent/internal/policy"
 )
 
@@ -24,20 +25,20 @@ import (
 // So, unlike the defaults-overrides profile, the newer of two bare policies on one target wins, and
 // of two overrides on one target the older wins. The result's rules keep the policy they came from
 // (mapRuleWithSourceFunc keeps a rule's first source).
-func foldKuadrant(levels [][]*policy.Policy) Result {
+func foldKuadrant(levels [][]*policy.Policy) effective.Result {
 	var order []*policy.Policy // least specific first, Kuadrant's PoliciesInPath
 	for i := len(levels) - 1; i >= 0; i-- {
 		order = append(order, levels[i]...)
 	}
-	f := &folder{ep: map[string]Entry{}}
+	f := &folder{ep: map[string]effective.Entry{}}
 	if len(order) == 0 {
-		return Result{Rules: f.ep}
+		return effective.Result{Rules: f.ep}
 	}
 	last := order[len(order)-1]
 	if b, name := kuadrantBlock(last); b != nil {
 		for _, id := range b.IDs() {
-			f.ep[id] = entry(last, b, name, id)
-			f.emit(Added, last, name, id, nil)
+			f.ep[id] = effective.NewEntry(last, b, name, id)
+			f.emit(effective.Added, last, name, id, nil)
 		}
 	}
 	for i := len(order) - 2; i >= 0; i-- {
@@ -53,13 +54,13 @@ func foldKuadrant(levels [][]*policy.Policy) Result {
 			f.kuadrantAtomicDefaults(src, b, name)
 		case b.Strategy == policy.StrategyMerge:
 			for _, id := range b.IDs() {
-				f.set(src, b, id, f.ep, Overridden)
+				f.set(src, b, id, f.ep, effective.Overridden)
 			}
 		default:
 			f.kuadrantAtomicOverrides(src, b)
 		}
 	}
-	return Result{Rules: f.ep, Events: f.events}
+	return effective.Result{Rules: f.ep, Events: f.events}
 }
 
 // kuadrantBlock is the block Kuadrant reads of p (Spec.Proper(): defaults, else overrides, else the
@@ -80,26 +81,26 @@ func kuadrantBlock(p *policy.Policy) (*policy.Block, string) {
 // Empty(), in which case it becomes the source whole (the result's when and patterns go with it).
 func (f *folder) kuadrantAtomicDefaults(src *policy.Policy, b *policy.Block, name string) {
 	if !kuadrantEmpty(f.ep) {
-		for _, h := range holders(f.ep) {
+		for _, h := range effective.Holders(f.ep) {
 			h := h
-			f.emit(Replaced, src, name, "", &h)
+			f.emit(effective.Replaced, src, name, "", &h)
 		}
 		return
 	}
 	old := f.ep
-	f.ep = make(map[string]Entry, len(b.Rules))
+	f.ep = make(map[string]effective.Entry, len(b.Rules))
 	for _, id := range slices.Sorted(maps.Keys(old)) {
 		if _, ok := b.Rules[id]; !ok {
-			f.emit(Overridden, src, name, id, source(old[id]))
+			f.emit(effective.Overridden, src, name, id, effective.SourceOf(old[id]))
 		}
 	}
 	for _, id := range b.IDs() {
 		if cur, ok := old[id]; ok && cur.Source != src.Ref {
-			f.emit(Overridden, src, name, id, source(cur))
+			f.emit(effective.Overridden, src, name, id, effective.SourceOf(cur))
 		} else if !ok {
-			f.emit(Added, src, name, id, nil)
+			f.emit(effective.Added, src, name, id, nil)
 		}
-		f.ep[id] = entry(src, b, name, id)
+		f.ep[id] = effective.NewEntry(src, b, name, id)
 	}
 }
 
@@ -107,11 +108,11 @@ func (f *folder) kuadrantAtomicDefaults(src *policy.Policy, b *policy.Block, nam
 func (f *folder) kuadrantMergeDefaults(src *policy.Policy, b *policy.Block, name string) {
 	for _, id := range b.IDs() {
 		if cur, ok := f.ep[id]; ok {
-			f.emit(Kept, src, name, id, source(cur))
+			f.emit(effective.Kept, src, name, id, effective.SourceOf(cur))
 			continue
 		}
-		f.ep[id] = entry(src, b, name, id)
-		f.emit(Added, src, name, id, nil)
+		f.ep[id] = effective.NewEntry(src, b, name, id)
+		f.emit(effective.Added, src, name, id, nil)
 	}
 }
 
@@ -119,22 +120,43 @@ func (f *folder) kuadrantMergeDefaults(src *policy.Policy, b *policy.Block, name
 func (f *folder) kuadrantAtomicOverrides(src *policy.Policy, b *policy.Block) {
 	for _, id := range slices.Sorted(maps.Keys(f.ep)) {
 		if _, ok := b.Rules[id]; !ok {
-			f.emit(Overridden, src, "overrides", id, source(f.ep[id]))
+			f.emit(effective.Overridden, src, "overrides", id, effective.SourceOf(f.ep[id]))
 		}
 	}
 	old := f.ep
-	f.ep = make(map[string]Entry, len(b.Rules))
+	f.ep = make(map[string]effective.Entry, len(b.Rules))
 	for _, id := range b.IDs() {
-		f.set(src, b, id, old, Overridden)
+		f.set(src, b, id, old, effective.Overridden)
 	}
 }
 
 // kuadrantEmpty is Kuadrant's Empty() of the result so far.
-func kuadrantEmpty(ep map[string]Entry) bool {
+func kuadrantEmpty(ep map[string]effective.Entry) bool {
 	for id := range ep {
-		if policy.KuadrantCounts(id) {
+		if KuadrantCounts(id) {
 			return false
 		}
 	}
 	return true
+}
+
+// folder holds the state of one Kuadrant fold: the result so far and its events.
+type folder struct {
+	ep     map[string]effective.Entry
+	events []effective.Event
+}
+
+func (f *folder) emit(t effective.EventType, p *policy.Policy, block, rule string, other *policy.Ref) {
+	f.events = append(f.events, effective.Event{Type: t, Rule: rule, Policy: p.Ref, Block: block, Other: other})
+}
+
+// set puts rule id of the overrides block b of p over old's (the engine's overrides step, without
+// unset: Kuadrant has none).
+func (f *folder) set(p *policy.Policy, b *policy.Block, id string, old map[string]effective.Entry, replaceType effective.EventType) {
+	if cur, ok := old[id]; ok && cur.Source != p.Ref {
+		f.emit(replaceType, p, "overrides", id, effective.SourceOf(cur))
+	} else if !ok {
+		f.emit(effective.Added, p, "overrides", id, nil)
+	}
+	f.ep[id] = effective.NewEntry(p, b, "overrides", id)
 }

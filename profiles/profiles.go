@@ -3,6 +3,7 @@ package profiles
 import (
 	"errors"
 	"fmt"
+	"sort"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -26,6 +27,33 @@ var registered = []profile.Profile{
 	access.Profile{},
 	mesh.Profile{},
 	envoygateway.Profile{},
+}
+
+// Install installs the models of the table's configurable profiles in package policy, where the
+// settings' validation, the engine and the reconciler read them. Every program calls it before it
+// reads settings (cmd/precedent's main, assembly.New, a test's TestMain): registration is this
+// table, explicitly installed, and importing a profile's package registers nothing.
+func Install() { policy.Install(Models()) }
+
+// Models are the models of the table's configurable profiles (profile.Configurable), by name.
+func Models() map[policy.Profile]policy.Model {
+	out := map[policy.Profile]policy.Model{}
+	for _, p := range registered {
+		if c, ok := p.(profile.Configurable); ok && p.Name() != "" {
+			out[p.Name()] = c.KindModel()
+		}
+	}
+	return out
+}
+
+// Names lists the names a PrecedentConfig's spec.kinds[].profile may take, sorted (the CRD's enum).
+func Names() []string {
+	var out []string
+	for p := range Models() {
+		out = append(out, string(p))
+	}
+	sort.Strings(out)
+	return out
 }
 
 // All returns the registered profiles in order.

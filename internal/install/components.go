@@ -142,6 +142,11 @@ func files(root string) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, p := range configCRDs {
+		if out[p], err = configCRD(root, p); err != nil {
+			return nil, err
+		}
+	}
 	for _, c := range cs {
 		w, err := c.Webhook()
 		if err != nil {

@@ -58,8 +58,8 @@ type Rule struct {
 type Check struct {
 	// ID is stable and kebab-case: metrics, settings and exports name the check by it.
 	ID string
-	// Profiles are the profiles whose kinds the check applies to.
-	Profiles []policy.Profile
+	// Profiles says whose kinds the check applies to, by the shape of their profile's model.
+	Profiles Applies
 	// Path is the field path the check reports on ("spec.targetRef.namespace").
 	Path string
 	// Message says what the check rejects.
@@ -74,15 +74,26 @@ type Check struct {
 	Params bool
 }
 
-// AppliesTo reports whether the check applies to the kinds of profile p.
-func (c Check) AppliesTo(p policy.Profile) bool {
-	for _, q := range c.Profiles {
-		if q == p {
-			return true
-		}
-	}
-	return false
+// Applies says which kinds a check applies to by the shape of their profile's model (the models
+// installed from package profiles' table): a profile registered there gets the checks of its
+// model's shape with no entry in this package. The mesh, access and envoy-gateway profiles check
+// their kinds in their own packages: their models are not the engine's, and no check applies.
+type Applies func(Shape) bool
+
+// Shape is what of a model decides which checks apply: whether the engine folds its kinds, and how.
+type Shape struct {
+	Engine bool
+	Fold   policy.Fold
 }
+
+// shapeOf is the shape of kind k's model.
+func shapeOf(k policy.Kind) Shape {
+	m := k.Model()
+	return Shape{Engine: m.Engine, Fold: m.Fold}
+}
+
+// AppliesTo reports whether the check applies to kind k.
+func (c Check) AppliesTo(k policy.Kind) bool { return c.Profiles(shapeOf(k)) }
 
 // All returns every check, in the order they run.
 func All() []Check { return append([]Check(nil), table...) }
@@ -99,22 +110,28 @@ func ByID(id string) (Check, bool) {
 
 // For returns the checks of kind k's profile, in the order they run.
 func For(k policy.Kind) []Check {
-	return append([]Check(nil), forProfile(k.Profile)...)
+	return append([]Check(nil), forKind(k)...)
 }
 
-// byProfile holds each profile's checks, built once: a write's checks are looked up, not filtered.
-var byProfile = map[policy.Profile][]Check{}
-
-func init() {
-	for _, c := range table {
-		for _, p := range c.Profiles {
-			byProfile[p] = append(byProfile[p], c)
+// byShape holds the checks of each shape of model, built once: a write's checks are looked up,
+// not filtered.
+var byShape = func() map[Shape][]Check {
+	out := map[Shape][]Check{}
+	for _, engine := range []bool{false, true} {
+		for _, f := range []policy.Fold{policy.FoldRules, policy.FoldFields, policy.FoldKuadrant} {
+			sh := Shape{Engine: engine, Fold: f}
+			for _, c := range table {
+				if c.Profiles(sh) {
+					out[sh] = append(out[sh], c)
+				}
+			}
 		}
 	}
-}
+	return out
+}()
 
-// forProfile is the shared list of profile p's checks: callers must not modify it.
-func forProfile(p policy.Profile) []Check { return byProfile[p] }
+// forKind is the shared list of kind k's checks: callers must not modify it.
+func forKind(k policy.Kind) []Check { return byShape[shapeOf(k)] }
 
 // Finding is one error of one check.
 type Finding struct {
@@ -127,7 +144,7 @@ type Finding struct {
 // second, …), so the errors read per target, per block and per unset entry.
 func Evaluate(in Input) []Finding {
 	p := in.Policy
-	cs := forProfile(p.Kind.Profile)
+	cs := forKind(p.Kind)
 	var out []Finding
 	for start := 0; start < len(cs); {
 		end := start + 1

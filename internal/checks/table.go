@@ -2,12 +2,17 @@ package checks
 
 import "github.com/precedent-dev/precedent/internal/policy"
 
+// Whose kinds the checks apply to: every model the engine folds has target references; each fold
+// has the checks of its block shape (the RFC's rules, GEP-713's fields, Kuadrant's).
 var (
-	targeted = []policy.Profile{policy.ProfileDefaultsOverrides, policy.ProfileGEP713, policy.ProfileKuadrant}
-	do       = []policy.Profile{policy.ProfileDefaultsOverrides}
-	gep713   = []policy.Profile{policy.ProfileGEP713}
-	kuadrant = []policy.Profile{policy.ProfileKuadrant}
+	targeted Applies = func(s Shape) bool { return s.Engine }
+	do               = folded(policy.FoldRules)
+	gep713           = folded(policy.FoldFields)
+	kuadrant         = folded(policy.FoldKuadrant)
 )
+
+// folded applies to the models the engine folds with f.
+func folded(f policy.Fold) Applies { return func(s Shape) bool { return s.Engine && s.Fold == f } }
 
 // table is every stateless check, in the order they run. The mesh and access profiles check their
 // kinds in their own packages (mesh.Parse, access.Parse); they have no entry here.

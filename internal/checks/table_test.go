@@ -11,6 +11,7 @@ import (
 	"github.com/precedent-dev/precedent/internal/checks"
 	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/settings"
+	"github.com/precedent-dev/precedent/profiles"
 )
 
 var kebab = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
@@ -27,7 +28,7 @@ func TestTable(t *testing.T) {
 			t.Errorf("check ID %q appears twice", c.ID)
 		}
 		seen[c.ID] = true
-		if len(c.Profiles) == 0 || c.Path == "" || c.Message == "" || c.Go == nil {
+		if c.Profiles == nil || c.Path == "" || c.Message == "" || c.Go == nil {
 			t.Errorf("check %s lacks profiles, path, message or Go function", c.ID)
 		}
 		if got, ok := checks.ByID(c.ID); !ok || got.ID != c.ID {
@@ -67,6 +68,27 @@ func TestFor(t *testing.T) {
 				t.Errorf("For (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestForModel: a profile's kinds get the checks of its model's shape, whatever its name: a new
+// model registered in package profiles needs no entry in the checks' table.
+func TestForModel(t *testing.T) {
+	t.Cleanup(profiles.Install)
+	policy.Install(map[policy.Profile]policy.Model{
+		"fields": {Engine: true, Fold: policy.FoldFields},
+		"proxy":  {Fold: policy.FoldFields},
+	})
+	var got []string
+	for _, p := range []policy.Profile{"fields", "proxy"} {
+		for _, c := range checks.For(policy.Kind{Profile: p}) {
+			got = append(got, string(p)+" "+c.ID)
+		}
+	}
+	want := []string{"fields target-required", "fields target-no-namespace", "fields target-name-required", "fields target-group-supported",
+		"fields target-kind-supported", "fields target-same-kind", "fields target-unique", "fields gep713-default-or-override"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("For (-want +got):\n%s", diff)
 	}
 }
 

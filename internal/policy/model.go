@@ -174,6 +174,9 @@ func (k Kind) model() Model {
 	return known[ProfileDefaultsOverrides]
 }
 
+// Model is the kind's model (as model says).
+func (k Kind) Model() Model { return k.model() }
+
 // Fold is the engine's fold of the kind.
 func (k Kind) Fold() Fold { return k.model().Fold }
 

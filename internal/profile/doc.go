@@ -2,5 +2,7 @@
 // receives and returns, the webhook rules a profile asks for and the offline input it checks. The
 // front doors (webhook, state's watches, the CLI, the exports) iterate the profiles registered in
 // package profiles and never switch on a profile or a kind; each model's own logic lives in its own
-// package under profiles/. Engine-backed models share EngineReview and EngineOffline.
+// package under profiles/. Engine-backed models share EngineReview and EngineOffline. A profile a
+// PrecedentConfig may name is Configurable: its model, installed from the table (profiles.Install),
+// says how a kind line is checked and whether the reconciler writes its kinds' status.
 package profile

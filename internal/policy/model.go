@@ -174,7 +174,7 @@ func (k Kind) model() Model {
 	return known[ProfileDefaultsOverrides]
 }
 
-// Model is the kind's model (as model says).
+// Model is the kind's model: its profile's installed model, else the one the lower packages know.
 func (k Kind) Model() Model { return k.model() }
 
 // Fold is the engine's fold of the kind.

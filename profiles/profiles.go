@@ -3,6 +3,8 @@ package profiles
 import (
 	"errors"
 	"fmt"
+	"sort"
+
 	"github.com/spf13/cobra"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -46,6 +48,47 @@ var registered = []profile.Profile{
 	access.Profile{},
 	mesh.Profile{},
 	envoygateway.Profile{},
+}
+
+// Install installs the models of the table's configurable profiles in package policy, where the
+// settings' validation, the engine and the reconciler read them. Every program calls it before it
+// reads settings (cmd/precedent's main, assembly.New, a test's TestMain): registration is this
+// table, explicitly installed, and importing a profile's package registers nothing.
+// The profiles' own checks (CheckRegistrar) join the one table of checks then too.
+func Install() {
+	for _, p := range registered {
+		if r, ok := p.(CheckRegistrar); ok {
+			r.RegisterChecks()
+		}
+	}
+	policy.Install(Models())
+}
+
+// CheckRegistrar is a profile whose model keeps stateless checks in its own package: RegisterChecks
+// puts them in the one table of checks (package checks), idempotently.
+type CheckRegistrar interface {
+	RegisterChecks()
+}
+
+// Models are the models of the table's configurable profiles (profile.Configurable), by name.
+func Models() map[policy.Profile]policy.Model {
+	out := map[policy.Profile]policy.Model{}
+	for _, p := range registered {
+		if c, ok := p.(profile.Configurable); ok && p.Name() != "" {
+			out[p.Name()] = c.KindModel()
+		}
+	}
+	return out
+}
+
+// Names lists the names a PrecedentConfig's spec.kinds[].profile may take, sorted (the CRD's enum).
+func Names() []string {
+	var out []string
+	for p := range Models() {
+		out = append(out, string(p))
+	}
+	sort.Strings(out)
+	return out
 }
 
 // All returns the registered profiles in order.

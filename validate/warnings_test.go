@@ -12,7 +12,6 @@ import (
 	"github.com/precedent-dev/precedent/internal/effective"
 	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/topology"
-	_ "github.com/precedent-dev/precedent/profiles/kuadrant/engine" // Kuadrant's model
 	"github.com/precedent-dev/precedent/test/gen"
 )
 

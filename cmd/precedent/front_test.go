@@ -131,6 +131,16 @@ func TestConfigFlag(t *testing.T) {
 			want: cmdResult{code: 2, stderr: `error: --config testdata/bad-config/config.yaml: PrecedentConfig cluster: [spec.warningLimit: Invalid value: 0: must be between 1 and 100, spec.kinds[0].profile: Unsupported value: "kuadrnt": supported values: "defaults-overrides", "envoy-gateway", "gep713", "kuadrant", "mesh"]` + "\n"},
 		},
 		{
+			name: "a --config asking status full of a profile without a status writer is exit 2",
+			args: []string{"validate", "-f", "testdata/kuadrant", "--config", "testdata/status-full-config/config.yaml"},
+			want: cmdResult{code: 2, stderr: `error: --config testdata/status-full-config/config.yaml: PrecedentConfig cluster: [spec.kinds[0].status: Unsupported value: "full": supported values: "none", spec.kinds[2].status: Unsupported value: "full": supported values: "none"]` + "\n"},
+		},
+		{
+			name: "a PrecedentConfig in the input asking status full of a profile without a status writer is exit 2",
+			args: []string{"validate", "-f", "testdata/status-full-config"},
+			want: cmdResult{code: 2, stderr: `error: testdata/status-full-config/config.yaml: document 0: PrecedentConfig cluster: [spec.kinds[0].status: Unsupported value: "full": supported values: "none", spec.kinds[2].status: Unsupported value: "full": supported values: "none"]` + "\n"},
+		},
+		{
 			name: "a --config without a PrecedentConfig is exit 2",
 			args: []string{"validate", "-f", "testdata/kuadrant", "--config", "testdata/kuadrant/objects.yaml"},
 			want: cmdResult{code: 2, stderr: "error: --config testdata/kuadrant/objects.yaml: want one PrecedentConfig, found 0\n"},

@@ -23,7 +23,10 @@ type exitError = profile.ExitError
 // subcommands are registered by the files that define them (one file per subcommand).
 var subcommands []func() *cobra.Command
 
+// newRootCmd builds the command tree; it installs the profiles' models first, which every
+// subcommand's settings read.
 func newRootCmd() *cobra.Command {
+	profiles.Install()
 	root := &cobra.Command{
 		Use:           "precedent",
 		Short:         "Admission, effective-policy projection and status for Gateway API inherited policies",

@@ -22,6 +22,7 @@ import (
 	"github.com/precedent-dev/precedent/internal/reconcile"
 	"github.com/precedent-dev/precedent/internal/settings"
 	"github.com/precedent-dev/precedent/internal/state"
+	"github.com/precedent-dev/precedent/profiles"
 	"github.com/precedent-dev/precedent/webhook"
 )
 
@@ -105,9 +106,11 @@ type Assembly struct {
 	webhooks bool
 }
 
-// New builds the manager o describes, with the settings, the state, the webhook handlers and the
-// reconciler added. ctx bounds the watches New starts; run the manager with Manager.Start(ctx).
+// New builds the manager o describes, with the profiles' models installed (profiles.Install) and
+// the settings, the state, the webhook handlers and the reconciler added. ctx bounds the watches
+// New starts; run the manager with Manager.Start(ctx).
 func New(ctx context.Context, o Options) (*Assembly, error) {
+	profiles.Install()
 	o = o.withDefaults()
 	log := o.Logger
 	if err := buildinfo.Register(ctrlmetrics.Registry); err != nil {

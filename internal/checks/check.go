@@ -2,6 +2,7 @@ package checks
 
 import (
 	"slices"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -122,8 +123,16 @@ func index() {
 // Register adds the checks of a model's own package to the table: profile p's kinds also run the
 // shared checks named by uses (such as Targets), and own are inserted after the check with ID
 // after, so that the table's order (the order checks run and exports list them) stays the one
-// table's. The model's package calls it beside policy.RegisterModel.
+// table's. The table of profiles calls it when it installs the models (profiles.Install), before
+// anything reads the checks; checks already in the table are not added again, so installing twice
+// changes nothing.
 func Register(p policy.Profile, uses []string, after string, own ...Check) {
+	registering.Lock()
+	defer registering.Unlock()
+	own = slices.DeleteFunc(slices.Clone(own), func(c Check) bool {
+		_, known := ByID(c.ID)
+		return known
+	})
 	for i := range table {
 		if slices.Contains(uses, table[i].ID) && !table[i].AppliesTo(p) {
 			table[i].Profiles = append(slices.Clip(table[i].Profiles), p)
@@ -138,6 +147,9 @@ func Register(p policy.Profile, uses []string, after string, own ...Check) {
 	table = slices.Insert(table, at, own...)
 	index()
 }
+
+// registering serializes Register.
+var registering sync.Mutex
 
 // forProfile is the shared list of profile p's checks: callers must not modify it.
 func forProfile(p policy.Profile) []Check { return byProfile[p] }

@@ -11,7 +11,6 @@ import (
 	"github.com/precedent-dev/precedent/internal/checks"
 	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/settings"
-	_ "github.com/precedent-dev/precedent/profiles/kuadrant/engine" // Kuadrant's checks
 )
 
 var kebab = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)

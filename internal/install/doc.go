@@ -1,6 +1,7 @@
 // Package install renders the generated parts of Precedent's installation from the registered
 // profiles: the RBAC of config/rbac and of the chart (templates/_rbac.tpl), and the RBAC and the
 // webhook entries of the kustomize components of the configurable profiles (config/kuadrant,
-// config/envoy-gateway), derived from the kinds each component's PrecedentConfig manages.
+// config/envoy-gateway), derived from the kinds each component's PrecedentConfig manages, and the
+// lines of the PrecedentConfig CRD that name the profiles (spec.kinds[].profile's enum).
 // `make generate` rewrites them; TestGenerated fails while a committed file is stale.
 package install

@@ -84,12 +84,13 @@ func TestComponentRules(t *testing.T) {
 }
 
 // TestStatusNone: the chart's default status mode per profile is the models' (policy.Kind's
-// StatusMode): none for every Kuadrant and Envoy Gateway kind, for mesh kinds only in kuma.io.
+// StatusMode): none for every Kuadrant, Envoy Gateway and mesh kind (mesh and envoy-gateway have no
+// status writer).
 func TestStatusNone(t *testing.T) {
 	want := map[policy.Profile][]string{
 		policy.ProfileKuadrant: {"*"},
 		envoygateway.Name:      {"*"},
-		policy.ProfileMesh:     {policy.KumaGroup},
+		policy.ProfileMesh:     {"*"},
 	}
 	if diff := cmp.Diff(want, statusNone()); diff != "" {
 		t.Errorf("statusNone (-want +got):\n%s", diff)

@@ -64,8 +64,9 @@ type Kind struct {
 	ConditionField string `json:"conditionField,omitempty"`
 	// TargetKinds are the group/kinds a policy of this kind may target.
 	TargetKinds []schema.GroupKind `json:"targetKinds,omitempty"`
-	// Status is StatusFull or StatusNone; empty means the profile's default (StatusNone for
-	// ProfileKuadrant and for ProfileMesh kinds of group kuma.io, StatusFull otherwise).
+	// Status is StatusFull or StatusNone; empty means the profile's default (StatusFull for the
+	// profiles with a status writer but kuadrant; StatusNone for kuadrant and for the profiles
+	// without one, which may ask only StatusNone: see Model.Status).
 	Status string `json:"status,omitempty"`
 	// Defaults are values the mutating webhook gives top-level spec fields a write leaves out, where
 	// the kind's model allows it (Model.Defaults), e.g. Envoy Gateway's {mergeType: StrategicMerge}.
@@ -77,16 +78,18 @@ type Kind struct {
 // merged per proxy (package mesh).
 func (k Kind) Effective() bool { return k.model().Engine }
 
-// StatusMode is the kind's status mode with its model's default applied (StatusNone for kuadrant
-// and for mesh kinds of group kuma.io, StatusFull otherwise).
+// StatusMode is the kind's status mode: StatusNone when its profile's model has no status writer
+// (mesh, envoy-gateway: Kuma's and Envoy Gateway's controllers own those statuses), else the kind's
+// setting, else the writer's default (StatusNone for kuadrant, StatusFull otherwise).
 func (k Kind) StatusMode() string {
-	if k.Status != "" {
+	w := k.model().Status
+	switch {
+	case w == nil:
+		return StatusNone
+	case k.Status != "":
 		return k.Status
 	}
-	if m, ok := models[k.Profile]; ok && m.StatusNone != nil && m.StatusNone(k.GVK) {
-		return StatusNone
-	}
-	return StatusFull
+	return w.Default
 }
 
 // WritesStatus reports whether the reconciler writes status for policies of this kind.

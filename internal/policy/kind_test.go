@@ -56,8 +56,9 @@ func TestStatusMode(t *testing.T) {
 		want string
 	}{
 		{name: "Kuma's own mesh kind defaults to none", kind: Kind{GVK: gvk(KumaGroup, "MeshTimeout"), Profile: ProfileMesh}, want: StatusNone},
-		{name: "our mesh kind defaults to full", kind: Kind{GVK: gvk(Group, "MeshTimeout"), Profile: ProfileMesh}, want: StatusFull},
-		{name: "Kuma's kind with status full set", kind: Kind{GVK: gvk(KumaGroup, "MeshTimeout"), Profile: ProfileMesh, Status: StatusFull}, want: StatusFull},
+		{name: "our mesh kind is none: the mesh profile has no status writer", kind: Kind{GVK: gvk(Group, "MeshTimeout"), Profile: ProfileMesh}, want: StatusNone},
+		{name: "Kuma's kind with status full set stays none (the settings refuse it)", kind: Kind{GVK: gvk(KumaGroup, "MeshTimeout"), Profile: ProfileMesh, Status: StatusFull}, want: StatusNone},
+		{name: "kuadrant kind with status full set", kind: Kind{GVK: gvk("kuadrant.io", "AuthPolicy"), Profile: ProfileKuadrant, Status: StatusFull}, want: StatusFull},
 		{name: "defaults-overrides defaults to full", kind: Kind{GVK: gvk(Group, "AuthPolicy"), Profile: ProfileDefaultsOverrides}, want: StatusFull},
 	}
 	for _, tt := range tests {

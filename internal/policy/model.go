@@ -1,20 +1,23 @@
 package policy
 
 import (
+	"errors"
 	"maps"
 	"slices"
 	"sort"
+	"sync/atomic"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // Model is what the lower packages (policy, effective, settings) know of a profile: how a PrecedentConfig
-// line of it is checked and completed, the status its kinds get by default, and, for the models
-// folded on the engine, how a policy object is read, ordered and rendered and which fold it takes.
-// The engine's own models are in models below; a profile with a package of its own registers its
-// Model from it with RegisterModel. The front doors never ask a Kind's profile: they ask its
-// model, or the registered profile.Profile.
+// line of it is checked and completed, whether and how its kinds' status is written, and, for the
+// models folded on the engine, how a policy object is read, ordered and rendered and which fold it
+// takes. The models a PrecedentConfig may name are installed from package profiles' table (Install,
+// called by every process's entry point through profiles.Install): the table is above this package,
+// so it pushes the models down rather than this package (or settings) importing it. The shapes the
+// engine knows itself are in known below, which the engine-backed profiles return as their model.
+// The front doors never ask a Kind's profile: they ask its model, or the registered profile.Profile.
 type Model struct {
 	// Engine reports that the kinds have effective policies over Gateway API paths folded by package
 	// effective (snapshots, `effective`, `explain`, `diff`).
@@ -27,9 +30,10 @@ type Model struct {
 	CheckKind func(k Kind, path *field.Path) field.ErrorList
 	// DefaultKind completes a PrecedentConfig line (nil: nothing to complete).
 	DefaultKind func(k *Kind)
-	// StatusNone reports the kinds whose status another controller owns by default (StatusNone
-	// unless configured; nil: every kind's is Precedent's).
-	StatusNone func(gvk schema.GroupVersionKind) bool
+	// Status is the model's status writer; nil when the profile has none (its kinds' status is
+	// another controller's, such as Kuma's or Envoy Gateway's): the reconciler then writes nothing
+	// for its kinds, and a PrecedentConfig line of it may ask only status none, its default.
+	Status *StatusWriter
 	// Defaults are the spec fields a PrecedentConfig line may default (Kind.Defaults), each with
 	// its supported values; none when empty.
 	Defaults map[string][]string
@@ -56,34 +60,64 @@ var (
 	FoldFields Fold = engineFold(1)
 )
 
-// models are the engine's own models and the mesh model, whose shapes the lower packages know;
-// Kuadrant's registers from profiles/kuadrant/engine.
-var models = map[Profile]Model{
-	ProfileDefaultsOverrides: {Engine: true, Fold: FoldRules, CheckKind: rulesFieldRequired,
+// StatusWriter is the reconciler's status writer (package reconcile: conditions, Precedent's
+// status.ancestors entries, the <group>/<Kind>Affected condition on targets), as a model takes it.
+type StatusWriter struct {
+	// Default is the status mode of a PrecedentConfig line that leaves status out: StatusFull, or
+	// StatusNone when another controller owns the kinds' status unless asked (Kuadrant's operator).
+	Default string
+}
+
+// writer is the status writer of the engine's models, which the reconciler folds for.
+var writer = &StatusWriter{Default: StatusFull}
+
+// known are the engine's own models and the mesh model, whose shapes the lower packages know;
+// Kuadrant's is its package's (profiles/kuadrant/engine), installed from the table.
+var known = map[Profile]Model{
+	ProfileDefaultsOverrides: {Engine: true, Fold: FoldRules, CheckKind: rulesFieldRequired, Status: writer,
 		Read: (*Policy).readDefaultsOverrides},
-	ProfileGEP713: {Engine: true, Fold: FoldFields,
+	ProfileGEP713: {Engine: true, Fold: FoldFields, Status: writer,
 		Read: (*Policy).readGEP713, BareForm: func(_ Kind, rules map[string]interface{}) map[string]interface{} { return Unflatten(rules) }},
-	ProfileMesh: {Kinds: MeshKinds, StatusNone: func(gvk schema.GroupVersionKind) bool { return gvk.Group == KumaGroup }},
+	ProfileMesh: {Kinds: MeshKinds},
 }
 
-// RegisterModel registers the model of a profile whose package is under profiles/ (its package's
-// init, through the profiles table). A name registered twice keeps the first.
-func RegisterModel(p Profile, m Model) {
-	if _, ok := models[p]; !ok {
-		models[p] = m
-	}
-}
-
-// ModelOf returns the model of profile p.
-func ModelOf(p Profile) (Model, bool) {
-	m, ok := models[p]
+// Known returns the model of profile p that the lower packages know: an engine model, or mesh's.
+// The profiles of those models return it as theirs (profile.Configurable).
+func Known(p Profile) (Model, bool) {
+	m, ok := known[p]
 	return m, ok
 }
 
-// Profiles lists the names of the registered models, sorted.
+// installed are the models a PrecedentConfig may name, by profile; nil until Install.
+var installed atomic.Pointer[map[Profile]Model]
+
+// errNotInstalled is what CheckKind answers in a program that never installed the models.
+var errNotInstalled = errors.New("no policy models are installed: the program must call profiles.Install before it reads settings")
+
+// Install makes models the ones a PrecedentConfig may name, replacing those installed before. Package
+// profiles calls it with its table's models (profiles.Install); nothing installs them at init.
+func Install(models map[Profile]Model) {
+	m := maps.Clone(models)
+	installed.Store(&m)
+}
+
+// ModelOf returns the installed model of profile p.
+func ModelOf(p Profile) (Model, bool) {
+	if ms := installed.Load(); ms != nil {
+		m, ok := (*ms)[p]
+		return m, ok
+	}
+	return Model{}, false
+}
+
+// Profiles lists the names of the installed models, sorted.
 func Profiles() []string {
-	out := make([]string, 0, len(models))
-	for p := range models {
+	ms := installed.Load()
+	if ms == nil {
+		return nil
+	}
+	out := make([]string, 0, len(*ms))
+	for p := range *ms {
 		out = append(out, string(p))
 	}
 	sort.Strings(out)
@@ -91,9 +125,12 @@ func Profiles() []string {
 }
 
 // CheckKind checks one configured kind (a PrecedentConfig's spec.kinds[i], at path) against its
-// profile's model.
+// profile's installed model; in a program that installed none, it says so.
 func CheckKind(k Kind, path *field.Path) field.ErrorList {
-	m, ok := models[k.Profile]
+	if installed.Load() == nil {
+		return field.ErrorList{field.InternalError(path.Child("profile"), errNotInstalled)}
+	}
+	m, ok := ModelOf(k.Profile)
 	if !ok {
 		return field.ErrorList{field.NotSupported(path.Child("profile"), string(k.Profile), Profiles())}
 	}
@@ -110,6 +147,9 @@ func CheckKind(k Kind, path *field.Path) field.ErrorList {
 			errs = append(errs, field.NotSupported(path.Child("defaults").Key(f), k.Defaults[f], values))
 		}
 	}
+	if k.Status == StatusFull && m.Status == nil {
+		errs = append(errs, field.NotSupported(path.Child("status"), k.Status, []string{StatusNone}))
+	}
 	if m.CheckKind != nil {
 		errs = append(errs, m.CheckKind(k, path)...)
 	}
@@ -118,18 +158,25 @@ func CheckKind(k Kind, path *field.Path) field.ErrorList {
 
 // DefaultKind completes a configured kind as its model says.
 func DefaultKind(k *Kind) {
-	if m, ok := models[k.Profile]; ok && m.DefaultKind != nil {
+	if m := k.model(); m.DefaultKind != nil {
 		m.DefaultKind(k)
 	}
 }
 
-// model is k's model; an unknown profile (rejected by CheckKind) reads as defaults-overrides.
+// model is k's model: the installed one, else the one the lower packages know (their tests install
+// none); an unknown profile (rejected by CheckKind) reads as defaults-overrides.
 func (k Kind) model() Model {
-	if m, ok := models[k.Profile]; ok {
+	if m, ok := ModelOf(k.Profile); ok {
 		return m
 	}
-	return models[ProfileDefaultsOverrides]
+	if m, ok := known[k.Profile]; ok {
+		return m
+	}
+	return known[ProfileDefaultsOverrides]
 }
+
+// Model is the kind's model: its profile's installed model, else the one the lower packages know.
+func (k Kind) Model() Model { return k.model() }
 
 // Fold is the engine's fold of the kind.
 func (k Kind) Fold() Fold {

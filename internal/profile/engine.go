@@ -64,9 +64,18 @@ func KindListed(st source.Source, k policy.Kind) error {
 // profile package embeds it and overrides what its model does differently.
 type Engine struct{ Model policy.Profile }
 
-var _ Profile = Engine{}
+var (
+	_ Profile      = Engine{}
+	_ Configurable = Engine{}
+)
 
 func (e Engine) Name() policy.Profile { return e.Model }
+
+// KindModel is the engine's model of the profile: it has the reconciler's status writer.
+func (e Engine) KindModel() policy.Model {
+	m, _ := policy.Known(e.Model)
+	return m
+}
 
 func (e Engine) Claims(gk schema.GroupKind, reg *policy.Registry) bool {
 	k, ok := reg.Lookup(gk)

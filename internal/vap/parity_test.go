@@ -26,7 +26,6 @@ import (
 	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/settings"
 	"github.com/precedent-dev/precedent/internal/vap"
-	_ "github.com/precedent-dev/precedent/profiles/kuadrant/engine" // Kuadrant's model and checks
 )
 
 // rejects is the annotation of a parity fixture listing the IDs of the checks it fails, comma

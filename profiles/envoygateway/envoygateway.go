@@ -23,23 +23,26 @@ import (
 // Name is the profile's name in spec.kinds[].profile.
 const Name policy.Profile = "envoy-gateway"
 
-// The model: the four kinds, folded by package envoygateway, status Envoy Gateway's.
-func init() {
+// Profile is Envoy Gateway's model.
+type Profile struct{}
+
+var (
+	_ profile.Profile      = Profile{}
+	_ profile.Configurable = Profile{}
+)
+
+func (Profile) Name() policy.Profile { return Name }
+
+// KindModel: the four kinds, folded by package envoygateway, the mergeType default, and no status
+// writer (Envoy Gateway's controller owns the status of its kinds).
+func (Profile) KindModel() policy.Model {
 	kinds := make([]string, 0, len(engine.Kinds))
 	for k := range engine.Kinds {
 		kinds = append(kinds, k)
 	}
 	sort.Strings(kinds)
-	policy.RegisterModel(Name, policy.Model{Kinds: kinds, StatusNone: func(schema.GroupVersionKind) bool { return true },
-		Defaults: map[string][]string{mergeTypeField: {string(engine.JSONMerge), string(engine.StrategicMerge)}}})
+	return policy.Model{Kinds: kinds, Defaults: map[string][]string{mergeTypeField: {string(engine.JSONMerge), string(engine.StrategicMerge)}}}
 }
-
-// Profile is Envoy Gateway's model.
-type Profile struct{}
-
-var _ profile.Profile = Profile{}
-
-func (Profile) Name() policy.Profile { return Name }
 
 func (Profile) Claims(gk schema.GroupKind, reg *policy.Registry) bool {
 	k, ok := reg.Lookup(gk)

@@ -11,7 +11,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/precedent-dev/precedent/internal/policy"
-	_ "github.com/precedent-dev/precedent/profiles/kuadrant/engine" // Kuadrant's model, the other model below
 )
 
 func kind(name string, defaults map[string]string) policy.Kind {

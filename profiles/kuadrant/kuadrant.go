@@ -15,3 +15,10 @@ func New() Profile { return Profile{profile.Engine{Model: policy.ProfileKuadrant
 
 // Model is the model the engine folds the profile's kinds with.
 var Model = engine.Model
+
+// KindModel is Kuadrant's model (package engine's), with the reconciler's status writer, off by
+// default: Kuadrant's operator owns its kinds' status.
+func (Profile) KindModel() policy.Model { return engine.Model }
+
+// RegisterChecks puts Kuadrant's checks in the one table of checks.
+func (Profile) RegisterChecks() { engine.RegisterChecks() }

@@ -22,12 +22,21 @@ import (
 // Profile is the mesh profile.
 type Profile struct{}
 
-var _ profile.Profile = Profile{}
+var (
+	_ profile.Profile      = Profile{}
+	_ profile.Configurable = Profile{}
+)
 
 // Precedent's own mesh kinds, managed whatever the settings say.
 var own = []schema.GroupKind{MeshTimeoutKind, MeshPermissionKind}
 
 func (Profile) Name() policy.Profile { return policy.ProfileMesh }
+
+// KindModel: the mesh model, without a status writer (a proxy's merged policy is Kuma's to report).
+func (Profile) KindModel() policy.Model {
+	m, _ := policy.Known(policy.ProfileMesh)
+	return m
+}
 
 func (Profile) Claims(gk schema.GroupKind, reg *policy.Registry) bool {
 	if gk == MeshTimeoutKind || gk == MeshPermissionKind {

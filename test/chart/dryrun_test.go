@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/precedent-dev/precedent/internal/controlplane"
+	"github.com/precedent-dev/precedent/profiles"
 	"github.com/precedent-dev/precedent/test/harness"
 )
 
@@ -21,6 +22,7 @@ import (
 var c client.Client
 
 func TestMain(m *testing.M) {
+	profiles.Install() // the models the components' settings and the kinds' status modes read
 	env, err := controlplane.Start(controlplane.Options{AssetsDir: filepath.Join(root, "bin", "control-plane")})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -61,7 +61,7 @@
 {{- /* The status mode of an extraKinds entry without status: none where its profile's
 controller owns its kinds' status in its group ("*": every group), else full. */ -}}
 {{- define "precedent.statusDefault" -}}
-{{- $none := dict "envoy-gateway" (list "*") "kuadrant" (list "*") "mesh" (list "kuma.io") -}}
+{{- $none := dict "envoy-gateway" (list "*") "kuadrant" (list "*") "mesh" (list "*") -}}
 {{- $groups := list }}{{- if hasKey $none .profile }}{{- $groups = get $none .profile }}{{- end }}
 {{- ternary "none" "full" (or (has "*" $groups) (has .gvk.group $groups)) -}}
 {{- end }}

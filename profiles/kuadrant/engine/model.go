@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
 	"github.com/precedent-dev/precedent/internal/checks"
 	"github.com/precedent-dev/precedent/internal/effective"
 	"github.com/precedent-dev/precedent/internal/policy"
@@ -11,11 +9,12 @@ import (
 // Model is Kuadrant's model for the engine: its kinds, the rules field a line of spec.kinds gets,
 // no status of Precedent's, Kuadrant's reading, order, bare form and fold.
 var Model = policy.Model{Engine: true, Fold: Fold{}, Kinds: KuadrantKinds, DefaultKind: defaultKind,
-	StatusNone: func(schema.GroupVersionKind) bool { return true },
-	Read:       readKuadrant, Less: kuadrantLess, BareForm: kuadrantBareForm}
+	Status: &policy.StatusWriter{Default: policy.StatusNone}, // Kuadrant's operator writes it unless asked
+	Read:   readKuadrant, Less: kuadrantLess, BareForm: kuadrantBareForm}
 
-func init() {
-	policy.RegisterModel(policy.ProfileKuadrant, Model)
+// RegisterChecks puts Kuadrant's checks in the one table, after GEP-713's, with the shared checks of
+// target references (checks.Register); the table of profiles calls it when it installs the models.
+func RegisterChecks() {
 	checks.Register(policy.ProfileKuadrant, checks.Targets, "gep713-default-or-override", Checks...)
 }
 

@@ -1,0 +1,105 @@
+package settings_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/settings"
+)
+
+// TestKindStatus: a kind line may ask status full only of a profile with a status writer (the
+// engine's: defaults-overrides, gep713, kuadrant); the others' kinds (mesh, envoy-gateway) are
+// another controller's to report, and their status mode is none.
+func TestKindStatus(t *testing.T) {
+	line := func(group, version, kind, profile, status string) interface{} {
+		l := map[string]interface{}{"gvk": map[string]interface{}{"group": group, "version": version, "kind": kind}, "profile": profile}
+		if profile == string(policy.ProfileDefaultsOverrides) {
+			l["rulesField"] = "rules"
+		}
+		if status != "" {
+			l["status"] = status
+		}
+		return l
+	}
+	kumaTimeout := func(status string) interface{} {
+		return line(policy.KumaGroup, "v1alpha1", "MeshTimeout", "mesh", status)
+	}
+	securityPolicy := func(status string) interface{} {
+		return line("gateway.envoyproxy.io", "v1alpha1", "SecurityPolicy", "envoy-gateway", status)
+	}
+	tests := []struct {
+		name  string
+		lines []interface{}
+		// modes are the status modes of the configured kinds, when the settings are valid
+		modes    []string
+		wantErrs []string
+	}{
+		{
+			name:     "Kuma's MeshTimeout with status full refused",
+			lines:    []interface{}{kumaTimeout("full")},
+			wantErrs: []string{`spec.kinds[0].status: Unsupported value: "full": supported values: "none"`},
+		},
+		{
+			name:     "Envoy Gateway's SecurityPolicy with status full refused, naming its line",
+			lines:    []interface{}{kumaTimeout(""), line("example.com", "v1", "LimitPolicy", "defaults-overrides", ""), securityPolicy("full")},
+			wantErrs: []string{`spec.kinds[2].status: Unsupported value: "full": supported values: "none"`},
+		},
+		{
+			name:     "a mesh kind of another group with status full refused",
+			lines:    []interface{}{line("example.com", "v1", "MeshTimeout", "mesh", "full")},
+			wantErrs: []string{`spec.kinds[0].status: Unsupported value: "full": supported values: "none"`},
+		},
+		{
+			name:  "mesh and envoy-gateway kinds default to none",
+			lines: []interface{}{kumaTimeout(""), line("example.com", "v1", "MeshTimeout", "mesh", ""), securityPolicy("")},
+			modes: []string{policy.StatusNone, policy.StatusNone, policy.StatusNone},
+		},
+		{
+			name:  "status none accepted where there is no writer",
+			lines: []interface{}{kumaTimeout("none"), securityPolicy("none")},
+			modes: []string{policy.StatusNone, policy.StatusNone},
+		},
+		{
+			name: "the engine's profiles take full or none; kuadrant defaults to none",
+			lines: []interface{}{
+				line("example.com", "v1", "LimitPolicy", "defaults-overrides", ""),
+				line("example.com", "v1", "TimeoutPolicy", "gep713", "none"),
+				line("kuadrant.io", "v1", "RateLimitPolicy", "kuadrant", ""),
+				line("kuadrant.io", "v1", "AuthPolicy", "kuadrant", "full"),
+			},
+			modes: []string{policy.StatusFull, policy.StatusNone, policy.StatusNone, policy.StatusFull},
+		},
+		{
+			name:     "a mode that does not exist",
+			lines:    []interface{}{line("example.com", "v1", "LimitPolicy", "defaults-overrides", "some")},
+			wantErrs: []string{`spec.kinds[0].status: Unsupported value: "some": supported values: "full", "none"`},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			u := &unstructured.Unstructured{Object: map[string]interface{}{"spec": map[string]interface{}{"kinds": tt.lines}}}
+			u.SetName(settings.Name)
+			s, errs := settings.Decode(u)
+			var gotErrs []string
+			for _, e := range errs {
+				gotErrs = append(gotErrs, e.Error())
+			}
+			if diff := cmp.Diff(tt.wantErrs, gotErrs); diff != "" {
+				t.Fatalf("errors (-want +got):\n%s", diff)
+			}
+			if len(errs) > 0 {
+				return
+			}
+			var modes []string
+			for _, k := range s.Kinds {
+				modes = append(modes, k.StatusMode())
+			}
+			if diff := cmp.Diff(tt.modes, modes); diff != "" {
+				t.Errorf("status modes (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,16 @@
+// Package profilestest sets up a test binary as a program sets itself up: with the profiles'
+// models installed (profiles.Install) before any settings are read.
+package profilestest
+
+import (
+	"os"
+	"testing"
+
+	"github.com/precedent-dev/precedent/profiles"
+)
+
+// Main installs the profiles' models, runs the tests and exits: a package's TestMain.
+func Main(m *testing.M) {
+	profiles.Install()
+	os.Exit(m.Run())
+}

@@ -21,7 +21,8 @@ import (
 // Not exported (webhook only): the checks without CEL (do-when-compiles: `when` that does not
 // compile, is not boolean or is over the cost limit); the stateful checks (unset of an override,
 // one policy per target); every warning; the mesh and access profiles' checks. A function, not a
-// variable: models register checks from their packages' init (checks.Register).
+// variable: the table of profiles registers the models' own checks when it installs them
+// (profiles.Install, checks.Register).
 func Exported() []string {
 	var out []string
 	for _, c := range checks.All() {

@@ -26,17 +26,15 @@ type Mentions struct {
 // policy of thousands of rules costs what the route's own rules cost. Otherwise the whole path is
 // folded (through the memo) and its events filtered.
 func (s *Snapshot) MentionsPath(i int, ref policy.Ref) *Mentions {
-	ids := s.Graph.PathTargetIDs(i)
 	var lv [topology.MaxTargets][]*policy.Policy
-	var buf [256]byte
+	var buf [1024]byte
 	// The key is ref (names hold no NUL), then the fold key of the path.
 	key := append(append(append(buf[:0], ref.Namespace...), 0), ref.Name...)
 	key = append(key, 0)
 	n := len(key)
-	lvls, depth := s.Graph.Paths[i].Levels()
-	key, m := gather(key, &lv, &lvls, depth, func(j int) []*policy.Policy { return s.atID(ids[j]) })
+	key, m := s.pathLevels(key, &lv, i)
 	if s.mentions != nil {
-		if r, ok := s.mentions.load(key); ok {
+		if r, ok := s.mentions.load(key, lv[:m]); ok {
 			return r
 		}
 	}

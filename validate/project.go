@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"bytes"
 	"reflect"
 	"slices"
 
@@ -88,18 +89,33 @@ type projection struct {
 	edited        map[string]bool // rule ids of ref whose body this write changes
 	outcomes      []outcome       // a handful of distinct ones: searched, not hashed
 	changedRoutes map[topology.Key]bool
-	keyAfter      []byte // scratch for fold keys
+	keyAfter      []byte // the fold keys of the path looked at, in scratch
 	keyBefore     []byte
+	scratch       [2][512]byte
+	keys          []byte // the keys of the outcomes, one after the other
 }
 
 // outcome is what the paths of one key get.
 type outcome struct {
 	// key holds the fold keys after (for the mentions of ref; for the rules, when compared) and
-	// before (when read), each marked as read by a leading byte.
-	key     [3]string
+	// before (when read), each marked as read by a leading byte, in the projection's keys.
+	key     [3]span
 	compare bool
 	msgs    []int // warnings, by their number in w
 	changed bool
+}
+
+// span is a part of the projection's keys.
+type span struct{ from, to int }
+
+// keyIs reports whether the key part at s is k.
+func (pr *projection) keyIs(s span, k []byte) bool { return bytes.Equal(pr.keys[s.from:s.to], k) }
+
+// keep copies k into the projection's keys.
+func (pr *projection) keep(k []byte) span {
+	from := len(pr.keys)
+	pr.keys = append(pr.keys, k...)
+	return span{from, len(pr.keys)}
 }
 
 func newProjection(before, after *effective.Snapshot, w *warnings, old, written *policy.Policy) *projection {
@@ -109,6 +125,7 @@ func newProjection(before, after *effective.Snapshot, w *warnings, old, written 
 		pr.edited = editedRules(old, written)
 	}
 	pr.beforeFollows = written != nil && (old == nil || slices.Equal(effective.TargetsOf(old), effective.TargetsOf(written)))
+	pr.keyAfter, pr.keyBefore = pr.scratch[0][:0], pr.scratch[1][:0]
 	return pr
 }
 
@@ -149,7 +166,7 @@ func (pr *projection) path(i int) {
 	displace := !compare && mentions != nil && mayDisplace(mentions, ref)
 	var o *outcome
 	if pr.beforeFollows {
-		o = pr.find(func(x *outcome) bool { return x.key[0] == string(key[0]) && x.compare == compare })
+		o = pr.find(func(x *outcome) bool { return pr.keyIs(x.key[0], key[0]) && x.compare == compare })
 	}
 	var ra, rb effective.Result
 	switch {
@@ -165,11 +182,16 @@ func (pr *projection) path(i int) {
 	}
 	if o == nil {
 		o = pr.find(func(x *outcome) bool {
-			return x.key[0] == string(key[0]) && x.key[1] == string(key[1]) && x.key[2] == string(key[2]) && x.compare == compare
+			return pr.keyIs(x.key[0], key[0]) && pr.keyIs(x.key[1], key[1]) && pr.keyIs(x.key[2], key[2]) && x.compare == compare
 		})
 	}
 	if o == nil {
-		o = pr.look(i, [3]string{string(key[0]), string(key[1]), string(key[2])}, compare, displace, mentions, ra, rb)
+		k := [3]span{pr.keep(key[0])}
+		if k[1] = k[0]; key[0] == nil || key[1] == nil { // else the same fold after
+			k[1] = pr.keep(key[1])
+		}
+		k[2] = pr.keep(key[2])
+		o = pr.look(i, k, compare, displace, mentions, ra, rb)
 	}
 	for _, n := range o.msgs {
 		pr.w.addAt(n, i)
@@ -185,7 +207,7 @@ func (pr *projection) path(i int) {
 // look makes the outcome of the path with index i, the first with its key: the warnings of the
 // mentions of ref, of the rules displaced (from the folds compared, or from the mentions and the
 // fold before) and whether the effective policy changed.
-func (pr *projection) look(i int, key [3]string, compare, displace bool, mentions *effective.Mentions, ra, rb effective.Result) *outcome {
+func (pr *projection) look(i int, key [3]span, compare, displace bool, mentions *effective.Mentions, ra, rb effective.Result) *outcome {
 	pr.outcomes = append(pr.outcomes, outcome{key: key, compare: compare})
 	o := &pr.outcomes[len(pr.outcomes)-1]
 	if mentions != nil {

@@ -2,6 +2,7 @@ package validate
 
 import (
 	"bytes"
+	"hash/maphash"
 	"reflect"
 	"slices"
 
@@ -91,31 +92,63 @@ type projection struct {
 	changedRoutes map[topology.Key]bool
 	keyAfter      []byte // the fold keys of the path looked at, in scratch
 	keyBefore     []byte
-	scratch       [2][512]byte
-	keys          []byte // the keys of the outcomes, one after the other
+	scratch       [4][256]byte
+	seed          maphash.Seed
+	check         [2][]byte // scratch for the fold keys of an outcome's first path
 }
 
-// outcome is what the paths of one key get.
+// outcome is what the paths of one key get. The key is the fold keys of its first path: after (for
+// the mentions of ref; for the rules, when compared) and before (when read), each marked as read by
+// a leading byte. The outcome holds which parts were read and their hashes: a path whose hashes
+// match is checked against the fold keys of that first path, found again.
 type outcome struct {
-	// key holds the fold keys after (for the mentions of ref; for the rules, when compared) and
-	// before (when read), each marked as read by a leading byte, in the projection's keys.
-	key     [3]span
+	set     [3]bool
+	sum     [3]uint64
+	path    int // the first path with this key
 	compare bool
 	msgs    []int // warnings, by their number in w
 	changed bool
 }
 
-// span is a part of the projection's keys.
-type span struct{ from, to int }
+// pathKey is the key of one path, as outcome holds it, with the fold keys.
+type pathKey struct {
+	key [3][]byte
+	sum [3]uint64
+}
 
-// keyIs reports whether the key part at s is k.
-func (pr *projection) keyIs(s span, k []byte) bool { return bytes.Equal(pr.keys[s.from:s.to], k) }
+// hash fills in the hashes of k's parts.
+func (pr *projection) hash(k *pathKey) {
+	for j, part := range k.key {
+		if part != nil {
+			k.sum[j] = maphash.Bytes(pr.seed, part)
+		}
+	}
+}
 
-// keep copies k into the projection's keys.
-func (pr *projection) keep(k []byte) span {
-	from := len(pr.keys)
-	pr.keys = append(pr.keys, k...)
-	return span{from, len(pr.keys)}
+// same reports whether the first n parts of x's key are those of k.
+func (pr *projection) same(x *outcome, k *pathKey, n int) bool {
+	for j := 0; j < n; j++ {
+		if x.set[j] != (k.key[j] != nil) || x.sum[j] != k.sum[j] {
+			return false
+		}
+	}
+	// The hashes match: the fold keys of x's first path tell.
+	var after []byte
+	for j := 0; j < n; j++ {
+		switch {
+		case !x.set[j]:
+		case j < 2:
+			if after == nil {
+				after = pr.after.FoldKeyPath(append(pr.check[0][:0], 1), x.path)
+			}
+			if !bytes.Equal(after, k.key[j]) {
+				return false
+			}
+		case !bytes.Equal(pr.before.FoldKeyPath(append(pr.check[1][:0], 1), x.path), k.key[j]):
+			return false
+		}
+	}
+	return true
 }
 
 func newProjection(before, after *effective.Snapshot, w *warnings, old, written *policy.Policy) *projection {
@@ -126,6 +159,8 @@ func newProjection(before, after *effective.Snapshot, w *warnings, old, written 
 	}
 	pr.beforeFollows = written != nil && (old == nil || slices.Equal(effective.TargetsOf(old), effective.TargetsOf(written)))
 	pr.keyAfter, pr.keyBefore = pr.scratch[0][:0], pr.scratch[1][:0]
+	pr.check = [2][]byte{pr.scratch[2][:0], pr.scratch[3][:0]}
+	pr.seed = maphash.MakeSeed()
 	return pr
 }
 
@@ -155,43 +190,38 @@ func (pr *projection) path(i int) {
 	ref := pr.w.ref
 	path := &pr.after.Graph.Paths[i]
 	compare := pr.countChanges && path.RouteKind != ""
-	var key [3][]byte
+	var k pathKey
 	var mentions *effective.Mentions
 	if pr.written != nil {
 		mentions = pr.after.MentionsPath(i, ref)
-		key[0] = pr.foldAfter(i) // one fold after, one mentions of ref
+		k.key[0] = pr.foldAfter(i) // one fold after, one mentions of ref
 	}
 	// Where the write may take rules of other policies out of the path (displace.go) and the
 	// folds are not compared, the fold before is read (memoized on the snapshot in force).
 	displace := !compare && mentions != nil && mayDisplace(mentions, ref)
+	pr.hash(&k)
 	var o *outcome
 	if pr.beforeFollows {
-		o = pr.find(func(x *outcome) bool { return pr.keyIs(x.key[0], key[0]) && x.compare == compare })
+		o = pr.find(func(x *outcome) bool { return x.compare == compare && pr.same(x, &k, 1) })
 	}
 	var ra, rb effective.Result
 	switch {
 	case o == nil && compare:
 		ra, rb = pr.after.ComputePath(i), pr.before.ComputePath(i)
-		key[1], key[2] = key[0], pr.foldBefore(i)
-		if key[1] == nil {
-			key[1] = pr.foldAfter(i)
+		k.key[1], k.key[2] = k.key[0], pr.foldBefore(i)
+		if k.key[1] == nil {
+			k.key[1] = pr.foldAfter(i)
 		}
 	case o == nil && displace:
 		rb = pr.before.ComputePath(i)
-		key[2] = pr.foldBefore(i)
+		k.key[2] = pr.foldBefore(i)
 	}
 	if o == nil {
-		o = pr.find(func(x *outcome) bool {
-			return pr.keyIs(x.key[0], key[0]) && pr.keyIs(x.key[1], key[1]) && pr.keyIs(x.key[2], key[2]) && x.compare == compare
-		})
+		pr.hash(&k)
+		o = pr.find(func(x *outcome) bool { return x.compare == compare && pr.same(x, &k, 3) })
 	}
 	if o == nil {
-		k := [3]span{pr.keep(key[0])}
-		if k[1] = k[0]; key[0] == nil || key[1] == nil { // else the same fold after
-			k[1] = pr.keep(key[1])
-		}
-		k[2] = pr.keep(key[2])
-		o = pr.look(i, k, compare, displace, mentions, ra, rb)
+		o = pr.look(i, &k, compare, displace, mentions, ra, rb)
 	}
 	for _, n := range o.msgs {
 		pr.w.addAt(n, i)
@@ -207,8 +237,8 @@ func (pr *projection) path(i int) {
 // look makes the outcome of the path with index i, the first with its key: the warnings of the
 // mentions of ref, of the rules displaced (from the folds compared, or from the mentions and the
 // fold before) and whether the effective policy changed.
-func (pr *projection) look(i int, key [3]span, compare, displace bool, mentions *effective.Mentions, ra, rb effective.Result) *outcome {
-	pr.outcomes = append(pr.outcomes, outcome{key: key, compare: compare})
+func (pr *projection) look(i int, k *pathKey, compare, displace bool, mentions *effective.Mentions, ra, rb effective.Result) *outcome {
+	pr.outcomes = append(pr.outcomes, outcome{set: [3]bool{k.key[0] != nil, k.key[1] != nil, k.key[2] != nil}, sum: k.sum, path: i, compare: compare})
 	o := &pr.outcomes[len(pr.outcomes)-1]
 	if mentions != nil {
 		for k := range mentions.Events {

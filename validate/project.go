@@ -92,23 +92,26 @@ type projection struct {
 	changedRoutes map[topology.Key]bool
 	keyAfter      []byte // the fold keys of the path looked at, in scratch
 	keyBefore     []byte
-	scratch       [4][256]byte
+	scratch       [2][256]byte
 	seed          maphash.Seed
-	check         [2][]byte // scratch for the fold keys of an outcome's first path
+	keys          []byte // the keys of the outcomes, one after the other
 }
 
-// outcome is what the paths of one key get. The key is the fold keys of its first path: after (for
-// the mentions of ref; for the rules, when compared) and before (when read), each marked as read by
-// a leading byte. The outcome holds which parts were read and their hashes: a path whose hashes
-// match is checked against the fold keys of that first path, found again.
+// outcome is what the paths of one key get. The key is the fold keys after (for the mentions of
+// ref; for the rules, when compared) and before (when read), each marked as read by a leading byte.
+// The outcome holds which parts were read, their hashes, to pass over most outcomes at a glance,
+// and the parts themselves, kept in the projection's keys.
 type outcome struct {
 	set     [3]bool
 	sum     [3]uint64
-	path    int // the first path with this key
+	key     [3]span
 	compare bool
 	msgs    []int // warnings, by their number in w
 	changed bool
 }
+
+// span is a part of the projection's keys.
+type span struct{ from, to int }
 
 // pathKey is the key of one path, as outcome holds it, with the fold keys.
 type pathKey struct {
@@ -132,23 +135,19 @@ func (pr *projection) same(x *outcome, k *pathKey, n int) bool {
 			return false
 		}
 	}
-	// The hashes match: the fold keys of x's first path tell.
-	var after []byte
 	for j := 0; j < n; j++ {
-		switch {
-		case !x.set[j]:
-		case j < 2:
-			if after == nil {
-				after = pr.after.FoldKeyPath(append(pr.check[0][:0], 1), x.path)
-			}
-			if !bytes.Equal(after, k.key[j]) {
-				return false
-			}
-		case !bytes.Equal(pr.before.FoldKeyPath(append(pr.check[1][:0], 1), x.path), k.key[j]):
+		if !bytes.Equal(pr.keys[x.key[j].from:x.key[j].to], k.key[j]) {
 			return false
 		}
 	}
 	return true
+}
+
+// keep copies k into the projection's keys.
+func (pr *projection) keep(k []byte) span {
+	from := len(pr.keys)
+	pr.keys = append(pr.keys, k...)
+	return span{from, len(pr.keys)}
 }
 
 func newProjection(before, after *effective.Snapshot, w *warnings, old, written *policy.Policy) *projection {
@@ -159,7 +158,6 @@ func newProjection(before, after *effective.Snapshot, w *warnings, old, written 
 	}
 	pr.beforeFollows = written != nil && (old == nil || slices.Equal(effective.TargetsOf(old), effective.TargetsOf(written)))
 	pr.keyAfter, pr.keyBefore = pr.scratch[0][:0], pr.scratch[1][:0]
-	pr.check = [2][]byte{pr.scratch[2][:0], pr.scratch[3][:0]}
 	pr.seed = maphash.MakeSeed()
 	return pr
 }
@@ -174,17 +172,6 @@ func (pr *projection) find(match func(*outcome) bool) *outcome {
 	return nil
 }
 
-// foldAfter and foldBefore are the marked fold keys of path i after and before.
-func (pr *projection) foldAfter(i int) []byte {
-	pr.keyAfter = pr.after.FoldKeyPath(append(pr.keyAfter[:0], 1), i)
-	return pr.keyAfter
-}
-
-func (pr *projection) foldBefore(i int) []byte {
-	pr.keyBefore = pr.before.FoldKeyPath(append(pr.keyBefore[:0], 1), i)
-	return pr.keyBefore
-}
-
 // path looks at the path with index i.
 func (pr *projection) path(i int) {
 	ref := pr.w.ref
@@ -193,8 +180,8 @@ func (pr *projection) path(i int) {
 	var k pathKey
 	var mentions *effective.Mentions
 	if pr.written != nil {
-		mentions = pr.after.MentionsPath(i, ref)
-		k.key[0] = pr.foldAfter(i) // one fold after, one mentions of ref
+		mentions, pr.keyAfter = pr.after.MentionsPathKey(append(pr.keyAfter[:0], 1), i, ref)
+		k.key[0] = pr.keyAfter // one fold after, one mentions of ref
 	}
 	// Where the write may take rules of other policies out of the path (displace.go) and the
 	// folds are not compared, the fold before is read (memoized on the snapshot in force).
@@ -207,14 +194,17 @@ func (pr *projection) path(i int) {
 	var ra, rb effective.Result
 	switch {
 	case o == nil && compare:
-		ra, rb = pr.after.ComputePath(i), pr.before.ComputePath(i)
-		k.key[1], k.key[2] = k.key[0], pr.foldBefore(i)
-		if k.key[1] == nil {
-			k.key[1] = pr.foldAfter(i)
+		if k.key[0] == nil {
+			ra, pr.keyAfter = pr.after.ComputePathKey(append(pr.keyAfter[:0], 1), i)
+			k.key[1] = pr.keyAfter
+		} else {
+			ra, k.key[1] = pr.after.ComputePath(i), k.key[0] // the same fold after
 		}
+		rb, pr.keyBefore = pr.before.ComputePathKey(append(pr.keyBefore[:0], 1), i)
+		k.key[2] = pr.keyBefore
 	case o == nil && displace:
-		rb = pr.before.ComputePath(i)
-		k.key[2] = pr.foldBefore(i)
+		rb, pr.keyBefore = pr.before.ComputePathKey(append(pr.keyBefore[:0], 1), i)
+		k.key[2] = pr.keyBefore
 	}
 	if o == nil {
 		pr.hash(&k)
@@ -238,7 +228,16 @@ func (pr *projection) path(i int) {
 // mentions of ref, of the rules displaced (from the folds compared, or from the mentions and the
 // fold before) and whether the effective policy changed.
 func (pr *projection) look(i int, k *pathKey, compare, displace bool, mentions *effective.Mentions, ra, rb effective.Result) *outcome {
-	pr.outcomes = append(pr.outcomes, outcome{set: [3]bool{k.key[0] != nil, k.key[1] != nil, k.key[2] != nil}, sum: k.sum, path: i, compare: compare})
+	x := outcome{set: [3]bool{k.key[0] != nil, k.key[1] != nil, k.key[2] != nil}, sum: k.sum, compare: compare}
+	x.key[0], x.key[1] = pr.keep(k.key[0]), pr.keep(nil)
+	if x.set[1] {
+		x.key[1] = x.key[0] // the same fold after
+		if !x.set[0] {
+			x.key[1] = pr.keep(k.key[1])
+		}
+	}
+	x.key[2] = pr.keep(k.key[2])
+	pr.outcomes = append(pr.outcomes, x)
 	o := &pr.outcomes[len(pr.outcomes)-1]
 	if mentions != nil {
 		for k := range mentions.Events {

@@ -268,10 +268,19 @@ func (s *Snapshot) Compute(path topology.Path) Result {
 // ComputePath is Compute for the path with index i in the graph, the fast way: its levels are
 // looked up by target number.
 func (s *Snapshot) ComputePath(i int) Result {
+	r, _ := s.ComputePathKey(nil, i)
+	return r
+}
+
+// ComputePathKey is ComputePath that also appends the path's fold key (FoldKeyPath) to b.
+func (s *Snapshot) ComputePathKey(b []byte, i int) (Result, []byte) {
 	var lv [topology.MaxTargets][]*policy.Policy
 	var buf [1024]byte
 	key, m := s.pathLevels(buf[:0], &lv, i)
-	return s.computeKeyed(key, lv[:m])
+	if b != nil {
+		b = append(b, key...)
+	}
+	return s.computeKeyed(key, lv[:m]), b
 }
 
 // FoldKey appends to b the fold key of path: the policies of its levels, by identity

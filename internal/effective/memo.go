@@ -71,9 +71,9 @@ func sameLevels(a, b [][]*policy.Policy) bool {
 }
 
 // store records r, the fold of levels, under key unless a result of the same levels is there
-// already (folded at the same time by another goroutine), and returns the one kept: every reader of a key sees the same
-// result, rule maps included, which callers compare by identity. A tracked memo stores nothing that
-// names a retired policy.
+// already (folded at the same time by another goroutine), and returns the one kept: every reader
+// of a key sees the same result, rule maps included, which callers compare by identity. A tracked
+// memo stores nothing that names a retired policy.
 func (m *memo[V]) store(key []byte, r V, levels [][]*policy.Policy) V {
 	var id [128]byte
 	m.mu.Lock()

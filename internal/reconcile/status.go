@@ -114,6 +114,7 @@ func enforced(snap *effective.Snapshot, p *policy.Policy, h *holdings) (verdict,
 	}
 	f := &fate{snap: snap, p: p, h: h, declared: ruleIDs(p), inEffect: map[string]bool{}, lost: map[string]map[string]bool{},
 		unset: map[string]map[string]bool{}, addedBy: map[string]map[string]bool{}, gws: map[topology.Key]bool{}}
+	f.key = f.scratch[:0]
 	for _, i := range paths {
 		f.path(i)
 	}
@@ -132,7 +133,8 @@ type fate struct {
 	unset    map[string]map[string]bool // who → rule ids of p their unset removed
 	addedBy  map[string]map[string]bool // policy → default rule ids it added next to p's
 	gws      map[topology.Key]bool
-	key      []byte // scratch for fold keys
+	key      []byte // the fold key of the path read, in scratch
+	scratch  [512]byte
 }
 
 // path reads p's fate on the path with index i.

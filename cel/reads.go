@@ -49,67 +49,19 @@ func selfPaths(e celast.Expr, depth int, out *[][]string) bool {
 	case celast.IdentKind:
 		return e.AsIdent() != "self"
 	case celast.SelectKind:
-		var fields []string
-		cur := e
-		for cur.Kind() == celast.SelectKind {
-			s := cur.AsSelect()
-			fields = append(fields, s.FieldName())
-			cur = s.Operand()
-		}
-		if cur.Kind() != celast.IdentKind || cur.AsIdent() != "self" {
-			return selfPaths(cur, depth, out)
-		}
-		if len(fields) < depth {
-			return false
-		}
-		path := make([]string, depth)
-		for i := range path {
-			path[i] = fields[len(fields)-1-i] // fields were collected outermost first
-		}
-		*out = append(*out, path)
-		return true
+		return selectPaths(e, depth, out)
 	case celast.CallKind:
-		c := e.AsCall()
-		if c.FunctionName() == "_?._" || c.FunctionName() == "_[?_]" {
-			return false // optional selections are not followed
-		}
-		if c.IsMemberFunction() && !selfPaths(c.Target(), depth, out) {
-			return false
-		}
-		for _, a := range c.Args() {
-			if !selfPaths(a, depth, out) {
-				return false
-			}
-		}
-		return true
+		return callPaths(e.AsCall(), depth, out)
 	case celast.ComprehensionKind:
 		c := e.AsComprehension()
 		if c.IterVar() == "self" || c.IterVar2() == "self" || c.AccuVar() == "self" {
 			return false
 		}
-		for _, x := range []celast.Expr{c.IterRange(), c.AccuInit(), c.LoopCondition(), c.LoopStep(), c.Result()} {
-			if !selfPaths(x, depth, out) {
-				return false
-			}
-		}
-		return true
+		return allPaths([]celast.Expr{c.IterRange(), c.AccuInit(), c.LoopCondition(), c.LoopStep(), c.Result()}, depth, out)
 	case celast.ListKind:
-		for _, x := range e.AsList().Elements() {
-			if !selfPaths(x, depth, out) {
-				return false
-			}
-		}
-		return true
+		return allPaths(e.AsList().Elements(), depth, out)
 	case celast.MapKind:
-		for _, en := range e.AsMap().Entries() {
-			if en.Kind() != celast.MapEntryKind {
-				return false
-			}
-			if !selfPaths(en.AsMapEntry().Key(), depth, out) || !selfPaths(en.AsMapEntry().Value(), depth, out) {
-				return false
-			}
-		}
-		return true
+		return mapPaths(e.AsMap().Entries(), depth, out)
 	case celast.StructKind:
 		for _, f := range e.AsStruct().Fields() {
 			if f.Kind() != celast.StructFieldKind || !selfPaths(f.AsStructField().Value(), depth, out) {
@@ -119,4 +71,61 @@ func selfPaths(e celast.Expr, depth int, out *[][]string) bool {
 		return true
 	}
 	return false
+}
+
+// allPaths is selfPaths of each of es.
+func allPaths(es []celast.Expr, depth int, out *[][]string) bool {
+	for _, x := range es {
+		if !selfPaths(x, depth, out) {
+			return false
+		}
+	}
+	return true
+}
+
+// selectPaths is selfPaths of a selection: a path below self, or a selection on something else.
+func selectPaths(e celast.Expr, depth int, out *[][]string) bool {
+	var fields []string
+	cur := e
+	for cur.Kind() == celast.SelectKind {
+		s := cur.AsSelect()
+		fields = append(fields, s.FieldName())
+		cur = s.Operand()
+	}
+	if cur.Kind() != celast.IdentKind || cur.AsIdent() != "self" {
+		return selfPaths(cur, depth, out)
+	}
+	if len(fields) < depth {
+		return false
+	}
+	path := make([]string, depth)
+	for i := range path {
+		path[i] = fields[len(fields)-1-i] // fields were collected outermost first
+	}
+	*out = append(*out, path)
+	return true
+}
+
+// callPaths is selfPaths of a call: its target and arguments.
+func callPaths(c celast.CallExpr, depth int, out *[][]string) bool {
+	if c.FunctionName() == "_?._" || c.FunctionName() == "_[?_]" {
+		return false // optional selections are not followed
+	}
+	if c.IsMemberFunction() && !selfPaths(c.Target(), depth, out) {
+		return false
+	}
+	return allPaths(c.Args(), depth, out)
+}
+
+// mapPaths is selfPaths of the entries of a map literal.
+func mapPaths(entries []celast.EntryExpr, depth int, out *[][]string) bool {
+	for _, en := range entries {
+		if en.Kind() != celast.MapEntryKind {
+			return false
+		}
+		if !selfPaths(en.AsMapEntry().Key(), depth, out) || !selfPaths(en.AsMapEntry().Value(), depth, out) {
+			return false
+		}
+	}
+	return true
 }

@@ -1,6 +1,8 @@
 package validate
 
 import (
+	"bytes"
+	"hash/maphash"
 	"reflect"
 	"slices"
 
@@ -20,18 +22,7 @@ func Project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy)
 // compare it with the long way).
 func project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy, reuse bool) []string {
 	old, hadOld := before.Policy(ref)
-	var after *effective.Snapshot
-	switch {
-	case written == nil:
-		after = before.Without(ref)
-	case reuse && hadOld && written.SameAs(old):
-		// A re-apply that changes nothing the engine reads (GitOps pipelines re-apply every manifest,
-		// often with a server-side dry-run first): the effective policies after are those in force,
-		// already folded in before's memo; the warnings are what the stored version's events say.
-		after = before
-	default:
-		after = before.With(written)
-	}
+	after := afterWrite(before, ref, written, reuse && hadOld && written != nil && written.SameAs(old))
 	var was, is []int
 	if hadOld {
 		was = before.PathsOf(old)
@@ -46,93 +37,9 @@ func project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy,
 	if written != nil {
 		w.targets(after, written)
 	}
-	// The summary of changed routes is given for Gateway-level writes (before or after) and for
-	// deletes only.
-	highLevel := (hadOld && isHighLevel(old)) || (written != nil && isHighLevel(written))
-	countChanges := written == nil || highLevel
-	var changedRoutes map[topology.Key]bool
-	var edited map[string]bool // rule ids of ref whose body this write changes
-	if hadOld && written != nil && after != before {
-		edited = editedRules(old, written)
-	}
-	// Paths with the same folds before and after (memoized folds and their mentions of ref are
-	// shared, so their identity tells) have the same warnings and the same change: each is looked at
-	// once. The warnings need only the events that name the written policy (effective.Mentions),
-	// which the engine gives without folding the rules of higher policies the write cannot reach.
-	type outcome struct {
-		key     [3]uintptr // the mentions of ref after; the rule maps after and before, when compared
-		compare bool
-		msgs    []int // warnings, by their number in w
-		changed bool
-	}
-	outcomes := make([]outcome, 0, 8) // a handful of distinct ones: searched, not hashed
-	// When the write keeps the policy's targets (a create, or an update with the same targetRefs),
-	// the policies of a path before are those after without the written one, in the same places:
-	// paths with the same fold after have the same fold before, which need not be looked up again.
-	beforeFollows := written != nil && (!hadOld || slices.Equal(effective.TargetsOf(old), effective.TargetsOf(written)))
-	find := func(match func(*outcome) bool) *outcome {
-		for j := range outcomes {
-			if match(&outcomes[j]) {
-				return &outcomes[j]
-			}
-		}
-		return nil
-	}
+	pr := newProjection(before, after, w, old, written)
 	for _, i := range idx {
-		path := &after.Graph.Paths[i]
-		compare := countChanges && path.RouteKind != ""
-		var key [3]uintptr
-		var mentions *effective.Mentions
-		if written != nil {
-			mentions = after.MentionsPath(i, ref) // one per fold after: its identity stands for the fold
-			key[0] = reflect.ValueOf(mentions).Pointer()
-		}
-		// Where the write may take rules of other policies out of the path (displace.go) and the
-		// folds are not compared, the fold before is read (memoized on the snapshot in force).
-		displace := !compare && mentions != nil && mayDisplace(mentions, ref)
-		var o *outcome
-		if beforeFollows {
-			o = find(func(x *outcome) bool { return x.key[0] == key[0] && x.compare == compare })
-		}
-		var ra, rb effective.Result
-		switch {
-		case o == nil && compare:
-			ra, rb = after.ComputePath(i), before.ComputePath(i)
-			key[1], key[2] = mapID(ra.Rules), mapID(rb.Rules)
-		case o == nil && displace:
-			rb = before.ComputePath(i)
-			key[2] = mapID(rb.Rules)
-		}
-		if o == nil {
-			o = find(func(x *outcome) bool { return x.key == key && x.compare == compare })
-		}
-		if o == nil {
-			outcomes = append(outcomes, outcome{key: key, compare: compare})
-			o = &outcomes[len(outcomes)-1]
-			if mentions != nil {
-				for k := range mentions.Events {
-					if n, ok := w.event(&mentions.Events[k]); ok {
-						o.msgs = append(o.msgs, n)
-					}
-				}
-			}
-			switch {
-			case compare && mapID(ra.Rules) != mapID(rb.Rules):
-				o.msgs = append(o.msgs, w.displaced(after, i, ra, rb)...)
-			case displace:
-				o.msgs = append(o.msgs, w.displacedMentions(after, i, mentions, rb)...)
-			}
-			o.changed = compare && !sameRules(rb.Rules, ra.Rules, ref, edited)
-		}
-		for _, n := range o.msgs {
-			w.addAt(n, i)
-		}
-		if o.changed {
-			if changedRoutes == nil {
-				changedRoutes = map[topology.Key]bool{}
-			}
-			changedRoutes[path.Route] = true
-		}
+		pr.path(i)
 	}
 	if written != nil {
 		for i, id := range written.Unset {
@@ -142,10 +49,211 @@ func project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy,
 		}
 	}
 	// The summary comes first: it is about the whole write, and the warning limit cuts from the end.
-	if len(changedRoutes) == 0 { // counted only when countChanges
+	if len(pr.changedRoutes) == 0 { // counted only when countChanges
 		return w.list(nil)
 	}
-	return w.list([]string{w.summary(written == nil, len(changedRoutes))})
+	return w.list([]string{w.summary(written == nil, len(pr.changedRoutes))})
+}
+
+// afterWrite is the snapshot after the write of ref as written (nil: a delete). unchanged says the
+// write is a re-apply that changes nothing the engine reads (GitOps pipelines re-apply every
+// manifest, often with a server-side dry-run first): the effective policies after are those in
+// force, already folded in before's memo, and the warnings are what the stored version's events say.
+func afterWrite(before *effective.Snapshot, ref policy.Ref, written *policy.Policy, unchanged bool) *effective.Snapshot {
+	switch {
+	case written == nil:
+		return before.Without(ref)
+	case unchanged:
+		return before
+	}
+	return before.With(written)
+}
+
+// projection is project's walk over the paths a write reaches. Paths with the same folds before and
+// after have the same warnings and the same change: each is looked at once. Folds are told apart by
+// their fold keys (effective.Snapshot.FoldKeyPath: the policies of the path, by identity), which in
+// one snapshot name one fold, and so one effective policy and one set of mentions of ref. The
+// warnings need only the events that name the written policy (effective.Mentions), which the engine
+// gives without folding the rules of higher policies the write cannot reach.
+type projection struct {
+	before, after *effective.Snapshot
+	w             *warnings
+	written       *policy.Policy // nil: a delete
+	// countChanges: the summary of changed routes is given for Gateway-level writes (before or
+	// after) and for deletes only.
+	countChanges bool
+	// beforeFollows: the write keeps the policy's targets (a create, or an update with the same
+	// targetRefs), so the policies of a path before are those after without the written one, in the
+	// same places: paths with the same fold after have the same fold before, which need not be
+	// looked up again.
+	beforeFollows bool
+	edited        map[string]bool // rule ids of ref whose body this write changes
+	outcomes      []outcome       // a handful of distinct ones: searched, not hashed
+	changedRoutes map[topology.Key]bool
+	keyAfter      []byte // the fold keys of the path looked at, in scratch
+	keyBefore     []byte
+	scratch       [2][256]byte
+	seed          maphash.Seed
+	keys          []byte // the keys of the outcomes, one after the other
+}
+
+// outcome is what the paths of one key get. The key is the fold keys after (for the mentions of
+// ref; for the rules, when compared) and before (when read), each marked as read by a leading byte.
+// The outcome holds which parts were read, their hashes, to pass over most outcomes at a glance,
+// and the parts themselves, kept in the projection's keys.
+type outcome struct {
+	set     [3]bool
+	sum     [3]uint64
+	key     [3]span
+	compare bool
+	msgs    []int // warnings, by their number in w
+	changed bool
+}
+
+// span is a part of the projection's keys.
+type span struct{ from, to int }
+
+// pathKey is the key of one path, as outcome holds it, with the fold keys.
+type pathKey struct {
+	key [3][]byte
+	sum [3]uint64
+}
+
+// hash fills in the hashes of k's parts.
+func (pr *projection) hash(k *pathKey) {
+	for j, part := range k.key {
+		if part != nil {
+			k.sum[j] = maphash.Bytes(pr.seed, part)
+		}
+	}
+}
+
+// same reports whether the first n parts of x's key are those of k.
+func (pr *projection) same(x *outcome, k *pathKey, n int) bool {
+	for j := 0; j < n; j++ {
+		if x.set[j] != (k.key[j] != nil) || x.sum[j] != k.sum[j] {
+			return false
+		}
+	}
+	for j := 0; j < n; j++ {
+		if !bytes.Equal(pr.keys[x.key[j].from:x.key[j].to], k.key[j]) {
+			return false
+		}
+	}
+	return true
+}
+
+// keep copies k into the projection's keys.
+func (pr *projection) keep(k []byte) span {
+	from := len(pr.keys)
+	pr.keys = append(pr.keys, k...)
+	return span{from, len(pr.keys)}
+}
+
+func newProjection(before, after *effective.Snapshot, w *warnings, old, written *policy.Policy) *projection {
+	pr := &projection{before: before, after: after, w: w, written: written, outcomes: make([]outcome, 0, 8)}
+	pr.countChanges = written == nil || (old != nil && isHighLevel(old)) || (written != nil && isHighLevel(written))
+	if old != nil && written != nil && after != before {
+		pr.edited = editedRules(old, written)
+	}
+	pr.beforeFollows = written != nil && (old == nil || slices.Equal(effective.TargetsOf(old), effective.TargetsOf(written)))
+	pr.keyAfter, pr.keyBefore = pr.scratch[0][:0], pr.scratch[1][:0]
+	pr.seed = maphash.MakeSeed()
+	return pr
+}
+
+// find returns the outcome that match accepts, or nil.
+func (pr *projection) find(match func(*outcome) bool) *outcome {
+	for j := range pr.outcomes {
+		if match(&pr.outcomes[j]) {
+			return &pr.outcomes[j]
+		}
+	}
+	return nil
+}
+
+// path looks at the path with index i.
+func (pr *projection) path(i int) {
+	ref := pr.w.ref
+	path := &pr.after.Graph.Paths[i]
+	compare := pr.countChanges && path.RouteKind != ""
+	var k pathKey
+	var mentions *effective.Mentions
+	if pr.written != nil {
+		mentions, pr.keyAfter = pr.after.MentionsPathKey(append(pr.keyAfter[:0], 1), i, ref)
+		k.key[0] = pr.keyAfter // one fold after, one mentions of ref
+	}
+	// Where the write may take rules of other policies out of the path (displace.go) and the
+	// folds are not compared, the fold before is read (memoized on the snapshot in force).
+	displace := !compare && mentions != nil && mayDisplace(mentions, ref)
+	pr.hash(&k)
+	var o *outcome
+	if pr.beforeFollows {
+		o = pr.find(func(x *outcome) bool { return x.compare == compare && pr.same(x, &k, 1) })
+	}
+	var ra, rb effective.Result
+	switch {
+	case o == nil && compare:
+		if k.key[0] == nil {
+			ra, pr.keyAfter = pr.after.ComputePathKey(append(pr.keyAfter[:0], 1), i)
+			k.key[1] = pr.keyAfter
+		} else {
+			ra, k.key[1] = pr.after.ComputePath(i), k.key[0] // the same fold after
+		}
+		rb, pr.keyBefore = pr.before.ComputePathKey(append(pr.keyBefore[:0], 1), i)
+		k.key[2] = pr.keyBefore
+	case o == nil && displace:
+		rb, pr.keyBefore = pr.before.ComputePathKey(append(pr.keyBefore[:0], 1), i)
+		k.key[2] = pr.keyBefore
+	}
+	if o == nil {
+		pr.hash(&k)
+		o = pr.find(func(x *outcome) bool { return x.compare == compare && pr.same(x, &k, 3) })
+	}
+	if o == nil {
+		o = pr.look(i, &k, compare, displace, mentions, ra, rb)
+	}
+	for _, n := range o.msgs {
+		pr.w.addAt(n, i)
+	}
+	if o.changed {
+		if pr.changedRoutes == nil {
+			pr.changedRoutes = map[topology.Key]bool{}
+		}
+		pr.changedRoutes[path.Route] = true
+	}
+}
+
+// look makes the outcome of the path with index i, the first with its key: the warnings of the
+// mentions of ref, of the rules displaced (from the folds compared, or from the mentions and the
+// fold before) and whether the effective policy changed.
+func (pr *projection) look(i int, k *pathKey, compare, displace bool, mentions *effective.Mentions, ra, rb effective.Result) *outcome {
+	x := outcome{set: [3]bool{k.key[0] != nil, k.key[1] != nil, k.key[2] != nil}, sum: k.sum, compare: compare}
+	x.key[0], x.key[1] = pr.keep(k.key[0]), pr.keep(nil)
+	if x.set[1] {
+		x.key[1] = x.key[0] // the same fold after
+		if !x.set[0] {
+			x.key[1] = pr.keep(k.key[1])
+		}
+	}
+	x.key[2] = pr.keep(k.key[2])
+	pr.outcomes = append(pr.outcomes, x)
+	o := &pr.outcomes[len(pr.outcomes)-1]
+	if mentions != nil {
+		for k := range mentions.Events {
+			if n, ok := pr.w.event(&mentions.Events[k]); ok {
+				o.msgs = append(o.msgs, n)
+			}
+		}
+	}
+	switch {
+	case compare && pr.after != pr.before: // else the same fold on both sides
+		o.msgs = append(o.msgs, pr.w.displaced(pr.after, i, ra, rb)...)
+	case displace:
+		o.msgs = append(o.msgs, pr.w.displacedMentions(pr.after, i, mentions, rb)...)
+	}
+	o.changed = compare && !sameRules(rb.Rules, ra.Rules, pr.w.ref, pr.edited)
+	return o
 }
 
 func kindOf(s *effective.Snapshot, p *policy.Policy) string {
@@ -164,9 +272,10 @@ func isHighLevel(p *policy.Policy) bool {
 	return false
 }
 
-// sameRules compares two effective policies. A rule of the written policy ref on both sides, from
-// the same block, is the same unless edited says its body changed (computed once per write, not once
-// per path).
+// sameRules compares two effective policies, before and after a write of ref. A rule of another
+// policy, from the same block on both sides, is the same rule (the write leaves other policies as
+// they are); a rule of ref on both sides, from the same block, is the same unless edited says its
+// body changed (computed once per write, not once per path).
 func sameRules(a, b map[string]effective.Entry, ref policy.Ref, edited map[string]bool) bool {
 	if len(a) != len(b) {
 		return false
@@ -176,13 +285,17 @@ func sameRules(a, b map[string]effective.Entry, ref policy.Ref, edited map[strin
 		if !ok || ea.Source != eb.Source {
 			return false
 		}
-		if ea.Source == ref && edited != nil && ea.Block == eb.Block {
+		switch {
+		case ea.Block != eb.Block:
+		case ea.Source != ref:
+			continue
+		case edited != nil:
 			if edited[id] {
 				return false
 			}
 			continue
 		}
-		if !sameBody(ea.Body, eb.Body) {
+		if !reflect.DeepEqual(ea.Body, eb.Body) {
 			return false
 		}
 	}
@@ -214,17 +327,3 @@ func editedRules(old, cur *policy.Policy) map[string]bool {
 	}
 	return out
 }
-
-// sameBody compares rule bodies, first by identity: a rule of a policy the write did not touch is
-// the very same object on both sides.
-func sameBody(a, b interface{}) bool {
-	ma, ok1 := a.(map[string]interface{})
-	mb, ok2 := b.(map[string]interface{})
-	if ok1 && ok2 && reflect.ValueOf(ma).UnsafePointer() == reflect.ValueOf(mb).UnsafePointer() {
-		return true
-	}
-	return reflect.DeepEqual(a, b)
-}
-
-// mapID is the identity of a map.
-func mapID(m map[string]effective.Entry) uintptr { return reflect.ValueOf(m).Pointer() }

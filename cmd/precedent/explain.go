@@ -74,34 +74,16 @@ func (f *explainFlags) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	var ref *policy.Ref
-	if f.policy != "" {
-		ns, name, ok := strings.Cut(f.policy, "/")
-		if !ok || ns == "" || name == "" {
-			return &exitError{Code: 2, Err: fmt.Errorf("--policy %q: want NAMESPACE/NAME", f.policy)}
-		}
-		ref = &policy.Ref{Namespace: ns, Name: name}
-	}
-	switch {
-	case f.reach && f.rule == "":
-		return &exitError{Code: 2, Err: fmt.Errorf("--reach needs --rule")}
-	case !f.reach && f.target != "" && f.rule == "":
-		return &exitError{Code: 2, Err: fmt.Errorf("--target needs --rule")}
-	case !f.reach && f.target == "" && ref == nil:
-		return &exitError{Code: 2, Err: fmt.Errorf("give --target with --rule, --policy, or --reach with --rule")}
+	ref, err := f.policyRef()
+	if err != nil {
+		return err
 	}
 	o, _, err := f.src.load(cmd, t.Namespace)
 	if err != nil {
 		return err
 	}
-	if k, err := o.resolveAny(f.kind); err == nil && !k.Effective() {
-		p := profiles.For(k.GVK.GroupKind(), o.registry)
-		if ex, ok := p.(profile.RuleExplainer); ok && (f.reach || f.target != "") {
-			return f.explainRule(cmd, o, k, ex, t, ref)
-		}
-		if ex, ok := p.(profile.PolicyExplainer); ok {
-			return f.explainOther(cmd, o, k, ex, ref)
-		}
+	if done, err := f.runProfile(cmd, o, t, ref); done {
+		return err
 	}
 	k, err := o.resolve(f.kind)
 	if err != nil {
@@ -128,22 +110,65 @@ func (f *explainFlags) run(cmd *cobra.Command) error {
 		if !o.graph.Exists(t) {
 			return targetNotFound(t)
 		}
-		var exs []effective.Explanation
-		seen := map[effective.ItemKey]bool{}
-		for _, i := range snap.Graph.PathsFor(t) {
-			path := snap.Graph.Paths[i]
-			if k := snap.KeyOf(path); !seen[k] {
-				seen[k] = true
-				exs = append(exs, snap.Explain(path, f.rule))
-			}
-		}
-		if len(exs) == 0 {
-			return &exitError{Code: 1, Err: fmt.Errorf("%s: no Gateway/Route path beneath it", printable.String(t.String()))}
-		}
-		return f.print(w, exs, func() { printExplanations(w, exs) })
+		return f.explainTarget(w, snap, t)
 	}
 	pe := explainPolicy(o, k, snap, p)
 	return f.print(w, pe, func() { printPolicyExplanation(w, pe, snap.RuleStatuses(p)) })
+}
+
+// policyRef reads --policy (nil when not given) and checks which flags go together.
+func (f *explainFlags) policyRef() (*policy.Ref, error) {
+	var ref *policy.Ref
+	if f.policy != "" {
+		ns, name, ok := strings.Cut(f.policy, "/")
+		if !ok || ns == "" || name == "" {
+			return nil, &exitError{Code: 2, Err: fmt.Errorf("--policy %q: want NAMESPACE/NAME", f.policy)}
+		}
+		ref = &policy.Ref{Namespace: ns, Name: name}
+	}
+	switch {
+	case f.reach && f.rule == "":
+		return nil, &exitError{Code: 2, Err: fmt.Errorf("--reach needs --rule")}
+	case !f.reach && f.target != "" && f.rule == "":
+		return nil, &exitError{Code: 2, Err: fmt.Errorf("--target needs --rule")}
+	case !f.reach && f.target == "" && ref == nil:
+		return nil, &exitError{Code: 2, Err: fmt.Errorf("give --target with --rule, --policy, or --reach with --rule")}
+	}
+	return ref, nil
+}
+
+// runProfile explains a kind whose profile folds outside the engine, when its profile explains
+// what the flags ask; done is false when the engine's explanation is the one to give.
+func (f *explainFlags) runProfile(cmd *cobra.Command, o *input, t topology.Target, ref *policy.Ref) (done bool, err error) {
+	k, err := o.resolveAny(f.kind)
+	if err != nil || k.Effective() {
+		return false, nil
+	}
+	p := profiles.For(k.GVK.GroupKind(), o.registry)
+	if ex, ok := p.(profile.RuleExplainer); ok && (f.reach || f.target != "") {
+		return true, f.explainRule(cmd, o, k, ex, t, ref)
+	}
+	if ex, ok := p.(profile.PolicyExplainer); ok {
+		return true, f.explainOther(cmd, o, k, ex, ref)
+	}
+	return false, nil
+}
+
+// explainTarget explains rule --rule on each path beneath target t, once per item.
+func (f *explainFlags) explainTarget(w io.Writer, snap *effective.Snapshot, t topology.Target) error {
+	var exs []effective.Explanation
+	seen := map[effective.ItemKey]bool{}
+	for _, i := range snap.Graph.PathsFor(t) {
+		path := snap.Graph.Paths[i]
+		if k := snap.KeyOf(path); !seen[k] {
+			seen[k] = true
+			exs = append(exs, snap.Explain(path, f.rule))
+		}
+	}
+	if len(exs) == 0 {
+		return &exitError{Code: 1, Err: fmt.Errorf("%s: no Gateway/Route path beneath it", printable.String(t.String()))}
+	}
+	return f.print(w, exs, func() { printExplanations(w, exs) })
 }
 
 // declared reports whether any of the policies declares rule id.

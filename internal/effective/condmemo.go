@@ -1,7 +1,7 @@
 package effective
 
 import (
-	"reflect"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -11,9 +11,11 @@ import (
 
 // condMemo remembers the outcome of `when` conditions by what they read. A condition reads the
 // effective policy so far; most read a few named rules (cel.Evaluator.Reads tells which), so its
-// outcome is a function of the expression and those rules' bodies. Bodies are compared by identity
-// (a rule body is an immutable part of one policy object), so the same rule object met on many
-// paths, or on the same path before and after a write, is evaluated once. A view's memo reads
+// outcome is a function of the expression and those rules' bodies. A body is named by its rule:
+// the policy that holds it, the block and the rule id (a rule body is an immutable part of one
+// policy object), so the same rule met on many paths, or on the same path before and after a
+// write, is evaluated once. Two versions of a policy have rules of the same names: an outcome keeps
+// the policies it read rules of, and is taken only for those very policies. A view's memo reads
 // through to its base snapshot's, which lives as long as the snapshot.
 type condMemo struct {
 	parent *condMemo
@@ -24,20 +26,22 @@ type condMemo struct {
 type condResult struct {
 	ok  bool
 	err error
-	// keep holds the bodies the key names by address, so no address is reused while the entry lives.
-	keep []interface{}
+	// from are the policies whose rules the key names, in the key's order (each by its Ref's
+	// address, which is the policy's: Entry.src).
+	from []*policy.Ref
 }
 
 func newCondMemo(parent *condMemo) *condMemo {
 	return &condMemo{parent: parent, m: map[string]condResult{}}
 }
 
-func (m *condMemo) load(key []byte) (condResult, bool) {
+// load returns the outcome stored under key for rules of the policies from.
+func (m *condMemo) load(key []byte, from []*policy.Ref) (condResult, bool) {
 	for ; m != nil; m = m.parent {
 		m.mu.RLock()
 		r, ok := m.m[string(key)] // a lookup: no allocation
 		m.mu.RUnlock()
-		if ok {
+		if ok && slices.Equal(r.from, from) {
 			return r, true
 		}
 	}
@@ -58,10 +62,10 @@ func (m *condMemo) store(key []byte, r condResult) {
 }
 
 // condKey appends to b the memo key of evaluating expr on the folder's effective policy: the
-// expression and, for each rule it reads, that rule's body by identity (or its absence); it returns
-// the bodies named by address too. ok is false when the expression may read more than named rules,
-// or a body has no identity to key by.
-func (f *folder) condKey(b []byte, keep []interface{}, expr string) ([]byte, []interface{}, bool) {
+// expression and, for each rule it reads, that rule's body by name (its policy, block and id) or
+// by value (or its absence); it appends to from the policies it names rules of. ok is false when
+// the expression may read more than named rules, or a body has no name or value to key by.
+func (f *folder) condKey(b []byte, from []*policy.Ref, expr string) ([]byte, []*policy.Ref, bool) {
 	if f.kind.Fold() == policy.FoldFields {
 		return nil, nil, false // a condition reads the whole configuration object
 	}
@@ -78,31 +82,40 @@ func (f *folder) condKey(b []byte, keep []interface{}, expr string) ([]byte, []i
 		b = append(b, 0)
 		b = append(b, id...)
 		e, found := f.ep[id]
-		switch body := e.Body.(type) {
-		case nil:
-			if found {
-				b = append(b, "=null"...)
-			} else {
-				b = append(b, "=absent"...)
+		if _, isMap := e.Body.(map[string]interface{}); isMap {
+			if e.src == nil {
+				return nil, nil, false
 			}
-		case map[string]interface{}:
-			b = append(b, "=map@"...)
-			b = strconv.AppendUint(b, uint64(reflect.ValueOf(body).Pointer()), 16)
-			keep = append(keep, body)
-		case string:
-			b = append(b, "=string:"...)
-			b = strconv.AppendQuote(b, body)
-		case bool:
-			b = strconv.AppendBool(append(b, "=bool:"...), body)
-		case int64:
-			b = strconv.AppendInt(append(b, "=int64:"...), body, 10)
-		case float64:
-			b = strconv.AppendFloat(append(b, "=float64:"...), body, 'g', -1, 64)
-		default:
+			b = append(append(b, "=rule:"...), e.Source.Namespace...)
+			b = append(append(append(append(b, 0), e.Source.Name...), 0), e.Block...)
+			from = append(from, e.src)
+			continue
+		}
+		if b, ok = appendValue(b, e.Body, found); !ok {
 			return nil, nil, false
 		}
 	}
-	return b, keep, true
+	return b, from, true
+}
+
+// appendValue appends a rule body that is no object, by value; false for a type it does not know.
+func appendValue(b []byte, body interface{}, found bool) ([]byte, bool) {
+	switch body := body.(type) {
+	case nil:
+		if found {
+			return append(b, "=null"...), true
+		}
+		return append(b, "=absent"...), true
+	case string:
+		return strconv.AppendQuote(append(b, "=string:"...), body), true
+	case bool:
+		return strconv.AppendBool(append(b, "=bool:"...), body), true
+	case int64:
+		return strconv.AppendInt(append(b, "=int64:"...), body, 10), true
+	case float64:
+		return strconv.AppendFloat(append(b, "=float64:"...), body, 'g', -1, 64), true
+	}
+	return nil, false
 }
 
 // readDepth is the depth of the field paths that name one rule in the bare form of kind k:

@@ -143,16 +143,16 @@ func (f *folder) eval(expr string) (bool, error) {
 		return f.cond.Eval(expr, f.bareForm())
 	}
 	var buf [256]byte
-	var bodies [4]interface{}
-	key, keep, ok := f.condKey(buf[:0], bodies[:0], expr)
+	var refs [4]*policy.Ref
+	key, from, ok := f.condKey(buf[:0], refs[:0], expr)
 	if !ok {
 		return f.cond.Eval(expr, f.bareForm())
 	}
-	if r, hit := f.memo.load(key); hit {
+	if r, hit := f.memo.load(key, from); hit {
 		return r.ok, r.err
 	}
 	res, err := f.cond.Eval(expr, f.bareForm())
-	f.memo.store(key, condResult{ok: res, err: err, keep: append([]interface{}(nil), keep...)})
+	f.memo.store(key, condResult{ok: res, err: err, from: slices.Clone(from)})
 	return res, err
 }
 

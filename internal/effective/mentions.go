@@ -26,25 +26,32 @@ type Mentions struct {
 // policy of thousands of rules costs what the route's own rules cost. Otherwise the whole path is
 // folded (through the memo) and its events filtered.
 func (s *Snapshot) MentionsPath(i int, ref policy.Ref) *Mentions {
-	ids := s.Graph.PathTargetIDs(i)
+	m, _ := s.MentionsPathKey(nil, i, ref)
+	return m
+}
+
+// MentionsPathKey is MentionsPath that also appends the path's fold key (FoldKeyPath) to b.
+func (s *Snapshot) MentionsPathKey(b []byte, i int, ref policy.Ref) (*Mentions, []byte) {
 	var lv [topology.MaxTargets][]*policy.Policy
-	var buf [256]byte
+	var buf [1024]byte
 	// The key is ref (names hold no NUL), then the fold key of the path.
 	key := append(append(append(buf[:0], ref.Namespace...), 0), ref.Name...)
 	key = append(key, 0)
 	n := len(key)
-	lvls, depth := s.Graph.Paths[i].Levels()
-	key, m := gather(key, &lv, &lvls, depth, func(j int) []*policy.Policy { return s.atID(ids[j]) })
+	key, m := s.pathLevels(key, &lv, i)
+	if b != nil {
+		b = append(b, key[n:]...)
+	}
 	if s.mentions != nil {
-		if r, ok := s.mentions.load(key); ok {
-			return r
+		if r, ok := s.mentions.load(key, lv[:m]); ok {
+			return r, b
 		}
 	}
 	r := &Mentions{Events: s.mentionsOf(key[n:], lv[:m], ref)}
 	if s.mentions != nil {
 		r = s.mentions.store(key, r, lv[:m])
 	}
-	return r
+	return r, b
 }
 
 // mentionsOf is MentionsPath for the levels of one path (most specific first) and their fold key.

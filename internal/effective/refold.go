@@ -20,15 +20,13 @@ func (s *Snapshot) Folded(paths []int) []int {
 	}
 	var out []int
 	for _, i := range paths {
-		ids := s.Graph.PathTargetIDs(i)
-		lvls, n := s.Graph.Paths[i].Levels()
 		var lv [topology.MaxTargets][]*policy.Policy
-		var buf [256]byte
-		key, m := gather(buf[:0], &lv, &lvls, n, func(j int) []*policy.Policy { return s.atID(ids[j]) })
+		var buf [1024]byte
+		key, m := s.pathLevels(buf[:0], &lv, i)
 		if m == 0 {
 			continue // no policy on the path: nothing worth folding ahead
 		}
-		if _, ok := s.results.load(key); ok {
+		if _, ok := s.results.load(key, lv[:m]); ok {
 			out = append(out, i)
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"slices"
 	"sort"
-	"unsafe"
 
 	"github.com/precedent-dev/precedent/cel"
 	"github.com/precedent-dev/precedent/internal/policy"
@@ -269,9 +268,46 @@ func (s *Snapshot) Compute(path topology.Path) Result {
 // ComputePath is Compute for the path with index i in the graph, the fast way: its levels are
 // looked up by target number.
 func (s *Snapshot) ComputePath(i int) Result {
+	r, _ := s.ComputePathKey(nil, i)
+	return r
+}
+
+// ComputePathKey is ComputePath that also appends the path's fold key (FoldKeyPath) to b.
+func (s *Snapshot) ComputePathKey(b []byte, i int) (Result, []byte) {
+	var lv [topology.MaxTargets][]*policy.Policy
+	var buf [1024]byte
+	key, m := s.pathLevels(buf[:0], &lv, i)
+	if b != nil {
+		b = append(b, key...)
+	}
+	return s.computeKeyed(key, lv[:m]), b
+}
+
+// FoldKey appends to b the fold key of path: the policies of its levels, by identity
+// (policy.Policy.AppendID), most specific first. Paths of one snapshot with the same fold key have
+// the same effective policy, and the same Mentions of any policy.
+func (s *Snapshot) FoldKey(b []byte, path topology.Path) []byte {
+	ts, _ := path.LevelTargets()
+	lvls, n := path.Levels()
+	var lv [topology.MaxTargets][]*policy.Policy
+	key, _ := gather(b, &lv, &lvls, n, func(j int) []*policy.Policy { return s.At(ts[j].Target) })
+	return key
+}
+
+// FoldKeyPath is FoldKey for the path with index i in the graph.
+func (s *Snapshot) FoldKeyPath(b []byte, i int) []byte {
+	var lv [topology.MaxTargets][]*policy.Policy
+	key, _ := s.pathLevels(b, &lv, i)
+	return key
+}
+
+// pathLevels puts into lv the levels of the path with index i that hold policies (looked up by
+// target number), most specific first, appends their fold key to key and returns it with their
+// number.
+func (s *Snapshot) pathLevels(key []byte, lv *[topology.MaxTargets][]*policy.Policy, i int) ([]byte, int) {
 	ids := s.Graph.PathTargetIDs(i)
 	lvls, n := s.Graph.Paths[i].Levels()
-	return s.compute(&lvls, n, func(j int) []*policy.Policy { return s.atID(ids[j]) })
+	return gather(key, lv, &lvls, n, func(j int) []*policy.Policy { return s.atID(ids[j]) })
 }
 
 // compute folds the path whose j-th level target (in LevelTargets order, n of them, of level
@@ -280,7 +316,7 @@ func (s *Snapshot) ComputePath(i int) Result {
 // unless the path must be folded.
 func (s *Snapshot) compute(lvls *[topology.MaxTargets]topology.Level, n int, at func(j int) []*policy.Policy) Result {
 	var lv [topology.MaxTargets][]*policy.Policy
-	var buf [256]byte
+	var buf [1024]byte
 	key, m := gather(buf[:0], &lv, lvls, n, at)
 	return s.computeKeyed(key, lv[:m])
 }
@@ -288,7 +324,7 @@ func (s *Snapshot) compute(lvls *[topology.MaxTargets]topology.Level, n int, at 
 // computeKeyed folds levels (most specific first) through the memo, under their fold key.
 func (s *Snapshot) computeKeyed(key []byte, levels [][]*policy.Policy) Result {
 	if s.results != nil {
-		if r, ok := s.results.load(key); ok {
+		if r, ok := s.results.load(key, levels); ok {
 			return r
 		}
 	}
@@ -314,11 +350,12 @@ func gather(key []byte, lv *[topology.MaxTargets][]*policy.Policy, lvls *[topolo
 	return key, m
 }
 
-// appendLevel appends one level of a fold key: the level, then its policies by identity.
+// appendLevel appends one level of a fold key: the level, then its policies by identity
+// (policy.Policy.AppendID).
 func appendLevel(b []byte, l topology.Level, ps []*policy.Policy) []byte {
 	b = binary.LittleEndian.AppendUint64(b, ^uint64(l))
 	for _, p := range ps {
-		b = binary.LittleEndian.AppendUint64(b, uint64(uintptr(unsafe.Pointer(p))))
+		b = p.AppendID(b)
 	}
 	return b
 }

@@ -96,8 +96,8 @@ func (s *Snapshot) Rebase(g *topology.Graph) *Snapshot {
 	return &c
 }
 
-// condMemoLimit bounds the condition memo a snapshot's versions share: outcomes keyed by the bodies
-// of replaced policies are never asked again, so past the limit the next version starts a new one.
+// condMemoLimit bounds the condition memo a snapshot's versions share: outcomes read from the rules
+// of replaced policies are never taken again, so past the limit the next version starts a new one.
 const condMemoLimit = 1 << 14
 
 // Update returns s with policy ref written as p (nil: removed), over the same graph. s must not be a
@@ -143,13 +143,13 @@ func (s *Snapshot) Update(ref policy.Ref, p *policy.Policy) *Snapshot {
 	}
 	c.byTarget = s.byTarget.with(targets)
 	c.byID = s.byID.with(set)
+	if had { // before admitting p, which may have old's identity (offline input)
+		c.results.retire(old)
+		c.mentions.retire(old)
+	}
 	if p != nil {
 		c.results.admit(p)
 		c.mentions.admit(p)
-	}
-	if had {
-		c.results.retire(old)
-		c.mentions.retire(old)
 	}
 	if c.conds.size() > condMemoLimit {
 		c.conds = newCondMemo(nil)

@@ -7,7 +7,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/topology"
@@ -59,49 +58,8 @@ func Build(reg *policy.Registry, objs []*unstructured.Unstructured, sources []st
 			inv.Others = append(inv.Others, u)
 			continue
 		}
-		var err error
-		switch gvk.Kind {
-		case "GatewayClass":
-			var o gwv1.GatewayClass
-			if err = convert(u, &o); err == nil {
-				inv.Topology.GatewayClasses = append(inv.Topology.GatewayClasses, o)
-			}
-		case "Gateway":
-			var o gwv1.Gateway
-			if err = convert(u, &o); err == nil {
-				inv.Topology.Gateways = append(inv.Topology.Gateways, o)
-			}
-		case "HTTPRoute":
-			var o gwv1.HTTPRoute
-			if err = convert(u, &o); err == nil {
-				inv.Topology.HTTPRoutes = append(inv.Topology.HTTPRoutes, o)
-			}
-		case "GRPCRoute":
-			var o gwv1.GRPCRoute
-			if err = convert(u, &o); err == nil {
-				inv.Topology.GRPCRoutes = append(inv.Topology.GRPCRoutes, o)
-			}
-		case "ListenerSet":
-			var o gwv1.ListenerSet
-			if err = convert(u, &o); err == nil {
-				inv.Topology.ListenerSets = append(inv.Topology.ListenerSets, o)
-			}
-		case "TLSRoute":
-			var o gwv1.TLSRoute
-			if err = convert(u, &o); err == nil {
-				inv.Topology.TLSRoutes = append(inv.Topology.TLSRoutes, o)
-			}
-		case "TCPRoute":
-			var o gwv1.TCPRoute
-			if err = convert(u, &o); err == nil {
-				inv.Topology.TCPRoutes = append(inv.Topology.TCPRoutes, o)
-			}
-		case "UDPRoute":
-			var o gwv1.UDPRoute
-			if err = convert(u, &o); err == nil {
-				inv.Topology.UDPRoutes = append(inv.Topology.UDPRoutes, o)
-			}
-		default:
+		known, err := inv.addTopology(u, gvk.Kind)
+		if !known {
 			inv.Others = append(inv.Others, u)
 		}
 		if err != nil {
@@ -109,6 +67,41 @@ func Build(reg *policy.Registry, objs []*unstructured.Unstructured, sources []st
 		}
 	}
 	return inv
+}
+
+// addTopology converts u, a Gateway API object of kind, into the topology input; known is false
+// for a kind the topology does not take.
+func (inv *Inventory) addTopology(u *unstructured.Unstructured, kind string) (known bool, err error) {
+	t := &inv.Topology
+	switch kind {
+	case "GatewayClass":
+		return true, appendConverted(u, &t.GatewayClasses)
+	case "Gateway":
+		return true, appendConverted(u, &t.Gateways)
+	case "HTTPRoute":
+		return true, appendConverted(u, &t.HTTPRoutes)
+	case "GRPCRoute":
+		return true, appendConverted(u, &t.GRPCRoutes)
+	case "ListenerSet":
+		return true, appendConverted(u, &t.ListenerSets)
+	case "TLSRoute":
+		return true, appendConverted(u, &t.TLSRoutes)
+	case "TCPRoute":
+		return true, appendConverted(u, &t.TCPRoutes)
+	case "UDPRoute":
+		return true, appendConverted(u, &t.UDPRoutes)
+	}
+	return false, nil
+}
+
+// appendConverted converts u and appends it to list, unless it does not convert.
+func appendConverted[T any](u *unstructured.Unstructured, list *[]T) error {
+	var o T
+	if err := convert(u, &o); err != nil {
+		return err
+	}
+	*list = append(*list, o)
+	return nil
 }
 
 func convert(u *unstructured.Unstructured, into interface{}) error {

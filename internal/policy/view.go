@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -62,7 +63,11 @@ type Policy struct {
 	Ref        Ref
 	Created    time.Time
 	Generation int64
-	Targets    []TargetRef
+	// UID and ResourceVersion are the object's, empty in offline input; with Ref and Generation they
+	// name this version of the policy (AppendID).
+	UID             string
+	ResourceVersion string
+	Targets         []TargetRef
 	// Bare holds bare rules (atomic defaults); nil when absent.
 	Bare      *Block
 	Defaults  *Block
@@ -90,6 +95,18 @@ func (p *Policy) SameAs(o *Policy) bool {
 		}
 	}
 	return p.Bare.sameAs(o.Bare) && p.Defaults.sameAs(o.Defaults) && p.Overrides.sameAs(o.Overrides)
+}
+
+// AppendID appends to b the identity of this version of the policy: its uid, namespace, name,
+// generation and resourceVersion, each delimited (names hold no NUL). Offline input may have no uid
+// nor resourceVersion: two versions of a policy there may share an identity, which memos keyed by
+// it check against what they hold.
+func (p *Policy) AppendID(b []byte) []byte {
+	b = append(append(b, p.UID...), 0)
+	b = append(append(b, p.Ref.Namespace...), 0)
+	b = append(append(b, p.Ref.Name...), 0)
+	b = strconv.AppendInt(b, p.Generation, 10)
+	return append(append(append(b, 0), p.ResourceVersion...), 0)
 }
 
 func (b *Block) sameAs(o *Block) bool {
@@ -159,6 +176,9 @@ func View(k Kind, obj *unstructured.Unstructured) (*Policy, field.ErrorList) {
 		Ref:        Ref{Namespace: obj.GetNamespace(), Name: obj.GetName()},
 		Created:    obj.GetCreationTimestamp().Time,
 		Generation: obj.GetGeneration(),
+		UID:        string(obj.GetUID()),
+
+		ResourceVersion: obj.GetResourceVersion(),
 	}
 	var errs field.ErrorList
 	specRaw, ok := obj.Object["spec"]

@@ -112,82 +112,106 @@ func enforced(snap *effective.Snapshot, p *policy.Policy, h *holdings) (verdict,
 	if len(paths) == 0 {
 		return verdict{false, ReasonUnknown, "Policy has encountered some issues: it is not in the path of any route or listener"}, nil
 	}
-	declared := ruleIDs(p) // in no order: only sets and counts are made of them
-	inEffect := map[string]bool{}
-	everyIn := false                        // on some path, every rule of p is in effect
-	lost := map[string]map[string]bool{}    // who → rule ids of p not in effect because of them ("": no other policy)
-	unset := map[string]map[string]bool{}   // who → rule ids of p their unset removed
-	addedBy := map[string]map[string]bool{} // policy → default rule ids it added next to p's
-	gws := map[topology.Key]bool{}
+	f := &fate{snap: snap, p: p, h: h, declared: ruleIDs(p), inEffect: map[string]bool{}, lost: map[string]map[string]bool{},
+		unset: map[string]map[string]bool{}, addedBy: map[string]map[string]bool{}, gws: map[topology.Key]bool{}}
+	f.key = f.scratch[:0]
 	for _, i := range paths {
-		path := snap.Graph.Paths[i]
-		gws[path.Gateway] = true
-		r := snap.Compute(path)
-		level := map[policy.Ref]topology.Level{}
-		for _, lv := range snap.Levels(path) {
-			for _, q := range lv.Policies {
-				level[q.Ref] = lv.Level
-			}
+		f.path(i)
+	}
+	return f.verdict(), sortedGateways(f.gws)
+}
+
+// fate is what enforced gathers of one policy p over its paths.
+type fate struct {
+	snap     *effective.Snapshot
+	p        *policy.Policy
+	h        *holdings
+	declared []string // in no order: only sets and counts are made of them
+	inEffect map[string]bool
+	everyIn  bool                       // on some path, every rule of p is in effect
+	lost     map[string]map[string]bool // who → rule ids of p not in effect because of them ("": no other policy)
+	unset    map[string]map[string]bool // who → rule ids of p their unset removed
+	addedBy  map[string]map[string]bool // policy → default rule ids it added next to p's
+	gws      map[topology.Key]bool
+	key      []byte // the fold key of the path read, in scratch
+	scratch  [512]byte
+}
+
+// path reads p's fate on the path with index i.
+func (f *fate) path(i int) {
+	snap, p := f.snap, f.p
+	path := snap.Graph.Paths[i]
+	f.gws[path.Gateway] = true
+	r := snap.Compute(path)
+	level := map[policy.Ref]topology.Level{}
+	for _, lv := range snap.Levels(path) {
+		for _, q := range lv.Policies {
+			level[q.Ref] = lv.Level
 		}
-		// p's rules are in effect on this path, and none is lost here, when p holds as many rules
-		// as it declares.
-		all := h != nil && len(declared) > 0 && h.held(r.Rules, p.Ref) == len(declared)
-		everyIn = everyIn || all
-		for _, id := range declared {
-			if all {
-				break
-			}
-			if e, ok := r.Rules[id]; ok && e.Source == p.Ref {
-				inEffect[id] = true
-			}
-		}
-		// The defaults of less specific policies added next to p's rules; none unless such a policy
-		// has defaults (the effective policy under a Gateway policy of thousands of overrides is not
-		// walked for each policy on its paths).
-		if lowerDefaults(snap, path, level, level[p.Ref]) {
-			for id, e := range r.Rules {
-				if e.Source != p.Ref && e.Block != "overrides" && level[e.Source] < level[p.Ref] {
-					add(addedBy, e.Source.String(), id)
-				}
-			}
-		}
-		for _, id := range declared {
-			if all {
-				break
-			}
-			if e, ok := r.Rules[id]; ok && e.Source == p.Ref {
-				continue
-			}
-			whos, unsetters := holders(p, id, r)
-			if len(whos) == 0 && len(unsetters) == 0 {
-				whos = []string{""}
-			}
-			for _, who := range whos {
-				add(lost, who, id)
-			}
-			for _, who := range unsetters {
-				add(unset, who, id)
+	}
+	// p's rules are in effect on this path, and none is lost here, when p holds as many rules
+	// as it declares.
+	all := false
+	if f.h != nil && len(f.declared) > 0 {
+		f.key = snap.FoldKeyPath(f.key[:0], i)
+		all = f.h.held(snap, f.key, r.Rules, p.Ref) == len(f.declared)
+	}
+	f.everyIn = f.everyIn || all
+	// The defaults of less specific policies added next to p's rules; none unless such a policy
+	// has defaults (the effective policy under a Gateway policy of thousands of overrides is not
+	// walked for each policy on its paths).
+	if lowerDefaults(snap, path, level, level[p.Ref]) {
+		for id, e := range r.Rules {
+			if e.Source != p.Ref && e.Block != "overrides" && level[e.Source] < level[p.Ref] {
+				add(f.addedBy, e.Source.String(), id)
 			}
 		}
 	}
+	if !all {
+		f.rules(r)
+	}
+}
+
+// rules reads, rule by rule, which of p's rules are in effect in r and who holds the others.
+func (f *fate) rules(r effective.Result) {
+	p := f.p
+	for _, id := range f.declared {
+		if e, ok := r.Rules[id]; ok && e.Source == p.Ref {
+			f.inEffect[id] = true
+			continue
+		}
+		whos, unsetters := holders(p, id, r)
+		if len(whos) == 0 && len(unsetters) == 0 {
+			whos = []string{""}
+		}
+		for _, who := range whos {
+			add(f.lost, who, id)
+		}
+		for _, who := range unsetters {
+			add(f.unset, who, id)
+		}
+	}
+}
+
+// verdict is p's fate over all its paths.
+func (f *fate) verdict() verdict {
 	var notInEffect []string
-	for _, id := range declared {
-		if everyIn {
+	for _, id := range f.declared {
+		if f.everyIn {
 			break
 		}
-		if !inEffect[id] {
+		if !f.inEffect[id] {
 			notInEffect = append(notInEffect, id)
 		}
 	}
-	keys := sortedGateways(gws)
 	switch {
-	case len(declared) > 0 && len(notInEffect) == len(declared):
-		return verdict{false, ReasonOverridden, overriddenMessage(lost, unset)}, keys
-	case len(lost) > 0 || len(unset) > 0:
-		return verdict{true, ReasonPartiallyEnforced, truncate("Policy has been successfully enforced. "+lostList(lost, unset)+
-			addedSuffix("; the following defaults have been added by ", addedBy), 32768)}, keys
+	case len(f.declared) > 0 && len(notInEffect) == len(f.declared):
+		return verdict{false, ReasonOverridden, overriddenMessage(f.lost, f.unset)}
+	case len(f.lost) > 0 || len(f.unset) > 0:
+		return verdict{true, ReasonPartiallyEnforced, truncate("Policy has been successfully enforced. "+lostList(f.lost, f.unset)+
+			addedSuffix("; the following defaults have been added by ", f.addedBy), 32768)}
 	}
-	return verdict{true, ReasonEnforced, truncate("Policy has been successfully enforced"+addedSuffix(". The following defaults have been added by ", addedBy), 32768)}, keys
+	return verdict{true, ReasonEnforced, truncate("Policy has been successfully enforced"+addedSuffix(". The following defaults have been added by ", f.addedBy), 32768)}
 }
 
 // lowerDefaults reports whether a policy of path at a level under lvl (by level, the policies'

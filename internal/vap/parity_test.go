@@ -160,54 +160,7 @@ func TestParity(t *testing.T) {
 			}
 			profiles[k.Profile] = true
 			name := fmt.Sprintf("%s/%s/%s", filepath.Base(file), k.GVK.Kind, u.GetName())
-			t.Run(name, func(t *testing.T) {
-				var want []string
-				if a := u.GetAnnotations()[rejects]; a != "" {
-					want = unique(strings.Split(a, ","))
-				}
-				p, verrs := policy.View(k, u)
-				if len(verrs) > 0 {
-					t.Fatalf("fixture does not read as a policy: %v", verrs)
-				}
-				var goIDs []string
-				goErrs := map[string][]string{}
-				for _, f := range checks.Evaluate(checks.Input{Policy: p, Settings: settings.Defaults(), Cond: ev}) {
-					goIDs = append(goIDs, f.ID)
-					goErrs[f.ID] = append(goErrs[f.ID], f.Err.Error())
-				}
-				if diff := cmp.Diff(want, unique(goIDs)); diff != "" {
-					t.Errorf("Go checks (-fixture +Go):\n%s", diff)
-				}
-				pol, _ := vap.Policy(k, "x")
-				ids := celIDs(t, k, false)
-				var celFired []string
-				celMsgs := map[string][]string{}
-				exact := map[string]bool{}
-				for _, d := range denied(t, compile(t, pol), u, nil) {
-					id := ids[d.index]
-					celFired = append(celFired, id)
-					celMsgs[id] = append(celMsgs[id], d.message)
-					rejected[id] = true
-					v := pol.Spec.Validations[d.index]
-					exact[id] = v.MessageExpression != "" || !strings.Contains(v.Message, "[*]")
-				}
-				// Where one check finds one error both ways, the API server's message is the webhook's
-				// (unless the exported message says it cannot name the index: "[*]").
-				for id, msgs := range celMsgs {
-					if exact[id] && len(msgs) == 1 && len(goErrs[id]) == 1 && msgs[0] != goErrs[id][0] {
-						t.Errorf("%s: the exported message is not the webhook's:\n CEL: %s\n Go:  %s", id, msgs[0], goErrs[id][0])
-					}
-				}
-				var goWithCEL []string
-				for _, id := range unique(goIDs) {
-					if c, _ := checks.ByID(id); c.CEL != nil {
-						goWithCEL = append(goWithCEL, id)
-					}
-				}
-				if diff := cmp.Diff(goWithCEL, unique(celFired)); diff != "" {
-					t.Errorf("Go and the exported CEL disagree (-Go +CEL):\n%s", diff)
-				}
-			})
+			t.Run(name, func(t *testing.T) { checkParity(t, k, u, ev, rejected) })
 		}
 	}
 	for _, p := range []policy.Profile{policy.ProfileDefaultsOverrides, policy.ProfileGEP713, policy.ProfileKuadrant} {
@@ -220,6 +173,64 @@ func TestParity(t *testing.T) {
 			t.Errorf("check %s has CEL but no fixture is rejected by it", c.ID)
 		}
 	}
+}
+
+// checkParity runs one parity fixture object u of kind k through the Go checks and the exported
+// policy; rejected collects the CEL checks that fire.
+func checkParity(t *testing.T, k policy.Kind, u *unstructured.Unstructured, ev *cel.Evaluator, rejected map[string]bool) {
+	var want []string
+	if a := u.GetAnnotations()[rejects]; a != "" {
+		want = unique(strings.Split(a, ","))
+	}
+	p, verrs := policy.View(k, u)
+	if len(verrs) > 0 {
+		t.Fatalf("fixture does not read as a policy: %v", verrs)
+	}
+	var goIDs []string
+	goErrs := map[string][]string{}
+	for _, f := range checks.Evaluate(checks.Input{Policy: p, Settings: settings.Defaults(), Cond: ev}) {
+		goIDs = append(goIDs, f.ID)
+		goErrs[f.ID] = append(goErrs[f.ID], f.Err.Error())
+	}
+	if diff := cmp.Diff(want, unique(goIDs)); diff != "" {
+		t.Errorf("Go checks (-fixture +Go):\n%s", diff)
+	}
+	celFired, celMsgs, exact := celFindings(t, k, u, rejected)
+	// Where one check finds one error both ways, the API server's message is the webhook's
+	// (unless the exported message says it cannot name the index: "[*]").
+	for id, msgs := range celMsgs {
+		if exact[id] && len(msgs) == 1 && len(goErrs[id]) == 1 && msgs[0] != goErrs[id][0] {
+			t.Errorf("%s: the exported message is not the webhook's:\n CEL: %s\n Go:  %s", id, msgs[0], goErrs[id][0])
+		}
+	}
+	var goWithCEL []string
+	for _, id := range unique(goIDs) {
+		if c, _ := checks.ByID(id); c.CEL != nil {
+			goWithCEL = append(goWithCEL, id)
+		}
+	}
+	if diff := cmp.Diff(goWithCEL, unique(celFired)); diff != "" {
+		t.Errorf("Go and the exported CEL disagree (-Go +CEL):\n%s", diff)
+	}
+}
+
+// celFindings evaluates the exported policy of k on u: the checks that fire, with repeats, their
+// messages, and whether each message names the field exactly; rejected collects the checks.
+func celFindings(t *testing.T, k policy.Kind, u *unstructured.Unstructured, rejected map[string]bool) ([]string, map[string][]string, map[string]bool) {
+	pol, _ := vap.Policy(k, "x")
+	ids := celIDs(t, k, false)
+	var celFired []string
+	celMsgs := map[string][]string{}
+	exact := map[string]bool{}
+	for _, d := range denied(t, compile(t, pol), u, nil) {
+		id := ids[d.index]
+		celFired = append(celFired, id)
+		celMsgs[id] = append(celMsgs[id], d.message)
+		rejected[id] = true
+		v := pol.Spec.Validations[d.index]
+		exact[id] = v.MessageExpression != "" || !strings.Contains(v.Message, "[*]")
+	}
+	return celFired, celMsgs, exact
 }
 
 // TestParityUnsetSwitch compares the unset switch: the Go check with unset switched off in the

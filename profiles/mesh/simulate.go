@@ -99,9 +99,43 @@ func (o *meshOptions) run(stdout, stderr io.Writer) error {
 		return errors.New("MeshTrafficPermission has only from arrays: use --from SERVICE[,TAG=VALUE...]")
 	}
 
-	objs, err := manifest.Read(o.files...)
+	policies, dataplanes, err := readMesh(o.files, kind, group, stderr)
 	if err != nil {
-		return &profile.ExitError{Code: 2, Err: err}
+		return err
+	}
+	dp, err := findProxy(dataplanes, o.proxy)
+	if err != nil {
+		return &profile.ExitError{Code: 1, Err: err}
+	}
+	if o.rules {
+		return o.printRules(stdout, stderr, kind+"."+group, policies, dp)
+	}
+	if dir == engine.To {
+		if tags, ok := dp.OutboundTo(o.outbound); ok {
+			target.Tags = tags
+		} else {
+			fmt.Fprintf(stderr, "Warning: proxy %s declares no outbound to service %s: merged as if it had one\n", o.proxy, o.outbound)
+		}
+	}
+	merged := kind
+	if group != "" {
+		merged = kind + "." + group // Kuma's order for kuma.io kinds, the MADR's for Precedent's
+	}
+	res := engine.Merge(merged, policies, dp, dir, target)
+	out, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding the merged configuration: %w", err)
+	}
+	_, err = fmt.Fprintf(stdout, "%s\n", out)
+	return err
+}
+
+// readMesh reads the policies of kind (of group, when not empty) and the Dataplanes in files; the
+// problems of each object are written to stderr, and any makes an exit error.
+func readMesh(files []string, kind, group string, stderr io.Writer) ([]engine.Policy, []engine.Dataplane, error) {
+	objs, err := manifest.Read(files...)
+	if err != nil {
+		return nil, nil, &profile.ExitError{Code: 2, Err: err}
 	}
 	var policies []engine.Policy
 	var dataplanes []engine.Dataplane
@@ -129,33 +163,9 @@ func (o *meshOptions) run(stdout, stderr io.Writer) error {
 		}
 	}
 	if invalid {
-		return &profile.ExitError{Code: 1, Err: errors.New("")}
+		return nil, nil, &profile.ExitError{Code: 1, Err: errors.New("")}
 	}
-	dp, err := findProxy(dataplanes, o.proxy)
-	if err != nil {
-		return &profile.ExitError{Code: 1, Err: err}
-	}
-	if o.rules {
-		return o.printRules(stdout, stderr, kind+"."+group, policies, dp)
-	}
-	if dir == engine.To {
-		if tags, ok := dp.OutboundTo(o.outbound); ok {
-			target.Tags = tags
-		} else {
-			fmt.Fprintf(stderr, "Warning: proxy %s declares no outbound to service %s: merged as if it had one\n", o.proxy, o.outbound)
-		}
-	}
-	merged := kind
-	if group != "" {
-		merged = kind + "." + group // Kuma's order for kuma.io kinds, the MADR's for Precedent's
-	}
-	res := engine.Merge(merged, policies, dp, dir, target)
-	out, err := json.MarshalIndent(res, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encoding the merged configuration: %w", err)
-	}
-	_, err = fmt.Fprintf(stdout, "%s\n", out)
-	return err
+	return policies, dataplanes, nil
 }
 
 // printRules prints the effective inbound configuration of dp from Kuma's rules.

@@ -60,23 +60,7 @@ func TestMakeRun(t *testing.T) {
 			lines <- sc.Text()
 		}
 	}()
-	var log []string
-	var commands []string
-	deadline := time.After(3 * time.Minute)
-	for len(commands) < 5 {
-		select {
-		case l, ok := <-lines:
-			if !ok {
-				t.Fatalf("precedent dev ended before printing its commands:\n%s\nstderr:\n%s", strings.Join(log, "\n"), stderr.String())
-			}
-			log = append(log, l)
-			if strings.HasPrefix(l, "  kubectl ") {
-				commands = append(commands, strings.TrimSpace(l))
-			}
-		case <-deadline:
-			t.Fatalf("no ready line and commands within 3 minutes:\n%s", strings.Join(log, "\n"))
-		}
-	}
+	log, commands := readCommands(t, lines, &stderr, 5)
 	if !contains(log, "ready: kubeconfig="+kubeconfig) {
 		t.Fatalf("no ready line naming the kubeconfig:\n%s", strings.Join(log, "\n"))
 	}
@@ -173,4 +157,26 @@ func controlPlaneProcesses(t *testing.T) map[int]string {
 		out[pid] = strings.ReplaceAll(string(raw), "\x00", " ")
 	}
 	return out
+}
+
+// readCommands reads the lines of output of precedent dev up to its n-th "try this" command, within three
+// minutes: the lines read and the commands.
+func readCommands(t *testing.T, lines <-chan string, stderr *bytes.Buffer, n int) (log, commands []string) {
+	t.Helper()
+	deadline := time.After(3 * time.Minute)
+	for len(commands) < n {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("precedent dev ended before printing its commands:\n%s\nstderr:\n%s", strings.Join(log, "\n"), stderr.String())
+			}
+			log = append(log, l)
+			if strings.HasPrefix(l, "  kubectl ") {
+				commands = append(commands, strings.TrimSpace(l))
+			}
+		case <-deadline:
+			t.Fatalf("no ready line and commands within 3 minutes:\n%s", strings.Join(log, "\n"))
+		}
+	}
+	return log, commands
 }

@@ -39,21 +39,7 @@ func (g *Grants) Update(key string, p *Policy) *Grants {
 		return l
 	})
 
-	// The Gateway-level policies of the Gateways either version targets, in key order.
-	var gws []string
-	for _, q := range []*Policy{old, np} {
-		if q != nil {
-			gws = append(gws, targetKeys(q, GatewayGroup, GatewayKind)...)
-		}
-	}
-	for _, gw := range compact(gws) {
-		l := withoutKey(valueAt(&g.gateway, gw), key)
-		if np != nil && targetsKey(np, GatewayGroup, GatewayKind, gw) {
-			l = append(l, np)
-			slices.SortStableFunc(l, func(a, b *Policy) int { return strings.Compare(a.Key(), b.Key()) })
-		}
-		n.gateway = setOrDelete(n.gateway, gw, l)
-	}
+	n.updateGateways(g, key, old, np)
 
 	// The Backend-level policies of the Backends either version targets, in precedence order, and the
 	// grants behind the Gateways in front of them.
@@ -86,10 +72,36 @@ func (g *Grants) Update(key string, p *Policy) *Grants {
 		n.backends = setOrDelete(n.backends, b, l)
 		front = append(front, g.topo.GatewaysInFront(b)...)
 	}
+	n.rebuildBehind(g, compact(front), bes)
+	return n
+}
+
+// updateGateways sets in n the Gateway-level policies of the Gateways either version of the policy
+// keyed as key (old in g, np in n) targets, in key order.
+func (n *Grants) updateGateways(g *Grants, key string, old, np *Policy) {
+	var gws []string
+	for _, q := range []*Policy{old, np} {
+		if q != nil {
+			gws = append(gws, targetKeys(q, GatewayGroup, GatewayKind)...)
+		}
+	}
+	for _, gw := range compact(gws) {
+		l := withoutKey(valueAt(&g.gateway, gw), key)
+		if np != nil && targetsKey(np, GatewayGroup, GatewayKind, gw) {
+			l = append(l, np)
+			slices.SortStableFunc(l, func(a, b *Policy) int { return strings.Compare(a.Key(), b.Key()) })
+		}
+		n.gateway = setOrDelete(n.gateway, gw, l)
+	}
+}
+
+// rebuildBehind builds again in n, behind each Gateway of front, the chunks of the Backends bes (g
+// is the version n was made from).
+func (n *Grants) rebuildBehind(g *Grants, front, bes []string) {
 	// The chunks of those Backends behind each Gateway in front of them: a policy sits in the chunk of
 	// the first of its Backends behind the Gateway, in its place among that Backend's policies.
 	seen := map[grant]bool{}
-	for _, gw := range compact(front) {
+	for _, gw := range front {
 		gg := valueAt(&n.behind, gw)
 		for _, b := range bes {
 			if _, ok := g.topo.links.Get(pairKey(gw, b)); !ok {
@@ -109,7 +121,6 @@ func (g *Grants) Update(key string, p *Policy) *Grants {
 			n.behind = *n.behind.Delete(gw)
 		}
 	}
-	return n
 }
 
 // WithTopology returns the Grants of g's policies over t, a later version of g's topology in which

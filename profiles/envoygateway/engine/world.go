@@ -282,32 +282,37 @@ func (s *Snapshot) buildPaths(in Input) {
 			s.viaListenerSet(lsByKey, r.Kind, r.Key, r.Rules, pr)
 		}
 	}
-	for _, r := range in.L4Routes {
-		if _, known := g.Route(topology.Target{Kind: r.Kind, Namespace: r.Key.Namespace, Name: r.Key.Name}); known {
+	for i := range in.L4Routes {
+		s.addL4Route(g, &in.L4Routes[i], lsByKey)
+	}
+}
+
+// addL4Route adds the scopes and paths of an L4 route of the input that the graph does not know.
+func (s *Snapshot) addL4Route(g *topology.Graph, r *L4Route, lsByKey map[topology.Key]*ListenerSet) {
+	if _, known := g.Route(topology.Target{Kind: r.Kind, Namespace: r.Key.Namespace, Name: r.Key.Name}); known {
+		return
+	}
+	s.markRoute(r.Kind, r.Key, r.Rules)
+	for _, pr := range r.Parents {
+		if pr.Kind != nil && string(*pr.Kind) == "ListenerSet" {
+			s.viaListenerSet(lsByKey, r.Kind, r.Key, r.Rules, pr)
 			continue
 		}
-		s.markRoute(r.Kind, r.Key, r.Rules)
-		for _, pr := range r.Parents {
-			if pr.Kind != nil && string(*pr.Kind) == "ListenerSet" {
-				s.viaListenerSet(lsByKey, r.Kind, r.Key, r.Rules, pr)
+		ns := r.Key.Namespace
+		if pr.Namespace != nil {
+			ns = string(*pr.Namespace)
+		}
+		gk := topology.Key{Namespace: ns, Name: string(pr.Name)}
+		gw, ok := g.Gateway(gk)
+		if !ok {
+			continue
+		}
+		for _, l := range gw.Spec.Listeners {
+			if !topology.SelectsListener(pr, l) {
 				continue
 			}
-			ns := r.Key.Namespace
-			if pr.Namespace != nil {
-				ns = string(*pr.Namespace)
-			}
-			gk := topology.Key{Namespace: ns, Name: string(pr.Name)}
-			gw, ok := g.Gateway(gk)
-			if !ok {
-				continue
-			}
-			for _, l := range gw.Spec.Listeners {
-				if !topology.SelectsListener(pr, l) {
-					continue
-				}
-				for _, rule := range r.Rules {
-					s.add(Path{Gateway: gk, Listener: string(l.Name), RouteKind: r.Kind, Route: r.Key, Rule: rule})
-				}
+			for _, rule := range r.Rules {
+				s.add(Path{Gateway: gk, Listener: string(l.Name), RouteKind: r.Kind, Route: r.Key, Rule: rule})
 			}
 		}
 	}

@@ -130,37 +130,10 @@ func parseKuma(obj *unstructured.Unstructured, o Options) (Policy, field.ErrorLi
 		return p, append(errs, field.TypeInvalid(specPath, typeName(obj.Object["spec"]), "must be an object"))
 	}
 	errs = unknownFields(spec, specPath, errs, kumaSpecFields(kk)...)
-	lists := map[string][]interface{}{}
-	for _, name := range []string{"to", "from", "rules"} {
-		if name == "to" && kk.to == nil {
-			continue // reported as an unknown field
-		}
-		switch v := spec[name].(type) {
-		case nil:
-		case []interface{}:
-			lists[name] = v
-		default:
-			errs = append(errs, field.TypeInvalid(specPath.Child(name), typeName(v), "must be a list"))
-		}
-	}
-	hasTo, hasFrom, hasRules := len(lists["to"]) > 0, len(lists["from"]) > 0, len(lists["rules"]) > 0
-	switch {
-	case hasRules && (hasTo || hasFrom):
-		errs = append(errs, field.Forbidden(specPath.Child("rules"), "spec.to and spec.from must be empty when spec.rules is set"))
-	case !hasRules && !hasTo && !hasFrom:
-		errs = append(errs, field.Required(specPath, "at least one of spec.to, spec.from or spec.rules must have an element"))
-	}
-	p.Role = labels[PolicyRoleLabel]
-	if p.Role == "" {
-		var roleErr *field.Error
-		p.Role, roleErr = kumaRole(&p, spec, lists, o)
-		if roleErr != nil {
-			errs = append(errs, roleErr)
-		}
-	} else if _, ok := kumaRoleOrder[p.Role]; !ok {
-		errs = append(errs, field.NotSupported(field.NewPath("metadata", "labels").Key(PolicyRoleLabel), p.Role, []string{RoleSystem, RoleProducer, RoleConsumer, RoleWorkloadOwner}))
-	}
-	inbound := hasFrom || hasRules
+	var lists map[string][]interface{}
+	lists, errs = kumaLists(spec, specPath, kk, errs)
+	p.Role, errs = kumaPolicyRole(&p, labels, spec, lists, o, errs)
+	inbound := len(lists["from"]) > 0 || len(lists["rules"]) > 0
 	top := kk.top
 	if p.Role != RoleSystem {
 		top = kk.topApp
@@ -169,33 +142,7 @@ func parseKuma(obj *unstructured.Unstructured, o Options) (Policy, field.ErrorLi
 	if raw, found := spec["targetRef"]; found && raw != nil {
 		p.TargetRef, errs = parseKumaTargetRef(raw, specPath.Child("targetRef"), top, inbound, errs)
 	}
-	routeTop := p.TargetRef.Kind == MeshHTTPRoute || p.TargetRef.Kind == MeshGateway
-	for _, d := range []Direction{To, From} {
-		list := lists[d.String()]
-		path := specPath.Child(d.String())
-		allowed := kk.to
-		if d == To && routeTop {
-			allowed = kk.toRoute
-		}
-		if d == From {
-			allowed = kk.from
-			if routeTop && len(list) > 0 {
-				errs = append(errs, field.Forbidden(path, "must not be set when spec.targetRef.kind is "+p.TargetRef.Kind))
-				continue
-			}
-		}
-		elems := make([]Element, 0, len(list))
-		for i, item := range list {
-			var e Element
-			e, errs = parseKumaElement(item, path.Index(i), allowed, kk, p.TargetRef.Kind, errs)
-			elems = append(elems, e)
-		}
-		if d == To {
-			p.To = elems
-		} else {
-			p.From = elems
-		}
-	}
+	errs = parseKumaDirections(&p, lists, specPath, kk, errs)
 	p.Rules, errs = parseKumaRules(lists["rules"], specPath.Child("rules"), p.Kind, kk, p.TargetRef.Kind, errs)
 	return p, errs
 }
@@ -307,6 +254,80 @@ func checkKumaTimeouts(conf map[string]interface{}, path *field.Path, top string
 	return errs
 }
 
+// kumaLists reads spec.to, spec.from and spec.rules (spec.to only for a kind that has it), and
+// checks that rules, or to and from, are set.
+func kumaLists(spec map[string]interface{}, specPath *field.Path, kk kumaKind, errs field.ErrorList) (map[string][]interface{}, field.ErrorList) {
+	lists := map[string][]interface{}{}
+	for _, name := range []string{"to", "from", "rules"} {
+		if name == "to" && kk.to == nil {
+			continue // reported as an unknown field
+		}
+		switch v := spec[name].(type) {
+		case nil:
+		case []interface{}:
+			lists[name] = v
+		default:
+			errs = append(errs, field.TypeInvalid(specPath.Child(name), typeName(v), "must be a list"))
+		}
+	}
+	hasTo, hasFrom, hasRules := len(lists["to"]) > 0, len(lists["from"]) > 0, len(lists["rules"]) > 0
+	switch {
+	case hasRules && (hasTo || hasFrom):
+		errs = append(errs, field.Forbidden(specPath.Child("rules"), "spec.to and spec.from must be empty when spec.rules is set"))
+	case !hasRules && !hasTo && !hasFrom:
+		errs = append(errs, field.Required(specPath, "at least one of spec.to, spec.from or spec.rules must have an element"))
+	}
+	return lists, errs
+}
+
+// kumaPolicyRole is the policy's role: its role label, checked, or the role Kuma derives.
+func kumaPolicyRole(p *Policy, labels map[string]string, spec map[string]interface{}, lists map[string][]interface{}, o Options, errs field.ErrorList) (string, field.ErrorList) {
+	role := labels[PolicyRoleLabel]
+	if role == "" {
+		var roleErr *field.Error
+		if role, roleErr = kumaRole(p, spec, lists, o); roleErr != nil {
+			errs = append(errs, roleErr)
+		}
+		return role, errs
+	}
+	if _, ok := kumaRoleOrder[role]; !ok {
+		errs = append(errs, field.NotSupported(field.NewPath("metadata", "labels").Key(PolicyRoleLabel), role, []string{RoleSystem, RoleProducer, RoleConsumer, RoleWorkloadOwner}))
+	}
+	return role, errs
+}
+
+// parseKumaDirections reads spec.to and spec.from into p (its targetRef read).
+func parseKumaDirections(p *Policy, lists map[string][]interface{}, specPath *field.Path, kk kumaKind, errs field.ErrorList) field.ErrorList {
+	routeTop := p.TargetRef.Kind == MeshHTTPRoute || p.TargetRef.Kind == MeshGateway
+	for _, d := range []Direction{To, From} {
+		list := lists[d.String()]
+		path := specPath.Child(d.String())
+		allowed := kk.to
+		if d == To && routeTop {
+			allowed = kk.toRoute
+		}
+		if d == From {
+			allowed = kk.from
+			if routeTop && len(list) > 0 {
+				errs = append(errs, field.Forbidden(path, "must not be set when spec.targetRef.kind is "+p.TargetRef.Kind))
+				continue
+			}
+		}
+		elems := make([]Element, 0, len(list))
+		for i, item := range list {
+			var e Element
+			e, errs = parseKumaElement(item, path.Index(i), allowed, kk, p.TargetRef.Kind, errs)
+			elems = append(elems, e)
+		}
+		if d == To {
+			p.To = elems
+		} else {
+			p.From = elems
+		}
+	}
+	return errs
+}
+
 // parseKumaTargetRef checks a targetRef the way Kuma's ValidateTargetRef does
 // (pkg/core/resources/apis/mesh/validators.go, v2.14): which fields each kind takes.
 func parseKumaTargetRef(raw interface{}, path *field.Path, allowed []string, inbound bool, errs field.ErrorList) (TargetRef, field.ErrorList) {
@@ -329,29 +350,41 @@ func parseKumaTargetRef(raw interface{}, path *field.Path, allowed []string, inb
 	r.Kind, r.Name, r.Namespace, r.SectionName = str("kind"), str("name"), str("namespace"), str("sectionName")
 	r.Tags, errs = stringMap(m["tags"], path.Child("tags"), errs)
 	r.Labels, errs = stringMap(m["labels"], path.Child("labels"), errs)
-	switch v := m["proxyTypes"].(type) {
-	case nil:
-	case []interface{}:
-		if len(v) == 0 {
-			errs = append(errs, field.Invalid(path.Child("proxyTypes"), "[]", "must be left out or have at least one element"))
-		}
-		for i, x := range v {
-			s, _ := x.(string)
-			if s != "Sidecar" && s != "Gateway" {
-				errs = append(errs, field.NotSupported(path.Child("proxyTypes").Index(i), x, []string{"Sidecar", "Gateway"}))
-				continue
-			}
-			r.ProxyTypes = append(r.ProxyTypes, s)
-		}
-	default:
-		errs = append(errs, field.TypeInvalid(path.Child("proxyTypes"), typeName(v), "must be a list"))
-	}
+	r.ProxyTypes, errs = proxyTypes(m["proxyTypes"], path.Child("proxyTypes"), errs)
 	if r.Kind == "" {
 		return r, append(errs, field.Required(path.Child("kind"), ""))
 	}
 	if !contains(allowed, r.Kind) {
 		return r, append(errs, field.NotSupported(path.Child("kind"), r.Kind, allowed))
 	}
+	return r, checkKumaTargetKind(r, m, path, inbound, errs)
+}
+
+// proxyTypes reads a targetRef's proxyTypes.
+func proxyTypes(raw interface{}, path *field.Path, errs field.ErrorList) ([]string, field.ErrorList) {
+	var out []string
+	switch v := raw.(type) {
+	case nil:
+	case []interface{}:
+		if len(v) == 0 {
+			errs = append(errs, field.Invalid(path, "[]", "must be left out or have at least one element"))
+		}
+		for i, x := range v {
+			s, _ := x.(string)
+			if s != "Sidecar" && s != "Gateway" {
+				errs = append(errs, field.NotSupported(path.Index(i), x, []string{"Sidecar", "Gateway"}))
+				continue
+			}
+			out = append(out, s)
+		}
+	default:
+		errs = append(errs, field.TypeInvalid(path, typeName(v), "must be a list"))
+	}
+	return out, errs
+}
+
+// checkKumaTargetKind checks the fields of targetRef r (read from m) against its kind.
+func checkKumaTargetKind(r TargetRef, m map[string]interface{}, path *field.Path, inbound bool, errs field.ErrorList) field.ErrorList {
 	forbid := func(fields ...string) {
 		for _, f := range fields {
 			if v, ok := m[f]; ok && v != nil {
@@ -393,7 +426,7 @@ func parseKumaTargetRef(raw interface{}, path *field.Path, allowed []string, inb
 			errs = append(errs, field.Required(path.Child("name"), "required when kind is "+r.Kind))
 		}
 	}
-	return r, errs
+	return errs
 }
 
 func stringMap(raw interface{}, path *field.Path, errs field.ErrorList) (map[string]string, field.ErrorList) {

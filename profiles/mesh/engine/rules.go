@@ -280,26 +280,22 @@ func validSpiffeID(s string) bool {
 		return false
 	}
 	td, path, hasPath := strings.Cut(rest, "/")
-	if td == "" {
+	if td == "" || strings.ContainsFunc(td, func(c rune) bool { return !spiffeChar(c, false) }) {
 		return false
-	}
-	for _, c := range td {
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '_') {
-			return false
-		}
 	}
 	if !hasPath {
 		return true
 	}
 	for _, seg := range strings.Split(path, "/") {
-		if seg == "" || seg == "." || seg == ".." {
+		if seg == "" || seg == "." || seg == ".." || strings.ContainsFunc(seg, func(c rune) bool { return !spiffeChar(c, true) }) {
 			return false
-		}
-		for _, c := range seg {
-			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '_') {
-				return false
-			}
 		}
 	}
 	return true
+}
+
+// spiffeChar reports whether c may appear in a SPIFFE trust domain (upper: in a path segment,
+// which also takes upper-case letters): letters, digits, dots, dashes and underscores.
+func spiffeChar(c rune, upper bool) bool {
+	return c >= 'a' && c <= 'z' || upper && c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == '_'
 }

@@ -97,13 +97,13 @@ control-plane: $(ETCD) $(KUBE_APISERVER) ## Build (or reuse) the pinned etcd + k
 .PHONY: test
 UNIT_PKGS = $$($(GO) list ./... | grep -v /test/)
 
-test: control-plane ## Unit tests, then the envtest suites against the real kube-apiserver + etcd (what CI runs).
+test: control-plane ## Unit tests (every package but test/), then the envtest suites under test/ one at a time against the real kube-apiserver + etcd, then test/chart (what CI runs).
 	$(GO) test $(UNIT_PKGS)
 	$(GO) test -p 1 -count=1 ./test/...
 	cd test/chart && $(GO) test -p 1 -count=1 ./...
 
 .PHONY: unit
-unit: ## Unit tests only (no control plane).
+unit: ## Unit tests only, no control plane: the front doors (cmd, webhook, validate, mutate, cel, certs), profiles/<model>/..., internal/..., hack/...
 	$(GO) test $(UNIT_PKGS)
 
 .PHONY: verify
@@ -113,7 +113,7 @@ verify: ## gofmt, go vet, then `make test`.
 	$(MAKE) test
 
 .PHONY: bench
-bench: ## Benchmarks with allocations (engine, projection, access, mesh).
+bench: ## Benchmarks with allocations (internal/effective, validate, webhook, internal/state, internal/reconcile, profiles/<model>/...).
 	$(GO) test -run '^$$' -bench . -benchmem $(UNIT_PKGS)
 
 # The API-server benchmarks are behind the `bench` build tag (`make test` does not run them); each
@@ -146,7 +146,7 @@ bench-reconcile: control-plane ## Status reconciler from cold on a loaded API se
 FUZZ_FLAGS = -run '^$$' -fuzztime $(or $(FUZZTIME),30s) -fuzzminimizetime $(or $(FUZZMINIMIZETIME),2s)
 
 .PHONY: fuzz
-fuzz: ## Run each fuzz target for FUZZTIME (default 30s): the engine end to end, the admission handlers, the access and mesh parsers, the incremental state against full builds.
+fuzz: ## Run each fuzz target for FUZZTIME (default 30s): the engine end to end (validate), the admission handlers (webhook), the access and mesh parsers (profiles/<model>/engine), the incremental state against full builds (internal/state).
 	$(GO) test $(FUZZ_FLAGS) -fuzz '^FuzzEngine$$' ./validate
 	$(GO) test $(FUZZ_FLAGS) -fuzz '^FuzzHandle$$' ./webhook
 	$(GO) test $(FUZZ_FLAGS) -fuzz '^FuzzParse$$' ./profiles/access/engine

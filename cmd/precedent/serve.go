@@ -37,7 +37,7 @@ type serveOptions struct {
 	certSecret string
 	serviceDNS []string
 	onReady    func() // called once the webhook server serves and the cache is synced
-	// onSettings, when set, is called with the settings each time they change, as config.Live.OnChange
+	// onSettings, when set, is called with the settings each time they change, as liveconfig.Live.OnChange
 	// calls its listeners: just before they are in force.
 	onSettings func(settings.Settings)
 	logger     logr.Logger

@@ -21,7 +21,7 @@ import (
 
 // Profile is one policy model: which objects it owns, how it checks and defaults a write, which
 // webhook rules and informers it needs, the caches it prepares before a replica is ready, and its
-// offline checks. A Profile holds no back-pointer to the handler that calls it (like
+// CLI views. The webhook and `validate -f` both call its Review, over different sources. A Profile holds no back-pointer to the handler that calls it (like
 // controller-runtime's admission.Validator): everything a call needs comes in its arguments.
 type Profile interface {
 	// Name is the profile's name in a PrecedentConfig's spec.kinds[].profile; "" for a profile that

@@ -64,7 +64,7 @@ type Source interface {
 	AwaitCaught(ctx context.Context, obj client.Object, deleted bool) bool
 }
 
-// Settings gives the settings in force and tells of changes (config.Live implements it).
+// Settings gives the settings in force and tells of changes (liveconfig.Live implements it).
 type Settings interface {
 	Current() settings.Settings
 	// OnChange calls f with new settings before they are in force.

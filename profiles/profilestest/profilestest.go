@@ -1,5 +1,3 @@
-// Package profilestest sets up a test binary as a program sets itself up: with the profiles'
-// models installed (profiles.Install) before any settings are read.
 package profilestest
 
 import (

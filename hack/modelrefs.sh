@@ -16,3 +16,4 @@ refs() { # model regexp
 refs kuadrant 'kuadrant|TokenRateLimitPolicy'
 refs access 'AccessPolicy|agentic|profiles/access|"access"|\baccess\.[A-Z]'
 refs mesh 'MeshTimeout|MeshTrafficPermission|kuma|Dataplane|ProfileMesh|profiles/mesh|"mesh"|\bmesh\.[A-Z]'
+refs envoygateway 'envoyproxy|envoy-gateway|SecurityPolicy|BackendTrafficPolicy|ClientTrafficPolicy|EnvoyExtensionPolicy|profiles/envoygateway|"envoygateway"'

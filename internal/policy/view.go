@@ -1,11 +1,11 @@
 package policy
 
 import (
+	"encoding/binary"
 	"fmt"
 	"reflect"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -67,7 +67,9 @@ type Policy struct {
 	// name this version of the policy (AppendID).
 	UID             string
 	ResourceVersion string
-	Targets         []TargetRef
+	// id is the hash of that identity, computed once by View (0: not yet, for views built by hand).
+	id      uint64
+	Targets []TargetRef
 	// Bare holds bare rules (atomic defaults); nil when absent.
 	Bare      *Block
 	Defaults  *Block
@@ -97,16 +99,40 @@ func (p *Policy) SameAs(o *Policy) bool {
 	return p.Bare.sameAs(o.Bare) && p.Defaults.sameAs(o.Defaults) && p.Overrides.sameAs(o.Overrides)
 }
 
-// AppendID appends to b the identity of this version of the policy: its uid, namespace, name,
-// generation and resourceVersion, each delimited (names hold no NUL). Offline input may have no uid
-// nor resourceVersion: two versions of a policy there may share an identity, which memos keyed by
-// it check against what they hold.
+// AppendID appends to b the identity of this version of the policy: an 8-byte hash (FNV-1a) of its
+// uid, namespace, name, generation and resourceVersion. Offline input may have no uid nor
+// resourceVersion: two versions of a policy there may share an identity, which memos keyed by it
+// check against what they hold (as they would a hash collision, which 64 bits make negligible).
+// The hash keeps keys as short as the addresses they replaced, so memo lookups cost what they did.
 func (p *Policy) AppendID(b []byte) []byte {
-	b = append(append(b, p.UID...), 0)
-	b = append(append(b, p.Ref.Namespace...), 0)
-	b = append(append(b, p.Ref.Name...), 0)
-	b = strconv.AppendInt(b, p.Generation, 10)
-	return append(append(append(b, 0), p.ResourceVersion...), 0)
+	id := p.id
+	if id == 0 {
+		id = p.hashID()
+	}
+	return binary.LittleEndian.AppendUint64(b, id)
+}
+
+// hashID is FNV-1a over the identity's fields, each delimited (names hold no NUL).
+func (p *Policy) hashID() uint64 {
+	const offset, prime = 14695981039346656037, 1099511628211
+	h := uint64(offset)
+	add := func(s string) {
+		for i := 0; i < len(s); i++ {
+			h = (h ^ uint64(s[i])) * prime
+		}
+		h = (h ^ 0) * prime
+	}
+	add(p.UID)
+	add(p.Ref.Namespace)
+	add(p.Ref.Name)
+	for g := uint64(p.Generation); ; g >>= 8 {
+		h = (h ^ (g & 0xff)) * prime
+		if g>>8 == 0 {
+			break
+		}
+	}
+	add(p.ResourceVersion)
+	return h
 }
 
 func (b *Block) sameAs(o *Block) bool {
@@ -180,6 +206,7 @@ func View(k Kind, obj *unstructured.Unstructured) (*Policy, field.ErrorList) {
 
 		ResourceVersion: obj.GetResourceVersion(),
 	}
+	p.id = p.hashID()
 	var errs field.ErrorList
 	specRaw, ok := obj.Object["spec"]
 	if !ok || specRaw == nil {

@@ -32,6 +32,11 @@ import (
 
 const samples = "../../config/samples"
 
+// fixtures are write fixtures of the CLI's tests with policies the webhook rejects: their
+// rejections are compared too. (The CLI's many-errors fixture is left out: the API server's schema
+// rejects its objects before the webhook, which offline validation checks only with --crd.)
+var fixtures = []string{"../../cmd/precedent/testdata/invalid"}
+
 // scheme types the Gateway API kinds as the state holds them.
 var scheme, _ = state.NewScheme()
 
@@ -58,8 +63,11 @@ func TestWebhookAndValidateAgree(t *testing.T) {
 	}
 	schemaless(t, "kuma.io", "v1alpha1", "Dataplane", "dataplanes")
 	schemaless(t, "agentic.prototype.x-k8s.io", "v0alpha0", "XBackend", "xbackends")
-	for _, dir := range folders {
+	for _, dir := range append(folders, fixtures...) {
 		rel, _ := filepath.Rel(samples, dir)
+		if strings.HasPrefix(rel, "..") {
+			rel = filepath.Base(dir)
+		}
 		t.Run(rel, func(t *testing.T) { agree(t, dir) })
 	}
 }
@@ -131,7 +139,7 @@ func agree(t *testing.T, dir string) {
 
 	// The folder in the cluster: namespaces, then the topology, then the policies, in file order.
 	sort.SliceStable(objs, func(i, j int) bool { return rank(objs[i], isPolicy) < rank(objs[j], isPolicy) })
-	var created, policies []*unstructured.Unstructured
+	var created, policies, denied []*unstructured.Unstructured
 	for _, u := range objs {
 		u = u.DeepCopy()
 		if u.GetKind() != "Namespace" {
@@ -140,6 +148,9 @@ func agree(t *testing.T, dir string) {
 		err := create(t, u)
 		switch {
 		case apierrors.IsAlreadyExists(err) && u.GetKind() == "Namespace":
+			continue
+		case err != nil && isPolicy(u) && strings.Contains(err.Error(), deniedByWebhook):
+			denied = append(denied, u) // compared below, against the objects admitted
 			continue
 		case err != nil:
 			t.Logf("%s %s/%s not created (left out of both answers): %v", u.GetKind(), u.GetNamespace(), u.GetName(), err)
@@ -161,8 +172,20 @@ func agree(t *testing.T, dir string) {
 	for _, u := range created {
 		await(u, false)
 	}
-	if len(policies) == 0 {
-		t.Fatalf("no policy of %s was admitted", dir)
+	if len(policies)+len(denied) == 0 {
+		t.Fatalf("no policy of %s reached the webhook", dir)
+	}
+	for _, p := range denied {
+		t.Run(key(p)+" (denied)", func(t *testing.T) {
+			webhook, at := dryRunCreate(t, p)
+			if len(webhook.Errors) == 0 {
+				t.Fatalf("the create of %s was denied, and its dry-run admitted", key(p))
+			}
+			offline := validate(t, cfg, created, p, at)
+			if diff := cmp.Diff(webhook, offline); diff != "" {
+				t.Errorf("the create of %s: webhook (-) and validate -f (+) disagree:\n%s", key(p), diff)
+			}
+		})
 	}
 	sort.Slice(policies, func(i, j int) bool { return key(policies[i]) < key(policies[j]) })
 	for _, p := range policies {
@@ -185,6 +208,10 @@ func agree(t *testing.T, dir string) {
 		})
 	}
 }
+
+// deniedByWebhook starts the message of a write Precedent's validating webhook denies (not the
+// CRD's own schema or rules, which offline validation checks only with --crd).
+const deniedByWebhook = `admission webhook "policies.precedent.dev" denied the request`
 
 // rank orders namespaces, then the topology and other objects, then policies.
 func rank(u *unstructured.Unstructured, isPolicy func(*unstructured.Unstructured) bool) int {

@@ -16,6 +16,7 @@ import (
 	"github.com/precedent-dev/precedent/internal/diff"
 	"github.com/precedent-dev/precedent/internal/manifest"
 	"github.com/precedent-dev/precedent/internal/printable"
+	"github.com/precedent-dev/precedent/internal/profile"
 	"github.com/precedent-dev/precedent/internal/settings"
 	"github.com/precedent-dev/precedent/profiles"
 )
@@ -233,7 +234,7 @@ func applyFiles(base *input, files []string, ns string, now time.Time, configGiv
 		if u.GetNamespace() == "" && u.GetKind() != "GatewayClass" && u.GetKind() != "Namespace" && u.GroupVersionKind().GroupKind() != settings.GVK.GroupKind() {
 			u.SetNamespace(ns)
 		}
-		written[u.GetKind()+" "+nsName(u)] = true
+		written[u.GetKind()+" "+profile.NSName(u)] = true
 		if i, ok := index[keyOf(u)]; ok {
 			stored := out[i]
 			u.SetCreationTimestamp(stored.GetCreationTimestamp())
@@ -259,7 +260,7 @@ func changedObjects(base, head []*unstructured.Unstructured) map[string]bool {
 	out := map[string]bool{}
 	for _, u := range head {
 		if b, ok := stored[keyOf(u)]; !ok || !reflect.DeepEqual(b.Object, u.Object) {
-			out[u.GetKind()+" "+nsName(u)] = true
+			out[u.GetKind()+" "+profile.NSName(u)] = true
 		}
 	}
 	return out

@@ -16,6 +16,7 @@ import (
 	"github.com/precedent-dev/precedent/internal/manifest"
 	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/printable"
+	"github.com/precedent-dev/precedent/internal/profile"
 	"github.com/precedent-dev/precedent/internal/settings"
 	"github.com/precedent-dev/precedent/internal/topology"
 	"github.com/precedent-dev/precedent/mutate"
@@ -132,7 +133,7 @@ func (f *sources) loadFiles(ctx context.Context, override *settings.Settings) (*
 	kept, keptSrcs := us[:0], srcs[:0]
 	for i, u := range us {
 		if errs := checker.Check(ctx, u); len(errs) > 0 {
-			rejected = append(rejected, lines(u.GetKind(), u, errs)...)
+			rejected = append(rejected, profile.Lines(u, errs)...)
 			continue
 		}
 		kept, keptSrcs = append(kept, u), append(keptSrcs, srcs[i])

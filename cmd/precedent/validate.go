@@ -7,8 +7,6 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/precedent-dev/precedent/internal/printable"
 	"github.com/precedent-dev/precedent/internal/profile"
@@ -72,21 +70,6 @@ func (o *input) validate(ctx context.Context) (errs, warns []string, err error) 
 // offline is the input as the profiles read it.
 func (o *input) offline() *profile.Offline {
 	return &profile.Offline{Objects: o.objects, Settings: o.settings, Registry: o.registry, Inv: o.inv, Cond: o.cond, Snapshot: o.snapshot, Graph: o.graph}
-}
-
-func lines(kind string, obj *unstructured.Unstructured, errs field.ErrorList) []string {
-	out := make([]string, 0, len(errs))
-	for _, e := range errs {
-		out = append(out, fmt.Sprintf("%s %s: %s", kind, nsName(obj), e.Error()))
-	}
-	return out
-}
-
-func nsName(u *unstructured.Unstructured) string {
-	if u.GetNamespace() == "" {
-		return u.GetName()
-	}
-	return u.GetNamespace() + "/" + u.GetName()
 }
 
 // report prints one line per error and per warning, each escaped: names, rule ids and values come

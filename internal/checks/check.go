@@ -133,6 +133,9 @@ func Register(p policy.Profile, uses []string, after string, own ...Check) {
 		_, known := ByID(c.ID)
 		return known
 	})
+	if len(own) == 0 && !slices.ContainsFunc(table, func(c Check) bool { return slices.Contains(uses, c.ID) && !c.AppliesTo(p) }) {
+		return // registered before: the table, read without a lock, is left as it is
+	}
 	for i := range table {
 		if slices.Contains(uses, table[i].ID) && !table[i].AppliesTo(p) {
 			table[i].Profiles = append(slices.Clip(table[i].Profiles), p)

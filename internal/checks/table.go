@@ -13,9 +13,10 @@ var (
 var Targets = []string{"target-required", "target-no-namespace", "target-name-required", "target-group-supported",
 	"target-kind-supported", "target-same-kind", "target-unique"}
 
-// table is every stateless check, in the order they run. Kuadrant's own are registered from its
-// package (Register). The mesh and access profiles check their kinds in their own packages
-// (mesh.Parse, access.Parse); they have no entry here.
+// table is every stateless check, in the order they run. Kuadrant's own live in its folder and
+// join the table when the profiles' table is installed (profiles.Install → Register). The mesh and
+// access profiles check their kinds in their own packages (mesh.Parse, access.Parse); they have no
+// entry here.
 var table = []Check{
 	{ID: "target-required", Profiles: targeted, Path: "spec.targetRef", Scope: PerPolicy,
 		Message: "a policy must target something (spec.targetRef or spec.targetRefs)",

@@ -119,8 +119,9 @@ type Mutating struct {
 	Conditions []admissionregistrationv1.MatchCondition
 }
 
-// Offline is what `precedent validate -f` (and the head of `diff`) checks: the objects of the input,
-// the settings in force, and for engine-backed profiles the input's snapshots.
+// Offline is an input the CLI's views read (`effective`, `explain`, both sides of `diff`): the
+// objects of the files or the cluster, the settings in force, and for engine-backed profiles the
+// input's snapshots. (`validate -f` reviews writes over a source instead: profiles.Review.)
 type Offline struct {
 	Objects  []*unstructured.Unstructured
 	Settings settings.Settings

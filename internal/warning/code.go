@@ -98,3 +98,23 @@ func Split(line string) (code *Code, text string) {
 	}
 	return c, rest
 }
+
+var checkCodes = map[string]*Code{}
+
+// RegisterCheck gives the errors of the check checkID (the checks table's ID, or a stateful check's
+// id in a profile.Decision's CheckIDs) the code c.
+func RegisterCheck(checkID string, c *Code) {
+	codesMu.Lock()
+	defer codesMu.Unlock()
+	if old, dup := checkCodes[checkID]; dup && old != c {
+		panic(fmt.Sprintf("warning: check %s has codes %s and %s", checkID, old.ID, c.ID))
+	}
+	checkCodes[checkID] = c
+}
+
+// ForCheck returns the code of the errors of check checkID, or nil when it has none.
+func ForCheck(checkID string) *Code {
+	codesMu.RLock()
+	defer codesMu.RUnlock()
+	return checkCodes[checkID]
+}

@@ -15,7 +15,29 @@ import (
 
 const samples = "../../config/samples/access"
 
+// runAccess runs `precedent access`; a denial (exit 1 with the decision printed, as kubectl auth
+// can-i exits "no") is returned as deny, not as an error.
 func runAccess(t *testing.T, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	stdout, stderr, deny, err := runAccessCode(t, args...)
+	if deny && stdout == "" {
+		t.Errorf("a denial printed no decision")
+	}
+	return stdout, stderr, err
+}
+
+// runAccessCode runs `precedent access` and says apart a denial (exit 1, no error text).
+func runAccessCode(t *testing.T, args ...string) (stdout, stderr string, deny bool, err error) {
+	t.Helper()
+	stdout, stderr, err = runAccessRaw(t, args...)
+	var ee *exitError
+	if errors.As(err, &ee) && ee.Code == 1 && ee.Err == nil {
+		return stdout, stderr, true, nil
+	}
+	return stdout, stderr, false, err
+}
+
+func runAccessRaw(t *testing.T, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
 	cmd := newRootCmd() // the profile's simulator, as the binary wires it
 	var out, errOut bytes.Buffer
@@ -64,9 +86,12 @@ func TestAccessSamples(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			stdout, stderr, err := runAccess(t, append(base, tt.args...)...)
+			stdout, stderr, deny, err := runAccessCode(t, append(base, tt.args...)...)
 			if err != nil {
 				t.Fatalf("access: %v (stderr %q)", err, stderr)
+			}
+			if deny != (tt.want.Decision == "deny") {
+				t.Errorf("exit status 1 (denied) = %v, want it for a denial only", deny)
 			}
 			if stderr != "" {
 				t.Errorf("stderr = %q, want none", stderr)
@@ -151,7 +176,7 @@ spec:
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, stderr, err := runAccess(t, tt.args...)
+			_, stderr, err := runAccessRaw(t, tt.args...)
 			if err == nil {
 				t.Fatal("access succeeded, want an error")
 			}

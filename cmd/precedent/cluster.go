@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -21,19 +22,27 @@ import (
 	"github.com/precedent-dev/precedent/profiles"
 )
 
-// clusterFlags are kubectl's connection flags, so `kubectl precedent …` behaves like kubectl.
+// clusterFlags are kubectl's connection flags (k8s.io/cli-runtime's ConfigFlags: --kubeconfig,
+// --context, --cluster, --user, --as, --as-group, --as-uid, --request-timeout, --server, --token,
+// -n, …), so `kubectl precedent …` reads the cluster as kubectl does, plus kubectl's -A.
 type clusterFlags struct {
-	kubeconfig    string
-	context       string
-	namespace     string
+	config        *genericclioptions.ConfigFlags
 	allNamespaces bool
 }
 
-func (f *clusterFlags) add(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.kubeconfig, "kubeconfig", "", "path to the kubeconfig (default: $KUBECONFIG or ~/.kube/config)")
-	cmd.Flags().StringVar(&f.context, "context", "", "kubeconfig context to use")
-	cmd.Flags().StringVarP(&f.namespace, "namespace", "n", "", "only paths through routes (and Gateways) in this namespace (default: the context's namespace)")
-	cmd.Flags().BoolVarP(&f.allNamespaces, "all-namespaces", "A", false, "paths in every namespace")
+// add registers the connection flags on cmd; all adds -A/--all-namespaces.
+func (f *clusterFlags) add(cmd *cobra.Command, all bool) {
+	f.flags().AddFlags(cmd.Flags())
+	if all {
+		cmd.Flags().BoolVarP(&f.allNamespaces, "all-namespaces", "A", false, "paths in every namespace")
+	}
+}
+
+func (f *clusterFlags) flags() *genericclioptions.ConfigFlags {
+	if f.config == nil {
+		f.config = genericclioptions.NewConfigFlags(true)
+	}
+	return f.config
 }
 
 // namespaceFilter returns the namespace whose paths to show ("" for all).
@@ -41,27 +50,43 @@ func (f *clusterFlags) namespaceFilter(cfg clientcmd.ClientConfig) (string, erro
 	if f.allNamespaces {
 		return "", nil
 	}
-	if f.namespace != "" {
-		return f.namespace, nil
-	}
-	ns, _, err := cfg.Namespace()
+	ns, _, err := cfg.Namespace() // -n, else the context's namespace, else "default"
 	return ns, err
 }
 
-func (f *clusterFlags) clientConfig() clientcmd.ClientConfig {
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = f.kubeconfig
-	return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: f.context})
+// namespaceFlag is the namespace -n names, "" when not given.
+func (f *clusterFlags) namespaceFlag() string {
+	if n := f.flags().Namespace; n != nil {
+		return *n
+	}
+	return ""
 }
 
-// client connects to the cluster of the kubeconfig with the caller's own credentials.
+// empty reports whether there is no kubeconfig to read a cluster from: no file with a context and
+// no --server (kubectl would then try localhost:8080).
+func (f *clusterFlags) empty() bool {
+	if s := f.flags().APIServer; s != nil && *s != "" {
+		return false
+	}
+	raw, err := f.clientConfig().RawConfig()
+	return err == nil && len(raw.Contexts) == 0
+}
+
+func (f *clusterFlags) clientConfig() clientcmd.ClientConfig {
+	return f.flags().ToRawKubeConfigLoader()
+}
+
+// client connects to the cluster of the kubeconfig with the caller's own credentials (and the
+// identity --as/--as-group name, as kubectl impersonates).
 func (f *clusterFlags) client() (client.Client, clientcmd.ClientConfig, error) {
 	cc := f.clientConfig()
-	rest, err := cc.ClientConfig()
+	rest, err := f.flags().ToRESTConfig()
 	if err != nil {
 		return nil, nil, &exitError{Code: 2, Err: fmt.Errorf("loading kubeconfig: %w", err)}
 	}
-	rest.Timeout = 30 * time.Second
+	if t := f.flags().Timeout; t == nil || *t == "" || *t == "0" {
+		rest.Timeout = 30 * time.Second // kubectl waits forever by default; a CI job should not
+	}
 	c, err := client.New(rest, client.Options{})
 	if err != nil {
 		return nil, nil, &exitError{Code: 2, Err: fmt.Errorf("connecting to the cluster: %w", err)}

@@ -58,8 +58,10 @@ webhook would give the files' objects.
 
 Exit status 0: no change; 1: changes; 2: head has errors the webhook would reject, or an input
 cannot be read.`,
-		Example: `  precedent diff --base base/manifests --head head/manifests -o markdown
-  precedent diff -f route-policy.yaml --kind AuthPolicy`,
+		Example: `  # a pull request's base and head checkouts, as a PR comment
+  precedent diff --base cmd/precedent/testdata/diff/base --head cmd/precedent/testdata/diff/head -o markdown
+  # the cluster in the kubeconfig with the files applied
+  precedent diff -f config/samples/rfc --kind AuthPolicy`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd) },
 	}
@@ -73,7 +75,7 @@ cannot be read.`,
 	f.StringArrayVar(&o.crds, "crd", nil, "file or folder of CustomResourceDefinitions whose schema and rules the objects must pass (repeatable; CRDs in the input count too)")
 	cmd.MarkFlagsMutuallyExclusive("base", "filename")
 	cmd.MarkFlagsMutuallyExclusive("head", "filename")
-	o.cf.add(cmd)
+	o.cf.add(cmd, true)
 	return cmd
 }
 

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/precedent-dev/precedent/internal/effective"
+	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/printable"
 	"github.com/precedent-dev/precedent/internal/topology"
 	"github.com/precedent-dev/precedent/profiles"
@@ -23,18 +24,27 @@ func newEffectiveCmd() *cobra.Command {
 	var src sources
 	var kind, target, output string
 	cmd := &cobra.Command{
-		Use:   "effective [-f PATH] --kind KIND [--target KIND/NAMESPACE/NAME] [-o json|yaml|table]",
+		Use:   "effective [-f PATH] [--kind KIND] [--target KIND/[NAMESPACE/]NAME] [-o json|yaml|table]",
 		Short: "Print the effective policy of every Gateway/Route path that policies of a kind reach",
-		Long: `Prints one item per path (gateway, listener, route, rule) reached by policies of KIND, with the
+		Long: `Prints one item per path (gateway, listener, route, rule) reached by policies of KIND (without
+--kind, of every managed kind that has an effective policy per path, with a KIND column), with the
 effective policy in bare form and, per rule id, the policy it came from. The listener and the rule are
 shown only where a policy targets that section. Without -f, reads the cluster of the kubeconfig (like
-kubectl: -n/--namespace limits the paths to routes in that namespace, -A shows all); --target is
-looked up in its own namespace, and a target that does not exist is an error (exit 1).
+kubectl: -n/--namespace limits the paths to routes in that namespace, -A shows all, and every kubectl
+connection flag works: --context, --as, --as-group, --request-timeout, ...); --target
+KIND/NAMESPACE/NAME is looked up in its own namespace, KIND/NAME in the namespace of -n (else the
+context's), and a target that does not exist is an error (exit 1).
 
 ` + kindHelp + "\n\n" + settingsHelp + "\n\n" + uncheckedHelp,
+		Example: `  # every managed kind, from files
+  precedent effective -f config/samples/rfc
+  # one kind beneath one route, as JSON
+  precedent effective -f config/samples/rfc --kind AuthPolicy --target httproute/c1/route -o json
+  # from the cluster: routes in namespace c1, TYPE/NAME as kubectl takes it
+  precedent effective --kind AuthPolicy -n c1 --target httproute/route`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			t, err := optionalTarget(target)
+			t, err := optionalTarget(target, &src)
 			if err != nil {
 				return err
 			}
@@ -42,7 +52,7 @@ looked up in its own namespace, and a target that does not exist is an error (ex
 			if err != nil {
 				return err
 			}
-			k, err := o.resolveAny(kind)
+			kinds, err := effectiveKinds(o, kind)
 			if err != nil {
 				return err
 			}
@@ -50,9 +60,16 @@ looked up in its own namespace, and a target that does not exist is an error (ex
 			if target != "" {
 				under = &t
 			}
-			all, err := profiles.For(k.GVK.GroupKind(), o.registry).Effective(o.offline(), k, under)
-			if err != nil {
-				return &exitError{Code: 2, Err: err} // a model without paths, such as mesh
+			var all []effective.Item
+			for _, k := range kinds {
+				items, err := profiles.For(k.GVK.GroupKind(), o.registry).Effective(o.offline(), k, under)
+				switch {
+				case err != nil && kind == "":
+					continue // a model without paths, such as mesh: not among "every kind"
+				case err != nil:
+					return &exitError{Code: 2, Err: err}
+				}
+				all = append(all, items...)
 			}
 			o.notes(cmd.ErrOrStderr())
 			if under != nil && !o.graph.Exists(t) {
@@ -63,15 +80,18 @@ looked up in its own namespace, and a target that does not exist is an error (ex
 			if items == nil {
 				items = []effective.Item{}
 			}
-			return printItems(cmd.OutOrStdout(), output, items)
+			if len(items) == 0 && (output == "table" || output == "") {
+				noResources(cmd.ErrOrStderr(), ns, len(src.files) > 0)
+				return nil
+			}
+			return printItems(cmd.OutOrStdout(), output, items, kind == "")
 		},
 	}
 	src.addOffline(cmd)
 	cmd.Flags().StringVar(&kind, "kind", "", "policy kind: Kind or Kind.group, e.g. AuthPolicy or RateLimitPolicy.kuadrant.io")
 	cmd.Flags().StringVar(&target, "target", "", "only paths beneath this target: KIND/NAMESPACE/NAME, e.g. httproute/shop/cart")
 	cmd.Flags().StringVarP(&output, "output", "o", "table", "output format: json, yaml or table")
-	_ = cmd.MarkFlagRequired("kind")
-	src.cluster.add(cmd)
+	src.cluster.add(cmd, true)
 	return cmd
 }
 
@@ -85,14 +105,20 @@ objects of a kind whose CRD is in the input (or given with --crd) are first chec
 schema and x-kubernetes-validations, as the API server would; those it would reject are left out.`
 )
 
-// optionalTarget parses --target when given (the zero Target when not); malformed is exit 2.
-func optionalTarget(s string) (topology.Target, error) {
+// optionalTarget parses --target when given (the zero Target when not); malformed is exit 2. A
+// TYPE/NAME target (kubectl's form) is looked up in the namespace of src: -n, else the context's.
+func optionalTarget(s string, src *sources) (topology.Target, error) {
 	if s == "" {
 		return topology.Target{}, nil
 	}
 	t, err := parseTarget(s)
 	if err != nil {
 		return t, &exitError{Code: 2, Err: err}
+	}
+	if t.Namespace == "" && t.Kind != "GatewayClass" {
+		if t.Namespace, err = src.namespace(); err != nil {
+			return t, &exitError{Code: 2, Err: err}
+		}
 	}
 	return t, nil
 }
@@ -120,24 +146,51 @@ func inNamespace(items []effective.Item, ns string) []effective.Item {
 	return out
 }
 
-// parseTarget reads KIND/NAMESPACE/NAME (or gatewayclass/NAME), kind case-insensitive.
+// targetKinds are the topology kinds a target names, by kubectl's singular and plural resource names.
+var targetKinds = map[string]string{
+	"gateway": "Gateway", "gateways": "Gateway", "gatewayclass": "GatewayClass", "gatewayclasses": "GatewayClass",
+	"httproute": "HTTPRoute", "httproutes": "HTTPRoute", "grpcroute": "GRPCRoute", "grpcroutes": "GRPCRoute",
+	"listenerset": "ListenerSet", "listenersets": "ListenerSet", "tlsroute": "TLSRoute", "tlsroutes": "TLSRoute",
+	"tcproute": "TCPRoute", "tcproutes": "TCPRoute", "udproute": "UDPRoute", "udproutes": "UDPRoute",
+}
+
+// parseTarget reads KIND/NAMESPACE/NAME, KIND/NAME (Namespace left "" for the caller to fill) or
+// gatewayclass/NAME, kind case-insensitive, singular or plural, with or without the group.
 func parseTarget(s string) (topology.Target, error) {
 	parts := strings.Split(s, "/")
-	kinds := map[string]string{"gateway": "Gateway", "httproute": "HTTPRoute", "grpcroute": "GRPCRoute", "gatewayclass": "GatewayClass",
-		"listenerset": "ListenerSet", "tlsroute": "TLSRoute", "tcproute": "TCPRoute", "udproute": "UDPRoute"}
-	k, ok := kinds[strings.ToLower(parts[0])]
+	word := strings.TrimSuffix(strings.ToLower(parts[0]), "."+topology.Group)
+	k, ok := targetKinds[word]
 	switch {
 	case !ok:
 		return topology.Target{}, fmt.Errorf("--target %q: kind must be one of gateway, httproute, grpcroute, gatewayclass, listenerset, tlsroute, tcproute, udproute", s)
-	case k == "GatewayClass" && len(parts) == 2:
-		return topology.Target{Kind: k, Name: parts[1]}, nil
-	case len(parts) != 3 || parts[1] == "" || parts[2] == "":
-		return topology.Target{}, fmt.Errorf("--target %q: want KIND/NAMESPACE/NAME", s)
+	case len(parts) == 2 && parts[1] != "":
+		return topology.Target{Kind: k, Name: parts[1]}, nil // cluster-scoped, or in the namespace of -n
+	case k == "GatewayClass" || len(parts) != 3 || parts[1] == "" || parts[2] == "":
+		return topology.Target{}, fmt.Errorf("--target %q: want KIND/NAME or KIND/NAMESPACE/NAME", s)
 	}
 	return topology.Target{Kind: k, Namespace: parts[1], Name: parts[2]}, nil
 }
 
-func printItems(w io.Writer, format string, items []effective.Item) error {
+// noResources says there is nothing to show, as kubectl get says it (on stderr).
+func noResources(w io.Writer, ns string, files bool) {
+	if ns == "" || files {
+		fmt.Fprintln(w, "No resources found")
+		return
+	}
+	fmt.Fprintf(w, "No resources found in %s namespace.\n", printable.String(ns))
+}
+
+// effectiveKinds are the kinds named by --kind, or every managed kind when it is "".
+func effectiveKinds(o *input, kind string) ([]policy.Kind, error) {
+	if kind != "" {
+		k, err := o.resolveAny(kind)
+		return []policy.Kind{k}, err
+	}
+	return o.registry.Kinds(), nil
+}
+
+// printItems prints the items; withKind adds a KIND column to the table (several kinds shown).
+func printItems(w io.Writer, format string, items []effective.Item, withKind bool) error {
 	doc := map[string]interface{}{"items": items}
 	switch format {
 	case "json":
@@ -153,7 +206,11 @@ func printItems(w io.Writer, format string, items []effective.Item) error {
 		return err
 	case "table", "":
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "GATEWAY\tLISTENER\tROUTE\tRULE\tRULE ID\tFROM")
+		head := []string{"GATEWAY", "LISTENER", "ROUTE", "RULE", "RULE ID", "FROM"}
+		if withKind {
+			head = append([]string{"KIND"}, head...)
+		}
+		fmt.Fprintln(tw, strings.Join(head, "\t"))
 		for _, it := range items {
 			ids := make([]string, 0, len(it.Sources))
 			for id := range it.Sources {
@@ -161,10 +218,17 @@ func printItems(w io.Writer, format string, items []effective.Item) error {
 			}
 			sort.Strings(ids)
 			if len(ids) == 0 {
-				row(tw, it.Gateway, dash(it.Listener), dash(it.Route), dash(it.Rule), "(none)", "-")
+				ids = append(ids, "")
 			}
 			for _, id := range ids {
-				row(tw, it.Gateway, dash(it.Listener), dash(it.Route), dash(it.Rule), id, it.Sources[id])
+				cells := []string{it.Gateway, dash(it.Listener), dash(it.Route), dash(it.Rule), id, it.Sources[id]}
+				if id == "" {
+					cells[4], cells[5] = "(none)", "-"
+				}
+				if withKind {
+					cells = append([]string{it.Kind}, cells...)
+				}
+				row(tw, cells...)
 			}
 		}
 		return tw.Flush()

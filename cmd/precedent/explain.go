@@ -54,6 +54,9 @@ in effect on every path it reaches, partly when on some but not all; by is the p
 on most of those paths ("" when none); paths is the number of paths the rule reaches.
 
 ` + kindHelp + "\n\n" + settingsHelp + "\n\n" + uncheckedHelp,
+		Example: `  precedent explain -f config/samples/rfc --kind AuthPolicy --policy c1/route-policy
+  precedent explain -f config/samples/rfc --kind AuthPolicy --target httproute/c1/route --rule authorization.b
+  precedent explain -f config/samples/rfc --kind AuthPolicy --reach --rule authorization.b`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return f.run(cmd) },
 	}
@@ -65,12 +68,12 @@ on most of those paths ("" when none); paths is the number of paths the rule rea
 	cmd.Flags().BoolVar(&f.reach, "reach", false, "list the paths that rule --rule reaches")
 	cmd.Flags().StringVarP(&f.output, "output", "o", "text", "output format: text or json")
 	_ = cmd.MarkFlagRequired("kind")
-	f.src.cluster.add(cmd)
+	f.src.cluster.add(cmd, true)
 	return cmd
 }
 
 func (f *explainFlags) run(cmd *cobra.Command) error {
-	t, err := optionalTarget(f.target)
+	t, err := optionalTarget(f.target, &f.src)
 	if err != nil {
 		return err
 	}

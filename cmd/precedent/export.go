@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/profile"
@@ -31,7 +30,8 @@ func newExportCmd() *cobra.Command {
 			"\nThe `when` compilation, the stateful checks and the warnings need the webhook.\n\n" +
 			"The managed kinds are those of --config FILE; without it, of the cluster's PrecedentConfig named\n" +
 			"cluster (in the kubeconfig's cluster); with no kubeconfig at all, the shipped kinds.\n\n" + kindHelp,
-		Args: cobra.NoArgs,
+		Example: `  precedent export vap --kind RateLimitPolicy`,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			s, err := exportSettings(cmd.Context(), configFile, &cf, cmd.ErrOrStderr())
 			if err != nil {
@@ -42,6 +42,11 @@ func newExportCmd() *cobra.Command {
 			if kind != "" {
 				k, err := reg.Resolve(kind)
 				if err != nil {
+					if own := ownKind(kind); own != nil {
+						// A shipped kind of a profile's own: its CRD carries its stateless rules.
+						fmt.Fprintf(cmd.OutOrStdout(), "# %s.%s: nothing to export; its CRD's x-kubernetes-validations carry its stateless checks, and the rest needs the webhook\n", own.Kind, own.Group)
+						return nil
+					}
 					return &exitError{Code: 2, Err: fmt.Errorf("--kind %w", err)}
 				}
 				kinds = []policy.Kind{k}
@@ -56,8 +61,7 @@ func newExportCmd() *cobra.Command {
 	}
 	v.Flags().StringVar(&kind, "kind", "", "only this kind: Kind or Kind.group, e.g. AuthPolicy")
 	v.Flags().StringVar(&configFile, "config", "", "file holding the PrecedentConfig whose kinds to export")
-	v.Flags().StringVar(&cf.kubeconfig, "kubeconfig", "", "path to the kubeconfig (default: $KUBECONFIG or ~/.kube/config)")
-	v.Flags().StringVar(&cf.context, "context", "", "kubeconfig context to use")
+	cf.add(v, false)
 	cmd.AddCommand(v, newExportMapCmd())
 	return cmd
 }
@@ -78,7 +82,8 @@ func newExportMapCmd() *cobra.Command {
 			"mesh kinds none CEL can express; envoy-gateway kinds only where their line sets defaults.mergeType.\n\n" +
 			"The managed kinds are those of --config FILE; without it, of the cluster's PrecedentConfig named\n" +
 			"cluster (in the kubeconfig's cluster); with no kubeconfig at all, the shipped kinds.\n\n" + kindHelp,
-		Args: cobra.NoArgs,
+		Example: `  precedent export map --kind AccessPolicy`,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			s, err := exportSettings(cmd.Context(), configFile, &cf, cmd.ErrOrStderr())
 			if err != nil {
@@ -111,8 +116,7 @@ func newExportMapCmd() *cobra.Command {
 	}
 	m.Flags().StringVar(&kind, "kind", "", "only this kind: Kind or Kind.group, e.g. AuthPolicy, AccessPolicy")
 	m.Flags().StringVar(&configFile, "config", "", "file holding the PrecedentConfig whose kinds to export")
-	m.Flags().StringVar(&cf.kubeconfig, "kubeconfig", "", "path to the kubeconfig (default: $KUBECONFIG or ~/.kube/config)")
-	m.Flags().StringVar(&cf.context, "context", "", "kubeconfig context to use")
+	cf.add(m, false)
 	return m
 }
 
@@ -130,7 +134,7 @@ func exportSettings(ctx context.Context, file string, cf *clusterFlags, w io.Wri
 	if file != "" {
 		return readConfigFile(file)
 	}
-	if _, err := cf.clientConfig().ClientConfig(); clientcmd.IsEmptyConfig(err) {
+	if cf.empty() {
 		fmt.Fprintln(w, "note: no kubeconfig: exporting the shipped kinds (give --config FILE for configured ones)")
 		return settings.Defaults(), nil
 	}

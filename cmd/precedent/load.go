@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/precedent-dev/precedent/cel"
 	"github.com/precedent-dev/precedent/internal/crdcheck"
@@ -54,6 +56,22 @@ func (f *sources) addOffline(cmd *cobra.Command) {
 	cmd.Flags().StringArrayVarP(&f.files, "filename", "f", nil, "file or folder of manifests (repeatable)")
 	cmd.Flags().StringVar(&f.config, "config", "", "file holding the PrecedentConfig to use (wins over one in the input or the cluster)")
 	cmd.Flags().StringArrayVar(&f.crds, "crd", nil, "file or folder of CustomResourceDefinitions whose schema and rules the objects must pass (repeatable; CRDs in the input count too)")
+}
+
+// namespace is the namespace a TYPE/NAME target or a NAME policy is in: -n, else (reading the
+// cluster) the kubeconfig context's namespace, else "default", as kubectl resolves it.
+func (f *sources) namespace() (string, error) {
+	if ns := f.cluster.namespaceFlag(); ns != "" || len(f.files) > 0 {
+		if ns == "" {
+			ns = "default"
+		}
+		return ns, nil
+	}
+	if f.cluster.empty() {
+		return "default", nil
+	}
+	ns, _, err := f.cluster.clientConfig().Namespace()
+	return ns, err
 }
 
 // load reads the files, or the cluster when there are none. scope is the namespace a --target
@@ -199,9 +217,41 @@ func newInput(s settings.Settings, objs []*unstructured.Unstructured, srcs []str
 func (o *input) resolveAny(name string) (policy.Kind, error) {
 	k, err := o.registry.Resolve(name)
 	if err != nil {
+		if own := ownKindError(name); own != nil {
+			return policy.Kind{}, own
+		}
 		return policy.Kind{}, &exitError{Code: 2, Err: fmt.Errorf("--kind %w", err)}
 	}
 	return k, nil
+}
+
+// ownKindError is the exit-2 error for a kind that a profile owns (AccessPolicy, the mesh kinds)
+// and that has no effective policy per Gateway API path: it names the command that shows it. nil
+// when no profile owns a kind of that name.
+func ownKindError(name string) error {
+	gk := ownKind(name)
+	if gk == nil {
+		return nil
+	}
+	see := "precedent diff"
+	for _, p := range profiles.All() {
+		if s, ok := p.(profiles.Simulator); ok && slices.Contains(p.Own(), *gk) {
+			see = "precedent " + s.Simulator().Name() + " and precedent diff"
+		}
+	}
+	return &exitError{Code: 2, Err: fmt.Errorf("--kind %s.%s has no effective policy per Gateway API path: its model decides per request or per proxy; see %s", gk.Kind, gk.Group, see)}
+}
+
+// ownKind is the kind a profile owns (whatever the settings say) that name names, or nil.
+func ownKind(name string) *schema.GroupKind {
+	for _, p := range profiles.All() {
+		for _, gk := range p.Own() {
+			if profile.Names(name, gk) {
+				return &gk
+			}
+		}
+	}
+	return nil
 }
 
 // resolve is resolveAny for the commands that read the engine's snapshots (explain): a kind whose

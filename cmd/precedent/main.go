@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/precedent-dev/precedent/internal/buildinfo"
 	"github.com/precedent-dev/precedent/internal/profile"
 	"github.com/precedent-dev/precedent/profiles"
 )
@@ -32,7 +33,9 @@ func newRootCmd() *cobra.Command {
 		Short:         "Admission, effective-policy projection and status for Gateway API inherited policies",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       buildinfo.Get().String(),
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	for _, c := range subcommands {
 		root.AddCommand(c())
 	}

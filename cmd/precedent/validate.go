@@ -34,6 +34,8 @@ Settings (managed kinds, unset switch, ...): --config FILE wins, else the Preced
 else the defaults.
 
 ` + uncheckedHelp,
+		Example: `  precedent validate -f config/samples/rfc
+  precedent validate -f config/samples/envoy-gateway`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if len(src.files) == 0 {

@@ -26,7 +26,8 @@ func TestPrintVersion(t *testing.T) {
   "platform": "linux/arm64"
 }
 `},
-		{name: "unknown format", output: "yaml", wantErr: `output format "yaml" is not supported: use -o json, or no -o for text`},
+		{name: "yaml", output: "yaml", want: "commit: 0123abcd\ngo: go1.26.8\nplatform: linux/arm64\nversion: v1.2.3\n"},
+		{name: "unknown format", output: "xml", wantErr: `output format "xml" is not supported: use -o json or -o yaml, or no -o for text`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -44,7 +45,7 @@ func TestPrintVersion(t *testing.T) {
 
 // The command prints this binary's own identity, and its JSON carries exactly the contract's fields.
 func TestVersionCommand(t *testing.T) {
-	for _, args := range [][]string{{"version"}, {"version", "-o", "json"}} {
+	for _, args := range [][]string{{"version"}, {"--version"}, {"version", "-o", "json"}} {
 		var out bytes.Buffer
 		root := newRootCmd()
 		root.SetOut(&out)

@@ -37,8 +37,9 @@ func (Profile) Simulator() *cobra.Command {
 then those targeting the Backend, each level in precedence order (older creationTimestamp, then
 namespace/name). ExternalAuth outcomes cannot be known offline: give them with --external-auth,
 otherwise they are assumed to allow and the trace says "assumed". Prints the decision, where a denial
-happened, and a trace of every rule consulted. Exit status 1 if a policy is invalid, 2 if a file
-cannot be read.`,
+happened, and a trace of every rule consulted. Exit status, as kubectl auth can-i: 0 when the call
+is allowed, 1 when it is denied (the decision is printed) or a policy is invalid (the errors are
+printed instead), 2 if a file cannot be read.`,
 		Example: `  precedent access -f config/samples/access --gateway prod/prod-gateway --backend prod/payment-service \
     --source serviceaccount:prod/payment-agent --tool get_payment \
     --external-auth prod/gateway-policy-audit=allow -o json`,
@@ -149,8 +150,13 @@ func (o *accessOptions) run(stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("encoding the decision: %w", err)
 	}
-	_, err = fmt.Fprintf(stdout, "%s\n", out)
-	return err
+	if _, err = fmt.Fprintf(stdout, "%s\n", out); err != nil {
+		return err
+	}
+	if d.Decision != engine.Allow {
+		return &profile.ExitError{Code: 1} // denied, as kubectl auth can-i exits "no"
+	}
+	return nil
 }
 
 func splitKey(flag, v string) (string, string, error) {

@@ -45,7 +45,7 @@ proxy from Kuma's spec.rules, as Kuma builds it: for all clients, or for the cli
 policy or Dataplane is invalid or the proxy is unknown, 2 if a file cannot be read or a flag is wrong.`,
 		Example: `  precedent mesh -f config/samples/mesh --kind MeshTimeout --proxy web-v1 --outbound backend -o json
   precedent mesh -f config/samples/mesh --kind MeshTrafficPermission --proxy backend-1 --from web,version=v1 -o json
-  precedent mesh -f config/samples/kuma-rules --kind MeshTrafficPermission.kuma.io --proxy backend-1 --rules --spiffe-id spiffe://default.zone-1.mesh.local/ns/web/sa/web`,
+  precedent mesh -f cmd/precedent/testdata/kuma-rules --kind MeshTrafficPermission.kuma.io --proxy backend-1 --rules --spiffe-id spiffe://default.zone-1.mesh.local/ns/web/sa/web`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.run(cmd.OutOrStdout(), cmd.ErrOrStderr())

@@ -95,13 +95,17 @@ func (f *clusterFlags) client() (client.Client, clientcmd.ClientConfig, error) {
 }
 
 // clusterSettings reads the cluster's PrecedentConfig named cluster: the defaults when there is
-// none (or its CRD is not installed); an exit-2 error when it cannot be read or is invalid.
-func clusterSettings(ctx context.Context, c client.Client) (settings.Settings, error) {
+// none (or its CRD is not installed), or when the caller may not read it (a note on w says so); an
+// exit-2 error when it cannot be read otherwise or is invalid.
+func clusterSettings(ctx context.Context, c client.Client, w io.Writer) (settings.Settings, error) {
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(settings.GVK)
 	err := c.Get(ctx, client.ObjectKey{Name: settings.Name}, u)
 	switch {
 	case meta.IsNoMatchError(err) || apierrors.IsNotFound(err):
+		return settings.Defaults(), nil
+	case apierrors.IsForbidden(err):
+		fmt.Fprintf(w, "note: not allowed to read the cluster's %s %s: using the defaults (give the settings with --config FILE)\n", settings.GVK.Kind, settings.Name)
 		return settings.Defaults(), nil
 	case err != nil:
 		return settings.Settings{}, &exitError{Code: 2, Err: fmt.Errorf("reading the cluster's %s %s (give the settings with --config FILE instead): %w", settings.GVK.Kind, settings.Name, err)}
@@ -130,7 +134,7 @@ func loadCluster(ctx context.Context, f *clusterFlags, override *settings.Settin
 	var s settings.Settings
 	if override != nil {
 		s = *override
-	} else if s, err = clusterSettings(ctx, c); err != nil {
+	} else if s, err = clusterSettings(ctx, c, w); err != nil {
 		return nil, "", err
 	}
 	only := ns

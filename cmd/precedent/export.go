@@ -142,5 +142,5 @@ func exportSettings(ctx context.Context, file string, cf *clusterFlags, w io.Wri
 	if err != nil {
 		return settings.Settings{}, err
 	}
-	return clusterSettings(ctx, c)
+	return clusterSettings(ctx, c, w)
 }

@@ -77,6 +77,8 @@ spec:
 
 	cases := [][]string{
 		{"effective", "--kind", "AuthPolicy", "-o", "json"},
+		{"effective", "-o", "json"}, // every managed kind
+		{"effective", "--kind", "AuthPolicy", "--target", "httproute/route"}, // TYPE/NAME in the namespace of -n
 		{"effective", "--kind", "AuthPolicy"},
 		{"explain", "--kind", "AuthPolicy", "--target", "httproute/" + ns + "/route", "--rule", "authorization.b"},
 		{"explain", "--kind", "AuthPolicy", "--policy", ns + "/gw-policy"},
@@ -89,7 +91,7 @@ spec:
 			if err != nil {
 				t.Fatalf("kubectl precedent %v: %v\n%s", args, err, stderr(err))
 			}
-			offline, err := exec.Command(filepath.Join(bin, "kubectl-precedent"), append(args, "-f", dir)...).Output()
+			offline, err := exec.Command(filepath.Join(bin, "kubectl-precedent"), append(args, "-f", dir, "-n", ns)...).Output()
 			if err != nil {
 				t.Fatalf("precedent %v -f: %v\n%s", args, err, stderr(err))
 			}
@@ -100,6 +102,38 @@ spec:
 				t.Errorf("kubectl precedent %v printed nothing about namespace %s:\n%s", args, ns, cluster)
 			}
 		})
+	}
+}
+
+// TestKubectlPluginImpersonates: the plugin takes kubectl's --as, so what it shows is what that
+// identity may read: a service account without RBAC lists nothing and is told so.
+func TestKubectlPluginImpersonates(t *testing.T) {
+	bin := t.TempDir()
+	build := exec.Command("go", "build", "-o", filepath.Join(bin, "kubectl-precedent"), "github.com/precedent-dev/precedent/cmd/precedent")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building kubectl-precedent: %v\n%s", err, out)
+	}
+	ns := harness.Namespace(t, c)
+	harness.Apply(t, c, ns, gatewayAndRoute)
+	harness.Apply(t, c, ns, routePolicy)
+	run := func(extra ...string) (string, string, error) {
+		cmd := exec.Command("kubectl", append([]string{"precedent", "effective", "--kind", "AuthPolicy", "--kubeconfig", h.Kubeconfig, "-n", ns, "--request-timeout", "20s"}, extra...)...)
+		cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		return out.String(), errb.String(), err
+	}
+	admin, _, err := run()
+	if err != nil || !strings.Contains(admin, ns+"/route") {
+		t.Fatalf("as the kubeconfig's user: %v\n%s", err, admin)
+	}
+	out, errOut, err := run("--as", "system:serviceaccount:"+ns+":nobody", "--as-group", "system:serviceaccounts")
+	if err != nil {
+		t.Fatalf("as a service account: %v\n%s", err, errOut)
+	}
+	if out != "" || !strings.Contains(errOut, "not allowed to list AuthPolicy") || !strings.Contains(errOut, "No resources found in "+ns+" namespace.") {
+		t.Errorf("as a service account without RBAC: stdout %q, stderr:\n%s", out, errOut)
 	}
 }
 

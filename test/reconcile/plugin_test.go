@@ -77,7 +77,7 @@ spec:
 
 	cases := [][]string{
 		{"effective", "--kind", "AuthPolicy", "-o", "json"},
-		{"effective", "-o", "json"}, // every managed kind
+		{"effective", "-o", "json"},                                          // every managed kind
 		{"effective", "--kind", "AuthPolicy", "--target", "httproute/route"}, // TYPE/NAME in the namespace of -n
 		{"effective", "--kind", "AuthPolicy"},
 		{"explain", "--kind", "AuthPolicy", "--target", "httproute/" + ns + "/route", "--rule", "authorization.b"},

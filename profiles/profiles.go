@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"k8s.io/apimachinery/pkg/runtime/schema"
+		"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/profile"
@@ -26,7 +26,8 @@ import (
 // for one proxy). The root command adds it as a subcommand, in the order of the registered profiles.
 // It is declared here, not in the seam, so that the seam links no CLI library.
 type Simulator interface {
-	Simulator() *cobra.Command
+	// Simulator returns the command; it reads its objects with read (files, else the cluster).
+	Simulator(read profile.Read) *cobra.Command
 }
 
 // MutatingExporter is a profile with defaulting that CEL can express: `precedent export map` writes

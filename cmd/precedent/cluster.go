@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/precedent-dev/precedent/internal/manifest"
 	"github.com/precedent-dev/precedent/internal/printable"
 	"github.com/precedent-dev/precedent/internal/settings"
 	"github.com/precedent-dev/precedent/internal/topology"
@@ -92,6 +93,26 @@ func (f *clusterFlags) client() (client.Client, clientcmd.ClientConfig, error) {
 		return nil, nil, &exitError{Code: 2, Err: fmt.Errorf("connecting to the cluster: %w", err)}
 	}
 	return c, cc, nil
+}
+
+// read is the profile.Read of the simulators: the objects of files, else those of the cluster.
+func (f *clusterFlags) read(ctx context.Context, notes io.Writer, files []string) ([]*unstructured.Unstructured, error) {
+	if len(files) > 0 {
+		objs, err := manifest.Read(files...)
+		if err != nil {
+			return nil, &exitError{Code: 2, Err: err}
+		}
+		out := make([]*unstructured.Unstructured, len(objs))
+		for i, o := range objs {
+			out[i] = o.Unstructured
+		}
+		return out, nil
+	}
+	in, _, err := loadCluster(ctx, f, nil, "", notes)
+	if err != nil {
+		return nil, err
+	}
+	return in.objects, nil
 }
 
 // clusterSettings reads the cluster's PrecedentConfig named cluster: the defaults when there is

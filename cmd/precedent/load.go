@@ -236,7 +236,7 @@ func ownKindError(name string) error {
 	see := "precedent diff"
 	for _, p := range profiles.All() {
 		if s, ok := p.(profiles.Simulator); ok && slices.Contains(p.Own(), *gk) {
-			see = "precedent " + s.Simulator().Name() + " and precedent diff"
+			see = "precedent " + s.Simulator(nil).Name() + " and precedent diff"
 		}
 	}
 	return &exitError{Code: 2, Err: fmt.Errorf("--kind %s.%s has no effective policy per Gateway API path: its model decides per request or per proxy; see %s", gk.Kind, gk.Group, see)}

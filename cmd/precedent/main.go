@@ -41,7 +41,10 @@ func newRootCmd() *cobra.Command {
 	}
 	for _, p := range profiles.All() { // the profiles' own simulators: access, mesh
 		if s, ok := p.(profiles.Simulator); ok {
-			root.AddCommand(s.Simulator())
+			cf := &clusterFlags{}
+			sim := s.Simulator(cf.read)
+			cf.add(sim, false)
+			root.AddCommand(sim)
 		}
 	}
 	return root

@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/precedent-dev/precedent/internal/manifest"
 	"github.com/precedent-dev/precedent/internal/profile"
 	engine "github.com/precedent-dev/precedent/profiles/access/engine"
 )
@@ -28,12 +27,13 @@ type accessOptions struct {
 }
 
 // Simulator is `precedent access`: one tool call decided from the AccessPolicies of files.
-func (Profile) Simulator() *cobra.Command {
+func (Profile) Simulator(read profile.Read) *cobra.Command {
 	o := accessOptions{combine: engine.AnyAllow, output: "json"}
 	cmd := &cobra.Command{
-		Use:   "access -f PATH --gateway NS/NAME --backend NS/NAME --source serviceaccount:NS/NAME|spiffe:URI --tool NAME",
-		Short: "Decide one tool call through a Gateway to a Backend from the AccessPolicies in files",
-		Long: `Evaluates the AccessPolicies of the files for one request: the policies targeting the Gateway,
+		Use:   "access [-f PATH] --gateway NS/NAME --backend NS/NAME --source serviceaccount:NS/NAME|spiffe:URI --tool NAME",
+		Short: "Decide one tool call through a Gateway to a Backend from the AccessPolicies in files or the cluster",
+		Long: `Evaluates the AccessPolicies of the files (without -f, of the cluster in the kubeconfig, as far as
+your credentials may list them; kubectl's connection flags apply) for one request: the policies targeting the Gateway,
 then those targeting the Backend, each level in precedence order (older creationTimestamp, then
 namespace/name). ExternalAuth outcomes cannot be known offline: give them with --external-auth,
 otherwise they are assumed to allow and the trace says "assumed". Prints the decision, where a denial
@@ -45,11 +45,15 @@ printed instead), 2 if a file cannot be read.`,
     --external-auth prod/gateway-policy-audit=allow -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return o.run(cmd.OutOrStdout(), cmd.ErrOrStderr())
+			objs, err := read(cmd.Context(), cmd.ErrOrStderr(), o.files)
+			if err != nil {
+				return err
+			}
+			return o.run(objs, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	f := cmd.Flags()
-	f.StringArrayVarP(&o.files, "filename", "f", nil, "file or folder of manifests (repeatable)")
+	f.StringArrayVarP(&o.files, "filename", "f", nil, "file or folder of manifests (repeatable; default: the cluster in the kubeconfig)")
 	f.StringVar(&o.gateway, "gateway", "", "the Gateway the request goes through, NAMESPACE/NAME")
 	f.StringVar(&o.backend, "backend", "", "the Backend the request goes to, NAMESPACE/NAME")
 	f.StringVar(&o.source, "source", "", "who calls: serviceaccount:NAMESPACE/NAME or spiffe:spiffe://TRUST-DOMAIN/PATH")
@@ -57,13 +61,13 @@ printed instead), 2 if a file cannot be read.`,
 	f.StringArrayVar(&o.externalAuth, "external-auth", nil, "outcome of a policy's ExternalAuth rule, NAMESPACE/NAME=allow|deny (repeatable)")
 	f.StringVar(&o.combine, "combine", o.combine, "how the allow rules of a level combine: anyAllow or allAllow")
 	f.StringVarP(&o.output, "output", "o", o.output, "output format: json")
-	for _, name := range []string{"filename", "gateway", "backend", "source", "tool"} {
+	for _, name := range []string{"gateway", "backend", "source", "tool"} {
 		_ = cmd.MarkFlagRequired(name)
 	}
 	return cmd
 }
 
-func (o *accessOptions) run(stdout, stderr io.Writer) error {
+func (o *accessOptions) run(objs []*unstructured.Unstructured, stdout, stderr io.Writer) error {
 	if o.output != "json" {
 		return fmt.Errorf("output format %q is not supported: use -o json", o.output)
 	}
@@ -92,10 +96,6 @@ func (o *accessOptions) run(stdout, stderr io.Writer) error {
 		return err
 	}
 
-	objs, err := manifest.Read(o.files...)
-	if err != nil {
-		return &profile.ExitError{Code: 2, Err: err}
-	}
 	var policies []engine.Policy
 	var others []*unstructured.Unstructured
 	invalid := false
@@ -104,10 +104,10 @@ func (o *accessOptions) run(stdout, stderr io.Writer) error {
 			obj.SetNamespace("default")
 		}
 		if !engine.IsPolicy(obj.GroupVersionKind().GroupKind()) {
-			others = append(others, obj.Unstructured)
+			others = append(others, obj)
 			continue
 		}
-		p, errs := engine.Parse(obj.Unstructured, s)
+		p, errs := engine.Parse(obj, s)
 		for _, e := range errs {
 			fmt.Fprintf(stderr, "%s %s/%s: %s\n", obj.GetKind(), obj.GetNamespace(), obj.GetName(), e.Error())
 			invalid = true

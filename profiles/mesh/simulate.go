@@ -1,6 +1,7 @@
 package mesh
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/precedent-dev/precedent/internal/manifest"
 	"github.com/precedent-dev/precedent/internal/profile"
 	engine "github.com/precedent-dev/precedent/profiles/mesh/engine"
 )
@@ -29,12 +30,13 @@ type meshOptions struct {
 
 // Simulator is `precedent mesh`: the merged configuration of one proxy's outbound or source from the
 // mesh policies and Dataplanes of files.
-func (Profile) Simulator() *cobra.Command {
+func (Profile) Simulator(read profile.Read) *cobra.Command {
 	o := meshOptions{output: "json"}
 	cmd := &cobra.Command{
-		Use:   "mesh -f PATH --kind KIND --proxy NAME (--outbound SERVICE | --from SERVICE[,TAG=VALUE...] | --rules [--spiffe-id ID] [--sni NAME])",
+		Use:   "mesh [-f PATH] --kind KIND --proxy NAME (--outbound SERVICE | --from SERVICE[,TAG=VALUE...] | --rules [--spiffe-id ID] [--sni NAME])",
 		Short: "Merge the mesh policies (Kuma targetRef model) for one outbound or one source of a proxy",
-		Long: `Merges the MeshTimeouts or MeshTrafficPermissions of the files for one Dataplane, as the Kuma MADR
+		Long: `Merges the MeshTimeouts or MeshTrafficPermissions of the files (without -f, of the cluster in the
+kubeconfig, as far as your credentials may list them) for one Dataplane, as the Kuma MADR
 "New Policy Matching" states: the policies whose targetRef selects the proxy, most specific level
 first (Proxy, ServiceSubset, Service, MeshSubset, Mesh) and within a level the name that sorts later
 first (current Kuma lets the smaller name win); their to (or from) arrays concatenated; the elements
@@ -48,11 +50,11 @@ policy or Dataplane is invalid or the proxy is unknown, 2 if a file cannot be re
   precedent mesh -f cmd/precedent/testdata/kuma-rules --kind MeshTrafficPermission.kuma.io --proxy backend-1 --rules --spiffe-id spiffe://default.zone-1.mesh.local/ns/web/sa/web`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return o.run(cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return o.run(cmd.Context(), read, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	f := cmd.Flags()
-	f.StringArrayVarP(&o.files, "filename", "f", nil, "file or folder of manifests: policies and Dataplanes (repeatable)")
+	f.StringArrayVarP(&o.files, "filename", "f", nil, "file or folder of manifests: policies and Dataplanes (repeatable; default: the cluster in the kubeconfig)")
 	f.StringVar(&o.kind, "kind", "", "the policy kind: MeshTimeout or MeshTrafficPermission")
 	f.StringVar(&o.proxy, "proxy", "", "the Dataplane, NAME or NAMESPACE/NAME")
 	f.StringVar(&o.outbound, "outbound", "", "merge the to arrays for the proxy's outbound to SERVICE")
@@ -61,7 +63,7 @@ policy or Dataplane is invalid or the proxy is unknown, 2 if a file cannot be re
 	f.StringVar(&o.spiffeID, "spiffe-id", "", "with --rules: the client's SPIFFE ID")
 	f.StringVar(&o.sni, "sni", "", "with --rules: the SNI the client sends")
 	f.StringVarP(&o.output, "output", "o", o.output, "output format: json")
-	for _, name := range []string{"filename", "kind", "proxy"} {
+	for _, name := range []string{"kind", "proxy"} {
 		_ = cmd.MarkFlagRequired(name)
 	}
 	cmd.MarkFlagsMutuallyExclusive("outbound", "from")
@@ -71,7 +73,7 @@ policy or Dataplane is invalid or the proxy is unknown, 2 if a file cannot be re
 	return cmd
 }
 
-func (o *meshOptions) run(stdout, stderr io.Writer) error {
+func (o *meshOptions) run(ctx context.Context, read profile.Read, stdout, stderr io.Writer) error {
 	if o.output != "json" {
 		return fmt.Errorf("output format %q is not supported: use -o json", o.output)
 	}
@@ -99,7 +101,11 @@ func (o *meshOptions) run(stdout, stderr io.Writer) error {
 		return errors.New("MeshTrafficPermission has only from arrays: use --from SERVICE[,TAG=VALUE...]")
 	}
 
-	policies, dataplanes, err := readMesh(o.files, kind, group, stderr)
+	objs, err := read(ctx, stderr, o.files)
+	if err != nil {
+		return err
+	}
+	policies, dataplanes, err := readMesh(objs, kind, group, stderr)
 	if err != nil {
 		return err
 	}
@@ -130,20 +136,16 @@ func (o *meshOptions) run(stdout, stderr io.Writer) error {
 	return err
 }
 
-// readMesh reads the policies of kind (of group, when not empty) and the Dataplanes in files; the
+// readMesh reads the policies of kind (of group, when not empty) and the Dataplanes among objs; the
 // problems of each object are written to stderr, and any makes an exit error.
-func readMesh(files []string, kind, group string, stderr io.Writer) ([]engine.Policy, []engine.Dataplane, error) {
-	objs, err := manifest.Read(files...)
-	if err != nil {
-		return nil, nil, &profile.ExitError{Code: 2, Err: err}
-	}
+func readMesh(objs []*unstructured.Unstructured, kind, group string, stderr io.Writer) ([]engine.Policy, []engine.Dataplane, error) {
 	var policies []engine.Policy
 	var dataplanes []engine.Dataplane
 	invalid := false
 	for _, obj := range objs {
 		switch obj.GetKind() {
 		case engine.KindDataplane:
-			dp, err := engine.ParseDataplane(obj.Unstructured)
+			dp, err := engine.ParseDataplane(obj)
 			if err != nil {
 				fmt.Fprintf(stderr, "Dataplane %s: %v\n", objectID(obj.GetNamespace(), obj.GetName()), err)
 				invalid = true
@@ -154,7 +156,7 @@ func readMesh(files []string, kind, group string, stderr io.Writer) ([]engine.Po
 			if group != "" && obj.GroupVersionKind().Group != group {
 				continue // the same kind of another group (--kind Kind.group)
 			}
-			p, errs := engine.Parse(obj.Unstructured)
+			p, errs := engine.Parse(obj)
 			for _, e := range errs {
 				fmt.Fprintf(stderr, "%s %s: %s\n", kind, p.ID(), e.Error())
 				invalid = true

@@ -1,9 +1,13 @@
 package harness
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"testing"
 )
 
 // BuildPrecedent builds the precedent binary into dir and returns its path, for the suites that run
@@ -14,4 +18,26 @@ func BuildPrecedent(dir string) (string, error) {
 		return "", fmt.Errorf("building precedent: %v\n%s", err, out)
 	}
 	return bin, nil
+}
+
+// RunPrecedent runs the binary bin with args and returns its stdout and exit status; its stderr
+// goes to the test log. Failing to start it fails the test.
+func RunPrecedent(t testing.TB, bin string, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	code := 0
+	switch {
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	case err != nil:
+		t.Fatal(err)
+	}
+	if errb.Len() > 0 {
+		t.Logf("precedent %s: stderr:\n%s", strings.Join(args, " "), errb.String())
+	}
+	return out.String(), code
 }

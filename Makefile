@@ -20,6 +20,13 @@ KUBE_LDFLAGS := -s -w -X $(VERSION_PKG).gitVersion=$(KUBE_VERSION) -X $(VERSION_
 
 export KUBEBUILDER_ASSETS := $(BIN)/control-plane
 
+# Checkers of `precedent effective -o dot|mermaid` for test/picture: Graphviz from Debian's package,
+# and Mermaid's own parser (mermaid and jsdom from npm), cached outside the clone by version.
+MERMAID_VERSION ?= 11.17.2
+JSDOM_VERSION ?= 26.1.0
+MERMAID_DIR := $(CACHE_DIR)/mermaid/mermaid-$(MERMAID_VERSION)-jsdom-$(JSDOM_VERSION)
+export PRECEDENT_MERMAID_CHECK := $(MERMAID_DIR)/check.mjs
+
 # Build identity, stamped into every binary (package buildinfo; `precedent version` prints it). The
 # commit time dates the image, so a rebuild of one commit gives the same digests.
 VERSION := $(or $(VERSION),$(shell git describe --tags --always --dirty 2>/dev/null),v0.0.0-dev)
@@ -97,10 +104,26 @@ control-plane: $(ETCD) $(KUBE_APISERVER) ## Build (or reuse) the pinned etcd + k
 .PHONY: test
 UNIT_PKGS = $$($(GO) list ./... | grep -v /test/)
 
-test: control-plane ## Unit tests (every package but test/), then the envtest suites under test/ one at a time against the real kube-apiserver + etcd, then test/chart (what CI runs).
+test: control-plane picture-tools ## Unit tests (every package but test/), then the envtest suites under test/ one at a time against the real kube-apiserver + etcd, then test/chart (what CI runs).
 	$(GO) test $(UNIT_PKGS)
 	$(GO) test -p 1 -count=1 ./test/...
 	cd test/chart && $(GO) test -p 1 -count=1 ./...
+
+.PHONY: picture-tools
+picture-tools: $(MERMAID_DIR)/check.mjs ## Graphviz (Debian's graphviz package) and Mermaid's parser (npm), which test/picture runs on the pictures.
+	@command -v dot >/dev/null || { echo ">> installing Graphviz (Debian package graphviz) for test/picture"; \
+		apt-get install -y --no-install-recommends graphviz >/dev/null || { apt-get update >/dev/null && apt-get install -y --no-install-recommends graphviz >/dev/null; }; }
+
+$(MERMAID_DIR)/check.mjs: hack/mermaid/check.mjs
+	@echo ">> installing mermaid@$(MERMAID_VERSION) and jsdom@$(JSDOM_VERSION) from npm into $(MERMAID_DIR)"
+	@mkdir -p $(MERMAID_DIR)
+	@cd $(MERMAID_DIR) && npm install --no-audit --no-fund --silent mermaid@$(MERMAID_VERSION) jsdom@$(JSDOM_VERSION)
+	@cp hack/mermaid/check.mjs $@
+
+.PHONY: pictures
+pictures: build ## Render the README's picture of the RFC samples (docs/rfc-hierarchy.svg) with Graphviz.
+	@mkdir -p docs
+	$(BIN)/precedent effective -f config/samples/rfc --kind AuthPolicy -o dot | dot -Tsvg -o docs/rfc-hierarchy.svg
 
 .PHONY: unit
 unit: ## Unit tests only, no control plane: the front doors (cmd, webhook, validate, mutate, cel, certs), profiles/<model>/..., internal/..., hack/...

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/precedent-dev/precedent/internal/effective"
+	"github.com/precedent-dev/precedent/internal/picture"
 	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/printable"
 	"github.com/precedent-dev/precedent/internal/topology"
@@ -24,7 +25,7 @@ func newEffectiveCmd() *cobra.Command {
 	var src sources
 	var kind, target, output string
 	cmd := &cobra.Command{
-		Use:   "effective [-f PATH] [--kind KIND] [--target KIND/[NAMESPACE/]NAME] [-o json|yaml|table]",
+		Use:   "effective [-f PATH] [--kind KIND] [--target KIND/[NAMESPACE/]NAME] [-o json|yaml|table|dot|mermaid]",
 		Short: "Print the effective policy of every Gateway/Route path that policies of a kind reach",
 		Long: `Prints one item per path (gateway, listener, route, rule) reached by policies of KIND (without
 --kind, of every managed kind that has an effective policy per path, with a KIND column), with the
@@ -40,6 +41,8 @@ context's), and a target that does not exist is an error (exit 1).
   precedent effective -f config/samples/rfc
   # one kind beneath one route, as JSON
   precedent effective -f config/samples/rfc --kind AuthPolicy --target httproute/c1/route -o json
+  # a picture of the hierarchy: which policy wins where
+  precedent effective -f config/samples/rfc --kind AuthPolicy -o dot
   # from the cluster: routes in namespace c1, TYPE/NAME as kubectl takes it
   precedent effective --kind AuthPolicy -n c1 --target httproute/route`,
 		Args: cobra.NoArgs,
@@ -80,6 +83,12 @@ context's), and a target that does not exist is an error (exit 1).
 			if items == nil {
 				items = []effective.Item{}
 			}
+			switch output {
+			case "dot":
+				return picture.DOT(cmd.OutOrStdout(), drawing(o, kinds, items))
+			case "mermaid":
+				return picture.Mermaid(cmd.OutOrStdout(), drawing(o, kinds, items))
+			}
 			if len(items) == 0 && (output == "table" || output == "") {
 				noResources(cmd.ErrOrStderr(), ns, len(src.files) > 0)
 				return nil
@@ -90,7 +99,7 @@ context's), and a target that does not exist is an error (exit 1).
 	src.addOffline(cmd)
 	cmd.Flags().StringVar(&kind, "kind", "", "policy kind: Kind or Kind.group, e.g. AuthPolicy or RateLimitPolicy.kuadrant.io")
 	cmd.Flags().StringVar(&target, "target", "", "only paths beneath this target: KIND/NAMESPACE/NAME, e.g. httproute/shop/cart")
-	cmd.Flags().StringVarP(&output, "output", "o", "table", "output format: json, yaml or table")
+	cmd.Flags().StringVarP(&output, "output", "o", "table", "output format: json, yaml, table, or a picture of the hierarchy: dot (Graphviz) or mermaid")
 	src.cluster.add(cmd, true)
 	return cmd
 }
@@ -233,7 +242,7 @@ func printItems(w io.Writer, format string, items []effective.Item, withKind boo
 		}
 		return tw.Flush()
 	}
-	return &exitError{Code: 2, Err: fmt.Errorf("-o %q: want json, yaml or table", format)}
+	return &exitError{Code: 2, Err: fmt.Errorf("-o %q: want json, yaml, table, dot or mermaid", format)}
 }
 
 // row writes one table row, each cell escaped (names and rule ids come from the objects).

@@ -25,7 +25,7 @@ func newEffectiveCmd() *cobra.Command {
 	var src sources
 	var kind, target, output string
 	cmd := &cobra.Command{
-		Use:   "effective [-f PATH] [--kind KIND] [--target KIND/[NAMESPACE/]NAME] [-o json|yaml|table|dot|mermaid]",
+		Use:   "effective [-f PATH] [--kind KIND] [--target KIND/[NAMESPACE/]NAME] [-o json|yaml|table|wide|dot|mermaid]",
 		Short: "Print the effective policy of every Gateway/Route path that policies of a kind reach",
 		Long: `Prints one item per path (gateway, listener, route, rule) reached by policies of KIND (without
 --kind, of every managed kind that has an effective policy per path, with a KIND column), with the
@@ -89,7 +89,7 @@ context's), and a target that does not exist is an error (exit 1).
 			case "mermaid":
 				return picture.Mermaid(cmd.OutOrStdout(), drawing(o, kinds, items))
 			}
-			if len(items) == 0 && (output == "table" || output == "") {
+			if len(items) == 0 && (output == "table" || output == "wide" || output == "") {
 				noResources(cmd.ErrOrStderr(), ns, len(src.files) > 0)
 				return nil
 			}
@@ -99,7 +99,7 @@ context's), and a target that does not exist is an error (exit 1).
 	src.addOffline(cmd)
 	cmd.Flags().StringVar(&kind, "kind", "", "policy kind: Kind or Kind.group, e.g. AuthPolicy or RateLimitPolicy.kuadrant.io")
 	cmd.Flags().StringVar(&target, "target", "", "only paths beneath this target: KIND/NAMESPACE/NAME, e.g. httproute/shop/cart")
-	cmd.Flags().StringVarP(&output, "output", "o", "table", "output format: json, yaml, table, or a picture of the hierarchy: dot (Graphviz) or mermaid")
+	cmd.Flags().StringVarP(&output, "output", "o", "table", "output format: json, yaml, table, wide (the table with each rule's value), or a picture of the hierarchy: dot (Graphviz) or mermaid")
 	src.cluster.add(cmd, true)
 	return cmd
 }
@@ -200,6 +200,7 @@ func effectiveKinds(o *input, kind string) ([]policy.Kind, error) {
 
 // printItems prints the items; withKind adds a KIND column to the table (several kinds shown).
 func printItems(w io.Writer, format string, items []effective.Item, withKind bool) error {
+	wide := format == "wide"
 	doc := map[string]interface{}{"items": items}
 	switch format {
 	case "json":
@@ -213,9 +214,12 @@ func printItems(w io.Writer, format string, items []effective.Item, withKind boo
 		}
 		_, err = w.Write(b)
 		return err
-	case "table", "":
+	case "table", "", "wide":
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		head := []string{"GATEWAY", "LISTENER", "ROUTE", "RULE", "RULE ID", "FROM"}
+		if wide {
+			head = append(head, "VALUE")
+		}
 		if withKind {
 			head = append([]string{"KIND"}, head...)
 		}
@@ -234,6 +238,12 @@ func printItems(w io.Writer, format string, items []effective.Item, withKind boo
 				if id == "" {
 					cells[4], cells[5] = "(none)", "-"
 				}
+				if wide {
+					cells = append(cells, "-")
+					if id != "" {
+						cells[len(cells)-1] = ruleValue(it.Spec, id)
+					}
+				}
 				if withKind {
 					cells = append([]string{it.Kind}, cells...)
 				}
@@ -242,7 +252,7 @@ func printItems(w io.Writer, format string, items []effective.Item, withKind boo
 		}
 		return tw.Flush()
 	}
-	return &exitError{Code: 2, Err: fmt.Errorf("-o %q: want json, yaml, table, dot or mermaid", format)}
+	return &exitError{Code: 2, Err: fmt.Errorf("-o %q: want json, yaml, table, wide, dot or mermaid", format)}
 }
 
 // row writes one table row, each cell escaped (names and rule ids come from the objects).

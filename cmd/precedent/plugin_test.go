@@ -62,6 +62,13 @@ c1/gw    -         c1/route  -     authorization.b   c1/gw-policy
 			want: cmdResult{code: 1, stderr: "error: HTTPRoute c2/nope not found\n"},
 		},
 		{
+			name: "-o wide shows each rule's value (E2's clipped limit)",
+			args: []string{"effective", "-f", "../../config/samples/rfc/e2", "--kind", "RateLimitPolicy", "-o", "wide"},
+			want: cmdResult{stdout: `GATEWAY  LISTENER  ROUTE     RULE  RULE ID  FROM          VALUE
+e2/gw    -         e2/route  -     x        e2/gw-policy  {"rates":[{"limit":100,"window":"1m"}]}
+`},
+		},
+		{
 			name: "nothing to show is said as kubectl says it",
 			args: []string{"effective", "-f", "../../config/samples/mesh"},
 			want: cmdResult{stderr: "No resources found\n"},

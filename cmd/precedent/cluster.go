@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -95,6 +96,17 @@ func (f *clusterFlags) client() (client.Client, clientcmd.ClientConfig, error) {
 	return c, cc, nil
 }
 
+// unreachable is the exit-2 error for an API server that gave no answer.
+func unreachable(err error) error {
+	return &exitError{Code: 2, Err: fmt.Errorf("cannot reach the cluster's API server (check --kubeconfig, --context and the server's address): %w", err)}
+}
+
+// isAPIStatus reports whether err is an answer of the API server (a status), not a failure to reach it.
+func isAPIStatus(err error) bool {
+	var st apierrors.APIStatus
+	return errors.As(err, &st)
+}
+
 // read is the profile.Read of the simulators: the objects of files, else those of the cluster.
 func (f *clusterFlags) read(ctx context.Context, notes io.Writer, files []string) ([]*unstructured.Unstructured, error) {
 	if len(files) > 0 {
@@ -128,6 +140,9 @@ func clusterSettings(ctx context.Context, c client.Client, w io.Writer) (setting
 	case apierrors.IsForbidden(err):
 		fmt.Fprintf(w, "note: not allowed to read the cluster's %s %s: using the defaults (give the settings with --config FILE)\n", settings.GVK.Kind, settings.Name)
 		return settings.Defaults(), nil
+	case err != nil && !isAPIStatus(err):
+		// No answer from the API server at all: --config would not help, every list would fail too.
+		return settings.Settings{}, unreachable(err)
 	case err != nil:
 		return settings.Settings{}, &exitError{Code: 2, Err: fmt.Errorf("reading the cluster's %s %s (give the settings with --config FILE instead): %w", settings.GVK.Kind, settings.Name, err)}
 	}
@@ -208,6 +223,9 @@ func loadCluster(ctx context.Context, f *clusterFlags, override *settings.Settin
 		if apierrors.IsForbidden(err) {
 			fmt.Fprintf(w, "note: not allowed to list %s: left out\n", gvk.Kind)
 			continue
+		}
+		if err != nil && !isAPIStatus(err) && !meta.IsNoMatchError(err) {
+			return nil, "", unreachable(err)
 		}
 		if err != nil {
 			return nil, "", fmt.Errorf("listing %s: %w", gvk.Kind, err)

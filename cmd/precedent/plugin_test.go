@@ -104,3 +104,18 @@ func TestEffectiveEveryKind(t *testing.T) {
 		t.Errorf("the table of every kind has a KIND column and every kind's rows:\n%s", table.stdout)
 	}
 }
+
+// A cluster that does not answer is said to be unreachable, with or without --config (which would
+// not help), not as a failure to read one kind.
+func TestUnreachableCluster(t *testing.T) {
+	want := "cannot reach the cluster's API server (check --kubeconfig, --context and the server's address)"
+	for _, args := range [][]string{
+		{"effective", "--server", "https://127.0.0.1:1", "--request-timeout", "5s"},
+		{"effective", "--server", "https://127.0.0.1:1", "--request-timeout", "5s", "--config", kuadrantConfig},
+	} {
+		r := runResult(args...)
+		if r.code != 2 || !strings.Contains(r.stderr, want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 saying %q", args, r.code, r.stderr, want)
+		}
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/precedent-dev/precedent/profiles/inherited"
 	"github.com/precedent-dev/precedent/profiles/kuadrant"
 	"github.com/precedent-dev/precedent/profiles/mesh"
+	"github.com/precedent-dev/precedent/profiles/nginxgatewayfabric"
 )
 
 // Simulator is a profile with a simulator of its own in the CLI: a decision its model makes per
@@ -49,6 +50,7 @@ var registered = []profile.Profile{
 	access.Profile{},
 	mesh.Profile{},
 	envoygateway.Profile{},
+	nginxgatewayfabric.Profile{},
 }
 
 // Install installs the models of the table's configurable profiles in package policy, where the

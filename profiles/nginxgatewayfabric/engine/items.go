@@ -1,0 +1,108 @@
+package engine
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/precedent-dev/precedent/internal/effective"
+	"github.com/precedent-dev/precedent/internal/topology"
+)
+
+// Items are the effective settings of kind on every (Gateway, route) path its accepted policies
+// reach, in `precedent effective`'s shape: spec holds the settings by their field paths, sources the
+// policy each field comes from. ClientSettingsPolicy: the Gateway's policies' fields, each replaced
+// by the route's where the route's policies set it. ObservabilityPolicy: the route's. UpstreamSettings-
+// Policy: per Service the route sends to (spec.<service>.<field>), the merged fields of its policies.
+func (w *World) Items(kind string, statuses map[key]*Status) []effective.Item {
+	by := map[string][]*Policy{} // accepted policies by target, "Kind ns/name"
+	for _, p := range w.Policies {
+		if p.Kind != kind || !StatusOf(statuses, p).Accepted() {
+			continue
+		}
+		for _, t := range p.Targets {
+			k := t.Kind + " " + p.Ref.Namespace + "/" + t.Name
+			by[k] = append(by[k], p)
+		}
+	}
+	var out []effective.Item
+	seen := map[[2]string]bool{}
+	for _, i := range w.Graph.PathIndexes() {
+		path := w.Graph.Paths[i]
+		if path.Route.Name == "" || (path.RouteKind != "HTTPRoute" && path.RouteKind != "GRPCRoute") {
+			continue
+		}
+		pk := [2]string{path.Gateway.String(), path.RouteKind + " " + path.Route.String()}
+		if seen[pk] {
+			continue // another listener of the same Gateway: the same settings
+		}
+		seen[pk] = true
+		spec, sources := map[string]interface{}{}, map[string]string{}
+		switch kind {
+		case ClientSettingsPolicy:
+			apply(spec, sources, "", by["Gateway "+path.Gateway.String()])
+			apply(spec, sources, "", by[pk[1]])
+		case ObservabilityPolicy:
+			apply(spec, sources, "", by[pk[1]])
+		case UpstreamSettingsPolicy:
+			for _, svc := range w.backends(path.RouteKind, path.Route) {
+				apply(spec, sources, svc+".", by["Service "+path.Route.Namespace+"/"+svc])
+			}
+		}
+		if len(sources) == 0 {
+			continue
+		}
+		out = append(out, effective.Item{Kind: kind, Gateway: path.Gateway.String(), Route: path.Route.String(), Spec: spec, Sources: sources})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Gateway != out[j].Gateway {
+			return out[i].Gateway < out[j].Gateway
+		}
+		return out[i].Route < out[j].Route
+	})
+	return out
+}
+
+// apply sets the fields of pols (accepted ones, so no two set one field) in spec under prefix.
+func apply(spec map[string]interface{}, sources map[string]string, prefix string, pols []*Policy) {
+	for _, p := range pols {
+		for _, f := range p.SetFields() {
+			setNested(spec, prefix+f, p.Fields[f])
+			sources[prefix+f] = p.Ref.String()
+		}
+	}
+}
+
+func setNested(m map[string]interface{}, path string, v interface{}) {
+	segs := strings.Split(path, ".")
+	for _, s := range segs[:len(segs)-1] {
+		next, ok := m[s].(map[string]interface{})
+		if !ok {
+			next = map[string]interface{}{}
+			m[s] = next
+		}
+		m = next
+	}
+	m[segs[len(segs)-1]] = v
+}
+
+// backends are the Services (in the route's namespace, or named with a namespace of their own
+// only when it is the route's) the rules of an HTTPRoute send to, sorted.
+func (w *World) backends(kind string, k topology.Key) []string {
+	r := w.HTTPRoutes[k]
+	if kind != "HTTPRoute" || r == nil {
+		return nil
+	}
+	set := map[string]bool{}
+	for _, rule := range r.Spec.Rules {
+		for _, b := range rule.BackendRefs {
+			if (b.Kind != nil && *b.Kind != "Service") || (b.Group != nil && *b.Group != "" && *b.Group != "core") {
+				continue
+			}
+			if b.Namespace != nil && string(*b.Namespace) != k.Namespace {
+				continue
+			}
+			set[string(b.Name)] = true
+		}
+	}
+	return sortedKeys(set)
+}

@@ -1,0 +1,140 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/precedent-dev/precedent/internal/warning"
+)
+
+// The codes of what a write of NGINX Gateway Fabric's policies gets.
+var (
+	CodeTargetConflict = warning.Register(warning.Code{ID: "PRC-E260", Severity: warning.SeverityError, Title: "route target shares a hostname:port/path",
+		Meaning: "NGINX Gateway Fabric does not accept a route-targeted policy when another route, not targeted by it, shares a gateway:hostname:port/path with a targeted route (checkTargetRoutesForOverlap): the policy would have no effect",
+		Fix:     "target every route that shares the hostname, port and path, or give the routes distinct paths or hostnames"})
+	CodeConflicted = warning.Register(warning.Code{ID: "PRC-W260", Severity: warning.SeverityWarning, Title: "conflicts with an older policy",
+		Meaning: "an older policy of the same kind on the same target sets the same field: NGINX Gateway Fabric marks this one Conflicted and applies none of it (markConflictedPolicies)",
+		Fix:     "move the field into the older policy, or remove it from this one"})
+	CodeDisplaced = warning.Register(warning.Code{ID: "PRC-W261", Severity: warning.SeverityWarning, Title: "write takes another policy out of effect",
+		Meaning: "the write makes another policy Conflicted or not accepted, so the settings it applied are gone",
+		Fix:     "check that the other policy's settings should go, or take the shared fields out of this write"})
+	CodeNoTarget = warning.Register(warning.Code{ID: "PRC-W262", Severity: warning.SeverityWarning, Title: "no target exists",
+		Meaning: "none of the policy's targets exists: NGINX Gateway Fabric ignores it and writes no status",
+		Fix:     "create the target, or correct the reference"})
+	CodeOverridden = warning.Register(warning.Code{ID: "PRC-W263", Severity: warning.SeverityWarning, Title: "Gateway settings overridden on routes",
+		Meaning: "a ClientSettingsPolicy on a route sets a field this Gateway-level policy sets: on that route the route's value holds",
+		Fix:     "nothing, if the routes should decide; else remove the field from the route policies"})
+)
+
+// Write is one write of a policy: Old is the stored version (nil for a create), New the written one
+// (nil for a delete).
+type Write struct{ Old, New *Policy }
+
+// Projection is what a write gets: errors deny it, warnings go back either way.
+type Projection struct {
+	Errs     field.ErrorList
+	Warnings []string
+}
+
+// Project decides the world before and after the write and says what the write does.
+func (w *World) Project(wr Write) Projection {
+	before := w.Decide()
+	after := w.with(wr).Decide()
+	var pr Projection
+	if p := wr.New; p != nil {
+		st := StatusOf(after, p)
+		subject := p.Kind + " " + p.Ref.String()
+		switch st.Reason {
+		case ReasonTargetConflict:
+			pr.Errs = append(pr.Errs, field.Forbidden(p.Targets[st.Target].Path, CodeTargetConflict.Line(st.Message)))
+		case ReasonConflicted:
+			pr.Warnings = append(pr.Warnings, CodeConflicted.Linef("%s: %s %s, older, sets %s on the same target: NGINX Gateway Fabric marks this policy Conflicted and applies none of it", subject, st.By.Kind, st.By.Ref, strings.Join(st.Fields, ", ")))
+		case ReasonTargetNotFound:
+			pr.Warnings = append(pr.Warnings, CodeNoTarget.Linef("%s: %s", subject, st.Message))
+		}
+		if p.Kind == ClientSettingsPolicy && st.Accepted() {
+			pr.Warnings = append(pr.Warnings, w.with(wr).overridden(p, after)...)
+		}
+	}
+	var displaced []string
+	for _, q := range w.Policies {
+		if (wr.Old != nil && q == wr.Old) || (wr.New != nil && q.Kind == wr.New.Kind && q.Ref == wr.New.Ref) {
+			continue
+		}
+		if StatusOf(before, q).Accepted() && !StatusOf(after, q).Accepted() {
+			st := StatusOf(after, q)
+			why := st.Reason
+			if st.Reason == ReasonConflicted {
+				why = fmt.Sprintf("Conflicted (%s also set by %s)", strings.Join(st.Fields, ", "), st.By.Ref)
+			}
+			displaced = append(displaced, CodeDisplaced.Linef("%s %s: this write makes it %s: its settings are no longer applied", q.Kind, q.Ref, why))
+		}
+	}
+	sort.Strings(displaced)
+	pr.Warnings = append(pr.Warnings, displaced...)
+	return pr
+}
+
+// with is the world with the write applied.
+func (w *World) with(wr Write) *World {
+	out := *w
+	out.Policies = make([]*Policy, 0, len(w.Policies)+1)
+	for _, q := range w.Policies {
+		if wr.Old != nil && q.Kind == wr.Old.Kind && q.Ref == wr.Old.Ref {
+			continue
+		}
+		if wr.New != nil && q.Kind == wr.New.Kind && q.Ref == wr.New.Ref {
+			continue
+		}
+		out.Policies = append(out.Policies, q)
+	}
+	if wr.New != nil {
+		out.Policies = append(out.Policies, wr.New)
+	}
+	return &out
+}
+
+// overridden says, for a Gateway-level ClientSettingsPolicy p, which of its fields routes' policies
+// override, one line per field with the count of routes and the first.
+func (w *World) overridden(p *Policy, statuses map[key]*Status) []string {
+	var gws []string
+	for _, t := range p.Targets {
+		if t.Kind == "Gateway" {
+			gws = append(gws, p.Ref.Namespace+"/"+t.Name)
+		}
+	}
+	if len(gws) == 0 {
+		return nil
+	}
+	routes := map[string][]string{} // field -> "route by policy"
+	for _, it := range w.Items(ClientSettingsPolicy, statuses) {
+		if !slicesContains(sortedCopy(gws), it.Gateway) {
+			continue
+		}
+		for f, src := range it.Sources {
+			if _, mine := p.Fields[f]; mine && src != p.Ref.String() {
+				routes[f] = append(routes[f], "route "+it.Route+" by "+ClientSettingsPolicy+" "+src)
+			}
+		}
+	}
+	var out []string
+	for _, f := range sortedKeys(routes) {
+		rs := routes[f]
+		sort.Strings(rs)
+		more := ""
+		if len(rs) > 1 {
+			more = fmt.Sprintf(" and %d more routes", len(rs)-1)
+		}
+		out = append(out, CodeOverridden.Linef("%s %s: %s is overridden on %s%s", p.Kind, p.Ref, f, rs[0], more))
+	}
+	return out
+}
+
+func sortedCopy(l []string) []string {
+	out := append([]string(nil), l...)
+	sort.Strings(out)
+	return out
+}

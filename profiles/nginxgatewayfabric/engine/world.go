@@ -1,0 +1,276 @@
+package engine
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/precedent-dev/precedent/internal/topology"
+)
+
+// World is what the engine decides over: the topology graph, the HTTPRoutes whole (their matches,
+// for the overlap check; their backendRefs, for the Services a route sends to), the Services that
+// exist, and the policies of every kind.
+type World struct {
+	Graph      *topology.Graph
+	HTTPRoutes map[topology.Key]*gwv1.HTTPRoute
+	Services   map[topology.Key]bool
+	Policies   []*Policy
+}
+
+// The reasons of a status, as NGINX Gateway Fabric writes them (internal/controller/state/conditions).
+const (
+	ReasonAccepted       = "Accepted"
+	ReasonTargetNotFound = "TargetNotFound"
+	ReasonTargetConflict = "TargetConflict"
+	ReasonConflicted     = "Conflicted"
+)
+
+// Status is what NGINX Gateway Fabric decides for one policy.
+type Status struct {
+	Reason  string
+	Message string
+	// Target is the index in the policy's Targets of the target at fault (TargetConflict), -1 else.
+	Target int
+	// By is the policy of precedence it conflicts with, and Fields the fields both set (Conflicted).
+	By     *Policy
+	Fields []string
+}
+
+// Accepted reports whether the policy takes effect.
+func (s *Status) Accepted() bool { return s.Reason == ReasonAccepted }
+
+// key names a policy of a kind.
+type key struct {
+	Kind string
+	Ref  Ref
+}
+
+// Decide returns the status of every policy of w, keyed by kind and reference.
+func (w *World) Decide() map[key]*Status {
+	out := make(map[key]*Status, len(w.Policies))
+	var valid []*Policy
+	for _, p := range w.Policies {
+		st := &Status{Reason: ReasonAccepted, Target: -1}
+		out[key{p.Kind, p.Ref}] = st
+		if !w.anyTargetExists(p) {
+			// processPolicies skips a policy whose targets all do not exist: no status is written.
+			st.Reason, st.Message = ReasonTargetNotFound, "none of its targets exists: NGINX Gateway Fabric ignores it and writes no status"
+			continue
+		}
+		if i, msg := w.overlap(p); msg != "" {
+			st.Reason, st.Message, st.Target = ReasonTargetConflict, msg, i
+			continue
+		}
+		valid = append(valid, p)
+	}
+	markConflicted(valid, out)
+	return out
+}
+
+// StatusOf returns the status of p in statuses.
+func StatusOf(statuses map[key]*Status, p *Policy) *Status { return statuses[key{p.Kind, p.Ref}] }
+
+func (w *World) anyTargetExists(p *Policy) bool {
+	for _, t := range p.Targets {
+		if w.targetExists(p.Ref.Namespace, t) {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *World) targetExists(ns string, t Target) bool {
+	k := topology.Key{Namespace: ns, Name: t.Name}
+	switch t.Kind {
+	case "Gateway":
+		_, ok := w.Graph.Gateway(k)
+		return ok
+	case "Service":
+		return w.Services[k]
+	}
+	_, ok := w.Graph.Route(topology.Target{Kind: t.Kind, Namespace: ns, Name: t.Name})
+	return ok
+}
+
+// overlap is checkTargetRoutesForOverlap: the index of a targeted HTTPRoute that shares a
+// gateway:hostname:port/path with an HTTPRoute the policy does not target, and the message NGINX
+// Gateway Fabric writes; "" when none does.
+func (w *World) overlap(p *Policy) (int, string) {
+	targeted := map[topology.Key]bool{}
+	for _, t := range p.Targets {
+		if t.Kind == "HTTPRoute" {
+			targeted[topology.Key{Namespace: p.Ref.Namespace, Name: t.Name}] = true
+		}
+	}
+	if len(targeted) == 0 {
+		return -1, ""
+	}
+	keys := make([]topology.Key, 0, len(w.HTTPRoutes))
+	for k := range w.HTTPRoutes {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+	for i, t := range p.Targets {
+		k := topology.Key{Namespace: p.Ref.Namespace, Name: t.Name}
+		if t.Kind != "HTTPRoute" || w.HTTPRoutes[k] == nil {
+			continue
+		}
+		mine := w.hostPortPaths(k)
+		for _, other := range keys {
+			if targeted[other] {
+				continue
+			}
+			for _, hp := range w.hostPortPaths(other) {
+				if slicesContains(mine, hp) {
+					return i, fmt.Sprintf("Policy cannot be applied to target %q since another Route %q shares a namespace/gateway-name:hostname:port/path combination with this target (%s)", k.String(), other.String(), hp)
+				}
+			}
+		}
+	}
+	return -1, ""
+}
+
+// hostPortPaths are the gateway:hostname:port/path keys of an HTTPRoute, as buildGatewayHostPortPaths
+// makes them: per listener the route attaches to, per hostname it accepts there, per path match.
+func (w *World) hostPortPaths(k topology.Key) []string {
+	r := w.HTTPRoutes[k]
+	var out []string
+	for _, i := range w.Graph.PathsFor(topology.Target{Kind: "HTTPRoute", Namespace: k.Namespace, Name: k.Name}) {
+		path := w.Graph.Paths[i]
+		port, lh, ok := w.listener(path)
+		if !ok {
+			continue
+		}
+		for _, h := range acceptedHostnames(lh, r.Spec.Hostnames) {
+			for _, rule := range r.Spec.Rules {
+				matches := rule.Matches
+				if len(matches) == 0 {
+					matches = []gwv1.HTTPRouteMatch{{}} // the API server's default: PathPrefix /
+				}
+				for _, m := range matches {
+					p := "/"
+					if m.Path != nil && m.Path.Value != nil {
+						p = *m.Path.Value
+					}
+					out = append(out, fmt.Sprintf("%s:%s:%d%s", path.Gateway.String(), h, port, p))
+				}
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// listener returns the port and hostname of the listener of a path.
+func (w *World) listener(p topology.Path) (int32, string, bool) {
+	if p.ListenerSet.Name != "" {
+		ls, ok := w.Graph.ListenerSet(p.ListenerSet)
+		if !ok {
+			return 0, "", false
+		}
+		for _, l := range ls.Spec.Listeners {
+			if string(l.Name) == p.Listener {
+				return int32(l.Port), hostname(l.Hostname), true
+			}
+		}
+		return 0, "", false
+	}
+	gw, ok := w.Graph.Gateway(p.Gateway)
+	if !ok {
+		return 0, "", false
+	}
+	for _, l := range gw.Spec.Listeners {
+		if string(l.Name) == p.Listener {
+			return int32(l.Port), hostname(l.Hostname), true
+		}
+	}
+	return 0, "", false
+}
+
+func hostname(h *gwv1.Hostname) string {
+	if h == nil {
+		return ""
+	}
+	return string(*h)
+}
+
+// acceptedHostnames are the hostnames a route accepts on a listener of hostname lh: the route's that
+// the listener's matches (the more specific of the two), the listener's when the route has none, "*"
+// when neither has one.
+func acceptedHostnames(lh string, route []gwv1.Hostname) []string {
+	if len(route) == 0 {
+		if lh == "" {
+			return []string{"*"}
+		}
+		return []string{lh}
+	}
+	var out []string
+	for _, rh := range route {
+		h := string(rh)
+		switch {
+		case lh == "" || lh == h:
+			out = append(out, h)
+		case strings.HasPrefix(lh, "*.") && strings.HasSuffix(h, lh[1:]):
+			out = append(out, h)
+		case strings.HasPrefix(h, "*.") && strings.HasSuffix(lh, h[1:]):
+			out = append(out, lh)
+		}
+	}
+	return out
+}
+
+// markConflicted is markConflictedPolicies: per kind and target, in precedence order, a policy that
+// sets a field an earlier valid one sets is Conflicted.
+func markConflicted(valid []*Policy, out map[key]*Status) {
+	type tk struct{ kind, ns, tkind, name string }
+	groups := map[tk][]*Policy{}
+	var order []tk
+	for _, p := range valid {
+		for _, t := range p.Targets {
+			k := tk{p.Kind, p.Ref.Namespace, t.Kind, t.Name}
+			if groups[k] == nil {
+				order = append(order, k)
+			}
+			groups[k] = append(groups[k], p)
+		}
+	}
+	sort.Slice(order, func(i, j int) bool { return fmt.Sprint(order[i]) < fmt.Sprint(order[j]) })
+	for _, k := range order {
+		list := groups[k]
+		sort.SliceStable(list, func(i, j int) bool { return Less(list[i], list[j]) })
+		for i := range list {
+			if !out[key{list[i].Kind, list[i].Ref}].Accepted() {
+				continue
+			}
+			for j := i + 1; j < len(list); j++ {
+				sj := out[key{list[j].Kind, list[j].Ref}]
+				if !sj.Accepted() {
+					continue
+				}
+				if both := common(list[i], list[j]); len(both) > 0 {
+					sj.Reason, sj.By, sj.Fields = ReasonConflicted, list[i], both
+					sj.Message = fmt.Sprintf("Conflicts with another %s", list[j].Kind)
+				}
+			}
+		}
+	}
+}
+
+// common are the fields both policies set.
+func common(a, b *Policy) []string {
+	var out []string
+	for _, f := range a.SetFields() {
+		if _, ok := b.Fields[f]; ok {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func slicesContains(l []string, s string) bool {
+	i := sort.SearchStrings(l, s)
+	return i < len(l) && l[i] == s
+}

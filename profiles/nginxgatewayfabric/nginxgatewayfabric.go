@@ -1,0 +1,222 @@
+package nginxgatewayfabric
+
+import (
+	"fmt"
+	"sort"
+
+	"gomodules.xyz/jsonpatch/v2"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/precedent-dev/precedent/internal/diff"
+	"github.com/precedent-dev/precedent/internal/effective"
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/profile"
+	"github.com/precedent-dev/precedent/internal/settings"
+	"github.com/precedent-dev/precedent/internal/source"
+	"github.com/precedent-dev/precedent/internal/topology"
+	"github.com/precedent-dev/precedent/profiles/nginxgatewayfabric/engine"
+	"github.com/precedent-dev/precedent/validate"
+)
+
+// Name is the profile's name in spec.kinds[].profile.
+const Name policy.Profile = "nginx-gateway-fabric"
+
+// Profile is NGINX Gateway Fabric's model.
+type Profile struct{}
+
+var (
+	_ profile.Profile      = Profile{}
+	_ profile.Configurable = Profile{}
+)
+
+// services is the kind UpstreamSettingsPolicies target, read from the state.
+var services = schema.GroupKind{Kind: "Service"}
+
+func (Profile) Name() policy.Profile { return Name }
+
+// KindModel: the three kinds, no defaults, and no status writer (NGINX Gateway Fabric's controller
+// owns the status of its kinds).
+func (Profile) KindModel() policy.Model {
+	kinds := make([]string, 0, len(engine.Kinds))
+	for k := range engine.Kinds {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	return policy.Model{Kinds: kinds}
+}
+
+func (Profile) Claims(gk schema.GroupKind, reg *policy.Registry) bool {
+	k, ok := reg.Lookup(gk)
+	return ok && k.Profile == Name
+}
+
+func (Profile) Own() []schema.GroupKind { return nil }
+
+// Reads: Services, the targets of UpstreamSettingsPolicies.
+func (Profile) Reads() []schema.GroupKind { return []schema.GroupKind{services} }
+
+// Sources: what it reads (its kinds are the registry's).
+func (Profile) Sources(settings.Settings) []schema.GroupKind { return []schema.GroupKind{services} }
+
+// Review reads the written policy, then projects the write (or delete) on the world of the state: a
+// route target whose hostname:port/path another route shares denies it; a conflict with an older
+// policy, a displaced policy and overridden Gateway settings are warnings.
+func (p Profile) Review(r profile.Request) profile.Decision {
+	pol, errs := engine.Read(r.Object)
+	if len(errs) > 0 {
+		if r.Delete {
+			return profile.Allowed
+		}
+		return profile.Decision{Errs: errs, CheckIDs: ids(len(errs), "ngf-target")}
+	}
+	if err := listed(r.Source, r.Registry); err != nil {
+		return profile.Decision{Unavailable: err}
+	}
+	w := p.world(r.Source, r.Registry)
+	var old *engine.Policy
+	for _, q := range w.Policies {
+		if q.Kind == pol.Kind && q.Ref == pol.Ref {
+			old = q
+		}
+	}
+	write := engine.Write{Old: old, New: pol}
+	if r.Delete {
+		write = engine.Write{Old: pol}
+	}
+	pr := w.Project(write)
+	return profile.Decision{Errs: pr.Errs, CheckIDs: ids(len(pr.Errs), "ngf-target-conflict"), Warnings: validate.Limit(pr.Warnings, r.Settings.WarningLimit)}
+}
+
+func ids(n int, id string) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = id
+	}
+	return out
+}
+
+// world is the engine's world over the state, derived once per change of the topology, of the
+// profile's kinds or of Services.
+func (Profile) world(st source.Source, reg *policy.Registry) *engine.World {
+	gks := []schema.GroupKind{services}
+	for _, k := range profile.KindsOf(Name, reg) {
+		gks = append(gks, k.GVK.GroupKind())
+	}
+	v := st.Derive(source.Derivation{Key: string(Name), Kinds: gks, Topology: true, Build: func() any {
+		var objs []*unstructured.Unstructured
+		for _, gk := range gks {
+			objs = append(objs, st.Objects(gk)...)
+		}
+		_, routes, _ := st.HTTPTopology()
+		return newWorld(st.Graph(), routes, objs)
+	}})
+	return v.(*engine.World)
+}
+
+// newWorld reads the policies and Services among objs (policies that do not read are left out:
+// the webhook refused them) over the graph and the HTTPRoutes.
+func newWorld(g *topology.Graph, routes []*gwv1.HTTPRoute, objs []*unstructured.Unstructured) *engine.World {
+	w := &engine.World{Graph: g, HTTPRoutes: map[topology.Key]*gwv1.HTTPRoute{}, Services: map[topology.Key]bool{}}
+	for _, r := range routes {
+		w.HTTPRoutes[topology.Key{Namespace: r.Namespace, Name: r.Name}] = r
+	}
+	for _, u := range objs {
+		gk := u.GroupVersionKind().GroupKind()
+		if gk == services {
+			w.Services[topology.Key{Namespace: u.GetNamespace(), Name: u.GetName()}] = true
+			continue
+		}
+		if gk.Group != engine.Group {
+			continue
+		}
+		if p, errs := engine.Read(u); len(errs) == 0 && p != nil {
+			w.Policies = append(w.Policies, p)
+		}
+	}
+	sort.Slice(w.Policies, func(i, j int) bool { return engine.Less(w.Policies[i], w.Policies[j]) }) // the same decision for the same state
+	return w
+}
+
+// listed makes sure the state has listed the profile's kinds and Services.
+func listed(st source.Source, reg *policy.Registry) error {
+	for _, k := range profile.KindsOf(Name, reg) {
+		if err := profile.KindListed(st, k); err != nil {
+			return err
+		}
+	}
+	ready, err := st.WatchRead(services)
+	if err != nil {
+		return fmt.Errorf("watching Services: %w: retry", err)
+	}
+	if !ready {
+		return fmt.Errorf("the cache of Services is not synced yet: retry")
+	}
+	return nil
+}
+
+// Default: NGINX Gateway Fabric's CRDs default what they default; nothing to add.
+func (Profile) Default(schema.GroupKind, *unstructured.Unstructured, *policy.Registry) []jsonpatch.JsonPatchOperation {
+	return nil
+}
+
+// Webhooks: each managed kind, creates, updates and (projected) deletes.
+func (Profile) Webhooks(kinds []policy.Kind) profile.Webhooks {
+	return profile.Webhooks{Validate: profile.EngineWebhooks(Name, kinds)}
+}
+
+// Prepare derives the world before the replica reports ready, when the profile is in use.
+func (p Profile) Prepare(st source.Source, s settings.Settings) error {
+	if len(profile.KindsOf(Name, s.Registry())) == 0 {
+		return nil
+	}
+	if listed(st, s.Registry()) == nil {
+		p.world(st, s.Registry())
+	}
+	return nil
+}
+
+func (p Profile) Checks(gk schema.GroupKind, reg *policy.Registry) bool { return p.Claims(gk, reg) }
+
+// offlineWorld is the world of an offline input.
+func offlineWorld(in *profile.Offline) *engine.World {
+	routes := make([]*gwv1.HTTPRoute, len(in.Inv.Topology.HTTPRoutes))
+	for i := range in.Inv.Topology.HTTPRoutes {
+		routes[i] = &in.Inv.Topology.HTTPRoutes[i]
+	}
+	return newWorld(in.Graph, routes, in.Objects)
+}
+
+// Effective: the settings NGINX Gateway Fabric applies per (Gateway, route), beneath target.
+func (Profile) Effective(in *profile.Offline, k policy.Kind, target *topology.Target) ([]effective.Item, error) {
+	w := offlineWorld(in)
+	items := w.Items(k.GVK.Kind, w.Decide())
+	if target == nil {
+		return items, nil
+	}
+	var out []effective.Item
+	name := target.Namespace + "/" + target.Name
+	for _, it := range items {
+		if (target.Kind == "Gateway" && it.Gateway == name) || target.Kind == "GatewayClass" || it.Route == name {
+			out = append(out, it)
+		}
+	}
+	return out, nil
+}
+
+// Diff compares the effective items of the profile's kinds between base and head.
+func (p Profile) Diff(base, head *profile.Offline, kind string) ([]diff.Change, bool, error) {
+	var out []diff.Change
+	matched := false
+	for _, k := range profile.KindsOf(Name, head.Registry) {
+		if !profile.Names(kind, k.GVK.GroupKind()) {
+			continue
+		}
+		matched = true
+		b, _ := p.Effective(base, k, nil)
+		h, _ := p.Effective(head, k, nil)
+		out = append(out, diff.Items(k.GVK.Kind, b, h)...)
+	}
+	return out, matched, nil
+}

@@ -1,0 +1,110 @@
+package webhook_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/precedent-dev/precedent/internal/settings"
+	"github.com/precedent-dev/precedent/test/harness"
+)
+
+// ngfKinds is the one line per kind that manages NGINX Gateway Fabric's policies.
+func ngfKinds() []interface{} {
+	line := func(version, kind string) interface{} {
+		return map[string]interface{}{"gvk": map[string]interface{}{"group": "gateway.nginx.org", "version": version, "kind": kind}, "profile": "nginx-gateway-fabric"}
+	}
+	return []interface{}{line("v1alpha1", "ClientSettingsPolicy"), line("v1alpha1", "UpstreamSettingsPolicy"), line("v1alpha2", "ObservabilityPolicy")}
+}
+
+// TestNGINXGatewayFabricKinds manages NGINX Gateway Fabric's kinds (same-shape CRDs,
+// test/crds/nginx-gateway-fabric) with one line per kind: `kubectl apply --dry-run=server` of a
+// ClientSettingsPolicy on a route whose hostname, port and path another route shares is refused with
+// the field path, as NGINX Gateway Fabric would not accept it; a newer policy setting a field an older
+// one sets on the Gateway is admitted with the warning that it will be Conflicted.
+func TestNGINXGatewayFabricKinds(t *testing.T) {
+	c, rec := h.NewClient()
+	ctx := context.Background()
+	ns := harness.Namespace(t, c)
+	harness.InstallCRDFiles(t, c, "test/crds/nginx-gateway-fabric")
+	t.Cleanup(func() {
+		setConfig(t, c, map[string]interface{}{})
+		if err := h.Env.RegisterWebhooks(ctx, c, settings.Defaults().Registry().Kinds()); err != nil {
+			t.Errorf("registering the webhooks for the shipped kinds again: %v", err)
+		}
+	})
+	setConfig(t, c, map[string]interface{}{"kinds": ngfKinds()})
+	if err := h.Env.RegisterWebhooks(ctx, c, h.Live.Current().Registry().Kinds()); err != nil {
+		t.Fatal(err)
+	}
+	harness.Apply(t, c, ns, `
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw}
+spec:
+  gatewayClassName: nginx
+  listeners: [{name: http, port: 80, protocol: HTTP}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: cart}
+spec:
+  parentRefs: [{name: gw}]
+  hostnames: [shop.example.com]
+  rules: [{matches: [{path: {type: PathPrefix, value: /cart}}]}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: shadow}
+spec:
+  parentRefs: [{name: gw}]
+  hostnames: [shop.example.com]
+  rules: [{matches: [{path: {type: PathPrefix, value: /cart}}]}]
+---
+apiVersion: gateway.nginx.org/v1alpha1
+kind: ClientSettingsPolicy
+metadata: {name: gw-csp}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}
+  body: {maxSize: 10m}`)
+
+	t.Run("a route policy whose route shares hostname:port/path with an unreferenced route is refused", func(t *testing.T) {
+		file := filepath.Join(t.TempDir(), "csp.yaml")
+		if err := os.WriteFile(file, []byte(`
+apiVersion: gateway.nginx.org/v1alpha1
+kind: ClientSettingsPolicy
+metadata: {name: cart-csp, namespace: `+ns+`}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: cart}
+  body: {maxSize: 1m}
+`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		want := `spec.targetRef: Forbidden: PRC-E260 Policy cannot be applied to target "` + ns + `/cart" since another Route "` + ns + `/shadow" shares a namespace/gateway-name:hostname:port/path combination with this target`
+		harness.EventuallyWithin(t, 20*time.Second, "kubectl apply --dry-run=server is refused", func() (bool, string) {
+			cmd := exec.Command("kubectl", "apply", "--dry-run=server", "-f", file, "--kubeconfig", h.Kubeconfig)
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			err := cmd.Run()
+			return err != nil && strings.Contains(out.String(), want), out.String()
+		})
+	})
+
+	t.Run("a newer policy setting a field an older one sets is warned Conflicted", func(t *testing.T) {
+		newer := harness.ObjectIn(ns, `
+apiVersion: gateway.nginx.org/v1alpha1
+kind: ClientSettingsPolicy
+metadata: {name: gw-csp-2, namespace: "{{ns}}"}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}
+  body: {maxSize: 20m}`)
+		harness.WarningsOf(t, c, rec, newer, []string{
+			"PRC-W260 ClientSettingsPolicy " + ns + "/gw-csp-2: ClientSettingsPolicy " + ns + "/gw-csp, older, sets body.maxSize on the same target: NGINX Gateway Fabric marks this policy Conflicted and applies none of it",
+		})
+	})
+}

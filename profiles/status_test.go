@@ -11,11 +11,12 @@ import (
 // access is not configurable (its kinds are not the settings', and get no status).
 func TestStatusWriters(t *testing.T) {
 	want := map[string]string{
-		"defaults-overrides": "writer, default full",
-		"gep713":             "writer, default full",
-		"kuadrant":           "writer, default none",
-		"mesh":               "no writer",
-		"envoy-gateway":      "no writer",
+		"defaults-overrides":   "writer, default full",
+		"gep713":               "writer, default full",
+		"kuadrant":             "writer, default none",
+		"mesh":                 "no writer",
+		"envoy-gateway":        "no writer",
+		"nginx-gateway-fabric": "no writer",
 	}
 	got := map[string]string{}
 	for name, m := range Models() {

@@ -84,13 +84,14 @@ func TestComponentRules(t *testing.T) {
 }
 
 // TestStatusNone: the chart's default status mode per profile is the models' (policy.Kind's
-// StatusMode): none for every Kuadrant, Envoy Gateway and mesh kind (mesh and envoy-gateway have no
-// status writer).
+// StatusMode): none for every Kuadrant, Envoy Gateway, mesh and NGINX Gateway Fabric kind (all but
+// kuadrant have no status writer).
 func TestStatusNone(t *testing.T) {
 	want := map[policy.Profile][]string{
 		policy.ProfileKuadrant: {"*"},
 		envoygateway.Name:      {"*"},
 		policy.ProfileMesh:     {"*"},
+		"nginx-gateway-fabric": {"*"},
 	}
 	if diff := cmp.Diff(want, statusNone()); diff != "" {
 		t.Errorf("statusNone (-want +got):\n%s", diff)

@@ -104,7 +104,7 @@ spec:
   targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}
   body: {maxSize: 20m}`)
 		harness.WarningsOf(t, c, rec, newer, []string{
-			"PRC-W260 ClientSettingsPolicy " + ns + "/gw-csp-2: ClientSettingsPolicy " + ns + "/gw-csp, older, sets body.maxSize on the same target: NGINX Gateway Fabric marks this policy Conflicted and applies none of it",
+			"PRC-W260 ClientSettingsPolicy " + ns + "/gw-csp, older, sets body.maxSize on the same target: NGINX Gateway Fabric marks this policy Conflicted and applies none of it",
 		})
 	})
 }

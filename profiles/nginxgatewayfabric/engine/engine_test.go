@@ -192,10 +192,10 @@ func TestProject(t *testing.T) {
 		{name: "a route target sharing hostname:port/path is refused at its field path", docs: []string{topo, shadow}, write: cartCSP,
 			wantErrs: []string{`spec.targetRef: Forbidden: PRC-E260 Policy cannot be applied to target "shop/cart" since another Route "shop/shadow" shares a namespace/gateway-name:hostname:port/path combination with this target (shop/gw:shop.example.com:80/cart)`}},
 		{name: "a newer conflicting policy is warned Conflicted", docs: []string{topo, gwCSP}, write: gwCSPNewer,
-			wantWarns: []string{"PRC-W260 ClientSettingsPolicy shop/gw-csp-2: ClientSettingsPolicy shop/gw-csp, older, sets body.maxSize on the same target: NGINX Gateway Fabric marks this policy Conflicted and applies none of it"}},
+			wantWarns: []string{"PRC-W260 ClientSettingsPolicy shop/gw-csp, older, sets body.maxSize on the same target: NGINX Gateway Fabric marks this policy Conflicted and applies none of it"}},
 		{name: "an older policy taking a field a newer one sets displaces it", docs: []string{topo, gwCSPOther}, write: gwCSP + "\n  body: {maxSize: 10m, timeout: 10s}",
 			wantWarns: []string{
-				"PRC-W263 ClientSettingsPolicy shop/gw-csp: body.maxSize is overridden on route shop/cart by ClientSettingsPolicy shop/cart-csp",
+				"PRC-W263 body.maxSize is overridden on route shop/cart by ClientSettingsPolicy shop/cart-csp",
 				"PRC-W261 ClientSettingsPolicy shop/gw-csp-3: this write makes it Conflicted (body.timeout also set by shop/gw-csp): its settings are no longer applied",
 			}},
 	}

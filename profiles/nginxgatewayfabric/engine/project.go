@@ -46,14 +46,13 @@ func (w *World) Project(wr Write) Projection {
 	var pr Projection
 	if p := wr.New; p != nil {
 		st := StatusOf(after, p)
-		subject := p.Kind + " " + p.Ref.String()
 		switch st.Reason {
 		case ReasonTargetConflict:
 			pr.Errs = append(pr.Errs, field.Forbidden(p.Targets[st.Target].Path, CodeTargetConflict.Line(st.Message)))
 		case ReasonConflicted:
-			pr.Warnings = append(pr.Warnings, CodeConflicted.Linef("%s: %s %s, older, sets %s on the same target: NGINX Gateway Fabric marks this policy Conflicted and applies none of it", subject, st.By.Kind, st.By.Ref, strings.Join(st.Fields, ", ")))
+			pr.Warnings = append(pr.Warnings, CodeConflicted.Linef("%s %s, older, sets %s on the same target: NGINX Gateway Fabric marks this policy Conflicted and applies none of it", st.By.Kind, st.By.Ref, strings.Join(st.Fields, ", ")))
 		case ReasonTargetNotFound:
-			pr.Warnings = append(pr.Warnings, CodeNoTarget.Linef("%s: %s", subject, st.Message))
+			pr.Warnings = append(pr.Warnings, CodeNoTarget.Line(st.Message))
 		}
 		if p.Kind == ClientSettingsPolicy && st.Accepted() {
 			pr.Warnings = append(pr.Warnings, w.with(wr).overridden(p, after)...)
@@ -128,7 +127,7 @@ func (w *World) overridden(p *Policy, statuses map[key]*Status) []string {
 		if len(rs) > 1 {
 			more = fmt.Sprintf(" and %d more routes", len(rs)-1)
 		}
-		out = append(out, CodeOverridden.Linef("%s %s: %s is overridden on %s%s", p.Kind, p.Ref, f, rs[0], more))
+		out = append(out, CodeOverridden.Linef("%s is overridden on %s%s", f, rs[0], more))
 	}
 	return out
 }

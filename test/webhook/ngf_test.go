@@ -91,7 +91,11 @@ spec:
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out
 			err := cmd.Run()
-			return err != nil && strings.Contains(out.String(), want), out.String()
+			if err != nil && strings.Contains(out.String(), want) {
+				t.Logf("kubectl apply --dry-run=server: %s", out.String())
+				return true, ""
+			}
+			return false, out.String()
 		})
 	})
 

@@ -136,7 +136,7 @@ func newWorld(g *topology.Graph, routes []*gwv1.HTTPRoute, objs []*unstructured.
 		}
 	}
 	sort.Slice(w.Policies, func(i, j int) bool { return engine.Less(w.Policies[i], w.Policies[j]) }) // the same decision for the same state
-	return w
+	return w.Index()
 }
 
 // listed makes sure the state has listed the profile's kinds and Services.

@@ -39,10 +39,23 @@ type Projection struct {
 	Warnings []string
 }
 
-// Project decides the world before and after the write and says what the write does.
+// Project decides the world before and after the write and says what the write does. Only the
+// policies related to the write (sharing a target with it, and so on) are decided: the cost of a
+// write does not grow with the policies and routes elsewhere.
 func (w *World) Project(wr Write) Projection {
-	before := w.Decide()
-	after := w.with(wr).Decide()
+	rel := w.related(wr)
+	before := w.decide(rel)
+	aw := w.routesOnly() // the related policies after the write are decided over the same routes
+	var afterRel []*Policy
+	for _, q := range rel {
+		if !same(q, wr.Old) && !same(q, wr.New) {
+			afterRel = append(afterRel, q)
+		}
+	}
+	if wr.New != nil {
+		afterRel = append(afterRel, wr.New)
+	}
+	after := aw.decide(afterRel)
 	var pr Projection
 	if p := wr.New; p != nil {
 		st := StatusOf(after, p)
@@ -54,13 +67,14 @@ func (w *World) Project(wr Write) Projection {
 		case ReasonTargetNotFound:
 			pr.Warnings = append(pr.Warnings, CodeNoTarget.Line(st.Message))
 		}
-		if p.Kind == ClientSettingsPolicy && st.Accepted() {
-			pr.Warnings = append(pr.Warnings, w.with(wr).overridden(p, after)...)
+		if p.Kind == ClientSettingsPolicy && st.Accepted() && targetsGateway(p) {
+			all := w.with(wr)
+			pr.Warnings = append(pr.Warnings, all.overridden(p, all.Decide())...)
 		}
 	}
 	var displaced []string
-	for _, q := range w.Policies {
-		if (wr.Old != nil && q == wr.Old) || (wr.New != nil && q.Kind == wr.New.Kind && q.Ref == wr.New.Ref) {
+	for _, q := range rel {
+		if same(q, wr.Old) || same(q, wr.New) {
 			continue
 		}
 		if StatusOf(before, q).Accepted() && !StatusOf(after, q).Accepted() {
@@ -77,23 +91,78 @@ func (w *World) Project(wr Write) Projection {
 	return pr
 }
 
-// with is the world with the write applied.
+// same reports whether q is p (by kind and reference); false for a nil p.
+func same(q, p *Policy) bool { return p != nil && q.Kind == p.Kind && q.Ref == p.Ref }
+
+// related are the policies whose status the write may change: those of its kind that share a
+// target with its old or new version, and those that share a target with them, and so on, in
+// precedence order.
+func (w *World) related(wr Write) []*Policy {
+	idx := w.targets()
+	var queue []targetKey
+	for _, p := range []*Policy{wr.Old, wr.New} {
+		if p == nil {
+			continue
+		}
+		for _, t := range p.Targets {
+			queue = append(queue, targetKey{p.Kind, p.Ref.Namespace, t.Kind, t.Name})
+		}
+	}
+	seen := map[*Policy]bool{}
+	done := map[targetKey]bool{}
+	var out []*Policy
+	for len(queue) > 0 {
+		tk := queue[0]
+		queue = queue[1:]
+		if done[tk] {
+			continue
+		}
+		done[tk] = true
+		for _, q := range idx[tk] {
+			if seen[q] {
+				continue
+			}
+			seen[q] = true
+			out = append(out, q)
+			for _, t := range q.Targets {
+				queue = append(queue, targetKey{q.Kind, q.Ref.Namespace, t.Kind, t.Name})
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return Less(out[i], out[j]) })
+	return out
+}
+
+// routesOnly is the world's routes and Services without policies, sharing the route index.
+func (w *World) routesOnly() *World {
+	out := &World{Graph: w.Graph, HTTPRoutes: w.HTTPRoutes, Services: w.Services}
+	out.Index()
+	out.idx.sharing = w.indexes().sharing
+	return out
+}
+
+func targetsGateway(p *Policy) bool {
+	for _, t := range p.Targets {
+		if t.Kind == "Gateway" {
+			return true
+		}
+	}
+	return false
+}
+
+// with is the world with the write applied; it shares the route index (the routes are the same).
 func (w *World) with(wr Write) *World {
-	out := *w
+	out := w.routesOnly()
 	out.Policies = make([]*Policy, 0, len(w.Policies)+1)
 	for _, q := range w.Policies {
-		if wr.Old != nil && q.Kind == wr.Old.Kind && q.Ref == wr.Old.Ref {
-			continue
+		if !same(q, wr.Old) && !same(q, wr.New) {
+			out.Policies = append(out.Policies, q)
 		}
-		if wr.New != nil && q.Kind == wr.New.Kind && q.Ref == wr.New.Ref {
-			continue
-		}
-		out.Policies = append(out.Policies, q)
 	}
 	if wr.New != nil {
 		out.Policies = append(out.Policies, wr.New)
 	}
-	return &out
+	return out
 }
 
 // overridden says, for a Gateway-level ClientSettingsPolicy p, which of its fields routes' policies

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -18,6 +19,60 @@ type World struct {
 	HTTPRoutes map[topology.Key]*gwv1.HTTPRoute
 	Services   map[topology.Key]bool
 	Policies   []*Policy
+
+	// idx holds the indexes built on first use (a world is shared by concurrent reviews).
+	idx *indexes
+}
+
+// indexes are a world's routes by gateway:hostname:port/path and its policies by target.
+type indexes struct {
+	once, targetOnce sync.Once
+	sharing          map[string][]topology.Key
+	byTarget         map[targetKey][]*Policy
+}
+
+// targetKey is one target of a policy kind: conflicts are decided per kind and target.
+type targetKey struct{ kind, ns, tkind, name string }
+
+// Index prepares the world for use: its indexes are built once, on first use.
+func (w *World) Index() *World {
+	w.idx = &indexes{}
+	return w
+}
+
+func (w *World) indexes() *indexes {
+	if w.idx == nil {
+		w.Index()
+	}
+	w.idx.once.Do(func() {
+		if w.idx.sharing == nil {
+			w.idx.sharing = map[string][]topology.Key{}
+			for k := range w.HTTPRoutes {
+				for _, hp := range w.hostPortPaths(k) {
+					w.idx.sharing[hp] = append(w.idx.sharing[hp], k)
+				}
+			}
+			for _, ks := range w.idx.sharing {
+				sort.Slice(ks, func(i, j int) bool { return ks[i].String() < ks[j].String() })
+			}
+		}
+	})
+	return w.idx
+}
+
+// targets returns the index of the policies by target.
+func (w *World) targets() map[targetKey][]*Policy {
+	idx := w.indexes()
+	idx.targetOnce.Do(func() {
+		idx.byTarget = map[targetKey][]*Policy{}
+		for _, p := range w.Policies {
+			for _, t := range p.Targets {
+				tk := targetKey{p.Kind, p.Ref.Namespace, t.Kind, t.Name}
+				idx.byTarget[tk] = append(idx.byTarget[tk], p)
+			}
+		}
+	})
+	return idx.byTarget
 }
 
 // The reasons of a status, as NGINX Gateway Fabric writes them (internal/controller/state/conditions).
@@ -49,10 +104,14 @@ type key struct {
 }
 
 // Decide returns the status of every policy of w, keyed by kind and reference.
-func (w *World) Decide() map[key]*Status {
-	out := make(map[key]*Status, len(w.Policies))
+func (w *World) Decide() map[key]*Status { return w.decide(w.Policies) }
+
+// decide returns the status of pols, policies of w closed under sharing a target (Project's
+// related): what conflicts decide for them depends on them alone.
+func (w *World) decide(pols []*Policy) map[key]*Status {
+	out := make(map[key]*Status, len(pols))
 	var valid []*Policy
-	for _, p := range w.Policies {
+	for _, p := range pols {
 		st := &Status{Reason: ReasonAccepted, Target: -1}
 		out[key{p.Kind, p.Ref}] = st
 		if !w.anyTargetExists(p) {
@@ -108,23 +167,15 @@ func (w *World) overlap(p *Policy) (int, string) {
 	if len(targeted) == 0 {
 		return -1, ""
 	}
-	keys := make([]topology.Key, 0, len(w.HTTPRoutes))
-	for k := range w.HTTPRoutes {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+	idx := w.indexes().sharing
 	for i, t := range p.Targets {
 		k := topology.Key{Namespace: p.Ref.Namespace, Name: t.Name}
 		if t.Kind != "HTTPRoute" || w.HTTPRoutes[k] == nil {
 			continue
 		}
-		mine := w.hostPortPaths(k)
-		for _, other := range keys {
-			if targeted[other] {
-				continue
-			}
-			for _, hp := range w.hostPortPaths(other) {
-				if slicesContains(mine, hp) {
+		for _, hp := range w.hostPortPaths(k) {
+			for _, other := range idx[hp] {
+				if !targeted[other] {
 					return i, fmt.Sprintf("Policy cannot be applied to target %q since another Route %q shares a namespace/gateway-name:hostname:port/path combination with this target (%s)", k.String(), other.String(), hp)
 				}
 			}
@@ -225,19 +276,18 @@ func acceptedHostnames(lh string, route []gwv1.Hostname) []string {
 // markConflicted is markConflictedPolicies: per kind and target, in precedence order, a policy that
 // sets a field an earlier valid one sets is Conflicted.
 func markConflicted(valid []*Policy, out map[key]*Status) {
-	type tk struct{ kind, ns, tkind, name string }
-	groups := map[tk][]*Policy{}
-	var order []tk
+	groups := map[targetKey][]*Policy{}
+	var order []targetKey
 	for _, p := range valid {
 		for _, t := range p.Targets {
-			k := tk{p.Kind, p.Ref.Namespace, t.Kind, t.Name}
+			k := targetKey{p.Kind, p.Ref.Namespace, t.Kind, t.Name}
 			if groups[k] == nil {
 				order = append(order, k)
 			}
 			groups[k] = append(groups[k], p)
 		}
 	}
-	sort.Slice(order, func(i, j int) bool { return fmt.Sprint(order[i]) < fmt.Sprint(order[j]) })
+	sort.Slice(order, func(i, j int) bool { return order[i].less(order[j]) })
 	for _, k := range order {
 		list := groups[k]
 		sort.SliceStable(list, func(i, j int) bool { return Less(list[i], list[j]) })
@@ -259,6 +309,19 @@ func markConflicted(valid []*Policy, out map[key]*Status) {
 	}
 }
 
+func (a targetKey) less(b targetKey) bool {
+	if a.kind != b.kind {
+		return a.kind < b.kind
+	}
+	if a.ns != b.ns {
+		return a.ns < b.ns
+	}
+	if a.tkind != b.tkind {
+		return a.tkind < b.tkind
+	}
+	return a.name < b.name
+}
+
 // common are the fields both policies set.
 func common(a, b *Policy) []string {
 	var out []string
@@ -270,7 +333,7 @@ func common(a, b *Policy) []string {
 	return out
 }
 
-func slicesContains(l []string, s string) bool {
+func slicesContains(l []string, s string) bool { // l sorted
 	i := sort.SearchStrings(l, s)
 	return i < len(l) && l[i] == s
 }

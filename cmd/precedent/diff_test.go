@@ -48,7 +48,8 @@ func TestDiffExitCodes(t *testing.T) {
 		t.Fatalf("validate of the invalid tree: exit %d, want 1\n%s", code, validateOut)
 	}
 	var validateErrs []string
-	for _, l := range strings.Split(strings.TrimSpace(validateOut), "\n") {
+	lines := strings.Split(strings.TrimSpace(validateOut), "\n")
+	for _, l := range lines[:len(lines)-1] { // the last is the summary line
 		if !strings.HasPrefix(l, "Warning: ") {
 			validateErrs = append(validateErrs, l)
 		}

@@ -101,6 +101,13 @@ func TestValidateCI(t *testing.T) {
 			want: cmdResult{code: 2, stderr: "error: " + list + ":2: document 0: a YAML list at the top level is not a Kubernetes object: write each object as its own document (separated by ---), or wrap them in kind: List with the objects under items\n"},
 		},
 		{
+			name: "effective takes paths as arguments too",
+			args: []string{"effective", ciDir, "--kind", "AuthPolicy", "--target", "httproute/shop/cart"},
+			want: cmdResult{stdout: "GATEWAY            LISTENER  ROUTE      RULE  RULE ID          FROM\n" +
+				"gateway-system/gw  -         shop/cart  -     authorization.b  gateway-system/gw-policy\n" +
+				"gateway-system/gw  -         shop/cart  -     authorization.c  shop/route-policy\n"},
+		},
+		{
 			name: "no path at all is exit 2",
 			args: []string{"validate"},
 			want: cmdResult{code: 2, stderr: "error: no input: give one or more paths (FILE|DIR, or -f FILE|DIR)\n"},

@@ -23,17 +23,19 @@ func newEffectiveCmd() *cobra.Command {
 	var src sources
 	var kind, target, output string
 	cmd := &cobra.Command{
-		Use:   "effective [-f PATH] --kind KIND [--target KIND/NAMESPACE/NAME] [-o json|yaml|table]",
+		Use:   "effective [[-f] PATH ...] --kind KIND [--target KIND/NAMESPACE/NAME] [-o json|yaml|table]",
 		Short: "Print the effective policy of every Gateway/Route path that policies of a kind reach",
 		Long: `Prints one item per path (gateway, listener, route, rule) reached by policies of KIND, with the
 effective policy in bare form and, per rule id, the policy it came from. The listener and the rule are
 shown only where a policy targets that section. Without -f, reads the cluster of the kubeconfig (like
 kubectl: -n/--namespace limits the paths to routes in that namespace, -A shows all); --target is
-looked up in its own namespace, and a target that does not exist is an error (exit 1).
+looked up in its own namespace, and a target that does not exist is an error (exit 1). Paths given
+as arguments count as -f.
 
 ` + kindHelp + "\n\n" + settingsHelp + "\n\n" + uncheckedHelp,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			src.files = append(src.files, args...)
 			t, err := optionalTarget(target)
 			if err != nil {
 				return err

@@ -52,7 +52,7 @@ type Finding struct {
 
 // Text is the finding as the CLI contract prints it: errors "<Kind> <ns>/<name>: <field path>:
 // <reason>", warnings (the caller adds "Warning: ") and notes naming their subject once.
-func (f *Finding) Text() string { return f.line }
+func (f Finding) Text() string { return f.line }
 
 // Errors are the findings of field errors on u; checkIDs[i] (when given) names the check that
 // found errs[i], whose registered code the finding carries.

@@ -15,6 +15,14 @@ CACHE_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/precedent
 CP_DIR := $(CACHE_DIR)/control-plane/kube-$(KUBE_VERSION)-etcd-$(ETCD_VERSION)
 KUBE_APISERVER := $(CP_DIR)/kube-apiserver
 ETCD := $(CP_DIR)/etcd
+# The SARIF 2.1.0 JSON schema `validate -o sarif` is checked against (cmd/precedent's
+# TestValidateSARIFSchema), as Microsoft's @microsoft/jest-sarif npm package ships it
+# (lib/schemas/sarif-2.1.0-rtm.5.json), fetched from the npm registry into the cache, never copied
+# into the repository.
+SARIF_PKG_VERSION ?= 1.0.0-beta.0
+SARIF_PKG_SHA256 ?= 748e2c3d1a842e7bb258416685c7ea3a0da40005b72267b2052c2856d48ad102
+SARIF_SCHEMA := $(CACHE_DIR)/sarif/jest-sarif-$(SARIF_PKG_VERSION)/sarif-schema-2.1.0.json
+export PRECEDENT_SARIF_SCHEMA := $(SARIF_SCHEMA)
 VERSION_PKG := k8s.io/component-base/version
 KUBE_LDFLAGS := -s -w -X $(VERSION_PKG).gitVersion=$(KUBE_VERSION) -X $(VERSION_PKG).gitMajor=$(KUBE_MAJOR) -X $(VERSION_PKG).gitMinor=$(KUBE_MINOR)
 
@@ -101,10 +109,22 @@ control-plane: $(ETCD) $(KUBE_APISERVER) ## Build (or reuse) the pinned etcd + k
 	@ln -sfn $(CP_DIR) $(BIN)/control-plane
 	@echo ">> control plane: $$($(KUBE_APISERVER) --version) / etcd $(ETCD_VERSION) in $(CP_DIR)"
 
+.PHONY: sarif-schema
+sarif-schema: $(SARIF_SCHEMA) ## Fetch (or reuse) the SARIF 2.1.0 JSON schema the SARIF output is tested against, into the cache.
+
+$(SARIF_SCHEMA):
+	@mkdir -p $(@D)
+	@echo ">> fetching the SARIF 2.1.0 schema from npm (@microsoft/jest-sarif@$(SARIF_PKG_VERSION)) into $(@D)"
+	@curl -sSfL -o $(@D)/package.tgz https://registry.npmjs.org/@microsoft/jest-sarif/-/jest-sarif-$(SARIF_PKG_VERSION).tgz
+	@echo "$(SARIF_PKG_SHA256)  $(@D)/package.tgz" | sha256sum -c --quiet -
+	@tar -xzf $(@D)/package.tgz -C $(@D) package/lib/schemas/sarif-2.1.0-rtm.5.json
+	@mv $(@D)/package/lib/schemas/sarif-2.1.0-rtm.5.json $@
+	@rm -rf $(@D)/package $(@D)/package.tgz
+
 .PHONY: test
 UNIT_PKGS = $$($(GO) list ./... | grep -v /test/)
 
-test: control-plane picture-tools ## Unit tests (every package but test/), then the envtest suites under test/ one at a time against the real kube-apiserver + etcd, then test/chart (what CI runs).
+test: control-plane sarif-schema picture-tools ## Unit tests (every package but test/), then the envtest suites under test/ one at a time against the real kube-apiserver + etcd, then test/chart (what CI runs).
 	$(GO) test $(UNIT_PKGS)
 	$(GO) test -p 1 -count=1 ./test/...
 	cd test/chart && $(GO) test -p 1 -count=1 ./...
@@ -126,7 +146,7 @@ pictures: build ## Render the README's picture of the RFC samples (docs/rfc-hier
 	$(BIN)/precedent effective -f config/samples/rfc --kind AuthPolicy -o dot | dot -Tsvg -o docs/rfc-hierarchy.svg
 
 .PHONY: unit
-unit: ## Unit tests only, no control plane: the front doors (cmd, webhook, validate, mutate, cel, certs), profiles/<model>/..., internal/..., hack/...
+unit: sarif-schema ## Unit tests only, no control plane: the front doors (cmd, webhook, validate, mutate, cel, certs), profiles/<model>/..., internal/..., hack/...
 	$(GO) test $(UNIT_PKGS)
 
 .PHONY: verify

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/precedent-dev/precedent/internal/finding"
 	"github.com/precedent-dev/precedent/internal/profile"
 	"github.com/precedent-dev/precedent/internal/settings"
 	"github.com/precedent-dev/precedent/internal/state/memory"
@@ -15,11 +16,11 @@ import (
 
 // Review answers, for every object of objs that a registered profile claims, what the webhook
 // answers to its create in a cluster holding the other objects: the same profile's Review, over a
-// source built from objs instead of informers (package memory). Errors are lines in the CLI
-// contract's format ("<Kind> <ns>/<name>: <field path>: <reason>"), warnings are prefixed with
-// "<Kind> <ns>/<name>: ". Objects are reviewed in the order of the table's profiles, then of the
+// source built from objs instead of informers (package memory). Each error and warning is a
+// finding about its object (errors with the code of the check that found them, warnings with the
+// code their line starts with); its Text is the CLI contract's line. Objects are reviewed in the order of the table's profiles, then of the
 // registry's kinds, then by namespace/name, so the answer is a function of the input alone.
-func Review(ctx context.Context, objs []*unstructured.Unstructured, s settings.Settings) (errs, warns []string, err error) {
+func Review(ctx context.Context, objs []*unstructured.Unstructured, s settings.Settings) ([]finding.Finding, error) {
 	reg := s.Registry()
 	type job struct {
 		u       *unstructured.Unstructured
@@ -43,7 +44,7 @@ func Review(ctx context.Context, objs []*unstructured.Unstructured, s settings.S
 		}
 	}
 	if len(jobs) == 0 {
-		return nil, nil, nil
+		return nil, nil
 	}
 	sort.SliceStable(jobs, func(i, j int) bool {
 		a, b := jobs[i], jobs[j]
@@ -62,38 +63,39 @@ func Review(ctx context.Context, objs []*unstructured.Unstructured, s settings.S
 	defer cancel() // stops the state's background builders
 	src, err := memory.New(ctx, objs, memory.Options{Kinds: reg.Kinds(), Own: Own(), Backend: schema.GroupKind{Group: s.Access.BackendGroup, Kind: s.Access.BackendKind}})
 	if err != nil {
-		return nil, nil, fmt.Errorf("reading the input as a cluster: %w", err)
+		return nil, fmt.Errorf("reading the input as a cluster: %w", err)
 	}
 	if err := Prepare(src.State, s); err != nil { // as a replica does before it reports ready
-		return nil, nil, fmt.Errorf("reading the input as a cluster: %w", err)
+		return nil, fmt.Errorf("reading the input as a cluster: %w", err)
 	}
+	var out []finding.Finding
 	for _, j := range jobs {
 		// As a create: the source holds every other object of the input.
 		if err := src.Remove(j.u); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		d := j.p.Review(profile.Request{GroupKind: j.gk, Object: j.u, Settings: s, Registry: reg, Source: src})
 		if err := src.Add(j.u); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		e, w := lines(j.u, d)
-		errs, warns = append(errs, e...), append(warns, w...)
+		out = append(out, findings(j.u, d)...)
 	}
-	return errs, warns, nil
+	return out, nil
 }
 
-// lines renders a decision on u as validate's lines.
-func lines(u *unstructured.Unstructured, d profile.Decision) (errs, warns []string) {
-	subject := fmt.Sprintf("%s %s", u.GetKind(), profile.NSName(u))
+// findings are a decision on u as validate's findings: errors first, then warnings.
+func findings(u *unstructured.Unstructured, d profile.Decision) []finding.Finding {
+	var out []finding.Finding
 	switch {
 	case d.Unavailable != nil:
-		errs = append(errs, fmt.Sprintf("%s: %v", subject, d.Unavailable))
+		out = append(out, finding.Error(u, d.Unavailable))
 	case d.Internal != nil:
-		errs = append(errs, fmt.Sprintf("%s: %v", subject, d.Internal))
+		out = append(out, finding.Error(u, d.Internal))
 	}
-	errs = append(errs, profile.Lines(u, d.Errs)...)
+	out = append(out, finding.Errors(u, d.Errs, d.CheckIDs)...)
+	obj := finding.ObjectOf(u)
 	for _, w := range d.Warnings {
-		warns = append(warns, subject+": "+w)
+		out = append(out, finding.Warning(obj, w))
 	}
-	return errs, warns
+	return out
 }

@@ -51,6 +51,11 @@ func TestDeterministicErrors(t *testing.T) {
 		{"diff", "--base", diffBase, "--head", "testdata/many-errors", "-o", "json"},
 		{"diff", "--base", diffBase, "--head", diffInvalid, "-o", "markdown"},
 		{"diff", "--base", diffBase, "--head", diffHead, "-o", "table"},
+		{"diff", "--base", diffBase, "--head", diffHead, "-o", "wide"},
+		{"diff", "--base", diffBase, "--head", "testdata/many-errors", "-o", "sarif"},
+		{"validate", "-f", "testdata/many-errors", "-o", "json"},
+		{"validate", "-f", "testdata/many-errors", "-o", "sarif"},
+		{"validate", "-f", ciDir, "-o", "sarif", "--fail-on", "warning"},
 	} {
 		same(t, args)
 	}
@@ -139,7 +144,7 @@ func views(t *testing.T, dir string) [][]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := [][]string{{"validate", "-f", dir}}
+	out := [][]string{{"validate", "-f", dir}, {"validate", "-f", dir, "-o", "sarif"}}
 	for _, args := range simulators[filepath.Base(dir)] {
 		out = append(out, append(slices.Clone(args), "-f", dir, "-o", "json")) // their only format
 	}

@@ -14,10 +14,12 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/precedent-dev/precedent/internal/diff"
+	"github.com/precedent-dev/precedent/internal/finding"
 	"github.com/precedent-dev/precedent/internal/manifest"
 	"github.com/precedent-dev/precedent/internal/printable"
 	"github.com/precedent-dev/precedent/internal/profile"
 	"github.com/precedent-dev/precedent/internal/settings"
+	"github.com/precedent-dev/precedent/internal/warning"
 	"github.com/precedent-dev/precedent/profiles"
 )
 
@@ -29,15 +31,15 @@ type diffOptions struct {
 	kind       string
 	base, head []string
 	files      []string
-	output     string
+	ci         ciFlags
 	cf         clusterFlags
 	now        func() time.Time // creationTimestamp of the objects -f creates
 }
 
 func newDiffCmd() *cobra.Command {
-	o := diffOptions{output: "table", now: time.Now}
+	o := diffOptions{ci: ciFlags{output: "table"}, now: time.Now}
 	cmd := &cobra.Command{
-		Use:   "diff [--kind KIND] (--base PATH ... --head PATH ... | -f PATH ...) [-o json|markdown|table]",
+		Use:   "diff [--kind KIND] (--base PATH ... --head PATH ... | -f PATH ...) [-o table|wide|json|markdown|sarif] [--fail-on error|warning|CODE,...]",
 		Short: "Show what a change set does to the effective policies (for GitOps review)",
 		Long: `Compares the effective policies before (base) and after (head) a change set and prints, per
 path, the rules added, removed, changed (another value) or moved (the same value from another
@@ -56,21 +58,35 @@ read is compared and shown: objects in namespaces you cannot list are left out (
 values are never copied out of namespaces you cannot read. Errors and warnings are those the
 webhook would give the files' objects.
 
-Exit status 0: no change; 1: changes; 2: head has errors the webhook would reject, or an input
-cannot be read.`,
+Paths given as arguments are the head with --base, else they are -f.
+
+Output: the table (-o wide adds the values before and after), markdown (a PR comment), json (the
+changes, the error and warning lines, and the findings as validate -o json gives them), sarif (the
+findings, as validate -o sarif). A summary line of the findings ("1 error, 2 warnings in 41
+objects") comes last on stdout, or on stderr with json and sarif.
+
+Exit status 0: no change; 1: changes; 2: head has errors the webhook would reject (or findings
+--fail-on selects: --fail-on warning fails on warnings too), or an input cannot be read.`,
 		Example: `  # a pull request's base and head checkouts, as a PR comment
   precedent diff --base cmd/precedent/testdata/diff/base --head cmd/precedent/testdata/diff/head -o markdown
   # the cluster in the kubeconfig with the files applied
   precedent diff -f config/samples/rfc --kind AuthPolicy`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd) },
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(o.base) > 0 {
+				o.head = append(o.head, args...)
+			} else {
+				o.files = append(o.files, args...)
+			}
+			return o.run(cmd)
+		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.kind, "kind", "", "policy kind (default: every managed kind), e.g. AuthPolicy, AccessPolicy, MeshTimeout")
 	f.StringArrayVar(&o.base, "base", nil, "file or folder of the manifests before the change (repeatable)")
 	f.StringArrayVar(&o.head, "head", nil, "file or folder of the manifests after the change (repeatable)")
 	f.StringArrayVarP(&o.files, "filename", "f", nil, "file or folder of manifests to apply to the cluster (repeatable)")
-	f.StringVarP(&o.output, "output", "o", o.output, "output format: json, markdown or table")
+	o.ci.add(cmd, "table, wide, json, markdown or sarif")
 	f.StringVar(&o.config, "config", "", "file holding the PrecedentConfig to use for both sides (wins over one in the input or the cluster)")
 	f.StringArrayVar(&o.crds, "crd", nil, "file or folder of CustomResourceDefinitions whose schema and rules the objects must pass (repeatable; CRDs in the input count too)")
 	cmd.MarkFlagsMutuallyExclusive("base", "filename")
@@ -80,10 +96,9 @@ cannot be read.`,
 }
 
 func (o *diffOptions) run(cmd *cobra.Command) error {
-	switch o.output {
-	case "json", "markdown", "table":
-	default:
-		return &exitError{Code: 2, Err: fmt.Errorf("-o %q: want json, markdown or table", o.output)}
+	gate, err := o.ci.check("table", "wide", "json", "markdown", "sarif")
+	if err != nil {
+		return err
 	}
 	var override *settings.Settings
 	if o.config != "" {
@@ -95,7 +110,6 @@ func (o *diffOptions) run(cmd *cobra.Command) error {
 	}
 	var base, head *input
 	var written map[string]bool // "<Kind> <ns>/<name>" of the objects the change set writes
-	var err error
 	switch {
 	case len(o.base) > 0 || len(o.head) > 0:
 		if len(o.base) == 0 || len(o.head) == 0 {
@@ -124,33 +138,42 @@ func (o *diffOptions) run(cmd *cobra.Command) error {
 	if err != nil {
 		return &exitError{Code: 2, Err: err}
 	}
-	errs, warns, err := head.validate(cmd.Context())
+	all, err := head.validate(cmd.Context())
 	if err != nil {
 		return &exitError{Code: 2, Err: err}
 	}
-	if len(o.files) > 0 {
-		errs = about(errs, written)
+	fs := about(all, written, len(o.files) > 0)
+	finding.Locate(fs, head.locate)
+	var errs, warns []string
+	for i := range fs {
+		if fs[i].Severity == warning.SeverityError {
+			errs = append(errs, fs[i].Text())
+		} else {
+			warns = append(warns, fs[i].Text())
+		}
 	}
-	warns = about(warns, written)
 	r := diff.NewReport(changes, errs, warns)
+	r.Findings = append(r.Findings, fs...)
 
 	w := cmd.OutOrStdout()
-	switch o.output {
-	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(r)
-	case "markdown":
-		err = diff.Markdown(w, &r)
-	default:
-		err = diff.Table(w, &r)
-	}
-	switch {
-	case err != nil:
+	err = o.ci.write(cmd, fs, head.read, func() error {
+		switch o.ci.output {
+		case "markdown":
+			return diff.Markdown(w, &r)
+		case "json":
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(r)
+		}
+		return diff.Table(w, &r, o.ci.output == "wide")
+	})
+	if err != nil {
 		return err
-	case len(r.Errors) > 0:
-		return &exitError{Code: 2, Err: fmt.Errorf("head has %d error%s the webhook would reject", len(r.Errors), plural(len(r.Errors)))}
-	case len(r.Changes) > 0:
+	}
+	if err := gate.Exit(fs, 2, "head has %d error%s the webhook would reject"); err != nil {
+		return err
+	}
+	if len(r.Changes) > 0 {
 		return &exitError{Code: 1, Err: errors.New("")}
 	}
 	return nil
@@ -249,7 +272,11 @@ func applyFiles(base *input, files []string, ns string, now time.Time, configGiv
 		out = append(out, u)
 	}
 	head, err := newInput(s, out, nil)
-	return head, written, err
+	if err != nil {
+		return nil, nil, err
+	}
+	head.read, head.at = len(objs), place(objs)
+	return head, written, nil
 }
 
 // changedObjects names ("<Kind> <ns>/<name>") the objects of head that base lacks or holds
@@ -268,12 +295,13 @@ func changedObjects(base, head []*unstructured.Unstructured) map[string]bool {
 	return out
 }
 
-// about keeps the validate lines ("<Kind> <ns>/<name>: …") about the named objects.
-func about(lines []string, objects map[string]bool) []string {
-	var out []string
-	for _, l := range lines {
-		if subject, _, ok := strings.Cut(l, ": "); ok && objects[subject] {
-			out = append(out, l)
+// about keeps the warnings (and, with errorsToo, the errors) about the named objects ("<Kind>
+// <ns>/<name>"); the other errors are kept.
+func about(fs []finding.Finding, objects map[string]bool, errorsToo bool) []finding.Finding {
+	var out []finding.Finding
+	for _, f := range fs {
+		if (f.Severity == warning.SeverityError && !errorsToo) || objects[f.Object.Subject()] {
+			out = append(out, f)
 		}
 	}
 	return out

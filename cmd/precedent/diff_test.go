@@ -48,7 +48,8 @@ func TestDiffExitCodes(t *testing.T) {
 		t.Fatalf("validate of the invalid tree: exit %d, want 1\n%s", code, validateOut)
 	}
 	var validateErrs []string
-	for _, l := range strings.Split(strings.TrimSpace(validateOut), "\n") {
+	lines := strings.Split(strings.TrimSpace(validateOut), "\n")
+	for _, l := range lines[:len(lines)-1] { // the last is the summary line
 		if !strings.HasPrefix(l, "Warning: ") {
 			validateErrs = append(validateErrs, l)
 		}
@@ -141,5 +142,75 @@ func TestDiffJSON(t *testing.T) {
 	}
 	if d := cmp.Diff(map[string]int{"paths": 3, "routes": 2, "added": 3, "removed": 1, "changed": 3, "moved": 1}, r.Summary); d != "" {
 		t.Errorf("summary (-want +got):\n%s", d)
+	}
+}
+
+// TestDiffCI: diff's side of the CI contract: the table fits 120 columns (the values are behind
+// -o wide), a path as argument is the head, --fail-on warning fails on the head's warnings (exit
+// 2, as errors do), and -o json carries the findings with their file and line.
+func TestDiffCI(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+		check  func(t *testing.T, out string)
+	}{
+		{name: "the table fits 120 columns", args: []string{"--base", diffBase, diffHead}, code: 1, check: func(t *testing.T, out string) {
+			table := strings.Split(out, "\nWarning: ")[0]
+			for _, l := range strings.Split(table, "\n") {
+				if n := len([]rune(l)); n > 120 {
+					t.Errorf("a line of %d columns:\n%s", n, l)
+				}
+			}
+			if !strings.Contains(table, "infra/gw-limits → infra/https-limits") || strings.Contains(table, "BEFORE") {
+				t.Errorf("want a FROM column naming the policies, no values:\n%s", table)
+			}
+		}},
+		{name: "-o wide shows the values", args: []string{"--base", diffBase, diffHead, "-o", "wide"}, code: 1, check: func(t *testing.T, out string) {
+			if !strings.Contains(out, "BEFORE") || !strings.Contains(out, "AFTER") || !strings.Contains(out, `(from infra/https-limits)`) {
+				t.Errorf("want the values before and after:\n%s", out)
+			}
+		}},
+		{name: "--fail-on warning fails on the head's warnings", args: []string{"--base", diffBase, "--head", diffHead, "--fail-on", "warning"}, code: 2,
+			stderr: "6 findings selected by --fail-on error,warning"},
+		{name: "-o json carries the findings", args: []string{"--base", diffBase, diffInvalid, "-o", "json"}, code: 2, stderr: "head has 1 error the webhook would reject", check: func(t *testing.T, out string) {
+			var r struct {
+				Errors   []string `json:"errors"`
+				Findings []struct {
+					Severity, File string
+					Line           int
+				} `json:"findings"`
+			}
+			if err := json.Unmarshal([]byte(out), &r); err != nil {
+				t.Fatal(err)
+			}
+			errs := 0
+			for _, f := range r.Findings {
+				if f.File == "" || f.Line < 1 {
+					t.Errorf("a finding without its place: %+v", f)
+				}
+				if f.Severity == "error" {
+					errs++
+				}
+			}
+			if errs != len(r.Errors) || errs == 0 {
+				t.Errorf("%d error findings for %d error lines", errs, len(r.Errors))
+			}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := runResult(append([]string{"diff"}, c.args...)...)
+			out, stderr := r.stdout, r.stderr
+			if r.code != c.code {
+				t.Fatalf("exit %d, want %d\n%s\n%s", r.code, c.code, out, stderr)
+			}
+			if c.stderr != "" && !strings.Contains(stderr, c.stderr) {
+				t.Errorf("stderr %q does not say %q", stderr, c.stderr)
+			}
+			if c.check != nil {
+				c.check(t, out)
+			}
+		})
 	}
 }

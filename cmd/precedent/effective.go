@@ -25,7 +25,7 @@ func newEffectiveCmd() *cobra.Command {
 	var src sources
 	var kind, target, output string
 	cmd := &cobra.Command{
-		Use:   "effective [-f PATH] [--kind KIND] [--target KIND/[NAMESPACE/]NAME] [-o json|yaml|table|wide|dot|mermaid]",
+		Use:   "effective [[-f] PATH ...] [--kind KIND] [--target KIND/[NAMESPACE/]NAME] [-o json|yaml|table|wide|dot|mermaid]",
 		Short: "Print the effective policy of every Gateway/Route path that policies of a kind reach",
 		Long: `Prints one item per path (gateway, listener, route, rule) reached by policies of KIND (without
 --kind, of every managed kind that has an effective policy per path, with a KIND column), with the
@@ -34,19 +34,21 @@ shown only where a policy targets that section. Without -f, reads the cluster of
 kubectl: -n/--namespace limits the paths to routes in that namespace, -A shows all, and every kubectl
 connection flag works: --context, --as, --as-group, --request-timeout, ...); --target
 KIND/NAMESPACE/NAME is looked up in its own namespace, KIND/NAME in the namespace of -n (else the
-context's), and a target that does not exist is an error (exit 1).
+context's), and a target that does not exist is an error (exit 1). Paths given as arguments count
+as -f.
 
 ` + kindHelp + "\n\n" + settingsHelp + "\n\n" + uncheckedHelp,
 		Example: `  # every managed kind, from files
-  precedent effective -f config/samples/rfc
+  precedent effective config/samples/rfc
   # one kind beneath one route, as JSON
   precedent effective -f config/samples/rfc --kind AuthPolicy --target httproute/c1/route -o json
   # a picture of the hierarchy: which policy wins where
   precedent effective -f config/samples/rfc --kind AuthPolicy -o dot
   # from the cluster: routes in namespace c1, TYPE/NAME as kubectl takes it
   precedent effective --kind AuthPolicy -n c1 --target httproute/route`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			src.files = append(src.files, args...)
 			t, err := optionalTarget(target, &src)
 			if err != nil {
 				return err

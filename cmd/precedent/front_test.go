@@ -10,6 +10,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/precedent-dev/precedent/internal/finding"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files (testdata/explain, testdata/diff)")
@@ -109,7 +112,8 @@ func TestConfigFlag(t *testing.T) {
 			name: "without a PrecedentConfig Kuadrant's policies are listed as not checked",
 			args: []string{"validate", "-f", "testdata/kuadrant"},
 			want: cmdResult{stdout: "Warning: 1 kuadrant.io/v1 AuthPolicy object is not checked: add the kind under spec.kinds\n" +
-				"Warning: 2 kuadrant.io/v1 RateLimitPolicy objects are not checked: add the kind under spec.kinds\n"},
+				"Warning: 2 kuadrant.io/v1 RateLimitPolicy objects are not checked: add the kind under spec.kinds\n" +
+				"0 errors, 2 warnings in 5 objects\n"},
 		},
 		{
 			name: "--config manages the kind: its policies are checked, the others still listed",
@@ -117,18 +121,20 @@ func TestConfigFlag(t *testing.T) {
 			want: cmdResult{stdout: "Warning: RateLimitPolicy gateway-system/gw-rlp: this write changes the effective RateLimitPolicy of 1 route\n" +
 				"Warning: RateLimitPolicy gateway-system/gw-rlp: default rule per-user is replaced by RateLimitPolicy shop/cart-rlp on route shop/cart\n" +
 				"Warning: RateLimitPolicy shop/cart-rlp: replaces gateway-system/gw-rlp's `per-user` on route shop/cart (Kuadrant: a more specific policy's rules replace defaults)\n" +
-				"Warning: 1 kuadrant.io/v1 AuthPolicy object is not checked: add the kind under spec.kinds\n"},
+				"Warning: 1 kuadrant.io/v1 AuthPolicy object is not checked: add the kind under spec.kinds\n" +
+				"0 errors, 4 warnings in 5 objects\n"},
 		},
 		{
 			name: "--config wins over the PrecedentConfig of the input",
 			args: []string{"validate", "-f", "testdata/configured", "--config", "testdata/kuadrant-config/config.yaml"},
 			want: cmdResult{stdout: "Warning: RateLimitPolicy kuadrant/gw-rlp: spec.defaults of this policy are replaced by RateLimitPolicy kuadrant/toystore-rlp on route kuadrant/toystore\n" +
-				"Warning: RateLimitPolicy kuadrant/toystore-rlp: replaces kuadrant/gw-rlp's `global`, `per-user` and `when` on route kuadrant/toystore (Kuadrant: a more specific policy's rules replace defaults)\n"},
+				"Warning: RateLimitPolicy kuadrant/toystore-rlp: replaces kuadrant/gw-rlp's `global`, `per-user` and `when` on route kuadrant/toystore (Kuadrant: a more specific policy's rules replace defaults)\n" +
+				"0 errors, 2 warnings in 5 objects\n"},
 		},
 		{
 			name: "an invalid --config is exit 2 with the field paths",
 			args: []string{"validate", "-f", "testdata/kuadrant", "--config", "testdata/bad-config/config.yaml"},
-			want: cmdResult{code: 2, stderr: `error: --config testdata/bad-config/config.yaml: PrecedentConfig cluster: [spec.warningLimit: Invalid value: 0: must be between 1 and 100, spec.kinds[0].profile: Unsupported value: "kuadrnt": supported values: "defaults-overrides", "envoy-gateway", "gep713", "kuadrant", "mesh"]` + "\n"},
+			want: cmdResult{code: 2, stderr: `error: --config testdata/bad-config/config.yaml: PrecedentConfig cluster: [spec.warningLimit: Invalid value: 0: must be between 1 and 100, spec.kinds[0].profile: Unsupported value: "kuadrnt": supported values: "defaults-overrides", "envoy-gateway", "gep713", "kuadrant", "mesh", "nginx-gateway-fabric"]` + "\n"},
 		},
 		{
 			name: "a --config asking status full of a profile without a status writer is exit 2",
@@ -155,17 +161,18 @@ func TestValidateWithCRDs(t *testing.T) {
 		{
 			name: "--crd applies Kuadrant's CRD rules before Precedent's checks",
 			args: []string{"validate", "-f", "testdata/kuadrant-invalid", "--crd", kuadrantCRDs, "--config", kuadrantConfig},
-			want: cmdResult{code: 1, stdout: kuadrantRejects, stderr: "error: 2 errors\n"},
+			want: cmdResult{code: 1, stdout: kuadrantRejects + "2 errors, 0 warnings in 2 objects\n", stderr: "error: 2 errors\n"},
 		},
 		{
 			name: "a CRD in the input counts like --crd, managed or not",
 			args: []string{"validate", "-f", "testdata/kuadrant-invalid", "-f", kuadrantCRDs},
-			want: cmdResult{code: 1, stdout: kuadrantRejects, stderr: "error: 2 errors\n"},
+			want: cmdResult{code: 1, stdout: kuadrantRejects + "2 errors, 0 warnings in 5 objects\n", stderr: "error: 2 errors\n"},
 		},
 		{
 			name: "without the CRD only the not-checked warning remains",
 			args: []string{"validate", "-f", "testdata/kuadrant-invalid"},
-			want: cmdResult{stdout: "Warning: 2 kuadrant.io/v1 RateLimitPolicy objects are not checked: add the kind under spec.kinds\n"},
+			want: cmdResult{stdout: "Warning: 2 kuadrant.io/v1 RateLimitPolicy objects are not checked: add the kind under spec.kinds\n" +
+				"0 errors, 1 warning in 2 objects\n"},
 		},
 		{
 			name: "the shipped CRDs carry rules too: the CRD rejects first, the rejected object is left out",
@@ -173,7 +180,8 @@ func TestValidateWithCRDs(t *testing.T) {
 			want: cmdResult{code: 1, stdout: "RateLimitPolicy shop/mixed: spec.limits: Forbidden: bare limits cannot be combined with spec.defaults or spec.overrides: move them into spec.defaults\n" +
 				"AuthPolicy shop/route-policy: spec.unset[0]: Forbidden: rule authorization.b is set by the overrides of AuthPolicy gateway-system/gw-policy and cannot be unset: remove it from spec.unset\n" +
 				"Warning: AuthPolicy gateway-system/gw-policy: this write changes the effective AuthPolicy of 1 route\n" +
-				"Warning: AuthPolicy gateway-system/gw-policy: the override of authorization.b makes the unset in AuthPolicy shop/route-policy ineffective on route shop/cart\n",
+				"Warning: AuthPolicy gateway-system/gw-policy: the override of authorization.b makes the unset in AuthPolicy shop/route-policy ineffective on route shop/cart\n" +
+				"2 errors, 2 warnings in 5 objects\n",
 				stderr: "error: 2 errors\n"},
 		},
 		{
@@ -181,7 +189,8 @@ func TestValidateWithCRDs(t *testing.T) {
 			args: []string{"validate", "-f", "../../config/samples/rfc/b2", "-f", "../../config/crd"},
 			want: cmdResult{stdout: "Warning: AuthPolicy b2/gw-policy: this write changes the effective AuthPolicy of 1 route\n" +
 				"Warning: AuthPolicy b2/gw-policy: default rule authorization.b is replaced by AuthPolicy b2/route-policy on route b2/route\n" +
-				"Warning: AuthPolicy b2/route-policy: replaces b2/gw-policy's `authorization.b` on route b2/route (defaults-overrides: a more specific policy's rules replace defaults)\n"},
+				"Warning: AuthPolicy b2/route-policy: replaces b2/gw-policy's `authorization.b` on route b2/route (defaults-overrides: a more specific policy's rules replace defaults)\n" +
+				"0 errors, 3 warnings in 23 objects\n"},
 		},
 		{
 			name: "--crd with something else than CRDs is exit 2",
@@ -304,7 +313,11 @@ shop/p red\x1b[31m: in effect on 1 path, replaced on 0
 	// Invalid UTF-8 cannot be written in YAML; the table and report printers escape it too.
 	var b bytes.Buffer
 	row(&b, "a\xffb", "\u202e")
-	report(&b, []string{"RateLimitPolicy shop/p: spec.limits[x\xff]: Invalid value"}, []string{"rule \x00"})
+	u := &unstructured.Unstructured{}
+	u.SetKind("RateLimitPolicy")
+	u.SetNamespace("shop")
+	u.SetName("p")
+	finding.WriteText(&b, []finding.Finding{finding.Warning(finding.Object{}, "rule \x00"), finding.Error(u, errors.New("spec.limits[x\xff]: Invalid value"))})
 	want := "a\\xffb\t\\u202e\nRateLimitPolicy shop/p: spec.limits[x\\xff]: Invalid value\nWarning: rule \\x00\n"
 	if diff := cmp.Diff(want, b.String()); diff != "" {
 		t.Errorf("escaped printers (-want +got):\n%s", diff)

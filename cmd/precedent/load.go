@@ -14,6 +14,7 @@ import (
 	"github.com/precedent-dev/precedent/cel"
 	"github.com/precedent-dev/precedent/internal/crdcheck"
 	"github.com/precedent-dev/precedent/internal/effective"
+	"github.com/precedent-dev/precedent/internal/finding"
 	"github.com/precedent-dev/precedent/internal/inventory"
 	"github.com/precedent-dev/precedent/internal/manifest"
 	"github.com/precedent-dev/precedent/internal/policy"
@@ -33,11 +34,44 @@ type input struct {
 	objects  []*unstructured.Unstructured
 	graph    *topology.Graph
 	cond     *cel.Evaluator
-	// rejected are the objects the API server would reject by their CRD's own rules (validate
-	// lines); those objects are left out of the input.
-	rejected []string
-	// unchecked are warnings (without "Warning: ") naming policies of kinds not managed.
-	unchecked []string
+	// rejected are the errors of the objects the API server would reject by their CRD's own rules;
+	// those objects are left out of the input.
+	rejected []finding.Finding
+	// unchecked are warnings naming policies of kinds not managed.
+	unchecked []finding.Finding
+	// read is the number of objects read from the files (0 from the cluster), and at where each
+	// object (and the first of each kind) starts in them.
+	read int
+	at   map[finding.Object]position
+}
+
+// position is where an object starts in the input.
+type position struct {
+	file string
+	line int
+}
+
+// locate says where obj starts in the files; a kind without name is located at its first object.
+func (o *input) locate(obj finding.Object) (string, int, bool) {
+	p, ok := o.at[obj]
+	return p.file, p.line, ok
+}
+
+// place records where the objects of the files start.
+func place(objs []manifest.Object) map[finding.Object]position {
+	at := make(map[finding.Object]position, len(objs))
+	for _, m := range objs {
+		obj := finding.ObjectOf(m.Unstructured)
+		p := position{m.File, m.Line}
+		if _, dup := at[obj]; !dup {
+			at[obj] = p
+		}
+		kind := finding.Object{APIVersion: obj.APIVersion, Kind: obj.Kind}
+		if _, dup := at[kind]; !dup {
+			at[kind] = p
+		}
+	}
+	return at
 }
 
 // sources say where a command's objects and settings come from: the files of -f, else the cluster
@@ -147,11 +181,11 @@ func (f *sources) loadFiles(ctx context.Context, override *settings.Settings) (*
 	if err != nil {
 		return nil, &exitError{Code: 2, Err: err}
 	}
-	var rejected []string
+	var rejected []finding.Finding
 	kept, keptSrcs := us[:0], srcs[:0]
 	for i, u := range us {
 		if errs := checker.Check(ctx, u); len(errs) > 0 {
-			rejected = append(rejected, profile.Lines(u, errs)...)
+			rejected = append(rejected, finding.Errors(u, errs, nil)...)
 			continue
 		}
 		kept, keptSrcs = append(kept, u), append(keptSrcs, srcs[i])
@@ -162,6 +196,7 @@ func (f *sources) loadFiles(ctx context.Context, override *settings.Settings) (*
 	}
 	o.rejected = rejected
 	o.unchecked = unchecked(o.registry, kept, checker)
+	o.read, o.at = len(objs), place(objs)
 	return o, nil
 }
 
@@ -269,12 +304,10 @@ func (o *input) resolve(name string) (policy.Kind, error) {
 
 // notes prints, for the commands that do not validate, what was left out of the input and why.
 func (o *input) notes(w io.Writer) {
-	for _, r := range o.rejected {
-		fmt.Fprintln(w, "note: left out, the API server would reject it: "+printable.String(r))
+	for i := range o.rejected {
+		fmt.Fprintln(w, "note: left out, the API server would reject it: "+printable.String(o.rejected[i].Text()))
 	}
-	for _, u := range o.unchecked {
-		fmt.Fprintln(w, "Warning: "+printable.String(u))
-	}
+	finding.WriteText(w, o.unchecked)
 }
 
 // snapshot returns the snapshot of one kind over every policy of that kind that could be read.

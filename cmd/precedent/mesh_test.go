@@ -136,7 +136,7 @@ spec:
 			name:     "unparsable file",
 			args:     []string{"-f", broken, "--kind", "MeshTimeout", "--proxy", "web-v1", "--outbound", "backend"},
 			wantCode: 2,
-			wantErr:  broken + ": document 0: error converting YAML to JSON: yaml: line 1: did not find expected node content",
+			wantErr:  broken + ":1: document 0: error converting YAML to JSON: yaml: line 1: did not find expected node content",
 		},
 		{
 			name:       "invalid policy",
@@ -217,7 +217,8 @@ func TestKumaKinds(t *testing.T) {
 	t.Run("not checked without the config", func(t *testing.T) {
 		out, _, code := run("validate", "-f", kuma)
 		want := "Warning: 3 kuma.io/v1alpha1 MeshTimeout objects are not checked: add the kind under spec.kinds\n" +
-			"Warning: 3 kuma.io/v1alpha1 MeshTrafficPermission objects are not checked: add the kind under spec.kinds\n"
+			"Warning: 3 kuma.io/v1alpha1 MeshTrafficPermission objects are not checked: add the kind under spec.kinds\n" +
+			"0 errors, 2 warnings in 10 objects\n"
 		if code != 0 || out != want {
 			t.Errorf("exit %d, output:\n%s\nwant exit 0 and:\n%s", code, out, want)
 		}
@@ -234,16 +235,17 @@ func TestKumaKinds(t *testing.T) {
 			from = "spec.from is deprecated by Kuma 2.x and dropped silently by Kuma 3.0 on create and update: use spec.rules\n"
 		)
 		want := mt + "00-base-timeouts: " + dead +
-			mt + "01-consume-backend-timeouts: " + dead +
-			mtp + "allow-all: MeshTrafficPermission kuma-system/allow-all: " + from +
-			mtp + "allow-all: MeshTrafficPermission kuma-system/allow-all: spec.from[0] as spec.rules[0]: {\"default\":{\"allow\":[{\"spiffeID\":{\"type\":\"Prefix\",\"value\":\"spiffe://<trust-domain>\"}}]}}\n" +
+			"Warning: " + dead +
+			mtp + "allow-all: " + from +
+			mtp + "allow-all: spec.from[0] as spec.rules[0]: {\"default\":{\"allow\":[{\"spiffeID\":{\"type\":\"Prefix\",\"value\":\"spiffe://<trust-domain>\"}}]}}\n" +
 			mtp + "allow-all: MeshTrafficPermission kuma-system/deny-web-v1 never takes effect on any Dataplane: every field it sets is decided by kuma-system/allow-all\n" +
-			mtp + "deny-web-v1: MeshTrafficPermission kuma-system/deny-web-v1: " + from +
-			mtp + "deny-web-v1: MeshTrafficPermission kuma-system/deny-web-v1: spec.from[0] as spec.rules[0]: {\"default\":{\"deny\":[{\"spiffeID\":{\"type\":\"Exact\",\"value\":\"spiffe://<trust-domain>/ns/<namespace>/sa/<service account of web,version=v1>\"}}]}}\n" +
-			mtp + "deny-web-v1: MeshTrafficPermission kuma-system/deny-web-v1 never takes effect on any Dataplane: every field it sets is decided by kuma-system/allow-all\n" +
-			mtp + "shadow-web: MeshTrafficPermission kuma-system/shadow-web: " + from +
-			mtp + "shadow-web: MeshTrafficPermission kuma-system/shadow-web: spec.from[0] as spec.rules[0]: {\"default\":{\"allowWithShadowDeny\":[{\"spiffeID\":{\"type\":\"Exact\",\"value\":\"spiffe://<trust-domain>/ns/<namespace>/sa/<service account of web>\"}}]}}\n" +
-			mtp + "shadow-web: MeshTrafficPermission kuma-system/shadow-web never takes effect on any Dataplane: every field it sets is decided by kuma-system/allow-all\n"
+			mtp + "deny-web-v1: " + from +
+			mtp + "deny-web-v1: spec.from[0] as spec.rules[0]: {\"default\":{\"deny\":[{\"spiffeID\":{\"type\":\"Exact\",\"value\":\"spiffe://<trust-domain>/ns/<namespace>/sa/<service account of web,version=v1>\"}}]}}\n" +
+			mtp + "deny-web-v1 never takes effect on any Dataplane: every field it sets is decided by kuma-system/allow-all\n" +
+			mtp + "shadow-web: " + from +
+			mtp + "shadow-web: spec.from[0] as spec.rules[0]: {\"default\":{\"allowWithShadowDeny\":[{\"spiffeID\":{\"type\":\"Exact\",\"value\":\"spiffe://<trust-domain>/ns/<namespace>/sa/<service account of web>\"}}]}}\n" +
+			mtp + "shadow-web never takes effect on any Dataplane: every field it sets is decided by kuma-system/allow-all\n" +
+			"0 errors, 11 warnings in 10 objects\n"
 		if code != 0 || out != want {
 			t.Errorf("exit %d, output:\n%s\nwant exit 0 and:\n%s", code, out, want)
 		}

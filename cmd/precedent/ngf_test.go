@@ -14,7 +14,7 @@ func TestNGINXGatewayFabricValidate(t *testing.T) {
 		{
 			name: "the samples: a warning only",
 			args: []string{"validate", "-f", samples},
-			want: cmdResult{stdout: "Warning: ClientSettingsPolicy cafe/gateway-client-settings: PRC-W263 body.maxSize is overridden on route cafe/coffee by ClientSettingsPolicy cafe/coffee-client-settings\n"},
+			want: cmdResult{stdout: "Warning: PRC-W263 ClientSettingsPolicy cafe/gateway-client-settings: body.maxSize is overridden on route cafe/coffee by ClientSettingsPolicy cafe/coffee-client-settings\n0 errors, 1 warning in 12 objects\n"},
 		},
 	})
 	r := runResult("validate", "-f", samples, "-f", "testdata/ngf-overlap")

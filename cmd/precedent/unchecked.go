@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/precedent-dev/precedent/internal/crdcheck"
+	"github.com/precedent-dev/precedent/internal/finding"
 	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/profiles"
 )
@@ -25,7 +26,7 @@ attachment), or when its kind ends in Policy outside Kubernetes' own API groups 
 
 // unchecked returns one warning per group/version/kind of policy-like objects that no managed kind
 // and no other profile checks, with their count.
-func unchecked(reg *policy.Registry, objs []*unstructured.Unstructured, crds *crdcheck.Checker) []string {
+func unchecked(reg *policy.Registry, objs []*unstructured.Unstructured, crds *crdcheck.Checker) []finding.Finding {
 	count := map[schema.GroupVersionKind]int{}
 	for _, u := range objs {
 		gvk := u.GroupVersionKind()
@@ -40,14 +41,15 @@ func unchecked(reg *policy.Registry, objs []*unstructured.Unstructured, crds *cr
 		gvks = append(gvks, gvk)
 	}
 	sort.Slice(gvks, func(i, j int) bool { return gvks[i].String() < gvks[j].String() })
-	out := make([]string, 0, len(gvks))
+	out := make([]finding.Finding, 0, len(gvks))
 	for _, gvk := range gvks {
 		n := count[gvk]
 		what := "objects are"
 		if n == 1 {
 			what = "object is"
 		}
-		out = append(out, fmt.Sprintf("%d %s %s %s not checked: add the kind under spec.kinds", n, gvk.GroupVersion(), gvk.Kind, what))
+		kind := finding.Object{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind}
+		out = append(out, finding.Warning(kind, fmt.Sprintf("%d %s %s %s not checked: add the kind under spec.kinds", n, gvk.GroupVersion(), gvk.Kind, what)))
 	}
 	return out
 }

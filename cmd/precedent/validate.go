@@ -3,12 +3,10 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 
-	"github.com/precedent-dev/precedent/internal/printable"
+	"github.com/precedent-dev/precedent/internal/finding"
 	"github.com/precedent-dev/precedent/internal/profile"
 	"github.com/precedent-dev/precedent/profiles"
 )
@@ -17,12 +15,22 @@ func init() { subcommands = append(subcommands, newValidateCmd) }
 
 func newValidateCmd() *cobra.Command {
 	var src sources
+	ci := ciFlags{output: "text"}
 	cmd := &cobra.Command{
-		Use:   "validate -f PATH [-f PATH ...] [--config FILE] [--crd PATH ...]",
+		Use:   "validate [-f] PATH [PATH ...] [--config FILE] [--crd PATH ...] [-o text|json|sarif] [--fail-on error|warning|CODE,...]",
 		Short: "Check every policy in the files against the topology in the files, with the webhook's rules",
 		Long: `Prints one line per error, "<Kind> <ns>/<name>: <field path>: <reason>", and warnings starting
-with "Warning: ". Exit status 1 if any error, 2 if a file cannot be read or parsed (or --config is
-invalid).
+with "Warning: ", then a summary line ("3 errors, 2 warnings in 41 objects"). Paths are given with -f
+or as arguments; each must exist and hold at least one object.
+
+-o json prints {"findings": [{"code", "severity", "object": {"apiVersion", "kind", "namespace",
+"name"}, "field", "message", "affected", "file", "line"}], "summary": {"errors", "warnings", "notes",
+"objects"}}; -o sarif prints a SARIF 2.1.0 log for code scanning (one result per finding, located at
+the object's first line). With json and sarif the summary line goes to stderr.
+
+Exit status 0: nothing --fail-on selects; 1: errors, or findings --fail-on selects; 2: an input
+cannot be read or parsed (a path that does not exist, an input with no object) or --config is
+invalid.
 
 What the API server rejects comes first: objects of a kind whose CustomResourceDefinition is in the
 input (or given with --crd) are pruned, defaulted and validated against the CRD's OpenAPI schema and
@@ -34,55 +42,52 @@ Settings (managed kinds, unset switch, ...): --config FILE wins, else the Preced
 else the defaults.
 
 ` + uncheckedHelp,
-		Example: `  precedent validate -f config/samples/rfc
-  precedent validate -f config/samples/envoy-gateway`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Example: `  precedent validate config/samples/rfc
+  precedent validate -f config/samples/envoy-gateway -o sarif --fail-on warning`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			src.files = append(src.files, args...)
 			if len(src.files) == 0 {
-				return &exitError{Code: 2, Err: errors.New("no input: give one or more -f FILE|DIR")}
+				return &exitError{Code: 2, Err: errors.New("no input: give one or more paths (FILE|DIR, or -f FILE|DIR)")}
+			}
+			gate, err := ci.check("text", "json", "sarif")
+			if err != nil {
+				return err
 			}
 			o, _, err := src.load(cmd, "")
 			if err != nil {
 				return err
 			}
-			errs, warns, err := o.validate(cmd.Context())
+			fs, err := o.validate(cmd.Context())
 			if err != nil {
 				return &exitError{Code: 2, Err: err}
 			}
-			errs = append(o.rejected, errs...)
-			warns = append(warns, o.unchecked...)
-			report(cmd.OutOrStdout(), errs, warns)
-			if len(errs) > 0 {
-				return &exitError{Code: 1, Err: fmt.Errorf("%d error%s", len(errs), plural(len(errs)))}
+			fs = append(append(o.rejected, fs...), o.unchecked...)
+			finding.Locate(fs, o.locate)
+			if err := ci.write(cmd, fs, o.read, nil); err != nil {
+				return err
+			}
+			if err := gate.Exit(fs, 1, "%d error%s"); err != nil {
+				return err
 			}
 			return nil
 		},
 	}
 	src.addOffline(cmd)
+	ci.add(cmd, "text, json or sarif")
 	cmd.Flags().BoolVar(&src.unsetOff, "unset-disabled", false, "check as if the cluster had switched unset off")
 	return cmd
 }
 
 // validate runs the webhook's review of every policy of the input, each as a create against the
 // topology and the other objects of the input.
-func (o *input) validate(ctx context.Context) (errs, warns []string, err error) {
+func (o *input) validate(ctx context.Context) ([]finding.Finding, error) {
 	return profiles.Review(ctx, o.objects, o.settings)
 }
 
 // offline is the input as the profiles read it.
 func (o *input) offline() *profile.Offline {
 	return &profile.Offline{Objects: o.objects, Settings: o.settings, Registry: o.registry, Inv: o.inv, Cond: o.cond, Snapshot: o.snapshot, Graph: o.graph}
-}
-
-// report prints one line per error and per warning, each escaped: names, rule ids and values come
-// from the objects, and a line must stay one line.
-func report(w io.Writer, errs, warns []string) {
-	for _, e := range errs {
-		fmt.Fprintln(w, printable.String(e))
-	}
-	for _, wn := range warns {
-		fmt.Fprintln(w, "Warning: "+printable.String(wn))
-	}
 }
 
 func plural(n int) string {

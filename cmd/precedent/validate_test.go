@@ -40,6 +40,7 @@ RateLimitPolicy shop/mixed: spec.limits: Forbidden: bare limits cannot be combin
 RateLimitPolicy shop/mixed: spec.overrides.when: Invalid value: "self.limits.x.rates[0].limit >": compilation failed: ERROR: <input>:1:31: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | self.limits.x.rates[0].limit >\n | ..............................^
 Warning: AuthPolicy gateway-system/gw-policy: this write changes the effective AuthPolicy of 1 route
 Warning: AuthPolicy gateway-system/gw-policy: the override of authorization.b makes the unset in AuthPolicy shop/route-policy ineffective on route shop/cart
+3 errors, 2 warnings in 5 objects
 `
 	if code != 1 {
 		t.Errorf("exit %d, want 1", code)
@@ -164,7 +165,8 @@ func TestConfiguredKind(t *testing.T) {
 	}
 	out, _, code = run("validate", "-f", "testdata/configured")
 	if code != 0 || out != "Warning: RateLimitPolicy kuadrant/gw-rlp: spec.defaults of this policy are replaced by RateLimitPolicy kuadrant/toystore-rlp on route kuadrant/toystore\n"+
-		"Warning: RateLimitPolicy kuadrant/toystore-rlp: replaces kuadrant/gw-rlp's `global` and `per-user` on route kuadrant/toystore (defaults-overrides: a more specific policy's rules replace defaults)\n" {
+		"Warning: RateLimitPolicy kuadrant/toystore-rlp: replaces kuadrant/gw-rlp's `global` and `per-user` on route kuadrant/toystore (defaults-overrides: a more specific policy's rules replace defaults)\n"+
+		"0 errors, 2 warnings in 5 objects\n" {
 		t.Errorf("validate: exit %d, output:\n%s", code, out)
 	}
 }
@@ -172,10 +174,11 @@ func TestConfiguredKind(t *testing.T) {
 // The mesh profile's warnings keep to the settings' warningLimit, as every profile's do.
 func TestValidateMeshWarningLimit(t *testing.T) {
 	out, _, code := run("validate", "-f", "testdata/mesh-warning-limit")
-	const p = "Warning: MeshTimeout mesh-1/crowded: MeshTimeout mesh-1/crowded: "
+	const p = "Warning: MeshTimeout mesh-1/crowded: "
 	want := p + "spec.to[1] never takes effect on any Dataplane: every field it sets is decided by spec.to[0] of mesh-1/crowded\n" +
 		p + "spec.to[2] never takes effect on any Dataplane: every field it sets is decided by spec.to[0] of mesh-1/crowded\n" +
-		"Warning: MeshTimeout mesh-1/crowded: and 3 more warnings\n"
+		"Warning: MeshTimeout mesh-1/crowded: and 3 more warnings\n" +
+		"0 errors, 3 warnings in 3 objects\n"
 	if code != 0 {
 		t.Errorf("exit %d, want 0", code)
 	}

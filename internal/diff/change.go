@@ -3,6 +3,8 @@ package diff
 import (
 	"encoding/json"
 	"sort"
+
+	"github.com/precedent-dev/precedent/internal/finding"
 )
 
 // Type is what happened to one rule (or decision, or field).
@@ -86,6 +88,9 @@ type Report struct {
 	Summary  Summary  `json:"summary"`
 	Errors   []string `json:"errors"`
 	Warnings []string `json:"warnings"`
+	// Findings are the errors and warnings above as validate's -o json gives them (code,
+	// severity, object, field, message, file, line).
+	Findings []finding.Finding `json:"findings"`
 }
 
 // NewReport builds the report of changes (in the order given) with its summary; nil lists become
@@ -101,6 +106,7 @@ func NewReport(changes []Change, errs, warns []string) Report {
 	if r.Warnings == nil {
 		r.Warnings = []string{}
 	}
+	r.Findings = []finding.Finding{}
 	r.Summary = Summarize(changes)
 	return r
 }

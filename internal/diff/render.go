@@ -151,8 +151,9 @@ func md(s string) string { return mdEscaper.Replace(printable.String(s)) }
 
 // Table writes the report for a terminal: the summary line, then one aligned table per shape of
 // change (Gateway API paths, and each profile's own shapes), errors and warnings. Every string
-// from the input is escaped (printable.String).
-func Table(w io.Writer, r *Report) error {
+// from the input is escaped (printable.String). Unless wide, the values before and after are left
+// out and one FROM column names the policies they come from (to fit 120 columns); wide shows them.
+func Table(w io.Writer, r *Report, wide bool) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, printable.String(r.SummaryLine()))
 	var last Shape
@@ -161,9 +162,16 @@ func Table(w io.Writer, r *Report) error {
 		if s := c.shape(); i == 0 || s != last {
 			last = s
 			fmt.Fprintln(tw)
-			fmt.Fprintln(tw, strings.ToUpper(strings.Join(s.TableColumns(), "\t")))
+			cols := s.TableColumns()
+			if !wide {
+				cols = append(cols[:len(cols)-2:len(cols)-2], "from")
+			}
+			fmt.Fprintln(tw, strings.ToUpper(strings.Join(cols, "\t")))
 		}
 		cs := last.TableCells(c)
+		if !wide {
+			cs = append(cs[:len(cs)-2:len(cs)-2], sources(c.Before, c.After))
+		}
 		for j := range cs {
 			cs[j] = printable.String(dash(cs[j]))
 		}
@@ -179,6 +187,31 @@ func Table(w io.Writer, r *Report) error {
 		fmt.Fprintln(w, "Warning: "+printable.String(wn))
 	}
 	return nil
+}
+
+// sources names where the sides of a change come from: the policy (or the decision and the
+// policy deciding it), "before → after" when they differ.
+func sources(before, after *Value) string {
+	b, a := source(before), source(after)
+	switch {
+	case before == nil:
+		return a
+	case after == nil || a == b:
+		return b
+	}
+	return b + " → " + a
+}
+
+func source(v *Value) string {
+	switch {
+	case v == nil:
+		return ""
+	case v.From != "":
+		return v.From
+	case v.Policy != "":
+		return v.Decision + " (" + v.Policy + ")"
+	}
+	return v.Decision
 }
 
 func dash(s string) string {

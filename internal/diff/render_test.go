@@ -31,11 +31,13 @@ func TestRenderFoldsAndEscapes(t *testing.T) {
 			t.Errorf("markdown lacks %q:\n%s", want, md.String())
 		}
 	}
-	var tb strings.Builder
-	if err := Table(&tb, &r); err != nil {
-		t.Fatal(err)
-	}
-	if strings.ContainsAny(tb.String(), "\u202e\x1b") || !strings.Contains(tb.String(), `a|b<script>\u202e\x1b[31m`) {
-		t.Errorf("table does not escape the rule id:\n%s", tb.String())
+	for _, wide := range []bool{false, true} {
+		var tb strings.Builder
+		if err := Table(&tb, &r, wide); err != nil {
+			t.Fatal(err)
+		}
+		if strings.ContainsAny(tb.String(), "\u202e\x1b") || !strings.Contains(tb.String(), `a|b<script>\u202e\x1b[31m`) {
+			t.Errorf("table (wide %t) does not escape the rule id:\n%s", wide, tb.String())
+		}
 	}
 }

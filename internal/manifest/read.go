@@ -1,39 +1,42 @@
 package manifest
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	yamlv3 "go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 )
 
-// Object is one decoded document and where it came from.
+// Object is one decoded document (or one item of a List) and where it came from.
 type Object struct {
 	*unstructured.Unstructured
 	File  string
 	Index int // 0-based document index within File
+	Line  int // 1-based line of File where the object starts
 }
 
 // ReadError says which file and document could not be read or parsed.
 type ReadError struct {
 	File  string
 	Index int // -1 when the whole file could not be read
+	Line  int // 1-based line where the document starts, 0 when unknown
 	Err   error
 }
 
 func (e *ReadError) Error() string {
-	if e.Index < 0 {
+	switch {
+	case e.Index < 0:
 		return fmt.Sprintf("%s: %v", e.File, e.Err)
+	case e.Line > 0:
+		return fmt.Sprintf("%s:%d: document %d: %v", e.File, e.Line, e.Index, e.Err)
 	}
 	return fmt.Sprintf("%s: document %d: %v", e.File, e.Index, e.Err)
 }
@@ -42,47 +45,63 @@ func (e *ReadError) Unwrap() error { return e.Err }
 
 // Read loads every object of the given files and folders (folders recursively, *.yaml, *.yml and
 // *.json files in lexical order). Empty documents and List kinds are handled; objects with neither
-// apiVersion nor kind are errors.
+// apiVersion nor kind are errors, and so is a path that does not exist or holds no object (an empty
+// file, a folder without manifests): a mistyped path must not pass as an empty input.
 func Read(paths ...string) ([]Object, error) {
-	var files []string
-	for _, p := range paths {
-		st, err := os.Stat(p)
-		if err != nil {
-			return nil, &ReadError{File: p, Index: -1, Err: errors.Unwrap(err)}
-		}
-		if !st.IsDir() {
-			files = append(files, p)
-			continue
-		}
-		var found []string
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() {
-				return nil
-			}
-			switch strings.ToLower(filepath.Ext(path)) {
-			case ".yaml", ".yml", ".json":
-				found = append(found, path)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, &ReadError{File: p, Index: -1, Err: err}
-		}
-		sort.Strings(found)
-		files = append(files, found...)
-	}
 	var out []Object
-	for _, f := range files {
-		objs, err := readFile(f)
+	for _, p := range paths {
+		files, err := filesOf(p)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, objs...)
+		n := len(out)
+		for _, f := range files {
+			objs, err := readFile(f)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, objs...)
+		}
+		if len(out) == n {
+			what := "the file holds no object"
+			if len(files) != 1 || files[0] != p {
+				what = "the folder holds no object in *.yaml, *.yml or *.json files"
+			}
+			return nil, &ReadError{File: p, Index: -1, Err: errors.New(what)}
+		}
 	}
 	return out, nil
+}
+
+// filesOf lists the manifest files of a path: the file itself, or a folder's *.yaml, *.yml and
+// *.json files, recursively, in lexical order.
+func filesOf(p string) ([]string, error) {
+	st, err := os.Stat(p)
+	if err != nil {
+		return nil, &ReadError{File: p, Index: -1, Err: errors.Unwrap(err)}
+	}
+	if !st.IsDir() {
+		return []string{p}, nil
+	}
+	var found []string
+	err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		switch strings.ToLower(filepath.Ext(path)) {
+		case ".yaml", ".yml", ".json":
+			found = append(found, path)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, &ReadError{File: p, Index: -1, Err: err}
+	}
+	sort.Strings(found)
+	return found, nil
 }
 
 func readFile(name string) ([]Object, error) {
@@ -93,44 +112,130 @@ func readFile(name string) ([]Object, error) {
 	return Decode(name, data)
 }
 
-// Decode splits data into YAML (or JSON) documents and decodes each into an unstructured object.
+// ErrTopLevelList is the reason given for a document that is a bare YAML list.
+var ErrTopLevelList = errors.New("a YAML list at the top level is not a Kubernetes object: write each object as its own document (separated by ---), or wrap them in kind: List with the objects under items")
+
+// Decode splits data into YAML (or JSON) documents and decodes each into an unstructured object,
+// recording the line where each object starts.
 func Decode(name string, data []byte) ([]Object, error) {
-	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
 	var out []Object
-	for i := 0; ; i++ {
-		doc, err := reader.Read()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, &ReadError{File: name, Index: i, Err: err}
-		}
-		if len(bytes.TrimSpace(stripComments(doc))) == 0 {
+	for i, d := range documents(data) {
+		if len(bytes.TrimSpace(stripComments(d.data))) == 0 {
 			continue
 		}
+		lines := lineIndex(d.data)
+		at := func(rel int) int { return d.line + rel - 1 }
+		if lines.list {
+			return nil, &ReadError{File: name, Index: i, Line: at(lines.root), Err: ErrTopLevelList}
+		}
 		var m map[string]interface{}
-		if err := yaml.Unmarshal(doc, &m); err != nil {
-			return nil, &ReadError{File: name, Index: i, Err: err}
+		if err := yaml.Unmarshal(d.data, &m); err != nil {
+			return nil, &ReadError{File: name, Index: i, Line: at(lines.root), Err: err}
 		}
 		if m == nil {
 			continue
 		}
 		u := &unstructured.Unstructured{Object: m}
 		if u.GetAPIVersion() == "" || u.GetKind() == "" {
-			return nil, &ReadError{File: name, Index: i, Err: errors.New("apiVersion and kind are required")}
+			return nil, &ReadError{File: name, Index: i, Line: at(lines.root), Err: errors.New("apiVersion and kind are required")}
 		}
 		if u.IsList() {
 			list, err := u.ToList()
 			if err != nil {
-				return nil, &ReadError{File: name, Index: i, Err: err}
+				return nil, &ReadError{File: name, Index: i, Line: at(lines.root), Err: err}
 			}
 			for j := range list.Items {
-				out = append(out, Object{Unstructured: &list.Items[j], File: name, Index: i})
+				line := lines.root
+				if j < len(lines.items) {
+					line = lines.items[j]
+				}
+				out = append(out, Object{Unstructured: &list.Items[j], File: name, Index: i, Line: at(line)})
 			}
 			continue
 		}
-		out = append(out, Object{Unstructured: u, File: name, Index: i})
+		out = append(out, Object{Unstructured: u, File: name, Index: i, Line: at(lines.root)})
 	}
+	return out, nil
+}
+
+// document is one YAML document of a file and the line (1-based) its text starts on.
+type document struct {
+	data []byte
+	line int
+}
+
+// documents splits data at the lines that separate YAML documents: "---", alone or followed by a
+// comment, as k8s.io/apimachinery's YAML reader splits them.
+func documents(data []byte) []document {
+	var out []document
+	cur := document{line: 1}
+	rest := data
+	for n := 1; len(rest) > 0; n++ {
+		line := rest
+		if k := bytes.IndexByte(rest, '\n'); k >= 0 {
+			line, rest = rest[:k+1], rest[k+1:]
+		} else {
+			rest = nil
+		}
+		if isSeparator(line) {
+			out = append(out, cur)
+			cur = document{line: n + 1}
+			continue
+		}
+		cur.data = append(cur.data, line...)
+	}
+	return append(out, cur)
+}
+
+func isSeparator(line []byte) bool {
+	if !bytes.HasPrefix(line, []byte("---")) {
+		return false
+	}
+	t := bytes.TrimSpace(line[3:])
+	return len(t) == 0 || t[0] == '#'
+}
+
+// positions are the lines (1-based, within a document) of its root node and, for a List, of each
+// item; list says the root is a sequence.
+type positions struct {
+	root  int
+	items []int
+	list  bool
+}
+
+// lineIndex finds where a document's object (and a List's items) start. A document the YAML
+// parser cannot read is placed at its first significant line; decoding then says what is wrong.
+func lineIndex(doc []byte) positions {
+	p := positions{root: firstLine(doc)}
+	var n yamlv3.Node
+	if err := yamlv3.Unmarshal(doc, &n); err != nil || n.Kind != yamlv3.DocumentNode || len(n.Content) == 0 {
+		return p
+	}
+	root := n.Content[0]
+	p.root = root.Line
+	switch root.Kind {
+	case yamlv3.SequenceNode:
+		p.list = true
+	case yamlv3.MappingNode:
+		for k := 0; k+1 < len(root.Content); k += 2 {
+			if root.Content[k].Value == "items" && root.Content[k+1].Kind == yamlv3.SequenceNode {
+				for _, item := range root.Content[k+1].Content {
+					p.items = append(p.items, item.Line)
+				}
+			}
+		}
+	}
+	return p
+}
+
+// firstLine is the 1-based line of the first line of doc that is neither blank nor a comment.
+func firstLine(doc []byte) int {
+	for i, line := range bytes.Split(doc, []byte("\n")) {
+		if t := bytes.TrimSpace(line); len(t) > 0 && t[0] != '#' {
+			return i + 1
+		}
+	}
+	return 1
 }
 
 func stripComments(doc []byte) []byte {

@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	"github.com/precedent-dev/precedent/internal/finding"
 	"github.com/precedent-dev/precedent/internal/manifest"
 	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/settings"
@@ -257,8 +258,8 @@ func dryRunCreate(t *testing.T, u *unstructured.Unstructured) (answer, metav1.Ti
 			a.Errors = append(a.Errors, subject+cause.Field+": "+cause.Message)
 		}
 	}
-	for _, w := range rec.Take() {
-		a.Warnings = append(a.Warnings, subject+w)
+	for _, w := range rec.Take() { // as validate prints it: the subject once
+		a.Warnings = append(a.Warnings, finding.Warning(finding.ObjectOf(u), w).Text())
 	}
 	return a, at
 }
@@ -298,7 +299,8 @@ func validate(t *testing.T, cfg *unstructured.Unstructured, objs []*unstructured
 	var a answer
 	for _, line := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
 		switch {
-		case strings.HasPrefix(line, "Warning: "+subject):
+		case strings.HasPrefix(line, "Warning: "+subject), strings.HasPrefix(line, "Warning: "+strings.TrimSuffix(subject, ": ")+" "):
+			// A warning that starts with its subject names it once, without the colon.
 			a.Warnings = append(a.Warnings, strings.TrimPrefix(line, "Warning: "))
 		case strings.HasPrefix(line, subject):
 			a.Errors = append(a.Errors, line)

@@ -1,0 +1,112 @@
+package finding
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/precedent-dev/precedent/internal/warning"
+)
+
+// Object names the object a finding is about; Kind alone (with APIVersion) when the finding is
+// about every object of a kind.
+type Object struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Namespace  string `json:"namespace,omitempty"`
+	Name       string `json:"name,omitempty"`
+}
+
+// ObjectOf names u.
+func ObjectOf(u *unstructured.Unstructured) Object {
+	return Object{APIVersion: u.GetAPIVersion(), Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName()}
+}
+
+// Subject is how a line names the object: "<Kind> <ns>/<name>" (or "<Kind> <name>").
+func (o Object) Subject() string {
+	if o.Namespace == "" {
+		return o.Kind + " " + o.Name
+	}
+	return o.Kind + " " + o.Namespace + "/" + o.Name
+}
+
+// Finding is one error, warning or note about one object (the shape of `-o json`).
+type Finding struct {
+	// Code is the registered code ("PRC-W012"), "" for a finding that has none yet.
+	Code     string           `json:"code"`
+	Severity warning.Severity `json:"severity"`
+	Object   Object           `json:"object"`
+	// Field is the field path the finding is about ("spec.unset[0]"), "" when it is about the object.
+	Field   string `json:"field"`
+	Message string `json:"message"`
+	// Affected are the paths (gateway, route, rule) the finding changes, when it names them.
+	Affected []string `json:"affected,omitempty"`
+	// File and Line are where the object starts in the input; empty for objects not read from files.
+	File string `json:"file,omitempty"`
+	Line int    `json:"line,omitempty"`
+	// line is the finding as the text output prints it, without the "Warning: " of warnings.
+	line string
+}
+
+// Text is the finding as the CLI contract prints it: errors "<Kind> <ns>/<name>: <field path>:
+// <reason>", warnings (the caller adds "Warning: ") and notes naming their subject once.
+func (f Finding) Text() string { return f.line }
+
+// Errors are the findings of field errors on u; checkIDs[i] (when given) names the check that
+// found errs[i], whose registered code the finding carries.
+func Errors(u *unstructured.Unstructured, errs field.ErrorList, checkIDs []string) []Finding {
+	obj := ObjectOf(u)
+	out := make([]Finding, 0, len(errs))
+	for i, e := range errs {
+		f := Finding{Severity: warning.SeverityError, Object: obj, Field: e.Field, Message: e.ErrorBody(),
+			line: fmt.Sprintf("%s: %s", obj.Subject(), e.Error())}
+		if i < len(checkIDs) {
+			if c := warning.ForCheck(checkIDs[i]); c != nil {
+				f.Code = c.ID
+			}
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// Error is a finding of an error on u that is not about a field (the review could not run).
+func Error(u *unstructured.Unstructured, err error) Finding {
+	obj := ObjectOf(u)
+	return Finding{Severity: warning.SeverityError, Object: obj, Message: err.Error(), line: fmt.Sprintf("%s: %v", obj.Subject(), err)}
+}
+
+// Warning is the finding of a warning line about obj, as a profile's review gives it: optionally
+// "PRC-W012 " first (warning.Split), the severity from the code (a warning when it has none). A
+// text that already starts with the subject keeps it once; other texts are prefixed with it.
+func Warning(obj Object, text string) Finding {
+	f := Finding{Severity: warning.SeverityWarning, Object: obj}
+	code, msg := warning.Split(text)
+	if code != nil {
+		f.Code, f.Severity = code.ID, code.Severity
+	}
+	f.Message = msg
+	line := msg
+	if s := obj.Subject(); obj.Name != "" && !strings.HasPrefix(msg, s+" ") && !strings.HasPrefix(msg, s+":") {
+		line = s + ": " + msg
+	}
+	if code != nil {
+		line = code.ID + " " + line
+	}
+	f.line = line
+	return f
+}
+
+// Locate sets File and Line of every finding whose object at says where it is.
+func Locate(fs []Finding, at func(Object) (file string, line int, ok bool)) {
+	for i := range fs {
+		if fs[i].File != "" {
+			continue
+		}
+		if file, line, ok := at(fs[i].Object); ok {
+			fs[i].File, fs[i].Line = file, line
+		}
+	}
+}

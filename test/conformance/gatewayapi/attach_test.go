@@ -185,4 +185,3 @@ func add[T any](u *unstructured.Unstructured, list *[]T) error {
 	*list = append(*list, v)
 	return nil
 }
-

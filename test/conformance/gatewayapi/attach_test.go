@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -29,6 +30,8 @@ type scenario struct {
 	Follows  string              `json:"follows"`
 	Manifest string              `json:"manifest"`
 	Routes   map[string][]string `json:"routes"`
+	// ListenerSets map namespace/name to the Gateway it attaches to, "" when refused.
+	ListenerSets map[string]string `json:"listenerSets"`
 }
 
 func TestAttachmentScenarios(t *testing.T) {
@@ -63,8 +66,23 @@ func TestAttachmentScenarios(t *testing.T) {
 				}
 				got[r] = attachments(g, target)
 			}
-			if d := cmp.Diff(sc.Routes, got); d != "" {
+			if d := cmp.Diff(sc.Routes, got, cmpopts.EquateEmpty()); d != "" {
 				t.Errorf("attachments (-conformance +topology), following %s:\n%s", sc.Follows, d)
+			}
+			gotLS := map[string]string{}
+			for k := range sc.ListenerSets {
+				ns, name, _ := strings.Cut(k, "/")
+				key := topology.Key{Namespace: ns, Name: name}
+				if _, ok := g.ListenerSet(key); !ok {
+					t.Fatalf("ListenerSet %s is not in the scenario's manifests", k)
+				}
+				gotLS[k] = ""
+				if _, gw, ok := g.AttachedListenerSet(key); ok {
+					gotLS[k] = gw.String()
+				}
+			}
+			if d := cmp.Diff(sc.ListenerSets, gotLS, cmpopts.EquateEmpty()); d != "" {
+				t.Errorf("ListenerSets (-conformance +topology), following %s:\n%s", sc.Follows, d)
 			}
 		})
 	}

@@ -3,6 +3,7 @@ package envoygateway
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"gomodules.xyz/jsonpatch/v2"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -109,7 +110,9 @@ func (Profile) world(st source.Source, reg *policy.Registry) *world {
 		kinds[k.GVK.Kind] = true
 		gks = append(gks, k.GVK.GroupKind())
 	}
-	v := st.Derive(source.Derivation{Key: string(Name), Kinds: gks, Topology: true, Build: func() any {
+	controllers := controllersOf(profile.KindsOf(Name, reg))
+	// Params: a PrecedentConfig that changes the kinds' controllerNames builds the world anew.
+	v := st.Derive(source.Derivation{Key: string(Name), Kinds: gks, Topology: true, Params: strings.Join(controllers, " "), Build: func() any {
 		var objs []*unstructured.Unstructured
 		for _, gk := range gks {
 			objs = append(objs, st.Objects(gk)...)
@@ -120,7 +123,7 @@ func (Profile) world(st source.Source, reg *policy.Registry) *world {
 		for _, l := range labeled {
 			objects = append(objects, engine.Object{Kind: l.Kind, Key: topology.Key{Namespace: l.Namespace, Name: l.Name}, Labels: l.Labels})
 		}
-		return newWorld(st.Graph(), objs, objects, nsLabels, kinds, controllersOf(profile.KindsOf(Name, reg)))
+		return newWorld(st.Graph(), objs, objects, nsLabels, kinds, controllers)
 	}})
 	return v.(*world)
 }

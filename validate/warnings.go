@@ -294,8 +294,13 @@ func (w *warnings) targets(s *effective.Snapshot, p *policy.Policy) {
 // whose controllers p's kind does not apply to. It costs nothing for a kind that applies to any.
 func (w *warnings) otherControllers(s *effective.Snapshot, p *policy.Policy) {
 	c := s.Kind.Controllers()
-	if c == nil || len(s.PathsOf(p)) > 0 {
+	if c == nil {
 		return
+	}
+	for _, r := range p.Targets { // allocation-free: most policies reach a served path
+		if t, ok := effective.TargetOf(p, r); ok && len(s.PathsFor(t)) > 0 {
+			return
+		}
 	}
 	var un []int
 	for _, t := range effective.TargetsOf(p) {

@@ -35,26 +35,24 @@ func (g *Graph) ServedPaths(ps []int, controllers []string) []int {
 	if len(controllers) == 0 {
 		return ps
 	}
-	last, lastServed := "", true
-	serves := func(i int) bool { // paths of one Gateway are adjacent: one lookup per run of a class
-		if c := g.Paths[i].Class; c != last || i == ps[0] {
-			last, lastServed = c, g.Serves(c, controllers)
-		}
-		return lastServed
+	k := 0
+	for k < len(ps) && g.Serves(g.Paths[ps[k]].Class, controllers) {
+		k++
 	}
-	for k, i := range ps {
-		if serves(i) {
-			continue
-		}
-		out := append(make([]int, 0, len(ps)-1), ps[:k]...)
-		for _, j := range ps[k+1:] {
-			if serves(j) {
-				out = append(out, j)
-			}
-		}
-		return out
+	if k == len(ps) {
+		return ps
 	}
-	return ps
+	out := append(make([]int, 0, len(ps)-1), ps[:k]...)
+	last, served := g.Paths[ps[k]].Class, false // paths of one Gateway are adjacent: one lookup per run of a class
+	for _, j := range ps[k+1:] {
+		if c := g.Paths[j].Class; c != last {
+			last, served = c, g.Serves(c, controllers)
+		}
+		if served {
+			out = append(out, j)
+		}
+	}
+	return out
 }
 
 // ClassesOf returns the GatewayClasses of paths ps, each once, sorted by name; the controller of a

@@ -287,6 +287,28 @@ func (w *warnings) targets(s *effective.Snapshot, p *policy.Policy) {
 			w.add(r.Path.String() + ": " + t.Kind + " " + topology.Key{Namespace: t.Namespace, Name: t.Name}.String() + " is attached to no Gateway listener: the policy has no effect until it is")
 		}
 	}
+	w.otherControllers(s, p)
+}
+
+// otherControllers warns when every path p's targets reach is through Gateways of GatewayClasses
+// whose controllers p's kind does not apply to. It costs nothing for a kind that applies to any.
+func (w *warnings) otherControllers(s *effective.Snapshot, p *policy.Policy) {
+	c := s.Kind.Controllers()
+	if c == nil {
+		return
+	}
+	for _, r := range p.Targets { // allocation-free: most policies reach a served path
+		if t, ok := effective.TargetOf(p, r); ok && len(s.PathsFor(t)) > 0 {
+			return
+		}
+	}
+	var un []int
+	for _, t := range effective.TargetsOf(p) {
+		un = s.Graph.Union(un, s.Unserved(t))
+	}
+	if len(un) > 0 {
+		w.add(topology.OtherControllers(s.Kind.String(), s.Graph.ClassesOf(un), c))
+	}
 }
 
 func plural(n int) string {

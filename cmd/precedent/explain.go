@@ -161,7 +161,7 @@ func (f *explainFlags) runProfile(cmd *cobra.Command, o *input, t topology.Targe
 func (f *explainFlags) explainTarget(w io.Writer, snap *effective.Snapshot, t topology.Target) error {
 	var exs []effective.Explanation
 	seen := map[effective.ItemKey]bool{}
-	for _, i := range snap.Graph.PathsFor(t) {
+	for _, i := range snap.PathsFor(t) {
 		path := snap.Graph.Paths[i]
 		if k := snap.KeyOf(path); !seen[k] {
 			seen[k] = true

@@ -142,7 +142,7 @@ func (s *Snapshot) RuleStatuses(p *policy.Policy) []RuleStatus {
 func (s *Snapshot) Reach(id string, from *policy.Ref) []ReachedPath {
 	var out []ReachedPath
 	seen := map[ItemKey]bool{}
-	for _, i := range s.Graph.PathIndexes() {
+	for _, i := range s.PathIndexes() {
 		path := s.Graph.Paths[i]
 		if len(s.Levels(path)) == 0 {
 			continue

@@ -30,9 +30,9 @@ type ItemKey struct {
 func (s *Snapshot) Reached(target *topology.Target) []int {
 	var candidates []int
 	if target != nil {
-		candidates = s.Graph.PathsFor(*target)
+		candidates = s.PathsFor(*target)
 	} else {
-		candidates = s.Graph.PathIndexes()
+		candidates = s.PathIndexes()
 	}
 	var out []int
 	for _, i := range candidates {

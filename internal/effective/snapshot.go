@@ -18,6 +18,9 @@ type Snapshot struct {
 	Kind  policy.Kind
 	Graph *topology.Graph
 	Cond  *cel.Evaluator
+	// controllers are the GatewayClass controllers the kind applies to (policy.Kind.Controllers;
+	// nil: any): paths through Gateways of other classes are not the kind's (PathsFor).
+	controllers []string
 
 	byTarget layered[topology.Target, []*policy.Policy]
 	byRef    layered[policy.Ref, *policy.Policy]
@@ -54,7 +57,7 @@ type idPolicies struct {
 
 // NewSnapshot indexes policies (of kind k) over graph.
 func NewSnapshot(k policy.Kind, graph *topology.Graph, policies []*policy.Policy, cond *cel.Evaluator) *Snapshot {
-	s := &Snapshot{Kind: k, Graph: graph, Cond: cond, results: newTrackedMemo[Result](), mentions: newTrackedMemo[*Mentions](), conds: newCondMemo(nil)}
+	s := &Snapshot{Kind: k, Graph: graph, Cond: cond, controllers: k.Controllers(), results: newTrackedMemo[Result](), mentions: newTrackedMemo[*Mentions](), conds: newCondMemo(nil)}
 	byTarget := map[topology.Target][]*policy.Policy{}
 	byRef := make(map[policy.Ref]*policy.Policy, len(policies))
 	for _, p := range policies {
@@ -206,7 +209,34 @@ func (s *Snapshot) atID(id int32) []*policy.Policy {
 func (s *Snapshot) PathsOf(p *policy.Policy) []int {
 	var out []int
 	for _, t := range TargetsOf(p) {
-		out = s.Graph.Union(out, s.Graph.PathsFor(t)) // each already in path order, without duplicates
+		out = s.Graph.Union(out, s.PathsFor(t)) // each already in path order, without duplicates
+	}
+	return out
+}
+
+// PathsFor returns the paths beneath target t that are the kind's: those through Gateways of a
+// GatewayClass whose controller the kind applies to (topology.Graph.ServedPaths). The slice may be
+// the graph's own: callers must not modify it.
+func (s *Snapshot) PathsFor(t topology.Target) []int {
+	return s.Graph.ServedPaths(s.Graph.PathsFor(t), s.controllers)
+}
+
+// PathIndexes returns the live paths of the graph that are the kind's (PathsFor).
+func (s *Snapshot) PathIndexes() []int {
+	return s.Graph.ServedPaths(s.Graph.PathIndexes(), s.controllers)
+}
+
+// Unserved returns the paths beneath t that are not the kind's: through Gateways of a GatewayClass
+// whose controller the kind does not apply to.
+func (s *Snapshot) Unserved(t topology.Target) []int {
+	if s.controllers == nil {
+		return nil
+	}
+	var out []int
+	for _, i := range s.Graph.PathsFor(t) {
+		if !s.Graph.Serves(s.Graph.Paths[i].Class, s.controllers) {
+			out = append(out, i)
+		}
 	}
 	return out
 }

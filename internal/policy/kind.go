@@ -71,7 +71,26 @@ type Kind struct {
 	// Defaults are values the mutating webhook gives top-level spec fields a write leaves out, where
 	// the kind's model allows it (Model.Defaults), e.g. Envoy Gateway's {mergeType: StrategicMerge}.
 	Defaults map[string]string `json:"defaults,omitempty"`
+	// ControllerNames are the GatewayClass controllerNames whose Gateways the kind's policies apply
+	// to; empty means the model's (Model.ControllerNames). "*" means any controller.
+	ControllerNames []string `json:"controllerNames,omitempty"`
 }
+
+// Controllers returns the GatewayClass controllerNames the kind applies to (Kind.ControllerNames,
+// else its model's); nil means any: the paths of every GatewayClass are the kind's.
+func (k Kind) Controllers() []string {
+	c := k.ControllerNames
+	if len(c) == 0 {
+		c = k.model().ControllerNames
+	}
+	if len(c) == 0 || slices.Contains(c, AnyController) {
+		return nil
+	}
+	return c
+}
+
+// AnyController in a kind's controllerNames means the Gateways of any GatewayClass.
+const AnyController = "*"
 
 // Effective reports whether the kind's profile has effective policies over Gateway API paths (the
 // engine's snapshots, `effective`, `explain`, `diff`): the engine's models, not mesh, whose kinds are
@@ -98,7 +117,8 @@ func (k Kind) WritesStatus() bool { return k.StatusMode() == StatusFull }
 // Equal reports whether two kinds are configured alike.
 func (k Kind) Equal(o Kind) bool {
 	return k.GVK == o.GVK && k.Profile == o.Profile && k.RulesField == o.RulesField && k.Status == o.Status && maps.Equal(k.Defaults, o.Defaults) &&
-		k.ConditionField == o.ConditionField && slices.Equal(k.Sections, o.Sections) && slices.Equal(k.TargetKinds, o.TargetKinds)
+		k.ConditionField == o.ConditionField && slices.Equal(k.Sections, o.Sections) && slices.Equal(k.TargetKinds, o.TargetKinds) &&
+		slices.Equal(k.ControllerNames, o.ControllerNames)
 }
 
 // String is the short name used in messages.

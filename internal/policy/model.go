@@ -37,6 +37,11 @@ type Model struct {
 	// Defaults are the spec fields a PrecedentConfig line may default (Kind.Defaults), each with
 	// its supported values; none when empty.
 	Defaults map[string][]string
+	// ControllerNames are the GatewayClass controllerNames whose Gateways the model's kinds apply
+	// to when a PrecedentConfig line names none (Kind.ControllerNames): the controllers that enforce
+	// them. Empty means any, as for Precedent's own kinds. Paths through Gateways of other classes
+	// are not the kinds' (topology.Graph.Serves).
+	ControllerNames []string
 
 	// Read reads the model's fields of a policy's spec into p (Engine only).
 	Read func(p *Policy, spec map[string]interface{}) field.ErrorList

@@ -2,6 +2,7 @@ package settings
 
 import (
 	"fmt"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -95,6 +96,11 @@ func (s Settings) Validate(p *field.Path) field.ErrorList {
 		}
 		seen[gk] = true
 		errs = append(errs, policy.CheckKind(k, kp)...)
+		for j, c := range k.ControllerNames {
+			if c == "" || slices.Contains(k.ControllerNames[:j], c) {
+				errs = append(errs, field.Invalid(kp.Child("controllerNames").Index(j), c, "must be a GatewayClass controllerName, unique, or \"*\" for any"))
+			}
+		}
 		switch k.Status {
 		case "", policy.StatusFull, policy.StatusNone:
 		default:

@@ -77,7 +77,11 @@ func (s *State) topology() []topoKind {
 				if deleted {
 					return g.DeleteGatewayClass(o.GetName())
 				}
-				return g.SetGatewayClass(o.GetName())
+				gc, ok := o.(*gwv1.GatewayClass)
+				if !ok {
+					return g
+				}
+				return g.SetGatewayClass(gc.Name, string(gc.Spec.ControllerName))
 			}},
 		{gatewayKind("Gateway"), &gwv1.Gateway{}, func(o client.Object) { s.gateways[key(o)] = o.(*gwv1.Gateway) }, func(k types.NamespacedName) { delete(s.gateways, k) },
 			func(g *topology.Graph, o client.Object, deleted bool) *topology.Graph {

@@ -12,9 +12,9 @@ func Build(in Input) *Graph {
 	for i := range in.Gateways {
 		gws[i] = &in.Gateways[i]
 	}
-	classes := make([]string, len(in.GatewayClasses))
+	classes := make([]Class, len(in.GatewayClasses))
 	for i, gc := range in.GatewayClasses {
-		classes[i] = gc.Name
+		classes[i] = Class{gc.Name, string(gc.Spec.ControllerName)}
 	}
 	lsets := make([]*gwv1.ListenerSet, len(in.ListenerSets))
 	for i := range in.ListenerSets {
@@ -57,9 +57,9 @@ func (g *Graph) Compact() *Graph {
 		routes = append(routes, r)
 		return true
 	})
-	var classes []string
-	g.classes.each(func(c string, _ bool) bool {
-		classes = append(classes, c)
+	var classes []Class
+	g.classes.each(func(c string, controller string) bool {
+		classes = append(classes, Class{c, controller})
 		return true
 	})
 	ns := make(map[string]map[string]string, g.nsLabels.len())
@@ -70,8 +70,8 @@ func (g *Graph) Compact() *Graph {
 	return build(gws, lsets, routes, classes, ns)
 }
 
-// build is Build over Gateways, ListenerSets, routes, GatewayClass names and namespace labels.
-func build(gateways []*gwv1.Gateway, lsets []*gwv1.ListenerSet, routes []*Route, classes []string, nsLabels map[string]map[string]string) *Graph {
+// build is Build over Gateways, ListenerSets, routes, GatewayClasses and namespace labels.
+func build(gateways []*gwv1.Gateway, lsets []*gwv1.ListenerSet, routes []*Route, classes []Class, nsLabels map[string]map[string]string) *Graph {
 	e := newEditor(&Graph{line: &lineage{}})
 	for _, gw := range gateways {
 		e.gateways.set(Key{gw.Namespace, gw.Name}, gw)
@@ -97,7 +97,7 @@ func build(gateways []*gwv1.Gateway, lsets []*gwv1.ListenerSet, routes []*Route,
 		e.nsLsets.set(ns, ls)
 	}
 	for _, c := range classes {
-		e.classes.set(c, true)
+		e.classes.set(c.Name, c.Controller)
 	}
 	for ns, l := range nsLabels {
 		e.nsLabels.set(ns, l)
@@ -148,7 +148,7 @@ func build(gateways []*gwv1.Gateway, lsets []*gwv1.ListenerSet, routes []*Route,
 		}
 	}
 	for _, c := range classes {
-		e.id(Target{Kind: "GatewayClass", Name: c})
+		e.id(Target{Kind: "GatewayClass", Name: c.Name})
 	}
 	g := e.done()
 	g.Unattached = unattached
@@ -212,7 +212,7 @@ type editor struct {
 	lsets      *pmapEdit[Key, *gwv1.ListenerSet]
 	routes     *pmapEdit[Target, *Route]
 	unattached *pmapEdit[Target, bool]
-	classes    *pmapEdit[string, bool]
+	classes    *pmapEdit[string, string]
 	nsLabels   *pmapEdit[string, map[string]string]
 	refs       *pmapEdit[Target, []Target]
 	nsRoutes   *pmapEdit[string, []Target]

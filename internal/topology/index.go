@@ -28,7 +28,7 @@ type Graph struct {
 	lsets      pmap[Key, *gwv1.ListenerSet]
 	routes     pmap[Target, *Route] // keyed by Kind/Namespace/Name (no section)
 	unattached pmap[Target, bool]   // Unattached as a set
-	classes    pmap[string, bool]   // GatewayClass objects
+	classes    pmap[string, string] // GatewayClass objects: their controllerName
 	nsLabels   pmap[string, map[string]string]
 	// refs lists, by parent (a Gateway or ListenerSet target, no section), the routes whose
 	// parentRefs name it (whether it exists or not); nsRoutes the routes of each namespace: what an

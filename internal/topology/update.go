@@ -224,13 +224,13 @@ func (e *editor) namespaceChanged(ns string) *Graph {
 	return e.finish()
 }
 
-// SetGatewayClass returns g with GatewayClass name.
-func (g *Graph) SetGatewayClass(name string) *Graph {
-	if _, ok := g.classes.get(name); ok {
+// SetGatewayClass returns g with GatewayClass name, whose spec.controllerName is controller.
+func (g *Graph) SetGatewayClass(name, controller string) *Graph {
+	if c, ok := g.classes.get(name); ok && c == controller {
 		return g
 	}
 	e := newEditor(g)
-	e.classes.set(name, true)
+	e.classes.set(name, controller)
 	e.id(Target{Kind: "GatewayClass", Name: name})
 	return e.done()
 }

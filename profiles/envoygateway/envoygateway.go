@@ -3,6 +3,7 @@ package envoygateway
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"gomodules.xyz/jsonpatch/v2"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -33,15 +34,17 @@ var (
 
 func (Profile) Name() policy.Profile { return Name }
 
-// KindModel: the four kinds, folded by package envoygateway, the mergeType default, and no status
-// writer (Envoy Gateway's controller owns the status of its kinds).
+// KindModel: the four kinds, folded by package envoygateway, the mergeType default, no status
+// writer (Envoy Gateway's controller owns the status of its kinds), and Envoy Gateway's GatewayClass
+// controller: Gateways of other classes are not its policies' paths.
 func (Profile) KindModel() policy.Model {
 	kinds := make([]string, 0, len(engine.Kinds))
 	for k := range engine.Kinds {
 		kinds = append(kinds, k)
 	}
 	sort.Strings(kinds)
-	return policy.Model{Kinds: kinds, Defaults: map[string][]string{mergeTypeField: {string(engine.JSONMerge), string(engine.StrategicMerge)}}}
+	return policy.Model{Kinds: kinds, Defaults: map[string][]string{mergeTypeField: {string(engine.JSONMerge), string(engine.StrategicMerge)}},
+		ControllerNames: []string{engine.ControllerName}}
 }
 
 func (Profile) Claims(gk schema.GroupKind, reg *policy.Registry) bool {
@@ -90,7 +93,11 @@ func (p Profile) Review(r profile.Request) profile.Decision {
 	if !r.Delete {
 		d.Errs = engine.CheckProjection(pr)
 	}
-	d.Warnings = validate.Limit(pr.Warnings(), r.Settings.WarningLimit)
+	ws := pr.Warnings()
+	if !r.Delete {
+		ws = append(w.otherControllers(pol.Kind, pr), ws...)
+	}
+	d.Warnings = validate.Limit(ws, r.Settings.WarningLimit)
 	return d
 }
 
@@ -103,7 +110,9 @@ func (Profile) world(st source.Source, reg *policy.Registry) *world {
 		kinds[k.GVK.Kind] = true
 		gks = append(gks, k.GVK.GroupKind())
 	}
-	v := st.Derive(source.Derivation{Key: string(Name), Kinds: gks, Topology: true, Build: func() any {
+	controllers := controllersOf(profile.KindsOf(Name, reg))
+	// Params: a PrecedentConfig that changes the kinds' controllerNames builds the world anew.
+	v := st.Derive(source.Derivation{Key: string(Name), Kinds: gks, Topology: true, Params: strings.Join(controllers, " "), Build: func() any {
 		var objs []*unstructured.Unstructured
 		for _, gk := range gks {
 			objs = append(objs, st.Objects(gk)...)
@@ -114,7 +123,7 @@ func (Profile) world(st source.Source, reg *policy.Registry) *world {
 		for _, l := range labeled {
 			objects = append(objects, engine.Object{Kind: l.Kind, Key: topology.Key{Namespace: l.Namespace, Name: l.Name}, Labels: l.Labels})
 		}
-		return newWorld(st.Graph(), objs, objects, nsLabels, kinds)
+		return newWorld(st.Graph(), objs, objects, nsLabels, kinds, controllers)
 	}})
 	return v.(*world)
 }
@@ -226,7 +235,7 @@ func offlineWorld(in *profile.Offline, skip *unstructured.Unstructured) *world {
 			labeled = append(labeled, engine.Object{Kind: u.GetKind(), Key: topology.Key{Namespace: u.GetNamespace(), Name: u.GetName()}, Labels: u.GetLabels()})
 		}
 	}
-	return newWorld(in.Graph, objs, labeled, in.Inv.Topology.NamespaceLabels, kinds)
+	return newWorld(in.Graph, objs, labeled, in.Inv.Topology.NamespaceLabels, kinds, controllersOf(profile.KindsOf(Name, in.Registry)))
 }
 
 func (p Profile) Checks(gk schema.GroupKind, reg *policy.Registry) bool { return p.Claims(gk, reg) }

@@ -1,9 +1,12 @@
 package envoygateway
 
 import (
+	"slices"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/topology"
 	engine "github.com/precedent-dev/precedent/profiles/envoygateway/engine"
 )
@@ -22,13 +25,17 @@ var (
 type world struct {
 	snap  *engine.Snapshot
 	byRef map[string]map[engine.Ref]*engine.Policy
+	// graph and controllers are the snapshot's topology and the GatewayClass controllers it serves
+	// (engine.Input), for the warning on policies that reach only other controllers' Gateways.
+	graph       *topology.Graph
+	controllers []string
 }
 
 // newWorld reads the objects (any mix of kinds: the topology's extra kinds and the policies of
 // kinds) into a snapshot over graph.
-func newWorld(graph *topology.Graph, objs []*unstructured.Unstructured, labeled []engine.Object, nsLabels map[string]map[string]string, kinds map[string]bool) *world {
-	in := engine.Input{Graph: graph, Objects: labeled, NamespaceLabels: nsLabels}
-	w := &world{byRef: map[string]map[engine.Ref]*engine.Policy{}}
+func newWorld(graph *topology.Graph, objs []*unstructured.Unstructured, labeled []engine.Object, nsLabels map[string]map[string]string, kinds map[string]bool, controllers []string) *world {
+	in := engine.Input{Graph: graph, Objects: labeled, NamespaceLabels: nsLabels, Controllers: controllers}
+	w := &world{byRef: map[string]map[engine.Ref]*engine.Policy{}, graph: graph, controllers: controllers}
 	for _, u := range objs {
 		gk := u.GroupVersionKind().GroupKind()
 		key := topology.Key{Namespace: u.GetNamespace(), Name: u.GetName()}
@@ -72,4 +79,45 @@ func referenceGrant(u *unstructured.Unstructured) engine.ReferenceGrant {
 		}
 	}
 	return g
+}
+
+// controllersOf are the GatewayClass controllers the world of kinds serves: those of every kind's
+// line, nil (any) when one of them applies to any. The engine has one world for all its kinds, so
+// lines that name different controllers share the union.
+func controllersOf(kinds []policy.Kind) []string {
+	var out []string
+	for _, k := range kinds {
+		c := k.Controllers()
+		if c == nil {
+			return nil
+		}
+		for _, n := range c {
+			if !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// otherControllers is the warning (topology.CodeOtherControllers) for a policy of kind whose
+// resolved scopes have no path in the snapshot but paths through Gateways of GatewayClasses whose
+// controllers the world does not serve; none otherwise.
+func (w *world) otherControllers(kind string, pr engine.Projection) []string {
+	if w.controllers == nil || w.graph == nil || len(pr.After) > 0 {
+		return nil
+	}
+	var un []int
+	for _, sc := range pr.Resolution.Scopes {
+		for _, i := range w.graph.PathsFor(topology.Target{Kind: sc.Kind, Namespace: sc.Namespace, Name: sc.Name, Section: sc.Section}) {
+			if !w.graph.Serves(w.graph.Paths[i].Class, w.controllers) {
+				un = append(un, i)
+			}
+		}
+	}
+	if len(un) == 0 {
+		return nil
+	}
+	return []string{topology.OtherControllers(kind, w.graph.ClassesOf(un), w.controllers)}
 }

@@ -2,7 +2,9 @@ package nginxgatewayfabric
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 
 	"gomodules.xyz/jsonpatch/v2"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -36,15 +38,36 @@ var services = schema.GroupKind{Kind: "Service"}
 
 func (Profile) Name() policy.Profile { return Name }
 
-// KindModel: the three kinds, no defaults, and no status writer (NGINX Gateway Fabric's controller
-// owns the status of its kinds).
+// ControllerName is NGINX Gateway Fabric's GatewayClass controllerName (its Helm chart's default).
+const ControllerName = "gateway.nginx.org/nginx-gateway-controller"
+
+// KindModel: the three kinds, no defaults, the Gateways of NGINX Gateway Fabric's GatewayClasses,
+// and no status writer (NGINX Gateway Fabric's controller owns the status of its kinds).
 func (Profile) KindModel() policy.Model {
 	kinds := make([]string, 0, len(engine.Kinds))
 	for k := range engine.Kinds {
 		kinds = append(kinds, k)
 	}
 	sort.Strings(kinds)
-	return policy.Model{Kinds: kinds}
+	return policy.Model{Kinds: kinds, ControllerNames: []string{ControllerName}}
+}
+
+// controllers are the controllers the profile's kinds in reg apply to (their union; nil: any).
+func controllers(reg *policy.Registry) []string {
+	var out []string
+	for _, k := range profile.KindsOf(Name, reg) {
+		c := k.Controllers()
+		if c == nil {
+			return nil
+		}
+		for _, n := range c {
+			if !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func (Profile) Claims(gk schema.GroupKind, reg *policy.Registry) bool {
@@ -104,13 +127,16 @@ func (Profile) world(st source.Source, reg *policy.Registry) *engine.World {
 	for _, k := range profile.KindsOf(Name, reg) {
 		gks = append(gks, k.GVK.GroupKind())
 	}
-	v := st.Derive(source.Derivation{Key: string(Name), Kinds: gks, Topology: true, Build: func() any {
+	ctl := controllers(reg)
+	v := st.Derive(source.Derivation{Key: string(Name), Kinds: gks, Topology: true, Params: strings.Join(ctl, ","), Build: func() any {
 		var objs []*unstructured.Unstructured
 		for _, gk := range gks {
 			objs = append(objs, st.Objects(gk)...)
 		}
 		_, routes, _ := st.HTTPTopology()
-		return newWorld(st.Graph(), routes, objs)
+		w := newWorld(st.Graph(), routes, objs)
+		w.Controllers = ctl
+		return w
 	}})
 	return v.(*engine.World)
 }
@@ -185,7 +211,9 @@ func offlineWorld(in *profile.Offline) *engine.World {
 	for i := range in.Inv.Topology.HTTPRoutes {
 		routes[i] = &in.Inv.Topology.HTTPRoutes[i]
 	}
-	return newWorld(in.Graph, routes, in.Objects)
+	w := newWorld(in.Graph, routes, in.Objects)
+	w.Controllers = controllers(in.Registry)
+	return w
 }
 
 // Effective: the settings NGINX Gateway Fabric applies per (Gateway, route), beneath target.

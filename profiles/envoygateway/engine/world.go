@@ -58,7 +58,16 @@ type Input struct {
 	NamespaceLabels map[string]map[string]string
 	ReferenceGrants []ReferenceGrant
 	Policies        []*Policy
+	// Controllers are the GatewayClass controllerNames whose Gateways the policies apply to
+	// (topology.Graph.Serves; nil: any). Paths through Gateways of other classes are left out: Envoy
+	// Gateway translates only the Gateways of its own classes, and a route attached to Gateways of
+	// several implementations has its policies applied on the paths through its own (the translator's
+	// case securitypolicy-mixed-managed-unmanaged-route-parents).
+	Controllers []string
 }
+
+// ControllerName is Envoy Gateway's GatewayClass controllerName, its kinds' default.
+const ControllerName = "gateway.envoyproxy.io/gatewayclass-controller"
 
 // Scope is what a policy attaches to: a Gateway, a ListenerSet, one of their listeners (Section),
 // a route, or a route rule (Section).
@@ -229,10 +238,17 @@ func (s *Snapshot) buildPaths(in Input) {
 	if g == nil {
 		g = topology.Build(topology.Input{})
 	}
+	serves := func(k topology.Key) bool {
+		gw, ok := g.Gateway(k)
+		return ok && g.Serves(string(gw.Spec.GatewayClassName), in.Controllers)
+	}
 	for _, k := range g.GatewayKeys() {
 		gw := Scope{Kind: "Gateway", Namespace: k.Namespace, Name: k.Name}
 		s.exists[gw] = true
 		obj, _ := g.Gateway(k)
+		if !g.Serves(string(obj.Spec.GatewayClassName), in.Controllers) {
+			continue
+		}
 		for _, l := range obj.Spec.Listeners {
 			sc := gw
 			sc.Section = string(l.Name)
@@ -245,7 +261,7 @@ func (s *Snapshot) buildPaths(in Input) {
 	lsByKey := map[topology.Key]*ListenerSet{}
 	for _, k := range g.ListenerSetKeys() {
 		obj, gk, ok := g.AttachedListenerSet(k)
-		if !ok {
+		if !ok || !serves(gk) {
 			continue
 		}
 		ls := &ListenerSet{Key: k, Gateway: gk}
@@ -259,7 +275,7 @@ func (s *Snapshot) buildPaths(in Input) {
 		if _, known := g.ListenerSet(ls.Key); known {
 			continue
 		}
-		if _, ok := g.Gateway(ls.Gateway); !ok {
+		if !serves(ls.Gateway) {
 			continue
 		}
 		lsByKey[ls.Key] = ls
@@ -267,7 +283,7 @@ func (s *Snapshot) buildPaths(in Input) {
 	}
 	for _, i := range g.PathIndexes() { // the live paths (an updated graph keeps removed ones)
 		tp := g.Paths[i]
-		if tp.RouteKind == "" {
+		if tp.RouteKind == "" || !g.Serves(tp.Class, in.Controllers) {
 			continue
 		}
 		s.add(Path{Gateway: tp.Gateway, ListenerSet: tp.ListenerSet, Listener: tp.Listener, RouteKind: tp.RouteKind, Route: tp.Route, Rule: tp.Rule})
@@ -283,12 +299,12 @@ func (s *Snapshot) buildPaths(in Input) {
 		}
 	}
 	for i := range in.L4Routes {
-		s.addL4Route(g, &in.L4Routes[i], lsByKey)
+		s.addL4Route(g, &in.L4Routes[i], lsByKey, serves)
 	}
 }
 
 // addL4Route adds the scopes and paths of an L4 route of the input that the graph does not know.
-func (s *Snapshot) addL4Route(g *topology.Graph, r *L4Route, lsByKey map[topology.Key]*ListenerSet) {
+func (s *Snapshot) addL4Route(g *topology.Graph, r *L4Route, lsByKey map[topology.Key]*ListenerSet, serves func(topology.Key) bool) {
 	if _, known := g.Route(topology.Target{Kind: r.Kind, Namespace: r.Key.Namespace, Name: r.Key.Name}); known {
 		return
 	}
@@ -304,7 +320,7 @@ func (s *Snapshot) addL4Route(g *topology.Graph, r *L4Route, lsByKey map[topolog
 		}
 		gk := topology.Key{Namespace: ns, Name: string(pr.Name)}
 		gw, ok := g.Gateway(gk)
-		if !ok {
+		if !ok || !serves(gk) {
 			continue
 		}
 		for _, l := range gw.Spec.Listeners {

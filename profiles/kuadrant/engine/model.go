@@ -7,10 +7,12 @@ import (
 )
 
 // Model is Kuadrant's model for the engine: its kinds, the rules field a line of spec.kinds gets,
-// no status of Precedent's, Kuadrant's reading, order, bare form and fold.
+// no status of Precedent's, Kuadrant's reading, order, bare form and fold, and the GatewayClass
+// controllers of its gateway providers.
 var Model = policy.Model{Engine: true, Fold: Fold{}, Kinds: KuadrantKinds, DefaultKind: defaultKind,
-	Status: &policy.StatusWriter{Default: policy.StatusNone}, // Kuadrant's operator writes it unless asked
-	Read:   readKuadrant, Less: kuadrantLess, BareForm: kuadrantBareForm}
+	ControllerNames: ControllerNames,
+	Status:          &policy.StatusWriter{Default: policy.StatusNone}, // Kuadrant's operator writes it unless asked
+	Read:            readKuadrant, Less: kuadrantLess, BareForm: kuadrantBareForm}
 
 // RegisterChecks puts Kuadrant's checks in the one table, after GEP-713's, with the shared checks of
 // target references (checks.Register); the table of profiles calls it when it installs the models.
@@ -38,3 +40,10 @@ func defaultKind(k *policy.Kind) {
 		k.RulesField, _ = KuadrantRulesField(k.GVK.Kind)
 	}
 }
+
+// ControllerNames are the GatewayClass controllers Kuadrant's operator enforces its policies through
+// by default: its gateway providers, Istio and Envoy Gateway (the operator's
+// ISTIO_GATEWAY_CONTROLLER_NAMES and ENVOY_GATEWAY_GATEWAY_CONTROLLER_NAMES, whose defaults these
+// are). Where the operator is configured otherwise (OpenShift's openshift.io/gateway-controller/v1),
+// a PrecedentConfig line says so in controllerNames.
+var ControllerNames = []string{"gateway.envoyproxy.io/gatewayclass-controller", "istio.io/gateway-controller"}

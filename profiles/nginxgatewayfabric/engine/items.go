@@ -26,7 +26,7 @@ func (w *World) Items(kind string, statuses map[key]*Status) []effective.Item {
 	}
 	var out []effective.Item
 	seen := map[[2]string]bool{}
-	for _, i := range w.Graph.PathIndexes() {
+	for _, i := range w.Graph.ServedPaths(w.Graph.PathIndexes(), w.Controllers) {
 		path := w.Graph.Paths[i]
 		if path.Route.Name == "" || (path.RouteKind != "HTTPRoute" && path.RouteKind != "GRPCRoute") {
 			continue

@@ -19,6 +19,8 @@ type World struct {
 	HTTPRoutes map[topology.Key]*gwv1.HTTPRoute
 	Services   map[topology.Key]bool
 	Policies   []*Policy
+	// Controllers are the GatewayClass controllers whose Gateways the kinds apply to (nil: any).
+	Controllers []string
 
 	// idx holds the indexes built on first use (a world is shared by concurrent reviews).
 	idx *indexes

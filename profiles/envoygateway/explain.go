@@ -40,6 +40,8 @@ func explain(k policy.Kind, p *engine.Policy, pr engine.Projection) *profile.Pol
 	me := p.Ref.String()
 	out := &profile.PolicyExplanation{Kind: k.GVK.Kind, Policy: me, Rules: []profile.RuleFate{}}
 	switch {
+	case len(pr.Resolution.Scopes) == 0 && len(pr.Resolution.NoSection) > 0:
+		out.Accepted = profile.Condition{Status: "False", Reason: "TargetNotFound", Message: engine.MissingTarget(p.Ref.Namespace, pr.Resolution.NoSection[0], true)}
 	case len(pr.Resolution.Scopes) == 0:
 		out.Accepted = profile.Condition{Status: "False", Reason: "TargetNotFound", Message: "no target exists: Envoy Gateway writes no status for it"}
 	case len(pr.Conflicts) == len(pr.Resolution.Scopes):

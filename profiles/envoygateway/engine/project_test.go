@@ -35,7 +35,7 @@ func TestProjectionWarnings(t *testing.T) {
 			[]string{"target HTTPRoute shop/kart not found: Envoy Gateway ignores it and writes no status for it"}},
 		{"missing rule section", shop(), nil,
 			Write{New: pol(t, SecurityPolicy, "shop", "typo", 0, obj{"targetRefs": refs(sref("HTTPRoute", "cart", "checkout")), "cors": obj{}})},
-			[]string{"target HTTPRoute shop/cart#checkout not found: Envoy Gateway ignores it and writes no status for it"}},
+			[]string{"target HTTPRoute shop/cart#checkout not found: HTTPRoute shop/cart has no section checkout; Envoy Gateway writes Accepted=False (TargetNotFound) on the ancestor"}},
 		{"selector across namespaces without a ReferenceGrant is ignored", labelled(shop()), nil,
 			Write{New: selector("All")},
 			[]string{

@@ -72,6 +72,13 @@ func (p Profile) Review(r profile.Request) profile.Decision {
 		if errs := engine.Stateless(pol); len(errs) > 0 {
 			return profile.Decision{Errs: errs}
 		}
+		if errs := engine.Values(pol); len(errs) > 0 {
+			ids := make([]string, len(errs))
+			for i := range ids {
+				ids[i] = ValuesCheck
+			}
+			return profile.Decision{Errs: errs, CheckIDs: ids}
+		}
 	}
 	if err := listed(r.Source, r.Registry); err != nil {
 		return profile.Decision{Unavailable: err}

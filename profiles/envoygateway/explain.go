@@ -29,6 +29,16 @@ func (Profile) ExplainPolicy(in *profile.Offline, k policy.Kind, ref policy.Ref)
 				Enforced: profile.Condition{Status: "False", Reason: "Invalid", Message: "the policy is not accepted"},
 				Rules:    []profile.RuleFate{}}, nil
 		}
+		if errs := engine.Values(p); len(errs) > 0 {
+			msg := errs.ToAggregate().Error()
+			if p.Kind == engine.BackendTrafficPolicy {
+				msg += "; the routes it targets get a 500 direct response"
+			}
+			return &profile.PolicyExplanation{Kind: k.GVK.Kind, Policy: ref.String(),
+				Accepted: profile.Condition{Status: "False", Reason: "Invalid", Message: msg},
+				Enforced: profile.Condition{Status: "False", Reason: "Invalid", Message: "the policy is not accepted: nothing of it is in effect"},
+				Rules:    []profile.RuleFate{}}, nil
+		}
 		pr := offlineWorld(in, u).snap.Project(engine.Write{New: p})
 		return explain(k, p, pr), nil
 	}

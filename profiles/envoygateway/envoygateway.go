@@ -72,7 +72,7 @@ func (p Profile) Review(r profile.Request) profile.Decision {
 		if errs := engine.Stateless(pol); len(errs) > 0 {
 			return profile.Decision{Errs: errs}
 		}
-		if errs := engine.Values(pol); len(errs) > 0 {
+		if errs := invalid(pol, r.Source.Graph()); len(errs) > 0 {
 			ids := make([]string, len(errs))
 			for i := range ids {
 				ids[i] = ValuesCheck

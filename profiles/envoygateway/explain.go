@@ -29,7 +29,7 @@ func (Profile) ExplainPolicy(in *profile.Offline, k policy.Kind, ref policy.Ref)
 				Enforced: profile.Condition{Status: "False", Reason: "Invalid", Message: "the policy is not accepted"},
 				Rules:    []profile.RuleFate{}}, nil
 		}
-		if errs := engine.Values(p); len(errs) > 0 {
+		if errs := invalid(p, in.Graph); len(errs) > 0 {
 			msg := errs.ToAggregate().Error()
 			if p.Kind == engine.BackendTrafficPolicy {
 				msg += "; the routes it targets get a 500 direct response"

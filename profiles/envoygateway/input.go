@@ -44,7 +44,7 @@ func newWorld(graph *topology.Graph, objs []*unstructured.Unstructured, labeled 
 			if len(errs) > 0 {
 				continue // reported by validate; Envoy Gateway ignores it too
 			}
-			if len(engine.Values(p)) > 0 {
+			if len(invalid(p, graph)) > 0 {
 				// Reported by validate; Envoy Gateway marks it Invalid and applies nothing of it.
 				if p = engine.AsInvalid(p); p == nil {
 					continue

@@ -47,15 +47,15 @@ func (Profile) Ancestors(in *profile.Offline, k policy.Kind, ref policy.Ref) ([]
 	if u == nil {
 		return nil, fmt.Errorf("%s.%s %s not found", k.GVK.Kind, k.GVK.Group, ref)
 	}
-	invalid := func(msg string) []AncestorStatus {
+	refuse := func(msg string) []AncestorStatus {
 		return []AncestorStatus{{Ancestor: AnyAncestor, Accepted: profile.Condition{Status: "False", Reason: "Invalid", Message: msg}}}
 	}
 	p, errs := engine.Read(u)
 	if len(errs) > 0 {
-		return invalid(errs.ToAggregate().Error()), nil
+		return refuse(errs.ToAggregate().Error()), nil
 	}
-	if errs := append(engine.Stateless(p), engine.Values(p)...); len(errs) > 0 {
-		return invalid(errs.ToAggregate().Error()), nil
+	if errs := append(engine.Stateless(p), invalid(p, in.Graph)...); len(errs) > 0 {
+		return refuse(errs.ToAggregate().Error()), nil
 	}
 	pr := offlineWorld(in, u).snap.Project(engine.Write{New: p})
 	parents := routeParents(in.Objects)

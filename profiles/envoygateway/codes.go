@@ -19,7 +19,7 @@ var codeInvalidValue = warning.Register(warning.Code{
 	Title:    "Envoy Gateway would mark the policy Invalid",
 	Meaning: "a value the CRD's schema admits but Envoy Gateway's translator refuses (a rate-limit regular expression that does not compile, " +
 		"local rate-limit rules, a bandwidth under 1 KiB/s, a buffer or window size out of range, a ClientTrafficPolicy on one of several " +
-		"plain-HTTP listeners sharing a port): Envoy Gateway writes Accepted=False/Invalid " +
+		"plain-HTTP listeners sharing a port, authorization on clientIPGeoLocations without the listener's clientIPDetection): Envoy Gateway writes Accepted=False/Invalid " +
 		"and applies nothing of the policy; the routes of an invalid BackendTrafficPolicy get a 500 direct response",
 	Fix: "correct the value the message names",
 })

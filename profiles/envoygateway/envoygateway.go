@@ -95,7 +95,7 @@ func (p Profile) Review(r profile.Request) profile.Decision {
 	pr := w.snap.Project(write)
 	var d profile.Decision
 	if !r.Delete {
-		d.Errs = engine.CheckProjection(pr)
+		d.Errs = append(engine.CheckProjection(pr), w.snap.GeoIPDetection(pr)...)
 	}
 	d.Warnings = validate.Limit(pr.Warnings(), r.Settings.WarningLimit)
 	return d

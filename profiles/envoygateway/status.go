@@ -57,7 +57,11 @@ func (Profile) Ancestors(in *profile.Offline, k policy.Kind, ref policy.Ref) ([]
 	if errs := append(engine.Stateless(p), invalid(p, in.Graph)...); len(errs) > 0 {
 		return refuse(errs.ToAggregate().Error()), nil
 	}
-	pr := offlineWorld(in, u).snap.Project(engine.Write{New: p})
+	snap := offlineWorld(in, u).snap
+	pr := snap.Project(engine.Write{New: p})
+	if errs := snap.GeoIPDetection(pr); len(errs) > 0 {
+		return refuse(errs.ToAggregate().Error()), nil
+	}
 	parents := routeParents(in.Objects)
 	of := func(sc engine.Scope, gw *topology.Key) []string {
 		switch sc.Kind {

@@ -75,6 +75,13 @@ func (p Profile) Review(r profile.Request) profile.Decision {
 		if errs := engine.Stateless(pol); len(errs) > 0 {
 			return profile.Decision{Errs: errs}
 		}
+		if errs := invalid(pol, r.Source.Graph()); len(errs) > 0 {
+			ids := make([]string, len(errs))
+			for i := range ids {
+				ids[i] = ValuesCheck
+			}
+			return profile.Decision{Errs: errs, CheckIDs: ids}
+		}
 	}
 	if err := listed(r.Source, r.Registry); err != nil {
 		return profile.Decision{Unavailable: err}
@@ -91,7 +98,7 @@ func (p Profile) Review(r profile.Request) profile.Decision {
 	pr := w.snap.Project(write)
 	var d profile.Decision
 	if !r.Delete {
-		d.Errs = engine.CheckProjection(pr)
+		d.Errs = append(engine.CheckProjection(pr), w.snap.GeoIPDetection(pr)...)
 	}
 	ws := pr.Warnings()
 	if !r.Delete {

@@ -29,6 +29,16 @@ func (Profile) ExplainPolicy(in *profile.Offline, k policy.Kind, ref policy.Ref)
 				Enforced: profile.Condition{Status: "False", Reason: "Invalid", Message: "the policy is not accepted"},
 				Rules:    []profile.RuleFate{}}, nil
 		}
+		if errs := invalid(p, in.Graph); len(errs) > 0 {
+			msg := errs.ToAggregate().Error()
+			if p.Kind == engine.BackendTrafficPolicy {
+				msg += "; the routes it targets get a 500 direct response"
+			}
+			return &profile.PolicyExplanation{Kind: k.GVK.Kind, Policy: ref.String(),
+				Accepted: profile.Condition{Status: "False", Reason: "Invalid", Message: msg},
+				Enforced: profile.Condition{Status: "False", Reason: "Invalid", Message: "the policy is not accepted: nothing of it is in effect"},
+				Rules:    []profile.RuleFate{}}, nil
+		}
 		pr := offlineWorld(in, u).snap.Project(engine.Write{New: p})
 		return explain(k, p, pr), nil
 	}
@@ -40,6 +50,8 @@ func explain(k policy.Kind, p *engine.Policy, pr engine.Projection) *profile.Pol
 	me := p.Ref.String()
 	out := &profile.PolicyExplanation{Kind: k.GVK.Kind, Policy: me, Rules: []profile.RuleFate{}}
 	switch {
+	case len(pr.Resolution.Scopes) == 0 && len(pr.Resolution.NoSection) > 0:
+		out.Accepted = profile.Condition{Status: "False", Reason: "TargetNotFound", Message: engine.MissingTarget(p.Ref.Namespace, pr.Resolution.NoSection[0], true)}
 	case len(pr.Resolution.Scopes) == 0:
 		out.Accepted = profile.Condition{Status: "False", Reason: "TargetNotFound", Message: "no target exists: Envoy Gateway writes no status for it"}
 	case len(pr.Conflicts) == len(pr.Resolution.Scopes):

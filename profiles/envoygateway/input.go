@@ -51,6 +51,12 @@ func newWorld(graph *topology.Graph, objs []*unstructured.Unstructured, labeled 
 			if len(errs) > 0 {
 				continue // reported by validate; Envoy Gateway ignores it too
 			}
+			if len(invalid(p, graph)) > 0 {
+				// Reported by validate; Envoy Gateway marks it Invalid and applies nothing of it.
+				if p = engine.AsInvalid(p); p == nil {
+					continue
+				}
+			}
 			in.Policies = append(in.Policies, p)
 			if w.byRef[p.Kind] == nil {
 				w.byRef[p.Kind] = map[engine.Ref]*engine.Policy{}

@@ -130,15 +130,30 @@ var CombinedChecks = []CombinedCheck{
 			return errs
 		}},
 	{ID: "eg-tcp-authorization-only", Kind: SecurityPolicy,
-		Reference: "internal/gatewayapi/securitypolicy.go validateSecurityPolicyForTCP",
+		Reference: "internal/gatewayapi/securitypolicy.go validateSecurityPolicyForTCP (run for TCPRoute targets only; a listener- or Gateway-level policy above a TCPRoute is accepted and only its authorization applies there)",
 		check: func(spec map[string]interface{}, r Result) field.ErrorList {
-			if r.Path.RouteKind != "TCPRoute" {
+			if r.Path.RouteKind != "TCPRoute" || r.Scope.Kind != "TCPRoute" {
 				return nil
 			}
 			var errs field.ErrorList
 			for _, f := range FieldIDs(topLevelKeys(spec)) {
 				if f != "authorization" {
 					errs = append(errs, field.Forbidden(specPath.Child(f), "only authorization applies to a TCPRoute"))
+				}
+			}
+			authz, _ := spec["authorization"].(map[string]interface{})
+			rules, _ := authz["rules"].([]interface{})
+			for i, raw := range rules {
+				rm, _ := raw.(map[string]interface{})
+				rp := specPath.Child("authorization", "rules").Index(i)
+				if _, ok := rm["cel"]; ok {
+					errs = append(errs, field.Forbidden(rp.Child("cel"), "CEL rules do not apply to a TCPRoute"))
+				}
+				pr, _ := rm["principal"].(map[string]interface{})
+				for _, f := range []string{"jwt", "headers", "clientIPGeoLocations"} {
+					if _, ok := pr[f]; ok {
+						errs = append(errs, field.Forbidden(rp.Child("principal", f), "only clientCIDRs apply to a TCPRoute"))
+					}
 				}
 			}
 			return errs

@@ -82,6 +82,18 @@ func TestCombinedChecksOnTheMergedResult(t *testing.T) {
 			nil,
 			pol(t, SecurityPolicy, "shop", "db", 1, obj{"targetRefs": refs(ref("TCPRoute", "db")), "cors": obj{}, "authorization": obj{}}),
 			[]string{"spec.cors: Forbidden: only authorization applies to a TCPRoute (route shop/db)"}},
+		{"only clientCIDRs in a TCPRoute's authorization",
+			nil,
+			pol(t, SecurityPolicy, "shop", "db", 1, obj{"targetRefs": refs(ref("TCPRoute", "db")), "authorization": obj{"rules": list{obj{"action": "Allow", "principal": obj{"headers": list{obj{"name": "x"}}}}}}}),
+			[]string{"spec.authorization.rules[0].principal.headers: Forbidden: only clientCIDRs apply to a TCPRoute (route shop/db)"}},
+		{"a gateway policy with cors and basicAuth above a TCPRoute is accepted (only its authorization applies there)",
+			nil,
+			pol(t, SecurityPolicy, gwNS, "gw", 1, obj{"targetRefs": refs(ref("Gateway", "eg")), "cors": obj{}, "basicAuth": obj{"users": obj{"name": "u"}}, "authorization": obj{}}),
+			nil},
+		{"a route policy merged with a gateway basicAuth on a TCPRoute is refused",
+			[]*Policy{pol(t, SecurityPolicy, gwNS, "gw", 1, obj{"targetRefs": refs(ref("Gateway", "eg")), "basicAuth": obj{"users": obj{"name": "u"}}})},
+			pol(t, SecurityPolicy, "shop", "db", 2, obj{"targetRefs": refs(ref("TCPRoute", "db")), "mergeType": "StrategicMerge", "authorization": obj{}}),
+			[]string{"spec.basicAuth: Forbidden: only authorization applies to a TCPRoute (route shop/db)"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			errs := CheckProjection(snapshot(shop(), c.world...).Project(Write{New: c.write}))

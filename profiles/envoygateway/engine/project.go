@@ -110,14 +110,29 @@ func place(p Path) string {
 	return "listener " + p.Gateway.String() + "#" + p.Listener
 }
 
+// MissingTarget words a targetRef that names nothing. Envoy Gateway writes no status for a target
+// object that does not exist, but when the object exists and its sectionName does not, it writes
+// Accepted=False with reason TargetNotFound on the ancestor (internal/gatewayapi/validate.go
+// validateGatewayListenerSectionName, validateListenerSetListenerSectionName,
+// validateRouteRuleSectionName).
+func MissingTarget(ns string, t TargetRef, sectionOnly bool) string {
+	sc := Scope{Kind: t.Kind, Namespace: ns, Name: t.Name, Section: t.Section}
+	if sectionOnly {
+		return fmt.Sprintf("target %s not found: %s %s/%s has no section %s; Envoy Gateway writes Accepted=False (TargetNotFound) on the ancestor", sc, t.Kind, ns, t.Name, t.Section)
+	}
+	return fmt.Sprintf("target %s not found: Envoy Gateway ignores it and writes no status for it", sc)
+}
+
 // Warnings renders a projection: policies and field ids only, never values.
 func (pr Projection) Warnings() []string {
 	var out []string
 	w := pr.Write
 	if w.New != nil {
 		for _, t := range pr.Resolution.Missing {
-			sc := Scope{Kind: t.Kind, Namespace: w.New.Ref.Namespace, Name: t.Name, Section: t.Section}
-			out = append(out, fmt.Sprintf("target %s not found: Envoy Gateway ignores it and writes no status for it", sc))
+			out = append(out, MissingTarget(w.New.Ref.Namespace, t, false))
+		}
+		for _, t := range pr.Resolution.NoSection {
+			out = append(out, MissingTarget(w.New.Ref.Namespace, t, true))
 		}
 		for _, sc := range pr.Resolution.Ignored {
 			out = append(out, fmt.Sprintf("targetSelectors match %s is ignored: no ReferenceGrant in %s lets %s from %s reach it", sc, sc.Namespace, w.New.Kind, w.New.Ref.Namespace))

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"sort"
+	"strings"
 )
 
 // Result is the effective policy of one kind on one path, and how Envoy Gateway got there.
@@ -169,7 +170,27 @@ func (s *Snapshot) compute(kind string, p Path, at lookup, memo merges) (Result,
 		return r, true
 	}
 	r.Spec, r.Sources = r.Holder.Fields, r.Holder.sourceMap()
+	if kind == SecurityPolicy && p.RouteKind == "TCPRoute" && r.Scope.Level() < LevelRoute {
+		r.Spec, r.Sources = authorizationOnly(r.Spec, r.Sources)
+	}
 	return r, true
+}
+
+// authorizationOnly keeps the authorization of a listener- or Gateway-level SecurityPolicy on a
+// TCP route: Envoy Gateway applies only that to TCP listeners' routes and accepts the policy
+// (securitypolicy.go translateSecurityPolicyForListeners, "Apply to TCP listeners (Authorization
+// only)"; validateSecurityPolicyForTCP runs for TCPRoute targets only).
+func authorizationOnly(spec map[string]interface{}, sources map[string]string) (map[string]interface{}, map[string]string) {
+	outSpec, outSources := map[string]interface{}{}, map[string]string{}
+	if v, ok := spec["authorization"]; ok {
+		outSpec["authorization"] = v
+	}
+	for id, from := range sources {
+		if id == "authorization" || strings.HasPrefix(id, "authorization.") || strings.HasPrefix(id, "authorization[") {
+			outSources[id] = from
+		}
+	}
+	return outSpec, outSources
 }
 
 // fill is BackendTrafficPolicy on TCP and UDP routes: each level only sets what a more specific

@@ -16,7 +16,11 @@ func (s *Snapshot) Resolve(p *Policy) Resolution {
 	for _, t := range p.Targets {
 		sc := Scope{Kind: t.Kind, Namespace: p.Ref.Namespace, Name: t.Name, Section: t.Section}
 		if (t.Group != "" && t.Group != topology.Group) || !s.exists[sc] {
-			r.Missing = append(r.Missing, t)
+			if whole := (Scope{Kind: sc.Kind, Namespace: sc.Namespace, Name: sc.Name}); sc.Section != "" && (t.Group == "" || t.Group == topology.Group) && s.exists[whole] {
+				r.NoSection = append(r.NoSection, t)
+			} else {
+				r.Missing = append(r.Missing, t)
+			}
 			continue
 		}
 		if !seen[sc] {

@@ -183,6 +183,9 @@ type Resolution struct {
 	Scopes []Scope
 	// Missing are targetRefs that name nothing: Envoy Gateway writes no status for them.
 	Missing []TargetRef
+	// NoSection are targetRefs whose object exists without the sectionName they name: Envoy
+	// Gateway writes Accepted=False (TargetNotFound) on the ancestor for them.
+	NoSection []TargetRef
 	// Ignored are targetSelectors matches in other namespaces without a ReferenceGrant.
 	Ignored []Scope
 }

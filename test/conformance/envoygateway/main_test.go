@@ -1,0 +1,9 @@
+package envoygateway
+
+import (
+	"testing"
+
+	"github.com/precedent-dev/precedent/profiles/profilestest"
+)
+
+func TestMain(m *testing.M) { profilestest.Main(m) }

@@ -11,6 +11,7 @@ import (
 	"github.com/precedent-dev/precedent/internal/profile"
 	"github.com/precedent-dev/precedent/internal/settings"
 	"github.com/precedent-dev/precedent/internal/state/memory"
+	"github.com/precedent-dev/precedent/internal/warning"
 )
 
 // Review answers, for every object of objs that a registered profile claims, what the webhook
@@ -93,7 +94,7 @@ func lines(u *unstructured.Unstructured, d profile.Decision) (errs, warns []stri
 	}
 	errs = append(errs, profile.Lines(u, d.Errs)...)
 	for _, w := range d.Warnings {
-		warns = append(warns, subject+": "+w)
+		warns = append(warns, warning.Subject(subject, w))
 	}
 	return errs, warns
 }

@@ -309,7 +309,7 @@ func describe(p *topology.Path) string {
 }
 
 // Limit deduplicates warnings and caps them at n (warning.Limit), the last one saying how many were
-// left out.
+// left out. Notes count like warnings (the webhook drops them afterwards unless asked for them).
 func Limit(ws []string, n int) []string {
 	out := make([]string, 0, len(ws))
 	var seen map[string]bool // for long lists; a short one is searched

@@ -21,6 +21,7 @@ import (
 	"github.com/precedent-dev/precedent/internal/profile"
 	"github.com/precedent-dev/precedent/internal/settings"
 	"github.com/precedent-dev/precedent/internal/state"
+	"github.com/precedent-dev/precedent/internal/warning"
 	"github.com/precedent-dev/precedent/profiles"
 )
 
@@ -75,6 +76,9 @@ func (v *Validator) handle(req admission.Request) (admission.Response, string) {
 	}
 	if p := profiles.For(gk, reg); p != nil {
 		d := p.Review(profile.Request{GroupKind: gk, Object: u, Delete: req.Operation == admissionv1.Delete, Settings: s, Registry: reg, Source: v.State})
+		if !s.Notes { // notes say what the write does: sent only when the PrecedentConfig asks
+			d.Warnings, _ = warning.Notes(d.Warnings)
+		}
 		return decide(gk, u.GetName(), d), gk.Kind
 	}
 	return admission.Allowed(""), gk.Kind
@@ -97,7 +101,7 @@ func (v *Validator) config(req admission.Request, u *unstructured.Unstructured) 
 		if u.GetName() != settings.Name {
 			return admission.Allowed("")
 		}
-		return admission.Allowed("").WithWarnings("deleting PrecedentConfig cluster puts the default settings in force")
+		return admission.Allowed("").WithWarnings(codeConfigDeleted.Line("deleting PrecedentConfig cluster puts the default settings in force"))
 	}
 	_, errs := settings.Decode(u)
 	return respond(settings.GVK.GroupKind(), u.GetName(), errs, nil)

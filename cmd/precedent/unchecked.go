@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 
@@ -47,7 +46,7 @@ func unchecked(reg *policy.Registry, objs []*unstructured.Unstructured, crds *cr
 		if n == 1 {
 			what = "object is"
 		}
-		out = append(out, fmt.Sprintf("%d %s %s %s not checked: add the kind under spec.kinds", n, gvk.GroupVersion(), gvk.Kind, what))
+		out = append(out, codeUnchecked.Linef("%d %s %s %s not checked: add the kind under spec.kinds", n, gvk.GroupVersion(), gvk.Kind, what))
 	}
 	return out
 }

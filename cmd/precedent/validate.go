@@ -10,6 +10,7 @@ import (
 
 	"github.com/precedent-dev/precedent/internal/printable"
 	"github.com/precedent-dev/precedent/internal/profile"
+	"github.com/precedent-dev/precedent/internal/warning"
 	"github.com/precedent-dev/precedent/profiles"
 )
 
@@ -21,8 +22,9 @@ func newValidateCmd() *cobra.Command {
 		Use:   "validate -f PATH [-f PATH ...] [--config FILE] [--crd PATH ...]",
 		Short: "Check every policy in the files against the topology in the files, with the webhook's rules",
 		Long: `Prints one line per error, "<Kind> <ns>/<name>: <field path>: <reason>", and warnings starting
-with "Warning: ". Exit status 1 if any error, 2 if a file cannot be read or parsed (or --config is
-invalid).
+with "Warning: ", then notes (what the writes do, not what is wrong) starting with "Note: ". Every
+line but a file error carries a code (PRC-E…, PRC-W…, PRC-N…; see docs/codes.md). Exit status 1 if
+any error, 2 if a file cannot be read or parsed (or --config is invalid).
 
 What the API server rejects comes first: objects of a kind whose CustomResourceDefinition is in the
 input (or given with --crd) are pruned, defaulted and validated against the CRD's OpenAPI schema and
@@ -78,8 +80,12 @@ func report(w io.Writer, errs, warns []string) {
 	for _, e := range errs {
 		fmt.Fprintln(w, printable.String(e))
 	}
+	warns, notes := warning.Notes(warns)
 	for _, wn := range warns {
 		fmt.Fprintln(w, "Warning: "+printable.String(wn))
+	}
+	for _, n := range notes {
+		fmt.Fprintln(w, "Note: "+printable.String(n))
 	}
 }
 

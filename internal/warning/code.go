@@ -118,3 +118,32 @@ func ForCheck(checkID string) *Code {
 	defer codesMu.RUnlock()
 	return checkCodes[checkID]
 }
+
+// Subject puts subject ("AuthPolicy shop/x") before the text of line, after its code: the CLI names
+// the object each line is about, and the code stays first where Split finds it.
+func Subject(subject, line string) string {
+	c, text := Split(line)
+	if c == nil {
+		return subject + ": " + line
+	}
+	return c.Line(subject + ": " + text)
+}
+
+// IsNote reports whether line is a note (its code's severity is note): what a write does, not what
+// is wrong with it.
+func IsNote(line string) bool {
+	c, _ := Split(line)
+	return c != nil && c.Severity == SeverityNote
+}
+
+// Notes splits lines into warnings and notes, each in its order.
+func Notes(lines []string) (warnings, notes []string) {
+	for _, l := range lines {
+		if IsNote(l) {
+			notes = append(notes, l)
+		} else {
+			warnings = append(warnings, l)
+		}
+	}
+	return warnings, notes
+}

@@ -92,7 +92,7 @@ func lines(u *unstructured.Unstructured, d profile.Decision) (errs, warns []stri
 	case d.Internal != nil:
 		errs = append(errs, fmt.Sprintf("%s: %v", subject, d.Internal))
 	}
-	errs = append(errs, profile.Lines(u, d.Errs)...)
+	errs = append(errs, profile.Lines(u, warning.Coded(d.Errs, d.CheckIDs))...)
 	for _, w := range d.Warnings {
 		warns = append(warns, warning.Subject(subject, w))
 	}

@@ -1,6 +1,9 @@
 package validate
 
-import "github.com/precedent-dev/precedent/internal/warning"
+import (
+	"github.com/precedent-dev/precedent/internal/settings"
+	"github.com/precedent-dev/precedent/internal/warning"
+)
 
 // The codes of the warnings and notes a write of a D/O policy (defaults-overrides, GEP-713, Kuadrant
 // and the kinds configured like them) gets from its projection (warnings.go, displace.go).
@@ -57,4 +60,18 @@ var (
 		Title:   "rules of another policy displaced",
 		Meaning: "the write (or delete) removes or replaces rules another policy had in effect on the paths named; the reason says by which rule of the model",
 		Fix:     "check with the owner of the other policy; target more narrowly, or change strategy, if their rules should stay"})
+)
+
+// CheckSpec is the check id of the errors found reading a policy (policy.View: the shape of its
+// spec), before any check of the table runs.
+const CheckSpec = "policy-spec"
+
+// The codes of the errors of reading a policy and of the stateful checks (stateful.go).
+var (
+	_ = warning.RegisterError(CheckSpec, warning.Code{ID: "PRC-E022", Severity: warning.SeverityError, Title: "policy spec unreadable",
+		Meaning: "the spec does not have the shape of the kind (a field of the wrong type, a rule that is not an object)", Fix: "fix the field the error names, as the kind's CRD describes it"})
+	_ = warning.RegisterError(settings.CheckUnsetOverride, warning.Code{ID: "PRC-E023", Severity: warning.SeverityError, Title: "unset of an override",
+		Meaning: "spec.unset names a rule a broader policy sets as an override on a path this policy reaches: unset never removes an override", Fix: "remove the id from spec.unset, or ask the owner of the override (or the administrator may set actions.unsetOverride: warn)"})
+	_ = warning.RegisterError(settings.CheckOnePolicyPerTarget, warning.Code{ID: "PRC-E024", Severity: warning.SeverityError, Title: "second policy on a target",
+		Meaning: "one policy per target is configured and another policy of the kind already targets it", Fix: "edit the existing policy instead"})
 )

@@ -104,7 +104,7 @@ func (v *Validator) config(req admission.Request, u *unstructured.Unstructured) 
 		return admission.Allowed("").WithWarnings(codeConfigDeleted.Line("deleting PrecedentConfig cluster puts the default settings in force"))
 	}
 	_, errs := settings.Decode(u)
-	return respond(settings.GVK.GroupKind(), u.GetName(), errs, nil)
+	return respond(settings.GVK.GroupKind(), u.GetName(), errs, nil, profile.Same(checkConfig, len(errs))...)
 }
 
 // respond turns field errors into the API server's Invalid status, one cause per field, and adds the
@@ -120,7 +120,7 @@ func respond(gk schema.GroupKind, name string, errs field.ErrorList, warnings []
 		}
 		admissionRejections.WithLabelValues(check).Inc()
 	}
-	st := apierrors.NewInvalid(gk, name, errs).Status()
+	st := apierrors.NewInvalid(gk, name, warning.Coded(errs, ids)).Status()
 	resp := admission.Denied(st.Message)
 	resp.Result = &st
 	return resp.WithWarnings(warnings...)

@@ -66,11 +66,11 @@ func (p Profile) Review(r profile.Request) profile.Decision {
 		if r.Delete {
 			return profile.Allowed
 		}
-		return profile.Decision{Errs: errs}
+		return profile.Decision{Errs: errs, CheckIDs: profile.Same(engine.CheckSpec, len(errs))}
 	}
 	if !r.Delete {
 		if errs := engine.Stateless(pol); len(errs) > 0 {
-			return profile.Decision{Errs: errs}
+			return profile.Decision{Errs: errs, CheckIDs: profile.Same(engine.CheckSpec, len(errs))}
 		}
 	}
 	if err := listed(r.Source, r.Registry); err != nil {
@@ -88,7 +88,7 @@ func (p Profile) Review(r profile.Request) profile.Decision {
 	pr := w.snap.Project(write)
 	var d profile.Decision
 	if !r.Delete {
-		d.Errs = engine.CheckProjection(pr)
+		d.Errs, d.CheckIDs = engine.CheckProjectionIDs(pr)
 	}
 	d.Warnings = validate.Limit(pr.Warnings(), r.Settings.WarningLimit)
 	return d

@@ -44,10 +44,22 @@ var scheme, _ = state.NewScheme()
 // by the webhook (server-side dry-run, the other objects of the folder in the cluster) and by
 // `precedent validate -f` (the same objects as files, the reviewed one the newest).
 func TestWebhookAndValidateAgree(t *testing.T) {
-	// The kinds the samples' PrecedentConfigs manage reach the webhook whatever the settings in
-	// force: it answers for those the settings manage and admits the others.
-	var kinds []policy.Kind
 	folders := sampleFolders(t)
+	registerKinds(t, folders)
+	for _, dir := range append(folders, fixtures...) {
+		rel, _ := filepath.Rel(samples, dir)
+		if strings.HasPrefix(rel, "..") {
+			rel = filepath.Base(dir)
+		}
+		t.Run(rel, func(t *testing.T) { agree(t, dir) })
+	}
+}
+
+// registerKinds registers the webhooks for the kinds the samples' PrecedentConfigs manage, which
+// reach the webhook whatever the settings in force: it answers for those the settings manage and
+// admits the others; and installs the CRDs of the samples' kinds Precedent does not ship.
+func registerKinds(t *testing.T, folders []string) {
+	var kinds []policy.Kind
 	for _, dir := range folders {
 		if cfg, _ := read(t, dir); cfg != nil {
 			s, errs := settings.Decode(cfg)
@@ -63,13 +75,6 @@ func TestWebhookAndValidateAgree(t *testing.T) {
 	}
 	schemaless(t, "kuma.io", "v1alpha1", "Dataplane", "dataplanes")
 	schemaless(t, "agentic.prototype.x-k8s.io", "v0alpha0", "XBackend", "xbackends")
-	for _, dir := range append(folders, fixtures...) {
-		rel, _ := filepath.Rel(samples, dir)
-		if strings.HasPrefix(rel, "..") {
-			rel = filepath.Base(dir)
-		}
-		t.Run(rel, func(t *testing.T) { agree(t, dir) })
-	}
 }
 
 // sampleFolders lists the folders of config/samples that hold manifests, those with a

@@ -33,3 +33,23 @@ var (
 		Meaning: "how many places (routes, listeners) the write changes the effective Envoy Gateway policy of, and which",
 		Fix:     "nothing to do; `precedent diff` shows the changes one by one"})
 )
+
+// CheckSpec is the check id of the errors found reading a policy or checking it alone (Read,
+// Stateless); the combined checks (checks.go) have their own ids.
+const CheckSpec = "eg-spec"
+
+// The codes of the errors of the envoy-gateway profile.
+var (
+	_ = warning.RegisterError(CheckSpec, warning.Code{ID: "PRC-E025", Severity: warning.SeverityError, Title: "Envoy Gateway: policy spec invalid",
+		Meaning: "the policy cannot be read, or checked alone breaks a rule of Envoy Gateway (mergeType on a non-route target, mergeType Replace, a ClientTrafficPolicy mergeType)", Fix: "fix the field the error names"})
+	_ = warning.RegisterError("eg-jwt-providers", warning.Code{ID: "PRC-E026", Severity: warning.SeverityError, Title: "Envoy Gateway: jwt without providers",
+		Meaning: "the merged SecurityPolicy has jwt without providers, which Envoy Gateway's CRD forbids", Fix: "add a provider in this policy or the one it merges into"})
+	_ = warning.RegisterError("eg-jwt-claim-to-headers", warning.Code{ID: "PRC-E027", Severity: warning.SeverityError, Title: "Envoy Gateway: recomputeRoute without claimToHeaders",
+		Meaning: "a merged jwt provider sets recomputeRoute without claimToHeaders", Fix: "add claimToHeaders to the provider, or drop recomputeRoute"})
+	_ = warning.RegisterError("eg-oidc-passthrough-jwt", warning.Code{ID: "PRC-E028", Severity: warning.SeverityError, Title: "Envoy Gateway: OIDC passThroughAuthHeader without jwt",
+		Meaning: "the merged SecurityPolicy passes the OIDC auth header through without a jwt provider reading it", Fix: "add a jwt provider that reads the header, or drop passThroughAuthHeader"})
+	_ = warning.RegisterError("eg-authorization-jwt-principal", warning.Code{ID: "PRC-E029", Severity: warning.SeverityError, Title: "Envoy Gateway: JWT principal without jwt",
+		Meaning: "an authorization rule of the merged SecurityPolicy matches JWT claims, but no jwt authenticates the request", Fix: "add jwt to the policy (or the one it merges into), or match another principal"})
+	_ = warning.RegisterError("eg-tcp-authorization-only", warning.Code{ID: "PRC-E030", Severity: warning.SeverityError, Title: "Envoy Gateway: TCP route policy beyond authorization",
+		Meaning: "a SecurityPolicy on a TCP route may set only authorization", Fix: "remove the other fields, or target an HTTP route"})
+)

@@ -216,8 +216,8 @@ func TestKumaKinds(t *testing.T) {
 	const cfg = "testdata/kuma-mesh/config.yaml"
 	t.Run("not checked without the config", func(t *testing.T) {
 		out, _, code := run("validate", "-f", kuma)
-		want := "Warning: 3 kuma.io/v1alpha1 MeshTimeout objects are not checked: add the kind under spec.kinds\n" +
-			"Warning: 3 kuma.io/v1alpha1 MeshTrafficPermission objects are not checked: add the kind under spec.kinds\n"
+		want := "Warning: PRC-W024 3 kuma.io/v1alpha1 MeshTimeout objects are not checked: add the kind under spec.kinds\n" +
+			"Warning: PRC-W024 3 kuma.io/v1alpha1 MeshTrafficPermission objects are not checked: add the kind under spec.kinds\n"
 		if code != 0 || out != want {
 			t.Errorf("exit %d, output:\n%s\nwant exit 0 and:\n%s", code, out, want)
 		}
@@ -233,17 +233,17 @@ func TestKumaKinds(t *testing.T) {
 			dead = "MeshTimeout kuma-system/01-consume-backend-timeouts never takes effect on any Dataplane: every field it sets is decided by kuma-system/web-timeouts, kuma-demo/timeout-global, kuma-system/00-base-timeouts\n"
 			from = "spec.from is deprecated by Kuma 2.x and dropped silently by Kuma 3.0 on create and update: use spec.rules\n"
 		)
-		want := mt + "00-base-timeouts: " + dead +
-			mt + "01-consume-backend-timeouts: " + dead +
-			mtp + "allow-all: MeshTrafficPermission kuma-system/allow-all: " + from +
-			mtp + "allow-all: MeshTrafficPermission kuma-system/allow-all: spec.from[0] as spec.rules[0]: {\"default\":{\"allow\":[{\"spiffeID\":{\"type\":\"Prefix\",\"value\":\"spiffe://<trust-domain>\"}}]}}\n" +
-			mtp + "allow-all: MeshTrafficPermission kuma-system/deny-web-v1 never takes effect on any Dataplane: every field it sets is decided by kuma-system/allow-all\n" +
-			mtp + "deny-web-v1: MeshTrafficPermission kuma-system/deny-web-v1: " + from +
-			mtp + "deny-web-v1: MeshTrafficPermission kuma-system/deny-web-v1: spec.from[0] as spec.rules[0]: {\"default\":{\"deny\":[{\"spiffeID\":{\"type\":\"Exact\",\"value\":\"spiffe://<trust-domain>/ns/<namespace>/sa/<service account of web,version=v1>\"}}]}}\n" +
-			mtp + "deny-web-v1: MeshTrafficPermission kuma-system/deny-web-v1 never takes effect on any Dataplane: every field it sets is decided by kuma-system/allow-all\n" +
-			mtp + "shadow-web: MeshTrafficPermission kuma-system/shadow-web: " + from +
-			mtp + "shadow-web: MeshTrafficPermission kuma-system/shadow-web: spec.from[0] as spec.rules[0]: {\"default\":{\"allowWithShadowDeny\":[{\"spiffeID\":{\"type\":\"Exact\",\"value\":\"spiffe://<trust-domain>/ns/<namespace>/sa/<service account of web>\"}}]}}\n" +
-			mtp + "shadow-web: MeshTrafficPermission kuma-system/shadow-web never takes effect on any Dataplane: every field it sets is decided by kuma-system/allow-all\n"
+		want := "Warning: PRC-W014 MeshTimeout kuma-system/00-base-timeouts: " + dead +
+			"Warning: PRC-W014 MeshTimeout kuma-system/01-consume-backend-timeouts: " + dead +
+			"Warning: PRC-W015 MeshTrafficPermission kuma-system/allow-all: MeshTrafficPermission kuma-system/allow-all: " + from +
+			"Warning: PRC-W015 MeshTrafficPermission kuma-system/allow-all: MeshTrafficPermission kuma-system/allow-all: spec.from[0] as spec.rules[0]: {\"default\":{\"allow\":[{\"spiffeID\":{\"type\":\"Prefix\",\"value\":\"spiffe://<trust-domain>\"}}]}}\n" +
+			"Warning: PRC-W014 MeshTrafficPermission kuma-system/allow-all: MeshTrafficPermission kuma-system/deny-web-v1 never takes effect on any Dataplane: every field it sets is decided by kuma-system/allow-all\n" +
+			"Warning: PRC-W015 MeshTrafficPermission kuma-system/deny-web-v1: MeshTrafficPermission kuma-system/deny-web-v1: " + from +
+			"Warning: PRC-W015 MeshTrafficPermission kuma-system/deny-web-v1: MeshTrafficPermission kuma-system/deny-web-v1: spec.from[0] as spec.rules[0]: {\"default\":{\"deny\":[{\"spiffeID\":{\"type\":\"Exact\",\"value\":\"spiffe://<trust-domain>/ns/<namespace>/sa/<service account of web,version=v1>\"}}]}}\n" +
+			"Warning: PRC-W014 MeshTrafficPermission kuma-system/deny-web-v1: MeshTrafficPermission kuma-system/deny-web-v1 never takes effect on any Dataplane: every field it sets is decided by kuma-system/allow-all\n" +
+			"Warning: PRC-W015 MeshTrafficPermission kuma-system/shadow-web: MeshTrafficPermission kuma-system/shadow-web: " + from +
+			"Warning: PRC-W015 MeshTrafficPermission kuma-system/shadow-web: MeshTrafficPermission kuma-system/shadow-web: spec.from[0] as spec.rules[0]: {\"default\":{\"allowWithShadowDeny\":[{\"spiffeID\":{\"type\":\"Exact\",\"value\":\"spiffe://<trust-domain>/ns/<namespace>/sa/<service account of web>\"}}]}}\n" +
+			"Warning: PRC-W014 MeshTrafficPermission kuma-system/shadow-web: MeshTrafficPermission kuma-system/shadow-web never takes effect on any Dataplane: every field it sets is decided by kuma-system/allow-all\n"
 		if code != 0 || out != want {
 			t.Errorf("exit %d, output:\n%s\nwant exit 0 and:\n%s", code, out, want)
 		}

@@ -35,11 +35,11 @@ func TestValidateSamplesPass(t *testing.T) {
 
 func TestValidateInvalid(t *testing.T) {
 	out, _, code := run("validate", "-f", "testdata/invalid")
-	want := `AuthPolicy shop/route-policy: spec.unset[0]: Forbidden: rule authorization.b is set by the overrides of AuthPolicy gateway-system/gw-policy and cannot be unset: remove it from spec.unset
-RateLimitPolicy shop/mixed: spec.limits: Forbidden: bare limits cannot be combined with spec.defaults or spec.overrides: move them into spec.defaults
-RateLimitPolicy shop/mixed: spec.overrides.when: Invalid value: "self.limits.x.rates[0].limit >": compilation failed: ERROR: <input>:1:31: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | self.limits.x.rates[0].limit >\n | ..............................^
-Warning: AuthPolicy gateway-system/gw-policy: this write changes the effective AuthPolicy of 1 route
-Warning: AuthPolicy gateway-system/gw-policy: the override of authorization.b makes the unset in AuthPolicy shop/route-policy ineffective on route shop/cart
+	want := `AuthPolicy shop/route-policy: spec.unset[0]: Forbidden: PRC-E023 rule authorization.b is set by the overrides of AuthPolicy gateway-system/gw-policy and cannot be unset: remove it from spec.unset
+RateLimitPolicy shop/mixed: spec.limits: Forbidden: PRC-E009 bare limits cannot be combined with spec.defaults or spec.overrides: move them into spec.defaults
+RateLimitPolicy shop/mixed: spec.overrides.when: Invalid value: "self.limits.x.rates[0].limit >": PRC-E012 compilation failed: ERROR: <input>:1:31: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | self.limits.x.rates[0].limit >\n | ..............................^
+Warning: PRC-W005 AuthPolicy gateway-system/gw-policy: the override of authorization.b makes the unset in AuthPolicy shop/route-policy ineffective on route shop/cart
+Note: PRC-N003 AuthPolicy gateway-system/gw-policy: this write changes the effective AuthPolicy of 1 route
 `
 	if code != 1 {
 		t.Errorf("exit %d, want 1", code)
@@ -163,8 +163,8 @@ func TestConfiguredKind(t *testing.T) {
 		t.Errorf("atomic defaults of the Gateway policy must be replaced whole (-want +got):\n%s", diff)
 	}
 	out, _, code = run("validate", "-f", "testdata/configured")
-	if code != 0 || out != "Warning: RateLimitPolicy kuadrant/gw-rlp: spec.defaults of this policy are replaced by RateLimitPolicy kuadrant/toystore-rlp on route kuadrant/toystore\n"+
-		"Warning: RateLimitPolicy kuadrant/toystore-rlp: replaces kuadrant/gw-rlp's `global` and `per-user` on route kuadrant/toystore (defaults-overrides: a more specific policy's rules replace defaults)\n" {
+	if code != 0 || out != "Warning: PRC-W010 RateLimitPolicy kuadrant/toystore-rlp: replaces kuadrant/gw-rlp's `global` and `per-user` on route kuadrant/toystore (defaults-overrides: a more specific policy's rules replace defaults)\n"+
+		"Note: PRC-N001 RateLimitPolicy kuadrant/gw-rlp: spec.defaults of this policy are replaced by RateLimitPolicy kuadrant/toystore-rlp on route kuadrant/toystore\n" {
 		t.Errorf("validate: exit %d, output:\n%s", code, out)
 	}
 }
@@ -172,7 +172,7 @@ func TestConfiguredKind(t *testing.T) {
 // The mesh profile's warnings keep to the settings' warningLimit, as every profile's do.
 func TestValidateMeshWarningLimit(t *testing.T) {
 	out, _, code := run("validate", "-f", "testdata/mesh-warning-limit")
-	const p = "Warning: MeshTimeout mesh-1/crowded: MeshTimeout mesh-1/crowded: "
+	const p = "Warning: PRC-W014 MeshTimeout mesh-1/crowded: MeshTimeout mesh-1/crowded: "
 	want := p + "spec.to[1] never takes effect on any Dataplane: every field it sets is decided by spec.to[0] of mesh-1/crowded\n" +
 		p + "spec.to[2] never takes effect on any Dataplane: every field it sets is decided by spec.to[0] of mesh-1/crowded\n" +
 		"Warning: MeshTimeout mesh-1/crowded: and 3 more warnings\n"

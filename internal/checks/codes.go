@@ -31,7 +31,7 @@ var (
 	_ = warning.RegisterError("unset-switched-off", warning.Code{ID: "PRC-E013", Severity: warning.SeverityError, Title: "unset switched off",
 		Meaning: "the cluster administrator switched spec.unset off (PrecedentConfig cluster, unsetEnabled: false)", Fix: "remove spec.unset, or ask the administrator"})
 	_ = warning.RegisterError("unset-id-format", warning.Code{ID: "PRC-E014", Severity: warning.SeverityError, Title: "malformed unset id",
-		Meaning: "an entry of spec.unset is not a rule id of the kind (<section>.<name>, or a limit name)", Fix: "write the rule id as the error shows"})
+		Meaning: "an entry of spec.unset is not a rule id of the kind (section.name, or a limit name)", Fix: "write the rule id as the error shows"})
 	_ = warning.RegisterError("unset-duplicate", warning.Code{ID: "PRC-E015", Severity: warning.SeverityError, Title: "unset id repeated",
 		Meaning: "a rule id is listed twice in spec.unset", Fix: "remove the repeated entry"})
 	_ = warning.RegisterError("unset-declared", warning.Code{ID: "PRC-E016", Severity: warning.SeverityError, Title: "unset of an own rule",

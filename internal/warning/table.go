@@ -15,6 +15,7 @@ func Table() []byte {
 	b.WriteString("`PRC-E…` errors deny the write (the API server shows the code at the start of the field error's detail); ")
 	b.WriteString("`PRC-W…` warnings admit it but say what is wrong or risky (kubectl prints them as `Warning: PRC-W… …`, and `--warnings-as-errors` fails on them); ")
 	b.WriteString("`PRC-N…` notes say what the write does: the CLI prints them as `Note: ` lines, the webhook sends them only when the PrecedentConfig sets `spec.notes: true`. ")
+	b.WriteString("A stateful check the PrecedentConfig switches to warn (`actions`) keeps its `PRC-E…` code on the warning line. ")
 	b.WriteString("A code is never reused; a retired code keeps its row.\n\n")
 	b.WriteString("| code | severity | title | meaning | fix |\n")
 	b.WriteString("| --- | --- | --- | --- | --- |\n")

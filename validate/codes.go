@@ -58,8 +58,12 @@ var (
 		Fix:     "attach the route (parentRefs) or target another object"})
 	codeDisplaced = warning.Register(warning.Code{ID: "PRC-W010", Severity: warning.SeverityWarning,
 		Title:   "rules of another policy displaced",
-		Meaning: "the write (or delete) removes or replaces rules another policy had in effect on the paths named; the reason says by which rule of the model",
+		Meaning: "the write (or delete) removes rules another policy had in effect on the paths named, or replaces them by precedence on the same target; the reason says by which rule of the model",
 		Fix:     "check with the owner of the other policy; target more narrowly, or change strategy, if their rules should stay"})
+	codeDefaultsGiveWay = warning.Register(warning.Code{ID: "PRC-N005", Severity: warning.SeverityNote,
+		Title:   "broader defaults give way to this policy",
+		Meaning: "the rules of the written, more specific policy take the place of defaults a broader policy sets on the paths named, as defaults are meant to",
+		Fix:     "nothing to do if that is intended; `precedent diff` shows the values before and after"})
 )
 
 // CheckSpec is the check id of the errors found reading a policy (policy.View: the shape of its

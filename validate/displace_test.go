@@ -92,11 +92,11 @@ func TestDisplacementWarnings(t *testing.T) {
 			extra: []string{"apiVersion: kuadrant.io/v1\nkind: RateLimitPolicy\nmetadata: {name: gw, namespace: gateway-system, creationTimestamp: '2024-01-01T00:00:00Z'}\nspec:\n" + gwTarget +
 				"  defaults: {limits: {g: {rates: [{limit: 1, window: 1m}]}}}\n"},
 			policy: newer,
-			want:   []string{"PRC-W010 replaces gateway-system/gw's `g` on route shop/cart (Kuadrant: a more specific policy's rules replace defaults)"}},
+			want:   []string{"PRC-N005 replaces gateway-system/gw's `g` on route shop/cart (Kuadrant: a more specific policy's rules replace defaults)"}},
 		{name: "defaults-overrides: a route policy replaces the Gateway's atomic defaults, on its route only",
 			kind: "RateLimitPolicy", extra: []string{gwAtomic},
 			policy: limits("shop", "p", "2024-02-01T00:00:00Z", routeTarget+"  limits: {r: {rates: [{limit: 5, window: 1m}]}}\n"),
-			want:   []string{"PRC-W010 replaces gateway-system/gw-limits's `g1` and `g2` on route shop/cart (defaults-overrides: a more specific policy's rules replace defaults)"}},
+			want:   []string{"PRC-N005 replaces gateway-system/gw-limits's `g1` and `g2` on route shop/cart (defaults-overrides: a more specific policy's rules replace defaults)"}},
 		{name: "defaults-overrides: the older of two policies on one route wins when it gains rules",
 			kind: "RateLimitPolicy",
 			extra: []string{limits("shop", "newer", "2024-03-01T00:00:00Z", routeTarget+"  limits: {nn: {rates: [{limit: 5, window: 1m}]}}\n"),
@@ -114,7 +114,7 @@ func TestDisplacementWarnings(t *testing.T) {
 		{name: "defaults-overrides: a rule that keeps a Gateway merge default out replaces it; a new one takes nothing",
 			kind: "AuthPolicy", policy: authPolicy("p", routeTarget+"  rules: {authentication: {a: {}}, authorization: {c: {}}}\n"),
 			want: []string{
-				"PRC-W010 replaces gateway-system/gw-policy's `authentication.a` on route shop/cart (defaults-overrides: a more specific policy's rules replace defaults)",
+				"PRC-N005 replaces gateway-system/gw-policy's `authentication.a` on route shop/cart (defaults-overrides: a more specific policy's rules replace defaults)",
 			}},
 		{name: "defaults-overrides: a rule the Gateway's override replaces is warned about once, as before",
 			kind: "AuthPolicy", policy: authPolicy("p", routeTarget+"  rules: {authorization: {b: {}}}\n"),
@@ -144,7 +144,7 @@ func TestDisplacementWarnings(t *testing.T) {
 			extra: []string{"apiVersion: policy.precedent.dev/v1alpha1\nkind: TrafficPolicy\nmetadata: {name: gw-traffic, namespace: gateway-system, creationTimestamp: '2024-01-01T00:00:00Z'}\nspec:\n" + gwTarget +
 				"  default: {timeouts: {request: 10s, connect: 1s}}\n"},
 			policy: "apiVersion: policy.precedent.dev/v1alpha1\nkind: TrafficPolicy\nmetadata: {name: p, namespace: shop}\nspec:\n" + routeTarget + "  default: {timeouts: {request: 2s}}\n",
-			want:   []string{"PRC-W010 replaces gateway-system/gw-traffic's `timeouts.request` on route shop/cart (GEP-713: a more specific policy's rules replace defaults)"}},
+			want:   []string{"PRC-N005 replaces gateway-system/gw-traffic's `timeouts.request` on route shop/cart (GEP-713: a more specific policy's rules replace defaults)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -174,7 +174,11 @@ func (w *warnings) list(first []string) []string {
 			continue
 		}
 		if x.disp != nil {
-			out = append(out, codeDisplaced.Line(w.renderDisplaced(*x.disp, x.rules.list, w.places(x.places.list), w.deleted)))
+			c := codeDisplaced
+			if x.disp.byDesign {
+				c = codeDefaultsGiveWay
+			}
+			out = append(out, c.Line(w.renderDisplaced(*x.disp, x.rules.list, w.places(x.places.list), w.deleted)))
 			continue
 		}
 		out = append(out, w.render(x.key, w.policies(x.others), w.places(x.places.list)))

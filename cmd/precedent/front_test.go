@@ -114,16 +114,16 @@ func TestConfigFlag(t *testing.T) {
 		{
 			name: "--config manages the kind: its policies are checked, the others still listed",
 			args: []string{"validate", "-f", "testdata/kuadrant", "--config", kuadrantConfig},
-			want: cmdResult{stdout: "Warning: PRC-W010 RateLimitPolicy shop/cart-rlp: replaces gateway-system/gw-rlp's `per-user` on route shop/cart (Kuadrant: a more specific policy's rules replace defaults)\n" +
-				"Warning: PRC-W024 1 kuadrant.io/v1 AuthPolicy object is not checked: add the kind under spec.kinds\n" +
+			want: cmdResult{stdout: "Warning: PRC-W024 1 kuadrant.io/v1 AuthPolicy object is not checked: add the kind under spec.kinds\n" +
 				"Note: PRC-N003 RateLimitPolicy gateway-system/gw-rlp: this write changes the effective RateLimitPolicy of 1 route\n" +
-				"Note: PRC-N001 RateLimitPolicy gateway-system/gw-rlp: default rule per-user is replaced by RateLimitPolicy shop/cart-rlp on route shop/cart\n"},
+				"Note: PRC-N001 RateLimitPolicy gateway-system/gw-rlp: default rule per-user is replaced by RateLimitPolicy shop/cart-rlp on route shop/cart\n" +
+				"Note: PRC-N005 RateLimitPolicy shop/cart-rlp: replaces gateway-system/gw-rlp's `per-user` on route shop/cart (Kuadrant: a more specific policy's rules replace defaults)\n"},
 		},
 		{
 			name: "--config wins over the PrecedentConfig of the input",
 			args: []string{"validate", "-f", "testdata/configured", "--config", "testdata/kuadrant-config/config.yaml"},
-			want: cmdResult{stdout: "Warning: PRC-W010 RateLimitPolicy kuadrant/toystore-rlp: replaces kuadrant/gw-rlp's `global`, `per-user` and `when` on route kuadrant/toystore (Kuadrant: a more specific policy's rules replace defaults)\n" +
-				"Note: PRC-N001 RateLimitPolicy kuadrant/gw-rlp: spec.defaults of this policy are replaced by RateLimitPolicy kuadrant/toystore-rlp on route kuadrant/toystore\n"},
+			want: cmdResult{stdout: "Note: PRC-N001 RateLimitPolicy kuadrant/gw-rlp: spec.defaults of this policy are replaced by RateLimitPolicy kuadrant/toystore-rlp on route kuadrant/toystore\n" +
+				"Note: PRC-N005 RateLimitPolicy kuadrant/toystore-rlp: replaces kuadrant/gw-rlp's `global`, `per-user` and `when` on route kuadrant/toystore (Kuadrant: a more specific policy's rules replace defaults)\n"},
 		},
 		{
 			name: "an invalid --config is exit 2 with the field paths",
@@ -179,9 +179,9 @@ func TestValidateWithCRDs(t *testing.T) {
 		{
 			name: "the samples pass the shipped CRDs, Gateway API's included",
 			args: []string{"validate", "-f", "../../config/samples/rfc/b2", "-f", "../../config/crd"},
-			want: cmdResult{stdout: "Warning: PRC-W010 AuthPolicy b2/route-policy: replaces b2/gw-policy's `authorization.b` on route b2/route (defaults-overrides: a more specific policy's rules replace defaults)\n" +
-				"Note: PRC-N003 AuthPolicy b2/gw-policy: this write changes the effective AuthPolicy of 1 route\n" +
-				"Note: PRC-N001 AuthPolicy b2/gw-policy: default rule authorization.b is replaced by AuthPolicy b2/route-policy on route b2/route\n"},
+			want: cmdResult{stdout: "Note: PRC-N003 AuthPolicy b2/gw-policy: this write changes the effective AuthPolicy of 1 route\n" +
+				"Note: PRC-N001 AuthPolicy b2/gw-policy: default rule authorization.b is replaced by AuthPolicy b2/route-policy on route b2/route\n" +
+				"Note: PRC-N005 AuthPolicy b2/route-policy: replaces b2/gw-policy's `authorization.b` on route b2/route (defaults-overrides: a more specific policy's rules replace defaults)\n"},
 		},
 		{
 			name: "--crd with something else than CRDs is exit 2",

@@ -163,8 +163,8 @@ func TestConfiguredKind(t *testing.T) {
 		t.Errorf("atomic defaults of the Gateway policy must be replaced whole (-want +got):\n%s", diff)
 	}
 	out, _, code = run("validate", "-f", "testdata/configured")
-	if code != 0 || out != "Warning: PRC-W010 RateLimitPolicy kuadrant/toystore-rlp: replaces kuadrant/gw-rlp's `global` and `per-user` on route kuadrant/toystore (defaults-overrides: a more specific policy's rules replace defaults)\n"+
-		"Note: PRC-N001 RateLimitPolicy kuadrant/gw-rlp: spec.defaults of this policy are replaced by RateLimitPolicy kuadrant/toystore-rlp on route kuadrant/toystore\n" {
+	if code != 0 || out != "Note: PRC-N001 RateLimitPolicy kuadrant/gw-rlp: spec.defaults of this policy are replaced by RateLimitPolicy kuadrant/toystore-rlp on route kuadrant/toystore\n"+
+		"Note: PRC-N005 RateLimitPolicy kuadrant/toystore-rlp: replaces kuadrant/gw-rlp's `global` and `per-user` on route kuadrant/toystore (defaults-overrides: a more specific policy's rules replace defaults)\n" {
 		t.Errorf("validate: exit %d, output:\n%s", code, out)
 	}
 }

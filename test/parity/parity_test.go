@@ -26,6 +26,7 @@ import (
 	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/settings"
 	"github.com/precedent-dev/precedent/internal/state"
+	"github.com/precedent-dev/precedent/internal/warning"
 	"github.com/precedent-dev/precedent/profiles"
 	"github.com/precedent-dev/precedent/test/harness"
 )
@@ -136,6 +137,7 @@ func agree(t *testing.T, dir string) {
 		}
 		spec, _, _ = unstructured.NestedMap(cfg.Object, "spec")
 	}
+	spec["notes"] = true // validate prints notes always: the webhook sends them when asked
 	h.SetConfig(t, c, spec)
 	reg := s.Registry()
 	isPolicy := func(u *unstructured.Unstructured) bool {
@@ -262,9 +264,12 @@ func dryRunCreate(t *testing.T, u *unstructured.Unstructured) (answer, metav1.Ti
 			a.Errors = append(a.Errors, subject+cause.Field+": "+cause.Message)
 		}
 	}
+	var lines []string
 	for _, w := range rec.Take() {
-		a.Warnings = append(a.Warnings, subject+w)
+		lines = append(lines, warning.Subject(strings.TrimSuffix(subject, ": "), w))
 	}
+	warns, notes := warning.Notes(lines) // validate prints the warnings, then the notes
+	a.Warnings = append(warns, notes...)
 	return a, at
 }
 
@@ -302,9 +307,14 @@ func validate(t *testing.T, cfg *unstructured.Unstructured, objs []*unstructured
 	subject := u.GetKind() + " " + u.GetNamespace() + "/" + u.GetName() + ": "
 	var a answer
 	for _, line := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+		finding, isFinding := strings.CutPrefix(line, "Warning: ")
+		if !isFinding {
+			finding, isFinding = strings.CutPrefix(line, "Note: ")
+		}
+		_, text := warning.Split(finding)
 		switch {
-		case strings.HasPrefix(line, "Warning: "+subject):
-			a.Warnings = append(a.Warnings, strings.TrimPrefix(line, "Warning: "))
+		case isFinding && strings.HasPrefix(text, subject):
+			a.Warnings = append(a.Warnings, finding)
 		case strings.HasPrefix(line, subject):
 			a.Errors = append(a.Errors, line)
 		}

@@ -24,7 +24,7 @@ import (
 var gate = map[string]string{
 	"access":        "PRC-W013", // the Gateway policy leaves the admin Backend's refund_payment grants unreachable
 	"envoy-gateway": "PRC-W020", // replacement.yaml: a route policy without mergeType drops the Gateway's jwt
-	"gep713":        "",
+	"gep713":        "PRC-W002", // timeouts.yaml: the route's timeouts.drain is overridden by the Gateway's override
 	"kuadrant":      "PRC-W002", // the route's limit global is overridden by the Gateway policy's override
 	"mesh":          "",
 	"rfc/a1":        "",

@@ -218,10 +218,11 @@ chart-crds: ## Copy Precedent's CRDs (config/crd) into the Helm chart's crds/.
 	@echo ">> charts/precedent/crds: $(CHART_CRDS)"
 
 .PHONY: generate
-generate: ## Regenerate what the registered profiles and the table of checks define: config/webhook/manifests.yaml, the PrecedentConfig CRD's profile enum and status description, the chart's resource list and RBAC rules, config/rbac/role.yaml, the components' rbac.yaml and webhook.yaml, the CRDs' rules (tests fail while they are stale).
+generate: ## Regenerate what the registered profiles and the table of checks define: config/webhook/manifests.yaml, the PrecedentConfig CRD's profile enum and status description, the chart's resource list and RBAC rules, config/rbac/role.yaml, the components' rbac.yaml and webhook.yaml, the CRDs' rules, docs/codes.md (tests fail while they are stale).
 	$(GO) test ./webhook -run '^(TestManifests|TestChartResources)$$' -count=1 -update
 	$(GO) test ./internal/install -run '^TestGenerated$$' -count=1 -update
 	$(GO) test ./internal/vap -run '^TestCRDs$$' -count=1 -update
+	$(GO) test ./cmd/precedent -run '^TestCodesTable$$' -count=1 -update
 	$(MAKE) chart-crds
 
 .PHONY: run

@@ -161,20 +161,20 @@ func TestWarnings(t *testing.T) {
 		want   []string
 	}{
 		{name: "target not found", policy: authPolicy("p", "  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: nope}\n  rules: {authorization: {x: {}}}\n"),
-			want: []string{"spec.targetRef: target HTTPRoute shop/nope not found: the policy has no effect until it exists"}},
+			want: []string{"PRC-W011 spec.targetRef: target HTTPRoute shop/nope not found: the policy has no effect until it exists"}},
 		{name: "route attached to no gateway", policy: authPolicy("p", "  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: orphan}\n  rules: {authorization: {x: {}}}\n"),
-			want: []string{"spec.targetRef: HTTPRoute shop/orphan is attached to no Gateway listener: the policy has no effect until it is"}},
+			want: []string{"PRC-W009 spec.targetRef: HTTPRoute shop/orphan is attached to no Gateway listener: the policy has no effect until it is"}},
 		{name: "rule overridden by a gateway policy in another namespace", policy: authPolicy("p", routeTarget+"  rules: {authorization: {b: {}, c: {}}}\n"),
-			want: []string{"rule authorization.b on route shop/cart is overridden by AuthPolicy gateway-system/gw-policy"}},
+			want: []string{"PRC-W002 rule authorization.b on route shop/cart is overridden by AuthPolicy gateway-system/gw-policy"}},
 		{name: "unset that removes nothing", policy: authPolicy("p", routeTarget+"  rules: {authorization: {c: {}}}\n  unset: [metadata.m]\n"),
-			want: []string{"spec.unset[0]: unset of metadata.m removes nothing: no higher policy sets it as a default on the routes of this policy"}},
+			want: []string{"PRC-W008 spec.unset[0]: unset of metadata.m removes nothing: no higher policy sets it as a default on the routes of this policy"}},
 		{name: "gateway write summary, defaults replaced, override ineffective unset",
 			extra:  []string{authPolicy("route-p", "  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: checkout}\n  rules: {authentication: {a: {}}}\n  unset: [response.r]\n")},
 			policy: "apiVersion: policy.precedent.dev/v1alpha1\nkind: AuthPolicy\nmetadata: {name: gw-policy, namespace: gateway-system, creationTimestamp: '2024-01-01T00:00:00Z'}\nspec:\n  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}\n  defaults: {strategy: merge, rules: {authentication: {a: {x: 1}}}}\n  overrides: {strategy: merge, rules: {response: {r: {}}}}\n",
 			want: []string{
-				"this write changes the effective AuthPolicy of 2 routes",
-				"default rule authentication.a is replaced by AuthPolicy shop/route-p on route shop/checkout",
-				"the override of response.r makes the unset in AuthPolicy shop/route-p ineffective on route shop/checkout",
+				"PRC-N003 this write changes the effective AuthPolicy of 2 routes",
+				"PRC-N001 default rule authentication.a is replaced by AuthPolicy shop/route-p on route shop/checkout",
+				"PRC-W005 the override of response.r makes the unset in AuthPolicy shop/route-p ineffective on route shop/checkout",
 			}},
 		{name: "one line per rule: the lower policies and their routes are listed with it",
 			extra: []string{
@@ -183,27 +183,27 @@ func TestWarnings(t *testing.T) {
 			},
 			policy: "apiVersion: policy.precedent.dev/v1alpha1\nkind: AuthPolicy\nmetadata: {name: gw-policy, namespace: gateway-system, creationTimestamp: '2024-01-01T00:00:00Z'}\nspec:\n  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}\n  defaults: {strategy: merge, rules: {authentication: {a: {x: 1}}}}\n",
 			want: []string{ // no summary: the lower policies keep both routes as they were
-				"default rule authentication.a is replaced by AuthPolicy shop/route-q and shop/route-p on 2 routes (shop/cart, shop/checkout)",
+				"PRC-N001 default rule authentication.a is replaced by AuthPolicy shop/route-q and shop/route-p on 2 routes (shop/cart, shop/checkout)",
 			}},
 		{name: "constraint clips a lower value", kind: "RateLimitPolicy",
 			extra:  []string{gwLimits},
 			policy: "apiVersion: policy.precedent.dev/v1alpha1\nkind: RateLimitPolicy\nmetadata: {name: p, namespace: shop}\nspec:\n" + routeTarget + "  limits: {x: {rates: [{limit: 150, window: 1m}]}}\n",
-			want:   []string{"rule x on route shop/cart is clipped by the constraint of RateLimitPolicy gateway-system/gw-limits"}},
+			want:   []string{"PRC-W004 rule x on route shop/cart is clipped by the constraint of RateLimitPolicy gateway-system/gw-limits"}},
 		{name: "constraint write reports what it clips", kind: "RateLimitPolicy",
 			extra:  []string{"apiVersion: policy.precedent.dev/v1alpha1\nkind: RateLimitPolicy\nmetadata: {name: p, namespace: shop}\nspec:\n" + routeTarget + "  limits: {x: {rates: [{limit: 150, window: 1m}]}}\n"},
 			policy: gwLimits,
 			want: []string{
-				"this write changes the effective RateLimitPolicy of 1 route",
-				"the constraint in spec.overrides clips rule x of RateLimitPolicy shop/p on route shop/cart",
+				"PRC-N003 this write changes the effective RateLimitPolicy of 1 route",
+				"PRC-W003 the constraint in spec.overrides clips rule x of RateLimitPolicy shop/p on route shop/cart",
 			}},
 		{name: "rule ids with per cent signs are printed as written", kind: "RateLimitPolicy",
 			extra: []string{"apiVersion: policy.precedent.dev/v1alpha1\nkind: RateLimitPolicy\nmetadata: {name: gw-limits, namespace: gateway-system, creationTimestamp: '2024-01-01T00:00:00Z'}\nspec:\n" +
 				"  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}\n  overrides: {strategy: merge, limits: {'100%s': {rates: [{limit: 1, window: 1m}]}}}\n"},
 			policy: "apiVersion: policy.precedent.dev/v1alpha1\nkind: RateLimitPolicy\nmetadata: {name: p, namespace: shop}\nspec:\n" + routeTarget + "  limits: {'100%s': {rates: [{limit: 5, window: 1m}]}}\n",
-			want:   []string{"rule 100%s on route shop/cart is overridden by RateLimitPolicy gateway-system/gw-limits"}},
+			want:   []string{"PRC-W002 rule 100%s on route shop/cart is overridden by RateLimitPolicy gateway-system/gw-limits"}},
 		{name: "when that fails at run time is reported", kind: "RateLimitPolicy",
 			policy: "apiVersion: policy.precedent.dev/v1alpha1\nkind: RateLimitPolicy\nmetadata: {name: p, namespace: shop}\nspec:\n" + routeTarget + "  defaults: {when: 'self.limits.y.rates[0].limit > 1', limits: {x: {rates: [{limit: 1, window: 1m}]}}}\n",
-			want:   []string{"spec.defaults.when does not apply on route shop/cart: evaluating \"self.limits.y.rates[0].limit > 1\": no such key: y"}},
+			want:   []string{"PRC-W007 spec.defaults.when does not apply on route shop/cart: evaluating \"self.limits.y.rates[0].limit > 1\": no such key: y"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

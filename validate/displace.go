@@ -26,6 +26,9 @@ type dispKey struct {
 	verb   string
 	owner  policy.Ref // the policy whose rules go
 	reason string     // why, in the words of the model ("" when the write acts through other policies)
+	// byDesign: a more specific policy's rules take the place of broader defaults, which is what
+	// defaults are for: a note, not a warning.
+	byDesign bool
 }
 
 // mayDisplace reports whether the events of a path's fold after a write, those naming the written
@@ -175,7 +178,9 @@ func (w *warnings) record(after *effective.Snapshot, i int, d displacements) []i
 			if levels == nil {
 				levels = after.Levels(after.Graph.Paths[i])
 			}
-			k.reason = w.reason(x.verb, sameLevel(levels, x.owner, w.ref))
+			same := sameLevel(levels, x.owner, w.ref)
+			k.reason = w.reason(x.verb, same)
+			k.byDesign = x.verb == displaceReplaced && !same
 		}
 		n, ok := w.dindex[k]
 		if !ok {

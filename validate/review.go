@@ -1,6 +1,8 @@
 package validate
 
 import (
+	"slices"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -15,8 +17,9 @@ import (
 type Outcome struct {
 	Policy *policy.Policy
 	Errs   field.ErrorList
-	// CheckIDs holds, for each error of Errs, the ID of the stateless check (package checks) that
-	// found it, or "" for an error found reading the policy or by a stateful check.
+	// CheckIDs holds, for each error of Errs, the ID of the check that found it: a stateless check
+	// (package checks), a stateful one (settings.CheckUnsetOverride, ...), or CheckSpec for an error
+	// found reading the policy.
 	CheckIDs []string
 	Warnings []string
 }
@@ -28,10 +31,10 @@ func Review(before *effective.Snapshot, obj *unstructured.Unstructured, s settin
 	p, errs := policy.View(before.Kind, obj)
 	out := Outcome{Policy: p}
 	if _, ok := obj.Object["spec"].(map[string]interface{}); !ok {
-		out.Errs = errs // nothing else can be read
+		out.Errs, out.CheckIDs = errs, slices.Repeat([]string{CheckSpec}, len(errs)) // nothing else can be read
 		return out
 	}
-	ids := make([]string, len(errs))
+	ids := slices.Repeat([]string{CheckSpec}, len(errs))
 	for _, f := range checks.Evaluate(checks.Input{Policy: p, Settings: s, Cond: cond}) { // Stateless, with IDs
 		errs, ids = append(errs, f.Err), append(ids, f.ID)
 	}
@@ -39,8 +42,8 @@ func Review(before *effective.Snapshot, obj *unstructured.Unstructured, s settin
 		out.Errs, out.CheckIDs = errs, ids
 		return out
 	}
-	serrs, swarns := Stateful(before, p, s)
-	out.Errs, out.CheckIDs = serrs, make([]string, len(serrs))
+	serrs, sids, swarns := stateful(before, p, s)
+	out.Errs, out.CheckIDs = serrs, sids
 	if len(serrs) > 0 {
 		// A rejected write changes nothing: projecting it would only add noise to the errors.
 		out.Warnings = Limit(swarns, s.WarningLimit)

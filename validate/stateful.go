@@ -12,23 +12,32 @@ import (
 	"github.com/precedent-dev/precedent/internal/printable"
 	"github.com/precedent-dev/precedent/internal/settings"
 	"github.com/precedent-dev/precedent/internal/topology"
+	"github.com/precedent-dev/precedent/internal/warning"
 )
 
 // Stateful checks p against the other policies of the snapshot: every stateful check, or those
 // named in only (settings.CheckUnsetOverride, settings.CheckOnePolicyPerTarget). Checks configured
 // to warn return their findings as warnings instead of errors.
 func Stateful(snap *effective.Snapshot, p *policy.Policy, s settings.Settings, only ...string) (field.ErrorList, []string) {
+	errs, _, warns := stateful(snap, p, s, only...)
+	return errs, warns
+}
+
+// stateful is Stateful with the check id of each error. A finding of a check configured to warn
+// keeps its check's code (PRC-E...) in the warning.
+func stateful(snap *effective.Snapshot, p *policy.Policy, s settings.Settings, only ...string) (errs field.ErrorList, ids, warns []string) {
 	selected := func(check string) bool { return len(only) == 0 || slices.Contains(only, check) }
-	var errs field.ErrorList
-	var warns []string
 	add := func(check string, es field.ErrorList) {
 		if s.Action(check) == settings.ActionWarn {
 			for _, e := range es {
-				warns = append(warns, e.Error())
+				warns = append(warns, warning.ForCheck(check).Line(e.Error()))
 			}
 			return
 		}
 		errs = append(errs, es...)
+		for range es {
+			ids = append(ids, check)
+		}
 	}
 	if selected(settings.CheckUnsetOverride) {
 		add(settings.CheckUnsetOverride, unsetOverrides(snap, p))
@@ -36,7 +45,7 @@ func Stateful(snap *effective.Snapshot, p *policy.Policy, s settings.Settings, o
 	if s.OnePolicyPerTarget && selected(settings.CheckOnePolicyPerTarget) {
 		add(settings.CheckOnePolicyPerTarget, onePerTarget(snap, p))
 	}
-	return errs, warns
+	return errs, ids, warns
 }
 
 // unsetOverrides rejects an unset of a rule that a higher policy's overrides set on any path p reaches.

@@ -153,7 +153,7 @@ func (w *warnings) event(ev *effective.Event) (int, bool) {
 
 // unsetRemovesNothing records that spec.unset[i], of rule id, took effect nowhere.
 func (w *warnings) unsetRemovesNothing(i int, id string) {
-	w.add("spec.unset[" + strconv.Itoa(i) + "]: unset of " + printable.String(id) + " removes nothing: no higher policy sets it as a default on the routes of this policy")
+	w.add(codeUnsetRemovesNothing.Line("spec.unset[" + strconv.Itoa(i) + "]: unset of " + printable.String(id) + " removes nothing: no higher policy sets it as a default on the routes of this policy"))
 }
 
 // summary is the line on how many routes' effective policy the write (or the delete) changes.
@@ -162,7 +162,7 @@ func (w *warnings) summary(deleted bool, routes int) string {
 	if deleted {
 		verb = "removing this policy changes"
 	}
-	return verb + " the effective " + w.kind + " of " + strconv.Itoa(routes) + " route" + plural(routes)
+	return codeSummary.Line(verb + " the effective " + w.kind + " of " + strconv.Itoa(routes) + " route" + plural(routes))
 }
 
 // list renders the warnings after the given ones.
@@ -174,7 +174,11 @@ func (w *warnings) list(first []string) []string {
 			continue
 		}
 		if x.disp != nil {
-			out = append(out, w.renderDisplaced(*x.disp, x.rules.list, w.places(x.places.list), w.deleted))
+			c := codeDisplaced
+			if x.disp.byDesign {
+				c = codeDefaultsGiveWay
+			}
+			out = append(out, c.Line(w.renderDisplaced(*x.disp, x.rules.list, w.places(x.places.list), w.deleted)))
 			continue
 		}
 		out = append(out, w.render(x.key, w.policies(x.others), w.places(x.places.list)))
@@ -251,28 +255,28 @@ func (w *warnings) render(k msgKey, other, place string) string {
 			if block == "rules" && w.rulesField != "" {
 				block = w.rulesField // bare rules, named by the kind's field (spec.limits)
 			}
-			return "spec." + block + " of this policy are replaced by " + other + " on " + place
+			return codeReplaced.Line("spec." + block + " of this policy are replaced by " + other + " on " + place)
 		case effective.Kept:
-			return "default rule " + rule + " is replaced by " + other + " on " + place
+			return codeReplaced.Line("default rule " + rule + " is replaced by " + other + " on " + place)
 		case effective.Unset:
-			return "default rule " + rule + " is unset by " + other + " on " + place
+			return codeDefaultUnset.Line("default rule " + rule + " is unset by " + other + " on " + place)
 		case effective.Clipped:
-			return "the constraint in spec.overrides clips rule " + rule + " of " + other + " on " + place
+			return codeClipsOthers.Line("the constraint in spec.overrides clips rule " + rule + " of " + other + " on " + place)
 		case effective.Overridden:
-			return "spec.overrides replaces rule " + rule + " of " + other + " on " + place
+			return codeOverridesOthers.Line("spec.overrides replaces rule " + rule + " of " + other + " on " + place)
 		case effective.UnsetIneffective:
-			return "the override of " + rule + " makes the unset in " + other + " ineffective on " + place
+			return codeMakesUnsetIneffective.Line("the override of " + rule + " makes the unset in " + other + " ineffective on " + place)
 		default: // effective.ConditionError
-			return "spec." + k.block + ".when does not apply on " + place + ": " + printable.String(k.message)
+			return codeConditionError.Line("spec." + k.block + ".when does not apply on " + place + ": " + printable.String(k.message))
 		}
 	}
 	switch k.typ {
 	case effective.Overridden:
-		return "rule " + rule + " on " + place + " is overridden by " + other
+		return codeOverridden.Line("rule " + rule + " on " + place + " is overridden by " + other)
 	case effective.Clipped:
-		return "rule " + rule + " on " + place + " is clipped by the constraint of " + other
+		return codeClipped.Line("rule " + rule + " on " + place + " is clipped by the constraint of " + other)
 	default: // effective.UnsetIneffective
-		return "spec.unset of " + rule + " has no effect on " + place + ": " + other + " overrides it"
+		return codeUnsetIneffective.Line("spec.unset of " + rule + " has no effect on " + place + ": " + other + " overrides it")
 	}
 }
 
@@ -284,7 +288,7 @@ func (w *warnings) targets(s *effective.Snapshot, p *policy.Policy) {
 		case !s.Graph.Exists(t):
 			w.add(warning.TargetNotFound(r.Path.String(), t.String()))
 		case s.Graph.IsUnattached(t):
-			w.add(r.Path.String() + ": " + t.Kind + " " + topology.Key{Namespace: t.Namespace, Name: t.Name}.String() + " is attached to no Gateway listener: the policy has no effect until it is")
+			w.add(codeUnattached.Line(r.Path.String() + ": " + t.Kind + " " + topology.Key{Namespace: t.Namespace, Name: t.Name}.String() + " is attached to no Gateway listener: the policy has no effect until it is"))
 		}
 	}
 	w.otherControllers(s, p)
@@ -331,7 +335,7 @@ func describe(p *topology.Path) string {
 }
 
 // Limit deduplicates warnings and caps them at n (warning.Limit), the last one saying how many were
-// left out.
+// left out. Notes count like warnings (the webhook drops them afterwards unless asked for them).
 func Limit(ws []string, n int) []string {
 	out := make([]string, 0, len(ws))
 	var seen map[string]bool // for long lists; a short one is searched

@@ -92,7 +92,7 @@ func TestWarningsEscapeRuleKeys(t *testing.T) {
 	route.Bare.Rules = map[string]interface{}{bad: map[string]interface{}{}, "per-user": map[string]interface{}{}}
 	snap := effective.NewSnapshot(w.Kind, topology.Build(w.Input), []*policy.Policy{gw}, ev)
 	got := Project(snap, route.Ref, route)
-	want := []string{`rule a\x00\u202e\xff on route app-0/route-0 is overridden by RateLimitPolicy infra/gw-policy-0`}
+	want := []string{`PRC-W002 rule a\x00\u202e\xff on route app-0/route-0 is overridden by RateLimitPolicy infra/gw-policy-0`}
 	if !slices.Equal(got, want) {
 		t.Errorf("warnings %q, want %q", got, want)
 	}
@@ -111,7 +111,7 @@ func TestWarningsEscapeRuleKeys(t *testing.T) {
 	newer.Created = older.Created.Add(time.Hour)
 	ksnap := effective.NewSnapshot(gen.KuadrantKind, topology.Build(w.Input), []*policy.Policy{newer}, ev)
 	got = Project(ksnap, older.Ref, older)
-	want = []string{"spec.limits of this policy are replaced by RateLimitPolicy app-0/route-policy-2 on route app-0/route-0"}
+	want = []string{"PRC-N001 spec.limits of this policy are replaced by RateLimitPolicy app-0/route-policy-2 on route app-0/route-0"}
 	if !slices.Equal(got, want) {
 		t.Errorf("warnings %q, want %q", got, want)
 	}

@@ -39,8 +39,8 @@ func TestConfigStatusWriter(t *testing.T) {
 			name: "status full refused for Kuma's MeshTimeout and Envoy Gateway's SecurityPolicy",
 			kinds: []interface{}{line("kuma.io", "MeshTimeout", "mesh", "full"), line("kuadrant.io", "RateLimitPolicy", "kuadrant", "full"),
 				line("gateway.envoyproxy.io", "SecurityPolicy", "envoy-gateway", "full")},
-			want: []string{`spec.kinds[0].status: Unsupported value: "full": supported values: "none"`,
-				`spec.kinds[2].status: Unsupported value: "full": supported values: "none"`},
+			want: []string{`spec.kinds[0].status: Unsupported value: "full": PRC-E033 supported values: "none"`,
+				`spec.kinds[2].status: Unsupported value: "full": PRC-E033 supported values: "none"`},
 		},
 		{
 			name:  "status none allowed for them",

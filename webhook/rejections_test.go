@@ -67,7 +67,7 @@ func TestRejectionsByCheckID(t *testing.T) {
 			got[k] = d
 		}
 	}
-	want := map[string]float64{"unset-duplicate": 1, "target-no-namespace": 1, "unset-declared": 1, "FieldValueInvalid:spec.limits": 1}
+	want := map[string]float64{"unset-duplicate": 1, "target-no-namespace": 1, "unset-declared": 1, "policy-spec": 1}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("rejections counted (-want +got):\n%s", diff)
 	}

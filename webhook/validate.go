@@ -21,6 +21,7 @@ import (
 	"github.com/precedent-dev/precedent/internal/profile"
 	"github.com/precedent-dev/precedent/internal/settings"
 	"github.com/precedent-dev/precedent/internal/state"
+	"github.com/precedent-dev/precedent/internal/warning"
 	"github.com/precedent-dev/precedent/profiles"
 )
 
@@ -75,6 +76,9 @@ func (v *Validator) handle(req admission.Request) (admission.Response, string) {
 	}
 	if p := profiles.For(gk, reg); p != nil {
 		d := p.Review(profile.Request{GroupKind: gk, Object: u, Delete: req.Operation == admissionv1.Delete, Settings: s, Registry: reg, Source: v.State})
+		if !s.Notes { // notes say what the write does: sent only when the PrecedentConfig asks
+			d.Warnings, _ = warning.Notes(d.Warnings)
+		}
 		return decide(gk, u.GetName(), d), gk.Kind
 	}
 	return admission.Allowed(""), gk.Kind
@@ -97,10 +101,10 @@ func (v *Validator) config(req admission.Request, u *unstructured.Unstructured) 
 		if u.GetName() != settings.Name {
 			return admission.Allowed("")
 		}
-		return admission.Allowed("").WithWarnings("deleting PrecedentConfig cluster puts the default settings in force")
+		return admission.Allowed("").WithWarnings(codeConfigDeleted.Line("deleting PrecedentConfig cluster puts the default settings in force"))
 	}
 	_, errs := settings.Decode(u)
-	return respond(settings.GVK.GroupKind(), u.GetName(), errs, nil)
+	return respond(settings.GVK.GroupKind(), u.GetName(), errs, nil, profile.Same(checkConfig, len(errs))...)
 }
 
 // respond turns field errors into the API server's Invalid status, one cause per field, and adds the
@@ -116,7 +120,7 @@ func respond(gk schema.GroupKind, name string, errs field.ErrorList, warnings []
 		}
 		admissionRejections.WithLabelValues(check).Inc()
 	}
-	st := apierrors.NewInvalid(gk, name, errs).Status()
+	st := apierrors.NewInvalid(gk, name, warning.Coded(errs, ids)).Status()
 	resp := admission.Denied(st.Message)
 	resp.Result = &st
 	return resp.WithWarnings(warnings...)

@@ -71,7 +71,7 @@ func TestKindResolution(t *testing.T) {
 gateway-system/gw  -         shop/cart  -     global    gateway-system/gw-rlp
 gateway-system/gw  -         shop/cart  -     per-user  shop/cart-rlp
 `
-	notChecked := "Warning: 1 kuadrant.io/v1 AuthPolicy object is not checked: add the kind under spec.kinds\n"
+	notChecked := "Warning: PRC-W024 1 kuadrant.io/v1 AuthPolicy object is not checked: add the kind under spec.kinds\n"
 	runCases(t, []cmdCase{
 		{
 			name: "Kind.group picks the configured kind",

@@ -97,9 +97,9 @@ func TestMeshRulesFlags(t *testing.T) {
 // it, each warning cut to the length the webhook sends.
 func TestValidateRules(t *testing.T) {
 	out, _, code := run("validate", "-f", kumaRules, "--config", "testdata/kuma-mesh/config.yaml")
-	const line = "MeshTrafficPermission kong-mesh-demo/allow-malicious-batch: spec.rules[0].default.allow[0] never takes effect on any Dataplane: spec.rules[0].default.deny[0] of kuma-system/deny-malicious-ns denies all it matches, and Kuma matches deny f...\n"
-	want := "Warning: " + line +
-		"Warning: MeshTrafficPermission kuma-system/deny-malicious-ns: " + line +
+	const line = "MeshTrafficPermission kong-mesh-demo/allow-malicious-batch: spec.rules[0].default.allow[0] never takes effect on any Dataplane: spec.rules[0].default.deny[0] of kuma-system/deny-malicious-ns denies all it matches, and Kuma match...\n"
+	want := "Warning: PRC-W014 " + line +
+		"Warning: PRC-W014 MeshTrafficPermission kuma-system/deny-malicious-ns: " + line +
 		"0 errors, 2 warnings in 6 objects\n"
 	if code != 0 || out != want {
 		t.Errorf("exit %d, output:\n%s\nwant exit 0 and:\n%s", code, out, want)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 
@@ -49,7 +48,7 @@ func unchecked(reg *policy.Registry, objs []*unstructured.Unstructured, crds *cr
 			what = "object is"
 		}
 		kind := finding.Object{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind}
-		out = append(out, finding.Warning(kind, fmt.Sprintf("%d %s %s %s not checked: add the kind under spec.kinds", n, gvk.GroupVersion(), gvk.Kind, what)))
+		out = append(out, finding.Warning(kind, codeUnchecked.Linef("%d %s %s %s not checked: add the kind under spec.kinds", n, gvk.GroupVersion(), gvk.Kind, what)))
 	}
 	return out
 }

@@ -20,8 +20,10 @@ func newValidateCmd() *cobra.Command {
 		Use:   "validate [-f] PATH [PATH ...] [--config FILE] [--crd PATH ...] [-o text|json|sarif] [--fail-on error|warning|CODE,...]",
 		Short: "Check every policy in the files against the topology in the files, with the webhook's rules",
 		Long: `Prints one line per error, "<Kind> <ns>/<name>: <field path>: <reason>", and warnings starting
-with "Warning: ", then a summary line ("3 errors, 2 warnings in 41 objects"). Paths are given with -f
-or as arguments; each must exist and hold at least one object.
+with "Warning: ", then notes (what the writes do, not what is wrong) starting with "Note: ", then a
+summary line ("3 errors, 2 warnings in 41 objects"). Every line but a file error carries a code
+(PRC-E…, PRC-W…, PRC-N…; see docs/codes.md). Paths are given with -f or as arguments; each must
+exist and hold at least one object.
 
 -o json prints {"findings": [{"code", "severity", "object": {"apiVersion", "kind", "namespace",
 "name"}, "field", "message", "affected", "file", "line"}], "summary": {"errors", "warnings", "notes",

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/precedent-dev/precedent/internal/printable"
+	"github.com/precedent-dev/precedent/internal/warning"
 )
 
 // FoldAbove is the number of lines (rows of one table, errors, warnings) above which Markdown folds
@@ -119,7 +120,9 @@ func Markdown(w io.Writer, r *Report) error {
 			b.WriteString("\n</details>\n")
 		}
 	}
-	list("Warnings", r.Warnings)
+	warns, notes := warning.Notes(r.Warnings)
+	list("Warnings", warns)
+	list("Notes", notes)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -183,8 +186,12 @@ func Table(w io.Writer, r *Report, wide bool) error {
 	for _, e := range r.Errors {
 		fmt.Fprintln(w, printable.String(e))
 	}
-	for _, wn := range r.Warnings {
+	warns, notes := warning.Notes(r.Warnings)
+	for _, wn := range warns {
 		fmt.Fprintln(w, "Warning: "+printable.String(wn))
+	}
+	for _, n := range notes {
+		fmt.Fprintln(w, "Note: "+printable.String(n))
 	}
 	return nil
 }

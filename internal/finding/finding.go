@@ -59,9 +59,10 @@ func (f Finding) Text() string { return f.line }
 func Errors(u *unstructured.Unstructured, errs field.ErrorList, checkIDs []string) []Finding {
 	obj := ObjectOf(u)
 	out := make([]Finding, 0, len(errs))
+	coded := warning.Coded(errs, checkIDs) // the text line shows the code as the API server does
 	for i, e := range errs {
 		f := Finding{Severity: warning.SeverityError, Object: obj, Field: e.Field, Message: e.ErrorBody(),
-			line: fmt.Sprintf("%s: %s", obj.Subject(), e.Error())}
+			line: fmt.Sprintf("%s: %s", obj.Subject(), coded[i].Error())}
 		if i < len(checkIDs) {
 			if c := warning.ForCheck(checkIDs[i]); c != nil {
 				f.Code = c.ID

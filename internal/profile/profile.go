@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"slices"
 	"strings"
 
 	"gomodules.xyz/jsonpatch/v2"
@@ -139,3 +140,7 @@ type Offline struct {
 func Names(kind string, gk schema.GroupKind) bool {
 	return kind == "" || strings.EqualFold(gk.Kind, kind) || strings.EqualFold(gk.Kind+"."+gk.Group, kind)
 }
+
+// Same is n times the check id id: the CheckIDs of n errors of one check (such as a profile's
+// reading of its kind's spec).
+func Same(id string, n int) []string { return slices.Repeat([]string{id}, n) }

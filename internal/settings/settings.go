@@ -36,6 +36,10 @@ type Settings struct {
 	CELCostLimit uint64 `json:"celCostLimit"`
 	// WarningLimit bounds the number of warnings of one admission response.
 	WarningLimit int `json:"warningLimit"`
+	// Notes sends the notes of a write (what it does, codes PRC-N…) with its warnings; off, the
+	// webhook sends only what is wrong or risky, so `kubectl apply --warnings-as-errors` passes
+	// ordinary writes.
+	Notes bool `json:"notes"`
 	// Kinds are managed kinds added by configuration (the shipped kinds are always managed).
 	Kinds []policy.Kind `json:"kinds,omitempty"`
 	// Access configures the AccessPolicy profile.

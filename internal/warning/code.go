@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // Severity says what a finding is: an error denies the write, a warning admits it but says what
@@ -117,4 +119,61 @@ func ForCheck(checkID string) *Code {
 	codesMu.RLock()
 	defer codesMu.RUnlock()
 	return checkCodes[checkID]
+}
+
+// Subject puts subject ("AuthPolicy shop/x") before the text of line, after its code: the CLI names
+// the object each line is about, and the code stays first where Split finds it.
+func Subject(subject, line string) string {
+	c, text := Split(line)
+	if c == nil {
+		return subject + ": " + line
+	}
+	return c.Line(subject + ": " + text)
+}
+
+// IsNote reports whether line is a note (its code's severity is note): what a write does, not what
+// is wrong with it.
+func IsNote(line string) bool {
+	c, _ := Split(line)
+	return c != nil && c.Severity == SeverityNote
+}
+
+// Notes splits lines into warnings and notes, each in its order.
+func Notes(lines []string) (warnings, notes []string) {
+	for _, l := range lines {
+		if IsNote(l) {
+			notes = append(notes, l)
+		} else {
+			warnings = append(warnings, l)
+		}
+	}
+	return warnings, notes
+}
+
+// Coded returns errs with the code of each error's check (ids[i], as in profile.Decision.CheckIDs)
+// at the start of its detail, as the API server then shows it:
+// `spec.unset[0]: Forbidden: PRC-E016 rule …`. errs is left unchanged; an error whose check has no
+// code, or is already coded, is copied as it is.
+func Coded(errs field.ErrorList, ids []string) field.ErrorList {
+	if len(errs) == 0 {
+		return errs
+	}
+	out := make(field.ErrorList, len(errs))
+	for i, e := range errs {
+		x := *e
+		if i < len(ids) {
+			if c := ForCheck(ids[i]); c != nil && !strings.HasPrefix(x.Detail, c.ID+" ") {
+				x.Detail = c.Line(x.Detail)
+			}
+		}
+		out[i] = &x
+	}
+	return out
+}
+
+// RegisterError registers c, an error's code, and gives it to the errors of the check checkID.
+func RegisterError(checkID string, c Code) *Code {
+	p := Register(c)
+	RegisterCheck(checkID, p)
+	return p
 }

@@ -41,7 +41,7 @@ func TestLimit(t *testing.T) {
 }
 
 func TestTargetNotFound(t *testing.T) {
-	want := "spec.targetRefs[1]: target Gateway shop/gw not found: the policy has no effect until it exists"
+	want := "PRC-W011 spec.targetRefs[1]: target Gateway shop/gw not found: the policy has no effect until it exists"
 	if got := TargetNotFound("spec.targetRefs[1]", "Gateway shop/gw"); got != want {
 		t.Errorf("TargetNotFound = %q, want %q", got, want)
 	}

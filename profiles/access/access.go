@@ -72,7 +72,7 @@ func (Profile) Review(r profile.Request) profile.Decision {
 	}
 	p, errs := engine.Parse(r.Object, s.Access)
 	if len(errs) > 0 {
-		return profile.Decision{Errs: errs}
+		return profile.Decision{Errs: errs, CheckIDs: profile.Same(checkSpec, len(errs))}
 	}
 	ws := targets(r.Source, &p, s.Access)
 	budget := max(s.WarningLimit-len(ws), 1)

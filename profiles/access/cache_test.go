@@ -80,7 +80,7 @@ func TestAccessGrantsFollowChanges(t *testing.T) {
 		t.Fatal(errs)
 	}
 	denied := func(tool, by string) string {
-		return "tool `" + tool + "` granted to sa shop/agent by shop/" + by + " is denied at gateway shop/gw: no gateway rule allows it"
+		return "PRC-W013 tool `" + tool + "` granted to sa shop/agent by shop/" + by + " is denied at gateway shop/gw: no gateway rule allows it"
 	}
 
 	g := accessprofile.Grants(s, access.AccessPolicyKind, as)
@@ -99,7 +99,7 @@ func TestAccessGrantsFollowChanges(t *testing.T) {
 	if diff := cmp.Diff([]string{denied("write", "mcp-pol"), denied("admin", "tools-pol")}, g2.ProjectWrite(written, 0)); diff != "" {
 		t.Errorf("write warnings after the change (-want +got):\n%s", diff)
 	}
-	opened := "removing this policy leaves gateway shop/gw without allow rules: every source may call every tool of the 2 backends behind it"
+	opened := "PRC-W012 removing this policy leaves gateway shop/gw without allow rules: every source may call every tool of the 2 backends behind it"
 	if diff := cmp.Diff([]string{opened}, g2.ProjectDelete(written, 0)); diff != "" {
 		t.Errorf("delete warnings (-want +got):\n%s", diff)
 	}

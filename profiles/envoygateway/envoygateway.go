@@ -69,18 +69,14 @@ func (p Profile) Review(r profile.Request) profile.Decision {
 		if r.Delete {
 			return profile.Allowed
 		}
-		return profile.Decision{Errs: errs}
+		return profile.Decision{Errs: errs, CheckIDs: profile.Same(engine.CheckSpec, len(errs))}
 	}
 	if !r.Delete {
 		if errs := engine.Stateless(pol); len(errs) > 0 {
-			return profile.Decision{Errs: errs}
+			return profile.Decision{Errs: errs, CheckIDs: profile.Same(engine.CheckSpec, len(errs))}
 		}
 		if errs := invalid(pol, r.Source.Graph()); len(errs) > 0 {
-			ids := make([]string, len(errs))
-			for i := range ids {
-				ids[i] = ValuesCheck
-			}
-			return profile.Decision{Errs: errs, CheckIDs: ids}
+			return profile.Decision{Errs: errs, CheckIDs: profile.Same(ValuesCheck, len(errs))}
 		}
 	}
 	if err := listed(r.Source, r.Registry); err != nil {
@@ -98,7 +94,10 @@ func (p Profile) Review(r profile.Request) profile.Decision {
 	pr := w.snap.Project(write)
 	var d profile.Decision
 	if !r.Delete {
-		d.Errs = append(engine.CheckProjection(pr), w.snap.GeoIPDetection(pr)...)
+		d.Errs, d.CheckIDs = engine.CheckProjectionIDs(pr)
+		geo := w.snap.GeoIPDetection(pr)
+		d.Errs = append(d.Errs, geo...)
+		d.CheckIDs = append(d.CheckIDs, profile.Same(ValuesCheck, len(geo))...)
 	}
 	ws := pr.Warnings()
 	if !r.Delete {

@@ -64,7 +64,7 @@ func (Profile) Review(r profile.Request) profile.Decision {
 	}
 	p, errs := engine.Parse(r.Object)
 	if len(errs) > 0 {
-		return profile.Decision{Errs: errs}
+		return profile.Decision{Errs: errs, CheckIDs: profile.Same(checkSpec, len(errs))}
 	}
 	ws := append(engine.Deprecations(&p), Index(r.Source, r.GroupKind, PolicyMesh(r.Object)).WriteWarnings(p, false)...) // Kuma's from: deprecated, with its rules form
 	return profile.Decision{Warnings: validate.Limit(ws, r.Settings.WarningLimit)}

@@ -66,7 +66,7 @@ func quoted(tools []string) string {
 
 // unreachable is the projection warning for tool of sa {{ns}}/agent granted by backend-pol.
 func unreachable(ns, tool, reason string) string {
-	return fmt.Sprintf("tool `%s` granted to sa %s/agent by %s/backend-pol is denied at gateway %s/gw: %s", tool, ns, ns, ns, reason)
+	return fmt.Sprintf("PRC-W013 tool `%s` granted to sa %s/agent by %s/backend-pol is denied at gateway %s/gw: %s", tool, ns, ns, ns, reason)
 }
 
 func TestGatewayWriteWarnsOfUnreachableBackendGrants(t *testing.T) {
@@ -104,9 +104,9 @@ func TestTargetNotFound(t *testing.T) {
 	c, rec := h.NewClient()
 	ns := harness.Namespace(t, c)
 	harness.WarningsOf(t, c, rec, harness.ObjectIn(ns, grant("AccessPolicy", "gw-pol", "gw", "x")),
-		[]string{fmt.Sprintf("spec.targetRefs[0]: target Gateway %s/gw not found: the policy has no effect until it exists", ns)})
+		[]string{fmt.Sprintf("PRC-W011 spec.targetRefs[0]: target Gateway %s/gw not found: the policy has no effect until it exists", ns)})
 	harness.WarningsOf(t, c, rec, harness.ObjectIn(ns, grant("AccessPolicy", "backend-pol", "shop", "x")),
-		[]string{fmt.Sprintf("spec.targetRefs[0]: target XBackend %s/shop not found: the policy has no effect until it exists", ns)})
+		[]string{fmt.Sprintf("PRC-W011 spec.targetRefs[0]: target XBackend %s/shop not found: the policy has no effect until it exists", ns)})
 }
 
 // TestWarningLimit: six unreachable grants under warningLimit 3 come back as two and a count.
@@ -120,7 +120,7 @@ func TestWarningLimit(t *testing.T) {
 	harness.WarningsOf(t, c, rec, harness.ObjectIn(ns, grant("AccessPolicy", "gw-pol", "gw")), []string{
 		unreachable(ns, "t1", "no gateway rule allows it"),
 		unreachable(ns, "t2", "no gateway rule allows it"),
-		"and 4 more unreachable grants",
+		"PRC-W013 and 4 more unreachable grants",
 	})
 }
 
@@ -174,6 +174,6 @@ func TestDeleteWarnsOfWhatItRevokesOrOpens(t *testing.T) {
 		}
 	}
 	deleteWarns("backend-pol", []string{"tool `y` granted to sa " + ns + "/agent by " + ns + "/backend-pol is no longer granted at backend " + ns + "/shop: no backend rule allows it"})
-	deleteWarns("also", []string{"removing this policy leaves backend " + ns + "/shop without allow rules: every source that passes the gateways in front of it may call every tool"})
-	deleteWarns("gw-pol", []string{"removing this policy leaves gateway " + ns + "/gw without allow rules: every source may call every tool of the 1 backend behind it"})
+	deleteWarns("also", []string{"PRC-W012 removing this policy leaves backend " + ns + "/shop without allow rules: every source that passes the gateways in front of it may call every tool"})
+	deleteWarns("gw-pol", []string{"PRC-W012 removing this policy leaves gateway " + ns + "/gw without allow rules: every source may call every tool of the 1 backend behind it"})
 }

@@ -92,11 +92,11 @@ spec:
 	}
 
 	t.Run("a later-named policy at the same level never takes effect", func(t *testing.T) {
-		want := []string{"MeshTimeout kuma-system/zzz-timeouts never takes effect on any Dataplane: every field it sets is decided by kuma-system/aaa-timeouts"}
+		want := []string{"PRC-W014 MeshTimeout kuma-system/zzz-timeouts never takes effect on any Dataplane: every field it sets is decided by kuma-system/aaa-timeouts"}
 		harness.DryRunWarnings(t, c, rec, timeout("zzz-timeouts", "9s"), want)
 	})
 	t.Run("an earlier-named one takes effect and shadows the first", func(t *testing.T) {
-		want := []string{"MeshTimeout kuma-system/aaa-timeouts never takes effect on any Dataplane: every field it sets is decided by kuma-system/0-timeouts"}
+		want := []string{"PRC-W014 MeshTimeout kuma-system/aaa-timeouts never takes effect on any Dataplane: every field it sets is decided by kuma-system/0-timeouts"}
 		harness.DryRunWarnings(t, c, rec, timeout("0-timeouts", "3s"), want)
 	})
 

@@ -38,7 +38,7 @@ func TestWriteShadowsAnotherPolicysElement(t *testing.T) {
 		"  - {targetRef: {kind: Mesh}, connectTimeout: 10s}\n"+
 		"  - {targetRef: {kind: Service, name: backend}, http: {requestTimeout: 5s}}\n"))
 	harness.WarningsOf(t, c, rec, harness.ObjectIn(ns, policy("MeshTimeout", "web-timeouts", webTimeouts)), []string{
-		fmt.Sprintf("MeshTimeout %s/base: spec.to[0] never takes effect on any Dataplane: every field it sets is decided by spec.to[0] of %s/web-timeouts", ns, ns),
+		fmt.Sprintf("PRC-W014 MeshTimeout %s/base: spec.to[0] never takes effect on any Dataplane: every field it sets is decided by spec.to[0] of %s/web-timeouts", ns, ns),
 	})
 }
 
@@ -51,7 +51,7 @@ func TestWriteWithItsOwnElementShadowed(t *testing.T) {
 		"  to:\n"+
 		"  - {targetRef: {kind: Mesh}, connectTimeout: 1s, http: {requestTimeout: 1s}}\n"+
 		"  - {targetRef: {kind: Service, name: backend}, connectTimeout: 2s}\n")), []string{
-		fmt.Sprintf("MeshTimeout %s/p: spec.to[1] never takes effect on any Dataplane: every field it sets is decided by spec.to[0] of %s/p", ns, ns),
+		fmt.Sprintf("PRC-W014 MeshTimeout %s/p: spec.to[1] never takes effect on any Dataplane: every field it sets is decided by spec.to[0] of %s/p", ns, ns),
 	})
 }
 
@@ -61,7 +61,7 @@ func TestWriteOfAPolicyThatNeverTakesEffect(t *testing.T) {
 	harness.Apply(t, c, ns, dataplanes)
 	harness.Apply(t, c, ns, policy("MeshTimeout", "web-timeouts", webTimeouts))
 	harness.WarningsOf(t, c, rec, harness.ObjectIn(ns, policy("MeshTimeout", "00-low", "  targetRef: {kind: Mesh}\n  to: [{targetRef: {kind: Mesh}, connectTimeout: 1s}]\n")), []string{
-		fmt.Sprintf("MeshTimeout %s/00-low never takes effect on any Dataplane: every field it sets is decided by %s/web-timeouts", ns, ns),
+		fmt.Sprintf("PRC-W014 MeshTimeout %s/00-low never takes effect on any Dataplane: every field it sets is decided by %s/web-timeouts", ns, ns),
 	})
 }
 
@@ -71,7 +71,7 @@ func TestPermissionShadowed(t *testing.T) {
 	harness.Apply(t, c, ns, dataplanes)
 	harness.Apply(t, c, ns, policy("MeshTrafficPermission", "allow-all", "  targetRef: {kind: Mesh}\n  from: [{targetRef: {kind: Mesh}, action: ALLOW}]\n"))
 	harness.WarningsOf(t, c, rec, harness.ObjectIn(ns, policy("MeshTrafficPermission", "web", "  targetRef: {kind: Service, name: web}\n  from: [{targetRef: {kind: Mesh}, action: DENY}]\n")), []string{
-		fmt.Sprintf("MeshTrafficPermission %s/allow-all never takes effect on any Dataplane: every field it sets is decided by %s/web", ns, ns),
+		fmt.Sprintf("PRC-W014 MeshTrafficPermission %s/allow-all never takes effect on any Dataplane: every field it sets is decided by %s/web", ns, ns),
 	})
 }
 
@@ -87,7 +87,7 @@ func TestKindsAndMeshesApart(t *testing.T) {
 		"  - {targetRef: {kind: Mesh}, connectTimeout: 1s}\n"+
 		"  - {targetRef: {kind: Mesh}, connectTimeout: 2s}\n")
 	harness.DryRunWarnings(t, c, rec, harness.ObjectIn(ns, shadowing), []string{
-		fmt.Sprintf("MeshTimeout %s/p: spec.to[1] never takes effect on any Dataplane: every field it sets is decided by spec.to[0] of %s/p", ns, ns),
+		fmt.Sprintf("PRC-W014 MeshTimeout %s/p: spec.to[1] never takes effect on any Dataplane: every field it sets is decided by spec.to[0] of %s/p", ns, ns),
 	})
 	harness.WarningsOf(t, c, rec, harness.ObjectIn(ns, strings.Replace(shadowing, `kuma.io/mesh: "{{ns}}"`, "kuma.io/mesh: other", 1)), nil)
 	harness.WarningsOf(t, c, rec, harness.ObjectIn(ns, policy("MeshTrafficPermission", "p", "  targetRef: {kind: Mesh}\n  from: [{targetRef: {kind: Mesh}, action: ALLOW}]\n")), nil)
@@ -107,7 +107,7 @@ func TestWarningLimit(t *testing.T) {
 		"  - {targetRef: {kind: Mesh}, connectTimeout: 2s}\n"+
 		"  - {targetRef: {kind: Mesh}, connectTimeout: 3s}\n"+
 		"  - {targetRef: {kind: Mesh}, connectTimeout: 4s}\n")), []string{
-		fmt.Sprintf("MeshTimeout %s/p: spec.to[1] never takes effect on any Dataplane: every field it sets is decided by spec.to[0] of %s/p", ns, ns),
+		fmt.Sprintf("PRC-W014 MeshTimeout %s/p: spec.to[1] never takes effect on any Dataplane: every field it sets is decided by spec.to[0] of %s/p", ns, ns),
 		"and 2 more warnings",
 	})
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/settings"
 	"github.com/precedent-dev/precedent/internal/state"
+	"github.com/precedent-dev/precedent/internal/warning"
 	"github.com/precedent-dev/precedent/profiles"
 	"github.com/precedent-dev/precedent/test/harness"
 )
@@ -45,10 +46,22 @@ var scheme, _ = state.NewScheme()
 // by the webhook (server-side dry-run, the other objects of the folder in the cluster) and by
 // `precedent validate -f` (the same objects as files, the reviewed one the newest).
 func TestWebhookAndValidateAgree(t *testing.T) {
-	// The kinds the samples' PrecedentConfigs manage reach the webhook whatever the settings in
-	// force: it answers for those the settings manage and admits the others.
-	var kinds []policy.Kind
 	folders := sampleFolders(t)
+	registerKinds(t, folders)
+	for _, dir := range append(folders, fixtures...) {
+		rel, _ := filepath.Rel(samples, dir)
+		if strings.HasPrefix(rel, "..") {
+			rel = filepath.Base(dir)
+		}
+		t.Run(rel, func(t *testing.T) { agree(t, dir) })
+	}
+}
+
+// registerKinds registers the webhooks for the kinds the samples' PrecedentConfigs manage, which
+// reach the webhook whatever the settings in force: it answers for those the settings manage and
+// admits the others; and installs the CRDs of the samples' kinds Precedent does not ship.
+func registerKinds(t *testing.T, folders []string) {
+	var kinds []policy.Kind
 	for _, dir := range folders {
 		if cfg, _ := read(t, dir); cfg != nil {
 			s, errs := settings.Decode(cfg)
@@ -64,13 +77,6 @@ func TestWebhookAndValidateAgree(t *testing.T) {
 	}
 	schemaless(t, "kuma.io", "v1alpha1", "Dataplane", "dataplanes")
 	schemaless(t, "agentic.prototype.x-k8s.io", "v0alpha0", "XBackend", "xbackends")
-	for _, dir := range append(folders, fixtures...) {
-		rel, _ := filepath.Rel(samples, dir)
-		if strings.HasPrefix(rel, "..") {
-			rel = filepath.Base(dir)
-		}
-		t.Run(rel, func(t *testing.T) { agree(t, dir) })
-	}
 }
 
 // sampleFolders lists the folders of config/samples that hold manifests, those with a
@@ -132,6 +138,7 @@ func agree(t *testing.T, dir string) {
 		}
 		spec, _, _ = unstructured.NestedMap(cfg.Object, "spec")
 	}
+	spec["notes"] = true // validate prints notes always: the webhook sends them when asked
 	h.SetConfig(t, c, spec)
 	reg := s.Registry()
 	isPolicy := func(u *unstructured.Unstructured) bool {
@@ -258,9 +265,12 @@ func dryRunCreate(t *testing.T, u *unstructured.Unstructured) (answer, metav1.Ti
 			a.Errors = append(a.Errors, subject+cause.Field+": "+cause.Message)
 		}
 	}
-	for _, w := range rec.Take() { // as validate prints it: the subject once
-		a.Warnings = append(a.Warnings, finding.Warning(finding.ObjectOf(u), w).Text())
+	var lines []string
+	for _, w := range rec.Take() { // as validate prints it: the code, then the subject once
+		lines = append(lines, finding.Warning(finding.ObjectOf(u), w).Text())
 	}
+	warns, notes := warning.Notes(lines) // validate prints the warnings, then the notes
+	a.Warnings = append(warns, notes...)
 	return a, at
 }
 
@@ -298,10 +308,15 @@ func validate(t *testing.T, cfg *unstructured.Unstructured, objs []*unstructured
 	subject := u.GetKind() + " " + u.GetNamespace() + "/" + u.GetName() + ": "
 	var a answer
 	for _, line := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+		finding, isFinding := strings.CutPrefix(line, "Warning: ")
+		if !isFinding {
+			finding, isFinding = strings.CutPrefix(line, "Note: ")
+		}
+		_, text := warning.Split(finding)
 		switch {
-		case strings.HasPrefix(line, "Warning: "+subject), strings.HasPrefix(line, "Warning: "+strings.TrimSuffix(subject, ": ")+" "):
+		case isFinding && (strings.HasPrefix(text, subject) || strings.HasPrefix(text, strings.TrimSuffix(subject, ": ")+" ")):
 			// A warning that starts with its subject names it once, without the colon.
-			a.Warnings = append(a.Warnings, strings.TrimPrefix(line, "Warning: "))
+			a.Warnings = append(a.Warnings, finding)
 		case strings.HasPrefix(line, subject):
 			a.Errors = append(a.Errors, line)
 		}

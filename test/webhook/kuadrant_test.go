@@ -111,7 +111,7 @@ spec:
   targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: route}
   limits:
     global: {rates: [{limit: 6, window: 1m}]}`)
-		want := "spec.limits of this policy are replaced by RateLimitPolicy " + ns + "/route-limits-2 on route " + ns + "/route"
+		want := "PRC-N001 spec.limits of this policy are replaced by RateLimitPolicy " + ns + "/route-limits-2 on route " + ns + "/route"
 		harness.Eventually(t, "an update of the older policy is told the newer one wins", func() (bool, string) {
 			cur := older.DeepCopy()
 			if err := c.Get(ctx, client.ObjectKeyFromObject(cur), cur); err != nil {

@@ -105,7 +105,7 @@ func TestWarnings(t *testing.T) {
 	t.Run("delete of the Gateway policy", func(t *testing.T) {
 		gw := harness.ObjectIn(ns, gatewayOverride)
 		warningsOf(t, rec, []string{
-			"removing this policy changes the effective AuthPolicy of 1 route",
+			"PRC-N003 removing this policy changes the effective AuthPolicy of 1 route",
 		}, func(dry bool) error {
 			if dry {
 				return c.Delete(ctx, gw.DeepCopy(), client.DryRunAll)
@@ -143,7 +143,7 @@ func TestRewriteWithoutChange(t *testing.T) {
 		}))
 	})
 	t.Run("a limit", func(t *testing.T) {
-		warningsOf(t, rec, []string{"this write changes the effective RateLimitPolicy of 1 route"}, rewrite(ctx, c, gw, func(u *unstructured.Unstructured) {
+		warningsOf(t, rec, []string{"PRC-N003 this write changes the effective RateLimitPolicy of 1 route"}, rewrite(ctx, c, gw, func(u *unstructured.Unstructured) {
 			_ = unstructured.SetNestedSlice(u.Object, []interface{}{map[string]interface{}{"limit": int64(500), "window": "1m"}}, "spec", "defaults", "limits", "global", "rates")
 		}))
 	})

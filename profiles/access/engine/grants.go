@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"slices"
 )
 
@@ -103,7 +102,7 @@ func (g *Grants) ProjectDelete(deleted Policy, limit int) []string {
 			if n == 1 {
 				plural = ""
 			}
-			pj.segments = append(pj.segments, segment{text: fmt.Sprintf("removing this policy leaves gateway %s without allow rules: every source may call every tool of the %d backend%s behind it", gw, n, plural), count: 1})
+			pj.segments = append(pj.segments, segment{text: codeLeftOpen.Linef("removing this policy leaves gateway %s without allow rules: every source may call every tool of the %d backend%s behind it", gw, n, plural), count: 1})
 		}
 		pj.gatewayWrite(gw, valueAt(&g.behind, gw), before, after)
 	}
@@ -273,8 +272,8 @@ func (sg *segment) render(p gpos) string {
 	o := &p.c.order[p.i]
 	if o.any {
 		reason, _ := sg.after.reachableAny(o.source, sg.all)
-		return fmt.Sprintf("all tools granted to %s by %s are denied at gateway %s: %s", o.source, o.policy, sg.gw, reason)
+		return codeUnreachable.Linef("all tools granted to %s by %s are denied at gateway %s: %s", o.source, o.policy, sg.gw, reason)
 	}
 	reason, _ := sg.after.reachable(o.source, o.tool, sg.all)
-	return fmt.Sprintf("tool `%s` granted to %s by %s is denied at gateway %s: %s", o.tool, o.source, o.policy, sg.gw, reason)
+	return codeUnreachable.Linef("tool `%s` granted to %s by %s is denied at gateway %s: %s", o.tool, o.source, o.policy, sg.gw, reason)
 }

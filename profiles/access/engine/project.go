@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/precedent-dev/precedent/internal/warning"
@@ -119,7 +118,7 @@ func ProjectDelete(deleted Policy, others []Policy, topo *Topology, s Settings, 
 				if n == 1 {
 					plural = ""
 				}
-				pr.add(fmt.Sprintf("removing this policy leaves gateway %s without allow rules: every source may call every tool of the %d backend%s behind it", gw, n, plural))
+				pr.add(codeLeftOpen.Linef("removing this policy leaves gateway %s without allow rules: every source may call every tool of the %d backend%s behind it", gw, n, plural))
 			}
 			pr.gatewayWrite(gw, before, after, topo.BackendsBehind(gw), backends)
 		}
@@ -134,7 +133,7 @@ func ProjectDelete(deleted Policy, others []Policy, topo *Topology, s Settings, 
 		SortByPrecedence(withDeleted)
 		before, after := newCheckAt(LevelBackend, withDeleted), newCheckAt(LevelBackend, left)
 		if before.restricts() && !after.restricts() {
-			pr.add(fmt.Sprintf("removing this policy leaves backend %s without allow rules: every source that passes the gateways in front of it may call every tool", b))
+			pr.add(codeLeftOpen.Linef("removing this policy leaves backend %s without allow rules: every source that passes the gateways in front of it may call every tool", b))
 			continue
 		}
 		pr.revoked(b, &deleted, before, after)
@@ -150,14 +149,14 @@ func (pr *projector) revoked(b string, p *Policy, before, after *levelCheck) {
 		case AllTools:
 			if _, was := before.reachableAny(r.Source, pr.allAllow); was {
 				if reason, ok := after.reachableAny(r.Source, pr.allAllow); !ok {
-					pr.add(fmt.Sprintf("all tools granted to %s by %s are no longer granted at backend %s: %s", r.Source, p.Key(), b, reason))
+					pr.add(codeUnreachable.Linef("all tools granted to %s by %s are no longer granted at backend %s: %s", r.Source, p.Key(), b, reason))
 				}
 			}
 		case InlineTools:
 			for _, t := range r.Tools {
 				if _, was := before.reachable(r.Source, t, pr.allAllow); was {
 					if reason, ok := after.reachable(r.Source, t, pr.allAllow); !ok {
-						pr.add(fmt.Sprintf("tool `%s` granted to %s by %s is no longer granted at backend %s: %s", t, r.Source, p.Key(), b, reason))
+						pr.add(codeUnreachable.Linef("tool `%s` granted to %s by %s is no longer granted at backend %s: %s", t, r.Source, p.Key(), b, reason))
 					}
 				}
 			}
@@ -188,14 +187,14 @@ func (pr *projector) grants(gw string, p *Policy, check, before *levelCheck) {
 		case AllTools:
 			if reason, ok := check.reachableAny(r.Source, pr.allAllow); !ok {
 				if _, was := before.reachableAnyOrTrue(r.Source, pr.allAllow); was {
-					pr.add(fmt.Sprintf("all tools granted to %s by %s are denied at gateway %s: %s", r.Source, p.Key(), gw, reason))
+					pr.add(codeUnreachable.Linef("all tools granted to %s by %s are denied at gateway %s: %s", r.Source, p.Key(), gw, reason))
 				}
 			}
 		case InlineTools:
 			for _, t := range r.Tools {
 				if reason, ok := check.reachable(r.Source, t, pr.allAllow); !ok {
 					if _, was := before.reachableOrTrue(r.Source, t, pr.allAllow); was {
-						pr.add(fmt.Sprintf("tool `%s` granted to %s by %s is denied at gateway %s: %s", t, r.Source, p.Key(), gw, reason))
+						pr.add(codeUnreachable.Linef("tool `%s` granted to %s by %s is denied at gateway %s: %s", t, r.Source, p.Key(), gw, reason))
 					}
 				}
 			}
@@ -219,9 +218,9 @@ func capWarnings(ws []string, limit int) []string {
 func grantsLimit(limit int) warning.Limit {
 	return warning.Limit{N: warningLimit(limit), More: func(shown, rest int) string {
 		if shown == 0 {
-			return fmt.Sprintf("%d grants become unreachable", rest)
+			return codeUnreachable.Linef("%d grants become unreachable", rest)
 		}
-		return fmt.Sprintf("and %d more unreachable grants", rest)
+		return codeUnreachable.Linef("and %d more unreachable grants", rest)
 	}}
 }
 

@@ -24,7 +24,7 @@ func TestProjectWrite(t *testing.T) {
 		name:    "gateway write makes a backend grant unreachable",
 		written: policy("shop/gw-pol", at(9), gwRef("gw"), inline("agent", agent, "x")),
 		others:  []Policy{bePol},
-		want:    []string{"tool `y` granted to sa shop/agent by shop/backend-pol is denied at gateway shop/gw: no gateway rule allows it"},
+		want:    []string{"PRC-W013 tool `y` granted to sa shop/agent by shop/backend-pol is denied at gateway shop/gw: no gateway rule allows it"},
 	}, {
 		name:    "gateway write that lets every granted tool through",
 		written: policy("shop/gw-pol", at(9), gwRef("gw"), inline("agent", agent, "x", "y", "z")),
@@ -41,7 +41,7 @@ func TestProjectWrite(t *testing.T) {
 		name:    "update that removes a tool from the gateway policy",
 		written: policy("shop/gw-pol", at(1), gwRef("gw"), inline("agent", agent, "x")),
 		others:  []Policy{bePol, policy("shop/gw-pol", at(1), gwRef("gw"), inline("agent", agent, "x", "y"))},
-		want:    []string{"tool `y` granted to sa shop/agent by shop/backend-pol is denied at gateway shop/gw: no gateway rule allows it"},
+		want:    []string{"PRC-W013 tool `y` granted to sa shop/agent by shop/backend-pol is denied at gateway shop/gw: no gateway rule allows it"},
 	}, {
 		name:    "update that moves the policy to another gateway frees the old one",
 		written: policy("shop/gw-pol", at(1), gwRef("other-gw"), inline("agent", agent, "x", "y")),
@@ -51,14 +51,14 @@ func TestProjectWrite(t *testing.T) {
 		written: policy("shop/gw-pol", at(9), gwRef("gw"), inline("agent", agent)),
 		others:  []Policy{bePol},
 		want: []string{
-			"tool `x` granted to sa shop/agent by shop/backend-pol is denied at gateway shop/gw: no gateway rule allows it",
-			"tool `y` granted to sa shop/agent by shop/backend-pol is denied at gateway shop/gw: no gateway rule allows it",
+			"PRC-W013 tool `x` granted to sa shop/agent by shop/backend-pol is denied at gateway shop/gw: no gateway rule allows it",
+			"PRC-W013 tool `y` granted to sa shop/agent by shop/backend-pol is denied at gateway shop/gw: no gateway rule allows it",
 		},
 	}, {
 		name:    "all-tools grant made unreachable",
 		written: policy("shop/gw-pol", at(9), gwRef("gw"), anyTool("someone-else", sa("shop/other"))),
 		others:  []Policy{policy("shop/open", at(1), beRef("mcp2"), anyTool("agent", agent))},
-		want:    []string{"all tools granted to sa shop/agent by shop/open are denied at gateway shop/gw: no gateway rule allows any tool to that source"},
+		want:    []string{"PRC-W013 all tools granted to sa shop/agent by shop/open are denied at gateway shop/gw: no gateway rule allows any tool to that source"},
 	}, {
 		name:    "all-tools grant reachable through one listed tool",
 		written: policy("shop/gw-pol", at(9), gwRef("gw"), inline("agent", agent, "x")),
@@ -68,23 +68,23 @@ func TestProjectWrite(t *testing.T) {
 		written:  policy("shop/gw-pol", at(9), gwRef("gw"), inline("agent", agent, "x")),
 		others:   []Policy{bePol, policy("shop/older", at(1), gwRef("gw"), inline("agent", agent, "x", "y"))},
 		settings: withCombine(AllAllow),
-		want:     []string{"tool `y` granted to sa shop/agent by shop/backend-pol is denied at gateway shop/gw: gateway policy shop/gw-pol does not allow it"},
+		want:     []string{"PRC-W013 tool `y` granted to sa shop/agent by shop/backend-pol is denied at gateway shop/gw: gateway policy shop/gw-pol does not allow it"},
 	}, {
 		name:    "SPIFFE grant made unreachable",
 		written: policy("shop/gw-pol", at(9), gwRef("gw"), inline("agent", agent, "x")),
 		others:  []Policy{policy("shop/mesh", at(1), beRef("mcp"), inline("id", spiffe("spiffe://example.org/agent"), "x"))},
-		want:    []string{"tool `x` granted to spiffe://example.org/agent by shop/mesh is denied at gateway shop/gw: no gateway rule allows it"},
+		want:    []string{"PRC-W013 tool `x` granted to spiffe://example.org/agent by shop/mesh is denied at gateway shop/gw: no gateway rule allows it"},
 	}, {
 		name:    "a backend policy on two backends behind the gateway is warned about once",
 		written: policy("shop/gw-pol", at(9), gwRef("gw"), inline("agent", agent, "x")),
 		others: []Policy{{Namespace: "shop", Name: "both", Targets: []TargetRef{beRef("mcp"), beRef("mcp2")},
 			Rules: []Rule{inline("agent", agent, "y")}}},
-		want: []string{"tool `y` granted to sa shop/agent by shop/both is denied at gateway shop/gw: no gateway rule allows it"},
+		want: []string{"PRC-W013 tool `y` granted to sa shop/agent by shop/both is denied at gateway shop/gw: no gateway rule allows it"},
 	}, {
 		name:    "backend write whose grant a gateway in front already denies",
 		written: bePol,
 		others:  []Policy{policy("shop/gw-pol", at(1), gwRef("gw"), inline("agent", agent, "x"))},
-		want:    []string{"tool `y` granted to sa shop/agent by shop/backend-pol is denied at gateway shop/gw: no gateway rule allows it"},
+		want:    []string{"PRC-W013 tool `y` granted to sa shop/agent by shop/backend-pol is denied at gateway shop/gw: no gateway rule allows it"},
 	}, {
 		name:    "backend write behind two gateways, one denies",
 		written: bePol,
@@ -93,8 +93,8 @@ func TestProjectWrite(t *testing.T) {
 			policy("shop/other-pol", at(1), gwRef("other-gw"), inline("agent", agent)),
 		},
 		want: []string{
-			"tool `x` granted to sa shop/agent by shop/backend-pol is denied at gateway shop/other-gw: no gateway rule allows it",
-			"tool `y` granted to sa shop/agent by shop/backend-pol is denied at gateway shop/other-gw: no gateway rule allows it",
+			"PRC-W013 tool `x` granted to sa shop/agent by shop/backend-pol is denied at gateway shop/other-gw: no gateway rule allows it",
+			"PRC-W013 tool `y` granted to sa shop/agent by shop/backend-pol is denied at gateway shop/other-gw: no gateway rule allows it",
 		},
 	}, {
 		name:    "backend write not behind any gateway",
@@ -105,7 +105,7 @@ func TestProjectWrite(t *testing.T) {
 		written:  policy("shop/new-be", at(9), beRef("mcp"), inline("agent", agent, "x")),
 		others:   []Policy{bePol, policy("shop/gw-pol", at(1), gwRef("gw"), inline("agent", agent, "x", "y"))},
 		settings: withCombine(AllAllow),
-		want:     []string{"tool `y` granted to sa shop/agent by shop/backend-pol is no longer granted at backend shop/mcp: backend policy shop/new-be does not allow it"},
+		want:     []string{"PRC-W013 tool `y` granted to sa shop/agent by shop/backend-pol is no longer granted at backend shop/mcp: backend policy shop/new-be does not allow it"},
 	}, {
 		name:    "anyAllow: a second backend policy revokes nothing another grants",
 		written: policy("shop/new-be", at(9), beRef("mcp"), inline("agent", agent, "x")),
@@ -121,9 +121,9 @@ func TestProjectWrite(t *testing.T) {
 		others:  []Policy{policy("shop/many", at(1), beRef("mcp"), inline("agent", agent, "t1", "t2", "t3", "t4", "t5"))},
 		limit:   3,
 		want: []string{
-			"tool `t1` granted to sa shop/agent by shop/many is denied at gateway shop/gw: no gateway rule allows it",
-			"tool `t2` granted to sa shop/agent by shop/many is denied at gateway shop/gw: no gateway rule allows it",
-			"and 3 more unreachable grants",
+			"PRC-W013 tool `t1` granted to sa shop/agent by shop/many is denied at gateway shop/gw: no gateway rule allows it",
+			"PRC-W013 tool `t2` granted to sa shop/agent by shop/many is denied at gateway shop/gw: no gateway rule allows it",
+			"PRC-W013 and 3 more unreachable grants",
 		},
 	}}
 	for _, tt := range tests {
@@ -150,7 +150,7 @@ func TestProjectWriteGenerated(t *testing.T) {
 	if len(got) != DefaultWarningLimit {
 		t.Fatalf("got %d warnings, want %d: %q", len(got), DefaultWarningLimit, got)
 	}
-	if want := "and 93 more unreachable grants"; got[len(got)-1] != want {
+	if want := "PRC-W013 and 93 more unreachable grants"; got[len(got)-1] != want {
 		t.Errorf("last warning = %q, want %q", got[len(got)-1], want)
 	}
 }
@@ -171,22 +171,22 @@ func TestProjectDelete(t *testing.T) {
 		name:    "the only gateway policy with allow rules: the gateway opens",
 		deleted: gwPol,
 		others:  []Policy{bePol, gwPol},
-		want:    []string{"removing this policy leaves gateway shop/gw without allow rules: every source may call every tool of the 2 backends behind it"},
+		want:    []string{"PRC-W012 removing this policy leaves gateway shop/gw without allow rules: every source may call every tool of the 2 backends behind it"},
 	}, {
 		name:    "a gateway policy whose tool no other gateway policy allows",
 		deleted: gwPol,
 		others:  []Policy{bePol, policy("shop/older", at(1), gwRef("gw"), inline("agent", agent, "x"))},
-		want:    []string{"tool `y` granted to sa shop/agent by shop/backend-pol is denied at gateway shop/gw: no gateway rule allows it"},
+		want:    []string{"PRC-W013 tool `y` granted to sa shop/agent by shop/backend-pol is denied at gateway shop/gw: no gateway rule allows it"},
 	}, {
 		name:    "the only backend policy with allow rules: the backend opens",
 		deleted: bePol,
 		others:  []Policy{bePol, gwPol},
-		want:    []string{"removing this policy leaves backend shop/mcp without allow rules: every source that passes the gateways in front of it may call every tool"},
+		want:    []string{"PRC-W012 removing this policy leaves backend shop/mcp without allow rules: every source that passes the gateways in front of it may call every tool"},
 	}, {
 		name:    "a backend policy whose tool no other backend policy grants",
 		deleted: bePol,
 		others:  []Policy{policy("shop/also", at(7), beRef("mcp"), inline("agent", agent, "x"))},
-		want:    []string{"tool `y` granted to sa shop/agent by shop/backend-pol is no longer granted at backend shop/mcp: no backend rule allows it"},
+		want:    []string{"PRC-W013 tool `y` granted to sa shop/agent by shop/backend-pol is no longer granted at backend shop/mcp: no backend rule allows it"},
 	}, {
 		name:    "a backend policy whose grants another one repeats",
 		deleted: bePol,

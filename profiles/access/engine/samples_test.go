@@ -15,8 +15,8 @@ import (
 func TestSamples(t *testing.T) {
 	policies, topo, s := readSamples(t)
 	unreachable := []string{
-		"tool `refund_payment` granted to sa prod/payment-agent by prod/backend-policy-admin is denied at gateway prod/prod-gateway: no gateway rule allows it",
-		"tool `refund_payment` granted to sa prod/payments-admin by prod/backend-policy-admin is denied at gateway prod/prod-gateway: no gateway rule allows it",
+		"PRC-W013 tool `refund_payment` granted to sa prod/payment-agent by prod/backend-policy-admin is denied at gateway prod/prod-gateway: no gateway rule allows it",
+		"PRC-W013 tool `refund_payment` granted to sa prod/payments-admin by prod/backend-policy-admin is denied at gateway prod/prod-gateway: no gateway rule allows it",
 	}
 	want := map[string][]string{
 		"gateway-policy-audit":  nil, // ExternalAuth only: no allow-list, nothing becomes unreachable

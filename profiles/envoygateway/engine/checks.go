@@ -171,34 +171,51 @@ func topLevelKeys(m map[string]interface{}) map[string]string {
 // Check runs the combined checks on an effective policy. The errors' paths are in the merged
 // spec; the caller says whose write made it (the Holder).
 func Check(r Result) field.ErrorList {
-	var errs field.ErrorList
+	errs, _ := checkIDs(r)
+	return errs
+}
+
+// checkIDs is Check with the id of the check of each error.
+func checkIDs(r Result) (errs field.ErrorList, ids []string) {
 	for _, c := range CombinedChecks {
 		if c.Kind == r.Kind {
-			errs = append(errs, c.check(r.Spec, r)...)
+			es := c.check(r.Spec, r)
+			errs = append(errs, es...)
+			for range es {
+				ids = append(ids, c.ID)
+			}
 		}
 	}
-	return errs
+	return errs, ids
 }
 
 // CheckProjection runs the combined checks on the paths where the written policy decides the
 // effective policy after the write, deduplicated; each message names the place.
 func CheckProjection(pr Projection) field.ErrorList {
+	errs, _ := CheckProjectionIDs(pr)
+	return errs
+}
+
+// CheckProjectionIDs is CheckProjection with the id of the check of each error.
+func CheckProjectionIDs(pr Projection) (field.ErrorList, []string) {
 	if pr.Write.New == nil {
-		return nil
+		return nil, nil
 	}
 	seen := map[string]bool{}
 	var out field.ErrorList
+	var ids []string
 	for _, a := range pr.After {
 		if a.Holder != pr.Write.New && a.Parent != pr.Write.New {
 			continue
 		}
-		for _, e := range Check(a) {
+		es, cids := checkIDs(a)
+		for i, e := range es {
 			e.Detail = e.Detail + " (" + strings.TrimSpace(place(a.Path)) + ")"
 			if k := e.Error(); !seen[k] {
 				seen[k] = true
-				out = append(out, e)
+				out, ids = append(out, e), append(ids, cids[i])
 			}
 		}
 	}
-	return out
+	return out, ids
 }

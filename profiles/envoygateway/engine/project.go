@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+
+	"github.com/precedent-dev/precedent/internal/warning"
 )
 
 // Write is one admission request on a policy: Old nil for a create, New nil for a delete.
@@ -129,16 +131,16 @@ func (pr Projection) Warnings() []string {
 	w := pr.Write
 	if w.New != nil {
 		for _, t := range pr.Resolution.Missing {
-			out = append(out, MissingTarget(w.New.Ref.Namespace, t, false))
+			out = append(out, warning.CodeTargetNotFound.Line(MissingTarget(w.New.Ref.Namespace, t, false)))
 		}
 		for _, t := range pr.Resolution.NoSection {
-			out = append(out, MissingTarget(w.New.Ref.Namespace, t, true))
+			out = append(out, warning.CodeTargetNotFound.Line(MissingTarget(w.New.Ref.Namespace, t, true)))
 		}
 		for _, sc := range pr.Resolution.Ignored {
-			out = append(out, fmt.Sprintf("targetSelectors match %s is ignored: no ReferenceGrant in %s lets %s from %s reach it", sc, sc.Namespace, w.New.Kind, w.New.Ref.Namespace))
+			out = append(out, codeSelectorIgnored.Linef("targetSelectors match %s is ignored: no ReferenceGrant in %s lets %s from %s reach it", sc, sc.Namespace, w.New.Kind, w.New.Ref.Namespace))
 		}
 		for _, c := range pr.Conflicts {
-			out = append(out, fmt.Sprintf("%s %s will be Conflicted on %s: %s is older and holds it", w.New.Kind, w.New.Ref, c.Scope, c.Policy.Ref))
+			out = append(out, codeConflicted.Linef("will be Conflicted on %s: %s is older and holds it", c.Scope, c.Policy.Ref))
 		}
 		out = append(out, pr.drops()...)
 		out = append(out, pr.displaces()...)
@@ -183,7 +185,7 @@ func (pr Projection) drops() []string {
 	}
 	out := make([]string, 0, len(order))
 	for _, k := range order {
-		out = append(out, fmt.Sprintf("drops %s from %s on %s; set `mergeType: StrategicMerge` to keep it", ticks(lost[k]), k.from, k.at))
+		out = append(out, codeDrops.Linef("drops %s from %s on %s; set `mergeType: StrategicMerge` to keep it", ticks(lost[k]), k.from, k.at))
 	}
 	return out
 }
@@ -229,7 +231,7 @@ func (pr Projection) displaces() []string {
 	}
 	out := make([]string, 0, len(order))
 	for _, k := range order {
-		out = append(out, fmt.Sprintf("replaces %s of %s beneath %s (Envoy Gateway: the most specific policy replaces the broader one whole)", ticks(lost[k]), k.from, k.at))
+		out = append(out, codeReplacesBroader.Linef("replaces %s of %s beneath %s (Envoy Gateway: the most specific policy replaces the broader one whole)", ticks(lost[k]), k.from, k.at))
 	}
 	return out
 }
@@ -249,7 +251,7 @@ func (pr Projection) skips() []string {
 		}
 		if !seen[msg] {
 			seen[msg] = true
-			out = append(out, msg)
+			out = append(out, codeSkips.Line(msg))
 		}
 	}
 	return out
@@ -275,7 +277,7 @@ func (pr Projection) losses() []string {
 		msg := fmt.Sprintf("deleting %s removes %s on %s", old, ticks(gone), place(b.Path))
 		if !seen[msg] {
 			seen[msg] = true
-			out = append(out, msg)
+			out = append(out, codeDeleteRemoves.Line(msg))
 		}
 	}
 	return out
@@ -331,7 +333,7 @@ func (pr Projection) summary() string {
 	if len(changed) == 1 {
 		places = "place"
 	}
-	return fmt.Sprintf("changes the effective %s of %d %s: %s%s", pr.Kind, len(changed), places, strings.Join(names, ", "), more)
+	return codeChangesEffective.Linef("changes the effective %s of %d %s: %s%s", pr.Kind, len(changed), places, strings.Join(names, ", "), more)
 }
 
 // editedFields are the top-level fields whose value differs between the old and new policy (all

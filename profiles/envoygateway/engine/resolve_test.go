@@ -45,7 +45,7 @@ func TestReplacementWithoutMergeTypeDropsGatewayFields(t *testing.T) {
 	route := pol(t, SecurityPolicy, "shop", "cart-auth", 1, obj{"targetRefs": refs(ref("HTTPRoute", "cart")), "extAuth": obj{"http": obj{}}})
 	s := snapshot(shop(), gw)
 	pr := s.Project(Write{New: route})
-	want := []string{"drops `cors`, `jwt` from envoy-gateway-system/gw-auth on route shop/cart; set `mergeType: StrategicMerge` to keep it"}
+	want := []string{"PRC-W020 drops `cors`, `jwt` from envoy-gateway-system/gw-auth on route shop/cart; set `mergeType: StrategicMerge` to keep it"}
 	if d := cmp.Diff(want, pr.Warnings()); d != "" {
 		t.Errorf("warnings (-want +got):\n%s", d)
 	}
@@ -153,7 +153,7 @@ func TestMergeTypeMergesIntoOneParentWithoutChaining(t *testing.T) {
 		t.Errorf("route merges into the listener policy only (-want +got):\n%s", d)
 	}
 	pr := s.Project(Write{New: rule})
-	want := []string{"StrategicMerge on HTTPRoute shop/cart#admin skips route-level shop/cart-auth: a merge reaches one parent only (envoy-gateway-system/http-cors)"}
+	want := []string{"PRC-W022 StrategicMerge on HTTPRoute shop/cart#admin skips route-level shop/cart-auth: a merge reaches one parent only (envoy-gateway-system/http-cors)"}
 	if d := cmp.Diff(want, pr.Warnings()); d != "" {
 		t.Errorf("warnings (-want +got):\n%s", d)
 	}
@@ -177,7 +177,7 @@ func TestConflictOldestThenNamespaceNameHoldsTheScope(t *testing.T) {
 			pol(t, SecurityPolicy, "shop", "zz-first", 0, obj{"targetRefs": refs(ref("HTTPRoute", "cart")), "cors": obj{}}),
 			pol(t, SecurityPolicy, "shop", "aa-second", 5, obj{"targetRefs": refs(ref("HTTPRoute", "cart")), "jwt": obj{}}),
 			"shop/zz-first",
-			[]string{"SecurityPolicy shop/aa-second will be Conflicted on HTTPRoute shop/cart: shop/zz-first is older and holds it"}},
+			[]string{"PRC-W019 will be Conflicted on HTTPRoute shop/cart: shop/zz-first is older and holds it"}},
 		{"same age: name decides",
 			pol(t, SecurityPolicy, "shop", "bb", 0, obj{"targetRefs": refs(ref("HTTPRoute", "cart")), "cors": obj{}}),
 			pol(t, SecurityPolicy, "shop", "aa", 0, obj{"targetRefs": refs(ref("HTTPRoute", "cart")), "jwt": obj{}}),
@@ -190,7 +190,7 @@ func TestConflictOldestThenNamespaceNameHoldsTheScope(t *testing.T) {
 				return p
 			}(),
 			"shop/bb",
-			[]string{"SecurityPolicy shop/aa will be Conflicted on HTTPRoute shop/cart: shop/bb is older and holds it"}},
+			[]string{"PRC-W019 will be Conflicted on HTTPRoute shop/cart: shop/bb is older and holds it"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := snapshot(shop(), c.older)

@@ -128,7 +128,7 @@ func TestSamplesEffectiveAndWarnings(t *testing.T) {
 	t.Run("8781 replacement warns", func(t *testing.T) {
 		in, ps := sampleWorld(t, "replacement.yaml")
 		s := snapshot(in, ps[0])
-		want := []string{"drops `jwt` from envoy-gateway-system/gw-auth on route shop/cart; set `mergeType: StrategicMerge` to keep it"}
+		want := []string{"PRC-W020 drops `jwt` from envoy-gateway-system/gw-auth on route shop/cart; set `mergeType: StrategicMerge` to keep it"}
 		if d := cmp.Diff(want, s.Project(Write{New: ps[1]}).Warnings()); d != "" {
 			t.Errorf("warnings (-want +got):\n%s", d)
 		}
@@ -166,7 +166,7 @@ func TestSamplesEffectiveAndWarnings(t *testing.T) {
 	})
 	t.Run("conflict names the holder", func(t *testing.T) {
 		in, ps := sampleWorld(t, "conflict.yaml")
-		want := []string{"SecurityPolicy shop/shelf-cors-v2 will be Conflicted on HTTPRoute shop/shelf: shop/shelf-cors is older and holds it"}
+		want := []string{"PRC-W019 will be Conflicted on HTTPRoute shop/shelf: shop/shelf-cors is older and holds it"}
 		if d := cmp.Diff(want, snapshot(in, ps[0]).Project(Write{New: ps[1]}).Warnings()); d != "" {
 			t.Errorf("warnings (-want +got):\n%s", d)
 		}

@@ -124,7 +124,7 @@ func TestKumaLaterItemWins(t *testing.T) {
 	if got := Merge(KindMeshTimeout, []Policy{madr}, dp, To, Selector{Service: "backend"}).Conf["connectTimeout"]; got != "1s" {
 		t.Errorf("MADR: connectTimeout = %v, want 1s (the first item)", got)
 	}
-	want := []string{"MeshTimeout kuma-system/p: spec.to[0] never takes effect on any Dataplane: every field it sets is decided by spec.to[1] of kuma-system/p"}
+	want := []string{"PRC-W014 MeshTimeout kuma-system/p: spec.to[0] never takes effect on any Dataplane: every field it sets is decided by spec.to[1] of kuma-system/p"}
 	if diff := cmp.Diff(want, WriteWarnings(kuma, nil, []Dataplane{dp}, true)); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
@@ -244,9 +244,9 @@ func TestKumaShadowedExamples(t *testing.T) {
 		got = append(got, w.String())
 	}
 	want := []string{
-		"MeshTimeout kuma-system/01-consume-backend-timeouts never takes effect on any Dataplane: every field it sets is decided by kuma-system/web-timeouts, kuma-demo/timeout-global, kuma-system/00-base-timeouts",
-		"MeshTrafficPermission kuma-system/deny-web-v1 never takes effect on any Dataplane: every field it sets is decided by kuma-system/allow-all",
-		"MeshTrafficPermission kuma-system/shadow-web never takes effect on any Dataplane: every field it sets is decided by kuma-system/allow-all",
+		"PRC-W014 MeshTimeout kuma-system/01-consume-backend-timeouts never takes effect on any Dataplane: every field it sets is decided by kuma-system/web-timeouts, kuma-demo/timeout-global, kuma-system/00-base-timeouts",
+		"PRC-W014 MeshTrafficPermission kuma-system/deny-web-v1 never takes effect on any Dataplane: every field it sets is decided by kuma-system/allow-all",
+		"PRC-W014 MeshTrafficPermission kuma-system/shadow-web never takes effect on any Dataplane: every field it sets is decided by kuma-system/allow-all",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Shadowed (-want +got):\n%s", diff)

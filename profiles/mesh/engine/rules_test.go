@@ -284,7 +284,7 @@ func TestKumaRulesWarnings(t *testing.T) {
 			name: "an allow inside a deny of another policy never takes effect", kind: kumaPermission,
 			existing: []Policy{denyNS},
 			written:  mtp("allow-batch", `{rules: [{default: {allow: [{spiffeID: {type: Exact, value: "spiffe://td/ns/malicious/sa/batch"}}, {spiffeID: {type: Prefix, value: "spiffe://td/ns/web"}}]}}]}`),
-			want:     []string{"MeshTrafficPermission kong-mesh-demo/allow-batch: spec.rules[0].default.allow[0] never takes effect on any Dataplane: spec.rules[0].default.deny[0] of kong-mesh-demo/deny-malicious denies all it matches, and Kuma matches deny first"},
+			want:     []string{"PRC-W014 MeshTrafficPermission kong-mesh-demo/allow-batch: spec.rules[0].default.allow[0] never takes effect on any Dataplane: spec.rules[0].default.deny[0] of kong-mesh-demo/deny-malicious denies all it matches, and Kuma matches deny first"},
 		},
 		{
 			name: "a deny on one inbound (sectionName) voids no allow of the whole proxy", kind: kumaPermission,
@@ -295,17 +295,17 @@ func TestKumaRulesWarnings(t *testing.T) {
 			name: "a deny written over an existing allow names it", kind: kumaPermission,
 			existing: []Policy{mtp("allow-batch", `{rules: [{default: {allowWithShadowDeny: [{spiffeID: {type: Prefix, value: "spiffe://td/ns/malicious/sa"}}]}}]}`)},
 			written:  denyNS,
-			want:     []string{"MeshTrafficPermission kong-mesh-demo/allow-batch: spec.rules[0].default.allowWithShadowDeny[0] never takes effect on any Dataplane: spec.rules[0].default.deny[0] of kong-mesh-demo/deny-malicious denies all it matches, and Kuma matches deny first"},
+			want:     []string{"PRC-W014 MeshTrafficPermission kong-mesh-demo/allow-batch: spec.rules[0].default.allowWithShadowDeny[0] never takes effect on any Dataplane: spec.rules[0].default.deny[0] of kong-mesh-demo/deny-malicious denies all it matches, and Kuma matches deny first"},
 		},
 		{
 			name: "from items where rules select every proxy: deprecated, and replaced by the rules", kind: kumaPermission,
 			existing: []Policy{denyNS},
 			written:  mtp("legacy", `{from: [{targetRef: {kind: Mesh}, default: {action: Allow}}, {targetRef: {kind: MeshService, name: web}, default: {action: Deny}}]}`),
 			want: []string{
-				"MeshTrafficPermission kong-mesh-demo/legacy: spec.from is deprecated by Kuma 2.x and dropped silently by Kuma 3.0 on create and update: use spec.rules",
-				`MeshTrafficPermission kong-mesh-demo/legacy: spec.from[0] as spec.rules[0]: {"default":{"allow":[{"spiffeID":{"type":"Prefix","value":"spiffe://<trust-domain>"}}]}}`,
-				`MeshTrafficPermission kong-mesh-demo/legacy: spec.from[1] as spec.rules[1]: {"default":{"deny":[{"spiffeID":{"type":"Exact","value":"spiffe://<trust-domain>/ns/<namespace>/sa/<service account of web>"}}]}}`,
-				"MeshTrafficPermission kong-mesh-demo/legacy never takes effect on any Dataplane: the spec.rules of kong-mesh-demo/deny-malicious replace its from items wherever it applies",
+				"PRC-W015 MeshTrafficPermission kong-mesh-demo/legacy: spec.from is deprecated by Kuma 2.x and dropped silently by Kuma 3.0 on create and update: use spec.rules",
+				`PRC-W015 MeshTrafficPermission kong-mesh-demo/legacy: spec.from[0] as spec.rules[0]: {"default":{"allow":[{"spiffeID":{"type":"Prefix","value":"spiffe://<trust-domain>"}}]}}`,
+				`PRC-W015 MeshTrafficPermission kong-mesh-demo/legacy: spec.from[1] as spec.rules[1]: {"default":{"deny":[{"spiffeID":{"type":"Exact","value":"spiffe://<trust-domain>/ns/<namespace>/sa/<service account of web>"}}]}}`,
+				"PRC-W014 MeshTrafficPermission kong-mesh-demo/legacy never takes effect on any Dataplane: the spec.rules of kong-mesh-demo/deny-malicious replace its from items wherever it applies",
 			},
 		},
 		{
@@ -313,16 +313,16 @@ func TestKumaRulesWarnings(t *testing.T) {
 			existing: []Policy{mt("a-inbound", `{rules: [{default: {idleTimeout: 1h, http: {requestTimeout: 5s}}}]}`)},
 			written:  mt("b-inbound", `{rules: [{default: {idleTimeout: 2h}}, {matches: [{sni: {type: Exact, value: a.b}}], default: {http: {requestTimeout: 1s}}}]}`),
 			want: []string{
-				"MeshTimeout kong-mesh-demo/b-inbound: spec.rules[1].matches[0] never takes effect: Kuma applies a rule only to matches with a spiffeID",
-				"MeshTimeout kong-mesh-demo/b-inbound never takes effect on any Dataplane: every field it sets is decided by kong-mesh-demo/a-inbound",
+				"PRC-W016 MeshTimeout kong-mesh-demo/b-inbound: spec.rules[1].matches[0] never takes effect: Kuma applies a rule only to matches with a spiffeID",
+				"PRC-W014 MeshTimeout kong-mesh-demo/b-inbound never takes effect on any Dataplane: every field it sets is decided by kong-mesh-demo/a-inbound",
 			},
 		},
 		{
 			name: "MeshTimeout from: deprecated, with its rules form", kind: kumaTimeout,
 			written: mt("legacy", `{from: [{targetRef: {kind: Mesh}, default: {idleTimeout: 1h}}]}`),
 			want: []string{
-				"MeshTimeout kong-mesh-demo/legacy: spec.from is deprecated by Kuma 2.x and dropped silently by Kuma 3.0 on create and update: use spec.rules",
-				`MeshTimeout kong-mesh-demo/legacy: spec.from[0] as spec.rules[0]: {"default":{"idleTimeout":"1h"}}`,
+				"PRC-W015 MeshTimeout kong-mesh-demo/legacy: spec.from is deprecated by Kuma 2.x and dropped silently by Kuma 3.0 on create and update: use spec.rules",
+				`PRC-W015 MeshTimeout kong-mesh-demo/legacy: spec.from[0] as spec.rules[0]: {"default":{"idleTimeout":"1h"}}`,
 			},
 		},
 	}
@@ -343,7 +343,7 @@ func TestKumaRulesWarnings(t *testing.T) {
 // TestKumaRulesNoTopology: without Dataplanes only the warnings that need none are given.
 func TestKumaRulesNoTopology(t *testing.T) {
 	p := kumaRule(t, KindMeshTimeout, "b-inbound", "", `{rules: [{default: {idleTimeout: 2h}}, {matches: [{sni: {type: Exact, value: a.b}}], default: {http: {requestTimeout: 1s}}}]}`)
-	want := []string{"MeshTimeout kong-mesh-demo/b-inbound: spec.rules[1].matches[0] never takes effect: Kuma applies a rule only to matches with a spiffeID"}
+	want := []string{"PRC-W016 MeshTimeout kong-mesh-demo/b-inbound: spec.rules[1].matches[0] never takes effect: Kuma applies a rule only to matches with a spiffeID"}
 	if diff := cmp.Diff(want, NewIndex(kumaTimeout, nil, nil).WriteWarnings(p, true)); diff != "" {
 		t.Errorf("Index.WriteWarnings (-want +got):\n%s", diff)
 	}

@@ -195,9 +195,9 @@ func Deprecations(p *Policy) []string {
 	if !p.Kuma() || len(p.From) == 0 {
 		return nil
 	}
-	out := []string{fmt.Sprintf("%s %s: spec.from is deprecated by Kuma 2.x and dropped silently by Kuma 3.0 on create and update: use spec.rules", p.Kind, p.ID())}
+	out := []string{codeFromDeprecated.Linef("%s %s: spec.from is deprecated by Kuma 2.x and dropped silently by Kuma 3.0 on create and update: use spec.rules", p.Kind, p.ID())}
 	for i, r := range rulesForm(p) {
-		out = append(out, fmt.Sprintf("%s %s: spec.from[%d] as spec.rules[%d]: %s", p.Kind, p.ID(), i, i, r))
+		out = append(out, codeFromDeprecated.Linef("%s %s: spec.from[%d] as spec.rules[%d]: %s", p.Kind, p.ID(), i, i, r))
 	}
 	return out
 }
@@ -216,13 +216,13 @@ func ruleAdvice(p *Policy) []string {
 		r := &p.Rules[i]
 		for j := range r.Matches {
 			if r.Matches[j].SpiffeID == nil && r.Matches[j].SNI != nil {
-				out = append(out, fmt.Sprintf("%s %s: spec.rules[%d].matches[%d] never takes effect: Kuma applies a rule only to matches with a spiffeID", p.Kind, p.ID(), i, j))
+				out = append(out, codeMatchNeverApplies.Linef("%s %s: spec.rules[%d].matches[%d] never takes effect: Kuma applies a rule only to matches with a spiffeID", p.Kind, p.ID(), i, j))
 			}
 		}
 		for _, name := range []string{ListDeny, ListAllow, ListAllowWithShadowDeny} {
 			for j := range r.Lists[name] {
 				if r.Lists[name][j].Empty() {
-					out = append(out, fmt.Sprintf("%s %s: %s matches nothing: set spiffeID or sni", p.Kind, p.ID(), listPath(i, name, j)))
+					out = append(out, codeMatchNeverApplies.Linef("%s %s: %s matches nothing: set spiffeID or sni", p.Kind, p.ID(), listPath(i, name, j)))
 				}
 			}
 		}

@@ -63,9 +63,9 @@ func (w Warning) String() string {
 		reason = w.Reason
 	}
 	if w.Path == "" {
-		return fmt.Sprintf("%s %s never takes effect on any Dataplane: "+reason, w.Kind, w.ID(), by)
+		return codeNeverTakesEffect.Linef("%s %s never takes effect on any Dataplane: "+reason, w.Kind, w.ID(), by)
 	}
-	return fmt.Sprintf("%s %s: %s never takes effect on any Dataplane: "+reason, w.Kind, w.ID(), w.Path, by)
+	return codeNeverTakesEffect.Linef("%s %s: %s never takes effect on any Dataplane: "+reason, w.Kind, w.ID(), w.Path, by)
 }
 
 type elemKey struct {
@@ -317,7 +317,7 @@ func writeLines(written *Policy, advice []string, before, after []Warning, cappe
 func capLines(lines []string, capped bool) []string {
 	if capped { // MaxWarnings lines, and one that counts the rest
 		lines = warning.Limit{N: MaxWarnings + 1, More: func(_, rest int) string {
-			return fmt.Sprintf("%d more mesh policy warnings not shown", rest)
+			return codeMoreMesh.Linef("%d more mesh policy warnings not shown", rest)
 		}}.Apply(lines)
 	}
 	return lines

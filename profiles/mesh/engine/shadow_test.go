@@ -40,7 +40,7 @@ func TestShadowed(t *testing.T) {
 				"  - {targetRef: {kind: Mesh}, connectTimeout: 1s, http: {requestTimeout: 1s}}\n"+
 				"  - {targetRef: {kind: Service, name: backend}, connectTimeout: 2s}\n")},
 			dataplanes: webOnly,
-			want:       []string{"MeshTimeout p: spec.to[1] never takes effect on any Dataplane: every field it sets is decided by spec.to[0] of p"},
+			want:       []string{"PRC-W014 MeshTimeout p: spec.to[1] never takes effect on any Dataplane: every field it sets is decided by spec.to[0] of p"},
 		},
 		{
 			name: "element shadowed by a more specific policy on every proxy it reaches",
@@ -51,7 +51,7 @@ func TestShadowed(t *testing.T) {
 					"  - {targetRef: {kind: Mesh}, http: {requestTimeout: 5s}}\n"),
 			},
 			dataplanes: webOnly,
-			want:       []string{"MeshTimeout base: spec.to[0] never takes effect on any Dataplane: every field it sets is decided by spec.to[0] of web-timeouts"},
+			want:       []string{"PRC-W014 MeshTimeout base: spec.to[0] never takes effect on any Dataplane: every field it sets is decided by spec.to[0] of web-timeouts"},
 		},
 		{
 			name: "element effective on another proxy is not shadowed",
@@ -71,7 +71,7 @@ func TestShadowed(t *testing.T) {
 				"  - {targetRef: {kind: Service, name: backend}, connectTimeout: 2s, http: {requestTimeout: 2s}}\n"+
 				"  - {targetRef: {kind: Service, name: payments}, connectTimeout: 3s}\n")},
 			dataplanes: webOnly,
-			want:       []string{"MeshTimeout p: spec.to[2] never takes effect on any Dataplane: every field it sets is decided by spec.to[0] of p, spec.to[1] of p"},
+			want:       []string{"PRC-W014 MeshTimeout p: spec.to[2] never takes effect on any Dataplane: every field it sets is decided by spec.to[0] of p, spec.to[1] of p"},
 		},
 		{
 			name: "element with one field still effective is not shadowed",
@@ -87,13 +87,13 @@ func TestShadowed(t *testing.T) {
 				mt("01-high", "{kind: Mesh}", "  - {targetRef: {kind: Mesh}, connectTimeout: 2s, http: {requestTimeout: 2s}}\n"),
 			},
 			dataplanes: withBackend,
-			want:       []string{"MeshTimeout 00-low never takes effect on any Dataplane: every field it sets is decided by 01-high"},
+			want:       []string{"PRC-W014 MeshTimeout 00-low never takes effect on any Dataplane: every field it sets is decided by 01-high"},
 		},
 		{
 			name:       "whole policy shadowed names at most three policies",
 			policies:   many,
 			dataplanes: webOnly,
-			want:       []string{"MeshTimeout 0-low never takes effect on any Dataplane: every field it sets is decided by 4-high, 3-high, 2-high and 1 more"},
+			want:       []string{"PRC-W014 MeshTimeout 0-low never takes effect on any Dataplane: every field it sets is decided by 4-high, 3-high, 2-high and 1 more"},
 		},
 		{
 			name: "traffic permission element after a mesh-wide element",
@@ -101,7 +101,7 @@ func TestShadowed(t *testing.T) {
 				"  - {targetRef: {kind: Mesh}, action: ALLOW}\n"+
 				"  - {targetRef: {kind: ServiceSubset, name: web, tags: {version: v1}}, action: DENY}\n")},
 			dataplanes: withBackend,
-			want:       []string{"MeshTrafficPermission backend-permissions: spec.from[1] never takes effect on any Dataplane: every field it sets is decided by spec.from[0] of backend-permissions"},
+			want:       []string{"PRC-W014 MeshTrafficPermission backend-permissions: spec.from[1] never takes effect on any Dataplane: every field it sets is decided by spec.from[0] of backend-permissions"},
 		},
 		{
 			name: "traffic permission for a source no Dataplane has is not reported",
@@ -116,7 +116,7 @@ func TestShadowed(t *testing.T) {
 				"  - {targetRef: {kind: Service, name: web}, action: DENY}\n"+
 				"  - {targetRef: {kind: ServiceSubset, name: web, tags: {version: v2}}, action: ALLOW}\n")},
 			dataplanes: append(withBackend, proxy("web-2", map[string]string{ServiceTag: "web", "version": "v2"})),
-			want:       []string{"MeshTrafficPermission p: spec.from[1] never takes effect on any Dataplane: every field it sets is decided by spec.from[0] of p"},
+			want:       []string{"PRC-W014 MeshTrafficPermission p: spec.from[1] never takes effect on any Dataplane: every field it sets is decided by spec.from[0] of p"},
 		},
 		{
 			name: "traffic permission mesh subset shadowed on every source it selects",
@@ -126,7 +126,7 @@ func TestShadowed(t *testing.T) {
 				"  - {targetRef: {kind: MeshSubset, tags: {version: v1}}, action: ALLOW}\n"+
 				"  - {targetRef: {kind: Mesh}, action: ALLOW}\n")},
 			dataplanes: append(withBackend, proxy("payments-1", map[string]string{ServiceTag: "payments"})),
-			want:       []string{"MeshTrafficPermission p: spec.from[2] never takes effect on any Dataplane: every field it sets is decided by spec.from[0] of p"},
+			want:       []string{"PRC-W014 MeshTrafficPermission p: spec.from[2] never takes effect on any Dataplane: every field it sets is decided by spec.from[0] of p"},
 		},
 		{
 			name: "element that selects nothing is not reported",
@@ -207,11 +207,11 @@ func TestWriteWarnings(t *testing.T) {
 	}{
 		{
 			name: "written policy shadows an existing one", written: high, existing: []Policy{low},
-			want: []string{"MeshTimeout 00-low never takes effect on any Dataplane: every field it sets is decided by 01-high"},
+			want: []string{"PRC-W014 MeshTimeout 00-low never takes effect on any Dataplane: every field it sets is decided by 01-high"},
 		},
 		{
 			name: "written policy is shadowed", written: low, existing: []Policy{high},
-			want: []string{"MeshTimeout 00-low never takes effect on any Dataplane: every field it sets is decided by 01-high"},
+			want: []string{"PRC-W014 MeshTimeout 00-low never takes effect on any Dataplane: every field it sets is decided by 01-high"},
 		},
 		{
 			name: "update that stops shadowing says nothing", written: highOther, existing: []Policy{low, high},
@@ -224,16 +224,16 @@ func TestWriteWarnings(t *testing.T) {
 		},
 		{
 			name: "own shadowed element is reported", written: selfShadowed, existing: []Policy{highOther},
-			want: []string{"MeshTimeout self: spec.to[1] never takes effect on any Dataplane: every field it sets is decided by spec.to[0] of self"},
+			want: []string{"PRC-W014 MeshTimeout self: spec.to[1] never takes effect on any Dataplane: every field it sets is decided by spec.to[0] of self"},
 		},
 		{
 			name: "warnings are capped", written: mt("crowded", crowded),
 			want: func() []string {
 				var w []string
 				for i := 1; i <= MaxWarnings; i++ {
-					w = append(w, fmt.Sprintf("MeshTimeout crowded: spec.to[%d] never takes effect on any Dataplane: every field it sets is decided by spec.to[0] of crowded", i))
+					w = append(w, fmt.Sprintf("PRC-W014 MeshTimeout crowded: spec.to[%d] never takes effect on any Dataplane: every field it sets is decided by spec.to[0] of crowded", i))
 				}
-				return append(w, "2 more mesh policy warnings not shown")
+				return append(w, "PRC-W017 2 more mesh policy warnings not shown")
 			}(),
 		},
 		{
@@ -241,7 +241,7 @@ func TestWriteWarnings(t *testing.T) {
 			want: func() []string {
 				var w []string
 				for i := 1; i <= MaxWarnings+2; i++ {
-					w = append(w, fmt.Sprintf("MeshTimeout crowded: spec.to[%d] never takes effect on any Dataplane: every field it sets is decided by spec.to[0] of crowded", i))
+					w = append(w, fmt.Sprintf("PRC-W014 MeshTimeout crowded: spec.to[%d] never takes effect on any Dataplane: every field it sets is decided by spec.to[0] of crowded", i))
 				}
 				return w
 			}(),

@@ -30,6 +30,10 @@ const (
 // MeshKinds are the kinds the mesh profile reads.
 var MeshKinds = []string{"MeshTimeout", "MeshTrafficPermission"}
 
+// MeshVersions are the Kuma versions whose behaviour the mesh profile predicts, oldest first
+// (package mesh's engine.Version): 2.14 and 3.0 (Kuma's master, the default).
+var MeshVersions = []string{"2.14", "3.0"}
+
 // KumaGroup is the group of Kuma's own kinds, whose status Kuma's control plane owns.
 const KumaGroup = "kuma.io"
 
@@ -71,6 +75,21 @@ type Kind struct {
 	// Defaults are values the mutating webhook gives top-level spec fields a write leaves out, where
 	// the kind's model allows it (Model.Defaults), e.g. Envoy Gateway's {mergeType: StrategicMerge}.
 	Defaults map[string]string `json:"defaults,omitempty"`
+	// Version is the controller version whose behaviour the kind's profile predicts, one of its
+	// model's Versions; empty means the newest.
+	Version string `json:"version,omitempty"`
+}
+
+// VersionInForce is the controller version predicted for the kind: Version, else the newest its
+// model knows ("" for a model without versions, such as Precedent's own).
+func (k Kind) VersionInForce() string {
+	if k.Version != "" {
+		return k.Version
+	}
+	if vs := k.model().Versions; len(vs) > 0 {
+		return vs[len(vs)-1]
+	}
+	return ""
 }
 
 // Effective reports whether the kind's profile has effective policies over Gateway API paths (the

@@ -41,7 +41,8 @@ func (Profile) KindModel() policy.Model {
 		kinds = append(kinds, k)
 	}
 	sort.Strings(kinds)
-	return policy.Model{Kinds: kinds, Defaults: map[string][]string{mergeTypeField: {string(engine.JSONMerge), string(engine.StrategicMerge)}}}
+	return policy.Model{Kinds: kinds, Defaults: map[string][]string{mergeTypeField: {string(engine.JSONMerge), string(engine.StrategicMerge)}},
+		Versions: []string{"1.9"}}
 }
 
 func (Profile) Claims(gk schema.GroupKind, reg *policy.Registry) bool {

@@ -80,17 +80,8 @@ func TestKindStatus(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			u := &unstructured.Unstructured{Object: map[string]interface{}{"spec": map[string]interface{}{"kinds": tt.lines}}}
-			u.SetName(settings.Name)
-			s, errs := settings.Decode(u)
-			var gotErrs []string
-			for _, e := range errs {
-				gotErrs = append(gotErrs, e.Error())
-			}
-			if diff := cmp.Diff(tt.wantErrs, gotErrs); diff != "" {
-				t.Fatalf("errors (-want +got):\n%s", diff)
-			}
-			if len(errs) > 0 {
+			s, ok := decodeKinds(t, tt.lines, tt.wantErrs)
+			if !ok {
 				return
 			}
 			var modes []string
@@ -140,19 +131,27 @@ func TestKindVersion(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			u := &unstructured.Unstructured{Object: map[string]interface{}{"spec": map[string]interface{}{"kinds": []interface{}{tt.line}}}}
-			u.SetName(settings.Name)
-			s, errs := settings.Decode(u)
-			var gotErrs []string
-			for _, e := range errs {
-				gotErrs = append(gotErrs, e.Error())
-			}
-			if diff := cmp.Diff(tt.wantErrs, gotErrs); diff != "" {
-				t.Fatalf("errors (-want +got):\n%s", diff)
-			}
-			if len(errs) == 0 && s.Kinds[0].VersionInForce() != tt.want {
+			s, ok := decodeKinds(t, []interface{}{tt.line}, tt.wantErrs)
+			if ok && s.Kinds[0].VersionInForce() != tt.want {
 				t.Errorf("version in force = %q, want %q", s.Kinds[0].VersionInForce(), tt.want)
 			}
 		})
 	}
+}
+
+// decodeKinds decodes a PrecedentConfig of the kind lines, fails unless its errors are wantErrs, and
+// reports whether it is valid.
+func decodeKinds(t *testing.T, lines []interface{}, wantErrs []string) (settings.Settings, bool) {
+	t.Helper()
+	u := &unstructured.Unstructured{Object: map[string]interface{}{"spec": map[string]interface{}{"kinds": lines}}}
+	u.SetName(settings.Name)
+	s, errs := settings.Decode(u)
+	var gotErrs []string
+	for _, e := range errs {
+		gotErrs = append(gotErrs, e.Error())
+	}
+	if diff := cmp.Diff(wantErrs, gotErrs); diff != "" {
+		t.Fatalf("errors (-want +got):\n%s", diff)
+	}
+	return s, len(errs) == 0
 }

@@ -80,7 +80,8 @@ func (dp *Dataplane) OutboundTo(service string) (map[string]string, bool) {
 }
 
 // ParseDataplane reads a Dataplane's name and the tags of spec.networking.inbound[] and
-// spec.networking.outbound[]. Malformed fields are errors naming the field.
+// spec.networking.outbound[]. Malformed fields are errors naming the field. An inbound without
+// kuma.io/service is read (Kuma 3.0's shape); CheckShape says where a version refuses it.
 func ParseDataplane(obj *unstructured.Unstructured) (Dataplane, error) {
 	dp := Dataplane{Namespace: obj.GetNamespace(), Name: obj.GetName(), Labels: obj.GetLabels()}
 	if gw, found, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "networking", "gateway"); found && gw != nil {
@@ -99,12 +100,22 @@ func ParseDataplane(obj *unstructured.Unstructured) (Dataplane, error) {
 	if dp.Outbound, err = tagList(obj.Object, "outbound"); err != nil {
 		return dp, err
 	}
+	return dp, nil
+}
+
+// CheckShape reports what Kuma version v's validator refuses in a Dataplane that ParseDataplane
+// read: on v2.14 an inbound without kuma.io/service (master's inbounds may carry only a port and a
+// name; such an inbound has no service, so no service-level targetRef selects it).
+func (dp *Dataplane) CheckShape(v Version) error {
+	if !v.serviceTagRequired() {
+		return nil
+	}
 	for i, in := range dp.Inbound {
 		if in[ServiceTag] == "" {
-			return dp, fmt.Errorf("spec.networking.inbound[%d].tags[%s]: Required value", i, ServiceTag)
+			return fmt.Errorf("spec.networking.inbound[%d].tags[%s]: Required value (Kuma %s; Kuma %s reads inbounds without it)", i, ServiceTag, v, Kuma30)
 		}
 	}
-	return dp, nil
+	return nil
 }
 
 func tagList(obj map[string]interface{}, key string) ([]map[string]string, error) {
@@ -152,6 +163,9 @@ func Sources(dataplanes []Dataplane) []Selector {
 	var out []Selector
 	for i := range dataplanes {
 		for _, in := range dataplanes[i].Inbound {
+			if in[ServiceTag] == "" {
+				continue // an inbound of only a port and a name: no tagged source
+			}
 			s := Selector{Service: in[ServiceTag], Tags: in}
 			key := s.String()
 			if !seen[key] {

@@ -22,13 +22,7 @@ func TestMergePermissionVersions(t *testing.T) {
 	prom := &Source{SpiffeID: "spiffe://default.zone-1.mesh.local/ns/observability/sa/prom"}
 	other := &Source{SpiffeID: "spiffe://other.mesh.local/ns/web/sa/web"}
 	webTags := &Selector{Service: "web", Tags: map[string]string{ServiceTag: "web"}}
-	action := func(a, origin string) Result {
-		r := Result{Conf: conf("action", a), Origins: map[string]string{}}
-		if origin != "" {
-			r.Origins["action"] = origin
-		}
-		return r
-	}
+	action := permissionAction
 	tests := []struct {
 		name     string
 		policies []Policy

@@ -115,3 +115,44 @@ func TestVersionOf(t *testing.T) {
 		}
 	}
 }
+
+// TestSelectsProxyZoneAndDelegated: a Dataplane targetRef by name compares the zone too (Kuma's
+// resource identifiers: isSelectedByResourceIdentifier, TargetRefToKRI, v2.14.3), and a delegated
+// gateway is selected by a MeshService naming the service of its gateway tags
+// (inboundsSelectedByTags, v2.14.3); a builtin gateway is not.
+func TestSelectsProxyZoneAndDelegated(t *testing.T) {
+	dp := func(doc string) Dataplane {
+		d, err := ParseDataplane(obj(t, doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	local := dp(`{apiVersion: kuma.io/v1alpha1, kind: Dataplane, metadata: {name: api-1, namespace: kong-mesh-demo, labels: {kuma.io/zone: zone-1}}, spec: {networking: {address: 10.0.0.1, inbound: [{port: 8080, tags: {kuma.io/service: api}}]}}}`)
+	delegated := dp(`{apiVersion: kuma.io/v1alpha1, kind: Dataplane, metadata: {name: edge-1, namespace: kong-mesh-demo}, spec: {networking: {address: 10.0.0.2, gateway: {tags: {kuma.io/service: edge}}}}}`)
+	builtin := dp(`{apiVersion: kuma.io/v1alpha1, kind: Dataplane, metadata: {name: edge-2, namespace: kong-mesh-demo}, spec: {networking: {address: 10.0.0.3, gateway: {type: BUILTIN, tags: {kuma.io/service: edge}}}}}`)
+	mt := func(labels, targetRef string) Policy {
+		return kumaRule(t, KindMeshTimeout, "p", labels, `{targetRef: `+targetRef+`, to: [{targetRef: {kind: Mesh}, default: {idleTimeout: 1s}}]}`)
+	}
+	tests := []struct {
+		name   string
+		policy Policy
+		proxy  Dataplane
+		want   bool
+	}{
+		{"a Dataplane by name of the same zone", mt(", kuma.io/zone: zone-1", `{kind: Dataplane, name: api-1, namespace: kong-mesh-demo}`), local, true},
+		{"a Dataplane by name synced from another zone", mt(", kuma.io/zone: zone-2", `{kind: Dataplane, name: api-1, namespace: kong-mesh-demo}`), local, false},
+		{"a Dataplane by name from no zone, the proxy in one", mt("", `{kind: Dataplane, name: api-1, namespace: kong-mesh-demo}`), local, false},
+		{"a Dataplane by labels ignores the zone", mt(", kuma.io/zone: zone-2", `{kind: Dataplane, labels: {kuma.io/zone: zone-1}}`), local, true},
+		{"a MeshService naming a delegated gateway's service", mt("", `{kind: MeshService, name: edge}`), delegated, true},
+		{"a MeshService naming another service", mt("", `{kind: MeshService, name: api}`), delegated, false},
+		{"a MeshService naming a builtin gateway's service", mt("", `{kind: MeshService, name: edge}`), builtin, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.policy.SelectsProxy(&tt.proxy); got != tt.want {
+				t.Errorf("SelectsProxy = %t, want %t", got, tt.want)
+			}
+		})
+	}
+}

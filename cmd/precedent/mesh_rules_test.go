@@ -79,7 +79,7 @@ func TestMeshRulesFlags(t *testing.T) {
 	}{
 		{"spiffe-id without rules", []string{"--kind", "MeshTimeout", "--outbound", "web", "--spiffe-id", "spiffe://td/x"}, "--spiffe-id and --sni go with --rules"},
 		{"rules on Precedent's kinds", []string{"--kind", "MeshTimeout.policy.precedent.dev", "--rules"}, "--rules: spec.rules is Kuma's shape: use --kind MeshTimeout.kuma.io"},
-		{"rules and from", []string{"--kind", "MeshTimeout", "--rules", "--from", "web"}, "if any flags in the group [from rules] are set none of the others can be; [from rules] were all set"},
+		{"rules and from on a MeshTimeout", []string{"--kind", "MeshTimeout", "--rules", "--from", "web"}, "--rules with --from names one client both ways: MeshTrafficPermission only"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -276,3 +276,90 @@ func TestKumaKinds(t *testing.T) {
 		}
 	})
 }
+
+// TestMeshKumaVersions: `precedent mesh --kuma-version` on a Dataplane of Kuma 3.0's shape (an
+// inbound of only port and name) and on a MeshTrafficPermission with rules beside one with from
+// items; the version predicted is in the output.
+func TestMeshKumaVersions(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"dp.yaml": `apiVersion: kuma.io/v1alpha1
+kind: Dataplane
+metadata: {name: dp-1, namespace: kuma-system, labels: {kuma.io/mesh: default, app: api}}
+spec: {networking: {address: 10.0.0.9, inbound: [{port: 8080, name: http}]}}
+`,
+		"tagged.yaml": `apiVersion: kuma.io/v1alpha1
+kind: Dataplane
+metadata: {name: tagged-1, namespace: kuma-system, labels: {kuma.io/mesh: default}}
+spec: {networking: {address: 10.0.0.10, inbound: [{port: 8080, tags: {kuma.io/service: api}}]}}
+`,
+		"mtp.yaml": `apiVersion: kuma.io/v1alpha1
+kind: MeshTrafficPermission
+metadata: {name: allow-zone, namespace: kuma-system, labels: {kuma.io/mesh: default}}
+spec: {targetRef: {kind: Mesh}, rules: [{default: {allow: [{spiffeID: {type: Prefix, value: "spiffe://default.zone-1.mesh.local"}}]}}]}
+---
+apiVersion: kuma.io/v1alpha1
+kind: MeshTrafficPermission
+metadata: {name: deny-web, namespace: kuma-system, labels: {kuma.io/mesh: default}}
+spec: {targetRef: {kind: Mesh}, from: [{targetRef: {kind: MeshService, name: web}, default: {action: Deny}}]}
+`,
+	}
+	for name, doc := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(doc), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rules := []string{"-f", dir, "--kind", "MeshTrafficPermission.kuma.io", "--proxy", "dp-1", "--rules", "--spiffe-id", "spiffe://default.zone-1.mesh.local/ns/web/sa/web", "--from", "web"}
+	tests := []struct {
+		name       string
+		args       []string
+		wantStdout string
+		wantStderr string
+		wantErr    bool
+	}{
+		{
+			name:       "3.0 (the default) reads the untagged Dataplane; rules and from merged, the deny first",
+			args:       rules,
+			wantStdout: `{"conf":{"action":"Deny"},"origins":{"action":"deny-web"},"version":"3.0"}`,
+		},
+		{
+			name:       "2.14 refuses the untagged Dataplane",
+			args:       append(append([]string{}, rules...), "--kuma-version", "2.14"),
+			wantStderr: "Dataplane kuma-system/dp-1: spec.networking.inbound[0].tags[kuma.io/service]: Required value (Kuma 2.14; Kuma 3.0 reads inbounds without it)\n",
+			wantErr:    true,
+		},
+		{
+			name:       "2.14 on a tagged Dataplane: the rules alone decide",
+			args:       []string{"-f", filepath.Join(dir, "tagged.yaml"), "-f", filepath.Join(dir, "mtp.yaml"), "--kind", "MeshTrafficPermission.kuma.io", "--proxy", "tagged-1", "--rules", "--spiffe-id", "spiffe://default.zone-1.mesh.local/ns/web/sa/web", "--from", "web", "--kuma-version", "2.14"},
+			wantStdout: `{"conf":{"action":"Allow"},"origins":{"action":"allow-zone"},"version":"2.14"}`,
+		},
+		{
+			name:       "2.14, --from alone where rules select the proxy: a warning with its code",
+			args:       []string{"-f", filepath.Join(dir, "tagged.yaml"), "-f", filepath.Join(dir, "mtp.yaml"), "--kind", "MeshTrafficPermission.kuma.io", "--proxy", "tagged-1", "--from", "web", "--kuma-version", "2.14"},
+			wantStdout: `{"conf":{"action":"Deny"},"origins":{"action":"deny-web"},"version":"2.14"}`,
+			wantStderr: "Warning: PRC-W190 MeshTrafficPermission rules select proxy tagged-1: Kuma 2.14 leaves the from items out there (use --rules --spiffe-id ID --from web)\n",
+		},
+		{
+			name:    "an unknown version",
+			args:    append(append([]string{}, rules...), "--kuma-version", "2.9"),
+			wantErr: true,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stdout, stderr, err := runMesh(t, tt.args...)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v, want error %t (stderr %q)", err, tt.wantErr, stderr)
+			}
+			var compact bytes.Buffer
+			if stdout != "" {
+				if err := json.Compact(&compact, []byte(stdout)); err != nil {
+					t.Fatalf("stdout is not JSON: %v\n%s", err, stdout)
+				}
+			}
+			if compact.String() != tt.wantStdout || stderr != tt.wantStderr {
+				t.Errorf("stdout %s\nstderr %q\nwant stdout %s\nstderr %q", compact.String(), stderr, tt.wantStdout, tt.wantStderr)
+			}
+		})
+	}
+}

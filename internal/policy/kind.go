@@ -30,6 +30,10 @@ const (
 // MeshKinds are the kinds the mesh profile reads.
 var MeshKinds = []string{"MeshTimeout", "MeshTrafficPermission"}
 
+// MeshVersions are the Kuma versions whose behaviour the mesh profile predicts, oldest first
+// (package mesh's engine.Version): 2.14 and 3.0 (Kuma's master, the default).
+var MeshVersions = []string{"2.14", "3.0"}
+
 // KumaGroup is the group of Kuma's own kinds, whose status Kuma's control plane owns.
 const KumaGroup = "kuma.io"
 
@@ -74,6 +78,21 @@ type Kind struct {
 	// ControllerNames are the GatewayClass controllerNames whose Gateways the kind's policies apply
 	// to; empty means the model's (Model.ControllerNames). "*" means any controller.
 	ControllerNames []string `json:"controllerNames,omitempty"`
+	// Version is the controller version whose behaviour the kind's profile predicts, one of its
+	// model's Versions; empty means the newest.
+	Version string `json:"version,omitempty"`
+}
+
+// VersionInForce is the controller version predicted for the kind: Version, else the newest its
+// model knows ("" for a model without versions, such as Precedent's own).
+func (k Kind) VersionInForce() string {
+	if k.Version != "" {
+		return k.Version
+	}
+	if vs := k.model().Versions; len(vs) > 0 {
+		return vs[len(vs)-1]
+	}
+	return ""
 }
 
 // Controllers returns the GatewayClass controllerNames the kind applies to (Kind.ControllerNames,

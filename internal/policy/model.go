@@ -42,6 +42,9 @@ type Model struct {
 	// them. Empty means any, as for Precedent's own kinds. Paths through Gateways of other classes
 	// are not the kinds' (topology.Graph.Serves).
 	ControllerNames []string
+	// Versions are the controller versions whose behaviour the model predicts, oldest first; the
+	// last is the default (Kind.Version). None: a kind line may not name a version.
+	Versions []string
 
 	// Read reads the model's fields of a policy's spec into p (Engine only).
 	Read func(p *Policy, spec map[string]interface{}) field.ErrorList
@@ -83,7 +86,7 @@ var known = map[Profile]Model{
 		Read: (*Policy).readDefaultsOverrides},
 	ProfileGEP713: {Engine: true, Fold: FoldFields, Status: writer,
 		Read: (*Policy).readGEP713, BareForm: func(_ Kind, rules map[string]interface{}) map[string]interface{} { return Unflatten(rules) }},
-	ProfileMesh: {Kinds: MeshKinds},
+	ProfileMesh: {Kinds: MeshKinds, Versions: MeshVersions},
 }
 
 // Known returns the model of profile p that the lower packages know: an engine model, or mesh's.
@@ -151,6 +154,9 @@ func CheckKind(k Kind, path *field.Path) field.ErrorList {
 		case !slices.Contains(values, k.Defaults[f]):
 			errs = append(errs, field.NotSupported(path.Child("defaults").Key(f), k.Defaults[f], values))
 		}
+	}
+	if k.Version != "" && !slices.Contains(m.Versions, k.Version) {
+		errs = append(errs, field.NotSupported(path.Child("version"), k.Version, m.Versions))
 	}
 	if k.Status == StatusFull && m.Status == nil {
 		errs = append(errs, field.NotSupported(path.Child("status"), k.Status, []string{StatusNone}))

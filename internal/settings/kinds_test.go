@@ -80,17 +80,8 @@ func TestKindStatus(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			u := &unstructured.Unstructured{Object: map[string]interface{}{"spec": map[string]interface{}{"kinds": tt.lines}}}
-			u.SetName(settings.Name)
-			s, errs := settings.Decode(u)
-			var gotErrs []string
-			for _, e := range errs {
-				gotErrs = append(gotErrs, e.Error())
-			}
-			if diff := cmp.Diff(tt.wantErrs, gotErrs); diff != "" {
-				t.Fatalf("errors (-want +got):\n%s", diff)
-			}
-			if len(errs) > 0 {
+			s, ok := decodeKinds(t, tt.lines, tt.wantErrs)
+			if !ok {
 				return
 			}
 			var modes []string
@@ -102,4 +93,65 @@ func TestKindStatus(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestKindVersion: a kind line may name the controller version its profile predicts, one of those
+// the profile knows (an unknown one is a field error naming them); left out, the newest is in force.
+func TestKindVersion(t *testing.T) {
+	line := func(group, kind, profile, version string) interface{} {
+		l := map[string]interface{}{"gvk": map[string]interface{}{"group": group, "version": "v1alpha1", "kind": kind}, "profile": profile}
+		if profile == string(policy.ProfileDefaultsOverrides) {
+			l["rulesField"] = "rules"
+		}
+		if version != "" {
+			l["version"] = version
+		}
+		return l
+	}
+	tests := []struct {
+		name     string
+		line     interface{}
+		want     string // the version in force, when valid
+		wantErrs []string
+	}{
+		{name: "Kuma 2.14 named", line: line(policy.KumaGroup, "MeshTrafficPermission", "mesh", "2.14"), want: "2.14"},
+		{name: "Kuma left out: the newest", line: line(policy.KumaGroup, "MeshTimeout", "mesh", ""), want: "3.0"},
+		{name: "Envoy Gateway 1.9 named", line: line("gateway.envoyproxy.io", "SecurityPolicy", "envoy-gateway", "1.9"), want: "1.9"},
+		{
+			name:     "an unknown Kuma version names the known ones",
+			line:     line(policy.KumaGroup, "MeshTimeout", "mesh", "2.9"),
+			wantErrs: []string{`spec.kinds[0].version: Unsupported value: "2.9": supported values: "2.14", "3.0"`},
+		},
+		{name: "Precedent's own model has no versions", line: line("example.com", "LimitPolicy", "defaults-overrides", ""), want: ""},
+		{
+			name:     "a version of a model without versions",
+			line:     line("example.com", "LimitPolicy", "defaults-overrides", "1.0"),
+			wantErrs: []string{`spec.kinds[0].version: Unsupported value: "1.0"`},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, ok := decodeKinds(t, []interface{}{tt.line}, tt.wantErrs)
+			if ok && s.Kinds[0].VersionInForce() != tt.want {
+				t.Errorf("version in force = %q, want %q", s.Kinds[0].VersionInForce(), tt.want)
+			}
+		})
+	}
+}
+
+// decodeKinds decodes a PrecedentConfig of the kind lines, fails unless its errors are wantErrs, and
+// reports whether it is valid.
+func decodeKinds(t *testing.T, lines []interface{}, wantErrs []string) (settings.Settings, bool) {
+	t.Helper()
+	u := &unstructured.Unstructured{Object: map[string]interface{}{"spec": map[string]interface{}{"kinds": lines}}}
+	u.SetName(settings.Name)
+	s, errs := settings.Decode(u)
+	var gotErrs []string
+	for _, e := range errs {
+		gotErrs = append(gotErrs, e.Error())
+	}
+	if diff := cmp.Diff(wantErrs, gotErrs); diff != "" {
+		t.Fatalf("errors (-want +got):\n%s", diff)
+	}
+	return s, len(errs) == 0
 }

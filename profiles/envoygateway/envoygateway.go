@@ -44,7 +44,7 @@ func (Profile) KindModel() policy.Model {
 	}
 	sort.Strings(kinds)
 	return policy.Model{Kinds: kinds, Defaults: map[string][]string{mergeTypeField: {string(engine.JSONMerge), string(engine.StrategicMerge)}},
-		ControllerNames: []string{engine.ControllerName}}
+		ControllerNames: []string{engine.ControllerName}, Versions: []string{"1.9"}}
 }
 
 func (Profile) Claims(gk schema.GroupKind, reg *policy.Registry) bool {

@@ -25,7 +25,14 @@ type meshOptions struct {
 	rules    bool
 	spiffeID string
 	sni      string
+	version  string
 	output   string
+}
+
+// simResult is the simulator's output: the merged configuration and the Kuma version predicted.
+type simResult struct {
+	engine.Result
+	Version engine.Version `json:"version"`
 }
 
 // Simulator is `precedent mesh`: the merged configuration of one proxy's outbound or source from the
@@ -43,7 +50,11 @@ first (current Kuma lets the smaller name win); their to (or from) arrays concat
 that select the outbound (or the source) merged field by field, the first that sets a field winning.
 With --rules (Kuma's own kinds, KIND.kuma.io) it shows the effective inbound configuration of the
 proxy from Kuma's spec.rules, as Kuma builds it: for all clients, or for the client of --spiffe-id
-(and --sni). Prints {"conf": {...}, "origins": {"<field path>": "<policy name>"}}. Exit status 1 if a
+(and --sni); a MeshTrafficPermission client named both ways (--rules --spiffe-id with --from) gets
+the action Kuma gives it from the rules and the from items together: on 3.0 both count, every deny
+first; on 2.14 the rules alone where they select the proxy. --kuma-version picks the behaviour
+predicted (2.14 or 3.0, default 3.0; 2.14 also refuses inbounds without kuma.io/service). Prints
+{"conf": {...}, "origins": {"<field path>": "<policy name>"}, "version": "<Kuma version>"}. Exit status 1 if a
 policy or Dataplane is invalid or the proxy is unknown, 2 if a file cannot be read or a flag is wrong.`,
 		Example: `  precedent mesh -f config/samples/mesh --kind MeshTimeout --proxy web-v1 --outbound backend -o json
   precedent mesh -f config/samples/mesh --kind MeshTrafficPermission --proxy backend-1 --from web,version=v1 -o json
@@ -62,13 +73,13 @@ policy or Dataplane is invalid or the proxy is unknown, 2 if a file cannot be re
 	f.BoolVar(&o.rules, "rules", false, "merge Kuma's spec.rules for the proxy's inbound (kuma.io kinds)")
 	f.StringVar(&o.spiffeID, "spiffe-id", "", "with --rules: the client's SPIFFE ID")
 	f.StringVar(&o.sni, "sni", "", "with --rules: the SNI the client sends")
+	f.StringVar(&o.version, "kuma-version", "", "the Kuma version whose behaviour is predicted: 2.14 or 3.0 (default the newest, 3.0)")
 	f.StringVarP(&o.output, "output", "o", o.output, "output format: json")
 	for _, name := range []string{"kind", "proxy"} {
 		_ = cmd.MarkFlagRequired(name)
 	}
 	cmd.MarkFlagsMutuallyExclusive("outbound", "from")
 	cmd.MarkFlagsMutuallyExclusive("outbound", "rules")
-	cmd.MarkFlagsMutuallyExclusive("from", "rules")
 	cmd.MarkFlagsOneRequired("outbound", "from", "rules")
 	return cmd
 }
@@ -80,6 +91,13 @@ func (o *meshOptions) run(ctx context.Context, read profile.Read, stdout, stderr
 	kind, group, err := meshKind(o.kind)
 	if err != nil {
 		return err
+	}
+	version, err := engine.VersionOf(o.version)
+	if err != nil {
+		return fmt.Errorf("--kuma-version: %w", err)
+	}
+	if o.rules && o.from != "" && kind != engine.KindMeshTrafficPermission {
+		return errors.New("--rules with --from names one client both ways: MeshTrafficPermission only")
 	}
 	if (o.spiffeID != "" || o.sni != "") && !o.rules {
 		return errors.New("--spiffe-id and --sni go with --rules")
@@ -105,7 +123,7 @@ func (o *meshOptions) run(ctx context.Context, read profile.Read, stdout, stderr
 	if err != nil {
 		return err
 	}
-	policies, dataplanes, err := readMesh(objs, kind, group, stderr)
+	policies, dataplanes, err := readMesh(objs, kind, group, version, stderr)
 	if err != nil {
 		return err
 	}
@@ -114,7 +132,11 @@ func (o *meshOptions) run(ctx context.Context, read profile.Read, stdout, stderr
 		return &profile.ExitError{Code: 1, Err: err}
 	}
 	if o.rules {
-		return o.printRules(stdout, stderr, kind+"."+group, policies, dp)
+		var from *engine.Selector
+		if o.from != "" {
+			from = &target
+		}
+		return o.printRules(stdout, stderr, kind+"."+group, version, policies, dp, from)
 	}
 	if dir == engine.To {
 		if tags, ok := dp.OutboundTo(o.outbound); ok {
@@ -127,8 +149,12 @@ func (o *meshOptions) run(ctx context.Context, read profile.Read, stdout, stderr
 	if group != "" {
 		merged = kind + "." + group // Kuma's order for kuma.io kinds, the MADR's for Precedent's
 	}
+	if dir == engine.From && group != engine.PrecedentGroup && kind == engine.KindMeshTrafficPermission && version == engine.Kuma214 &&
+		len(engine.InboundRules(kind+"."+engine.KumaGroup, policies, &dp)) > 0 {
+		fmt.Fprintf(stderr, "Warning: %s\n", codeFromLeftOut.Linef("MeshTrafficPermission rules select proxy %s: Kuma %s leaves the from items out there (use --rules --spiffe-id ID --from %s)", o.proxy, version, o.from))
+	}
 	res := engine.Merge(merged, policies, dp, dir, target)
-	out, err := json.MarshalIndent(res, "", "  ")
+	out, err := json.MarshalIndent(simResult{res, version}, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding the merged configuration: %w", err)
 	}
@@ -138,7 +164,7 @@ func (o *meshOptions) run(ctx context.Context, read profile.Read, stdout, stderr
 
 // readMesh reads the policies of kind (of group, when not empty) and the Dataplanes among objs; the
 // problems of each object are written to stderr, and any makes an exit error.
-func readMesh(objs []*unstructured.Unstructured, kind, group string, stderr io.Writer) ([]engine.Policy, []engine.Dataplane, error) {
+func readMesh(objs []*unstructured.Unstructured, kind, group string, version engine.Version, stderr io.Writer) ([]engine.Policy, []engine.Dataplane, error) {
 	var policies []engine.Policy
 	var dataplanes []engine.Dataplane
 	invalid := false
@@ -146,6 +172,9 @@ func readMesh(objs []*unstructured.Unstructured, kind, group string, stderr io.W
 		switch obj.GetKind() {
 		case engine.KindDataplane:
 			dp, err := engine.ParseDataplane(obj)
+			if err == nil {
+				err = dp.CheckShape(version)
+			}
 			if err != nil {
 				fmt.Fprintf(stderr, "Dataplane %s: %v\n", objectID(obj.GetNamespace(), obj.GetName()), err)
 				invalid = true
@@ -171,16 +200,21 @@ func readMesh(objs []*unstructured.Unstructured, kind, group string, stderr io.W
 }
 
 // printRules prints the effective inbound configuration of dp from Kuma's rules.
-func (o *meshOptions) printRules(stdout, stderr io.Writer, kind string, policies []engine.Policy, dp engine.Dataplane) error {
+// A client named by --from too gets MergePermission's action.
+func (o *meshOptions) printRules(stdout, stderr io.Writer, kind string, version engine.Version, policies []engine.Policy, dp engine.Dataplane, from *engine.Selector) error {
 	var src *engine.Source
 	if o.spiffeID != "" || o.sni != "" {
 		src = &engine.Source{SpiffeID: o.spiffeID, SNI: o.sni}
 	}
 	rules := engine.InboundRules(kind, policies, &dp)
-	if len(rules) == 0 && strings.HasPrefix(kind, engine.KindMeshTrafficPermission) {
+	if len(rules) == 0 && from == nil && strings.HasPrefix(kind, engine.KindMeshTrafficPermission) {
 		fmt.Fprintf(stderr, "Warning: no MeshTrafficPermission rules select proxy %s: Kuma applies the from items there (use --from)\n", o.proxy)
 	}
-	out, err := json.MarshalIndent(engine.MergeInbound(kind, policies, dp, src), "", "  ")
+	res := engine.MergeInbound(kind, policies, dp, src)
+	if from != nil {
+		res = engine.MergePermission(version, kind, policies, dp, src, from)
+	}
+	out, err := json.MarshalIndent(simResult{res, version}, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding the merged configuration: %w", err)
 	}

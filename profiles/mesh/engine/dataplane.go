@@ -8,6 +8,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
+// ZoneLabel is the label of a Kuma object's zone.
+const ZoneLabel = "kuma.io/zone"
+
 // KindDataplane is the kind of Kuma's data plane proxy objects (apiVersion kuma.io/v1alpha1).
 const KindDataplane = "Dataplane"
 
@@ -18,8 +21,13 @@ type Dataplane struct {
 	Name      string
 	Labels    map[string]string // metadata.labels, which Kuma's Dataplane targetRef selects by
 	Gateway   bool              // spec.networking.gateway is set: a gateway, not a sidecar
-	Inbound   []map[string]string
-	Outbound  []map[string]string
+	// Delegated is a gateway of type DELEGATED (the default type), whose spec.networking.gateway.tags
+	// GatewayTags holds: a service-level targetRef matching them selects it.
+	Delegated   bool
+	GatewayTags map[string]string
+	Zone        string // the kuma.io/zone label: the zone of the proxy (Kuma's KRI)
+	Inbound     []map[string]string
+	Outbound    []map[string]string
 }
 
 // Selector names one outbound (a service) or one source of inbound traffic (a service and the
@@ -69,6 +77,15 @@ func (t *Selector) hasAll(want map[string]string) bool {
 	return true
 }
 
+// selectableTags are the tag sets a service-level targetRef selects the proxy by: its inbounds', and
+// a delegated gateway's gateway tags.
+func (dp *Dataplane) selectableTags() []map[string]string {
+	if !dp.Delegated || len(dp.GatewayTags) == 0 {
+		return dp.Inbound
+	}
+	return append(append(make([]map[string]string, 0, len(dp.Inbound)+1), dp.Inbound...), dp.GatewayTags)
+}
+
 // OutboundTo returns the tags of the proxy's outbound to service, and whether it has one.
 func (dp *Dataplane) OutboundTo(service string) (map[string]string, bool) {
 	for _, o := range dp.Outbound {
@@ -80,12 +97,17 @@ func (dp *Dataplane) OutboundTo(service string) (map[string]string, bool) {
 }
 
 // ParseDataplane reads a Dataplane's name and the tags of spec.networking.inbound[] and
-// spec.networking.outbound[]. Malformed fields are errors naming the field.
+// spec.networking.outbound[]. Malformed fields are errors naming the field. An inbound without
+// kuma.io/service is read (Kuma 3.0's shape); CheckShape says where a version refuses it.
 func ParseDataplane(obj *unstructured.Unstructured) (Dataplane, error) {
 	dp := Dataplane{Namespace: obj.GetNamespace(), Name: obj.GetName(), Labels: obj.GetLabels()}
 	if gw, found, _ := unstructured.NestedFieldNoCopy(obj.Object, "spec", "networking", "gateway"); found && gw != nil {
 		dp.Gateway = true
+		typ, _, _ := unstructured.NestedString(obj.Object, "spec", "networking", "gateway", "type")
+		dp.Delegated = typ != "BUILTIN"
+		dp.GatewayTags, _, _ = unstructured.NestedStringMap(obj.Object, "spec", "networking", "gateway", "tags")
 	}
+	dp.Zone = dp.Labels[ZoneLabel]
 	if obj.GetKind() != KindDataplane {
 		return dp, fmt.Errorf("kind %q is not a Dataplane", obj.GetKind())
 	}
@@ -99,12 +121,22 @@ func ParseDataplane(obj *unstructured.Unstructured) (Dataplane, error) {
 	if dp.Outbound, err = tagList(obj.Object, "outbound"); err != nil {
 		return dp, err
 	}
+	return dp, nil
+}
+
+// CheckShape reports what Kuma version v's validator refuses in a Dataplane that ParseDataplane
+// read: on v2.14 an inbound without kuma.io/service (master's inbounds may carry only a port and a
+// name; such an inbound has no service, so no service-level targetRef selects it).
+func (dp *Dataplane) CheckShape(v Version) error {
+	if !v.serviceTagRequired() {
+		return nil
+	}
 	for i, in := range dp.Inbound {
 		if in[ServiceTag] == "" {
-			return dp, fmt.Errorf("spec.networking.inbound[%d].tags[%s]: Required value", i, ServiceTag)
+			return fmt.Errorf("spec.networking.inbound[%d].tags[%s]: Required value (Kuma %s; Kuma %s reads inbounds without it)", i, ServiceTag, v, Kuma30)
 		}
 	}
-	return dp, nil
+	return nil
 }
 
 func tagList(obj map[string]interface{}, key string) ([]map[string]string, error) {
@@ -152,6 +184,9 @@ func Sources(dataplanes []Dataplane) []Selector {
 	var out []Selector
 	for i := range dataplanes {
 		for _, in := range dataplanes[i].Inbound {
+			if in[ServiceTag] == "" {
+				continue // an inbound of only a port and a name: no tagged source
+			}
 			s := Selector{Service: in[ServiceTag], Tags: in}
 			key := s.String()
 			if !seen[key] {

@@ -271,3 +271,47 @@ func matchValue(m Match) map[string]interface{} {
 	}
 	return out
 }
+
+// MergePermission is the action Kuma version v gives one client on proxy's inbound from the Kuma
+// MeshTrafficPermissions (kind "MeshTrafficPermission.kuma.io"), the client named both ways: by its
+// SPIFFE ID and SNI for the rules (src, nil: none given) and by its service and tags for the from
+// items (from, nil: none given).
+//
+// Kuma 2.14 (plugin.go in meshtrafficpermission/plugin/v1alpha1 at v2.14.3): when rules select the
+// inbound, its RBAC is built from the rules alone and every from item is left out; else from the
+// from items (configureLegacyRules). Kuma 3.0 (#18774): the rules and the from items of the inbound
+// are merged, every deny before any allow: Deny when a rule's deny match selects the client or the
+// from items give it Deny explicitly, else Allow (or AllowWithShadowDeny) when either allows it, else
+// Deny by default.
+func MergePermission(v Version, kind string, policies []Policy, proxy Dataplane, src *Source, from *Selector) Result {
+	hasRules := len(InboundRules(kind, policies, &proxy)) > 0
+	var byRules, byFrom *Result
+	if hasRules && src != nil {
+		r := MergeInbound(kind, policies, proxy, src)
+		byRules = &r
+	}
+	if from != nil && (!hasRules || v.mergesFromWithRules()) {
+		r := Merge(kind, policies, proxy, From, *from)
+		if _, ok := r.Conf["action"]; ok {
+			byFrom = &r
+		}
+	}
+	res := Result{Conf: map[string]interface{}{"action": "Deny"}, Origins: map[string]string{}}
+	pick := func(r *Result, actions ...string) bool {
+		if r == nil {
+			return false
+		}
+		a, _ := r.Conf["action"].(string)
+		origin, explicit := r.Origins["action"]
+		if !explicit || !contains(actions, a) {
+			return false
+		}
+		res.Conf["action"], res.Origins["action"] = a, origin
+		return true
+	}
+	switch {
+	case pick(byRules, "Deny"), pick(byFrom, "Deny"):
+	case pick(byRules, "Allow", "AllowWithShadowDeny"), pick(byFrom, "Allow", "AllowWithShadowDeny"):
+	}
+	return res
+}

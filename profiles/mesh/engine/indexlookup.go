@@ -55,7 +55,7 @@ func dataplaneKeys(dp *Dataplane) []selKey {
 	for k, v := range dp.Labels {
 		keys = append(keys, selKey{'l', k, v})
 	}
-	for _, in := range dp.Inbound {
+	for _, in := range dp.selectableTags() {
 		keys = append(keys, selKey{kind: 's', k: in[ServiceTag]})
 		for k, v := range in {
 			keys = append(keys, selKey{'t', k, v})

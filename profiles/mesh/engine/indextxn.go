@@ -54,7 +54,7 @@ func (t *txn) dataplane(key string, old, e *dpEntry) {
 
 // indexKeys are the keys e is indexed under in inTags, names and labels.
 func (e *dpEntry) indexKeys() (ins, names, labels []string) {
-	for _, in := range e.dp.Inbound {
+	for _, in := range e.dp.selectableTags() {
 		for k, v := range in {
 			ins = append(ins, k+"="+v)
 		}

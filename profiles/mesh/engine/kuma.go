@@ -112,7 +112,7 @@ func groupOf(apiVersion string) string {
 func parseKuma(obj *unstructured.Unstructured, o Options) (Policy, field.ErrorList) {
 	labels := obj.GetLabels()
 	p := Policy{Group: KumaGroup, Kind: obj.GetKind(), Namespace: obj.GetNamespace(), Name: obj.GetName(),
-		Origin: labels[OriginLabel], DisplayName: labels[DisplayNameLabel]}
+		Origin: labels[OriginLabel], DisplayName: labels[DisplayNameLabel], Zone: labels[ZoneLabel]}
 	if p.DisplayName == "" {
 		p.DisplayName = p.Name
 	}

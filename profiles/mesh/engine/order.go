@@ -82,7 +82,7 @@ func (p *Policy) SelectsProxy(dp *Dataplane) bool {
 	if p.Kuma() && (p.Role == RoleConsumer || p.Role == RoleWorkloadOwner) && dp.Namespace != p.Namespace {
 		return false
 	}
-	return p.TargetRef.selectsProxy(dp, p.Namespace)
+	return p.TargetRef.selectsProxy(dp, p.Namespace, p.Zone)
 }
 
 // higher says whether policy a has priority over policy b (both of one group and kind).

@@ -84,6 +84,7 @@ type Policy struct {
 	Role        string // kuma.io/policy-role: system, producer, consumer or workload-owner
 	Origin      string // kuma.io/origin: global, zone or ""
 	DisplayName string // kuma.io/display-name, else the name
+	Zone        string // kuma.io/zone: the zone the policy comes from, "" for none
 }
 
 // Kuma reports whether the policy is one of Kuma's own kinds (group kuma.io), whose order and

@@ -175,13 +175,7 @@ func TestKumaRulesPermission(t *testing.T) {
   allowWithShadowDeny: [{spiffeID: {type: Prefix, value: "spiffe://default.zone-1.mesh.local/ns/legacy/sa"}}],
   allow: [{spiffeID: {type: Prefix, value: "spiffe://default.zone-1.mesh.local"}}]}}]}`)
 	sni := mtp("allow-sni", `{rules: [{default: {allow: [{spiffeID: {type: Exact, value: "spiffe://default.zone-1.mesh.local/ns/web/sa/web"}, sni: {type: Exact, value: "backend.kong-mesh-demo.svc"}}]}}]}`)
-	action := func(a, origin string) Result {
-		r := Result{Conf: conf("action", a), Origins: map[string]string{}}
-		if origin != "" {
-			r.Origins["action"] = origin
-		}
-		return r
-	}
+	action := permissionAction
 	tests := []struct {
 		name     string
 		policies []Policy
@@ -409,4 +403,14 @@ func TestKumaRulesIndexUpsertRemove(t *testing.T) {
 		current = kept
 		check("after removal of " + name)
 	}
+}
+
+// permissionAction is the Result of one client's MeshTrafficPermission action a, decided by the
+// policy origin ("" for the default deny).
+func permissionAction(a, origin string) Result {
+	r := Result{Conf: conf("action", a), Origins: map[string]string{}}
+	if origin != "" {
+		r.Origins["action"] = origin
+	}
+	return r
 }

@@ -145,9 +145,16 @@ func sortedKeys(m map[string]interface{}) []string {
 // the inbounds' kuma.io/service (the legacy, tag-based reading of a named MeshService); Dataplane
 // every proxy, the one named (in namespace, default the policy's, passed as ns), or those carrying
 // the labels. MeshGateway and MeshHTTPRoute select no sidecar of the topology.
-func (r *TargetRef) SelectsProxy(dp *Dataplane) bool { return r.selectsProxy(dp, "") }
+//
+// A Dataplane by name is compared as Kuma compares resource identifiers (isSelectedByResourceIdentifier,
+// TargetRefToKRI in rules/resolve/backendref.go, v2.14.3): the name, the namespace and the zone, the
+// policy's (its kuma.io/zone label, passed as zone) against the proxy's, so a policy synced from
+// another zone does not select a local proxy of the same name. A delegated gateway (a Dataplane with
+// spec.networking.gateway of type DELEGATED) is selected by a MeshSubset, MeshService or
+// MeshServiceSubset whose tags its gateway tags carry (inboundsSelectedByTags).
+func (r *TargetRef) SelectsProxy(dp *Dataplane) bool { return r.selectsProxy(dp, "", "") }
 
-func (r *TargetRef) selectsProxy(dp *Dataplane, ns string) bool {
+func (r *TargetRef) selectsProxy(dp *Dataplane, ns, zone string) bool {
 	switch r.Kind {
 	case Mesh:
 		return r.proxyType(dp)
@@ -167,7 +174,7 @@ func (r *TargetRef) selectsProxy(dp *Dataplane, ns string) bool {
 			if want == "" {
 				want = ns
 			}
-			return dp.Name == r.Name && (want == "" || dp.Namespace == want)
+			return dp.Name == r.Name && (want == "" || dp.Namespace == want) && dp.Zone == zone
 		}
 		return r.Namespace == "" // allDataplanesSelected: no name, namespace or labels
 	case MeshSubset, Service, ServiceSubset, MeshService, MeshServiceSubset:
@@ -182,6 +189,10 @@ func (r *TargetRef) selectsProxy(dp *Dataplane, ns string) bool {
 			if r.Selects(&in) {
 				return true
 			}
+		}
+		if dp.Delegated && r.Kind != Service && r.Kind != ServiceSubset {
+			gw := Selector{Tags: dp.GatewayTags}
+			return r.Selects(&gw)
 		}
 	}
 	return false

@@ -1,0 +1,158 @@
+package engine
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestMergePermissionVersions: a MeshTrafficPermission with rules and one with from items on one
+// inbound, per Kuma version. On 2.14 the rules decide alone (plugin.go at v2.14.3 builds the RBAC
+// from the rules and calls configureLegacyRules only for an inbound no rules select); on 3.0 both
+// count, every deny before any allow (#18774).
+func TestMergePermissionVersions(t *testing.T) {
+	_, dps := load(t, "testdata/kumarules")
+	backend := find(t, dps, "backend-1")
+	mtp := func(name, spec string) Policy { return kumaRule(t, KindMeshTrafficPermission, name, "", spec) }
+	allowZone := mtp("allow-zone", `{targetRef: {kind: Mesh}, rules: [{default: {allow: [{spiffeID: {type: Prefix, value: "spiffe://default.zone-1.mesh.local"}}]}}]}`)
+	denyWeb := mtp("deny-web", `{targetRef: {kind: Mesh}, from: [{targetRef: {kind: MeshService, name: web}, default: {action: Deny}}]}`)
+	allowWeb := mtp("allow-web", `{targetRef: {kind: Mesh}, from: [{targetRef: {kind: MeshService, name: web}, default: {action: Allow}}]}`)
+	denyObs := mtp("deny-observability", `{targetRef: {kind: Mesh}, rules: [{default: {deny: [{spiffeID: {type: Prefix, value: "spiffe://default.zone-1.mesh.local/ns/observability"}}]}}]}`)
+	web := &Source{SpiffeID: "spiffe://default.zone-1.mesh.local/ns/web/sa/web"}
+	prom := &Source{SpiffeID: "spiffe://default.zone-1.mesh.local/ns/observability/sa/prom"}
+	other := &Source{SpiffeID: "spiffe://other.mesh.local/ns/web/sa/web"}
+	webTags := &Selector{Service: "web", Tags: map[string]string{ServiceTag: "web"}}
+	action := permissionAction
+	tests := []struct {
+		name     string
+		policies []Policy
+		src      *Source
+		from     *Selector
+		want     map[Version]Result
+	}{
+		{
+			name: "a from deny beside a rules allow: ignored on 2.14, denies on 3.0", policies: []Policy{allowZone, denyWeb}, src: web, from: webTags,
+			want: map[Version]Result{Kuma214: action("Allow", "allow-zone"), Kuma30: action("Deny", "deny-web")},
+		},
+		{
+			name: "a from allow beside rules that allow nothing for the client: 3.0 allows", policies: []Policy{denyObs, allowWeb}, src: web, from: webTags,
+			want: map[Version]Result{Kuma214: action("Deny", ""), Kuma30: action("Allow", "allow-web")},
+		},
+		{
+			name: "a rules deny beats a from allow on both", policies: []Policy{denyObs, allowWeb}, src: prom, from: webTags,
+			want: map[Version]Result{Kuma214: action("Deny", "deny-observability"), Kuma30: action("Deny", "deny-observability")},
+		},
+		{
+			name: "no rules: the from items decide on both", policies: []Policy{allowWeb}, from: webTags,
+			want: map[Version]Result{Kuma214: action("Allow", "allow-web"), Kuma30: action("Allow", "allow-web")},
+		},
+		{
+			name: "nothing selects the client: denied by default on both", policies: []Policy{allowZone}, src: other,
+			want: map[Version]Result{Kuma214: action("Deny", ""), Kuma30: action("Deny", "")},
+		},
+	}
+	for _, tt := range tests {
+		for _, v := range Versions {
+			t.Run(string(v)+"/"+tt.name, func(t *testing.T) {
+				got := MergePermission(v, kumaPermission, tt.policies, backend, tt.src, tt.from)
+				if diff := cmp.Diff(tt.want[v], got); diff != "" {
+					t.Errorf("MergePermission (-want +got):\n%s", diff)
+				}
+			})
+		}
+	}
+}
+
+// TestDataplaneShapeVersions: an inbound of only a port and a name (Kuma 3.0's shape) is read; Kuma
+// 2.14's validator requires kuma.io/service on it (validateNetworking at v2.14.3), master's does not.
+func TestDataplaneShapeVersions(t *testing.T) {
+	tests := []struct {
+		name string
+		doc  string
+		want map[Version]string // the CheckShape error, "" for none
+	}{
+		{
+			name: "an inbound with only port and name",
+			doc:  `{apiVersion: kuma.io/v1alpha1, kind: Dataplane, metadata: {name: dp-1, namespace: kuma-system}, spec: {networking: {address: 10.0.0.1, inbound: [{port: 8080, name: http}]}}}`,
+			want: map[Version]string{Kuma214: "spec.networking.inbound[0].tags[kuma.io/service]: Required value (Kuma 2.14; Kuma 3.0 reads inbounds without it)", Kuma30: ""},
+		},
+		{
+			name: "an inbound with the service tag",
+			doc:  `{apiVersion: kuma.io/v1alpha1, kind: Dataplane, metadata: {name: dp-1, namespace: kuma-system}, spec: {networking: {address: 10.0.0.1, inbound: [{port: 8080, tags: {kuma.io/service: web}}]}}}`,
+			want: map[Version]string{Kuma214: "", Kuma30: ""},
+		},
+	}
+	for _, tt := range tests {
+		dp, err := ParseDataplane(obj(t, tt.doc))
+		if err != nil {
+			t.Fatalf("%s: ParseDataplane: %v", tt.name, err)
+		}
+		for _, v := range Versions {
+			got := ""
+			if err := dp.CheckShape(v); err != nil {
+				got = err.Error()
+			}
+			if got != tt.want[v] {
+				t.Errorf("%s on %s: CheckShape = %q, want %q", tt.name, v, got, tt.want[v])
+			}
+		}
+		if src := Sources([]Dataplane{dp}); tt.want[Kuma214] != "" && len(src) != 0 {
+			t.Errorf("%s: an untagged inbound is no source, got %v", tt.name, src)
+		}
+	}
+}
+
+// TestVersionOf: "" is the newest; an unknown name is refused naming the known ones.
+func TestVersionOf(t *testing.T) {
+	for in, want := range map[string]string{"": "3.0", "2.14": "2.14", "3.0": "3.0", "2.9": `unknown Kuma version "2.9": the known versions are 2.14 and 3.0`} {
+		v, err := VersionOf(in)
+		got := string(v)
+		if err != nil {
+			got = err.Error()
+		}
+		if got != want {
+			t.Errorf("VersionOf(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestSelectsProxyZoneAndDelegated: a Dataplane targetRef by name compares the zone too (Kuma's
+// resource identifiers: isSelectedByResourceIdentifier, TargetRefToKRI, v2.14.3), and a delegated
+// gateway is selected by a MeshService naming the service of its gateway tags
+// (inboundsSelectedByTags, v2.14.3); a builtin gateway is not.
+func TestSelectsProxyZoneAndDelegated(t *testing.T) {
+	dp := func(doc string) Dataplane {
+		d, err := ParseDataplane(obj(t, doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	local := dp(`{apiVersion: kuma.io/v1alpha1, kind: Dataplane, metadata: {name: api-1, namespace: kong-mesh-demo, labels: {kuma.io/zone: zone-1}}, spec: {networking: {address: 10.0.0.1, inbound: [{port: 8080, tags: {kuma.io/service: api}}]}}}`)
+	delegated := dp(`{apiVersion: kuma.io/v1alpha1, kind: Dataplane, metadata: {name: edge-1, namespace: kong-mesh-demo}, spec: {networking: {address: 10.0.0.2, gateway: {tags: {kuma.io/service: edge}}}}}`)
+	builtin := dp(`{apiVersion: kuma.io/v1alpha1, kind: Dataplane, metadata: {name: edge-2, namespace: kong-mesh-demo}, spec: {networking: {address: 10.0.0.3, gateway: {type: BUILTIN, tags: {kuma.io/service: edge}}}}}`)
+	mt := func(labels, targetRef string) Policy {
+		return kumaRule(t, KindMeshTimeout, "p", labels, `{targetRef: `+targetRef+`, to: [{targetRef: {kind: Mesh}, default: {idleTimeout: 1s}}]}`)
+	}
+	tests := []struct {
+		name   string
+		policy Policy
+		proxy  Dataplane
+		want   bool
+	}{
+		{"a Dataplane by name of the same zone", mt(", kuma.io/zone: zone-1", `{kind: Dataplane, name: api-1, namespace: kong-mesh-demo}`), local, true},
+		{"a Dataplane by name synced from another zone", mt(", kuma.io/zone: zone-2", `{kind: Dataplane, name: api-1, namespace: kong-mesh-demo}`), local, false},
+		{"a Dataplane by name from no zone, the proxy in one", mt("", `{kind: Dataplane, name: api-1, namespace: kong-mesh-demo}`), local, false},
+		{"a Dataplane by labels ignores the zone", mt(", kuma.io/zone: zone-2", `{kind: Dataplane, labels: {kuma.io/zone: zone-1}}`), local, true},
+		{"a MeshService naming a delegated gateway's service", mt("", `{kind: MeshService, name: edge}`), delegated, true},
+		{"a MeshService naming another service", mt("", `{kind: MeshService, name: api}`), delegated, false},
+		{"a MeshService naming a builtin gateway's service", mt("", `{kind: MeshService, name: edge}`), builtin, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.policy.SelectsProxy(&tt.proxy); got != tt.want {
+				t.Errorf("SelectsProxy = %t, want %t", got, tt.want)
+			}
+		})
+	}
+}

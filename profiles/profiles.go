@@ -17,6 +17,7 @@ import (
 	"github.com/precedent-dev/precedent/profiles/access"
 	"github.com/precedent-dev/precedent/profiles/envoygateway"
 	"github.com/precedent-dev/precedent/profiles/inherited"
+	"github.com/precedent-dev/precedent/profiles/kgateway"
 	"github.com/precedent-dev/precedent/profiles/kuadrant"
 	"github.com/precedent-dev/precedent/profiles/mesh"
 )
@@ -48,6 +49,7 @@ var registered = []profile.Profile{
 	access.Profile{},
 	mesh.Profile{},
 	envoygateway.Profile{},
+	kgateway.Profile{},
 }
 
 // Install installs the models of the table's configurable profiles in package policy, where the

@@ -16,6 +16,7 @@ func TestStatusWriters(t *testing.T) {
 		"kuadrant":           "writer, default none",
 		"mesh":               "no writer",
 		"envoy-gateway":      "no writer",
+		"kgateway":           "no writer",
 	}
 	got := map[string]string{}
 	for name, m := range Models() {

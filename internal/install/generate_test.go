@@ -62,6 +62,7 @@ func TestComponents(t *testing.T) {
 		filepath.Join("config", "kuadrant"): {"kuadrant.io/RateLimitPolicy", "kuadrant.io/AuthPolicy", "kuadrant.io/TokenRateLimitPolicy"},
 		filepath.Join("config", "envoy-gateway"): {"gateway.envoyproxy.io/BackendTrafficPolicy", "gateway.envoyproxy.io/SecurityPolicy",
 			"gateway.envoyproxy.io/ClientTrafficPolicy", "gateway.envoyproxy.io/EnvoyExtensionPolicy"},
+		filepath.Join("config", "kgateway"): {"gateway.kgateway.dev/TrafficPolicy"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("components (-want +got):\n%s", diff)

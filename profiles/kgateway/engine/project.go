@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 )
@@ -92,9 +91,9 @@ func attachedRoute(v View, path Path, p *Policy) string {
 
 func displacedMessage(d Displacement, at string) string {
 	if d.Owner == "" {
-		return fmt.Sprintf("your `%s` on %s is ignored: TrafficPolicy %s sets it first at the same level (more specific attachment, or older)", d.Field, at, d.By)
+		return CodeSameLevel.Linef("your `%s` on %s is ignored: TrafficPolicy %s sets it first at the same level (more specific attachment, or older)", d.Field, at, d.By)
 	}
-	return fmt.Sprintf("your `%s` on %s is ignored: parent %s sets %s", d.Field, at, d.Owner, d.Mode)
+	return CodeParentPrefers.Linef("your `%s` on %s is ignored: parent %s sets %s", d.Field, at, d.Owner, d.Mode)
 }
 
 // ModeChange is what changing owner's annotation to m does to the routes beneath it: per field,
@@ -158,10 +157,10 @@ func (w *World) ChangeMode(owner string, m Mode) ModeChange {
 func (c ModeChange) Warnings() []string {
 	var out []string
 	for f, ks := range c.Lost {
-		out = append(out, fmt.Sprintf("this annotation change takes `%s` away from %d child %s", f, len(ks), routesWord(len(ks))))
+		out = append(out, CodeModeTakesAway.Linef("this annotation change takes `%s` away from %d child %s", f, len(ks), routesWord(len(ks))))
 	}
 	for f, ks := range c.Overridden {
-		out = append(out, fmt.Sprintf("this annotation change overrides `%s` of %d child %s with the parent's", f, len(ks), routesWord(len(ks))))
+		out = append(out, CodeModeOverrides.Linef("this annotation change overrides `%s` of %d child %s with the parent's", f, len(ks), routesWord(len(ks))))
 	}
 	sort.Strings(out)
 	return out

@@ -103,9 +103,9 @@ func TestWriteWarnings(t *testing.T) {
 		want  []string
 	}{
 		{"parent prefers itself", tp("shop", "mine", 5, list{ref("HTTPRoute", "cart", "")}, obj{"rateLimit": obj{}, "timeouts": obj{}}),
-			[]string{"your `rateLimit` on route shop/cart is ignored: parent route infra/root sets ShallowMergePreferParent"}},
+			[]string{"PRC-W230 your `rateLimit` on route shop/cart is ignored: parent route infra/root sets ShallowMergePreferParent"}},
 		{"an older policy on the same route", tp("shop", "mine", 5, list{ref("HTTPRoute", "cart", "")}, obj{"cors": obj{}}),
-			[]string{"your `cors` on route shop/cart is ignored: TrafficPolicy shop/older sets it first at the same level (more specific attachment, or older)"}},
+			[]string{"PRC-W231 your `cors` on route shop/cart is ignored: TrafficPolicy shop/older sets it first at the same level (more specific attachment, or older)"}},
 		{"nothing displaced", tp("shop", "mine", 5, list{ref("HTTPRoute", "cart", "")}, obj{"timeouts": obj{}}), nil},
 	}
 	w := New(objs)
@@ -143,9 +143,9 @@ func TestChangeMode(t *testing.T) {
 		mode  Mode
 		want  []string
 	}{
-		{"parent route to prefer child", "route infra/root", ShallowPreferChild, []string{"this annotation change takes `cors` away from 12 child routes"}},
+		{"parent route to prefer child", "route infra/root", ShallowPreferChild, []string{"PRC-W232 this annotation change takes `cors` away from 12 child routes"}},
 		{"parent route unchanged", "route infra/root", ShallowPreferParent, nil},
-		{"Gateway to prefer parent", "gateway infra/gw", ShallowPreferParent, []string{"this annotation change overrides `extAuth` of 12 child routes with the parent's"}},
+		{"Gateway to prefer parent", "gateway infra/gw", ShallowPreferParent, []string{"PRC-W233 this annotation change overrides `extAuth` of 12 child routes with the parent's"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

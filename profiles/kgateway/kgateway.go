@@ -80,6 +80,9 @@ func (p Profile) Review(r profile.Request) profile.Decision {
 		}
 	}
 	if err := listed(r.Source, r.Registry); err != nil {
+		if pol == nil {
+			return profile.Allowed // a route or Gateway write never waits for the TrafficPolicy cache
+		}
 		return profile.Decision{Unavailable: err}
 	}
 	w := p.world(r.Source, r.Registry)

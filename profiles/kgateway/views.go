@@ -96,7 +96,7 @@ func (Profile) ExplainPolicy(in *profile.Offline, k policy.Kind, ref policy.Ref)
 	if paths == 0 {
 		out.Enforced = profile.Condition{Status: "False", Reason: "NoPaths", Message: "no route of the input is reached"}
 	} else {
-		out.Enforced = profile.Condition{Status: "True", Reason: "Enforced", Message: fmt.Sprintf("reaches %d paths", paths)}
+		out.Enforced = profile.Condition{Status: "True", Reason: "Enforced", Message: fmt.Sprintf("reaches %d %s", paths, map[bool]string{true: "path", false: "paths"}[paths == 1])}
 	}
 	for _, f := range pol.FieldNames() {
 		best, n := "", 0

@@ -197,12 +197,12 @@ func (v View) gatewayLevel(pr ParentRef) Level {
 // Compute folds path p.
 func (v View) Compute(p Path) Result { return Fold(v.Levels(p)) }
 
-// RuleName is how a rule shows: its name, else its index.
+// RuleName is how a rule shows: its name, else rule-<index>, as the CLI names unnamed rules.
 func (r *Route) RuleName(i int) string {
 	if n := r.Rules[i].Name; n != "" {
 		return n
 	}
-	return strconv.Itoa(i)
+	return "rule-" + strconv.Itoa(i)
 }
 
 // Descendants are the routes delegated to from k, transitively, k included, each once.

@@ -17,6 +17,7 @@ import (
 	"github.com/precedent-dev/precedent/profiles/access"
 	"github.com/precedent-dev/precedent/profiles/envoygateway"
 	"github.com/precedent-dev/precedent/profiles/inherited"
+	"github.com/precedent-dev/precedent/profiles/kgateway"
 	"github.com/precedent-dev/precedent/profiles/kuadrant"
 	"github.com/precedent-dev/precedent/profiles/mesh"
 	"github.com/precedent-dev/precedent/profiles/nginxgatewayfabric"
@@ -51,6 +52,7 @@ var registered = []profile.Profile{
 	mesh.Profile{},
 	envoygateway.Profile{},
 	nginxgatewayfabric.Profile{},
+	kgateway.Profile{},
 }
 
 // Install installs the models of the table's configurable profiles in package policy, where the

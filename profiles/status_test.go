@@ -17,6 +17,7 @@ func TestStatusWriters(t *testing.T) {
 		"mesh":                 "no writer",
 		"envoy-gateway":        "no writer",
 		"nginx-gateway-fabric": "no writer",
+		"kgateway":             "no writer",
 	}
 	got := map[string]string{}
 	for name, m := range Models() {

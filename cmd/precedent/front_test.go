@@ -134,7 +134,7 @@ func TestConfigFlag(t *testing.T) {
 		{
 			name: "an invalid --config is exit 2 with the field paths",
 			args: []string{"validate", "-f", "testdata/kuadrant", "--config", "testdata/bad-config/config.yaml"},
-			want: cmdResult{code: 2, stderr: `error: --config testdata/bad-config/config.yaml: PrecedentConfig cluster: [spec.warningLimit: Invalid value: 0: must be between 1 and 100, spec.kinds[0].profile: Unsupported value: "kuadrnt": supported values: "defaults-overrides", "envoy-gateway", "gep713", "kuadrant", "mesh", "nginx-gateway-fabric"]` + "\n"},
+			want: cmdResult{code: 2, stderr: `error: --config testdata/bad-config/config.yaml: PrecedentConfig cluster: [spec.warningLimit: Invalid value: 0: must be between 1 and 100, spec.kinds[0].profile: Unsupported value: "kuadrnt": supported values: "defaults-overrides", "envoy-gateway", "gep713", "kgateway", "kuadrant", "mesh", "nginx-gateway-fabric"]` + "\n"},
 		},
 		{
 			name: "a --config asking status full of a profile without a status writer is exit 2",

@@ -64,6 +64,7 @@ func TestComponents(t *testing.T) {
 			"gateway.envoyproxy.io/ClientTrafficPolicy", "gateway.envoyproxy.io/EnvoyExtensionPolicy"},
 		filepath.Join("config", "nginx-gateway-fabric"): {"gateway.nginx.org/ClientSettingsPolicy", "gateway.nginx.org/UpstreamSettingsPolicy",
 			"gateway.nginx.org/ObservabilityPolicy"},
+		filepath.Join("config", "kgateway"): {"gateway.kgateway.dev/TrafficPolicy"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("components (-want +got):\n%s", diff)

@@ -11,6 +11,7 @@ import (
 	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/profile"
 	"github.com/precedent-dev/precedent/profiles/envoygateway"
+	"github.com/precedent-dev/precedent/profiles/kgateway"
 	"github.com/precedent-dev/precedent/profiles/kuadrant"
 )
 
@@ -90,6 +91,7 @@ func TestStatusNone(t *testing.T) {
 	want := map[policy.Profile][]string{
 		policy.ProfileKuadrant: {"*"},
 		envoygateway.Name:      {"*"},
+		kgateway.Name:          {"*"},
 		policy.ProfileMesh:     {"*"},
 		"nginx-gateway-fabric": {"*"},
 	}

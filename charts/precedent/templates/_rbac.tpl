@@ -62,11 +62,16 @@
   resources: [services]
   verbs: [get, list, watch]
 {{- end }}
+{{- if eq . "kgateway" }}
+- apiGroups: [gateway.networking.k8s.io]
+  resources: [listenersets]
+  verbs: [get, list, watch]
+{{- end }}
 {{- end }}
 {{- /* The status mode of an extraKinds entry without status: none where its profile's
 controller owns its kinds' status in its group ("*": every group), else full. */ -}}
 {{- define "precedent.statusDefault" -}}
-{{- $none := dict "envoy-gateway" (list "*") "kuadrant" (list "*") "mesh" (list "*") "nginx-gateway-fabric" (list "*") -}}
+{{- $none := dict "envoy-gateway" (list "*") "kgateway" (list "*") "kuadrant" (list "*") "mesh" (list "*") "nginx-gateway-fabric" (list "*") -}}
 {{- $groups := list }}{{- if hasKey $none .profile }}{{- $groups = get $none .profile }}{{- end }}
 {{- ternary "none" "full" (or (has "*" $groups) (has .gvk.group $groups)) -}}
 {{- end }}

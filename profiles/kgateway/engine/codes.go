@@ -1,0 +1,27 @@
+package engine
+
+import "github.com/precedent-dev/precedent/internal/warning"
+
+// The kgateway profile's findings (PRC-W230..W259 is its range).
+var (
+	// CodeParentPrefers: a parent's annotation makes its value replace the written policy's.
+	CodeParentPrefers = warning.Register(warning.Code{ID: "PRC-W230", Severity: warning.SeverityWarning,
+		Title:   "kgateway field replaced by a parent",
+		Meaning: "a field of the TrafficPolicy is ignored on some routes: a parent route or Gateway whose kgateway.dev/inherited-policy-priority prefers the parent sets the same top-level field",
+		Fix:     "ask the parent's owner to prefer the child (ShallowMergePreferChild), or drop the field"})
+	// CodeSameLevel: a more specific or older policy at the same attachment level keeps the field.
+	CodeSameLevel = warning.Register(warning.Code{ID: "PRC-W231", Severity: warning.SeverityWarning,
+		Title:   "kgateway field taken at the same level",
+		Meaning: "a field of the TrafficPolicy is ignored: another policy on the same route or Gateway is more specific (extensionRef filter, then rule sectionName, then route) or older and sets it first",
+		Fix:     "attach the policy more specifically, or move the field into the policy that wins"})
+	// CodeModeTakesAway: changing a parent's annotation removes its value from child routes.
+	CodeModeTakesAway = warning.Register(warning.Code{ID: "PRC-W232", Severity: warning.SeverityWarning,
+		Title:   "kgateway annotation change takes fields from children",
+		Meaning: "the kgateway.dev/inherited-policy-priority change lets child routes' own values win where the parent's held before",
+		Fix:     "check the child routes' policies before preferring the child"})
+	// CodeModeOverrides: changing a parent's annotation makes its value replace the children's.
+	CodeModeOverrides = warning.Register(warning.Code{ID: "PRC-W233", Severity: warning.SeverityWarning,
+		Title:   "kgateway annotation change overrides children",
+		Meaning: "the kgateway.dev/inherited-policy-priority change makes the parent's values replace what child routes set themselves",
+		Fix:     "tell the child routes' owners, or prefer the child"})
+)

@@ -1,0 +1,45 @@
+package engine
+
+import (
+	"strings"
+
+	"github.com/precedent-dev/precedent/internal/effective"
+)
+
+// Items are the effective TrafficPolicy of every path some policy reaches, in the CLI contract's
+// shape: the Gateway (or `ListenerSet ns/name`), the listener when the route names one, the leaf
+// route, its rule, the merged fields and the policies each comes from.
+func (w *World) Items() []effective.Item {
+	v := View{World: w}
+	seen := map[effective.ItemKey]bool{}
+	var out []effective.Item
+	for _, rk := range w.routeKeys() {
+		for _, p := range v.Paths(rk) {
+			res := v.Compute(p)
+			if len(res.Fields) == 0 {
+				continue
+			}
+			k := effective.ItemKey{Gateway: p.Parent.Key.String(), Listener: p.Parent.Section, Route: rk.String(), Rule: w.Routes[rk].RuleName(p.Leaf().Rule)}
+			if p.Parent.Kind != "Gateway" {
+				k.Gateway = "ListenerSet " + k.Gateway
+			}
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			it := effective.Item{Kind: TrafficPolicy, Gateway: k.Gateway, Listener: k.Listener, Route: k.Route, Rule: k.Rule,
+				Spec: map[string]interface{}{}, Sources: map[string]string{}}
+			for f, val := range res.Fields {
+				it.Spec[f] = val.Value
+				names := make([]string, len(val.Sources))
+				for i, s := range val.Sources {
+					names[i] = TrafficPolicy + " " + s.String()
+				}
+				it.Sources[f] = strings.Join(names, ", ")
+			}
+			out = append(out, it)
+		}
+	}
+	effective.SortItems(out)
+	return out
+}

@@ -1,0 +1,157 @@
+package engine
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// TestDelegation follows kgateway's route delegation (design/10943-route-delegation.md, the
+// delegation docs): a backendRef of group gateway.networking.k8s.io and kind HTTPRoute names a child
+// route (namespace defaulting to the parent's); one of group delegation.kgateway.dev and kind label
+// selects the routes labelled delegation.kgateway.dev/label=<name> in its namespace, or in every
+// namespace for `all` (api/labels/delegation.go); delegation nests, and every parent route's
+// policies are inherited under its own annotation (MergePolicies' cross-hierarchy pass, one
+// HierarchicalPriority per route of the chain).
+func TestDelegation(t *testing.T) {
+	base := []*unstructured.Unstructured{gateway("infra", "gw", "")}
+	cases := []struct {
+		name   string
+		objs   []*unstructured.Unstructured
+		leaf   Key
+		chains [][]string
+		want   map[string]string
+	}{
+		{"by name, namespace defaulted to the parent's", []*unstructured.Unstructured{
+			route("infra", "root", "gw", "", nil, obj{"backendRefs": list{obj{"group": GatewayGroup, "kind": "HTTPRoute", "name": "child"}}}),
+			route("infra", "child", "", "", nil, backend()),
+			tp("infra", "root-tp", 0, list{ref("HTTPRoute", "root", "")}, obj{"cors": obj{}}),
+		}, Key{"infra", "child"}, [][]string{{"infra/root", "infra/child"}}, map[string]string{"cors": "root-tp"}},
+		{"by label in one namespace", []*unstructured.Unstructured{
+			route("infra", "root", "gw", "", nil, delegateLabel("team1", "team1")),
+			route("team1", "a", "", "", map[string]string{DelegationLabel: "team1"}, backend()),
+			route("team2", "b", "", "", map[string]string{DelegationLabel: "team1"}, backend()),
+			tp("infra", "root-tp", 0, list{ref("HTTPRoute", "root", "")}, obj{"cors": obj{}}),
+		}, Key{"team2", "b"}, nil, map[string]string{}},
+		{"by label in every namespace (`all`)", []*unstructured.Unstructured{
+			route("infra", "root", "gw", "", nil, delegateLabel(WildcardNamespace, "wildcard")),
+			route("team2", "b", "", "", map[string]string{DelegationLabel: "wildcard"}, backend()),
+			tp("infra", "root-tp", 0, list{ref("HTTPRoute", "root", "")}, obj{"cors": obj{}}),
+		}, Key{"team2", "b"}, [][]string{{"infra/root", "team2/b"}}, map[string]string{"cors": "root-tp"}},
+		{"grandchild inherits from both ancestors, the grandparent prefers itself", []*unstructured.Unstructured{
+			route("infra", "root", "gw", ShallowPreferParent, nil, delegate("mid", "mid")),
+			route("mid", "mid", "", "", nil, delegate("leaf", "leaf")),
+			route("leaf", "leaf", "", "", nil, backend()),
+			tp("infra", "root-tp", 0, list{ref("HTTPRoute", "root", "")}, obj{"cors": obj{}}),
+			tp("mid", "mid-tp", 0, list{ref("HTTPRoute", "mid", "")}, obj{"cors": obj{}, "timeouts": obj{}}),
+			tp("leaf", "leaf-tp", 0, list{ref("HTTPRoute", "leaf", "")}, obj{"timeouts": obj{}, "rateLimit": obj{}}),
+		}, Key{"leaf", "leaf"}, [][]string{{"infra/root", "mid/mid", "leaf/leaf"}}, map[string]string{"cors": "root-tp", "timeouts": "leaf-tp", "rateLimit": "leaf-tp"}},
+		{"two parents give two paths", []*unstructured.Unstructured{
+			route("infra", "p1", "gw", "", nil, delegate("team", "child")),
+			route("infra", "p2", "gw", "", nil, delegate("team", "child")),
+			route("team", "child", "", "", nil, backend()),
+		}, Key{"team", "child"}, [][]string{{"infra/p1", "team/child"}, {"infra/p2", "team/child"}}, map[string]string{}},
+		{"a cycle ends", []*unstructured.Unstructured{
+			route("infra", "root", "gw", "", nil, delegate("infra", "a")),
+			route("infra", "a", "", "", nil, delegate("infra", "b"), backend()),
+			route("infra", "b", "", "", nil, delegate("infra", "a")),
+		}, Key{"infra", "a"}, [][]string{{"infra/root", "infra/a"}}, map[string]string{}},
+		{"a delegated rule carries no traffic of its own", []*unstructured.Unstructured{
+			route("infra", "root", "gw", "", nil, delegate("infra", "missing")),
+		}, Key{"infra", "root"}, nil, map[string]string{}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w := New(append(append([]*unstructured.Unstructured(nil), base...), c.objs...))
+			v := View{World: w}
+			var chains [][]string
+			got := map[string]string{}
+			for _, p := range v.Paths(c.leaf) {
+				var ch []string
+				for _, h := range p.Chain {
+					ch = append(ch, h.Route.String())
+				}
+				chains = append(chains, ch)
+				got = fields(v.Compute(p))
+			}
+			if d := cmp.Diff(c.chains, chains); d != "" {
+				t.Errorf("chains (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(c.want, got); d != "" {
+				t.Errorf("fields (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestWriteWarnings: a child's field that a parent preferring itself replaces (OverridableShallow
+// in the cross-hierarchy merge) is named with the parent; so is one a more specific policy of the
+// same route takes (the sameHierarchy pass).
+func TestWriteWarnings(t *testing.T) {
+	objs := []*unstructured.Unstructured{
+		gateway("infra", "gw", ""),
+		route("infra", "root", "gw", ShallowPreferParent, nil, delegate("shop", "cart")),
+		route("shop", "cart", "", "", nil, backend()),
+		tp("infra", "root-tp", 0, list{ref("HTTPRoute", "root", "")}, obj{"rateLimit": obj{}}),
+		tp("shop", "older", 0, list{ref("HTTPRoute", "cart", "")}, obj{"cors": obj{}}),
+	}
+	cases := []struct {
+		name  string
+		write *unstructured.Unstructured
+		want  []string
+	}{
+		{"parent prefers itself", tp("shop", "mine", 5, list{ref("HTTPRoute", "cart", "")}, obj{"rateLimit": obj{}, "timeouts": obj{}}),
+			[]string{"PRC-W230 your `rateLimit` on route shop/cart is ignored: parent route infra/root sets ShallowMergePreferParent"}},
+		{"an older policy on the same route", tp("shop", "mine", 5, list{ref("HTTPRoute", "cart", "")}, obj{"cors": obj{}}),
+			[]string{"PRC-W231 your `cors` on route shop/cart is ignored: TrafficPolicy shop/older sets it first at the same level (more specific attachment, or older)"}},
+		{"nothing displaced", tp("shop", "mine", 5, list{ref("HTTPRoute", "cart", "")}, obj{"timeouts": obj{}}), nil},
+	}
+	w := New(objs)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, errs := Read(c.write)
+			if len(errs) > 0 {
+				t.Fatal(errs)
+			}
+			if d := cmp.Diff(c.want, w.WriteWarnings(p)); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestChangeMode counts the child routes an annotation change on a parent route or a Gateway takes a
+// field away from (prefer parent → prefer child: the children's own values win again) or overrides.
+func TestChangeMode(t *testing.T) {
+	objs := []*unstructured.Unstructured{
+		gateway("infra", "gw", ""),
+		route("infra", "root", "gw", ShallowPreferParent, nil, delegateLabel(WildcardNamespace, "shop")),
+		tp("infra", "root-tp", 0, list{ref("HTTPRoute", "root", "")}, obj{"cors": obj{}, "rateLimit": obj{}}),
+		tp("infra", "gw-tp", 0, list{ref("Gateway", "gw", "")}, obj{"extAuth": obj{}}),
+	}
+	for i := 0; i < 12; i++ {
+		ns := fmt.Sprintf("team%d", i)
+		objs = append(objs, route(ns, "r", "", "", map[string]string{DelegationLabel: "shop"}, backend()),
+			tp(ns, "own", 1, list{ref("HTTPRoute", "r", "")}, obj{"cors": obj{}, "extAuth": obj{}}))
+	}
+	w := New(objs)
+	cases := []struct {
+		name  string
+		owner string
+		mode  Mode
+		want  []string
+	}{
+		{"parent route to prefer child", "route infra/root", ShallowPreferChild, []string{"PRC-W232 this annotation change takes `cors` away from 12 child routes"}},
+		{"parent route unchanged", "route infra/root", ShallowPreferParent, nil},
+		{"Gateway to prefer parent", "gateway infra/gw", ShallowPreferParent, []string{"PRC-W233 this annotation change overrides `extAuth` of 12 child routes with the parent's"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if d := cmp.Diff(c.want, w.ChangeMode(c.owner, c.mode).Warnings()); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+}

@@ -1,0 +1,278 @@
+package engine
+
+import (
+	"sort"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// Route is an HTTPRoute as the engine reads it.
+type Route struct {
+	Key      Key
+	Labels   map[string]string
+	Priority Mode
+	// Gateways are its parentRefs to Gateways and ListenerSets (a delegated child has none).
+	Gateways []ParentRef
+	Rules    []Rule
+}
+
+// ParentRef is a route's parentRef to a Gateway or a ListenerSet, with its listener.
+type ParentRef struct {
+	Kind    string
+	Key     Key
+	Section string
+}
+
+// Rule is one route rule: its name (what a sectionName targets), the TrafficPolicies its
+// ExtensionRef filters name, and the routes it delegates to.
+type Rule struct {
+	Name      string
+	ExtRefs   []string
+	Delegates []Delegation
+}
+
+// Delegation is one backendRef of a rule to child routes: by name, or by the delegation label.
+type Delegation struct {
+	Namespace string
+	Name      string // a route's name; "" with Label
+	Label     string
+}
+
+// Owner is a Gateway or ListenerSet with its annotation; a ListenerSet's Parent is its Gateway.
+type Owner struct {
+	Key      Key
+	Priority Mode
+	Parent   Key
+}
+
+// World is the objects a snapshot is computed from, indexed.
+type World struct {
+	Routes       map[Key]*Route
+	Gateways     map[Key]*Owner
+	ListenerSets map[Key]*Owner
+	Policies     map[Key]*Policy
+
+	byLabel  map[string][]Key             // delegation label value → routes
+	parents  map[Key][]edge               // child route → delegating routes and rules
+	children map[Key][]Key                // parent route → child routes
+	attached map[Target]map[Key][]*Policy // (kind, section) → object → policies
+	roots    map[Key][]Key                // Gateway or ListenerSet → routes attached to it
+	extUsers map[Key][]Key                // TrafficPolicy → routes whose extensionRef filters name it
+}
+
+type edge struct {
+	Parent Key
+	Rule   int
+}
+
+// New indexes objs: Gateways, ListenerSets, HTTPRoutes and TrafficPolicies (others are ignored).
+func New(objs []*unstructured.Unstructured) *World {
+	w := &World{Routes: map[Key]*Route{}, Gateways: map[Key]*Owner{}, ListenerSets: map[Key]*Owner{}, Policies: map[Key]*Policy{}}
+	for _, u := range objs {
+		k := Key{u.GetNamespace(), u.GetName()}
+		switch u.GetKind() {
+		case "Gateway":
+			w.Gateways[k] = &Owner{Key: k, Priority: modeOf(u)}
+		case "ListenerSet", "XListenerSet":
+			ref, _, _ := unstructured.NestedMap(u.Object, "spec", "parentRef")
+			ns := str(ref, "namespace")
+			if ns == "" {
+				ns = k.Namespace
+			}
+			w.ListenerSets[k] = &Owner{Key: k, Priority: modeOf(u), Parent: Key{ns, str(ref, "name")}}
+		case "HTTPRoute":
+			w.Routes[k] = readRoute(u)
+		case TrafficPolicy:
+			if p, errs := Read(u); len(errs) == 0 {
+				w.Policies[k] = p
+			}
+		}
+	}
+	w.index()
+	return w
+}
+
+func modeOf(u *unstructured.Unstructured) Mode {
+	return ParseMode(u.GetAnnotations()[Annotation])
+}
+
+func readRoute(u *unstructured.Unstructured) *Route {
+	r := &Route{Key: Key{u.GetNamespace(), u.GetName()}, Labels: u.GetLabels(), Priority: modeOf(u)}
+	prs, _, _ := unstructured.NestedSlice(u.Object, "spec", "parentRefs")
+	for _, x := range prs {
+		m, _ := x.(map[string]interface{})
+		kind := str(m, "kind")
+		if kind == "" {
+			kind = "Gateway"
+		}
+		if kind != "Gateway" && kind != "ListenerSet" && kind != "XListenerSet" {
+			continue // a parentRef to an HTTPRoute is the child's side of delegation: kgateway reads the parent's backendRefs
+		}
+		ns := str(m, "namespace")
+		if ns == "" {
+			ns = r.Key.Namespace
+		}
+		r.Gateways = append(r.Gateways, ParentRef{Kind: kind, Key: Key{ns, str(m, "name")}, Section: str(m, "sectionName")})
+	}
+	rules, _, _ := unstructured.NestedSlice(u.Object, "spec", "rules")
+	for _, x := range rules {
+		m, _ := x.(map[string]interface{})
+		rule := Rule{Name: str(m, "name")}
+		fs, _ := m["filters"].([]interface{})
+		for _, f := range fs {
+			fm, _ := f.(map[string]interface{})
+			ext, _ := fm["extensionRef"].(map[string]interface{})
+			if str(fm, "type") == "ExtensionRef" && str(ext, "group") == Group && str(ext, "kind") == TrafficPolicy {
+				rule.ExtRefs = append(rule.ExtRefs, str(ext, "name"))
+			}
+		}
+		brs, _ := m["backendRefs"].([]interface{})
+		for _, b := range brs {
+			bm, _ := b.(map[string]interface{})
+			ns := str(bm, "namespace")
+			if ns == "" {
+				ns = r.Key.Namespace
+			}
+			switch {
+			case str(bm, "kind") == "HTTPRoute" && str(bm, "group") == GatewayGroup:
+				rule.Delegates = append(rule.Delegates, Delegation{Namespace: ns, Name: str(bm, "name")})
+			case str(bm, "kind") == DelegationKind && str(bm, "group") == DelegationGroup:
+				rule.Delegates = append(rule.Delegates, Delegation{Namespace: ns, Label: str(bm, "name")})
+			}
+		}
+		r.Rules = append(r.Rules, rule)
+	}
+	return r
+}
+
+// index builds the delegation edges and the attachments.
+func (w *World) index() {
+	w.byLabel = map[string][]Key{}
+	for k, r := range w.Routes {
+		if v, ok := r.Labels[DelegationLabel]; ok {
+			w.byLabel[v] = append(w.byLabel[v], k)
+		}
+	}
+	for _, ks := range w.byLabel {
+		sortKeys(ks)
+	}
+	w.parents, w.children = map[Key][]edge{}, map[Key][]Key{}
+	w.roots, w.extUsers = map[Key][]Key{}, map[Key][]Key{}
+	for _, pk := range w.routeKeys() {
+		for _, g := range w.Routes[pk].Gateways {
+			w.roots[g.Key] = append(w.roots[g.Key], pk)
+		}
+		for _, rule := range w.Routes[pk].Rules {
+			for _, n := range rule.ExtRefs {
+				w.extUsers[Key{pk.Namespace, n}] = append(w.extUsers[Key{pk.Namespace, n}], pk)
+			}
+		}
+		for i, rule := range w.Routes[pk].Rules {
+			for _, d := range rule.Delegates {
+				for _, ck := range w.delegated(d) {
+					if ck == pk {
+						continue
+					}
+					w.parents[ck] = append(w.parents[ck], edge{Parent: pk, Rule: i})
+					w.children[pk] = append(w.children[pk], ck)
+				}
+			}
+		}
+	}
+	w.attached = map[Target]map[Key][]*Policy{}
+	for _, pk := range w.policyKeys() {
+		w.attach(w.Policies[pk])
+	}
+}
+
+// delegated are the routes a delegation selects (a named route that does not exist selects none).
+func (w *World) delegated(d Delegation) []Key {
+	if d.Label == "" {
+		k := Key{d.Namespace, d.Name}
+		if _, ok := w.Routes[k]; ok {
+			return []Key{k}
+		}
+		return nil
+	}
+	var out []Key
+	for _, k := range w.byLabel[d.Label] {
+		if d.Namespace == WildcardNamespace || k.Namespace == d.Namespace {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func (w *World) attach(p *Policy) {
+	add := func(kind, name, section string) {
+		if kind == "XListenerSet" {
+			kind = "ListenerSet"
+		}
+		t := Target{Kind: kind, Section: section}
+		m := w.attached[t]
+		if m == nil {
+			m = map[Key][]*Policy{}
+			w.attached[t] = m
+		}
+		k := Key{p.Ref.Namespace, name}
+		m[k] = append(m[k], p)
+	}
+	for _, t := range p.Targets {
+		add(t.Kind, t.Name, t.Section)
+	}
+	for _, s := range p.Selectors {
+		for _, k := range w.selected(s, p.Ref.Namespace) {
+			add(s.Kind, k.Name, "")
+		}
+	}
+}
+
+// selected are the objects of kind in ns whose labels match s.
+func (w *World) selected(s Selector, ns string) []Key {
+	var out []Key
+	if s.Kind != "HTTPRoute" {
+		return nil // targetSelectors of Gateways are rare; only routes are selected
+	}
+	for _, k := range w.routeKeys() {
+		if k.Namespace == ns && matches(w.Routes[k].Labels, s.Labels) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func matches(labels, want map[string]string) bool {
+	for k, v := range want {
+		if labels[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// On returns the policies attached to the object (kind, key) at section ("" for the whole object).
+func (w *World) On(kind string, k Key, section string) []*Policy {
+	return w.attached[Target{Kind: kind, Section: section}][k]
+}
+
+func (w *World) routeKeys() []Key { return mapKeys(w.Routes) }
+
+func (w *World) policyKeys() []Key { return mapKeys(w.Policies) }
+
+func mapKeys[V any](m map[Key]V) []Key {
+	out := make([]Key, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sortKeys(out)
+	return out
+}
+
+func sortKeys(ks []Key) {
+	sort.Slice(ks, func(i, j int) bool {
+		if ks[i].Namespace != ks[j].Namespace {
+			return ks[i].Namespace < ks[j].Namespace
+		}
+		return ks[i].Name < ks[j].Name
+	})
+}

@@ -1,0 +1,171 @@
+package kgateway
+
+import (
+	"errors"
+	"fmt"
+
+	"gomodules.xyz/jsonpatch/v2"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/profile"
+	"github.com/precedent-dev/precedent/internal/settings"
+	"github.com/precedent-dev/precedent/internal/source"
+	"github.com/precedent-dev/precedent/internal/topology"
+	"github.com/precedent-dev/precedent/profiles/kgateway/engine"
+	"github.com/precedent-dev/precedent/validate"
+)
+
+// Name is the profile's name in spec.kinds[].profile.
+const Name policy.Profile = "kgateway"
+
+// ControllerName is the GatewayClass controllerName of the Gateways kgateway serves.
+const ControllerName = "kgateway.dev/kgateway"
+
+// Profile is kgateway's model.
+type Profile struct{}
+
+var (
+	_ profile.Profile         = Profile{}
+	_ profile.Configurable    = Profile{}
+	_ profile.PolicyExplainer = Profile{}
+)
+
+// The Gateway API kinds whose writes carry the annotation (reviewed when the profile is in use),
+// and the ListenerSets the engine reads whole.
+var (
+	httpRouteKind   = schema.GroupKind{Group: topology.Group, Kind: "HTTPRoute"}
+	gatewayKind     = schema.GroupKind{Group: topology.Group, Kind: "Gateway"}
+	listenerSetKind = schema.GroupKind{Group: topology.Group, Kind: "ListenerSet"}
+	reads           = []schema.GroupKind{listenerSetKind}
+)
+
+func (Profile) Name() policy.Profile { return Name }
+
+// KindModel: TrafficPolicy, no status writer (kgateway's controller owns its status).
+func (Profile) KindModel() policy.Model { return policy.Model{Kinds: []string{engine.TrafficPolicy}} }
+
+// Claims the configured TrafficPolicy kind, and HTTPRoute and Gateway writes while one is
+// configured: their kgateway.dev/inherited-policy-priority annotation decides what children inherit.
+func (Profile) Claims(gk schema.GroupKind, reg *policy.Registry) bool {
+	if k, ok := reg.Lookup(gk); ok {
+		return k.Profile == Name
+	}
+	return (gk == httpRouteKind || gk == gatewayKind) && len(profile.KindsOf(Name, reg)) > 0
+}
+
+func (Profile) Own() []schema.GroupKind { return nil }
+
+// Reads: ListenerSets (their parent Gateway).
+func (Profile) Reads() []schema.GroupKind { return reads }
+
+// Sources: what it reads (its kind is the registry's).
+func (Profile) Sources(settings.Settings) []schema.GroupKind { return reads }
+
+// Review: a TrafficPolicy write is read (field errors deny it) and projected on the world: the
+// warnings name each of its fields that a parent preferring itself, or a more specific or older
+// policy of the same level, displaces. An HTTPRoute or Gateway write that changes the annotation is
+// projected on the routes beneath it. Deletes are admitted without a word.
+func (p Profile) Review(r profile.Request) profile.Decision {
+	if r.Delete {
+		return profile.Allowed
+	}
+	var pol *engine.Policy
+	if r.GroupKind != httpRouteKind && r.GroupKind != gatewayKind {
+		var errs field.ErrorList
+		if pol, errs = engine.Read(r.Object); len(errs) > 0 {
+			return profile.Decision{Errs: errs}
+		}
+	}
+	if err := listed(r.Source, r.Registry); err != nil {
+		if pol == nil {
+			return profile.Allowed // a route or Gateway write never waits for the TrafficPolicy cache
+		}
+		return profile.Decision{Unavailable: err}
+	}
+	w := p.world(r.Source, r.Registry)
+	var ws []string
+	if pol != nil {
+		ws = w.WriteWarnings(pol)
+	} else {
+		ws = modeChange(w, r.GroupKind.Kind, r.Object)
+	}
+	return profile.Decision{Warnings: validate.Limit(ws, r.Settings.WarningLimit)}
+}
+
+// modeChange projects a change of a route's or Gateway's annotation from the stored one.
+func modeChange(w *engine.World, kind string, u *unstructured.Unstructured) []string {
+	k := engine.Key{Namespace: u.GetNamespace(), Name: u.GetName()}
+	now := engine.ParseMode(u.GetAnnotations()[engine.Annotation])
+	owner, was := "", engine.ShallowPreferChild
+	switch kind {
+	case "HTTPRoute":
+		r := w.Routes[k]
+		if r == nil {
+			return nil // a new route has no children yet whose policies change
+		}
+		owner, was = "route "+k.String(), r.Priority
+	default:
+		g := w.Gateways[k]
+		if g == nil {
+			return nil
+		}
+		owner, was = "gateway "+k.String(), g.Priority
+	}
+	if now == was {
+		return nil
+	}
+	return w.ChangeMode(owner, now).Warnings()
+}
+
+func (Profile) Default(schema.GroupKind, *unstructured.Unstructured, *policy.Registry) []jsonpatch.JsonPatchOperation {
+	return nil
+}
+
+// Webhooks: the configured TrafficPolicy kind, and HTTPRoute and Gateway writes (not deletes)
+// while one is configured.
+func (Profile) Webhooks(kinds []policy.Kind) profile.Webhooks {
+	res := profile.EngineWebhooks(Name, kinds)
+	if len(res) > 0 {
+		res = append(res,
+			profile.Resource{Group: topology.Group, Version: "v1", Resource: "httproutes"},
+			profile.Resource{Group: topology.Group, Version: "v1", Resource: "gateways"})
+	}
+	return profile.Webhooks{Validate: res}
+}
+
+// listed makes sure the state has listed the configured kinds and the ListenerSets (watched from
+// the first use): the world holds them all.
+func listed(st source.Source, reg *policy.Registry) error {
+	var errs []error
+	for _, k := range profile.KindsOf(Name, reg) {
+		errs = append(errs, profile.KindListed(st, k))
+	}
+	for _, gk := range reads {
+		switch ready, err := st.WatchRead(gk); {
+		case err != nil:
+			errs = append(errs, fmt.Errorf("watching %s: %w: retry", gk.Kind, err))
+		case !ready:
+			errs = append(errs, fmt.Errorf("the cache of %s is not synced yet: retry", gk.Kind))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Prepare derives the world before the replica reports ready, when the profile is in use and its
+// kinds are listed (otherwise the first write waits for them).
+func (p Profile) Prepare(st source.Source, s settings.Settings) error {
+	reg := s.Registry()
+	if len(profile.KindsOf(Name, reg)) > 0 && listed(st, reg) == nil {
+		p.world(st, reg)
+	}
+	return nil
+}
+
+// Checks: the TrafficPolicies of an offline input (routes and Gateways are checked by nobody).
+func (Profile) Checks(gk schema.GroupKind, reg *policy.Registry) bool {
+	k, ok := reg.Lookup(gk)
+	return ok && k.Profile == Name
+}

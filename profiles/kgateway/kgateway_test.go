@@ -1,0 +1,147 @@
+package kgateway
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/precedent-dev/precedent/internal/manifest"
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/profile"
+	"github.com/precedent-dev/precedent/profiles/kgateway/engine"
+)
+
+var trafficPolicy = policy.Kind{GVK: schema.GroupVersionKind{Group: engine.Group, Version: "v1alpha1", Kind: engine.TrafficPolicy}, Profile: Name}
+
+// TestClaims: the configured TrafficPolicy kind, and HTTPRoute and Gateway writes (their annotation)
+// only while the profile is in use.
+func TestClaims(t *testing.T) {
+	used, unused := policy.NewRegistry(trafficPolicy), policy.NewRegistry()
+	cases := []struct {
+		name string
+		gk   schema.GroupKind
+		reg  *policy.Registry
+		want bool
+	}{
+		{"TrafficPolicy configured", trafficPolicy.GVK.GroupKind(), used, true},
+		{"TrafficPolicy not configured", trafficPolicy.GVK.GroupKind(), unused, false},
+		{"HTTPRoute in use", httpRouteKind, used, true},
+		{"Gateway in use", gatewayKind, used, true},
+		{"HTTPRoute not in use", httpRouteKind, unused, false},
+		{"ListenerSet is read, not reviewed", listenerSetKind, used, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := (Profile{}).Claims(c.gk, c.reg); got != c.want {
+				t.Errorf("got %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+// TestWebhooks: TrafficPolicy with its deletes, and HTTPRoute and Gateway writes, only in use.
+func TestWebhooks(t *testing.T) {
+	cases := []struct {
+		name  string
+		kinds []policy.Kind
+		want  []profile.Resource
+	}{
+		{"in use", []policy.Kind{trafficPolicy}, []profile.Resource{
+			{Group: engine.Group, Version: "v1alpha1", Resource: "trafficpolicies", Deletes: true},
+			{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "httproutes"},
+			{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "gateways"},
+		}},
+		{"not in use", nil, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if d := cmp.Diff(c.want, (Profile{}).Webhooks(c.kinds).Validate); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func sample(t *testing.T) *profile.Offline {
+	t.Helper()
+	objs, err := manifest.Read(filepath.Join("..", "..", "config", "samples", "kgateway", "delegation.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var us []*unstructured.Unstructured
+	for _, o := range objs {
+		us = append(us, o.Unstructured)
+	}
+	return &profile.Offline{Objects: us, Registry: policy.NewRegistry(trafficPolicy)}
+}
+
+// TestSample: config/samples/kgateway's delegation, as the README shows it: the parent route
+// preferring itself (OverridableShallowMerge in GetMergeStrategy) holds rateLimit on the child,
+// the child keeps timeouts, the rule policy adds headerModifiers, and the label-delegated route
+// inherits the parent's fields.
+func TestSample(t *testing.T) {
+	in := sample(t)
+	items, err := (Profile{}).Effective(in, trafficPolicy, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]map[string]string{}
+	for _, it := range items {
+		got[it.Route+" "+it.Rule] = it.Sources
+	}
+	want := map[string]map[string]string{
+		"shop/cart checkout": {"cors": "TrafficPolicy infra/root-limits", "headerModifiers": "TrafficPolicy shop/checkout-headers",
+			"rateLimit": "TrafficPolicy infra/root-limits", "timeouts": "TrafficPolicy shop/cart-limits"},
+		"team-a/team-a rule-0": {"cors": "TrafficPolicy infra/root-limits", "rateLimit": "TrafficPolicy infra/root-limits"},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("effective (-want +got):\n%s", d)
+	}
+	exp, err := (Profile{}).ExplainPolicy(in, trafficPolicy, policy.Ref{Namespace: "shop", Name: "cart-limits"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRules := []profile.RuleFate{
+		{ID: "rateLimit", State: "replaced", By: "TrafficPolicy infra/root-limits", Paths: 1},
+		{ID: "timeouts", State: "kept", Paths: 1},
+	}
+	if d := cmp.Diff(wantRules, exp.Rules); d != "" {
+		t.Errorf("explain rules (-want +got):\n%s", d)
+	}
+}
+
+// TestModeChange: an HTTPRoute or Gateway write is compared with the stored annotation; only a
+// change is projected.
+func TestModeChange(t *testing.T) {
+	in := sample(t)
+	w := engine.New(in.Objects)
+	root := func(mode string) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{}
+		u.SetNamespace("infra")
+		u.SetName("root")
+		if mode != "" {
+			u.SetAnnotations(map[string]string{engine.Annotation: mode})
+		}
+		return u
+	}
+	cases := []struct {
+		name string
+		u    *unstructured.Unstructured
+		want []string
+	}{
+		{"annotation removed: the children's own rateLimit wins again", root(""),
+			[]string{"PRC-W232 this annotation change takes `rateLimit` away from 1 child route"}},
+		{"unchanged", root(string(engine.ShallowPreferParent)), nil},
+		{"deep prefer parent keeps the shallow fields", root(string(engine.DeepPreferParent)), nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if d := cmp.Diff(c.want, modeChange(w, "HTTPRoute", c.u)); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+}

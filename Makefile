@@ -32,7 +32,7 @@ LDFLAGS := -X $(BUILDINFO_PKG).version=$(VERSION) -X $(BUILDINFO_PKG).commit=$(C
 # (the reference config/default deploys). IMAGE_LICENSES is an SPDX expression for the licenses label.
 IMAGE_REPO ?= ghcr.io/precedent-dev/precedent
 IMAGE ?= $(IMAGE_REPO):$(VERSION)
-IMAGE_LICENSES ?=
+IMAGE_LICENSES ?= Apache-2.0
 PLATFORMS ?= linux/amd64 linux/arm64
 IMAGE_DIR := $(BIN)/image
 IMAGE_BINS := $(foreach p,$(PLATFORMS),$(BIN)/$(subst /,-,$(p))/precedent)

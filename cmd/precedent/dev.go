@@ -29,6 +29,10 @@ import (
 
 func init() { subcommands = append(subcommands, newDevCmd) }
 
+// managerStop bounds how long dev waits for the webhook server to stop before it stops the control
+// plane: a Ctrl-C must not wait on a phase that hangs.
+const managerStop = 10 * time.Second
+
 type devOptions struct {
 	kubeconfigOut string
 	assetsDir     string
@@ -68,7 +72,11 @@ func (o *devOptions) run(ctx context.Context, out io.Writer) error {
 	start := time.Now()
 	step := func(format string, args ...interface{}) { fmt.Fprintf(out, "  ✓ "+format+"\n", args...) }
 	fmt.Fprintln(out, "precedent dev: starting a local control plane with Precedent's webhooks")
-	env, err := controlplane.Start(controlplane.Options{AssetsDir: o.assetsDir, CRDDirs: o.crdDirs, Step: step})
+	env, err := controlplane.StartContext(ctx, controlplane.Options{AssetsDir: o.assetsDir, CRDDirs: o.crdDirs, Step: step})
+	if ctx.Err() != nil {
+		fmt.Fprintln(out, "\nstopped before the control plane was up: nothing left running")
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -100,29 +108,39 @@ func (o *devOptions) run(ctx context.Context, out io.Writer) error {
 		onReady:    func() { close(ready) },
 		onSettings: func(s settings.Settings) { reg.settings(ctx, s) },
 	}
-	go func() { done <- serve(mgrCtx, env.Config, so) }()
-	defer func() { cancel(); <-done }()
+	finished := make(chan struct{})
+	go func() { done <- serve(mgrCtx, env.Config, so); close(finished) }()
+	// The manager gets managerStop to stop; the control plane is stopped after it either way.
+	defer func() {
+		cancel()
+		select {
+		case <-finished:
+		case <-time.After(managerStop):
+			fmt.Fprintf(out, "the webhook server did not stop within %s: stopping the control plane anyway\n", managerStop)
+		}
+	}()
 	select {
 	case <-ready:
 	case err := <-done:
 		return fmt.Errorf("webhook server: %w", err)
 	case <-ctx.Done():
+		fmt.Fprintln(out, "\nstopping")
 		return nil
 	}
 	step("webhook server on https://127.0.0.1:%d, informer cache synced", env.Port)
 
 	if err := reg.start(ctx); err != nil {
-		return err
+		return stopped(ctx, out, err)
 	}
 	if err := env.WaitWebhooksCalled(ctx, func(ctx context.Context) bool { return webhookAnswers(ctx, c) }); err != nil {
-		return fmt.Errorf("the API server does not call the webhooks: %w", err)
+		return stopped(ctx, out, fmt.Errorf("the API server does not call the webhooks: %w", err))
 	}
 	step("webhooks registered: the API server calls them (validating %s, mutating %s)", webhook.ValidatePath, webhook.MutatePath)
 
 	if o.samples != "" {
 		applied, err := controlplane.ApplySamples(ctx, c, o.samples)
 		if err != nil {
-			return err
+			return stopped(ctx, out, err)
 		}
 		for _, a := range applied {
 			switch {
@@ -172,6 +190,15 @@ try this (Ctrl-C stops everything):
 	case err := <-done:
 		return fmt.Errorf("webhook server stopped: %w", err)
 	}
+}
+
+// stopped is err, or nil when ctx ended (Ctrl-C) and err is only its consequence.
+func stopped(ctx context.Context, out io.Writer, err error) error {
+	if ctx.Err() != nil {
+		fmt.Fprintln(out, "\nstopping")
+		return nil
+	}
+	return err
 }
 
 // webhookAnswers reports whether a server-side dry-run of an invalid policy is rejected by

@@ -181,12 +181,20 @@ generate: ## Regenerate what the registered profiles and the table of checks def
 	$(GO) test ./internal/vap -run '^TestCRDs$$' -count=1 -update
 	$(MAKE) chart-crds
 
+# What `make run` installs: the Gateway API and Precedent CRDs, the same-shape Kuadrant and XBackend
+# test CRDs, and Envoy Gateway's own CRDs from the Go module cache (the version hack/tools/envoy-gateway
+# pins; never copied into the repository), so every sample set applies. DEV_FLAGS adds flags of
+# `precedent dev` (e.g. DEV_FLAGS='--v 1' logs every admission; `bin/precedent dev --help` lists them).
+EG_VERSION = $(shell sed -n 's|^require github.com/envoyproxy/gateway \(v[^ ]*\)$$|\1|p' hack/tools/envoy-gateway/go.mod)
+EG_CRD_DIR = $(shell cd hack/tools/envoy-gateway && $(GO) mod download -json github.com/envoyproxy/gateway@$(EG_VERSION) | sed -n 's|^[[:space:]]*"Dir": "\(.*\)",$$|\1|p')/charts/gateway-helm/charts/crds/crds/generated
+RUN_CRD_DIRS = config/crd/gateway-api config/crd test/crds/kuadrant test/crds/xbackend $(EG_CRD_DIR)
+
 .PHONY: run
-run: ## Build the control plane (first time: minutes) and the binary, then run `bin/precedent dev` until Ctrl-C.
+run: ## Build the control plane (first time: minutes) and the binary, then run `bin/precedent dev` with every model's CRDs and samples until Ctrl-C (DEV_FLAGS='...' adds dev flags).
 	@if [ ! -x $(KUBE_APISERVER) ] || [ ! -x $(ETCD) ]; then \
 	  echo ">> first run on this machine: building the pinned control plane from the Go module proxy"; \
 	  echo ">>   what: etcd $(ETCD_VERSION) (about 30 s) and kube-apiserver $(KUBE_VERSION) (about 5-6 minutes on 2 cores)"; \
 	  echo ">>   why:  precedent dev runs a real API server and etcd locally; the binaries are cached in $(CP_DIR) and reused"; \
 	fi
 	@$(MAKE) --no-print-directory control-plane build
-	$(BIN)/precedent dev $(DEV_FLAGS)
+	$(BIN)/precedent dev $(foreach d,$(RUN_CRD_DIRS),--crd-dir $(d)) $(DEV_FLAGS)

@@ -89,6 +89,10 @@ func componentKinds(raw []byte, name policy.Profile) ([]policy.Kind, []any, erro
 	return s.Kinds, lines, err
 }
 
+// Lines are the spec.kinds entries of the component's precedentconfig.yaml, as written (what its
+// settings.yaml adds to the cluster's PrecedentConfig).
+func (c Component) Lines() []any { return c.lines }
+
 // Name is the component's name: its profile's.
 func (c Component) Name() string { return string(c.Profile.Name()) }
 

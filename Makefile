@@ -31,6 +31,10 @@ LDFLAGS := -X $(BUILDINFO_PKG).version=$(VERSION) -X $(BUILDINFO_PKG).commit=$(C
 # The image: $(IMAGE_REPO):$(VERSION), so a release tag vX.Y.Z gives ghcr.io/precedent-dev/precedent:vX.Y.Z
 # (the reference config/default deploys). IMAGE_LICENSES is an SPDX expression for the licenses label.
 IMAGE_REPO ?= ghcr.io/precedent-dev/precedent
+# The next release: the tag config/default deploys and the chart's version (hack/release's test checks
+# they agree). `make release VERSION=$(RELEASE_VERSION)` builds it.
+RELEASE_VERSION := v0.1.0
+RELEASE_DIR := $(BIN)/release
 IMAGE ?= $(IMAGE_REPO):$(VERSION)
 IMAGE_LICENSES ?= Apache-2.0
 PLATFORMS ?= linux/amd64 linux/arm64
@@ -74,6 +78,17 @@ image: $(IMAGE_DIR)/index.json ## Build the OCI image (static, non-root, linux/a
 .PHONY: image-push
 image-push: image ## Push bin/image to IMAGE=REGISTRY/REPO:TAG (default ghcr.io/precedent-dev/precedent:VERSION); INSECURE=1 for a plain-HTTP loopback registry.
 	$(GO) run ./hack/image push --layout $(IMAGE_DIR) --image $(IMAGE) $(if $(INSECURE),--insecure)
+
+.PHONY: release
+release: ## make release VERSION=vX.Y.Z: into bin/release, the packaged chart (.tgz) and its index.yaml, install.yaml (config/default with that image), and the image layout (bin/image), one tag.
+	@[[ "$(VERSION)" =~ ^v[0-9]+\.[0-9]+\.[0-9]+$$ ]] || { echo "make release VERSION=vX.Y.Z (got $(VERSION))"; exit 1; }
+	@[ "$(VERSION)" = "$(RELEASE_VERSION)" ] || { echo "VERSION $(VERSION) is not RELEASE_VERSION $(RELEASE_VERSION): set RELEASE_VERSION, config/manager's newTag and charts/precedent/Chart.yaml's version and appVersion to it first"; exit 1; }
+	@$(MAKE) --no-print-directory image VERSION=$(VERSION)
+	@mkdir -p $(RELEASE_DIR)
+	kubectl kustomize config/default > $(RELEASE_DIR)/kustomize.yaml
+	$(GO) run ./hack/release --version $(VERSION) --out $(RELEASE_DIR) --install $(RELEASE_DIR)/kustomize.yaml --image-repo $(IMAGE_REPO) --created $(SOURCE_DATE_EPOCH)
+	@rm -f $(RELEASE_DIR)/kustomize.yaml
+	@echo ">> release $(VERSION): $(RELEASE_DIR) and the image layout $(IMAGE_DIR) (tag $(VERSION)); push it with make image-push VERSION=$(VERSION)"
 
 .PHONY: FORCE
 FORCE:

@@ -18,12 +18,16 @@ import (
 )
 
 // c is an admin client of the package's control plane: a bare etcd + kube-apiserver, with no CRD
-// installed before the manifests' own.
-var c client.Client
+// installed before the manifests' own; env is that control plane.
+var (
+	c   client.Client
+	env *controlplane.Env
+)
 
 func TestMain(m *testing.M) {
 	profiles.Install() // the models the components' settings and the kinds' status modes read
-	env, err := controlplane.Start(controlplane.Options{AssetsDir: filepath.Join(root, "bin", "control-plane")})
+	var err error
+	env, err = controlplane.Start(controlplane.Options{AssetsDir: filepath.Join(root, "bin", "control-plane")})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

@@ -56,7 +56,7 @@ func TestMakeRun(t *testing.T) {
 		{true, `The AuthPolicy "try-mixed" is invalid: spec.rules: Forbidden: bare rules cannot be combined with spec.defaults or spec.overrides`},
 		{false, "Warning: rule authorization.b on route c1/route is overridden by AuthPolicy c1/gw-policy"},
 		{false, "Warning: rule authorization.b on route c1/route is overridden by AuthPolicy c1/gw-policy"},
-		{false, "precedentconfig.policy.precedent.dev/cluster configured"},
+		{false, "precedentconfig.policy.precedent.dev/cluster"},
 	}
 	for i, c := range commands {
 		fields := strings.Fields(c)

@@ -241,6 +241,9 @@ func configureComponents(ctx context.Context, c client.Client, reg *registrar, r
 	switch {
 	case apierrors.IsNotFound(err):
 		pc.SetName(settings.Name)
+		// As if applied empty by kubectl (config/settings), so `kubectl apply` of a PrecedentConfig
+		// later merges into it (config/try/unset-off.yaml keeps these kinds) without a warning.
+		pc.SetAnnotations(map[string]string{"kubectl.kubernetes.io/last-applied-configuration": fmt.Sprintf(`{"apiVersion":%q,"kind":%q,"metadata":{"name":%q}}`, settings.GVK.GroupVersion(), settings.GVK.Kind, settings.Name)})
 		pc.Object["spec"] = map[string]any{"kinds": lines}
 		err = c.Create(ctx, pc)
 	case err == nil:

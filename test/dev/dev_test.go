@@ -96,14 +96,25 @@ func contains(lines []string, s string) bool {
 	return false
 }
 
-// controlPlaneProcesses lists the running etcd and kube-apiserver processes by pid (zombies left
-// out: they have exited).
+// controlPlaneProcesses lists the running etcd and kube-apiserver processes started in the
+// repository root, where dev runs (not the test suites of other packages running meanwhile), by pid
+// (zombies left out: they have exited).
 func controlPlaneProcesses(t *testing.T) map[int]string {
 	t.Helper()
-	return processes(t, func(cmdline []byte) bool {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := processes(t, func(cmdline []byte) bool {
 		argv0 := filepath.Base(string(bytes.SplitN(cmdline, []byte{0}, 2)[0]))
 		return argv0 == "etcd" || argv0 == "kube-apiserver"
 	})
+	for pid := range out {
+		if cwd, err := os.Readlink(filepath.Join("/proc", strconv.Itoa(pid), "cwd")); err == nil && cwd != abs {
+			delete(out, pid)
+		}
+	}
+	return out
 }
 
 // startDev starts dev in the repository root and returns it, its output lines (closed at its end)

@@ -46,8 +46,12 @@ LDFLAGS := -X $(BUILDINFO_PKG).version=$(VERSION) -X $(BUILDINFO_PKG).commit=$(C
 # The image: $(IMAGE_REPO):$(VERSION), so a release tag vX.Y.Z gives ghcr.io/precedent-dev/precedent:vX.Y.Z
 # (the reference config/default deploys). IMAGE_LICENSES is an SPDX expression for the licenses label.
 IMAGE_REPO ?= ghcr.io/precedent-dev/precedent
+# The next release: the tag config/default deploys and the chart's version (hack/release's test checks
+# they agree). `make release VERSION=$(RELEASE_VERSION)` builds it.
+RELEASE_VERSION := v0.1.0
+RELEASE_DIR := $(BIN)/release
 IMAGE ?= $(IMAGE_REPO):$(VERSION)
-IMAGE_LICENSES ?=
+IMAGE_LICENSES ?= Apache-2.0
 PLATFORMS ?= linux/amd64 linux/arm64
 IMAGE_DIR := $(BIN)/image
 IMAGE_BINS := $(foreach p,$(PLATFORMS),$(BIN)/$(subst /,-,$(p))/precedent)
@@ -89,6 +93,17 @@ image: $(IMAGE_DIR)/index.json ## Build the OCI image (static, non-root, linux/a
 .PHONY: image-push
 image-push: image ## Push bin/image to IMAGE=REGISTRY/REPO:TAG (default ghcr.io/precedent-dev/precedent:VERSION); INSECURE=1 for a plain-HTTP loopback registry.
 	$(GO) run ./hack/image push --layout $(IMAGE_DIR) --image $(IMAGE) $(if $(INSECURE),--insecure)
+
+.PHONY: release
+release: ## make release VERSION=vX.Y.Z: into bin/release, the packaged chart (.tgz) and its index.yaml, install.yaml (config/default with that image), and the image layout (bin/image), one tag.
+	@[[ "$(VERSION)" =~ ^v[0-9]+\.[0-9]+\.[0-9]+$$ ]] || { echo "make release VERSION=vX.Y.Z (got $(VERSION))"; exit 1; }
+	@[ "$(VERSION)" = "$(RELEASE_VERSION)" ] || { echo "VERSION $(VERSION) is not RELEASE_VERSION $(RELEASE_VERSION): set RELEASE_VERSION, config/manager's newTag and charts/precedent/Chart.yaml's version and appVersion to it first"; exit 1; }
+	@$(MAKE) --no-print-directory image VERSION=$(VERSION)
+	@mkdir -p $(RELEASE_DIR)
+	kubectl kustomize config/default > $(RELEASE_DIR)/kustomize.yaml
+	$(GO) run ./hack/release --version $(VERSION) --out $(RELEASE_DIR) --install $(RELEASE_DIR)/kustomize.yaml --image-repo $(IMAGE_REPO) --created $(SOURCE_DATE_EPOCH)
+	@rm -f $(RELEASE_DIR)/kustomize.yaml
+	@echo ">> release $(VERSION): $(RELEASE_DIR) and the image layout $(IMAGE_DIR) (tag $(VERSION)); push it with make image-push VERSION=$(VERSION)"
 
 .PHONY: FORCE
 FORCE:
@@ -225,12 +240,20 @@ generate: ## Regenerate what the registered profiles and the table of checks def
 	$(GO) test ./cmd/precedent -run '^TestCodesTable$$' -count=1 -update
 	$(MAKE) chart-crds
 
+# What `make run` installs: the Gateway API and Precedent CRDs, the same-shape Kuadrant and XBackend
+# test CRDs, and Envoy Gateway's own CRDs from the Go module cache (the version hack/tools/envoy-gateway
+# pins; never copied into the repository), so every sample set applies. DEV_FLAGS adds flags of
+# `precedent dev` (e.g. DEV_FLAGS='--v 1' logs every admission; `bin/precedent dev --help` lists them).
+EG_VERSION = $(shell sed -n 's|^require github.com/envoyproxy/gateway \(v[^ ]*\)$$|\1|p' hack/tools/envoy-gateway/go.mod)
+EG_CRD_DIR = $(shell cd hack/tools/envoy-gateway && $(GO) mod download -json github.com/envoyproxy/gateway@$(EG_VERSION) | sed -n 's|^[[:space:]]*"Dir": "\(.*\)",$$|\1|p')/charts/gateway-helm/charts/crds/crds/generated
+RUN_CRD_DIRS = config/crd/gateway-api config/crd test/crds/kuadrant test/crds/xbackend $(EG_CRD_DIR)
+
 .PHONY: run
-run: ## Build the control plane (first time: minutes) and the binary, then run `bin/precedent dev` until Ctrl-C.
+run: ## Build the control plane (first time: minutes) and the binary, then run `bin/precedent dev` with every model's CRDs and samples until Ctrl-C (DEV_FLAGS='...' adds dev flags).
 	@if [ ! -x $(KUBE_APISERVER) ] || [ ! -x $(ETCD) ]; then \
 	  echo ">> first run on this machine: building the pinned control plane from the Go module proxy"; \
 	  echo ">>   what: etcd $(ETCD_VERSION) (about 30 s) and kube-apiserver $(KUBE_VERSION) (about 5-6 minutes on 2 cores)"; \
 	  echo ">>   why:  precedent dev runs a real API server and etcd locally; the binaries are cached in $(CP_DIR) and reused"; \
 	fi
 	@$(MAKE) --no-print-directory control-plane build
-	$(BIN)/precedent dev $(DEV_FLAGS)
+	$(BIN)/precedent dev $(foreach d,$(RUN_CRD_DIRS),--crd-dir $(d)) $(DEV_FLAGS)

@@ -27,6 +27,9 @@ import (
 	"github.com/precedent-dev/precedent/profiles/inherited"
 )
 
+// prepareQuiet is how long the profiles' caches may stay unprepared before it is logged as an error.
+const prepareQuiet = 30 * time.Second
+
 // Paths the handlers are served on.
 const (
 	ValidatePath = "/validate"
@@ -111,13 +114,21 @@ func Register(ctx context.Context, mgr manager.Manager, live *liveconfig.Live, o
 	}
 	// A replica reports ready once its informers have listed and its snapshots are built and folded
 	// (Prepare), so its first admissions cost what steady-state ones do.
+	// A derived cache not synced yet is normal for a few seconds after start: it is logged at V(1)
+	// until it lasts past prepareQuiet, then as an error every prepareQuiet.
 	if err := mgr.Add(EveryReplica(func(ctx context.Context) error {
+		start, logged := time.Now(), time.Time{}
 		_ = wait.PollUntilContextCancel(ctx, 50*time.Millisecond, true, func(context.Context) (bool, error) {
 			if !st.Synced() {
 				return false, nil
 			}
 			if err := profiles.Prepare(st, live.Current()); err != nil {
-				log.Error(err, "preparing the profiles' caches")
+				if time.Since(start) < prepareQuiet || time.Since(logged) < prepareQuiet {
+					log.V(1).Info("preparing the profiles' caches", "err", err.Error())
+					return false, nil
+				}
+				logged = time.Now()
+				log.Error(err, "preparing the profiles' caches", "waiting", time.Since(start).Round(time.Second).String())
 				return false, nil
 			}
 			return true, nil

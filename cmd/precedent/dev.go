@@ -17,17 +17,25 @@ import (
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2/textlogger"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/precedent-dev/precedent/internal/controlplane"
+	"github.com/precedent-dev/precedent/internal/install"
 	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/settings"
 	"github.com/precedent-dev/precedent/webhook"
 )
 
 func init() { subcommands = append(subcommands, newDevCmd) }
+
+// managerStop bounds how long dev waits for the webhook server to stop before it stops the control
+// plane: a Ctrl-C must not wait on a phase that hangs.
+const managerStop = 10 * time.Second
 
 type devOptions struct {
 	kubeconfigOut string
@@ -68,7 +76,13 @@ func (o *devOptions) run(ctx context.Context, out io.Writer) error {
 	start := time.Now()
 	step := func(format string, args ...interface{}) { fmt.Fprintf(out, "  ✓ "+format+"\n", args...) }
 	fmt.Fprintln(out, "precedent dev: starting a local control plane with Precedent's webhooks")
-	env, err := controlplane.Start(controlplane.Options{AssetsDir: o.assetsDir, CRDDirs: o.crdDirs, Step: step})
+	// controller-runtime's logger before anything logs (envtest's CRD install does, at V(1)).
+	ctrl.SetLogger(devLogger(o.verbosity))
+	env, err := controlplane.StartContext(ctx, controlplane.Options{AssetsDir: o.assetsDir, CRDDirs: o.crdDirs, Step: step})
+	if ctx.Err() != nil {
+		fmt.Fprintln(out, "\nstopped before the control plane was up: nothing left running")
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -100,29 +114,46 @@ func (o *devOptions) run(ctx context.Context, out io.Writer) error {
 		onReady:    func() { close(ready) },
 		onSettings: func(s settings.Settings) { reg.settings(ctx, s) },
 	}
-	go func() { done <- serve(mgrCtx, env.Config, so) }()
-	defer func() { cancel(); <-done }()
+	finished := make(chan struct{})
+	go func() { done <- serve(mgrCtx, env.Config, so); close(finished) }()
+	// The manager gets managerStop to stop; the control plane is stopped after it either way.
+	defer func() {
+		cancel()
+		select {
+		case <-finished:
+		case <-time.After(managerStop):
+			fmt.Fprintf(out, "the webhook server did not stop within %s: stopping the control plane anyway\n", managerStop)
+		}
+	}()
 	select {
 	case <-ready:
 	case err := <-done:
 		return fmt.Errorf("webhook server: %w", err)
 	case <-ctx.Done():
+		fmt.Fprintln(out, "\nstopping")
 		return nil
 	}
 	step("webhook server on https://127.0.0.1:%d, informer cache synced", env.Port)
 
 	if err := reg.start(ctx); err != nil {
-		return err
+		return stopped(ctx, out, err)
 	}
 	if err := env.WaitWebhooksCalled(ctx, func(ctx context.Context) bool { return webhookAnswers(ctx, c) }); err != nil {
-		return fmt.Errorf("the API server does not call the webhooks: %w", err)
+		return stopped(ctx, out, fmt.Errorf("the API server does not call the webhooks: %w", err))
 	}
 	step("webhooks registered: the API server calls them (validating %s, mutating %s)", webhook.ValidatePath, webhook.MutatePath)
 
 	if o.samples != "" {
+		names, err := configureComponents(ctx, c, reg, ".")
+		if err != nil {
+			return stopped(ctx, out, err)
+		}
+		if len(names) > 0 {
+			step("PrecedentConfig cluster: the kind lines of the components %s, webhooks registered for them", strings.Join(names, ", "))
+		}
 		applied, err := controlplane.ApplySamples(ctx, c, o.samples)
 		if err != nil {
-			return err
+			return stopped(ctx, out, err)
 		}
 		for _, a := range applied {
 			switch {
@@ -172,6 +203,75 @@ try this (Ctrl-C stops everything):
 	case err := <-done:
 		return fmt.Errorf("webhook server stopped: %w", err)
 	}
+}
+
+// configureComponents adds to the PrecedentConfig cluster the kind lines of each kustomize component
+// under root/config (install.Components) whose kinds the API server serves, as the components do in
+// a cluster, and waits until the webhooks are registered for them. It returns the components' names.
+func configureComponents(ctx context.Context, c client.Client, reg *registrar, root string) ([]string, error) {
+	cs, err := install.Components(root)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	var lines []any
+	var gvks []schema.GroupVersionKind
+	for _, comp := range cs {
+		served := true
+		for _, k := range comp.Kinds {
+			if _, err := c.RESTMapper().RESTMapping(k.GVK.GroupKind(), k.GVK.Version); err != nil {
+				served = false
+			}
+		}
+		if !served {
+			continue
+		}
+		names = append(names, comp.Name())
+		lines = append(lines, comp.Lines()...)
+		for _, k := range comp.Kinds {
+			gvks = append(gvks, k.GVK)
+		}
+	}
+	if len(lines) == 0 {
+		return nil, nil
+	}
+	pc := &unstructured.Unstructured{}
+	pc.SetGroupVersionKind(settings.GVK)
+	err = c.Get(ctx, client.ObjectKey{Name: settings.Name}, pc)
+	switch {
+	case apierrors.IsNotFound(err):
+		pc.SetName(settings.Name)
+		// As if applied empty by kubectl (config/settings), so `kubectl apply` of a PrecedentConfig
+		// later merges into it (config/try/unset-off.yaml keeps these kinds) without a warning.
+		pc.SetAnnotations(map[string]string{"kubectl.kubernetes.io/last-applied-configuration": fmt.Sprintf(`{"apiVersion":%q,"kind":%q,"metadata":{"name":%q}}`, settings.GVK.GroupVersion(), settings.GVK.Kind, settings.Name)})
+		pc.Object["spec"] = map[string]any{"kinds": lines}
+		err = c.Create(ctx, pc)
+	case err == nil:
+		kinds, _, _ := unstructured.NestedSlice(pc.Object, "spec", "kinds")
+		err = unstructured.SetNestedSlice(pc.Object, append(kinds, lines...), "spec", "kinds")
+		if err == nil {
+			err = c.Update(ctx, pc)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("adding the components' kinds to the PrecedentConfig: %w", err)
+	}
+	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		return reg.manages(gvks), nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("waiting for the webhooks of the components' kinds: %w", err)
+	}
+	return names, nil
+}
+
+// stopped is err, or nil when ctx ended (Ctrl-C) and err is only its consequence.
+func stopped(ctx context.Context, out io.Writer, err error) error {
+	if ctx.Err() != nil {
+		fmt.Fprintln(out, "\nstopping")
+		return nil
+	}
+	return err
 }
 
 // webhookAnswers reports whether a server-side dry-run of an invalid policy is rejected by
@@ -224,6 +324,18 @@ func (r *registrar) start(ctx context.Context) error {
 	defer r.mu.Unlock()
 	r.started = true
 	return r.env.RegisterWebhooks(ctx, r.c, r.kinds)
+}
+
+// manages reports whether the webhooks are registered for every kind of gvks.
+func (r *registrar) manages(gvks []schema.GroupVersionKind) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, g := range gvks {
+		if !slices.ContainsFunc(r.kinds, func(k policy.Kind) bool { return k.GVK == g }) {
+			return false
+		}
+	}
+	return r.started
 }
 
 // settings registers the webhooks again when the managed kinds change (once started).

@@ -7,7 +7,7 @@ import "testing"
 // Gateway's own listener; a ListenerSet listener is shown as such.
 func TestListenerSetEffective(t *testing.T) {
 	const dir, config = "testdata/listenerset", "testdata/listenerset-config/config.yaml"
-	const egConfig = "../../config/samples/envoy-gateway/precedentconfig.yaml"
+	const egConfig = "../../config/envoy-gateway/precedentconfig.yaml"
 	runCases(t, []cmdCase{
 		{
 			name: "effective: the ListenerSet's defaults reach the routes attached through it",

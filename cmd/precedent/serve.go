@@ -89,6 +89,10 @@ func serve(ctx context.Context, cfg *rest.Config, o *serveOptions) error {
 		MetricsAddr: o.metricsAddr, MetricsSecure: o.metricsSecure, ProbeAddr: o.probeAddr,
 		OnSettings: o.onSettings, OnReady: o.onReady,
 	}
+	// Without the Gateway API CRDs the cache would wait forever: say which are missing, and stop.
+	if err := checkGatewayAPI(cfg); err != nil {
+		return err
+	}
 	var builtin *certs.Builtin
 	if o.certSecret != "" {
 		var err error

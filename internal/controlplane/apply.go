@@ -6,10 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/precedent-dev/precedent/internal/manifest"
@@ -78,7 +81,7 @@ func applyFolder(ctx context.Context, c client.Client, dir string) (Applied, err
 				return a, fmt.Errorf("creating namespace %s: %w", ns, err)
 			}
 		}
-		err := c.Create(ctx, u)
+		err := createRetrying(ctx, c, u)
 		switch {
 		case err == nil:
 			a.Created++
@@ -90,4 +93,25 @@ func applyFolder(ctx context.Context, c client.Client, dir string) (Applied, err
 		}
 	}
 	return a, nil
+}
+
+// notSynced is how long a create is retried while Precedent's webhook answers that a cache is not
+// synced yet (a kind just added to the settings has its informers started then).
+const notSynced = 30 * time.Second
+
+// createRetrying creates u, retrying while the webhook says a cache is not synced yet ("retry").
+func createRetrying(ctx context.Context, c client.Client, u *unstructured.Unstructured) error {
+	var err error
+	deadline := time.Now().Add(notSynced)
+	for {
+		err = c.Create(ctx, u.DeepCopy())
+		if err == nil || !strings.Contains(err.Error(), "not synced yet: retry") || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }

@@ -50,7 +50,33 @@ type Env struct {
 }
 
 // Start starts etcd and kube-apiserver and installs the CRDs.
-func Start(o Options) (*Env, error) {
+func Start(o Options) (*Env, error) { return start(context.Background(), o) }
+
+// StartContext is Start that gives up when ctx ends (Ctrl-C): it returns ctx's error at once, with
+// nothing left behind: what was started by then is stopped, and its folders removed, before it
+// returns (a step under way is let finish first; envtest bounds each by its start timeout).
+func StartContext(ctx context.Context, o Options) (*Env, error) {
+	type result struct {
+		e   *Env
+		err error
+	}
+	res := make(chan result, 1)
+	go func() {
+		e, err := start(ctx, o)
+		res <- result{e, err}
+	}()
+	select {
+	case r := <-res:
+		return r.e, r.err
+	case <-ctx.Done():
+		if r := <-res; r.err == nil {
+			_ = r.e.Stop()
+		}
+		return nil, ctx.Err()
+	}
+}
+
+func start(ctx context.Context, o Options) (*Env, error) {
 	step := o.Step
 	if step == nil {
 		step = func(string, ...interface{}) {}
@@ -72,6 +98,10 @@ func Start(o Options) (*Env, error) {
 		return nil, fmt.Errorf("starting etcd and kube-apiserver (binaries from %s; `make control-plane` builds them): %w", assets(o.AssetsDir), err)
 	}
 	e.Config = cfg
+	if err := ctx.Err(); err != nil {
+		_ = e.Stop()
+		return nil, err
+	}
 	step("etcd %s and kube-apiserver %s started (%s)", e.env.ControlPlane.Etcd.URL.Host, cfg.Host, time.Since(t0).Round(time.Millisecond))
 
 	t0 = time.Now()
@@ -81,6 +111,10 @@ func Start(o Options) (*Env, error) {
 		return nil, fmt.Errorf("installing the CRDs of %v: %w", o.CRDDirs, err)
 	}
 	step("%d CRDs installed (%s)", len(crds), time.Since(t0).Round(time.Millisecond))
+	if err := ctx.Err(); err != nil {
+		_ = e.Stop()
+		return nil, err
+	}
 
 	dev, err := certs.NewDev(24 * time.Hour)
 	if err == nil {

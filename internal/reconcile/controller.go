@@ -50,6 +50,9 @@ func (r *Reconciler) awaitSettings(ctx context.Context, rv string) {
 	r.Settings.AwaitVersion(ctx, rv)
 }
 
+// notSyncedRequeue is when a policy reconciled before the source has listed everything is tried again.
+const notSyncedRequeue = 500 * time.Millisecond
+
 // settingsWait bounds awaitSettings.
 const settingsWait = 10 * time.Second
 
@@ -416,6 +419,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if !ok || !k.WritesStatus() {
 		return reconcile.Result{}, nil
 	}
+	// Judge only a whole picture: before every informer has listed, a policy looks overridden or
+	// its target missing, and the Events of that would contradict the final state.
+	if s, ok := r.Source.(interface{ Synced() bool }); ok && !s.Synced() {
+		return reconcile.Result{RequeueAfter: notSyncedRequeue}, nil
+	}
 	// The cache's own object, not a copy: a copy of a policy of thousands of rules was most of the
 	// cost of a reconcile, once per change of any policy on its paths. Read only: the status write
 	// below goes through a top-level map of its own.
@@ -468,21 +476,38 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	return reconcile.Result{}, nil
 }
 
-// events records a Kubernetes Event when a policy becomes overridden or invalid.
+// badReasons are the condition reasons an Event is recorded for when a policy comes to them
+// (Warning), and again when it leaves them for a good state (Normal: the recovery).
+var badReasons = []struct{ t, reason string }{{TypeEnforced, ReasonOverridden}, {TypeAccepted, ReasonInvalid}, {TypeAccepted, ReasonConflicted}}
+
+// events records a Kubernetes Event when a policy becomes overridden or invalid, and a Normal one
+// when it recovers (e.g. Overridden → Enforced).
 func (r *Reconciler) events(u *unstructured.Unstructured, before, after []metav1.Condition) {
 	if r.Recorder == nil {
 		return
 	}
-	for _, c := range []struct{ t, reason string }{{TypeEnforced, ReasonOverridden}, {TypeAccepted, ReasonInvalid}, {TypeAccepted, ReasonConflicted}} {
-		now := meta.FindStatusCondition(after, c.t)
-		if now == nil || now.Reason != c.reason {
-			continue
-		}
-		if was := meta.FindStatusCondition(before, c.t); was != nil && was.Reason == c.reason {
-			continue
-		}
-		r.Recorder.Eventf(u, nil, corev1.EventTypeWarning, now.Reason, "Reconcile", "%s", now.Message)
+	for _, e := range transitions(before, after) {
+		r.Recorder.Eventf(u, nil, e.kind, e.reason, "Reconcile", "%s", e.message)
 	}
+}
+
+// eventRecord is one Event to record.
+type eventRecord struct{ kind, reason, message string }
+
+// transitions are the Events a change of conditions from before to after calls for.
+func transitions(before, after []metav1.Condition) []eventRecord {
+	var out []eventRecord
+	for _, c := range badReasons {
+		now, was := meta.FindStatusCondition(after, c.t), meta.FindStatusCondition(before, c.t)
+		wasBad := was != nil && was.Reason == c.reason
+		switch {
+		case now != nil && now.Reason == c.reason && !wasBad:
+			out = append(out, eventRecord{corev1.EventTypeWarning, now.Reason, now.Message})
+		case now != nil && wasBad && now.Reason != c.reason && now.Status == metav1.ConditionTrue:
+			out = append(out, eventRecord{corev1.EventTypeNormal, now.Reason, now.Message})
+		}
+	}
+	return out
 }
 
 func conditionsOf(u *unstructured.Unstructured) []metav1.Condition {

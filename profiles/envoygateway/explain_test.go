@@ -16,12 +16,12 @@ import (
 	"github.com/precedent-dev/precedent/internal/topology"
 )
 
-// samples reads sample files of config/samples/envoy-gateway (with its PrecedentConfig) as the CLI
-// reads an offline input.
+// samples reads sample files of config/samples/envoy-gateway, with the PrecedentConfig of the
+// config/envoy-gateway component, as the CLI reads an offline input.
 func samples(t *testing.T, files ...string) *profile.Offline {
 	t.Helper()
-	var paths []string
-	for _, f := range append([]string{"precedentconfig.yaml", "topology.yaml"}, files...) {
+	paths := []string{filepath.Join("..", "..", "config", "envoy-gateway", "precedentconfig.yaml")}
+	for _, f := range append([]string{"topology.yaml"}, files...) {
 		paths = append(paths, filepath.Join("..", "..", "config", "samples", "envoy-gateway", f))
 	}
 	objs, err := manifest.Read(paths...)

@@ -1,8 +1,8 @@
 // Package access_test drives the AccessPolicy (and XAccessPolicy) admission path through a real
 // kube-apiserver and etcd (the pinned binaries of `make control-plane`): one control plane for the
-// package, started in TestMain with the shipped CRDs and the test XAccessPolicy and XBackend CRDs of
-// testdata/, the webhooks served over TLS with a dev certificate; each test works in its own
-// namespace.
+// package, started in TestMain with the shipped CRDs, the test XAccessPolicy CRD of testdata/ and
+// the XBackend CRD of test/crds/xbackend (which `make run` installs too), the webhooks served over
+// TLS with a dev certificate; each test works in its own namespace.
 package access_test
 
 import (
@@ -28,7 +28,7 @@ spec:
 
 func TestMain(m *testing.M) {
 	var err error
-	if h, err = harness.Start(harness.Options{Webhooks: true, Probe: probe, CRDDirs: []string{"testdata"}}); err != nil {
+	if h, err = harness.Start(harness.Options{Webhooks: true, Probe: probe, CRDDirs: []string{"testdata", "../crds/xbackend"}}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

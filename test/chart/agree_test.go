@@ -226,7 +226,7 @@ func TestKuadrantComponent(t *testing.T) {
 }
 
 // assertComponent renders config/default with the component of testdata/dir and checks what every
-// policy component adds: a ClusterRole, its binding and a PrecedentConfig, and in Precedent's own
+// policy component adds: a ClusterRole, its binding, kind lines in the one PrecedentConfig, and in Precedent's own
 // validating webhook configuration the entries <name>.policies.precedent.dev (writes of group's
 // resources, failing closed) and <name>-deletes.policies.precedent.dev (their deletes, failing open),
 // both on the precedent-webhook Service's /validate. It returns the rendered objects.
@@ -234,8 +234,8 @@ func assertComponent(t *testing.T, dir, name, group string, resources []string) 
 	t.Helper()
 	base := renderKustomize(t, "default")
 	with := renderKustomizeAt(t, filepath.Join("testdata", dir))
-	if got, want := len(with), len(base)+3; got != want {
-		t.Errorf("%d objects with the component, want %d (config/default's + ClusterRole, ClusterRoleBinding, PrecedentConfig): %v", got, want, kinds(with))
+	if got, want := len(with), len(base)+2; got != want {
+		t.Errorf("%d objects with the component, want %d (config/default's + ClusterRole, ClusterRoleBinding; its kinds go into config/default's PrecedentConfig): %v", got, want, kinds(with))
 	}
 	vwc := byKind(with, "ValidatingWebhookConfiguration")["precedent"]
 	if vwc == nil {

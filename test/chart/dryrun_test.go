@@ -18,12 +18,16 @@ import (
 )
 
 // c is an admin client of the package's control plane: a bare etcd + kube-apiserver, with no CRD
-// installed before the manifests' own.
-var c client.Client
+// installed before the manifests' own; env is that control plane.
+var (
+	c   client.Client
+	env *controlplane.Env
+)
 
 func TestMain(m *testing.M) {
 	profiles.Install() // the models the components' settings and the kinds' status modes read
-	env, err := controlplane.Start(controlplane.Options{AssetsDir: filepath.Join(root, "bin", "control-plane")})
+	var err error
+	env, err = controlplane.Start(controlplane.Options{AssetsDir: filepath.Join(root, "bin", "control-plane")})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -46,16 +50,6 @@ func TestMain(m *testing.M) {
 // with a server-side dry-run apply. Objects whose CRD ships elsewhere (cert-manager, Prometheus
 // Operator) are checked against the minimal same-shape CRDs of testdata/absent-crds.yaml.
 func TestDryRun(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("testdata", "absent-crds.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	absent, err := decode(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	apply(t, absent, false)
-
 	everything := map[string]any{
 		"replicas":          3,
 		"certificates":      map[string]any{"mode": "certManager", "certManager": map[string]any{"issuerRef": map[string]any{"kind": "ClusterIssuer", "name": "corp-ca"}}},
@@ -91,20 +85,37 @@ func TestDryRun(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			objs := tc.objs(t)
-			ensureNamespace(t, namespace)
-			var first, rest []*unstructured.Unstructured
-			for _, o := range objs {
-				if o.GetKind() == "CustomResourceDefinition" || o.GetKind() == "Namespace" {
-					first = append(first, o)
-				} else {
-					rest = append(rest, o)
-				}
-			}
-			apply(t, first, false)
-			apply(t, rest, true)
+			dryRun(t, objs)
 			t.Logf("%d objects accepted: %v", len(objs), kinds(objs))
 		})
 	}
+}
+
+// dryRun applies the same-shape CRDs of what ships elsewhere (testdata/absent-crds.yaml), and the
+// CRDs and Namespaces of objs, for real (the objects of a CRD need it served), in
+// the release namespace, then server-side dry-runs the rest.
+func dryRun(t *testing.T, objs []*unstructured.Unstructured) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("testdata", "absent-crds.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	absent, err := decode(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply(t, absent, false)
+	ensureNamespace(t, namespace)
+	var first, rest []*unstructured.Unstructured
+	for _, o := range objs {
+		if o.GetKind() == "CustomResourceDefinition" || o.GetKind() == "Namespace" {
+			first = append(first, o)
+		} else {
+			rest = append(rest, o)
+		}
+	}
+	apply(t, first, false)
+	apply(t, rest, true)
 }
 
 // ensureNamespace creates the release namespace, as `helm install --create-namespace` does.

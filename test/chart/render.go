@@ -17,9 +17,14 @@ const Namespace = "precedent-system"
 // --include-crds` (or, with upgrade, `helm upgrade`) does, with vals over the chart's values, into
 // one multi-document YAML stream. The deploy suite installs what it returns (cmd/render).
 func Render(repo string, vals map[string]any, upgrade bool) ([]byte, error) {
-	ch, err := loader.Load(filepath.Join(repo, "charts", "precedent"))
+	return RenderChart(filepath.Join(repo, "charts", "precedent"), vals, upgrade)
+}
+
+// RenderChart is Render of the chart at path: a folder or a packaged chart (.tgz, `make release`).
+func RenderChart(path string, vals map[string]any, upgrade bool) ([]byte, error) {
+	ch, err := loader.Load(path)
 	if err != nil {
-		return nil, fmt.Errorf("loading the chart: %w", err)
+		return nil, fmt.Errorf("loading the chart %s: %w", path, err)
 	}
 	kv, err := common.ParseKubeVersion("v1.37.2")
 	if err != nil {

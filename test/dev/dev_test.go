@@ -32,17 +32,7 @@ func TestMakeRun(t *testing.T) {
 	before := controlPlaneProcesses(t)
 
 	kubeconfig := filepath.Join(t.TempDir(), "dev.kubeconfig")
-	dev := exec.Command(bin, "dev", "--kubeconfig-out", kubeconfig)
-	dev.Dir = root
-	out, err := dev.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	dev.Stderr = &stderr
-	if err := dev.Start(); err != nil {
-		t.Fatal(err)
-	}
+	dev, lines, stderr := startDev(t, exec.Command(bin, "dev", "--kubeconfig-out", kubeconfig))
 	stopped := false
 	defer func() {
 		if !stopped {
@@ -52,15 +42,7 @@ func TestMakeRun(t *testing.T) {
 	}()
 
 	// Read the output up to the last "try this" command.
-	lines := make(chan string)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-	}()
-	log, commands := readCommands(t, lines, &stderr, 5)
+	log, commands := readCommands(t, lines, stderr, 5)
 	if !contains(log, "ready: kubeconfig="+kubeconfig) {
 		t.Fatalf("no ready line naming the kubeconfig:\n%s", strings.Join(log, "\n"))
 	}
@@ -70,11 +52,11 @@ func TestMakeRun(t *testing.T) {
 		fails bool
 		says  string
 	}{
-		{true, `The AuthPolicy "try-unset" is invalid: spec.unset[0]: Forbidden: rule authorization.b is set by the overrides of AuthPolicy c1/gw-policy and cannot be unset`},
-		{true, `The AuthPolicy "try-mixed" is invalid: spec.rules: Forbidden: bare rules cannot be combined with spec.defaults or spec.overrides`},
+		{true, `The AuthPolicy "try-unset" is invalid: spec.unset[0]: Forbidden: PRC-E023 rule authorization.b is set by the overrides of AuthPolicy c1/gw-policy and cannot be unset`},
+		{true, `The AuthPolicy "try-mixed" is invalid: spec.rules: Forbidden: PRC-E009 bare rules cannot be combined with spec.defaults or spec.overrides`},
 		{false, "Warning: PRC-W002 rule authorization.b on route c1/route is overridden by AuthPolicy c1/gw-policy"},
 		{false, "Warning: PRC-W002 rule authorization.b on route c1/route is overridden by AuthPolicy c1/gw-policy"},
-		{false, "precedentconfig.policy.precedent.dev/cluster created"},
+		{false, "precedentconfig.policy.precedent.dev/cluster"},
 	}
 	for i, c := range commands {
 		fields := strings.Fields(c)
@@ -93,23 +75,8 @@ func TestMakeRun(t *testing.T) {
 	}
 
 	// Ctrl-C stops everything.
-	if err := dev.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	for l := range lines {
-		log = append(log, l)
-	}
-	waited := make(chan error, 1)
-	go func() { waited <- dev.Wait() }()
-	select {
-	case err := <-waited:
-		stopped = true
-		if err != nil {
-			t.Errorf("precedent dev exited with %v after SIGINT; stderr:\n%s", err, stderr.String())
-		}
-	case <-time.After(time.Minute):
-		t.Fatal("precedent dev did not stop within a minute of SIGINT")
-	}
+	log = interrupt(t, dev, lines, log, stderr)
+	stopped = true
 	if !contains(log, "stopped: webhooks, kube-apiserver and etcd") {
 		t.Errorf("no stop line:\n%s", strings.Join(log, "\n"))
 	}
@@ -129,9 +96,79 @@ func contains(lines []string, s string) bool {
 	return false
 }
 
-// controlPlaneProcesses lists the running etcd and kube-apiserver processes by pid (zombies left
-// out: they have exited).
+// controlPlaneProcesses lists the running etcd and kube-apiserver processes started in the
+// repository root, where dev runs (not the test suites of other packages running meanwhile), by pid
+// (zombies left out: they have exited).
 func controlPlaneProcesses(t *testing.T) map[int]string {
+	t.Helper()
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := processes(t, func(cmdline []byte) bool {
+		argv0 := filepath.Base(string(bytes.SplitN(cmdline, []byte{0}, 2)[0]))
+		return argv0 == "etcd" || argv0 == "kube-apiserver"
+	})
+	for pid := range out {
+		if cwd, err := os.Readlink(filepath.Join("/proc", strconv.Itoa(pid), "cwd")); err == nil && cwd != abs {
+			delete(out, pid)
+		}
+	}
+	return out
+}
+
+// startDev starts dev in the repository root and returns it, its output lines (closed at its end)
+// and its standard error.
+func startDev(t *testing.T, dev *exec.Cmd) (*exec.Cmd, <-chan string, *bytes.Buffer) {
+	t.Helper()
+	dev.Dir = root
+	out, err := dev.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &bytes.Buffer{}
+	dev.Stderr = stderr
+	if err := dev.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	return dev, lines, stderr
+}
+
+// interrupt sends SIGINT to dev, reads the rest of its output lines after log, and waits (a minute
+// at most) for it to exit with status 0. It returns the whole output.
+func interrupt(t *testing.T, dev *exec.Cmd, lines <-chan string, log []string, stderr *bytes.Buffer) []string {
+	t.Helper()
+	if err := dev.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	for l := range lines {
+		log = append(log, l)
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- dev.Wait() }()
+	select {
+	case err := <-waited:
+		if err != nil {
+			t.Errorf("precedent dev exited with %v after SIGINT; stderr:\n%s", err, stderr.String())
+		}
+	case <-time.After(time.Minute):
+		_ = dev.Process.Kill()
+		t.Fatalf("precedent dev did not stop within a minute of SIGINT:\n%s", strings.Join(log, "\n"))
+	}
+	return log
+}
+
+// processes lists the running processes (not zombies) whose command line (NUL-separated) matches,
+// by pid, with their command lines.
+func processes(t *testing.T, match func(cmdline []byte) bool) map[int]string {
 	t.Helper()
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
@@ -144,14 +181,13 @@ func controlPlaneProcesses(t *testing.T) map[int]string {
 			continue
 		}
 		raw, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil || len(raw) == 0 {
-			continue
-		}
-		argv0 := filepath.Base(string(bytes.SplitN(raw, []byte{0}, 2)[0]))
-		if argv0 != "etcd" && argv0 != "kube-apiserver" {
+		if err != nil || len(raw) == 0 || !match(raw) {
 			continue
 		}
 		if err := syscall.Kill(pid, 0); err != nil {
+			continue
+		}
+		if stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && bytes.Contains(stat, []byte(") Z ")) {
 			continue
 		}
 		out[pid] = strings.ReplaceAll(string(raw), "\x00", " ")

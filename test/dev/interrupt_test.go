@@ -1,0 +1,80 @@
+package dev
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestInterrupt: the first SIGINT stops `precedent dev` in every phase of its start-up, promptly,
+// and leaves no etcd or kube-apiserver running and nothing in its temporary folder (TMPDIR).
+func TestInterrupt(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "precedent")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/precedent")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building precedent: %v\n%s", err, out)
+	}
+	for _, tc := range []struct {
+		phase string
+		after string // SIGINT once a line starts with this
+	}{
+		{"starting etcd and kube-apiserver", "precedent dev: starting"},
+		{"installing the CRDs", "  ✓ etcd "},
+		{"starting the webhook server", "  ✓ self-signed serving certificate"},
+		{"applying the samples", "  ✓ webhooks registered"},
+	} {
+		t.Run(tc.phase, func(t *testing.T) {
+			tmp := t.TempDir()
+			cmd := exec.Command(bin, "dev", "--kubeconfig-out", filepath.Join(tmp, "..", filepath.Base(tmp)+".kubeconfig"))
+			cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+			dev, lines, stderr := startDev(t, cmd)
+			var log []string
+			deadline := time.After(3 * time.Minute)
+		wait:
+			for {
+				select {
+				case l, ok := <-lines:
+					if !ok {
+						t.Fatalf("precedent dev ended before %q:\n%s\nstderr:\n%s", tc.after, strings.Join(log, "\n"), stderr.String())
+					}
+					log = append(log, l)
+					if strings.HasPrefix(l, tc.after) {
+						break wait
+					}
+				case <-deadline:
+					_ = dev.Process.Kill()
+					t.Fatalf("no line %q within 3 minutes:\n%s", tc.after, strings.Join(log, "\n"))
+				}
+			}
+			sent := time.Now()
+			log = interrupt(t, dev, lines, log, stderr)
+			t.Logf("stopped %s after SIGINT; last line %q", time.Since(sent).Round(100*time.Millisecond), log[len(log)-1])
+			if left := processesUnder(t, tmp); len(left) > 0 {
+				for pid, cmdline := range left {
+					_ = syscall.Kill(pid, syscall.SIGKILL)
+					t.Errorf("process %d left running after SIGINT: %s", pid, cmdline)
+				}
+			}
+			entries, err := os.ReadDir(tmp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range entries {
+				t.Errorf("left in TMPDIR after SIGINT: %s", e.Name())
+			}
+		})
+	}
+}
+
+// processesUnder lists the running processes (zombies left out) whose command line names dir: the
+// etcd and kube-apiserver a dev run with TMPDIR=dir started keep their data and certificates there.
+func processesUnder(t *testing.T, dir string) map[int]string {
+	t.Helper()
+	return processes(t, func(cmdline []byte) bool { return bytes.Contains(cmdline, []byte(dir)) })
+}

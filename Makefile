@@ -179,6 +179,7 @@ generate: ## Regenerate what the registered profiles and the table of checks def
 	$(GO) test ./webhook -run '^(TestManifests|TestChartResources)$$' -count=1 -update
 	$(GO) test ./internal/install -run '^TestGenerated$$' -count=1 -update
 	$(GO) test ./internal/vap -run '^TestCRDs$$' -count=1 -update
+	$(GO) test ./internal/crdcheck -run '^TestBuiltinCRDsAreCurrent$$' -count=1 -update
 	$(MAKE) chart-crds
 
 .PHONY: run

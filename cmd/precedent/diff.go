@@ -229,6 +229,7 @@ func applyFiles(base *input, files []string, ns string, now time.Time, configGiv
 		index[keyOf(u)] = i
 	}
 	written := map[string]bool{}
+	created := map[*unstructured.Unstructured]bool{}
 	for _, o := range objs {
 		u := o.Unstructured
 		if u.GetNamespace() == "" && u.GetKind() != "GatewayClass" && u.GetKind() != "Namespace" && u.GroupVersionKind().GroupKind() != settings.GVK.GroupKind() {
@@ -245,8 +246,12 @@ func applyFiles(base *input, files []string, ns string, now time.Time, configGiv
 		u.SetCreationTimestamp(metav1.NewTime(now.UTC().Truncate(time.Second)))
 		index[keyOf(u)] = len(out)
 		out = append(out, u)
+		created[u] = true
 	}
 	head, err := newInput(s, out, nil)
+	if head != nil {
+		head.undated = newInChangeSet(created)
+	}
 	return head, written, err
 }
 

@@ -59,6 +59,9 @@ looked up in its own namespace, and a target that does not exist is an error (ex
 				return targetNotFound(t)
 			}
 			o.noteUnnamed(cmd.ErrOrStderr())
+			if err := warnOrder(cmd.ErrOrStderr(), o, k, under, ns); err != nil {
+				return err
+			}
 			items := inNamespace(all, ns)
 			if items == nil {
 				items = []effective.Item{}

@@ -64,7 +64,11 @@ else the defaults.
 // validate runs the webhook's review of every policy of the input, each as a create against the
 // topology and the other objects of the input.
 func (o *input) validate(ctx context.Context) (errs, warns []string, err error) {
-	return profiles.Review(ctx, o.objects, o.settings)
+	if errs, warns, err = profiles.Review(ctx, o.objects, o.settings); err != nil {
+		return nil, nil, err
+	}
+	more, err := o.orderWarnings(ctx)
+	return errs, append(warns, more...), err
 }
 
 // offline is the input as the profiles read it.

@@ -18,6 +18,7 @@ import (
 	"github.com/precedent-dev/precedent/internal/printable"
 	"github.com/precedent-dev/precedent/internal/profile"
 	"github.com/precedent-dev/precedent/internal/settings"
+	"github.com/precedent-dev/precedent/internal/warning"
 	"github.com/precedent-dev/precedent/profiles"
 )
 
@@ -275,7 +276,8 @@ func changedObjects(base, head []*unstructured.Unstructured) map[string]bool {
 func about(lines []string, objects map[string]bool) []string {
 	var out []string
 	for _, l := range lines {
-		if subject, _, ok := strings.Cut(l, ": "); ok && objects[subject] {
+		_, text := warning.Split(l)
+		if subject, _, ok := strings.Cut(text, ": "); ok && objects[subject] {
 			out = append(out, l)
 		}
 	}

@@ -179,18 +179,19 @@ func only(a, b []string) []string {
 	return out
 }
 
-// Lines are the warnings of d (with code PRC-W100): one naming both policies and the assumed order,
-// then one per line of the other order's outcome, "if <Second> is created first: <line>".
+// Lines are the warnings of d (with code PRC-W100), each with one subject: the first names the
+// first policy and the other, and the assumed order; then one per line of the other order's
+// outcome, about the second policy: "<Kind> <second>: if created before <first>: <line>".
 func (d Dependence) Lines() []string {
 	kind := d.First.GetKind()
 	first, second := name(d.First), name(d.Second)
-	out := []string{Unknown.Linef("%s %s and %s %s: the outcome depends on which is created first, which the input does not say (no creationTimestamp); the other lines assume %s is created first (name order), if %s is created first instead: %d line%s below", kind, first, kind, second, first, second, shown(d), plural(shown(d)))}
+	out := []string{Unknown.Linef("%s %s: the outcome depends on whether it or %s %s is created first, which the input does not say (no creationTimestamp); the other lines assume %s is created first (name order); if %s is created first instead: %d line%s below", kind, first, kind, second, first, second, shown(d), plural(shown(d)))}
 	for _, l := range d.Other {
-		out = append(out, Unknown.Linef("if %s %s is created first: %s", kind, second, l))
+		out = append(out, Unknown.Linef("%s %s: if created before %s: %s", kind, second, first, l))
 	}
 	if len(d.Other) == 0 {
 		for _, l := range d.Assumed {
-			out = append(out, Unknown.Linef("if %s %s is created first, this does not hold: %s", kind, second, l))
+			out = append(out, Unknown.Linef("%s %s: if created before %s, this does not hold: %s", kind, second, first, l))
 		}
 	}
 	return out

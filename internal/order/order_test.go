@@ -105,8 +105,8 @@ func TestDepends(t *testing.T) {
 			name: "an order that changes the answer gives both outcomes",
 			run:  winner,
 			want: []string{
-				"PRC-W100 P shop/aa and P shop/zz: the outcome depends on which is created first, which the input does not say (no creationTimestamp); the other lines assume shop/aa is created first (name order), if shop/zz is created first instead: 1 line below",
-				"PRC-W100 if P shop/zz is created first: zz wins",
+				"PRC-W100 P shop/aa: the outcome depends on whether it or P shop/zz is created first, which the input does not say (no creationTimestamp); the other lines assume shop/aa is created first (name order); if shop/zz is created first instead: 1 line below",
+				"PRC-W100 P shop/zz: if created before shop/aa: zz wins",
 			},
 		},
 		{name: "an order that changes nothing is not reported", run: same},

@@ -33,17 +33,7 @@ func (o *input) orderWarnings(ctx context.Context) ([]string, error) {
 		errs, warns, err := profiles.Review(ctx, objs, o.settings)
 		return append(errs, warns...), err
 	})
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, d := range deps {
-		out = append(out, d.Lines()...)
-	}
-	if more {
-		out = append(out, order.Note())
-	}
-	return out, nil
+	return orderLines(deps, more, err)
 }
 
 // newInChangeSet is undated for diff -f: objects new in the change set are newer than every
@@ -72,17 +62,7 @@ func (o *input) effectiveOrderWarnings(k policy.Kind, under *topology.Target, ns
 		}
 		return effectiveRows(inNamespace(items, ns)), nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, d := range deps {
-		out = append(out, d.Lines()...)
-	}
-	if more {
-		out = append(out, order.Note())
-	}
-	return out, nil
+	return orderLines(deps, more, err)
 }
 
 // effectiveRows are the table's rows as lines: "<path>: <rule id> from <policy>".
@@ -129,4 +109,19 @@ func warnOrder(w io.Writer, o *input, k policy.Kind, under *topology.Target, ns 
 		fmt.Fprintln(w, "Warning: "+printable.String(l))
 	}
 	return nil
+}
+
+// orderLines are the warnings of the dependences found, and a note when pairs were left out.
+func orderLines(deps []order.Dependence, more bool, err error) ([]string, error) {
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, d := range deps {
+		out = append(out, d.Lines()...)
+	}
+	if more {
+		out = append(out, order.Note())
+	}
+	return out, nil
 }

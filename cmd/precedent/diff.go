@@ -127,6 +127,9 @@ func (o *diffOptions) run(cmd *cobra.Command) error {
 	if err != nil {
 		return &exitError{Code: 2, Err: err}
 	}
+	// What the API server rejects by its CRD (Precedent's own, built in, included) is an error, as
+	// validate lists it.
+	errs = append(head.rejected, errs...)
 	if len(o.files) > 0 {
 		errs = about(errs, written)
 	}

@@ -238,6 +238,7 @@ generate: ## Regenerate what the registered profiles and the table of checks def
 	$(GO) test ./internal/install -run '^TestGenerated$$' -count=1 -update
 	$(GO) test ./internal/vap -run '^TestCRDs$$' -count=1 -update
 	$(GO) test ./cmd/precedent -run '^TestCodesTable$$' -count=1 -update
+	$(GO) test ./internal/crdcheck -run '^TestBuiltinCRDsAreCurrent$$' -count=1 -update
 	$(MAKE) chart-crds
 
 # What `make run` installs: the Gateway API and Precedent CRDs, the same-shape Kuadrant and XBackend

@@ -142,6 +142,9 @@ func (o *diffOptions) run(cmd *cobra.Command) error {
 	if err != nil {
 		return &exitError{Code: 2, Err: err}
 	}
+	// What the API server rejects by its CRD (Precedent's own, built in, included) is an error, as
+	// validate lists it.
+	all = append(append([]finding.Finding(nil), head.rejected...), all...)
 	fs := about(all, written, len(o.files) > 0)
 	finding.Locate(fs, head.locate)
 	var errs, warns []string
@@ -254,6 +257,7 @@ func applyFiles(base *input, files []string, ns string, now time.Time, configGiv
 		index[keyOf(u)] = i
 	}
 	written := map[string]bool{}
+	created := map[*unstructured.Unstructured]bool{}
 	for _, o := range objs {
 		u := o.Unstructured
 		if u.GetNamespace() == "" && u.GetKind() != "GatewayClass" && u.GetKind() != "Namespace" && u.GroupVersionKind().GroupKind() != settings.GVK.GroupKind() {
@@ -270,12 +274,14 @@ func applyFiles(base *input, files []string, ns string, now time.Time, configGiv
 		u.SetCreationTimestamp(metav1.NewTime(now.UTC().Truncate(time.Second)))
 		index[keyOf(u)] = len(out)
 		out = append(out, u)
+		created[u] = true
 	}
 	head, err := newInput(s, out, nil)
 	if err != nil {
 		return nil, nil, err
 	}
 	head.read, head.at = len(objs), place(objs)
+	head.undated = newInChangeSet(created)
 	return head, written, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -81,6 +82,14 @@ as -f.
 				return targetNotFound(t)
 			}
 			o.noteUnnamed(cmd.ErrOrStderr())
+			for _, k := range kinds {
+				if !slices.ContainsFunc(all, func(it effective.Item) bool { return it.Kind == k.GVK.Kind }) {
+					continue // no effective policy of this kind: no order to depend on
+				}
+				if err := warnOrder(cmd.ErrOrStderr(), o, k, under, ns); err != nil {
+					return err
+				}
+			}
 			items := inNamespace(all, ns)
 			if items == nil {
 				items = []effective.Item{}

@@ -93,6 +93,9 @@ func (f *explainFlags) run(cmd *cobra.Command) error {
 		return err
 	}
 	o.notes(cmd.ErrOrStderr())
+	if err := warnOrder(cmd.ErrOrStderr(), o, k, nil, ""); err != nil {
+		return err
+	}
 	snap := o.snapshot(k)
 	var p *policy.Policy
 	if ref != nil {

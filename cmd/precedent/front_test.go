@@ -185,6 +185,15 @@ func TestValidateWithCRDs(t *testing.T) {
 				stderr: "error: 2 errors\n"},
 		},
 		{
+			name: "--crd takes config/crd: subfolders are read, kustomization.yaml is skipped",
+			args: []string{"validate", "-f", "testdata/invalid", "--crd", "../../config/crd"},
+			want: cmdResult{code: 1, stdout: "RateLimitPolicy shop/mixed: spec.limits: Forbidden: bare limits cannot be combined with spec.defaults or spec.overrides: move them into spec.defaults\n" +
+				"AuthPolicy shop/route-policy: spec.unset[0]: Forbidden: rule authorization.b is set by the overrides of AuthPolicy gateway-system/gw-policy and cannot be unset: remove it from spec.unset\n" +
+				"Warning: AuthPolicy gateway-system/gw-policy: this write changes the effective AuthPolicy of 1 route\n" +
+				"Warning: AuthPolicy gateway-system/gw-policy: the override of authorization.b makes the unset in AuthPolicy shop/route-policy ineffective on route shop/cart\n",
+				stderr: "error: 2 errors\n"},
+		},
+		{
 			name: "the samples pass the shipped CRDs, Gateway API's included",
 			args: []string{"validate", "-f", "../../config/samples/rfc/b2", "-f", "../../config/crd"},
 			want: cmdResult{stdout: "Warning: AuthPolicy b2/gw-policy: this write changes the effective AuthPolicy of 1 route\n" +
@@ -193,9 +202,9 @@ func TestValidateWithCRDs(t *testing.T) {
 				"0 errors, 3 warnings in 23 objects\n"},
 		},
 		{
-			name: "--crd with something else than CRDs is exit 2",
+			name: "--crd with no CRD among other objects is exit 2",
 			args: []string{"validate", "-f", "testdata/kuadrant", "--crd", "testdata/kuadrant"},
-			want: cmdResult{code: 2, stderr: "error: --crd testdata/kuadrant/objects.yaml: document 0 is a Gateway, not a CustomResourceDefinition\n"},
+			want: cmdResult{code: 2, stderr: "error: --crd testdata/kuadrant: no CustomResourceDefinition found\n"},
 		},
 	})
 }

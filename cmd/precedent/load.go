@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -43,6 +44,9 @@ type input struct {
 	// object (and the first of each kind) starts in them.
 	read int
 	at   map[finding.Object]position
+	// undated, when set, says which objects have no known creation time (nil: those without
+	// creationTimestamp; see undatedOf).
+	undated func(*unstructured.Unstructured) bool
 }
 
 // position is where an object starts in the input.
@@ -159,17 +163,9 @@ func (f *sources) loadFiles(ctx context.Context, override *settings.Settings) (*
 			srcs = append(srcs, fmt.Sprintf("%s: document %d", o.File, o.Index))
 		}
 	}
-	if len(f.crds) > 0 {
-		more, err := manifest.Read(f.crds...)
-		if err != nil {
-			return nil, &exitError{Code: 2, Err: fmt.Errorf("--crd: %w", err)}
-		}
-		for _, o := range more {
-			if !crdcheck.IsCRD(o.Unstructured) {
-				return nil, &exitError{Code: 2, Err: fmt.Errorf("--crd %s: document %d is a %s, not a CustomResourceDefinition", o.File, o.Index, printable.String(o.GetKind()))}
-			}
-			crds = append(crds, o.Unstructured)
-		}
+	crds, err = f.allCRDs(crds)
+	if err != nil {
+		return nil, err
 	}
 	if override != nil {
 		s = *override
@@ -198,6 +194,35 @@ func (f *sources) loadFiles(ctx context.Context, override *settings.Settings) (*
 	o.unchecked = unchecked(o.registry, kept, checker)
 	o.read, o.at = len(objs), place(objs)
 	return o, nil
+}
+
+// allCRDs returns the CRDs the objects are checked against: Precedent's own (built in), then those
+// of the input, then those of --crd, a later one winning for its kind (crdcheck.New), so a CRD the
+// user gives replaces the built-in one. --crd takes files and folders (recursively, such as
+// config/crd) and skips what is not a CRD there (kustomization.yaml, ...).
+func (f *sources) allCRDs(input []*unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
+	crds, err := crdcheck.Builtin()
+	if err != nil {
+		return nil, fmt.Errorf("built-in CRDs: %w", err)
+	}
+	crds = append(crds, input...)
+	if len(f.crds) == 0 {
+		return crds, nil
+	}
+	more, err := manifest.Read(f.crds...)
+	if err != nil {
+		return nil, &exitError{Code: 2, Err: fmt.Errorf("--crd: %w", err)}
+	}
+	n := len(crds)
+	for _, o := range more {
+		if crdcheck.IsCRD(o.Unstructured) {
+			crds = append(crds, o.Unstructured)
+		}
+	}
+	if len(crds) == n {
+		return nil, &exitError{Code: 2, Err: fmt.Errorf("--crd %s: no CustomResourceDefinition found", strings.Join(f.crds, ", "))}
+	}
+	return crds, nil
 }
 
 // readConfigFile reads the one PrecedentConfig of a file; an unreadable or invalid one is an

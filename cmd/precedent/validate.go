@@ -84,7 +84,12 @@ else the defaults.
 // validate runs the webhook's review of every policy of the input, each as a create against the
 // topology and the other objects of the input.
 func (o *input) validate(ctx context.Context) ([]finding.Finding, error) {
-	return profiles.Review(ctx, o.objects, o.settings)
+	fs, err := profiles.Review(ctx, o.objects, o.settings)
+	if err != nil {
+		return nil, err
+	}
+	more, err := o.orderWarnings(ctx)
+	return append(fs, more...), err
 }
 
 // offline is the input as the profiles read it.

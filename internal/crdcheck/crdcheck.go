@@ -164,7 +164,12 @@ func (c *Checker) Check(ctx context.Context, u *unstructured.Unstructured) field
 	unknown := pruning.PruneWithOptions(u.Object, v.structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
 	sort.Strings(unknown)
 	for _, p := range unknown {
-		errs = append(errs, field.Forbidden(field.NewPath(p), "unknown field: the CRD's schema does not declare it"))
+		errs = append(errs, field.Forbidden(field.NewPath(p), fmt.Sprintf("unknown field %q", p)))
+	}
+	if len(errs) > 0 {
+		// kubectl asks for strict field validation: the API server stops at decoding
+		// ("strict decoding error: unknown field ...") and validates nothing else.
+		return errs
 	}
 	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u.Object, v.structural)
 	structuraldefaulting.Default(u.Object, v.structural)
@@ -178,6 +183,20 @@ func (c *Checker) Check(ctx context.Context, u *unstructured.Unstructured) field
 		} else {
 			cerrs, _ := v.cel.Validate(ctx, nil, v.structural, u.Object, nil, celconfig.RuntimeCELCostBudget)
 			errs = append(errs, sorted(cerrs)...)
+		}
+	}
+	return rooted(errs)
+}
+
+// root names the whole object where the API server's validators give no field path (which
+// field.Error renders "<nil>"), as JSON-schema tools such as kubeconform do.
+const root = "(root)"
+
+// rooted gives the errors without a field path the path root.
+func rooted(errs field.ErrorList) field.ErrorList {
+	for _, e := range errs {
+		if e.Field == "" || e.Field == "<nil>" {
+			e.Field = root
 		}
 	}
 	return errs

@@ -99,7 +99,7 @@ spec:
   defaults: {strategy: sometimes, limits: {b: {rates: [{limit: 5, window: 10s}]}}}`,
 			want: []string{
 				`spec.defaults.strategy: Unsupported value: "sometimes": supported values: "atomic", "merge"`,
-				`<nil>: Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation`,
+				`(root): Invalid value: null: some validation rules were not checked because the object was invalid; correct the existing errors to complete validation`,
 			},
 		},
 		{
@@ -111,7 +111,7 @@ metadata: {name: p, namespace: shop}
 spec:
   targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: cart}
   limits: {a: {rates: [{limit: 5, window: 10s, burst: 3}]}}`,
-			want: []string{`spec.limits.a.rates[0].burst: Forbidden: unknown field: the CRD's schema does not declare it`},
+			want: []string{`spec.limits.a.rates[0].burst: Forbidden: unknown field "spec.limits.a.rates[0].burst"`},
 		},
 		{
 			name: "a version the CRD does not serve is unsupported",

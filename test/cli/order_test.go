@@ -57,15 +57,15 @@ func TestOrderOfCreationAgainstTheCluster(t *testing.T) {
 			apiVersion: "policy.precedent.dev/v1alpha1",
 			stored:     []string{"zz-team"},
 			files:      []string{"aa-team"},
-			want:       []string{"Warning: RateLimitPolicy NS/aa-team: spec.limits of this policy are replaced by RateLimitPolicy NS/zz-team on route NS/cart"},
+			want:       []string{"Note: PRC-N001 RateLimitPolicy NS/aa-team: spec.limits of this policy are replaced by RateLimitPolicy NS/zz-team on route NS/cart"},
 		},
 		{
 			name:       "Kuadrant, newer wins: the new policy takes the limit",
 			apiVersion: "kuadrant.io/v1",
-			args:       []string{"--config", filepath.Join("..", "..", "config", "samples", "kuadrant", "precedentconfig.yaml")},
+			args:       []string{"--config", filepath.Join("..", "..", "config", "kuadrant", "precedentconfig.yaml")},
 			stored:     []string{"zz-team"},
 			files:      []string{"aa-team"},
-			want:       []string{"Warning: RateLimitPolicy NS/aa-team: replaces NS/zz-team's `per-user` on route NS/cart (Kuadrant: the newer policy on one target wins)"},
+			want:       []string{"Warning: PRC-W010 RateLimitPolicy NS/aa-team: replaces NS/zz-team's `per-user` on route NS/cart (Kuadrant: the newer policy on one target wins)"},
 		},
 		{
 			name:       "two new policies: the order is unknown and both outcomes are given",
@@ -73,7 +73,7 @@ func TestOrderOfCreationAgainstTheCluster(t *testing.T) {
 			files:      []string{"zz-team", "aa-team"},
 			want: []string{
 				"Warning: PRC-W100 RateLimitPolicy NS/aa-team: the outcome depends on whether it or RateLimitPolicy NS/zz-team is created first",
-				"Warning: PRC-W100 RateLimitPolicy NS/zz-team: if created before NS/aa-team: RateLimitPolicy NS/zz-team: replaces NS/aa-team's `per-user` on route NS/cart (defaults-overrides: the oldest policy on one target wins)",
+				"Warning: PRC-W100 RateLimitPolicy NS/zz-team: if created before NS/aa-team: PRC-W010 RateLimitPolicy NS/zz-team: replaces NS/aa-team's `per-user` on route NS/cart (defaults-overrides: the oldest policy on one target wins)",
 			},
 			unknown: true,
 		},

@@ -74,7 +74,7 @@ spec:
 			t.Fatal(err)
 		}
 		harness.WarningsOf(t, c, rec, deny, []string{
-			"MeshTrafficPermission " + ns + "PRC-W014 /shadow-malicious: spec.rules[0].default.allowWithShadowDeny[0] never takes effect on any Dataplane: spec.rules[0].default.deny[0] of " + ns + "/deny-malicious denies all it matches, and Kuma matches deny first",
+			"PRC-W014 MeshTrafficPermission " + ns + "/shadow-malicious: spec.rules[0].default.allowWithShadowDeny[0] never takes effect on any Dataplane: spec.rules[0].default.deny[0] of " + ns + "/deny-malicious denies all it matches, and Kuma matches de...", // cut at 240 bytes (validate.Limit)
 		})
 	})
 	t.Run("the rules survive the API server as written", func(t *testing.T) {
@@ -97,7 +97,7 @@ spec:
       allow:
       - spiffeID: {type: Exact, value: "spiffe://default.zone-1.mesh.local/ns/malicious/sa/batch"}
       - spiffeID: {type: Prefix, value: "spiffe://default.zone-1.mesh.local/ns/web"}`), []string{
-			"MeshTrafficPermission " + ns + "PRC-W014 /allow-batch: spec.rules[0].default.allow[0] never takes effect on any Dataplane: spec.rules[0].default.deny[0] of " + ns + "/deny-malicious denies all it matches, and Kuma matches deny first",
+			"PRC-W014 MeshTrafficPermission " + ns + "/allow-batch: spec.rules[0].default.allow[0] never takes effect on any Dataplane: spec.rules[0].default.deny[0] of " + ns + "/deny-malicious denies all it matches, and Kuma matches deny first",
 		})
 	})
 	t.Run("from items: deprecated, and replaced by the rules on every proxy", func(t *testing.T) {
@@ -107,9 +107,9 @@ kind: MeshTrafficPermission
 metadata: {name: legacy, namespace: "{{ns}}", labels: {kuma.io/mesh: default}}
 spec:
   from: [{targetRef: {kind: Mesh}, default: {action: Allow}}]`), []string{
-			"MeshTrafficPermission " + ns + "PRC-W015 /legacy: spec.from is deprecated by Kuma 2.x and dropped silently by Kuma 3.0 on create and update: use spec.rules",
-			"MeshTrafficPermission " + ns + `/legacy: spec.from[0] as spec.rules[0]: {"default":{"allow":[{"spiffeID":{"type":"Prefix","value":"spiffe://<trust-domain>"}}]}}`,
-			"MeshTrafficPermission " + ns + "PRC-W014 /legacy never takes effect on any Dataplane: the spec.rules of " + ns + "/deny-malicious, " + ns + "/shadow-malicious replace its from items wherever it applies",
+			"PRC-W015 MeshTrafficPermission " + ns + "/legacy: spec.from is deprecated by Kuma 2.x and dropped silently by Kuma 3.0 on create and update: use spec.rules",
+			"PRC-W015 MeshTrafficPermission " + ns + `/legacy: spec.from[0] as spec.rules[0]: {"default":{"allow":[{"spiffeID":{"type":"Prefix","value":"spiffe://<trust-domain>"}}]}}`,
+			"PRC-W014 MeshTrafficPermission " + ns + "/legacy never takes effect on any Dataplane: the spec.rules of " + ns + "/deny-malicious, " + ns + "/shadow-malicious replace its from items wherever it applies",
 		})
 	})
 	t.Run("a MeshTimeout rule whose fields a winning policy sets, and a match without a spiffeID", func(t *testing.T) {
@@ -131,8 +131,8 @@ spec:
   - default: {idleTimeout: 2h}
   - matches: [{sni: {type: Exact, value: backend.svc}}]
     default: {http: {requestTimeout: 1s}}`), []string{
-			"MeshTimeout " + ns + "PRC-W016 /b-inbound: spec.rules[1].matches[0] never takes effect: Kuma applies a rule only to matches with a spiffeID",
-			"MeshTimeout " + ns + "PRC-W014 /b-inbound never takes effect on any Dataplane: every field it sets is decided by " + ns + "/a-inbound",
+			"PRC-W016 MeshTimeout " + ns + "/b-inbound: spec.rules[1].matches[0] never takes effect: Kuma applies a rule only to matches with a spiffeID",
+			"PRC-W014 MeshTimeout " + ns + "/b-inbound never takes effect on any Dataplane: every field it sets is decided by " + ns + "/a-inbound",
 		})
 	})
 	t.Run("a rules item Kuma rejects is rejected with its path", func(t *testing.T) {
@@ -144,7 +144,7 @@ spec:
   rules:
   - matches: [{spiffeID: {type: Exact, value: "spiffe://default.zone-1.mesh.local/ns/a/sa/b"}}]
     default: {connectionTimeout: 1s, http: {requestTimeout: 1s}}`))
-		want := "spec.rules[0].default.connectionTimeout: Forbidden: must not be set when matches contain a spiffeID"
+		want := "spec.rules[0].default.connectionTimeout: Forbidden: PRC-E031 must not be set when matches contain a spiffeID"
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("create: %v, want an error with %q", err, want)
 		}

@@ -173,7 +173,7 @@ func TestDeleteWarnsOfWhatItRevokesOrOpens(t *testing.T) {
 			t.Errorf("warnings of deleting %s (-want +got):\n%s", name, diff)
 		}
 	}
-	deleteWarns("backend-pol", []string{"tool `y` granted to sa " + ns + "/agent by " + ns + "/backend-pol is no longer granted at backend " + ns + "/shop: no backend rule allows it"})
+	deleteWarns("backend-pol", []string{"PRC-W013 tool `y` granted to sa " + ns + "/agent by " + ns + "/backend-pol is no longer granted at backend " + ns + "/shop: no backend rule allows it"})
 	deleteWarns("also", []string{"PRC-W012 removing this policy leaves backend " + ns + "/shop without allow rules: every source that passes the gateways in front of it may call every tool"})
 	deleteWarns("gw-pol", []string{"PRC-W012 removing this policy leaves gateway " + ns + "/gw without allow rules: every source may call every tool of the 1 backend behind it"})
 }

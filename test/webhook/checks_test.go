@@ -276,7 +276,7 @@ spec:
   targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: shop}
   unset: [authentication.a, authorization.b]`), rejection{
 			causes:  []harness.Cause{{Type: metav1.CauseTypeForbidden, Field: "spec.unset[1]"}},
-			message: "spec.unset[1]: Forbidden: rule authorization.b is set by the overrides of AuthPolicy " + gwNS + "/gw-policy and cannot be unset",
+			message: "spec.unset[1]: Forbidden: PRC-E023 rule authorization.b is set by the overrides of AuthPolicy " + gwNS + "/gw-policy and cannot be unset",
 		}, false)
 	})
 

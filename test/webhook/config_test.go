@@ -151,7 +151,7 @@ spec:
   targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: route}
   limits: {per-user: {rates: [{limit: 5, window: 1m}]}}
   unset: [global]`
-	want := "spec.unset[0]: Forbidden: rule global is set by the overrides of RateLimitPolicy " + ns + "/gw-limits and cannot be unset"
+	want := "spec.unset[0]: Forbidden: PRC-E023 rule global is set by the overrides of RateLimitPolicy " + ns + "/gw-limits and cannot be unset"
 	harness.Eventually(t, "the unset of the Gateway policy's override is rejected", func() (bool, string) {
 		denied, msg := harness.Denied(ctx, c, route)
 		return denied && strings.Contains(msg, want), msg

@@ -60,7 +60,7 @@ spec:
     global: {rates: [{limit: 5, window: 1m}]}
     per-user: {rates: [{limit: 2, window: 1m}]}`)
 		harness.WarningsOf(t, c, rec, route, []string{
-			"rule global on route " + ns + "/route is overridden by RateLimitPolicy " + ns + "/gw-limits",
+			"PRC-W002 rule global on route " + ns + "/route is overridden by RateLimitPolicy " + ns + "/gw-limits",
 		})
 	})
 
@@ -100,7 +100,7 @@ spec:
   targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: route}
   limits: {burst: {rates: [{limit: 1, window: 1s}]}}`)
 		harness.WarningsOf(t, c, rec, newer, []string{
-			"replaces " + ns + "/route-limits's `per-user` on route " + ns + "/route (Kuadrant: the newer policy on one target wins)",
+			"PRC-W010 replaces " + ns + "/route-limits's `per-user` on route " + ns + "/route (Kuadrant: the newer policy on one target wins)",
 		})
 		// Now a write of the older one is told that the newer replaces it.
 		older := harness.ObjectIn(ns, `
@@ -111,6 +111,9 @@ spec:
   targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: route}
   limits:
     global: {rates: [{limit: 6, window: 1m}]}`)
+		// That is a note, which the webhook sends with notes switched on.
+		setConfig(t, c, map[string]interface{}{"kinds": kuadrantKinds(), "notes": true})
+		t.Cleanup(func() { setConfig(t, c, map[string]interface{}{"kinds": kuadrantKinds()}) })
 		want := "PRC-N001 spec.limits of this policy are replaced by RateLimitPolicy " + ns + "/route-limits-2 on route " + ns + "/route"
 		harness.Eventually(t, "an update of the older policy is told the newer one wins", func() (bool, string) {
 			cur := older.DeepCopy()
@@ -149,7 +152,7 @@ spec:
 		// The same warning on --dry-run=server and on the real write; the limits' values, which the
 		// writer may not be allowed to read, are not in it.
 		harness.WarningsOf(t, c, rec, teamB, []string{
-			"replaces " + ns + "/team-a's `global` and `per-user` on route " + ns + "/route (Kuadrant: the newer policy on one target wins)",
+			"PRC-W010 replaces " + ns + "/team-a's `global` and `per-user` on route " + ns + "/route (Kuadrant: the newer policy on one target wins)",
 		})
 		// Re-applying team-b changes nothing: nothing more is taken from team-a.
 		cur := teamB.DeepCopy()

@@ -83,7 +83,7 @@ func TestWarnings(t *testing.T) {
 	route := harness.ObjectIn(ns, routePolicy)
 	t.Run("create", func(t *testing.T) {
 		warningsOf(t, rec, []string{
-			"rule authorization.b on route " + ns + "/route is overridden by AuthPolicy " + ns + "/gw-policy",
+			"PRC-W002 rule authorization.b on route " + ns + "/route is overridden by AuthPolicy " + ns + "/gw-policy",
 		}, func(dry bool) error {
 			o := route.DeepCopy()
 			if dry {
@@ -96,13 +96,16 @@ func TestWarnings(t *testing.T) {
 
 	t.Run("update", func(t *testing.T) {
 		warningsOf(t, rec, []string{
-			"rule authorization.b on route " + ns + "/route is overridden by AuthPolicy " + ns + "/gw-policy",
+			"PRC-W002 rule authorization.b on route " + ns + "/route is overridden by AuthPolicy " + ns + "/gw-policy",
 		}, rewrite(ctx, c, route, func(u *unstructured.Unstructured) {
 			_ = unstructured.SetNestedField(u.Object, map[string]interface{}{"opa": map[string]interface{}{"rego": "allow = true"}}, "spec", "rules", "authorization", "d")
 		}))
 	})
 
 	t.Run("delete of the Gateway policy", func(t *testing.T) {
+		// What the delete changes is a note: the webhook sends it when the PrecedentConfig asks.
+		setConfig(t, c, map[string]interface{}{"notes": true})
+		t.Cleanup(func() { setConfig(t, c, map[string]interface{}{}) })
 		gw := harness.ObjectIn(ns, gatewayOverride)
 		warningsOf(t, rec, []string{
 			"PRC-N003 removing this policy changes the effective AuthPolicy of 1 route",
@@ -129,9 +132,12 @@ spec:
 
 // TestRewriteWithoutChange: re-writing a Gateway policy whose rules did not change (a label added,
 // as a GitOps re-apply does) projects no change, and changing a number does. The rules hold numbers,
-// which the webhook must read as the cache holds them (int64) to see that they are the same.
+// which the webhook must read as the cache holds them (int64) to see that they are the same. The
+// projected change is a note, which the webhook sends with notes switched on.
 func TestRewriteWithoutChange(t *testing.T) {
 	c, rec := h.NewClient()
+	setConfig(t, c, map[string]interface{}{"notes": true})
+	t.Cleanup(func() { setConfig(t, c, map[string]interface{}{}) })
 	ctx := context.Background()
 	ns := harness.Namespace(t, c)
 	harness.Apply(t, c, ns, topology)
@@ -155,7 +161,7 @@ func TestDryRunPersistsNothing(t *testing.T) {
 	ns := harness.Namespace(t, c)
 	harness.Apply(t, c, ns, topology)
 	harness.Create(t, c, harness.ObjectIn(ns, gatewayOverride))
-	want := []string{"rule authorization.b on route " + ns + "/route is overridden by AuthPolicy " + ns + "/gw-policy"}
+	want := []string{"PRC-W002 rule authorization.b on route " + ns + "/route is overridden by AuthPolicy " + ns + "/gw-policy"}
 	harness.EventuallyWithin(t, 10*time.Second, "the dry-run warns of the override", func() (bool, string) {
 		err := c.Create(ctx, harness.ObjectIn(ns, routePolicy), client.DryRunAll)
 		got := rec.Take()
@@ -222,7 +228,7 @@ func TestKubectl(t *testing.T) {
 		return p
 	}
 	warned := file("route.yaml", routePolicy)
-	want := []string{"Warning: rule authorization.b on route " + ns + "/route is overridden by AuthPolicy " + ns + "/gw-policy"}
+	want := []string{"Warning: PRC-W002 rule authorization.b on route " + ns + "/route is overridden by AuthPolicy " + ns + "/gw-policy"}
 
 	t.Run("apply --dry-run=server", func(t *testing.T) {
 		var stdout, stderr string
@@ -260,7 +266,7 @@ spec:
 			if err == nil {
 				t.Fatalf("kubectl %v admitted the policy", args)
 			}
-			wantErr := `The AuthPolicy "unset-policy" is invalid: spec.unset[0]: Forbidden: rule authorization.b is set by the overrides of AuthPolicy ` + ns + `/gw-policy and cannot be unset: remove it from spec.unset`
+			wantErr := `The AuthPolicy "unset-policy" is invalid: spec.unset[0]: Forbidden: PRC-E023 rule authorization.b is set by the overrides of AuthPolicy ` + ns + `/gw-policy and cannot be unset: remove it from spec.unset`
 			if !strings.Contains(stderr, wantErr) {
 				t.Errorf("kubectl %v stderr:\n%s\nwant a line:\n%s", args, stderr, wantErr)
 			}
@@ -291,6 +297,6 @@ spec:
   rules: {authorization: {c: {opa: {rego: allow = true}}}}
   unset: [authentication.a]`)
 	harness.WarningsOf(t, c, rec, route, []string{
-		"unsets " + ns + "/gw-defaults's `authentication.a` on route " + ns + "/route (defaults-overrides: a more specific policy's unset removes a default)",
+		"PRC-W010 unsets " + ns + "/gw-defaults's `authentication.a` on route " + ns + "/route (defaults-overrides: a more specific policy's unset removes a default)",
 	})
 }

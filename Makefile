@@ -140,7 +140,7 @@ $(SARIF_SCHEMA):
 UNIT_PKGS = $$($(GO) list ./... | grep -v /test/)
 
 test: control-plane sarif-schema picture-tools ## Unit tests (every package but test/), then the envtest suites under test/ one at a time against the real kube-apiserver + etcd, then test/chart (what CI runs).
-	$(GO) test $(UNIT_PKGS)
+	$(GO) test -timeout 30m $(UNIT_PKGS)
 	$(GO) test -p 1 -count=1 ./test/...
 	cd test/chart && $(GO) test -p 1 -count=1 ./...
 
@@ -162,7 +162,7 @@ pictures: build ## Render the README's picture of the RFC samples (docs/rfc-hier
 
 .PHONY: unit
 unit: sarif-schema ## Unit tests only, no control plane: the front doors (cmd, webhook, validate, mutate, cel, certs), profiles/<model>/..., internal/..., hack/...
-	$(GO) test $(UNIT_PKGS)
+	$(GO) test -timeout 30m $(UNIT_PKGS)
 
 .PHONY: verify
 verify: ## gofmt, go vet, then `make test`.

@@ -53,43 +53,43 @@ func TestOrderOfCreation(t *testing.T) {
 			name:  "defaults-overrides: the oldest RateLimitPolicy wins",
 			files: []string{"defaults-overrides.yaml"},
 			assumed: []string{
-				"RateLimitPolicy shop/aa-team: replaces shop/zz-team's `per-user` on route shop/cart (defaults-overrides: the oldest policy on one target wins)",
-				"RateLimitPolicy shop/zz-team: spec.limits of this policy are replaced by RateLimitPolicy shop/aa-team on route shop/cart",
+				"PRC-W010 RateLimitPolicy shop/aa-team: replaces shop/zz-team's `per-user` on route shop/cart (defaults-overrides: the oldest policy on one target wins)",
+				"PRC-N001 RateLimitPolicy shop/zz-team: spec.limits of this policy are replaced by RateLimitPolicy shop/aa-team on route shop/cart",
 			},
 			other: []string{
-				"RateLimitPolicy shop/aa-team: spec.limits of this policy are replaced by RateLimitPolicy shop/zz-team on route shop/cart",
-				"RateLimitPolicy shop/zz-team: replaces shop/aa-team's `per-user` on route shop/cart (defaults-overrides: the oldest policy on one target wins)",
+				"PRC-N001 RateLimitPolicy shop/aa-team: spec.limits of this policy are replaced by RateLimitPolicy shop/zz-team on route shop/cart",
+				"PRC-W010 RateLimitPolicy shop/zz-team: replaces shop/aa-team's `per-user` on route shop/cart (defaults-overrides: the oldest policy on one target wins)",
 			},
 		},
 		{
 			name:  "gep713: the oldest TrafficPolicy wins",
 			files: []string{"gep713.yaml"},
 			assumed: []string{
-				"TrafficPolicy shop/aa-team: replaces shop/zz-team's `timeouts.request` on route shop/cart (GEP-713: the oldest policy on one target wins)",
-				"TrafficPolicy shop/zz-team: default rule timeouts.request is replaced by TrafficPolicy shop/aa-team on route shop/cart",
+				"PRC-W010 TrafficPolicy shop/aa-team: replaces shop/zz-team's `timeouts.request` on route shop/cart (GEP-713: the oldest policy on one target wins)",
+				"PRC-N001 TrafficPolicy shop/zz-team: default rule timeouts.request is replaced by TrafficPolicy shop/aa-team on route shop/cart",
 			},
 			other: []string{
-				"TrafficPolicy shop/aa-team: default rule timeouts.request is replaced by TrafficPolicy shop/zz-team on route shop/cart",
-				"TrafficPolicy shop/zz-team: replaces shop/aa-team's `timeouts.request` on route shop/cart (GEP-713: the oldest policy on one target wins)",
+				"PRC-N001 TrafficPolicy shop/aa-team: default rule timeouts.request is replaced by TrafficPolicy shop/zz-team on route shop/cart",
+				"PRC-W010 TrafficPolicy shop/zz-team: replaces shop/aa-team's `timeouts.request` on route shop/cart (GEP-713: the oldest policy on one target wins)",
 			},
 		},
 		{
 			name:  "kuadrant: the newer RateLimitPolicy wins",
 			files: []string{"kuadrant.yaml"},
 			assumed: []string{
-				"RateLimitPolicy shop/aa-team: spec.limits of this policy are replaced by RateLimitPolicy shop/zz-team on route shop/cart",
-				"RateLimitPolicy shop/zz-team: replaces shop/aa-team's `per-user` on route shop/cart (Kuadrant: the newer policy on one target wins)",
+				"PRC-N001 RateLimitPolicy shop/aa-team: spec.limits of this policy are replaced by RateLimitPolicy shop/zz-team on route shop/cart",
+				"PRC-W010 RateLimitPolicy shop/zz-team: replaces shop/aa-team's `per-user` on route shop/cart (Kuadrant: the newer policy on one target wins)",
 			},
 			other: []string{
-				"RateLimitPolicy shop/aa-team: replaces shop/zz-team's `per-user` on route shop/cart (Kuadrant: the newer policy on one target wins)",
-				"RateLimitPolicy shop/zz-team: spec.limits of this policy are replaced by RateLimitPolicy shop/aa-team on route shop/cart",
+				"PRC-W010 RateLimitPolicy shop/aa-team: replaces shop/zz-team's `per-user` on route shop/cart (Kuadrant: the newer policy on one target wins)",
+				"PRC-N001 RateLimitPolicy shop/zz-team: spec.limits of this policy are replaced by RateLimitPolicy shop/aa-team on route shop/cart",
 			},
 		},
 		{
 			name:    "envoy-gateway: the oldest SecurityPolicy holds the route, the newer is Conflicted",
 			files:   []string{"envoy-gateway.yaml"},
-			assumed: []string{"SecurityPolicy shop/zz-team: SecurityPolicy shop/zz-team will be Conflicted on HTTPRoute shop/cart: shop/aa-team is older and holds it"},
-			other:   []string{"SecurityPolicy shop/aa-team: SecurityPolicy shop/aa-team will be Conflicted on HTTPRoute shop/cart: shop/zz-team is older and holds it"},
+			assumed: []string{"PRC-W019 SecurityPolicy shop/zz-team: will be Conflicted on HTTPRoute shop/cart: shop/aa-team is older and holds it"},
+			other:   []string{"PRC-W019 SecurityPolicy shop/aa-team: will be Conflicted on HTTPRoute shop/cart: shop/zz-team is older and holds it"},
 		},
 		{
 			name:  "mesh: Kuma orders by name, the order of creation changes nothing",
@@ -104,8 +104,12 @@ func TestOrderOfCreation(t *testing.T) {
 			}
 			objs, s := readOrderCase(t, files...)
 			deps, more, err := order.Depends(objs, order.Zero, func(objs []*unstructured.Unstructured) ([]string, error) {
-				errs, warns, err := Review(context.Background(), objs, s)
-				return append(errs, warns...), err
+				fs, err := Review(context.Background(), objs, s)
+				lines := make([]string, len(fs))
+				for i, f := range fs {
+					lines[i] = f.Text()
+				}
+				return lines, err
 			})
 			if err != nil {
 				t.Fatal(err)

@@ -42,17 +42,17 @@ func TestValidateCI(t *testing.T) {
 	if err := os.WriteFile(list, []byte("# two objects\n- apiVersion: v1\n  kind: Namespace\n  metadata: {name: a}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	samples := "../../config/samples/rfc/b2"
-	const samplesSummary = "0 errors, 3 warnings in 4 objects\n"
+	samples := "../../config/samples/rfc/c1" // a Gateway override of the route's rule: two warnings, a note
+	const samplesSummary = "0 errors, 2 warnings, 1 note in 4 objects\n"
 	runCases(t, []cmdCase{
 		{
 			name: "a path as argument, the summary line last",
 			args: []string{"validate", ciDir},
-			want: cmdResult{code: 1, stdout: "AuthPolicy shop/route-policy: spec.unset[0]: Forbidden: rule authorization.b is set by the overrides of AuthPolicy gateway-system/gw-policy and cannot be unset: remove it from spec.unset\n" +
-				"RateLimitPolicy shop/mixed: spec.limits: Forbidden: bare limits cannot be combined with spec.defaults or spec.overrides: move them into spec.defaults\n" +
-				"Warning: AuthPolicy gateway-system/gw-policy: this write changes the effective AuthPolicy of 1 route\n" +
-				"Warning: AuthPolicy gateway-system/gw-policy: the override of authorization.b makes the unset in AuthPolicy shop/route-policy ineffective on route shop/cart\n" +
-				"2 errors, 2 warnings in 5 objects\n",
+			want: cmdResult{code: 1, stdout: "RateLimitPolicy shop/mixed: spec.limits: Forbidden: bare limits cannot be combined with spec.defaults or spec.overrides: move them into spec.defaults\n" +
+				"AuthPolicy shop/route-policy: spec.unset[0]: Forbidden: PRC-E023 rule authorization.b is set by the overrides of AuthPolicy gateway-system/gw-policy and cannot be unset: remove it from spec.unset\n" +
+				"Warning: PRC-W005 AuthPolicy gateway-system/gw-policy: the override of authorization.b makes the unset in AuthPolicy shop/route-policy ineffective on route shop/cart\n" +
+				"Note: PRC-N003 AuthPolicy gateway-system/gw-policy: this write changes the effective AuthPolicy of 1 route\n" +
+				"2 errors, 1 warning, 1 note in 5 objects\n",
 				stderr: "error: 2 errors\n"},
 		},
 		{
@@ -63,12 +63,12 @@ func TestValidateCI(t *testing.T) {
 		{
 			name: "--fail-on warning fails on them",
 			args: []string{"validate", samples, "--fail-on", "warning"},
-			want: cmdResult{code: 1, stdout: strings.Join(samplesWarnings, "") + samplesSummary, stderr: "error: 3 findings selected by --fail-on error,warning\n"},
+			want: cmdResult{code: 1, stdout: strings.Join(samplesWarnings, "") + samplesSummary, stderr: "error: 2 findings selected by --fail-on error,warning\n"},
 		},
 		{
 			name: "--fail-on a code",
-			args: []string{"validate", "-f", ciDir, "--fail-on", bareWithBlocks.ID, "-o", "json"},
-			want: cmdResult{code: 1, stdout: golden(t, "validate.json"), stderr: "2 errors, 2 warnings in 5 objects\nerror: 2 errors\n"},
+			args: []string{"validate", "-f", ciDir, "--fail-on", "PRC-W005", "-o", "json"},
+			want: cmdResult{code: 1, stdout: golden(t, "validate.json"), stderr: "2 errors, 1 warning, 1 note in 5 objects\nerror: 3 findings selected by --fail-on PRC-W005,error\n"},
 		},
 		{
 			name: "an unknown --fail-on is exit 2",
@@ -105,7 +105,8 @@ func TestValidateCI(t *testing.T) {
 			args: []string{"effective", ciDir, "--kind", "AuthPolicy", "--target", "httproute/shop/cart"},
 			want: cmdResult{stdout: "GATEWAY            LISTENER  ROUTE      RULE  RULE ID          FROM\n" +
 				"gateway-system/gw  -         shop/cart  -     authorization.b  gateway-system/gw-policy\n" +
-				"gateway-system/gw  -         shop/cart  -     authorization.c  shop/route-policy\n"},
+				"gateway-system/gw  -         shop/cart  -     authorization.c  shop/route-policy\n",
+				stderr: "note: left out, the API server would reject it: RateLimitPolicy shop/mixed: spec.limits: Forbidden: bare limits cannot be combined with spec.defaults or spec.overrides: move them into spec.defaults\n"},
 		},
 		{
 			name: "no path at all is exit 2",
@@ -116,9 +117,9 @@ func TestValidateCI(t *testing.T) {
 }
 
 var samplesWarnings = []string{
-	"Warning: AuthPolicy b2/gw-policy: this write changes the effective AuthPolicy of 1 route\n",
-	"Warning: AuthPolicy b2/gw-policy: default rule authorization.b is replaced by AuthPolicy b2/route-policy on route b2/route\n",
-	"Warning: AuthPolicy b2/route-policy: replaces b2/gw-policy's `authorization.b` on route b2/route (defaults-overrides: a more specific policy's rules replace defaults)\n",
+	"Warning: PRC-W001 AuthPolicy c1/gw-policy: spec.overrides replaces rule authorization.c of AuthPolicy c1/route-policy on route c1/route\n",
+	"Warning: PRC-W002 AuthPolicy c1/route-policy: rule authorization.c on route c1/route is overridden by AuthPolicy c1/gw-policy\n",
+	"Note: PRC-N003 AuthPolicy c1/gw-policy: this write changes the effective AuthPolicy of 1 route\n",
 }
 
 // golden returns testdata/ci/<name>, rewritten from the command's output with -update by the
@@ -170,10 +171,10 @@ func TestValidateJSONGolden(t *testing.T) {
 		got = append(got, row{f.Code, f.Severity, f.Object.Kind + "/" + f.Object.Name, f.Field, f.Line})
 	}
 	want := []row{
-		{"", "warning", "AuthPolicy/gw-policy", "", 5},
-		{"", "warning", "AuthPolicy/gw-policy", "", 5},
-		{"", "error", "AuthPolicy/route-policy", "spec.unset[0]", 26},
-		{bareWithBlocks.ID, "error", "RateLimitPolicy/mixed", "spec.limits", 33},
+		{"", "error", "RateLimitPolicy/mixed", "spec.limits", 33}, // the built-in CRD's rule: no code, as the API server's
+		{"PRC-N003", "note", "AuthPolicy/gw-policy", "", 5},
+		{"PRC-W005", "warning", "AuthPolicy/gw-policy", "", 5},
+		{"PRC-E023", "error", "AuthPolicy/route-policy", "spec.unset[0]", 26},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("findings (-want +got):\n%s", diff)

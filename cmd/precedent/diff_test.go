@@ -148,8 +148,8 @@ func TestDiffJSON(t *testing.T) {
 }
 
 // TestDiffCI: diff's side of the CI contract: the table fits 120 columns (the values are behind
-// -o wide), a path as argument is the head, --fail-on warning fails on the head's warnings (exit
-// 2, as errors do), and -o json carries the findings with their file and line.
+// -o wide), a path as argument is the head, --fail-on note fails on the head's notes (exit 2, as
+// errors do; the head's findings here are notes only), and -o json carries the findings with their file and line.
 func TestDiffCI(t *testing.T) {
 	for _, c := range []struct {
 		name   string
@@ -159,7 +159,7 @@ func TestDiffCI(t *testing.T) {
 		check  func(t *testing.T, out string)
 	}{
 		{name: "the table fits 120 columns", args: []string{"--base", diffBase, diffHead}, code: 1, check: func(t *testing.T, out string) {
-			table := strings.Split(out, "\nWarning: ")[0]
+			table := strings.Split(strings.Split(out, "\nWarning: ")[0], "\nNote: ")[0] // one line per finding follows the table
 			for _, l := range strings.Split(table, "\n") {
 				if n := len([]rune(l)); n > 120 {
 					t.Errorf("a line of %d columns:\n%s", n, l)
@@ -174,9 +174,9 @@ func TestDiffCI(t *testing.T) {
 				t.Errorf("want the values before and after:\n%s", out)
 			}
 		}},
-		{name: "--fail-on warning fails on the head's warnings", args: []string{"--base", diffBase, "--head", diffHead, "--fail-on", "warning"}, code: 2,
-			stderr: "6 findings selected by --fail-on error,warning"},
-		{name: "-o json carries the findings", args: []string{"--base", diffBase, diffInvalid, "-o", "json"}, code: 2, stderr: "head has 1 error the webhook would reject", check: func(t *testing.T, out string) {
+		{name: "--fail-on note fails on the head's notes", args: []string{"--base", diffBase, "--head", diffHead, "--fail-on", "note"}, code: 2,
+			stderr: "6 findings selected by --fail-on error,note"},
+		{name: "-o json carries the findings", args: []string{"--base", diffBase, diffInvalid, "-o", "json"}, code: 2, stderr: "head has 2 errors the webhook would reject", check: func(t *testing.T, out string) {
 			var r struct {
 				Errors   []string `json:"errors"`
 				Findings []struct {

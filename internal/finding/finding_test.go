@@ -65,7 +65,7 @@ func TestErrors(t *testing.T) {
 	}
 	obj := ObjectOf(u)
 	want := []Finding{
-		{Code: "PRC-E139", Severity: warning.SeverityError, Object: obj, Field: "spec.unset[0]", Message: "Forbidden: rule a is an override", line: "AuthPolicy shop/p: spec.unset[0]: Forbidden: rule a is an override"},
+		{Code: "PRC-E139", Severity: warning.SeverityError, Object: obj, Field: "spec.unset[0]", Message: "Forbidden: rule a is an override", line: "AuthPolicy shop/p: spec.unset[0]: Forbidden: PRC-E139 rule a is an override"},
 		{Severity: warning.SeverityError, Object: obj, Field: "spec.targetRef", Message: "Required value: set it", line: "AuthPolicy shop/p: spec.targetRef: Required value: set it"},
 	}
 	if diff := cmp.Diff(want, Errors(u, errs, []string{"test-check", ""}), cmp.AllowUnexported(Finding{})); diff != "" {

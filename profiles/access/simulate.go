@@ -108,9 +108,19 @@ func (o *accessOptions) run(objs []*unstructured.Unstructured, stdout, stderr io
 			continue
 		}
 		p, errs := engine.Parse(obj, s)
+		onPath := p.TargetsObject(engine.GatewayGroup, engine.GatewayKind, gwNS, gwName) || p.TargetsObject(s.BackendGroup, s.BackendKind, beNS, beName)
 		for _, e := range errs {
+			if !onPath {
+				// A policy of neither the Gateway nor the Backend asked about does not decide this
+				// request (a cluster holds many): it is said, not fatal.
+				fmt.Fprintf(stderr, "Warning: %s %s/%s: %s: not on this request's path, left out\n", obj.GetKind(), obj.GetNamespace(), obj.GetName(), e.Error())
+				continue
+			}
 			fmt.Fprintf(stderr, "%s %s/%s: %s\n", obj.GetKind(), obj.GetNamespace(), obj.GetName(), e.Error())
 			invalid = true
+		}
+		if len(errs) > 0 && !onPath {
+			continue
 		}
 		policies = append(policies, p)
 	}

@@ -64,14 +64,20 @@ metadata: {name: shadow}
 spec:
   parentRefs: [{name: gw}]
   hostnames: [shop.example.com]
-  rules: [{matches: [{path: {type: PathPrefix, value: /cart}}]}]
----
+  rules: [{matches: [{path: {type: PathPrefix, value: /cart}}]}]`)
+	// The profile watches Services from its first write (state.WatchRead): until they are listed
+	// the webhook answers "not synced yet: retry", as the API server's clients do.
+	gwCSP := harness.ObjectIn(ns, `
 apiVersion: gateway.nginx.org/v1alpha1
 kind: ClientSettingsPolicy
-metadata: {name: gw-csp}
+metadata: {name: gw-csp, namespace: "{{ns}}"}
 spec:
   targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}
   body: {maxSize: 10m}`)
+	harness.EventuallyWithin(t, 30*time.Second, "the Gateway's ClientSettingsPolicy is created", func() (bool, string) {
+		err := c.Create(ctx, gwCSP.DeepCopy())
+		return err == nil, harness.ErrString(err)
+	})
 
 	t.Run("a route policy whose route shares hostname:port/path with an unreferenced route is refused", func(t *testing.T) {
 		file := filepath.Join(t.TempDir(), "csp.yaml")

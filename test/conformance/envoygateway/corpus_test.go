@@ -126,9 +126,9 @@ func readCase(file string) ([]*unstructured.Unstructured, bool, error) {
 }
 
 // offline is a case's input as `precedent validate -f` reads it, with the profile's four kinds
-// registered (config/samples/envoy-gateway/precedentconfig.yaml).
+// registered (config/envoy-gateway/precedentconfig.yaml, the component's kind lines).
 func offline(objs []*unstructured.Unstructured) (*profile.Offline, error) {
-	cfg, err := manifest.Read(filepath.Join("..", "..", "..", "config", "samples", "envoy-gateway", "precedentconfig.yaml"))
+	cfg, err := manifest.Read(filepath.Join("..", "..", "..", "config", "envoy-gateway", "precedentconfig.yaml"))
 	if err != nil {
 		return nil, err
 	}

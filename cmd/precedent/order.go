@@ -43,8 +43,12 @@ func (o *input) orderWarnings(ctx context.Context) ([]finding.Finding, error) {
 	}
 	var out []finding.Finding
 	for _, d := range deps {
-		for _, l := range d.Lines() {
-			out = append(out, finding.Warning(finding.ObjectOf(d.First), l))
+		for i, l := range d.Lines() {
+			about := d.First // the first line is about the pair, from the first policy's side
+			if i > 0 {
+				about = d.Second // the others: what the second policy's earlier creation gives
+			}
+			out = append(out, finding.Warning(finding.ObjectOf(about), l))
 		}
 	}
 	if more {

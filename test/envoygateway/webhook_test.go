@@ -109,7 +109,7 @@ func TestRouteAuthDropsGatewayJWT(t *testing.T) {
 	manageEnvoyGateway(t, c)
 	harness.Apply(t, c, ns, gatewayWithJWT...)
 	routeDoc := routeExtAuth // with only extAuth, no mergeType
-	drop := "drops `jwt` from " + ns + "/gw-auth on route " + ns + "/cart; set `mergeType: StrategicMerge` to keep it"
+	drop := "PRC-W020 drops `jwt` from " + ns + "/gw-auth on route " + ns + "/cart; set `mergeType: StrategicMerge` to keep it"
 
 	t.Run("kubectl apply --dry-run=server warns of the dropped jwt", func(t *testing.T) {
 		var out string
@@ -132,7 +132,7 @@ func TestRouteAuthDropsGatewayJWT(t *testing.T) {
 		}
 		// cart-authz holds the route: the merged one is the newer of two on one scope, Conflicted.
 		harness.DryRunWarnings(t, c, rec, merged, []string{
-			"SecurityPolicy " + ns + "/cart-authz-merged will be Conflicted on HTTPRoute " + ns + "/cart: " + ns + "/cart-authz is older and holds it",
+			"PRC-W019 will be Conflicted on HTTPRoute " + ns + "/cart: " + ns + "/cart-authz is older and holds it",
 		})
 	})
 	t.Run("a missing target gets no status from Envoy Gateway", func(t *testing.T) {
@@ -191,7 +191,7 @@ func TestRouteAuthDropsGatewayJWT(t *testing.T) {
 
 // missingWarnings is what a route policy whose route does not exist is told.
 func missingWarnings(ns string) []string {
-	return []string{"target HTTPRoute " + ns + "/ghost not found: Envoy Gateway ignores it and writes no status for it"}
+	return []string{"PRC-W011 target HTTPRoute " + ns + "/ghost not found: Envoy Gateway ignores it and writes no status for it"}
 }
 
 // TestDefaultMergeTypeThroughTheWebhook: with `defaults: {mergeType: StrategicMerge}` on the

@@ -111,25 +111,25 @@ func TestConfigFlag(t *testing.T) {
 		{
 			name: "without a PrecedentConfig Kuadrant's policies are listed as not checked",
 			args: []string{"validate", "-f", "testdata/kuadrant"},
-			want: cmdResult{stdout: "Warning: 1 kuadrant.io/v1 AuthPolicy object is not checked: add the kind under spec.kinds\n" +
-				"Warning: 2 kuadrant.io/v1 RateLimitPolicy objects are not checked: add the kind under spec.kinds\n" +
+			want: cmdResult{stdout: "Warning: PRC-W024 1 kuadrant.io/v1 AuthPolicy object is not checked: add the kind under spec.kinds\n" +
+				"Warning: PRC-W024 2 kuadrant.io/v1 RateLimitPolicy objects are not checked: add the kind under spec.kinds\n" +
 				"0 errors, 2 warnings in 5 objects\n"},
 		},
 		{
 			name: "--config manages the kind: its policies are checked, the others still listed",
 			args: []string{"validate", "-f", "testdata/kuadrant", "--config", kuadrantConfig},
-			want: cmdResult{stdout: "Warning: RateLimitPolicy gateway-system/gw-rlp: this write changes the effective RateLimitPolicy of 1 route\n" +
-				"Warning: RateLimitPolicy gateway-system/gw-rlp: default rule per-user is replaced by RateLimitPolicy shop/cart-rlp on route shop/cart\n" +
-				"Warning: RateLimitPolicy shop/cart-rlp: replaces gateway-system/gw-rlp's `per-user` on route shop/cart (Kuadrant: a more specific policy's rules replace defaults)\n" +
-				"Warning: 1 kuadrant.io/v1 AuthPolicy object is not checked: add the kind under spec.kinds\n" +
-				"0 errors, 4 warnings in 5 objects\n"},
+			want: cmdResult{stdout: "Warning: PRC-W024 1 kuadrant.io/v1 AuthPolicy object is not checked: add the kind under spec.kinds\n" +
+				"Note: PRC-N003 RateLimitPolicy gateway-system/gw-rlp: this write changes the effective RateLimitPolicy of 1 route\n" +
+				"Note: PRC-N001 RateLimitPolicy gateway-system/gw-rlp: default rule per-user is replaced by RateLimitPolicy shop/cart-rlp on route shop/cart\n" +
+				"Note: PRC-N005 RateLimitPolicy shop/cart-rlp: replaces gateway-system/gw-rlp's `per-user` on route shop/cart (Kuadrant: a more specific policy's rules replace defaults)\n" +
+				"0 errors, 1 warning, 3 notes in 5 objects\n"},
 		},
 		{
 			name: "--config wins over the PrecedentConfig of the input",
 			args: []string{"validate", "-f", "testdata/configured", "--config", "testdata/kuadrant-config/config.yaml"},
-			want: cmdResult{stdout: "Warning: RateLimitPolicy kuadrant/gw-rlp: spec.defaults of this policy are replaced by RateLimitPolicy kuadrant/toystore-rlp on route kuadrant/toystore\n" +
-				"Warning: RateLimitPolicy kuadrant/toystore-rlp: replaces kuadrant/gw-rlp's `global`, `per-user` and `when` on route kuadrant/toystore (Kuadrant: a more specific policy's rules replace defaults)\n" +
-				"0 errors, 2 warnings in 5 objects\n"},
+			want: cmdResult{stdout: "Note: PRC-N001 RateLimitPolicy kuadrant/gw-rlp: spec.defaults of this policy are replaced by RateLimitPolicy kuadrant/toystore-rlp on route kuadrant/toystore\n" +
+				"Note: PRC-N005 RateLimitPolicy kuadrant/toystore-rlp: replaces kuadrant/gw-rlp's `global`, `per-user` and `when` on route kuadrant/toystore (Kuadrant: a more specific policy's rules replace defaults)\n" +
+				"0 errors, 0 warnings, 2 notes in 5 objects\n"},
 		},
 		{
 			name: "an invalid --config is exit 2 with the field paths",
@@ -171,35 +171,36 @@ func TestValidateWithCRDs(t *testing.T) {
 		{
 			name: "without the CRD only the not-checked warning remains",
 			args: []string{"validate", "-f", "testdata/kuadrant-invalid"},
-			want: cmdResult{stdout: "Warning: 2 kuadrant.io/v1 RateLimitPolicy objects are not checked: add the kind under spec.kinds\n" +
+			want: cmdResult{stdout: "Warning: PRC-W024 2 kuadrant.io/v1 RateLimitPolicy objects are not checked: add the kind under spec.kinds\n" +
 				"0 errors, 1 warning in 2 objects\n"},
 		},
 		{
 			name: "the shipped CRDs carry rules too: the CRD rejects first, the rejected object is left out",
 			args: []string{"validate", "-f", "testdata/invalid", "--crd", "../../config/crd/ratelimitpolicy.yaml"},
 			want: cmdResult{code: 1, stdout: "RateLimitPolicy shop/mixed: spec.limits: Forbidden: bare limits cannot be combined with spec.defaults or spec.overrides: move them into spec.defaults\n" +
-				"AuthPolicy shop/route-policy: spec.unset[0]: Forbidden: rule authorization.b is set by the overrides of AuthPolicy gateway-system/gw-policy and cannot be unset: remove it from spec.unset\n" +
-				"Warning: AuthPolicy gateway-system/gw-policy: this write changes the effective AuthPolicy of 1 route\n" +
-				"Warning: AuthPolicy gateway-system/gw-policy: the override of authorization.b makes the unset in AuthPolicy shop/route-policy ineffective on route shop/cart\n" +
-				"2 errors, 2 warnings in 5 objects\n",
+				"AuthPolicy shop/route-policy: spec.unset[0]: Forbidden: PRC-E023 rule authorization.b is set by the overrides of AuthPolicy gateway-system/gw-policy and cannot be unset: remove it from spec.unset\n" +
+				"Warning: PRC-W005 AuthPolicy gateway-system/gw-policy: the override of authorization.b makes the unset in AuthPolicy shop/route-policy ineffective on route shop/cart\n" +
+				"Note: PRC-N003 AuthPolicy gateway-system/gw-policy: this write changes the effective AuthPolicy of 1 route\n" +
+				"2 errors, 1 warning, 1 note in 5 objects\n",
 				stderr: "error: 2 errors\n"},
 		},
 		{
 			name: "--crd takes config/crd: subfolders are read, kustomization.yaml is skipped",
 			args: []string{"validate", "-f", "testdata/invalid", "--crd", "../../config/crd"},
 			want: cmdResult{code: 1, stdout: "RateLimitPolicy shop/mixed: spec.limits: Forbidden: bare limits cannot be combined with spec.defaults or spec.overrides: move them into spec.defaults\n" +
-				"AuthPolicy shop/route-policy: spec.unset[0]: Forbidden: rule authorization.b is set by the overrides of AuthPolicy gateway-system/gw-policy and cannot be unset: remove it from spec.unset\n" +
-				"Warning: AuthPolicy gateway-system/gw-policy: this write changes the effective AuthPolicy of 1 route\n" +
-				"Warning: AuthPolicy gateway-system/gw-policy: the override of authorization.b makes the unset in AuthPolicy shop/route-policy ineffective on route shop/cart\n",
+				"AuthPolicy shop/route-policy: spec.unset[0]: Forbidden: PRC-E023 rule authorization.b is set by the overrides of AuthPolicy gateway-system/gw-policy and cannot be unset: remove it from spec.unset\n" +
+				"Warning: PRC-W005 AuthPolicy gateway-system/gw-policy: the override of authorization.b makes the unset in AuthPolicy shop/route-policy ineffective on route shop/cart\n" +
+				"Note: PRC-N003 AuthPolicy gateway-system/gw-policy: this write changes the effective AuthPolicy of 1 route\n" +
+				"2 errors, 1 warning, 1 note in 5 objects\n",
 				stderr: "error: 2 errors\n"},
 		},
 		{
 			name: "the samples pass the shipped CRDs, Gateway API's included",
 			args: []string{"validate", "-f", "../../config/samples/rfc/b2", "-f", "../../config/crd"},
-			want: cmdResult{stdout: "Warning: AuthPolicy b2/gw-policy: this write changes the effective AuthPolicy of 1 route\n" +
-				"Warning: AuthPolicy b2/gw-policy: default rule authorization.b is replaced by AuthPolicy b2/route-policy on route b2/route\n" +
-				"Warning: AuthPolicy b2/route-policy: replaces b2/gw-policy's `authorization.b` on route b2/route (defaults-overrides: a more specific policy's rules replace defaults)\n" +
-				"0 errors, 3 warnings in 23 objects\n"},
+			want: cmdResult{stdout: "Note: PRC-N003 AuthPolicy b2/gw-policy: this write changes the effective AuthPolicy of 1 route\n" +
+				"Note: PRC-N001 AuthPolicy b2/gw-policy: default rule authorization.b is replaced by AuthPolicy b2/route-policy on route b2/route\n" +
+				"Note: PRC-N005 AuthPolicy b2/route-policy: replaces b2/gw-policy's `authorization.b` on route b2/route (defaults-overrides: a more specific policy's rules replace defaults)\n" +
+				"0 errors, 0 warnings, 3 notes in 23 objects\n"},
 		},
 		{
 			name: "--crd with no CRD among other objects is exit 2",

@@ -31,14 +31,14 @@ infra/gw  ListenerSet shop/team#db     shop/pg    -     per-team  shop/team-limi
 		{
 			name: "validate: ListenerSet is not a default target kind",
 			args: []string{"validate", "-f", dir},
-			want: cmdResult{code: 1, stdout: "RateLimitPolicy shop/team-limits: spec.targetRef.kind: Unsupported value: \"ListenerSet\": supported values: \"Gateway\", \"HTTPRoute\", \"GRPCRoute\"\n" +
+			want: cmdResult{code: 1, stdout: "RateLimitPolicy shop/team-limits: spec.targetRef.kind: Unsupported value: \"ListenerSet\": PRC-E005 supported values: \"Gateway\", \"HTTPRoute\", \"GRPCRoute\"\n" +
 				"1 error, 0 warnings in 8 objects\n",
 				stderr: "error: 1 error\n"},
 		},
 		{
 			name: "validate: a kind configured with ListenerSet among its targetKinds accepts it",
 			args: []string{"validate", "-f", dir, "--config", config},
-			want: cmdResult{stdout: "Warning: RateLimitPolicy shop/team-limits: this write changes the effective RateLimitPolicy of 2 routes\n" + "0 errors, 1 warning in 8 objects\n"},
+			want: cmdResult{stdout: "Note: PRC-N003 RateLimitPolicy shop/team-limits: this write changes the effective RateLimitPolicy of 2 routes\n" + "0 errors, 0 warnings, 1 note in 8 objects\n"},
 		},
 		{
 			name: "Envoy Gateway: a BackendTrafficPolicy on the ListenerSet reaches its route",
@@ -50,7 +50,7 @@ infra/eg  ListenerSet shop/team#store  shop/cart  -     timeout  shop/team-traff
 		{
 			name: "Envoy Gateway: its write is reviewed over the route attached through the ListenerSet",
 			args: []string{"validate", "-f", "testdata/envoy-listenerset", "--config", egConfig},
-			want: cmdResult{stdout: "Warning: BackendTrafficPolicy shop/team-traffic: changes the effective BackendTrafficPolicy of 1 place: route shop/cart\n" + "0 errors, 1 warning in 4 objects\n"},
+			want: cmdResult{stdout: "Note: PRC-N004 BackendTrafficPolicy shop/team-traffic: changes the effective BackendTrafficPolicy of 1 place: route shop/cart\n" + "0 errors, 0 warnings, 1 note in 4 objects\n"},
 		},
 	})
 }

@@ -216,8 +216,8 @@ func TestKumaKinds(t *testing.T) {
 	const cfg = "testdata/kuma-mesh/config.yaml"
 	t.Run("not checked without the config", func(t *testing.T) {
 		out, _, code := run("validate", "-f", kuma)
-		want := "Warning: 3 kuma.io/v1alpha1 MeshTimeout objects are not checked: add the kind under spec.kinds\n" +
-			"Warning: 3 kuma.io/v1alpha1 MeshTrafficPermission objects are not checked: add the kind under spec.kinds\n" +
+		want := "Warning: PRC-W024 3 kuma.io/v1alpha1 MeshTimeout objects are not checked: add the kind under spec.kinds\n" +
+			"Warning: PRC-W024 3 kuma.io/v1alpha1 MeshTrafficPermission objects are not checked: add the kind under spec.kinds\n" +
 			"0 errors, 2 warnings in 10 objects\n"
 		if code != 0 || out != want {
 			t.Errorf("exit %d, output:\n%s\nwant exit 0 and:\n%s", code, out, want)
@@ -229,22 +229,24 @@ func TestKumaKinds(t *testing.T) {
 		// on the writes that do it.
 		out, _, code := run("validate", "-f", kuma, "--config", cfg)
 		const (
-			mt   = "Warning: MeshTimeout kuma-system/"
-			mtp  = "Warning: MeshTrafficPermission kuma-system/"
+			w14  = "Warning: PRC-W014 "
+			w15  = "Warning: PRC-W015 "
+			mt   = "MeshTimeout kuma-system/"
+			mtp  = "MeshTrafficPermission kuma-system/"
 			dead = "MeshTimeout kuma-system/01-consume-backend-timeouts never takes effect on any Dataplane: every field it sets is decided by kuma-system/web-timeouts, kuma-demo/timeout-global, kuma-system/00-base-timeouts\n"
 			from = "spec.from is deprecated by Kuma 2.x and dropped silently by Kuma 3.0 on create and update: use spec.rules\n"
 		)
-		want := mt + "00-base-timeouts: " + dead +
-			"Warning: " + dead +
-			mtp + "allow-all: " + from +
-			mtp + "allow-all: spec.from[0] as spec.rules[0]: {\"default\":{\"allow\":[{\"spiffeID\":{\"type\":\"Prefix\",\"value\":\"spiffe://<trust-domain>\"}}]}}\n" +
-			mtp + "allow-all: MeshTrafficPermission kuma-system/deny-web-v1 never takes effect on any Dataplane: every field it sets is decided by kuma-system/allow-all\n" +
-			mtp + "deny-web-v1: " + from +
-			mtp + "deny-web-v1: spec.from[0] as spec.rules[0]: {\"default\":{\"deny\":[{\"spiffeID\":{\"type\":\"Exact\",\"value\":\"spiffe://<trust-domain>/ns/<namespace>/sa/<service account of web,version=v1>\"}}]}}\n" +
-			mtp + "deny-web-v1 never takes effect on any Dataplane: every field it sets is decided by kuma-system/allow-all\n" +
-			mtp + "shadow-web: " + from +
-			mtp + "shadow-web: spec.from[0] as spec.rules[0]: {\"default\":{\"allowWithShadowDeny\":[{\"spiffeID\":{\"type\":\"Exact\",\"value\":\"spiffe://<trust-domain>/ns/<namespace>/sa/<service account of web>\"}}]}}\n" +
-			mtp + "shadow-web never takes effect on any Dataplane: every field it sets is decided by kuma-system/allow-all\n" +
+		want := w14 + mt + "00-base-timeouts: " + dead +
+			w14 + dead +
+			w15 + mtp + "allow-all: " + from +
+			w15 + mtp + "allow-all: spec.from[0] as spec.rules[0]: {\"default\":{\"allow\":[{\"spiffeID\":{\"type\":\"Prefix\",\"value\":\"spiffe://<trust-domain>\"}}]}}\n" +
+			w14 + mtp + "allow-all: MeshTrafficPermission kuma-system/deny-web-v1 never takes effect on any Dataplane: every field it sets is decided by kuma-system/allow-all\n" +
+			w15 + mtp + "deny-web-v1: " + from +
+			w15 + mtp + "deny-web-v1: spec.from[0] as spec.rules[0]: {\"default\":{\"deny\":[{\"spiffeID\":{\"type\":\"Exact\",\"value\":\"spiffe://<trust-domain>/ns/<namespace>/sa/<service account of web,version=v1>\"}}]}}\n" +
+			w14 + mtp + "deny-web-v1 never takes effect on any Dataplane: every field it sets is decided by kuma-system/allow-all\n" +
+			w15 + mtp + "shadow-web: " + from +
+			w15 + mtp + "shadow-web: spec.from[0] as spec.rules[0]: {\"default\":{\"allowWithShadowDeny\":[{\"spiffeID\":{\"type\":\"Exact\",\"value\":\"spiffe://<trust-domain>/ns/<namespace>/sa/<service account of web>\"}}]}}\n" +
+			w14 + mtp + "shadow-web never takes effect on any Dataplane: every field it sets is decided by kuma-system/allow-all\n" +
 			"0 errors, 11 warnings in 10 objects\n"
 		if code != 0 || out != want {
 			t.Errorf("exit %d, output:\n%s\nwant exit 0 and:\n%s", code, out, want)
@@ -259,6 +261,7 @@ func TestKumaKinds(t *testing.T) {
 		want := map[string]interface{}{
 			"conf":    map[string]interface{}{"connectionTimeout": "5s", "http": map[string]interface{}{"requestTimeout": "15s"}, "idleTimeout": "20s"},
 			"origins": map[string]interface{}{"connectionTimeout": "web-timeouts", "http.requestTimeout": "web-timeouts", "idleTimeout": "timeout-global"},
+			"version": "3.0", // the Kuma version predicted (--kuma-version, 3.0 by default)
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("merged conf (-want +got):\n%s", diff)

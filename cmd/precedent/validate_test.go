@@ -38,10 +38,10 @@ func TestValidateInvalid(t *testing.T) {
 	// before the webhook sees it, so its other error (the override's when) is not reached.
 	out, _, code := run("validate", "-f", "testdata/invalid")
 	want := `RateLimitPolicy shop/mixed: spec.limits: Forbidden: bare limits cannot be combined with spec.defaults or spec.overrides: move them into spec.defaults
-AuthPolicy shop/route-policy: spec.unset[0]: Forbidden: rule authorization.b is set by the overrides of AuthPolicy gateway-system/gw-policy and cannot be unset: remove it from spec.unset
-Warning: AuthPolicy gateway-system/gw-policy: this write changes the effective AuthPolicy of 1 route
-Warning: AuthPolicy gateway-system/gw-policy: the override of authorization.b makes the unset in AuthPolicy shop/route-policy ineffective on route shop/cart
-3 errors, 2 warnings in 5 objects
+AuthPolicy shop/route-policy: spec.unset[0]: Forbidden: PRC-E023 rule authorization.b is set by the overrides of AuthPolicy gateway-system/gw-policy and cannot be unset: remove it from spec.unset
+Warning: PRC-W005 AuthPolicy gateway-system/gw-policy: the override of authorization.b makes the unset in AuthPolicy shop/route-policy ineffective on route shop/cart
+Note: PRC-N003 AuthPolicy gateway-system/gw-policy: this write changes the effective AuthPolicy of 1 route
+2 errors, 1 warning, 1 note in 5 objects
 `
 	if code != 1 {
 		t.Errorf("exit %d, want 1", code)
@@ -165,9 +165,9 @@ func TestConfiguredKind(t *testing.T) {
 		t.Errorf("atomic defaults of the Gateway policy must be replaced whole (-want +got):\n%s", diff)
 	}
 	out, _, code = run("validate", "-f", "testdata/configured")
-	if code != 0 || out != "Warning: RateLimitPolicy kuadrant/gw-rlp: spec.defaults of this policy are replaced by RateLimitPolicy kuadrant/toystore-rlp on route kuadrant/toystore\n"+
-		"Warning: RateLimitPolicy kuadrant/toystore-rlp: replaces kuadrant/gw-rlp's `global` and `per-user` on route kuadrant/toystore (defaults-overrides: a more specific policy's rules replace defaults)\n"+
-		"0 errors, 2 warnings in 5 objects\n" {
+	if code != 0 || out != "Note: PRC-N001 RateLimitPolicy kuadrant/gw-rlp: spec.defaults of this policy are replaced by RateLimitPolicy kuadrant/toystore-rlp on route kuadrant/toystore\n"+
+		"Note: PRC-N005 RateLimitPolicy kuadrant/toystore-rlp: replaces kuadrant/gw-rlp's `global` and `per-user` on route kuadrant/toystore (defaults-overrides: a more specific policy's rules replace defaults)\n"+
+		"0 errors, 0 warnings, 2 notes in 5 objects\n" {
 		t.Errorf("validate: exit %d, output:\n%s", code, out)
 	}
 }
@@ -175,7 +175,7 @@ func TestConfiguredKind(t *testing.T) {
 // The mesh profile's warnings keep to the settings' warningLimit, as every profile's do.
 func TestValidateMeshWarningLimit(t *testing.T) {
 	out, _, code := run("validate", "-f", "testdata/mesh-warning-limit")
-	const p = "Warning: MeshTimeout mesh-1/crowded: "
+	const p = "Warning: PRC-W014 MeshTimeout mesh-1/crowded: "
 	want := p + "spec.to[1] never takes effect on any Dataplane: every field it sets is decided by spec.to[0] of mesh-1/crowded\n" +
 		p + "spec.to[2] never takes effect on any Dataplane: every field it sets is decided by spec.to[0] of mesh-1/crowded\n" +
 		"Warning: MeshTimeout mesh-1/crowded: and 3 more warnings\n" +

@@ -37,79 +37,134 @@ const AnyAncestor = "*"
 // sectionName); those of a route or rule target are the route's parentRefs
 // (internal/gatewayapi/helpers.go getAncestorRefForPolicy; securitypolicy.go processSecurityPolicyForRoute).
 func (Profile) Ancestors(in *profile.Offline, k policy.Kind, ref policy.Ref) ([]AncestorStatus, error) {
-	var u *unstructured.Unstructured
-	for _, o := range in.Objects {
-		if o.GroupVersionKind().GroupKind() == k.GVK.GroupKind() && o.GetNamespace() == ref.Namespace && o.GetName() == ref.Name {
-			u = o
-			break
-		}
-	}
+	u := findPolicy(in.Objects, k, ref)
 	if u == nil {
 		return nil, fmt.Errorf("%s.%s %s not found", k.GVK.Kind, k.GVK.Group, ref)
 	}
-	refuse := func(msg string) []AncestorStatus {
-		return []AncestorStatus{{Ancestor: AnyAncestor, Accepted: profile.Condition{Status: "False", Reason: "Invalid", Message: msg}}}
+	p, pr, msg, refused := projectPolicy(in, u)
+	if refused {
+		return refusal(msg), nil
 	}
+	as := &ancestorStatuses{parents: routeParents(in.Objects), by: map[string]*AncestorStatus{}}
+	as.markNoSection(p, pr.Resolution.NoSection)
+	as.markScopes(pr)
+	for _, r := range pr.After {
+		if r.Holder == p {
+			as.markHeld(r)
+			continue
+		}
+		if r.Holder == nil {
+			continue
+		}
+		as.markBroader(p, r)
+	}
+	return as.sorted(), nil
+}
+
+// findPolicy is the object of kind k named ref among objs, nil when there is none.
+func findPolicy(objs []*unstructured.Unstructured, k policy.Kind, ref policy.Ref) *unstructured.Unstructured {
+	for _, o := range objs {
+		if o.GroupVersionKind().GroupKind() == k.GVK.GroupKind() && o.GetNamespace() == ref.Namespace && o.GetName() == ref.Name {
+			return o
+		}
+	}
+	return nil
+}
+
+// refusal is the status of a policy refused before its targets are read: one Invalid entry for
+// every ancestor.
+func refusal(msg string) []AncestorStatus {
+	return []AncestorStatus{{Ancestor: AnyAncestor, Accepted: profile.Condition{Status: "False", Reason: "Invalid", Message: msg}}}
+}
+
+// projectPolicy reads the policy u and projects its write onto the offline world; refused says
+// that Envoy Gateway refuses it outright (unreadable, statelessly invalid, or a bad GeoIP
+// detection), msg says why.
+func projectPolicy(in *profile.Offline, u *unstructured.Unstructured) (p *engine.Policy, pr engine.Projection, msg string, refused bool) {
 	p, errs := engine.Read(u)
 	if len(errs) > 0 {
-		return refuse(errs.ToAggregate().Error()), nil
+		return p, pr, errs.ToAggregate().Error(), true
 	}
 	if errs := append(engine.Stateless(p), invalid(p, in.Graph)...); len(errs) > 0 {
-		return refuse(errs.ToAggregate().Error()), nil
+		return p, pr, errs.ToAggregate().Error(), true
 	}
 	snap := offlineWorld(in, u).snap
-	pr := snap.Project(engine.Write{New: p})
+	pr = snap.Project(engine.Write{New: p})
 	if errs := snap.GeoIPDetection(pr); len(errs) > 0 {
-		return refuse(errs.ToAggregate().Error()), nil
+		return p, pr, errs.ToAggregate().Error(), true
 	}
-	parents := routeParents(in.Objects)
-	of := func(sc engine.Scope, gw *topology.Key) []string {
-		switch sc.Kind {
-		case "Gateway", "ListenerSet":
-			a := sc.Kind + " " + sc.Namespace + "/" + sc.Name
-			if sc.Section != "" {
-				a += "#" + sc.Section
-			}
-			return []string{a}
-		}
-		var out []string
-		for _, pa := range parents[sc.Kind+" "+sc.Namespace+"/"+sc.Name] {
-			if gw == nil || pa.key == *gw {
-				out = append(out, pa.ancestor)
-			}
-		}
-		return out
+	return p, pr, "", false
+}
+
+// ancestorStatuses collects the status.ancestors entries of one policy by ancestor name.
+type ancestorStatuses struct {
+	// parents are the routes' parentRefs (routeParents).
+	parents map[string][]parentRef
+	by      map[string]*AncestorStatus
+}
+
+// get is the entry of ancestor a, created empty on first use.
+func (as *ancestorStatuses) get(a string) *AncestorStatus {
+	if as.by[a] == nil {
+		as.by[a] = &AncestorStatus{Ancestor: a}
 	}
-	byAncestor := map[string]*AncestorStatus{}
-	get := func(a string) *AncestorStatus {
-		if byAncestor[a] == nil {
-			byAncestor[a] = &AncestorStatus{Ancestor: a}
+	return as.by[a]
+}
+
+// of names the ancestors of a scope: a Gateway or ListenerSet (with its section) is its own
+// ancestor; a route's are its parentRefs, only those on Gateway gw when gw is not nil.
+func (as *ancestorStatuses) of(sc engine.Scope, gw *topology.Key) []string {
+	switch sc.Kind {
+	case "Gateway", "ListenerSet":
+		a := sc.Kind + " " + sc.Namespace + "/" + sc.Name
+		if sc.Section != "" {
+			a += "#" + sc.Section
 		}
-		return byAncestor[a]
+		return []string{a}
 	}
-	listenerOf := func(pa engine.Path) string {
-		if pa.ListenerSet.Name != "" {
-			return "ListenerSet " + pa.ListenerSet.String() + "#" + pa.Listener
+	var out []string
+	for _, pa := range as.parents[sc.Kind+" "+sc.Namespace+"/"+sc.Name] {
+		if gw == nil || pa.key == *gw {
+			out = append(out, pa.ancestor)
 		}
-		return "Gateway " + pa.Gateway.String() + "#" + pa.Listener
 	}
-	for _, t := range pr.Resolution.NoSection {
+	return out
+}
+
+// listenerAncestor names the listener of a path as an ancestor ("Gateway ns/name#listener", or
+// the ListenerSet's when the listener belongs to one).
+func listenerAncestor(pa engine.Path) string {
+	if pa.ListenerSet.Name != "" {
+		return "ListenerSet " + pa.ListenerSet.String() + "#" + pa.Listener
+	}
+	return "Gateway " + pa.Gateway.String() + "#" + pa.Listener
+}
+
+// markNoSection marks TargetNotFound on the ancestors of targetRefs whose object exists without
+// the sectionName they name (a route's section is dropped: its ancestors are its parentRefs).
+func (as *ancestorStatuses) markNoSection(p *engine.Policy, targets []engine.TargetRef) {
+	for _, t := range targets {
 		sc := engine.Scope{Kind: t.Kind, Namespace: p.Ref.Namespace, Name: t.Name, Section: t.Section}
 		if t.Kind != "Gateway" && t.Kind != "ListenerSet" {
 			sc.Section = ""
 		}
-		for _, a := range of(sc, nil) {
-			get(a).Accepted = profile.Condition{Status: "False", Reason: "TargetNotFound", Message: engine.MissingTarget(p.Ref.Namespace, t, true)}
+		for _, a := range as.of(sc, nil) {
+			as.get(a).Accepted = profile.Condition{Status: "False", Reason: "TargetNotFound", Message: engine.MissingTarget(p.Ref.Namespace, t, true)}
 		}
 	}
+}
+
+// markScopes marks each ancestor of the policy's scopes Accepted, or Conflicted where an older
+// policy holds the scope and the ancestor is not already held through another scope.
+func (as *ancestorStatuses) markScopes(pr engine.Projection) {
 	conflicted := map[engine.Scope]*engine.Policy{}
 	for _, c := range pr.Conflicts {
 		conflicted[c.Scope] = c.Policy
 	}
 	held := map[string]bool{}
 	for _, sc := range pr.Resolution.Scopes {
-		for _, a := range of(sc, nil) {
-			st := get(a)
+		for _, a := range as.of(sc, nil) {
+			st := as.get(a)
 			if by := conflicted[sc]; by != nil && !held[a] {
 				st.Accepted = profile.Condition{Status: "False", Reason: "Conflicted", Message: fmt.Sprintf("%s holds %s", by.Ref, sc)}
 				continue
@@ -118,47 +173,53 @@ func (Profile) Ancestors(in *profile.Offline, k policy.Kind, ref policy.Ref) ([]
 			st.Accepted = profile.Condition{Status: "True", Reason: "Accepted", Message: "Policy has been accepted"}
 		}
 	}
-	for _, r := range pr.After {
-		if r.Holder == p {
-			msgs := engine.Check(r)
-			if len(msgs) > 0 {
-				for _, a := range of(r.Scope, &r.Path.Gateway) {
-					get(a).Accepted = profile.Condition{Status: "False", Reason: "Invalid", Message: msgs.ToAggregate().Error()}
-				}
-			}
-			if r.Parent != nil && len(msgs) == 0 {
-				get(listenerOf(r.Path)).MergedWith = r.Parent.Ref.String()
-			}
-			continue
+}
+
+// markHeld records a result the policy holds: Invalid on its ancestors when the effective policy
+// fails its checks, otherwise the broader policy it is merged with, on the listener's ancestor.
+func (as *ancestorStatuses) markHeld(r engine.Result) {
+	msgs := engine.Check(r)
+	if len(msgs) > 0 {
+		for _, a := range as.of(r.Scope, &r.Path.Gateway) {
+			as.get(a).Accepted = profile.Condition{Status: "False", Reason: "Invalid", Message: msgs.ToAggregate().Error()}
 		}
-		if r.Holder == nil {
-			continue
-		}
-		if r.Parent == p {
-			// An invalid merged result leaves the parent overridden on that route (the route
-			// policy is marked Invalid and the merge is not recorded).
-			for _, a := range of(r.ParentScope, &r.Path.Gateway) {
-				if len(engine.Check(r)) > 0 {
-					get(a).Overridden = true
-				} else {
-					get(a).Merges = true
-				}
-			}
-		}
-		for _, pl := range r.Replaced {
-			if pl.Policy == p {
-				for _, a := range of(pl.Scope, &r.Path.Gateway) {
-					get(a).Overridden = true
-				}
+	}
+	if r.Parent != nil && len(msgs) == 0 {
+		as.get(listenerAncestor(r.Path)).MergedWith = r.Parent.Ref.String()
+	}
+}
+
+// markBroader records a result another policy holds where p is broader: p merged into (Merges),
+// or overridden when the merged result is invalid or p is replaced.
+func (as *ancestorStatuses) markBroader(p *engine.Policy, r engine.Result) {
+	if r.Parent == p {
+		// An invalid merged result leaves the parent overridden on that route (the route
+		// policy is marked Invalid and the merge is not recorded).
+		for _, a := range as.of(r.ParentScope, &r.Path.Gateway) {
+			if len(engine.Check(r)) > 0 {
+				as.get(a).Overridden = true
+			} else {
+				as.get(a).Merges = true
 			}
 		}
 	}
-	out := make([]AncestorStatus, 0, len(byAncestor))
-	for _, st := range byAncestor {
+	for _, pl := range r.Replaced {
+		if pl.Policy == p {
+			for _, a := range as.of(pl.Scope, &r.Path.Gateway) {
+				as.get(a).Overridden = true
+			}
+		}
+	}
+}
+
+// sorted is the entries, sorted by ancestor.
+func (as *ancestorStatuses) sorted() []AncestorStatus {
+	out := make([]AncestorStatus, 0, len(as.by))
+	for _, st := range as.by {
 		out = append(out, *st)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Ancestor < out[j].Ancestor })
-	return out, nil
+	return out
 }
 
 type parentRef struct {

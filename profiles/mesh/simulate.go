@@ -85,45 +85,15 @@ policy or Dataplane is invalid or the proxy is unknown, 2 if a file cannot be re
 }
 
 func (o *meshOptions) run(ctx context.Context, read profile.Read, stdout, stderr io.Writer) error {
-	if o.output != "json" {
-		return fmt.Errorf("output format %q is not supported: use -o json", o.output)
-	}
-	kind, group, err := meshKind(o.kind)
+	q, err := o.query()
 	if err != nil {
 		return err
 	}
-	version, err := engine.VersionOf(o.version)
-	if err != nil {
-		return fmt.Errorf("--kuma-version: %w", err)
-	}
-	if o.rules && o.from != "" && kind != engine.KindMeshTrafficPermission {
-		return errors.New("--rules with --from names one client both ways: MeshTrafficPermission only")
-	}
-	if (o.spiffeID != "" || o.sni != "") && !o.rules {
-		return errors.New("--spiffe-id and --sni go with --rules")
-	}
-	if o.rules && group == engine.PrecedentGroup {
-		return fmt.Errorf("--rules: spec.rules is Kuma's shape: use --kind %s.%s", kind, engine.KumaGroup)
-	}
-	if o.rules {
-		group = engine.KumaGroup
-	}
-	dir, target := engine.To, engine.Selector{Service: o.outbound}
-	if o.from != "" {
-		dir = engine.From
-		if target, err = parseSource(o.from); err != nil {
-			return err
-		}
-	}
-	if !o.rules && dir == engine.To && kind == engine.KindMeshTrafficPermission {
-		return errors.New("MeshTrafficPermission has only from arrays: use --from SERVICE[,TAG=VALUE...]")
-	}
-
 	objs, err := read(ctx, stderr, o.files)
 	if err != nil {
 		return err
 	}
-	policies, dataplanes, err := readMesh(objs, kind, group, version, stderr)
+	policies, dataplanes, err := readMesh(objs, q.kind, q.group, q.version, stderr)
 	if err != nil {
 		return err
 	}
@@ -134,10 +104,73 @@ func (o *meshOptions) run(ctx context.Context, read profile.Read, stdout, stderr
 	if o.rules {
 		var from *engine.Selector
 		if o.from != "" {
-			from = &target
+			from = &q.target
 		}
-		return o.printRules(stdout, stderr, kind+"."+group, version, policies, dp, from)
+		return o.printRules(stdout, stderr, q.kind+"."+q.group, q.version, policies, dp, from)
 	}
+	return o.printMerge(stdout, stderr, q, policies, dp)
+}
+
+// meshQuery is what the flags ask for: the policy kind (of group, when not empty), the Kuma version
+// predicted, and the direction and target merged.
+type meshQuery struct {
+	kind, group string
+	version     engine.Version
+	dir         engine.Direction
+	target      engine.Selector
+}
+
+// query checks the flags, before anything is read, and says what they ask for.
+func (o *meshOptions) query() (meshQuery, error) {
+	var q meshQuery
+	if o.output != "json" {
+		return q, fmt.Errorf("output format %q is not supported: use -o json", o.output)
+	}
+	kind, group, err := meshKind(o.kind)
+	if err != nil {
+		return q, err
+	}
+	version, err := engine.VersionOf(o.version)
+	if err != nil {
+		return q, fmt.Errorf("--kuma-version: %w", err)
+	}
+	if err := o.checkRules(kind, group); err != nil {
+		return q, err
+	}
+	if o.rules {
+		group = engine.KumaGroup
+	}
+	q = meshQuery{kind: kind, group: group, version: version, dir: engine.To, target: engine.Selector{Service: o.outbound}}
+	if o.from != "" {
+		q.dir = engine.From
+		if q.target, err = parseSource(o.from); err != nil {
+			return q, err
+		}
+	}
+	if !o.rules && q.dir == engine.To && kind == engine.KindMeshTrafficPermission {
+		return q, errors.New("MeshTrafficPermission has only from arrays: use --from SERVICE[,TAG=VALUE...]")
+	}
+	return q, nil
+}
+
+// checkRules checks the flags that go with --rules against the kind of group.
+func (o *meshOptions) checkRules(kind, group string) error {
+	if o.rules && o.from != "" && kind != engine.KindMeshTrafficPermission {
+		return errors.New("--rules with --from names one client both ways: MeshTrafficPermission only")
+	}
+	if (o.spiffeID != "" || o.sni != "") && !o.rules {
+		return errors.New("--spiffe-id and --sni go with --rules")
+	}
+	if o.rules && group == engine.PrecedentGroup {
+		return fmt.Errorf("--rules: spec.rules is Kuma's shape: use --kind %s.%s", kind, engine.KumaGroup)
+	}
+	return nil
+}
+
+// printMerge prints the merged to or from arrays of proxy dp for q (without --rules), warning on
+// stderr of an outbound the proxy does not declare and of from items Kuma 2.14 leaves out.
+func (o *meshOptions) printMerge(stdout, stderr io.Writer, q meshQuery, policies []engine.Policy, dp engine.Dataplane) error {
+	kind, group, version, dir, target := q.kind, q.group, q.version, q.dir, q.target
 	if dir == engine.To {
 		if tags, ok := dp.OutboundTo(o.outbound); ok {
 			target.Tags = tags

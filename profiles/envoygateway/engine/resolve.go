@@ -122,21 +122,43 @@ func (s *Snapshot) compute(kind string, p Path, at lookup, memo merges) (Result,
 	if kind == BackendTrafficPolicy && (p.RouteKind == "TCPRoute" || p.RouteKind == "UDPRoute") {
 		return s.fill(r, chain, at)
 	}
-	// One lookup per scope of the chain, most specific first.
-	var hs [5]*Policy
-	hi := -1
+	hs, hi := holders(chain, at)
+	if hi < 0 {
+		return r, false
+	}
+	r.Holder, r.Scope = hs[hi], chain[hi]
+	r.placeBroader(chain, hs[:], hi)
+	if r.Parent != nil {
+		m := merged(kind, r.Parent, r.Holder, memo)
+		r.Spec, r.Sources = m.Spec, m.Sources
+		return r, true
+	}
+	r.Spec, r.Sources = r.Holder.Fields, r.Holder.sourceMap()
+	if kind == SecurityPolicy && p.RouteKind == "TCPRoute" && r.Scope.Level() < LevelRoute {
+		r.Spec, r.Sources = authorizationOnly(r.Spec, r.Sources)
+	}
+	return r, true
+}
+
+// holders looks up the holder of each scope of the chain, most specific first (one lookup per
+// scope); hi is the index of the most specific scope held, -1 when none is.
+func holders(chain []Scope, at lookup) (hs [5]*Policy, hi int) {
+	hi = -1
 	for i, sc := range chain {
 		hs[i] = first(at(sc))
 		if hs[i] != nil && hi < 0 {
 			hi = i
 		}
 	}
-	if hi < 0 {
-		return r, false
-	}
-	r.Holder, r.Scope = hs[hi], chain[hi]
+	return hs, hi
+}
+
+// placeBroader records what becomes of the policies held on the chain's scopes broader than the
+// holder's (hs[hi]): the parent a mergeable route or rule policy merges into, the route-level
+// policy a rule-level merge skips, and the rest replaced.
+func (r *Result) placeBroader(chain []Scope, hs []*Policy, hi int) {
 	parent, skipped := -1, -1
-	if kind != ClientTrafficPolicy && r.Holder.MergeType != "" && r.Scope.Level() >= LevelRoute {
+	if r.Kind != ClientTrafficPolicy && r.Holder.MergeType != "" && r.Scope.Level() >= LevelRoute {
 		// Merge with the single closest parent among the listener, ListenerSet and Gateway
 		// policies; a rule-level merge skips the route-level policy
 		// (securitypolicy.go processSecurityPolicyForRoute, "Merge with the closest policy").
@@ -157,23 +179,19 @@ func (s *Snapshot) compute(kind string, p Path, at lookup, memo merges) (Result,
 			r.Replaced = append(r.Replaced, Placed{hs[i], chain[i]})
 		}
 	}
-	if r.Parent != nil {
-		key := [2]*Policy{r.Parent, r.Holder}
-		m, ok := memo[key]
-		if !ok {
-			m = Merge(kind, r.Holder.MergeType, r.Parent, r.Holder)
-			if memo != nil {
-				memo[key] = m
-			}
+}
+
+// merged is holder merged into parent, memoized in memo when memo is not nil.
+func merged(kind string, parent, holder *Policy, memo merges) Merged {
+	key := [2]*Policy{parent, holder}
+	m, ok := memo[key]
+	if !ok {
+		m = Merge(kind, holder.MergeType, parent, holder)
+		if memo != nil {
+			memo[key] = m
 		}
-		r.Spec, r.Sources = m.Spec, m.Sources
-		return r, true
 	}
-	r.Spec, r.Sources = r.Holder.Fields, r.Holder.sourceMap()
-	if kind == SecurityPolicy && p.RouteKind == "TCPRoute" && r.Scope.Level() < LevelRoute {
-		r.Spec, r.Sources = authorizationOnly(r.Spec, r.Sources)
-	}
-	return r, true
+	return m
 }
 
 // authorizationOnly keeps the authorization of a listener- or Gateway-level SecurityPolicy on a

@@ -14,62 +14,78 @@ func (s *Snapshot) Resolve(p *Policy) Resolution {
 	var r Resolution
 	seen := map[Scope]bool{}
 	for _, t := range p.Targets {
-		sc := Scope{Kind: t.Kind, Namespace: p.Ref.Namespace, Name: t.Name, Section: t.Section}
-		if (t.Group != "" && t.Group != topology.Group) || !s.exists[sc] {
-			if whole := (Scope{Kind: sc.Kind, Namespace: sc.Namespace, Name: sc.Name}); sc.Section != "" && (t.Group == "" || t.Group == topology.Group) && s.exists[whole] {
-				r.NoSection = append(r.NoSection, t)
-			} else {
-				r.Missing = append(r.Missing, t)
-			}
-			continue
-		}
-		if !seen[sc] {
-			seen[sc] = true
-			r.Scopes = append(r.Scopes, sc)
-		}
+		s.resolveRef(p, t, &r, seen)
 	}
 	for _, sel := range p.Selectors {
-		if sel.Group != topology.Group {
-			continue
-		}
-		ls, err := metav1.LabelSelectorAsSelector(&sel.Labels)
-		if err != nil {
-			continue
-		}
-		var nsSel labels.Selector
-		if sel.From == "Selector" && sel.NamespaceSelector != nil {
-			if nsSel, err = metav1.LabelSelectorAsSelector(sel.NamespaceSelector); err != nil {
-				continue
-			}
-		}
-		for _, o := range s.objects[sel.Kind] {
-			switch sel.From {
-			case "All":
-			case "Selector":
-				if nsSel == nil || !nsSel.Matches(labels.Set(s.nsLabels[o.Key.Namespace])) {
-					continue
-				}
-			default:
-				if o.Key.Namespace != p.Ref.Namespace {
-					continue
-				}
-			}
-			if !ls.Matches(labels.Set(o.Labels)) {
-				continue
-			}
-			sc := Scope{Kind: o.Kind, Namespace: o.Key.Namespace, Name: o.Key.Name}
-			if !s.exists[sc] || seen[sc] {
-				continue
-			}
-			if o.Key.Namespace != p.Ref.Namespace && !s.granted(p, sc) {
-				r.Ignored = append(r.Ignored, sc)
-				continue
-			}
-			seen[sc] = true
-			r.Scopes = append(r.Scopes, sc)
-		}
+		s.resolveSelector(p, sel, &r, seen)
 	}
 	return r
+}
+
+// resolveRef adds where one targetRef lands to r: its scope (once, by seen), or NoSection when the
+// object exists without the section named, or Missing.
+func (s *Snapshot) resolveRef(p *Policy, t TargetRef, r *Resolution, seen map[Scope]bool) {
+	sc := Scope{Kind: t.Kind, Namespace: p.Ref.Namespace, Name: t.Name, Section: t.Section}
+	if (t.Group != "" && t.Group != topology.Group) || !s.exists[sc] {
+		if whole := (Scope{Kind: sc.Kind, Namespace: sc.Namespace, Name: sc.Name}); sc.Section != "" && (t.Group == "" || t.Group == topology.Group) && s.exists[whole] {
+			r.NoSection = append(r.NoSection, t)
+		} else {
+			r.Missing = append(r.Missing, t)
+		}
+		return
+	}
+	if !seen[sc] {
+		seen[sc] = true
+		r.Scopes = append(r.Scopes, sc)
+	}
+}
+
+// resolveSelector adds the objects one targetSelector matches to r: each scope once (by seen),
+// those of another namespace no ReferenceGrant lets the policy reach as Ignored. A selector of
+// another group, or with labels that do not parse, matches nothing.
+func (s *Snapshot) resolveSelector(p *Policy, sel Selector, r *Resolution, seen map[Scope]bool) {
+	if sel.Group != topology.Group {
+		return
+	}
+	ls, err := metav1.LabelSelectorAsSelector(&sel.Labels)
+	if err != nil {
+		return
+	}
+	var nsSel labels.Selector
+	if sel.From == "Selector" && sel.NamespaceSelector != nil {
+		if nsSel, err = metav1.LabelSelectorAsSelector(sel.NamespaceSelector); err != nil {
+			return
+		}
+	}
+	for _, o := range s.objects[sel.Kind] {
+		if !s.inNamespaces(p, sel, nsSel, o) || !ls.Matches(labels.Set(o.Labels)) {
+			continue
+		}
+		sc := Scope{Kind: o.Kind, Namespace: o.Key.Namespace, Name: o.Key.Name}
+		if !s.exists[sc] || seen[sc] {
+			continue
+		}
+		if o.Key.Namespace != p.Ref.Namespace && !s.granted(p, sc) {
+			r.Ignored = append(r.Ignored, sc)
+			continue
+		}
+		seen[sc] = true
+		r.Scopes = append(r.Scopes, sc)
+	}
+}
+
+// inNamespaces says whether object o is in a namespace the selector's namespaces.from reaches: any
+// for All, those nsSel matches for Selector (none without a namespaceSelector), otherwise the
+// policy's own.
+func (s *Snapshot) inNamespaces(p *Policy, sel Selector, nsSel labels.Selector, o Object) bool {
+	switch sel.From {
+	case "All":
+		return true
+	case "Selector":
+		return nsSel != nil && nsSel.Matches(labels.Set(s.nsLabels[o.Key.Namespace]))
+	default:
+		return o.Key.Namespace == p.Ref.Namespace
+	}
 }
 
 func (s *Snapshot) granted(p *Policy, to Scope) bool {

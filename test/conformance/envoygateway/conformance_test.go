@@ -60,6 +60,29 @@ func (u unit) key() string { return u.Case + " | " + u.Name }
 // the Overridden and Merged conditions) with what the profile predicts (Profile.Ancestors). A
 // difference must be listed in testdata/expectations.yaml, and a listed one must still differ.
 func TestEnvoyGatewayCorpus(t *testing.T) {
+	cases, units := corpusUnits(t)
+	list, listed := readExpectations(t)
+	table, fresh, seen := judgeUnits(t, units, listed)
+	for _, e := range list {
+		if !seen[e.key()] {
+			t.Errorf("%s: listed but no longer compared: remove it from %s", e.key(), expectationsFile)
+		}
+	}
+	t.Log("\n" + corpusSummary(len(cases), table, fresh))
+	if *update {
+		writeExpectations(t, fresh)
+	}
+	for _, e := range fresh {
+		if e.Kind == wrong {
+			t.Logf("Precedent wrong: %s: %s", e.key(), e.Reason)
+		}
+	}
+}
+
+// corpusUnits loads the corpus and makes the units of every case, each checked against Envoy
+// Gateway's CRD schemas.
+func corpusUnits(t *testing.T) ([]corpusCase, []unit) {
+	t.Helper()
 	cases, err := loadCorpus()
 	if err != nil {
 		t.Fatal(err)
@@ -80,6 +103,13 @@ func TestEnvoyGatewayCorpus(t *testing.T) {
 		}
 		units = append(units, us...)
 	}
+	return cases, units
+}
+
+// readExpectations reads the listed differences (none when the file is missing), as a list and by
+// key.
+func readExpectations(t *testing.T) ([]Expectation, map[string]Expectation) {
+	t.Helper()
 	listed := map[string]Expectation{}
 	var list []Expectation
 	raw, err := os.ReadFile(expectationsFile)
@@ -92,7 +122,17 @@ func TestEnvoyGatewayCorpus(t *testing.T) {
 	for _, e := range list {
 		listed[e.key()] = e
 	}
-	type tally struct{ units, agree, listed, unlisted int }
+	return list, listed
+}
+
+// tally counts the units of one family: all, those that agree, and the differences listed and not.
+type tally struct{ units, agree, listed, unlisted int }
+
+// judgeUnits compares each unit with its listing: an agreeing unit must not be listed, a differing
+// one must be (unless -update). It counts them per family and gives the differences as they would
+// be listed now (fresh) and the keys of the units compared (seen).
+func judgeUnits(t *testing.T, units []unit, listed map[string]Expectation) (map[string]*tally, []Expectation, map[string]bool) {
+	t.Helper()
 	table := map[string]*tally{}
 	var fresh []Expectation
 	seen := map[string]bool{}
@@ -124,18 +164,19 @@ func TestEnvoyGatewayCorpus(t *testing.T) {
 			}
 		}
 	}
-	for _, e := range list {
-		if !seen[e.key()] {
-			t.Errorf("%s: listed but no longer compared: remove it from %s", e.key(), expectationsFile)
-		}
-	}
+	return table, fresh, seen
+}
+
+// corpusSummary is the table of counts per family and the reasons of the differences, most
+// frequent first.
+func corpusSummary(cases int, table map[string]*tally, fresh []Expectation) string {
 	families := make([]string, 0, len(table))
 	for f := range table {
 		families = append(families, f)
 	}
 	sort.Strings(families)
 	var b strings.Builder
-	fmt.Fprintf(&b, "Envoy Gateway translator corpus: %d cases\n%-12s %6s %6s %6s %8s\n", len(cases), "unit", "units", "agree", "listed", "unlisted")
+	fmt.Fprintf(&b, "Envoy Gateway translator corpus: %d cases\n%-12s %6s %6s %6s %8s\n", cases, "unit", "units", "agree", "listed", "unlisted")
 	for _, f := range families {
 		tl := table[f]
 		fmt.Fprintf(&b, "%-12s %6d %6d %6d %8d\n", f, tl.units, tl.agree, tl.listed, tl.unlisted)
@@ -158,27 +199,25 @@ func TestEnvoyGatewayCorpus(t *testing.T) {
 	for _, r := range reasons {
 		fmt.Fprintf(&b, "%5d  %s\n", counts[r], r)
 	}
-	t.Log("\n" + b.String())
-	if *update {
-		sort.Slice(fresh, func(i, j int) bool { return fresh[i].key() < fresh[j].key() })
-		out, err := yaml.Marshal(fresh)
-		if err != nil {
-			t.Fatal(err)
-		}
-		header := "# Units of Envoy Gateway's translator corpus where Precedent's prediction is not compared or differs,\n" +
-			"# each with its kind and a one-line reason. Regenerate with `go test ./test/conformance/envoygateway -update`:\n" +
-			"# entries already here keep their kind and reason; new ones get a first classification to review.\n"
-		if err := os.MkdirAll(filepath.Dir(expectationsFile), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(expectationsFile, append([]byte(header), out...), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	return b.String()
+}
+
+// writeExpectations rewrites the expectations file with the differences as they are now (-update).
+func writeExpectations(t *testing.T, fresh []Expectation) {
+	t.Helper()
+	sort.Slice(fresh, func(i, j int) bool { return fresh[i].key() < fresh[j].key() })
+	out, err := yaml.Marshal(fresh)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, e := range fresh {
-		if e.Kind == wrong {
-			t.Logf("Precedent wrong: %s: %s", e.key(), e.Reason)
-		}
+	header := "# Units of Envoy Gateway's translator corpus where Precedent's prediction is not compared or differs,\n" +
+		"# each with its kind and a one-line reason. Regenerate with `go test ./test/conformance/envoygateway -update`:\n" +
+		"# entries already here keep their kind and reason; new ones get a first classification to review.\n"
+	if err := os.MkdirAll(filepath.Dir(expectationsFile), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(expectationsFile, append([]byte(header), out...), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -96,34 +96,7 @@ func (o *accessOptions) run(objs []*unstructured.Unstructured, stdout, stderr io
 		return err
 	}
 
-	var policies []engine.Policy
-	var others []*unstructured.Unstructured
-	invalid := false
-	for _, obj := range objs {
-		if obj.GetNamespace() == "" {
-			obj.SetNamespace("default")
-		}
-		if !engine.IsPolicy(obj.GroupVersionKind().GroupKind()) {
-			others = append(others, obj)
-			continue
-		}
-		p, errs := engine.Parse(obj, s)
-		onPath := p.TargetsObject(engine.GatewayGroup, engine.GatewayKind, gwNS, gwName) || p.TargetsObject(s.BackendGroup, s.BackendKind, beNS, beName)
-		for _, e := range errs {
-			if !onPath {
-				// A policy of neither the Gateway nor the Backend asked about does not decide this
-				// request (a cluster holds many): it is said, not fatal.
-				fmt.Fprintf(stderr, "Warning: %s %s/%s: %s: not on this request's path, left out\n", obj.GetKind(), obj.GetNamespace(), obj.GetName(), e.Error())
-				continue
-			}
-			fmt.Fprintf(stderr, "%s %s/%s: %s\n", obj.GetKind(), obj.GetNamespace(), obj.GetName(), e.Error())
-			invalid = true
-		}
-		if len(errs) > 0 && !onPath {
-			continue
-		}
-		policies = append(policies, p)
-	}
+	policies, others, invalid := readAccess(objs, s, gwNS+"/"+gwName, beNS+"/"+beName, stderr)
 	if invalid {
 		return &profile.ExitError{Code: 1, Err: errors.New("")}
 	}
@@ -201,4 +174,36 @@ func sortedKeys(m map[string]engine.Outcome) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// readAccess parses the AccessPolicies among objs (the other objects are the topology). The errors
+// of a policy on the request's path (gateway or backend, NAMESPACE/NAME) are printed and make
+// invalid; a policy of neither does not decide this request (a cluster holds many), so its errors
+// are warnings and it is left out.
+func readAccess(objs []*unstructured.Unstructured, s engine.Settings, gw, be string, stderr io.Writer) (policies []engine.Policy, others []*unstructured.Unstructured, invalid bool) {
+	gwNS, gwName, _ := strings.Cut(gw, "/")
+	beNS, beName, _ := strings.Cut(be, "/")
+	for _, obj := range objs {
+		if obj.GetNamespace() == "" {
+			obj.SetNamespace("default")
+		}
+		if !engine.IsPolicy(obj.GroupVersionKind().GroupKind()) {
+			others = append(others, obj)
+			continue
+		}
+		p, errs := engine.Parse(obj, s)
+		onPath := p.TargetsObject(engine.GatewayGroup, engine.GatewayKind, gwNS, gwName) || p.TargetsObject(s.BackendGroup, s.BackendKind, beNS, beName)
+		for _, e := range errs {
+			if onPath {
+				fmt.Fprintf(stderr, "%s %s/%s: %s\n", obj.GetKind(), obj.GetNamespace(), obj.GetName(), e.Error())
+				invalid = true
+			} else {
+				fmt.Fprintf(stderr, "Warning: %s %s/%s: %s: not on this request's path, left out\n", obj.GetKind(), obj.GetNamespace(), obj.GetName(), e.Error())
+			}
+		}
+		if len(errs) == 0 || onPath {
+			policies = append(policies, p)
+		}
+	}
+	return policies, others, invalid
 }

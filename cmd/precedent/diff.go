@@ -251,13 +251,14 @@ func applyFiles(base *input, files []string, ns string, now time.Time, configGiv
 	if ns == "" {
 		ns = "default"
 	}
+	created := newerThanAll(base.objects, now)
 	index := make(map[objectKey]int, len(base.objects))
 	out := append([]*unstructured.Unstructured(nil), base.objects...)
 	for i, u := range out {
 		index[keyOf(u)] = i
 	}
 	written := map[string]bool{}
-	created := map[*unstructured.Unstructured]bool{}
+	isNew := map[*unstructured.Unstructured]bool{}
 	for _, o := range objs {
 		u := o.Unstructured
 		if u.GetNamespace() == "" && u.GetKind() != "GatewayClass" && u.GetKind() != "Namespace" && u.GroupVersionKind().GroupKind() != settings.GVK.GroupKind() {
@@ -271,18 +272,31 @@ func applyFiles(base *input, files []string, ns string, now time.Time, configGiv
 			out[i] = u
 			continue
 		}
-		u.SetCreationTimestamp(metav1.NewTime(now.UTC().Truncate(time.Second)))
+		u.SetCreationTimestamp(created)
 		index[keyOf(u)] = len(out)
 		out = append(out, u)
-		created[u] = true
+		isNew[u] = true
 	}
 	head, err := newInput(s, out, nil)
 	if err != nil {
 		return nil, nil, err
 	}
 	head.read, head.at = len(objs), place(objs)
-	head.undated = newInChangeSet(created)
+	head.undated = newInChangeSet(isNew)
 	return head, written, nil
+}
+
+// newerThanAll is the creationTimestamp of the objects a change set creates: now, to the second as
+// the API server keeps it, or a second after the newest object of the cluster when that is not
+// older (created within the same second): new objects are newer than every stored one.
+func newerThanAll(stored []*unstructured.Unstructured, now time.Time) metav1.Time {
+	t := now.UTC().Truncate(time.Second)
+	for _, u := range stored {
+		if c := u.GetCreationTimestamp().Time; !c.Before(t) {
+			t = c.Add(time.Second)
+		}
+	}
+	return metav1.NewTime(t)
 }
 
 // changedObjects names ("<Kind> <ns>/<name>") the objects of head that base lacks or holds

@@ -53,7 +53,7 @@ func TestMakeRun(t *testing.T) {
 		says  string
 	}{
 		{true, `The AuthPolicy "try-unset" is invalid: spec.unset[0]: Forbidden: PRC-E023 rule authorization.b is set by the overrides of AuthPolicy c1/gw-policy and cannot be unset`},
-		{true, `The AuthPolicy "try-mixed" is invalid: spec.rules: Forbidden: PRC-E009 bare rules cannot be combined with spec.defaults or spec.overrides`},
+		{true, `The AuthPolicy "try-mixed" is invalid: spec.rules: Forbidden: bare rules cannot be combined with spec.defaults or spec.overrides`},
 		{false, "Warning: PRC-W002 rule authorization.b on route c1/route is overridden by AuthPolicy c1/gw-policy"},
 		{false, "Warning: PRC-W002 rule authorization.b on route c1/route is overridden by AuthPolicy c1/gw-policy"},
 		{false, "precedentconfig.policy.precedent.dev/cluster"},

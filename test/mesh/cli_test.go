@@ -1,6 +1,7 @@
 package mesh_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,7 +28,12 @@ func TestMeshReadsTheCluster(t *testing.T) {
 			t.Fatal(err)
 		}
 		doc := strings.ReplaceAll(string(b), "namespace: mesh-1", "namespace: "+ns)
-		harness.Apply(t, c, ns, doc)
+		for _, u := range harness.Apply(t, c, ns, doc) {
+			u := u
+			// A namespace is never emptied in envtest (no controllers): delete what this test
+			// wrote, so later tests of the package do not read its proxies and policies.
+			t.Cleanup(func() { _ = c.Delete(context.Background(), u) })
+		}
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(doc), 0o600); err != nil {
 			t.Fatal(err)
 		}

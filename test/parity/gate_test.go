@@ -26,6 +26,9 @@ var gate = map[string]string{
 	"envoy-gateway": "PRC-W020", // replacement.yaml: a route policy without mergeType drops the Gateway's jwt
 	"gep713":        "PRC-W002", // timeouts.yaml: the route's timeouts.drain is overridden by the Gateway's override
 	"kuadrant":      "PRC-W002", // the route's limit global is overridden by the Gateway policy's override
+	"kgateway":      "PRC-W230", // the child route's rateLimit is ignored: the parent route prefers its own
+	// the Gateway's body.maxSize is overridden on the coffee route by the route's policy
+	"nginx-gateway-fabric": "PRC-W263",
 	"mesh":          "",
 	"rfc/a1":        "",
 	"rfc/b1":        "",

@@ -46,7 +46,7 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	h, err = harness.Start(harness.Options{CRDDirs: []string{filepath.Join("..", "crds", "kuadrant"), filepath.Join("..", "crds", "nginx-gateway-fabric"), eg}, Webhooks: true})
+	h, err = harness.Start(harness.Options{CRDDirs: []string{filepath.Join("..", "crds", "kuadrant"), filepath.Join("..", "crds", "nginx-gateway-fabric"), filepath.Join("..", "crds", "kgateway"), eg}, Webhooks: true})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

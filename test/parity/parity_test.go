@@ -91,7 +91,7 @@ func sampleFolders(t *testing.T) []string {
 		if len(yamls) == 0 {
 			return nil
 		}
-		if _, err := os.Stat(filepath.Join(path, "precedentconfig.yaml")); err == nil {
+		if _, err := os.Stat(filepath.Join(path, "precedentconfig.yaml")); err == nil || componentConfig(t, path) != nil {
 			configured = append(configured, path)
 		} else {
 			plain = append(plain, path)
@@ -104,6 +104,22 @@ func sampleFolders(t *testing.T) []string {
 	return append(plain, configured...)
 }
 
+// componentConfig is the PrecedentConfig of the kustomize component named as the sample folder dir
+// (config/<name>/precedentconfig.yaml: the kind lines of Kuadrant's, Envoy Gateway's, … kinds), nil
+// when there is none.
+func componentConfig(t *testing.T, dir string) *unstructured.Unstructured {
+	t.Helper()
+	path := filepath.Join(samples, "..", filepath.Base(dir), "precedentconfig.yaml")
+	if _, err := os.Stat(path); err != nil {
+		return nil
+	}
+	objs, err := manifest.Read(path)
+	if err != nil || len(objs) != 1 {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return objs[0].Unstructured
+}
+
 // read returns the PrecedentConfig of dir (nil for none) and its other objects, in file order.
 func read(t *testing.T, dir string) (*unstructured.Unstructured, []*unstructured.Unstructured) {
 	t.Helper()
@@ -112,6 +128,9 @@ func read(t *testing.T, dir string) (*unstructured.Unstructured, []*unstructured
 		t.Fatal(err)
 	}
 	var cfg *unstructured.Unstructured
+	if u := componentConfig(t, dir); u != nil {
+		cfg = u // the kind lines of the ecosystem's component, which the samples no longer carry
+	}
 	var out []*unstructured.Unstructured
 	for _, o := range objs {
 		if o.GroupVersionKind().GroupKind() == settings.GVK.GroupKind() {

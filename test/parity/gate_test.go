@@ -29,13 +29,13 @@ var gate = map[string]string{
 	"kgateway":      "PRC-W230", // the child route's rateLimit is ignored: the parent route prefers its own
 	// the Gateway's body.maxSize is overridden on the coffee route by the route's policy
 	"nginx-gateway-fabric": "PRC-W263",
-	"mesh":          "",
-	"rfc/a1":        "",
-	"rfc/b1":        "",
-	"rfc/b2":        "",
-	"rfc/c1":        "PRC-W002", // the route's authorization.c is overridden by the Gateway's override
-	"rfc/d1":        "",
-	"rfc/d2":        "PRC-W002", // the route's authorization.b is overridden by the Gateway's override
+	"mesh":                 "",
+	"rfc/a1":               "",
+	"rfc/b1":               "",
+	"rfc/b2":               "",
+	"rfc/c1":               "PRC-W002", // the route's authorization.c is overridden by the Gateway's override
+	"rfc/d1":               "",
+	"rfc/d2":               "PRC-W002", // the route's authorization.b is overridden by the Gateway's override
 	// The constraint examples: the override's when reads self.limits.x, which the route's effective
 	// policy lacks, so the condition fails there and the constraint silently does not apply. Kept
 	// as the RFC writes them; a guarded condition (has(self.limits.x) && ...) would pass.

@@ -227,10 +227,10 @@ func TestValidateSARIFSchema(t *testing.T) {
 			args: []string{"validate", ciDir, "-o", "sarif"},
 			code: 1,
 			want: []string{
-				"uncoded-warning warning testdata/ci/in/policies.yaml:5",
-				"uncoded-warning warning testdata/ci/in/policies.yaml:5",
-				"uncoded-error error testdata/ci/in/policies.yaml:26",
-				bareWithBlocks.ID + " error testdata/ci/in/list.yaml:33",
+				"uncoded-error error testdata/ci/in/list.yaml:33", // the built-in CRD's rule: no code
+				"PRC-N003 note testdata/ci/in/policies.yaml:5",
+				"PRC-W005 warning testdata/ci/in/policies.yaml:5",
+				"PRC-E023 error testdata/ci/in/policies.yaml:26",
 			},
 		},
 		{

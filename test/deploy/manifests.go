@@ -134,6 +134,11 @@ func (r *Rendered) Apply(ctx context.Context, c client.Client) ([]string, error)
 		}
 		u := o.DeepCopy()
 		if err := c.Patch(ctx, u, client.Apply, client.FieldOwner("kubectl"), client.ForceOwnership); err != nil {
+			if o.GetKind() == "PrecedentConfig" && strings.Contains(err.Error(), "failed calling webhook") {
+				// Re-installing over stopped replicas: the PrecedentConfig's webhook fails closed until a
+				// replica serves it (the README's second apply pass); the one stored stays in force.
+				continue
+			}
 			return applied, fmt.Errorf("applying %s %s/%s from %s: %w", o.GetKind(), o.GetNamespace(), o.GetName(), r.Source, err)
 		}
 		if o.GetKind() == "CustomResourceDefinition" {

@@ -184,3 +184,20 @@ func NSName(u *unstructured.Unstructured) string {
 	}
 	return u.GetNamespace() + "/" + u.GetName()
 }
+
+// DiffEffective is the Diff of a profile whose views are its Effective items: the items of each of
+// its kinds in reg that kind names, compared between base and head (matched: kind named one).
+func DiffEffective(name policy.Profile, base, head *Offline, kind string, eff func(*Offline, policy.Kind, *topology.Target) ([]effective.Item, error)) ([]diff.Change, bool, error) {
+	var out []diff.Change
+	matched := false
+	for _, k := range KindsOf(name, head.Registry) {
+		if !Names(kind, k.GVK.GroupKind()) {
+			continue
+		}
+		matched = true
+		b, _ := eff(base, k, nil)
+		h, _ := eff(head, k, nil)
+		out = append(out, diff.Items(k.GVK.Kind, b, h)...)
+	}
+	return out, matched, nil
+}

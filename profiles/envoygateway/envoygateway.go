@@ -282,16 +282,5 @@ func under(k effective.ItemKey, t topology.Target) bool {
 
 // Diff compares the effective items of the profile's kinds between base and head.
 func (p Profile) Diff(base, head *profile.Offline, kind string) ([]diff.Change, bool, error) {
-	var out []diff.Change
-	matched := false
-	for _, k := range profile.KindsOf(Name, head.Registry) {
-		if !profile.Names(kind, k.GVK.GroupKind()) {
-			continue
-		}
-		matched = true
-		b, _ := p.Effective(base, k, nil)
-		h, _ := p.Effective(head, k, nil)
-		out = append(out, diff.Items(k.GVK.Kind, b, h)...)
-	}
-	return out, matched, nil
+	return profile.DiffEffective(Name, base, head, kind, p.Effective)
 }

@@ -53,17 +53,7 @@ func through(w *engine.World, leaf, name string) bool {
 
 // Diff compares the effective TrafficPolicies of base and head.
 func (p Profile) Diff(base, head *profile.Offline, kind string) ([]diff.Change, bool, error) {
-	var out []diff.Change
-	matched := false
-	for _, k := range profile.KindsOf(Name, head.Registry) {
-		if profile.Names(kind, k.GVK.GroupKind()) {
-			matched = true
-			b, _ := p.Effective(base, k, nil)
-			h, _ := p.Effective(head, k, nil)
-			out = append(out, diff.Items(k.GVK.Kind, b, h)...)
-		}
-	}
-	return out, matched, nil
+	return profile.DiffEffective(Name, base, head, kind, p.Effective)
 }
 
 // ExplainPolicy: whether the TrafficPolicy reaches a route, and the fate of each of its top-level

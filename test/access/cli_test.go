@@ -1,8 +1,6 @@
 package access_test
 
 import (
-	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,26 +21,10 @@ func TestAccessReadsTheCluster(t *testing.T) {
 	}
 	ns := harness.Namespace(t, c)
 	files, err := filepath.Glob("../../config/samples/access/*.yaml")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no samples: %v", err)
+	if err != nil {
+		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		doc := strings.ReplaceAll(string(b), "namespace: prod", "namespace: "+ns)
-		for _, u := range harness.Apply(t, c, ns, doc) {
-			u := u
-			// A namespace is never emptied in envtest (no controllers): delete what this test
-			// wrote, so later tests of the package do not read its proxies and policies.
-			t.Cleanup(func() { _ = c.Delete(context.Background(), u) })
-		}
-		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), []byte(doc), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := harness.ApplySamples(t, c, ns, "prod", files...)
 	for _, tc := range []struct {
 		name, source, tool string
 		wantCode           int

@@ -3,6 +3,8 @@ package harness
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -94,4 +96,30 @@ func Apply(t testing.TB, c client.Client, ns string, docs ...string) []*unstruct
 		}
 	}
 	return out
+}
+
+// ApplySamples writes the sample files into namespace ns, their namespace `from` replaced by ns, and
+// the same documents into a folder of files it returns, so a test can ask the CLI both ways. The
+// objects are deleted when the test ends: envtest runs no namespace controller, so a deleted
+// namespace keeps them, and later tests of the package would read them.
+func ApplySamples(t testing.TB, c client.Client, ns, from string, files ...string) string {
+	t.Helper()
+	if len(files) == 0 {
+		t.Fatal("no sample files")
+	}
+	dir := t.TempDir()
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := strings.ReplaceAll(string(b), "namespace: "+from, "namespace: "+ns)
+		for _, u := range Apply(t, c, ns, doc) {
+			t.Cleanup(func() { _ = c.Delete(context.Background(), u) })
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), []byte(doc), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }

@@ -1,8 +1,6 @@
 package mesh_test
 
 import (
-	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,23 +19,11 @@ func TestMeshReadsTheCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	ns := harness.Namespace(t, c)
-	dir := t.TempDir()
+	var files []string
 	for _, name := range []string{"dataplanes.yaml", "meshtimeouts.yaml", "meshtrafficpermissions.yaml"} {
-		b, err := os.ReadFile(filepath.Join("../../config/samples/mesh", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		doc := strings.ReplaceAll(string(b), "namespace: mesh-1", "namespace: "+ns)
-		for _, u := range harness.Apply(t, c, ns, doc) {
-			u := u
-			// A namespace is never emptied in envtest (no controllers): delete what this test
-			// wrote, so later tests of the package do not read its proxies and policies.
-			t.Cleanup(func() { _ = c.Delete(context.Background(), u) })
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(doc), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		files = append(files, filepath.Join("../../config/samples/mesh", name))
 	}
+	dir := harness.ApplySamples(t, c, ns, "mesh-1", files...)
 	for _, args := range [][]string{
 		{"mesh", "--kind", "MeshTimeout", "--proxy", ns + "/web-v1", "--outbound", "backend"},
 		{"mesh", "--kind", "MeshTrafficPermission", "--proxy", ns + "/backend-1", "--from", "web,version=v1"},

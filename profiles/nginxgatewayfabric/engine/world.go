@@ -120,6 +120,9 @@ type key struct {
 	Ref  Ref
 }
 
+// Statuses are the statuses of policies, read with StatusOf.
+type Statuses = map[key]*Status
+
 // Decide returns the status of every policy of w, keyed by kind and reference.
 func (w *World) Decide() map[key]*Status { return w.decide(w.Policies) }
 

@@ -78,14 +78,8 @@ func (Profile) Reach(in *profile.Offline, k policy.Kind, rule string, ref *polic
 func declaring(w *engine.World, kind, rule string) []*engine.Policy {
 	var out []*engine.Policy
 	for _, p := range w.Policies {
-		if p.Kind != kind {
-			continue
-		}
-		for _, f := range p.SetFields() {
-			if engine.Matches(kind, f, rule) || engine.Matches(kind, "service."+f, rule) {
-				out = append(out, p)
-				break
-			}
+		if p.Kind == kind && declares(p, rule) {
+			out = append(out, p)
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
@@ -96,6 +90,22 @@ func declaring(w *engine.World, kind, rule string) []*engine.Policy {
 		return engine.Less(out[i], out[j])
 	})
 	return out
+}
+
+// declares reports whether p sets a field the rule names (for an UpstreamSettingsPolicy, with or
+// without one of its Services).
+func declares(p *engine.Policy, rule string) bool {
+	for _, f := range p.SetFields() {
+		if engine.Matches(p.Kind, f, rule) {
+			return true
+		}
+		for _, t := range p.Targets {
+			if engine.Matches(p.Kind, t.Name+"."+f, rule) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // matching are the policies the fields of sources that the rule names come from, sorted.
@@ -161,4 +171,6 @@ func explainPath(key effective.ItemKey, rule string, pols []*engine.Policy, hold
 	return ex
 }
 
-func ref(p *engine.Policy) policy.Ref { return policy.Ref{Namespace: p.Ref.Namespace, Name: p.Ref.Name} }
+func ref(p *engine.Policy) policy.Ref {
+	return policy.Ref{Namespace: p.Ref.Namespace, Name: p.Ref.Name}
+}

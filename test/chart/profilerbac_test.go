@@ -3,7 +3,6 @@ package chart
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -48,7 +47,9 @@ func TestChartIdentityReadsKgatewayAndNGF(t *testing.T) {
 	if len(identity) != 3 {
 		t.Fatalf("want the chart's ServiceAccount, ClusterRole and ClusterRoleBinding precedent, got %v", kinds(identity))
 	}
-	apply(t, append(crdsOf(t, "kgateway", "nginx-gateway-fabric"), identity...), false)
+	harness.InstallCRDFiles(t, c, filepath.Join("test", "crds", "kgateway"))
+	harness.InstallCRDFiles(t, c, filepath.Join("test", "crds", "nginx-gateway-fabric"))
+	apply(t, identity, false)
 	sa := asServiceAccount(t)
 	type access struct{ group, resource, verb string }
 	want := map[access]bool{}
@@ -104,30 +105,6 @@ func componentKinds(t *testing.T, names ...string) []policy.Kind {
 	return out
 }
 
-// crdsOf reads the same-shape CRDs of test/crds/<dir> for each dir.
-func crdsOf(t *testing.T, dirs ...string) []*unstructured.Unstructured {
-	t.Helper()
-	var out []*unstructured.Unstructured
-	for _, d := range dirs {
-		files, err := filepath.Glob(filepath.Join(root, "test", "crds", d, "*.yaml"))
-		if err != nil || len(files) == 0 {
-			t.Fatalf("no CRD in test/crds/%s: %v", d, err)
-		}
-		for _, f := range files {
-			raw, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			objs, err := decode(raw)
-			if err != nil {
-				t.Fatalf("%s: %v", f, err)
-			}
-			out = append(out, objs...)
-		}
-	}
-	return out
-}
-
 // asServiceAccount is a client of the control plane impersonating the chart's ServiceAccount, as
 // a replica's in-cluster credentials authenticate it.
 func asServiceAccount(t *testing.T) client.Client {
@@ -157,4 +134,3 @@ func reviewAccess(t *testing.T, cl client.Client, group, resource, verb string) 
 	}
 	return r.Status.Allowed, fmt.Sprintf("allowed %t: %s", r.Status.Allowed, r.Status.Reason)
 }
-

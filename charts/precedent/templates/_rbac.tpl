@@ -61,6 +61,9 @@
 - apiGroups: [""]
   resources: [services]
   verbs: [get, list, watch]
+- apiGroups: [gateway.networking.k8s.io]
+  resources: [grpcroutes]
+  verbs: [get, list, watch]
 {{- end }}
 {{- if eq . "kgateway" }}
 - apiGroups: [gateway.networking.k8s.io]

@@ -45,7 +45,8 @@ func (Profile) Ancestors(in *profile.Offline, k policy.Kind, ref policy.Ref) ([]
 	if refused {
 		return refusal(msg), nil
 	}
-	as := &ancestorStatuses{parents: routeParents(in.Objects), by: map[string]*AncestorStatus{}}
+	served := servedBy(in.Graph, controllersOf(profile.KindsOf(Name, in.Registry)))
+	as := &ancestorStatuses{parents: routeParents(in.Objects, served), by: map[string]*AncestorStatus{}}
 	as.markNoSection(p, pr.Resolution.NoSection)
 	as.markScopes(pr)
 	for _, r := range pr.After {
@@ -227,9 +228,30 @@ type parentRef struct {
 	ancestor string
 }
 
-// routeParents maps "Kind ns/name" of each route to its parentRefs, as Envoy Gateway names them in
-// a route policy's ancestorRefs.
-func routeParents(objs []*unstructured.Unstructured) map[string][]parentRef {
+// servedBy reports whether a parentRef's Gateway (kind Gateway) or ListenerSet's Gateway is of a
+// GatewayClass one of controllers serves (topology.Graph.Serves): Envoy Gateway translates only the
+// Gateways of its own classes (translator.go, "Skipping Gateway because GatewayClassName doesn't
+// match"), so a route policy has no ancestor on the others.
+func servedBy(g *topology.Graph, controllers []string) func(kind string, k topology.Key) bool {
+	return func(kind string, k topology.Key) bool {
+		if g == nil {
+			return true
+		}
+		if kind == "ListenerSet" {
+			_, parent, ok := g.AttachedListenerSet(k)
+			if !ok {
+				return true
+			}
+			k = parent
+		}
+		gw, ok := g.Gateway(k)
+		return !ok || g.Serves(string(gw.Spec.GatewayClassName), controllers)
+	}
+}
+
+// routeParents maps "Kind ns/name" of each route to its parentRefs on Gateways served (served), as
+// Envoy Gateway names them in a route policy's ancestorRefs.
+func routeParents(objs []*unstructured.Unstructured, served func(kind string, k topology.Key) bool) map[string][]parentRef {
 	out := map[string][]parentRef{}
 	for _, u := range objs {
 		if u.GroupVersionKind().Group != topology.Group {
@@ -239,6 +261,9 @@ func routeParents(objs []*unstructured.Unstructured) map[string][]parentRef {
 		for _, raw := range refs {
 			m, _ := raw.(map[string]interface{})
 			a, key := AncestorName(m, u.GetNamespace())
+			if kind, _ := m["kind"].(string); !served(kind, key) {
+				continue
+			}
 			k := u.GetKind() + " " + u.GetNamespace() + "/" + u.GetName()
 			out[k] = append(out[k], parentRef{key: key, ancestor: a})
 		}

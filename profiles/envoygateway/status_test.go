@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/profile"
@@ -56,5 +57,47 @@ spec:
 				t.Errorf("ancestors (-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// TestAncestorsOtherClass: a route attached to a Gateway of Envoy Gateway's class and to one of
+// another controller's has a route policy's ancestor only on the first (translator.go skips the
+// Gateways of other classes; the translator's case securitypolicy-mixed-managed-unmanaged-route-parents).
+func TestAncestorsOtherClass(t *testing.T) {
+	docs := []string{`apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: eg}
+spec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}`, `apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: other}
+spec: {controllerName: example.com/other}`, `apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: mine, namespace: shop}
+spec: {gatewayClassName: eg, listeners: [{name: http, port: 80, protocol: HTTP}]}`, `apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: theirs, namespace: shop}
+spec: {gatewayClassName: other, listeners: [{name: http, port: 80, protocol: HTTP}]}`, `apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: both, namespace: shop}
+spec:
+  parentRefs: [{name: mine, sectionName: http}, {name: theirs, sectionName: http}]
+  rules: [{backendRefs: [{name: svc, port: 80}]}]`, `apiVersion: gateway.envoyproxy.io/v1alpha1
+kind: SecurityPolicy
+metadata: {name: authz, namespace: shop}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: both}]
+  authorization: {defaultAction: Deny}`}
+	base := samples(t)
+	var objs []*unstructured.Unstructured
+	for _, d := range docs {
+		objs = append(objs, object(t, d))
+	}
+	got, err := Profile{}.Ancestors(offlineOf(base.Settings, objs), kindOf(t, "SecurityPolicy"), policy.Ref{Namespace: "shop", Name: "authz"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []AncestorStatus{{Ancestor: "Gateway shop/mine#http", Accepted: profile.Condition{Status: "True", Reason: "Accepted", Message: "Policy has been accepted"}}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("ancestors (-want +got):\n%s", d)
 	}
 }

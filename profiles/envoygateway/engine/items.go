@@ -31,6 +31,23 @@ func (s *Snapshot) Items(kind string) []effective.Item {
 	return out
 }
 
+// Holders gives, per displayed key of the paths of kind, the policy (ns/name) that holds the
+// path, the most specific one reaching it (a route or rule policy merged into a broader one holds
+// it too): Envoy Gateway records it on the xDS route (backendtrafficpolicy.go
+// appendTrafficPolicyMetadata). A policy Envoy Gateway marks Invalid holds the path with nothing
+// and is recorded nowhere: it is left out.
+func (s *Snapshot) Holders(kind string) map[effective.ItemKey]string {
+	out := map[effective.ItemKey]string{}
+	for i, n := 0, s.PathCount(kind); i < n; i++ {
+		r, ok := s.Compute(kind, i)
+		if !ok || r.Holder.Invalid {
+			continue
+		}
+		out[s.KeyOf(kind, r.Path)] = r.Holder.Ref.String()
+	}
+	return out
+}
+
 // KeyOf is the displayed key of a path. A ListenerSet listener shows as `ListenerSet ns/name#listener`.
 func (s *Snapshot) KeyOf(kind string, p Path) effective.ItemKey {
 	k := effective.ItemKey{Gateway: p.Gateway.String()}

@@ -37,6 +37,7 @@ type corpusCase struct {
 	Name     string
 	Objects  []*unstructured.Unstructured
 	Policies []*unstructured.Unstructured // the .out.yaml's policies, with status
+	XDS      []xdsRoute                   // the HTTP routes of the .out.yaml's xdsIR
 }
 
 // loadCorpus reads every case of the pinned Envoy Gateway module whose input holds one of the
@@ -69,6 +70,9 @@ func loadCorpus() ([]corpusCase, error) {
 			return nil, err
 		}
 		c := corpusCase{Name: strings.TrimSuffix(filepath.Base(in), ".in.yaml"), Objects: objs}
+		if c.XDS, err = readXDS(outFile); err != nil {
+			return nil, err
+		}
 		for _, o := range outObjs {
 			if o.GroupVersionKind().Group == "gateway.envoyproxy.io" && isPolicyKind(o.GetKind()) {
 				c.Policies = append(c.Policies, o)

@@ -256,9 +256,9 @@ func (Profile) Effective(in *profile.Offline, k policy.Kind, target *topology.Ta
 	return beneath(items, *target), nil
 }
 
-// Holders gives, per path of kind as Effective keys it, the policy that holds it
-// (engine.Snapshot.Holders): what Envoy Gateway records on the xDS route.
-func (Profile) Holders(in *profile.Offline, k policy.Kind) map[effective.ItemKey]string {
+// Holders gives, per path of kind as Effective keys it, the policies Envoy Gateway records on the
+// xDS route (engine.Snapshot.Holders).
+func (Profile) Holders(in *profile.Offline, k policy.Kind) map[effective.ItemKey][]string {
 	return offlineWorld(in, nil).snap.Holders(k.GVK.Kind)
 }
 

@@ -58,9 +58,9 @@ func (u unit) key() string { return u.Case + " | " + u.Name }
 // TestEnvoyGatewayCorpus compares, per policy and ancestor of every Envoy Gateway translator case
 // with one of the profile's kinds, what Envoy Gateway wrote in status (Accepted and its reason;
 // the Overridden and Merged conditions) with what the profile predicts (Profile.Ancestors), and on
-// every HTTP route of the case's xdsIR the BackendTrafficPolicy Envoy Gateway records there with
-// the one the profile predicts holds it (family "reach", Profile.Holders; Envoy Gateway records no
-// other kind on a route, and TCP and UDP routes are not compared). A
+// every HTTP and TCP route of the case's xdsIR the BackendTrafficPolicies Envoy Gateway records
+// there with those the profile predicts (family "reach", Profile.Holders; Envoy Gateway records no
+// other kind on a route, nor any on a UDP route). A
 // difference must be listed in testdata/expectations.yaml, and a listed one must still differ.
 func TestEnvoyGatewayCorpus(t *testing.T) {
 	cases, units := corpusUnits(t)

@@ -14,7 +14,7 @@ import (
 	eg "github.com/precedent-dev/precedent/profiles/envoygateway"
 )
 
-// xdsRoute is one route of an HTTP listener in a case's xdsIR, with the BackendTrafficPolicies
+// xdsRoute is one route of an HTTP or TCP listener in a case's xdsIR, with the BackendTrafficPolicies
 // Envoy Gateway records on it (metadata.policies: backendtrafficpolicy.go
 // appendTrafficPolicyMetadata, the only kind it records there).
 type xdsRoute struct {
@@ -22,7 +22,19 @@ type xdsRoute struct {
 	policies []string          // ns/name, sorted
 }
 
-// readXDS reads the HTTPRoute and GRPCRoute routes of the HTTP listeners of a case's .out.yaml.
+// irListenerRoutes is an HTTP or TCP listener of an xdsIR with its routes.
+type irListenerRoutes struct {
+	Name   string `json:"name"`
+	Routes []struct {
+		Name     string `json:"name"`
+		Metadata struct {
+			Kind, Name, Namespace, SectionName string
+			Policies                           []struct{ Kind, Name, Namespace string }
+		} `json:"metadata"`
+	} `json:"routes"`
+}
+
+// readXDS reads the routes of the HTTP and TCP listeners of a case's .out.yaml.
 func readXDS(file string) ([]xdsRoute, error) {
 	raw, err := os.ReadFile(file)
 	if err != nil {
@@ -30,16 +42,8 @@ func readXDS(file string) ([]xdsRoute, error) {
 	}
 	var doc struct {
 		XDSIR map[string]struct {
-			HTTP []struct {
-				Name   string `json:"name"`
-				Routes []struct {
-					Name     string `json:"name"`
-					Metadata struct {
-						Kind, Name, Namespace, SectionName string
-						Policies                           []struct{ Kind, Name, Namespace string }
-					} `json:"metadata"`
-				} `json:"routes"`
-			} `json:"http"`
+			HTTP []irListenerRoutes `json:"http"`
+			TCP  []irListenerRoutes `json:"tcp"`
 		} `json:"xdsIR"`
 	}
 	if err := yaml.Unmarshal(raw, &doc); err != nil {
@@ -47,14 +51,14 @@ func readXDS(file string) ([]xdsRoute, error) {
 	}
 	var out []xdsRoute
 	for _, ir := range doc.XDSIR {
-		for _, l := range ir.HTTP {
+		for _, l := range append(ir.HTTP, ir.TCP...) {
 			gw, listener, ok := irListener(l.Name)
 			if !ok {
 				continue
 			}
 			for _, r := range l.Routes {
 				md := r.Metadata
-				if md.Kind != "HTTPRoute" && md.Kind != "GRPCRoute" {
+				if md.Kind != "HTTPRoute" && md.Kind != "GRPCRoute" && md.Kind != "TCPRoute" && md.Kind != "TLSRoute" {
 					continue
 				}
 				x := xdsRoute{key: effective.ItemKey{Gateway: gw, Listener: listener, Route: md.Namespace + "/" + md.Name, Rule: ruleOf(md.SectionName, r.Name)}}
@@ -101,12 +105,16 @@ func ruleOf(section, name string) string {
 }
 
 func reachName(k effective.ItemKey) string {
-	return "route " + k.Route + "#" + k.Rule + " via " + k.Gateway + " " + k.Listener
+	route := k.Route
+	if k.Rule != "" {
+		route += "#" + k.Rule
+	}
+	return "route " + route + " via " + k.Gateway + " " + k.Listener
 }
 
-// reachUnits compares, on every HTTP route of the case's xdsIR, the BackendTrafficPolicies Envoy
-// Gateway records (the one that holds the route, merged or not) with the policy Precedent predicts
-// holds it.
+// reachUnits compares, on every HTTP and TCP route of the case's xdsIR, the BackendTrafficPolicies
+// Envoy Gateway records (on an HTTP route the one that holds it, merged or not; on a TCP route all
+// on its path) with those Precedent predicts (Profile.Holders).
 func reachUnits(c corpusCase, in *profile.Offline) ([]unit, error) {
 	if len(c.XDS) == 0 {
 		return nil, nil
@@ -130,11 +138,11 @@ func reachUnits(c corpusCase, in *profile.Offline) ([]unit, error) {
 
 // lookupReach finds the holder of an IR route: the listener and the rule are keyed only where a
 // policy splits them.
-func lookupReach(holders map[effective.ItemKey]string, k effective.ItemKey) []string {
+func lookupReach(holders map[effective.ItemKey][]string, k effective.ItemKey) []string {
 	for _, listener := range []string{k.Listener, ""} {
 		for _, rule := range []string{k.Rule, ""} {
-			if h, ok := holders[effective.ItemKey{Gateway: k.Gateway, Listener: listener, Route: k.Route, Rule: rule}]; ok {
-				return []string{h}
+			if hs, ok := holders[effective.ItemKey{Gateway: k.Gateway, Listener: listener, Route: k.Route, Rule: rule}]; ok {
+				return hs
 			}
 		}
 	}

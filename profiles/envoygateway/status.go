@@ -14,9 +14,10 @@ import (
 )
 
 // AncestorStatus is what Envoy Gateway writes, as Precedent predicts it, in one entry of a policy's
-// status.ancestors: the Accepted condition and, when they apply, the Overridden condition (a more
-// specific policy replaces this one on some route or listener beneath the ancestor) and the Merged
-// condition (this route policy is merged with a broader one).
+// status.ancestors: the Accepted condition and, when they apply, the Overridden condition (a
+// narrower scope beneath this policy's has a policy not merged into it, as Envoy Gateway draws it
+// per scope: markOverridden) and the Merged condition (this route policy is merged with a broader
+// one).
 type AncestorStatus struct {
 	// Ancestor is "Gateway ns/name", with "#section" when the ancestorRef names a listener.
 	Ancestor string

@@ -77,6 +77,8 @@ type Policy struct {
 	Raw map[string]interface{}
 	// sources is topLevel(p), computed by Read.
 	sources map[string]string
+	// Invalid says the policy stands for one Envoy Gateway marks Invalid (AsInvalid).
+	Invalid bool
 }
 
 var specPath = field.NewPath("spec")

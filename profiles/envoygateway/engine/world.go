@@ -396,3 +396,16 @@ func (s *Snapshot) addListener(p Path) {
 
 // Exists reports whether a scope names something in the world.
 func (s *Snapshot) Exists(sc Scope) bool { return s.exists[sc] }
+
+// Held lists the scopes that policies of kind attach to (the holder and any it holds off),
+// sorted; Envoy Gateway's status relations are drawn between them.
+func (s *Snapshot) Held(kind string) []Scope {
+	out := make([]Scope, 0, len(s.attach[kind]))
+	for sc, ps := range s.attach[kind] {
+		if len(ps) > 0 {
+			out = append(out, sc)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return scopeLess(out[i], out[j]) })
+	return out
+}

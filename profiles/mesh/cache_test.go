@@ -53,7 +53,7 @@ func TestMeshGrouping(t *testing.T) {
 	if diff := cmp.Diff([]string{"x/c"}, names(meshprofile.Policies(s, meshprofile.MeshTimeoutKind)["other"])); diff != "" {
 		t.Errorf("policies of mesh other (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]engine.Dataplane{{Namespace: "x", Name: "db"}}, meshprofile.Dataplanes(s)["other"], cmp.AllowUnexported(engine.Dataplane{})); diff != "" {
+	if diff := cmp.Diff([]engine.Dataplane{{Namespace: "x", Name: "db", Mesh: "other"}}, meshprofile.Dataplanes(s)["other"], cmp.AllowUnexported(engine.Dataplane{})); diff != "" {
 		t.Errorf("meshprofile.Dataplanes of mesh other (-want +got):\n%s", diff)
 	}
 }

@@ -26,6 +26,7 @@ type Dataplane struct {
 	Delegated   bool
 	GatewayTags map[string]string
 	Zone        string // the kuma.io/zone label: the zone of the proxy (Kuma's KRI)
+	Mesh        string // the top-level mesh field, "" for none (the default mesh: MeshName)
 	Inbound     []map[string]string
 	Outbound    []map[string]string
 }
@@ -77,6 +78,9 @@ func (t *Selector) hasAll(want map[string]string) bool {
 	return true
 }
 
+// MeshName is the mesh the Dataplane belongs to: its mesh field, else "default".
+func (dp *Dataplane) MeshName() string { return meshOrDefault(dp.Mesh) }
+
 // selectableTags are the tag sets a service-level targetRef selects the proxy by: its inbounds', and
 // a delegated gateway's gateway tags.
 func (dp *Dataplane) selectableTags() []map[string]string {
@@ -108,6 +112,7 @@ func ParseDataplane(obj *unstructured.Unstructured) (Dataplane, error) {
 		dp.GatewayTags, _, _ = unstructured.NestedStringMap(obj.Object, "spec", "networking", "gateway", "tags")
 	}
 	dp.Zone = dp.Labels[ZoneLabel]
+	dp.Mesh, _ = obj.Object["mesh"].(string)
 	if obj.GetKind() != KindDataplane {
 		return dp, fmt.Errorf("kind %q is not a Dataplane", obj.GetKind())
 	}

@@ -45,23 +45,37 @@ func dataplaneMesh(u *unstructured.Unstructured) string {
 	return defaultMesh
 }
 
-// Index returns the index of the policies of mesh kind gk and the Dataplanes of mesh meshName
-// (mesh.Index: Dataplanes by the tags, names and labels policies select, shadowing kept per group of
-// proxies). The index is shared: read it only.
-func Index(st source.Source, gk schema.GroupKind, meshName string) *engine.Index {
-	return st.Derive(source.Derivation{Key: "mesh/index/" + gk.String() + "/" + meshName, Kinds: []schema.GroupKind{gk, DataplaneKind},
+// Index returns the index of the policies of mesh kind gk and the Dataplanes of mesh meshName, as
+// Kuma version v behaves (mesh.Index: Dataplanes by the tags, names and labels policies select,
+// shadowing kept per group of proxies; a Dataplane that v's validator refuses is not in it). One
+// index per version, so that a kind line's version takes effect on the next write. The index is
+// shared: read it only.
+func Index(st source.Source, gk schema.GroupKind, meshName string, v engine.Version) *engine.Index {
+	return st.Derive(source.Derivation{Key: "mesh/index/" + gk.String() + "/" + meshName + "@" + string(v), Kinds: []schema.GroupKind{gk, DataplaneKind},
 		Build: func() any {
 			pols := policyGrouping.list(policies(st, gk), meshName)
-			return engine.NewIndex(gk.Kind+"."+gk.Group, pols, dataplaneGrouping.list(dataplanes(st), meshName))
+			return engine.NewIndexAt(v, gk.Kind+"."+gk.Group, pols, shaped(dataplaneGrouping.list(dataplanes(st), meshName), v))
 		},
-		Next: func(prev any, e source.Event) any { return nextIndex(prev.(*engine.Index), meshName, e) },
+		Next: func(prev any, e source.Event) any { return nextIndex(prev.(*engine.Index), meshName, v, e) },
 	}).(*engine.Index)
 }
 
-// nextIndex brings the index x of mesh meshName forward with event e: an event of another mesh
-// leaves it as it is; one of its own mesh is applied by the index's copy-on-write updates
-// (WithDataplane, WithPolicy), sharing the rest.
-func nextIndex(x *engine.Index, meshName string, e source.Event) any {
+// shaped keeps the Dataplanes that Kuma version v's validator accepts (Dataplane.CheckShape): Kuma
+// refuses the others, so they select nothing.
+func shaped(dps []engine.Dataplane, v engine.Version) []engine.Dataplane {
+	out := make([]engine.Dataplane, 0, len(dps))
+	for i := range dps {
+		if dps[i].CheckShape(v) == nil {
+			out = append(out, dps[i])
+		}
+	}
+	return out
+}
+
+// nextIndex brings the index x of mesh meshName (of version v) forward with event e: an event of
+// another mesh leaves it as it is; one of its own mesh is applied by the index's copy-on-write
+// updates (WithDataplane, WithPolicy), sharing the rest.
+func nextIndex(x *engine.Index, meshName string, v engine.Version, e source.Event) any {
 	meshOf := PolicyMesh
 	if e.GroupKind == DataplaneKind {
 		meshOf = dataplaneMesh
@@ -78,7 +92,7 @@ func nextIndex(x *engine.Index, meshName string, e source.Event) any {
 	keep := !e.Deleted && meshOf(u) == meshName
 	if e.GroupKind == DataplaneKind {
 		var dp *engine.Dataplane
-		if d, parsed := dataplaneGrouping.parse(u); keep && parsed {
+		if d, parsed := dataplaneGrouping.parse(u); keep && parsed && d.CheckShape(v) == nil {
 			dp = &d
 		}
 		return x.WithDataplane(dataplaneGrouping.objKey(u), dp)

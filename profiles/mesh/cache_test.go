@@ -117,7 +117,7 @@ func checkMeshChurn(t *testing.T, seed int64, steps int) {
 		change()
 	}
 	for _, m := range meshes { // built once: the events after bring them forward
-		meshprofile.Index(st, meshprofile.MeshTimeoutKind, m)
+		meshprofile.Index(st, meshprofile.MeshTimeoutKind, m, engine.Kuma30)
 	}
 	for step := 0; step < steps; step++ {
 		change()
@@ -131,7 +131,7 @@ func checkMeshChurn(t *testing.T, seed int64, steps int) {
 		}
 		for _, m := range meshes {
 			fresh := engine.NewIndex(meshprofile.MeshTimeoutKind.Kind+"."+meshprofile.MeshTimeoutKind.Group, wantPols[m], wantDPs[m])
-			x := meshprofile.Index(st, meshprofile.MeshTimeoutKind, m)
+			x := meshprofile.Index(st, meshprofile.MeshTimeoutKind, m, engine.Kuma30)
 			for i := 0; i < 3; i++ {
 				probe, errs := engine.Parse(randomTimeout(t, r, fmt.Sprintf("mt-%d", r.Intn(10)), m))
 				if len(errs) > 0 {

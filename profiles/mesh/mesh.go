@@ -66,7 +66,8 @@ func (Profile) Review(r profile.Request) profile.Decision {
 	if len(errs) > 0 {
 		return profile.Decision{Errs: errs, CheckIDs: profile.Same(checkSpec, len(errs))}
 	}
-	ws := append(engine.Deprecations(&p), Index(r.Source, r.GroupKind, PolicyMesh(r.Object)).WriteWarnings(p, false)...) // Kuma's from: deprecated, with its rules form
+	x := Index(r.Source, r.GroupKind, PolicyMesh(r.Object), VersionOf(r.Settings.Registry(), r.GroupKind))
+	ws := append(engine.Deprecations(&p), x.WriteWarnings(p, false)...) // Kuma's from: deprecated, with its rules form
 	return profile.Decision{Warnings: validate.Limit(ws, r.Settings.WarningLimit)}
 }
 
@@ -95,8 +96,9 @@ func (Profile) Prepare(st source.Source, s settings.Settings) error {
 	if !ready {
 		return errors.New("the cache of Dataplanes is not synced yet")
 	}
+	reg := s.Registry()
 	gks := append([]schema.GroupKind(nil), own...)
-	for _, k := range profile.KindsOf(policy.ProfileMesh, s.Registry()) {
+	for _, k := range profile.KindsOf(policy.ProfileMesh, reg) {
 		gks = append(gks, k.GVK.GroupKind())
 	}
 	meshes := dataplanes(st)
@@ -105,10 +107,24 @@ func (Profile) Prepare(st source.Source, s settings.Settings) error {
 			continue
 		}
 		for name := range meshes {
-			Index(st, gk, name)
+			Index(st, gk, name, VersionOf(reg, gk))
 		}
 	}
 	return nil
+}
+
+// VersionOf is the Kuma version the kind line of gk predicts (its version, else the newest), as
+// precedent mesh --kuma-version takes it; Precedent's own kinds, without a line, the newest.
+func VersionOf(reg *policy.Registry, gk schema.GroupKind) engine.Version {
+	var name string
+	if k, ok := reg.Lookup(gk); ok {
+		name = k.VersionInForce()
+	}
+	v, err := engine.VersionOf(name)
+	if err != nil { // the settings' validation refuses an unknown version: the newest
+		v, _ = engine.VersionOf("")
+	}
+	return v
 }
 
 // Checks: the mesh policies and Kuma's Dataplanes, the mesh topology.

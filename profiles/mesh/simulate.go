@@ -186,7 +186,7 @@ func (o *meshOptions) printMerge(stdout, stderr io.Writer, q meshQuery, policies
 		len(engine.InboundRules(kind+"."+engine.KumaGroup, policies, &dp)) > 0 {
 		fmt.Fprintf(stderr, "Warning: %s\n", codeFromLeftOut.Linef("MeshTrafficPermission rules select proxy %s: Kuma %s leaves the from items out there (use --rules --spiffe-id ID --from %s)", o.proxy, version, o.from))
 	}
-	res := engine.Merge(merged, policies, dp, dir, target)
+	res := engine.MergeAt(version, merged, policies, dp, dir, target)
 	out, err := json.MarshalIndent(simResult{res, version}, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding the merged configuration: %w", err)

@@ -3,12 +3,12 @@ package engine
 // simulateClass merges, for ordered policies, every target a class can meet, and counts each element's
 // outcomes. Outbounds to services that no to element names behave alike: one of them stands for
 // all. Sources are taken one per group (reps).
-func simulateClass(ordered []*Policy, outbounds map[string]int, reps []Selector) map[elemKey]*counts {
+func simulateClass(v Version, ordered []*Policy, outbounds map[string]int, reps []Selector) map[elemKey]*counts {
 	out := map[elemKey]*counts{}
 	if len(ordered) == 0 {
 		return out
 	}
-	if entries := Entries(ordered, To); len(entries) > 0 && len(outbounds) > 0 {
+	if entries := EntriesAt(v, ordered, To); len(entries) > 0 && len(outbounds) > 0 {
 		named := map[string]bool{}
 		for i := range entries {
 			if r := &entries[i].Element.TargetRef; r.Name != "" && (r.Kind == Service || r.Kind == MeshService) {

@@ -113,6 +113,15 @@ func madrHigher(a, b *Policy, before nameOrder) bool {
 // one display name in list order; here the one whose namespace sorts first wins, so that the result
 // does not depend on input order.
 func kumaCompare(a, b *Policy) int {
+	if d := kumaAttributes(a, b); d != 0 {
+		return d
+	}
+	return kumaNames(a, b)
+}
+
+// kumaAttributes is Kuma's CompareByPolicyAttributes (core/rules/sort/sort.go): the top-level
+// targetRef kind, then Dataplane refs, origin and role.
+func kumaAttributes(a, b *Policy) int {
 	if d := kumaLevel[a.TargetRef.Kind] - kumaLevel[b.TargetRef.Kind]; d != 0 {
 		return d
 	}
@@ -122,13 +131,44 @@ func kumaCompare(a, b *Policy) int {
 	if d := kumaOriginOrder[a.Origin] - kumaOriginOrder[b.Origin]; d != 0 {
 		return d
 	}
-	if d := kumaRoleOrder[a.Role] - kumaRoleOrder[b.Role]; d != 0 {
-		return d
-	}
+	return kumaRoleOrder[a.Role] - kumaRoleOrder[b.Role]
+}
+
+// kumaNames is Kuma's CompareByDisplayName, descending (the name that sorts first comes last and
+// wins), then the namespace likewise.
+func kumaNames(a, b *Policy) int {
 	if c := strings.Compare(b.DisplayName, a.DisplayName); c != 0 {
 		return c
 	}
 	return strings.Compare(b.Namespace, a.Namespace)
+}
+
+// compareToItems is Kuma's outbound Sort (pkg/plugins/policies/core/rules/outbound/sort.go, the
+// same at v2.14.3 and on master): CompareByPolicyAttributes, then CompareByToEntry (the item's own
+// targetRef kind, so a MeshService item beats a Mesh item of any policy of the same attributes, and
+// between MeshService items one with a sectionName beats one without), then the display name.
+// Negative when a sorts before b (has lower priority).
+func compareToItems(a, b *Entry) int {
+	if d := kumaAttributes(a.Policy, b.Policy); d != 0 {
+		return d
+	}
+	ra, rb := &a.Element.TargetRef, &b.Element.TargetRef
+	if d := kumaLevel[ra.Kind] - kumaLevel[rb.Kind]; d != 0 {
+		return d
+	}
+	if ra.Kind == MeshService {
+		if d := boolInt(ra.SectionName != "") - boolInt(rb.SectionName != ""); d != 0 {
+			return d
+		}
+	}
+	return kumaNames(a.Policy, b.Policy)
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // compareDataplaneRefs is TargetRef.CompareDataplaneKind (api/common/v1alpha1/targetref.go): between
@@ -191,6 +231,25 @@ func Entries(ordered []*Policy, d Direction) []Entry {
 			out = append(out, Entry{Policy: p, Index: i, Element: &elems[i]})
 		}
 	}
+	return out
+}
+
+// EntriesAt is Entries as Kuma version v orders them. On 3.0 the to items of Kuma's kinds are
+// ordered item by item, as Kuma's outbound Sort does (compareToItems): master dropped the tag-subset
+// outbound engine (#18017), so every outbound is merged by outbound.buildRules, which sorts the
+// items of all the policies together. Kuma 2.14 merges an outbound named by kuma.io/service tags,
+// the shape Precedent reads there, with legacyBuildToRules (pkg/plugins/policies/core/rules/rules.go
+// at v2.14.3): the policies in SortByTargetRef order, each policy's items in its own order, as
+// Entries lists them.
+func EntriesAt(v Version, ordered []*Policy, d Direction) []Entry {
+	out := Entries(ordered, d)
+	if d != To || !v.sortsItems() {
+		return out
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := &out[i], &out[j]
+		return a.Policy.Kuma() && b.Policy.Kuma() && compareToItems(a, b) > 0
+	})
 	return out
 }
 

@@ -156,3 +156,95 @@ func TestSelectsProxyZoneAndDelegated(t *testing.T) {
 		})
 	}
 }
+
+// kumaTimeoutTo is a system MeshTimeout (namespace kuma-system) with top-level targetRef top and
+// the to items given in YAML flow style.
+func kumaTimeoutTo(t *testing.T, name, top string, items ...string) Policy {
+	t.Helper()
+	doc := "apiVersion: kuma.io/v1alpha1\nkind: MeshTimeout\nmetadata: {name: " + name + ", namespace: kuma-system}\nspec:\n  targetRef: " + top + "\n  to:\n"
+	for _, it := range items {
+		doc += "  - " + it + "\n"
+	}
+	return policy(t, doc)
+}
+
+// TestKumaToItemOrder: the to items of the policies on one outbound, per Kuma version. Kuma 3.0
+// merges every outbound with outbound.buildRules, which sorts all the items of all the policies
+// together (Sort and CompareByToEntry in pkg/plugins/policies/core/rules/outbound/sort.go): the
+// policies' attributes first, then the item's own targetRef kind, then the display name. Kuma 2.14
+// merges an outbound named by kuma.io/service tags with legacyBuildToRules (rules.go at v2.14.3):
+// policy by policy in SortByTargetRef order, each policy's items in its own order, the later
+// winning.
+func TestKumaToItemOrder(t *testing.T) {
+	examples, dps := load(t, "testdata/kuma")
+	web := find(t, dps, "web-v1")
+	dp := proxy("web-1", map[string]string{ServiceTag: "web"}, "backend")
+	mesh := func(d string) string { return "{targetRef: {kind: Mesh}, default: {connectionTimeout: " + d + "}}" }
+	svc := func(d string) string {
+		return "{targetRef: {kind: MeshService, name: backend}, default: {connectionTimeout: " + d + "}}"
+	}
+	connect := func(v, by string) Result {
+		return Result{Conf: map[string]interface{}{"connectionTimeout": v}, Origins: map[string]string{"connectionTimeout": by}}
+	}
+	tests := []struct {
+		name     string
+		policies []Policy
+		proxy    Dataplane
+		want     map[Version]Result
+	}{
+		{
+			name: "a MeshService item of one Mesh-wide policy beats a Mesh item of another whose name wins: 3.0 only",
+			policies: []Policy{kumaTimeoutTo(t, "a-everything", "{kind: Mesh}", mesh("1s")),
+				kumaTimeoutTo(t, "b-backend", "{kind: Mesh}", svc("2s"))},
+			proxy: dp,
+			want:  map[Version]Result{Kuma214: connect("1s", "a-everything"), Kuma30: connect("2s", "b-backend")},
+		},
+		{
+			name:     "one policy, a MeshService item then a Mesh item: the later wins on 2.14, the MeshService item on 3.0",
+			policies: []Policy{kumaTimeoutTo(t, "p", "{kind: Mesh}", svc("1s"), mesh("2s"))},
+			proxy:    dp,
+			want:     map[Version]Result{Kuma214: connect("2s", "p"), Kuma30: connect("1s", "p")},
+		},
+		{
+			name: "the top-level targetRef still decides first: a MeshService-level policy's Mesh item beats a Mesh-level policy's MeshService item",
+			policies: []Policy{kumaTimeoutTo(t, "a-backend", "{kind: Mesh}", svc("1s")),
+				kumaTimeoutTo(t, "z-web", "{kind: MeshService, name: web}", mesh("2s"))},
+			proxy: dp,
+			want:  map[Version]Result{Kuma214: connect("2s", "z-web"), Kuma30: connect("2s", "z-web")},
+		},
+		{
+			name: "items of one kind: the display name that sorts first wins on both",
+			policies: []Policy{kumaTimeoutTo(t, "b-backend", "{kind: Mesh}", svc("2s")),
+				kumaTimeoutTo(t, "a-backend", "{kind: Mesh}", svc("1s"))},
+			proxy: dp,
+			want:  map[Version]Result{Kuma214: connect("1s", "a-backend"), Kuma30: connect("1s", "a-backend")},
+		},
+		{
+			name:     "the MADR's example as kuma.io: 01-consume-backend-timeouts' MeshService item sets idleTimeout on 3.0",
+			policies: without(examples, "timeout-global"),
+			proxy:    web,
+			want: map[Version]Result{
+				Kuma214: {Conf: map[string]interface{}{"connectionTimeout": "5s", "idleTimeout": "1h", "http": map[string]interface{}{"requestTimeout": "15s"}},
+					Origins: map[string]string{"connectionTimeout": "web-timeouts", "idleTimeout": "00-base-timeouts", "http.requestTimeout": "web-timeouts"}},
+				Kuma30: {Conf: map[string]interface{}{"connectionTimeout": "5s", "idleTimeout": "0s", "http": map[string]interface{}{"requestTimeout": "15s"}},
+					Origins: map[string]string{"connectionTimeout": "web-timeouts", "idleTimeout": "01-consume-backend-timeouts", "http.requestTimeout": "web-timeouts"}},
+			},
+		},
+	}
+	for _, tt := range tests {
+		for _, v := range Versions {
+			t.Run(string(v)+"/"+tt.name, func(t *testing.T) {
+				got := MergeAt(v, kumaTimeout, tt.policies, tt.proxy, To, Selector{Service: "backend"})
+				if diff := cmp.Diff(tt.want[v], got); diff != "" {
+					t.Errorf("MergeAt (-want +got):\n%s", diff)
+				}
+				x := NewIndexAt(v, kumaTimeout, tt.policies, []Dataplane{tt.proxy})
+				for _, p := range tt.policies {
+					if diff := cmp.Diff(WriteWarningsAt(v, p, tt.policies, []Dataplane{tt.proxy}, true), x.WriteWarnings(p, true)); diff != "" {
+						t.Errorf("index on %s (-plain +index):\n%s", p.Name, diff)
+					}
+				}
+			})
+		}
+	}
+}

@@ -22,6 +22,22 @@ var kumaKinds = []interface{}{
 	map[string]interface{}{"gvk": map[string]interface{}{"group": "kuma.io", "version": "v1alpha1", "kind": "MeshTrafficPermission"}, "profile": "mesh"},
 }
 
+// kumaKindsAt is kumaKinds with each line's version set to version ("" leaves it out: the newest).
+func kumaKindsAt(version string) []interface{} {
+	out := make([]interface{}, 0, len(kumaKinds))
+	for _, k := range kumaKinds {
+		line := map[string]interface{}{}
+		for f, v := range k.(map[string]interface{}) {
+			line[f] = v
+		}
+		if version != "" {
+			line["version"] = version
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
 // timeout is a kuma.io MeshTimeout in kuma-system (a system policy: it reaches every proxy of the
 // mesh) whose one to[] item sets connectionTimeout for every outbound.
 func timeout(name, connect string) *unstructured.Unstructured {

@@ -379,3 +379,45 @@ spec: {targetRef: {kind: Mesh}, from: [{targetRef: {kind: MeshService, name: web
 		})
 	}
 }
+
+// TestMeshKumaOutbound: the to items of Kuma's MeshTimeouts on one outbound through the CLI, per
+// Kuma version and port (testdata/kuma-outbound): on 3.0 items are ordered item by item
+// (core/rules/outbound/sort.go), a label-only MeshService ref resolves against the MeshServices of the
+// input (resolve.TargetRef), and a sectionName selects only the outbound to that port, by name or by
+// number (--outbound SERVICE:PORT); on 2.14 (tag outbounds, legacyBuildToRules) the policies' order
+// decides, labels select nothing and sectionName is not looked at.
+func TestMeshKumaOutbound(t *testing.T) {
+	args := func(outbound, version string) []string {
+		return []string{"-f", "testdata/kuma-outbound", "--kind", "MeshTimeout.kuma.io", "--proxy", "web-1", "--outbound", outbound, "--kuma-version", version}
+	}
+	want := func(v, by, version string) string {
+		return `{"conf":{"connectionTimeout":"` + v + `"},"origins":{"connectionTimeout":"` + by + `"},"version":"` + version + `"}`
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"2.14: the name that sorts first", args("backend", "2.14"), want("1s", "a-everything", "2.14")},
+		{"2.14: the port changes nothing", args("backend:8080", "2.14"), want("1s", "a-everything", "2.14")},
+		{"3.0, no port: the label-only MeshService item beats the Mesh item", args("backend", "3.0"), want("3s", "b-payments", "3.0")},
+		{"3.0, the port by number: its name is http, the sectionName item wins", args("backend:8080", "3.0"), want("5s", "c-backend-http", "3.0")},
+		{"3.0, the port by name", args("backend:http", "3.0"), want("5s", "c-backend-http", "3.0")},
+		{"3.0, the other port: the sectionName item does not select it", args("backend:9090", "3.0"), want("3s", "b-payments", "3.0")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stdout, stderr, err := runMesh(t, tt.args...)
+			if err != nil || stderr != "" {
+				t.Fatalf("err = %v, stderr %q", err, stderr)
+			}
+			var compact bytes.Buffer
+			if err := json.Compact(&compact, []byte(stdout)); err != nil {
+				t.Fatalf("stdout is not JSON: %v\n%s", err, stdout)
+			}
+			if compact.String() != tt.want {
+				t.Errorf("stdout %s\nwant %s", compact.String(), tt.want)
+			}
+		})
+	}
+}

@@ -21,6 +21,7 @@ var (
 	MeshTimeoutKind    = schema.GroupKind{Group: policy.Group, Kind: engine.KindMeshTimeout}
 	MeshPermissionKind = schema.GroupKind{Group: policy.Group, Kind: engine.KindMeshTrafficPermission}
 	DataplaneKind      = schema.GroupKind{Group: engine.KumaGroup, Kind: engine.KindDataplane}
+	MeshServiceKind    = schema.GroupKind{Group: engine.KumaGroup, Kind: engine.KindMeshService}
 )
 
 // Mesh membership, as Kuma writes it: a Dataplane's top-level `mesh` field and a policy's label.

@@ -51,9 +51,9 @@ func (Profile) Own() []schema.GroupKind { return own }
 // Reads: Kuma's Dataplanes, stored whole and parsed here (cache.go).
 func (Profile) Reads() []schema.GroupKind { return []schema.GroupKind{DataplaneKind} }
 
-// Sources: its kinds and Kuma's Dataplanes.
+// Sources: its kinds, Kuma's Dataplanes and Kuma's MeshServices (a to item may name them by labels).
 func (Profile) Sources(settings.Settings) []schema.GroupKind {
-	return append(append([]schema.GroupKind(nil), own...), DataplaneKind)
+	return append(append([]schema.GroupKind(nil), own...), DataplaneKind, MeshServiceKind)
 }
 
 // Review checks a write, then finds the elements that can never take effect on any Dataplane of its

@@ -36,6 +36,9 @@ type Dataplane struct {
 type Selector struct {
 	Service string
 	Tags    map[string]string
+	// Section is the outbound's MeshService port as a sectionName names it (ServicePort.SectionName):
+	// its name, else its number; "" when unknown (a to item with a sectionName then selects nothing).
+	Section string
 }
 
 // String renders the selector as the CLI takes it: SERVICE[,TAG=VALUE…].

@@ -66,7 +66,7 @@ type outcome struct {
 func (m *merger) run(entries []Entry, target Selector, out []outcome) {
 	for i := range entries {
 		e := &entries[i]
-		if !e.Element.TargetRef.Selects(&target) {
+		if !e.selects(&target) {
 			continue
 		}
 		var o *outcome

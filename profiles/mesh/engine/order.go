@@ -12,6 +12,27 @@ type Entry struct {
 	Index   int // index of the element in the policy's array
 	Element *Element
 	Rule    bool // a catch-all item of spec.rules merged with the from items (Kuma's MeshTimeout)
+	// Resource: a to item merged as Kuma's resource rules (outbound.buildRules) merge it, the only way
+	// on 3.0: a MeshService item's labels (resolved) and sectionName count (selects).
+	Resource bool
+}
+
+// selects says whether the entry's targetRef selects target. A to item merged as a resource rule
+// selects by MeshService labels and port too (isRelevant in
+// pkg/plugins/policies/core/rules/outbound/resourcerules.go): a label-only MeshService ref the
+// outbound's service among those its labels resolve to (ResolveServices), and one with a sectionName
+// only the outbound to that port (Selector.Section); one without a sectionName every port. Else,
+// as Kuma 2.14's tag rules read a MeshService (asSubset in core/rules/rules.go), by its name's
+// kuma.io/service alone: labels select nothing, sectionName is not looked at.
+func (e *Entry) selects(t *Selector) bool {
+	r := &e.Element.TargetRef
+	if !e.Resource || r.Kind != MeshService {
+		return r.Selects(t)
+	}
+	if r.Name == "" && !contains(r.Services, t.service()) || r.Name != "" && r.Name != t.service() {
+		return false
+	}
+	return r.SectionName == "" || r.SectionName == t.Section
 }
 
 // Path is the entry's field path in its policy, e.g. "spec.to[1]" or "spec.rules[0]".
@@ -245,6 +266,9 @@ func EntriesAt(v Version, ordered []*Policy, d Direction) []Entry {
 	out := Entries(ordered, d)
 	if d != To || !v.sortsItems() {
 		return out
+	}
+	for i := range out {
+		out[i].Resource = out[i].Policy.Kuma()
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := &out[i], &out[j]

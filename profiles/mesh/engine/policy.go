@@ -57,6 +57,10 @@ type TargetRef struct {
 	Labels      map[string]string
 	SectionName string
 	ProxyTypes  []string
+
+	// Services are the names of the MeshServices that a to item naming a MeshService only by labels
+	// selects (ResolveServices); nil when not resolved (then it selects nothing).
+	Services []string
 }
 
 // Element is one entry of a `to` or `from` array: its targetRef and the configuration fields that

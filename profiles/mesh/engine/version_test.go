@@ -248,3 +248,115 @@ func TestKumaToItemOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestKumaToSectionName: a to item's sectionName (one port of a MeshService), per Kuma version. On
+// 3.0 an outbound is a MeshService port: an item with a sectionName selects only the outbound to the
+// port of that name (Port.GetName: its name, else its number), and beats an item without one
+// (CompareByToEntry in core/rules/outbound/sort.go; isRelevant in outbound/resourcerules.go). Kuma
+// 2.14's tag rules read the item as its kuma.io/service alone (asSubset in core/rules/rules.go at
+// v2.14.3): the sectionName is not looked at.
+func TestKumaToSectionName(t *testing.T) {
+	dp := proxy("web-1", map[string]string{ServiceTag: "web"}, "backend")
+	item := func(section, d string) string {
+		return "{targetRef: {kind: MeshService, name: backend" + section + "}, default: {connectionTimeout: " + d + "}}"
+	}
+	connect := func(v, by string) Result {
+		return Result{Conf: map[string]interface{}{"connectionTimeout": v}, Origins: map[string]string{"connectionTimeout": by}}
+	}
+	whole := kumaTimeoutTo(t, "a-backend", "{kind: Mesh}", item("", "1s"))
+	onHTTP := kumaTimeoutTo(t, "b-backend-http", "{kind: Mesh}", item(", sectionName: http", "2s"))
+	on8080 := kumaTimeoutTo(t, "b-backend-8080", "{kind: Mesh}", item(", sectionName: \"8080\"", "3s"))
+	tests := []struct {
+		name     string
+		policies []Policy
+		section  string
+		want     map[Version]Result
+	}{
+		{
+			name: "the outbound to the named port: the sectionName item wins on 3.0, the smaller name on 2.14", policies: []Policy{whole, onHTTP}, section: "http",
+			want: map[Version]Result{Kuma214: connect("1s", "a-backend"), Kuma30: connect("2s", "b-backend-http")},
+		},
+		{
+			name: "the outbound to another port: only the item without a sectionName on 3.0", policies: []Policy{whole, onHTTP}, section: "grpc",
+			want: map[Version]Result{Kuma214: connect("1s", "a-backend"), Kuma30: connect("1s", "a-backend")},
+		},
+		{
+			name: "an unnamed port is named by its number", policies: []Policy{whole, on8080}, section: "8080",
+			want: map[Version]Result{Kuma214: connect("1s", "a-backend"), Kuma30: connect("3s", "b-backend-8080")},
+		},
+		{
+			name: "an outbound whose port is not known: a sectionName item selects it only on 2.14", policies: []Policy{onHTTP},
+			want: map[Version]Result{Kuma214: connect("2s", "b-backend-http"), Kuma30: {Conf: map[string]interface{}{}, Origins: map[string]string{}}},
+		},
+	}
+	for _, tt := range tests {
+		for _, v := range Versions {
+			t.Run(string(v)+"/"+tt.name, func(t *testing.T) {
+				got := MergeAt(v, kumaTimeout, tt.policies, dp, To, Selector{Service: "backend", Section: tt.section})
+				if diff := cmp.Diff(tt.want[v], got); diff != "" {
+					t.Errorf("MergeAt (-want +got):\n%s", diff)
+				}
+			})
+		}
+	}
+}
+
+// TestKumaToServiceLabels: a to item naming MeshServices only by labels, per Kuma version. Kuma 3.0
+// resolves it to the MeshServices of the policy's mesh that carry all the labels (resolve.TargetRef
+// in core/rules/resolve/targetref.go, byLabels), so it selects the outbounds to them, as a
+// MeshService item, more specific than a Mesh item. Kuma 2.14's tag rules read a MeshService by its
+// name (asSubset): a ref without one selects nothing there.
+func TestKumaToServiceLabels(t *testing.T) {
+	services := []ServiceObject{
+		{Namespace: "kuma-demo", Name: "backend", Labels: map[string]string{"team": "payments", "tier": "api"}},
+		{Namespace: "kuma-demo", Name: "billing", Labels: map[string]string{"team": "payments"}},
+		{Namespace: "kuma-demo", Name: "search", Labels: map[string]string{"team": "discovery"}, Mesh: "other"},
+	}
+	dp := proxy("web-1", map[string]string{ServiceTag: "web"}, "backend", "billing", "search")
+	byLabels := func(name, labels, d string) Policy {
+		return kumaTimeoutTo(t, name, "{kind: Mesh}", "{targetRef: {kind: MeshService, labels: {"+labels+"}}, default: {connectionTimeout: "+d+"}}")
+	}
+	everything := kumaTimeoutTo(t, "a-everything", "{kind: Mesh}", "{targetRef: {kind: Mesh}, default: {connectionTimeout: 1s}}")
+	connect := func(v, by string) Result {
+		return Result{Conf: map[string]interface{}{"connectionTimeout": v}, Origins: map[string]string{"connectionTimeout": by}}
+	}
+	tests := []struct {
+		name     string
+		policies []Policy
+		outbound string
+		want     map[Version]Result
+	}{
+		{
+			name: "the labels select the outbound's MeshService: the item beats a Mesh item on 3.0", policies: []Policy{everything, byLabels("b-payments", "team: payments", "3s")}, outbound: "billing",
+			want: map[Version]Result{Kuma214: connect("1s", "a-everything"), Kuma30: connect("3s", "b-payments")},
+		},
+		{
+			name: "every label must match", policies: []Policy{everything, byLabels("b-payments-api", "team: payments, tier: api", "3s")}, outbound: "billing",
+			want: map[Version]Result{Kuma214: connect("1s", "a-everything"), Kuma30: connect("1s", "a-everything")},
+		},
+		{
+			name: "a MeshService of another mesh is not selected", policies: []Policy{everything, byLabels("b-discovery", "team: discovery", "3s")}, outbound: "search",
+			want: map[Version]Result{Kuma214: connect("1s", "a-everything"), Kuma30: connect("1s", "a-everything")},
+		},
+	}
+	for _, tt := range tests {
+		for _, v := range Versions {
+			t.Run(string(v)+"/"+tt.name, func(t *testing.T) {
+				resolved := ResolveServices(tt.policies, services)
+				got := MergeAt(v, kumaTimeout, resolved, dp, To, Selector{Service: tt.outbound})
+				if diff := cmp.Diff(tt.want[v], got); diff != "" {
+					t.Errorf("MergeAt (-want +got):\n%s", diff)
+				}
+				x := NewIndexAt(v, kumaTimeout, resolved, []Dataplane{dp})
+				for _, p := range resolved {
+					if diff := cmp.Diff(WriteWarningsAt(v, p, resolved, []Dataplane{dp}, true), x.WriteWarnings(p, true)); diff != "" {
+						t.Errorf("index on %s (-plain +index):\n%s", p.Name, diff)
+					}
+				}
+			})
+		}
+	}
+	if tt := tests[0].policies; tt[1].To[0].TargetRef.Services != nil {
+		t.Errorf("ResolveServices changed the policies it was given: %v", tt[1].To[0].TargetRef.Services)
+	}
+}

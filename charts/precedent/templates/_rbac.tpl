@@ -13,7 +13,7 @@
   resources: [xaccesspolicies, xbackends]
   verbs: [get, list, watch]
 - apiGroups: [kuma.io]
-  resources: [dataplanes]
+  resources: [dataplanes, meshservices]
   verbs: [get, list, watch]
 - apiGroups: [policy.precedent.dev]
   resources: [authpolicies/status, ratelimitpolicies/status, trafficpolicies/status]

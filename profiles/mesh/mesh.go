@@ -1,7 +1,6 @@
 package mesh
 
 import (
-	"errors"
 	"fmt"
 
 	"gomodules.xyz/jsonpatch/v2"
@@ -48,8 +47,8 @@ func (Profile) Claims(gk schema.GroupKind, reg *policy.Registry) bool {
 
 func (Profile) Own() []schema.GroupKind { return own }
 
-// Reads: Kuma's Dataplanes, stored whole and parsed here (cache.go).
-func (Profile) Reads() []schema.GroupKind { return []schema.GroupKind{DataplaneKind} }
+// Reads: Kuma's Dataplanes and MeshServices, stored whole and parsed here (cache.go).
+func (Profile) Reads() []schema.GroupKind { return []schema.GroupKind{DataplaneKind, MeshServiceKind} }
 
 // Sources: its kinds, Kuma's Dataplanes and Kuma's MeshServices (a to item may name them by labels).
 func (Profile) Sources(settings.Settings) []schema.GroupKind {
@@ -89,12 +88,17 @@ func (Profile) Webhooks(kinds []policy.Kind) profile.Webhooks {
 // the index of every mesh kind watched for every mesh that has Dataplanes; until then it says to
 // retry, so a replica reports ready with its Dataplanes listed.
 func (Profile) Prepare(st source.Source, s settings.Settings) error {
-	ready, err := st.WatchRead(DataplaneKind)
-	if err != nil {
-		return fmt.Errorf("watching Dataplanes: %w", err)
-	}
-	if !ready {
-		return errors.New("the cache of Dataplanes is not synced yet")
+	for _, r := range []struct {
+		gk   schema.GroupKind
+		name string
+	}{{DataplaneKind, "Dataplanes"}, {MeshServiceKind, "MeshServices"}} {
+		ready, err := st.WatchRead(r.gk)
+		if err != nil {
+			return fmt.Errorf("watching %s: %w", r.name, err)
+		}
+		if !ready {
+			return fmt.Errorf("the cache of %s is not synced yet", r.name)
+		}
 	}
 	reg := s.Registry()
 	gks := append([]schema.GroupKind(nil), own...)

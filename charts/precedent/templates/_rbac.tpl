@@ -49,7 +49,7 @@
 {{- define "precedent.profileRules" -}}
 {{- if eq . "mesh" }}
 - apiGroups: [kuma.io]
-  resources: [dataplanes]
+  resources: [dataplanes, meshservices]
   verbs: [get, list, watch]
 {{- end }}
 {{- if eq . "envoy-gateway" }}

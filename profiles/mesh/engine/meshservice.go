@@ -115,6 +115,17 @@ func ResolveServices(policies []Policy, services []ServiceObject) []Policy {
 	return out
 }
 
+// NamesServicesByLabels says whether the policy has a to item naming MeshServices only by labels
+// (ResolveServices resolves it).
+func (p *Policy) NamesServicesByLabels() bool {
+	for j := range p.To {
+		if r := &p.To[j].TargetRef; p.Kuma() && r.Kind == MeshService && r.Name == "" && len(r.Labels) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // resolveItems returns the to items of p with their label-only MeshService refs resolved, and
 // whether there were any (else p.To itself).
 func resolveItems(p *Policy, services []ServiceObject) ([]Element, bool) {

@@ -180,9 +180,24 @@ func tagList(obj map[string]interface{}, key string) ([]map[string]string, error
 		default:
 			return nil, fmt.Errorf("%s[%d].tags: must be a map", path, i)
 		}
+		if key == "outbound" {
+			backendService(m, tags)
+		}
 		out = append(out, tags)
 	}
 	return out, nil
+}
+
+// backendService names the service of an outbound of Kuma's MeshService shape, {port, backendRef:
+// {kind: MeshService, name, port}} (Dataplane_Networking_Outbound.BackendRef in
+// api/mesh/v1alpha1/dataplane.proto), by the MeshService's name, when its tags name none.
+func backendService(outbound map[string]interface{}, tags map[string]string) {
+	ref, _ := outbound["backendRef"].(map[string]interface{})
+	kind, _ := ref["kind"].(string)
+	name, _ := ref["name"].(string)
+	if tags[ServiceTag] == "" && kind == MeshService && name != "" {
+		tags[ServiceTag] = name
+	}
 }
 
 // Sources returns the distinct sources of inbound traffic in the mesh: one per distinct inbound

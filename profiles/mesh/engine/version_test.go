@@ -360,3 +360,29 @@ func TestKumaToServiceLabels(t *testing.T) {
 		t.Errorf("ResolveServices changed the policies it was given: %v", tt[1].To[0].TargetRef.Services)
 	}
 }
+
+// TestOutboundBackendRef: an outbound of Kuma's MeshService shape (a backendRef instead of tags,
+// Dataplane_Networking_Outbound.BackendRef in api/mesh/v1alpha1/dataplane.proto) is an outbound to
+// the MeshService it names; its tags, when set, keep their service.
+func TestOutboundBackendRef(t *testing.T) {
+	tests := []struct {
+		name     string
+		outbound string
+		want     []map[string]string
+	}{
+		{"a backendRef to a MeshService", "{port: 10001, backendRef: {kind: MeshService, name: backend, port: 8080}}", []map[string]string{{ServiceTag: "backend"}}},
+		{"tags win over a backendRef", "{port: 10001, tags: {kuma.io/service: legacy}, backendRef: {kind: MeshService, name: backend}}", []map[string]string{{ServiceTag: "legacy"}}},
+		{"a backendRef of another kind names no service", "{port: 10001, backendRef: {kind: MeshExternalService, name: ext}}", []map[string]string{{}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dp, err := ParseDataplane(obj(t, "{apiVersion: kuma.io/v1alpha1, kind: Dataplane, metadata: {name: web-1}, spec: {networking: {outbound: ["+tt.outbound+"]}}}"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, dp.Outbound); diff != "" {
+				t.Errorf("outbounds (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -99,16 +99,16 @@ image-push: image ## Push bin/image to IMAGE=REGISTRY/REPO:TAG (default ghcr.io/
 	$(GO) run ./hack/image push --layout $(IMAGE_DIR) --image $(IMAGE) $(if $(INSECURE),--insecure)
 
 .PHONY: release
-release: ## make release VERSION=vX.Y.Z: into bin/release, the packaged chart (.tgz) and its index.yaml, install.yaml (config/default with that image), the kubectl plugin's archives and krew manifest (precedent.yaml), and the image layout (bin/image), one tag.
+release: ## make release VERSION=vX.Y.Z: into bin/release, the packaged chart (.tgz) and its index.yaml, install.yaml (config/default with that image) and install-builtin-certs.yaml (without cert-manager), the kubectl plugin's archives and krew manifest (precedent.yaml), and the image layout (bin/image), one tag.
 	@[[ "$(VERSION)" =~ ^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$$ ]] || { echo "make release VERSION=vX.Y.Z, or vX.Y.Z-PRERELEASE for a test build (got $(VERSION))"; exit 1; }
 	@[[ "$(VERSION)" == *-* || "$(VERSION)" = "$(RELEASE_VERSION)" ]] || { echo "VERSION $(VERSION) is not RELEASE_VERSION $(RELEASE_VERSION): set RELEASE_VERSION, config/manager's newTag and charts/precedent/Chart.yaml's version and appVersion to it first"; exit 1; }
-	@$(MAKE) --no-print-directory image VERSION=$(VERSION)
-	@$(MAKE) --no-print-directory $(PLUGIN_BINS) VERSION=$(VERSION)
+	@$(MAKE) --no-print-directory $(PLUGIN_BINS) image VERSION=$(VERSION)
 	@rm -rf $(RELEASE_DIR) && mkdir -p $(RELEASE_DIR)
 	kubectl kustomize config/default > $(RELEASE_DIR)/kustomize.yaml
-	$(GO) run ./hack/release --version $(VERSION) --out $(RELEASE_DIR) --install $(RELEASE_DIR)/kustomize.yaml --image-repo $(IMAGE_REPO) --created $(SOURCE_DATE_EPOCH) \
+	kubectl kustomize config/builtin-certs > $(RELEASE_DIR)/kustomize-builtin.yaml
+	$(GO) run ./hack/release --version $(VERSION) --out $(RELEASE_DIR) --install $(RELEASE_DIR)/kustomize.yaml --install-builtin $(RELEASE_DIR)/kustomize-builtin.yaml --image-repo $(IMAGE_REPO) --created $(SOURCE_DATE_EPOCH) \
 	  $(foreach p,$(PLUGIN_PLATFORMS),--plugin $(p)=$(BIN)/$(subst /,-,$(p))/precedent)
-	@rm -f $(RELEASE_DIR)/kustomize.yaml
+	@rm -f $(RELEASE_DIR)/kustomize.yaml $(RELEASE_DIR)/kustomize-builtin.yaml
 	@echo ">> release $(VERSION): $(RELEASE_DIR) and the image layout $(IMAGE_DIR) (tag $(VERSION)); push it with make image-push VERSION=$(VERSION)"
 
 .PHONY: FORCE

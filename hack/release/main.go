@@ -1,11 +1,13 @@
 // Command release writes the release files of one version into a folder, all naming one tag: the
 // packaged Helm chart (precedent-X.Y.Z.tgz, its Chart.yaml at that version) with its index.yaml, and
-// install.yaml (the rendered config/default with that version's image); with --plugin, the kubectl
+// install.yaml (the rendered config/default with that version's image; with --install-builtin,
+// install-builtin-certs.yaml from config/builtin-certs, which needs no cert-manager; both without a
+// PrecedentConfig that sets nothing, so one `kubectl apply` installs them); with --plugin, the kubectl
 // plugin's archives (kubectl-precedent_<version>_<os>_<arch>.tar.gz) and krew's plugin manifest
 // precedent.yaml pointing at them. `make release` runs it after building the image layout (bin/image,
 // tagged with the same version) and the plugin's binaries.
 //
-//	go run ./hack/release --version vX.Y.Z --out DIR --install RENDERED.yaml [--chart charts/precedent]
+//	go run ./hack/release --version vX.Y.Z --out DIR --install RENDERED.yaml [--install-builtin RENDERED.yaml] [--chart charts/precedent]
 //	    [--image-repo ghcr.io/precedent-dev/precedent] [--url https://.../releases/download/vX.Y.Z]
 //	    [--created UNIX-SECONDS] [--plugin OS/ARCH=BINARY …] [--license LICENSE]
 package main
@@ -23,6 +25,7 @@ func main() {
 	fs.StringVar(&o.version, "version", "", "release version vX.Y.Z")
 	fs.StringVar(&o.out, "out", "", "folder to write the release files into")
 	fs.StringVar(&o.install, "install", "", "the rendered config/default (kubectl kustomize config/default)")
+	fs.StringVar(&o.installBuiltin, "install-builtin", "", "the rendered config/builtin-certs (kubectl kustomize config/builtin-certs), written as install-builtin-certs.yaml")
 	fs.StringVar(&o.chart, "chart", "charts/precedent", "the chart's folder")
 	fs.StringVar(&o.imageRepo, "image-repo", "ghcr.io/precedent-dev/precedent", "the image repository")
 	fs.StringVar(&o.url, "url", "", "where the packaged chart is downloaded from (default: the GitHub release of the version)")

@@ -19,9 +19,9 @@ import (
 )
 
 type options struct {
-	version, out, install, chart, imageRepo, url, license string
-	plugins                                               []pluginBuild
-	created                                               time.Time
+	version, out, install, installBuiltin, chart, imageRepo, url, license string
+	plugins                                                               []pluginBuild
+	created                                                               time.Time
 }
 
 // semver is a release version, vX.Y.Z, or a pre-release vX.Y.Z-SUFFIX (a test build of the release).
@@ -51,20 +51,39 @@ func (o options) run() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	rendered, err := os.ReadFile(o.install)
-	if err != nil {
-		return nil, err
+	files := []outFile{{name, tgz}, {"index.yaml", index}}
+	for _, in := range []struct{ from, to string }{{o.install, "install.yaml"}, {o.installBuiltin, "install-builtin-certs.yaml"}} {
+		if in.from == "" {
+			continue
+		}
+		body, err := o.installFile(in.from)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, outFile{in.to, body})
 	}
-	install, err := setImage(rendered, o.imageRepo, o.version)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", o.install, err)
-	}
-	files := []outFile{{name, tgz}, {"index.yaml", index}, {"install.yaml", install}}
 	plugin, err := o.pluginFiles()
 	if err != nil {
 		return nil, err
 	}
 	return writeFiles(o.out, append(files, plugin...))
+}
+
+// installFile is a rendered kustomization made an install file of the release: the image of the
+// version, and no PrecedentConfig that sets nothing, so one `kubectl apply -f` installs it.
+func (o options) installFile(rendered string) ([]byte, error) {
+	raw, err := os.ReadFile(rendered)
+	if err != nil {
+		return nil, err
+	}
+	body, err := setImage(raw, o.imageRepo, o.version)
+	if err == nil {
+		body, err = dropDefaultSettings(body)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", rendered, err)
+	}
+	return body, nil
 }
 
 // outFile is one release file.

@@ -55,6 +55,10 @@ IMAGE_LICENSES ?= Apache-2.0
 PLATFORMS ?= linux/amd64 linux/arm64
 IMAGE_DIR := $(BIN)/image
 IMAGE_BINS := $(foreach p,$(PLATFORMS),$(BIN)/$(subst /,-,$(p))/precedent)
+# The kubectl plugin's platforms: `make release` packs each build as kubectl-precedent_<version>_<os>_<arch>.tar.gz
+# and lists them in krew's manifest precedent.yaml.
+PLUGIN_PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
+PLUGIN_BINS := $(foreach p,$(PLUGIN_PLATFORMS),$(BIN)/$(subst /,-,$(p))/precedent)
 # What the binary is built from (not tests, test/ or hack/); a change relinks the image's binaries.
 GO_SOURCES := $(shell git ls-files -co --exclude-standard -- '*.go' ':!:*_test.go' ':!:test/' ':!:hack/' 2>/dev/null) go.mod go.sum
 
@@ -78,7 +82,7 @@ $(BIN)/.buildinfo: FORCE
 	@mkdir -p $(BIN)
 	@echo '$(VERSION) $(COMMIT) $(SOURCE_DATE_EPOCH) $(IMAGE_LICENSES)' | cmp -s - $@ || echo '$(VERSION) $(COMMIT) $(SOURCE_DATE_EPOCH) $(IMAGE_LICENSES)' > $@
 
-# bin/OS-ARCH/precedent: static, for the image.
+# bin/OS-ARCH/precedent: static, for the image and the kubectl plugin's archives.
 $(BIN)/%/precedent: $(GO_SOURCES) $(BIN)/.buildinfo
 	CGO_ENABLED=0 GOOS=$(word 1,$(subst -, ,$*)) GOARCH=$(word 2,$(subst -, ,$*)) $(GO) build -trimpath -ldflags '-s -w $(LDFLAGS)' -o $@ ./cmd/precedent
 
@@ -95,14 +99,16 @@ image-push: image ## Push bin/image to IMAGE=REGISTRY/REPO:TAG (default ghcr.io/
 	$(GO) run ./hack/image push --layout $(IMAGE_DIR) --image $(IMAGE) $(if $(INSECURE),--insecure)
 
 .PHONY: release
-release: ## make release VERSION=vX.Y.Z: into bin/release, the packaged chart (.tgz) and its index.yaml, install.yaml (config/default with that image), and the image layout (bin/image), one tag.
-	@[[ "$(VERSION)" =~ ^v[0-9]+\.[0-9]+\.[0-9]+$$ ]] || { echo "make release VERSION=vX.Y.Z (got $(VERSION))"; exit 1; }
-	@[ "$(VERSION)" = "$(RELEASE_VERSION)" ] || { echo "VERSION $(VERSION) is not RELEASE_VERSION $(RELEASE_VERSION): set RELEASE_VERSION, config/manager's newTag and charts/precedent/Chart.yaml's version and appVersion to it first"; exit 1; }
-	@$(MAKE) --no-print-directory image VERSION=$(VERSION)
-	@mkdir -p $(RELEASE_DIR)
+release: ## make release VERSION=vX.Y.Z: into bin/release, the packaged chart (.tgz) and its index.yaml, install.yaml (config/default with that image) and install-builtin-certs.yaml (without cert-manager), the kubectl plugin's archives and krew manifest (precedent.yaml), and the image layout (bin/image), one tag.
+	@[[ "$(VERSION)" =~ ^v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$$ ]] || { echo "make release VERSION=vX.Y.Z, or vX.Y.Z-PRERELEASE for a test build (got $(VERSION))"; exit 1; }
+	@[[ "$(VERSION)" == *-* || "$(VERSION)" = "$(RELEASE_VERSION)" ]] || { echo "VERSION $(VERSION) is not RELEASE_VERSION $(RELEASE_VERSION): set RELEASE_VERSION, config/manager's newTag and charts/precedent/Chart.yaml's version and appVersion to it first"; exit 1; }
+	@$(MAKE) --no-print-directory $(PLUGIN_BINS) image VERSION=$(VERSION)
+	@rm -rf $(RELEASE_DIR) && mkdir -p $(RELEASE_DIR)
 	kubectl kustomize config/default > $(RELEASE_DIR)/kustomize.yaml
-	$(GO) run ./hack/release --version $(VERSION) --out $(RELEASE_DIR) --install $(RELEASE_DIR)/kustomize.yaml --image-repo $(IMAGE_REPO) --created $(SOURCE_DATE_EPOCH)
-	@rm -f $(RELEASE_DIR)/kustomize.yaml
+	kubectl kustomize config/builtin-certs > $(RELEASE_DIR)/kustomize-builtin.yaml
+	$(GO) run ./hack/release --version $(VERSION) --out $(RELEASE_DIR) --install $(RELEASE_DIR)/kustomize.yaml --install-builtin $(RELEASE_DIR)/kustomize-builtin.yaml --image-repo $(IMAGE_REPO) --created $(SOURCE_DATE_EPOCH) \
+	  $(foreach p,$(PLUGIN_PLATFORMS),--plugin $(p)=$(BIN)/$(subst /,-,$(p))/precedent)
+	@rm -f $(RELEASE_DIR)/kustomize.yaml $(RELEASE_DIR)/kustomize-builtin.yaml
 	@echo ">> release $(VERSION): $(RELEASE_DIR) and the image layout $(IMAGE_DIR) (tag $(VERSION)); push it with make image-push VERSION=$(VERSION)"
 
 .PHONY: FORCE

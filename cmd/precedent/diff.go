@@ -60,7 +60,8 @@ webhook would give the files' objects.
 
 Paths given as arguments are the head with --base, else they are -f.
 
-Output: the table (-o wide adds the values before and after), markdown (a PR comment), json (the
+Output: the table (-o wide adds the values before and after), markdown (a PR comment: the tables of
+changes, the findings with their codes, and a Mermaid picture of the paths the changes touch), json (the
 changes, the error and warning lines, and the findings as validate -o json gives them), sarif (the
 findings, as validate -o sarif). A summary line of the findings ("1 error, 2 warnings in 41
 objects") comes last on stdout, or on stderr with json and sarif.
@@ -162,6 +163,9 @@ func (o *diffOptions) run(cmd *cobra.Command) error {
 	err = o.ci.write(cmd, fs, head.read, func() error {
 		switch o.ci.output {
 		case "markdown":
+			if r.Diagram, err = touchedDiagram(head, r.Changes); err != nil {
+				return err
+			}
 			return diff.Markdown(w, &r)
 		case "json":
 			enc := json.NewEncoder(w)

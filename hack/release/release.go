@@ -19,17 +19,19 @@ import (
 )
 
 type options struct {
-	version, out, install, chart, imageRepo, url string
-	created                                      time.Time
+	version, out, install, installBuiltin, chart, imageRepo, url, license string
+	plugins                                                               []pluginBuild
+	created                                                               time.Time
 }
 
-var semver = regexp.MustCompile(`^v(\d+\.\d+\.\d+)$`)
+// semver is a release version, vX.Y.Z, or a pre-release vX.Y.Z-SUFFIX (a test build of the release).
+var semver = regexp.MustCompile(`^v(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)$`)
 
 // run writes the release files and returns their paths.
 func (o options) run() ([]string, error) {
 	m := semver.FindStringSubmatch(o.version)
 	if m == nil {
-		return nil, fmt.Errorf("--version %q: want vX.Y.Z", o.version)
+		return nil, fmt.Errorf("--version %q: want vX.Y.Z (or vX.Y.Z-PRERELEASE)", o.version)
 	}
 	if o.out == "" || o.install == "" {
 		return nil, fmt.Errorf("--out and --install are required")
@@ -49,19 +51,74 @@ func (o options) run() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	rendered, err := os.ReadFile(o.install)
+	files := []outFile{{name, tgz}, {"index.yaml", index}}
+	for _, in := range []struct{ from, to string }{{o.install, "install.yaml"}, {o.installBuiltin, "install-builtin-certs.yaml"}} {
+		if in.from == "" {
+			continue
+		}
+		body, err := o.installFile(in.from)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, outFile{in.to, body})
+	}
+	plugin, err := o.pluginFiles()
 	if err != nil {
 		return nil, err
 	}
-	install, err := setImage(rendered, o.imageRepo, o.version)
+	return writeFiles(o.out, append(files, plugin...))
+}
+
+// installFile is a rendered kustomization made an install file of the release: the image of the
+// version, and no PrecedentConfig that sets nothing, so one `kubectl apply -f` installs it.
+func (o options) installFile(rendered string) ([]byte, error) {
+	raw, err := os.ReadFile(rendered)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", o.install, err)
+		return nil, err
 	}
-	out := map[string][]byte{name: tgz, "index.yaml": index, "install.yaml": install}
+	body, err := setImage(raw, o.imageRepo, o.version)
+	if err == nil {
+		body, err = dropDefaultSettings(body)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", rendered, err)
+	}
+	return body, nil
+}
+
+// outFile is one release file.
+type outFile struct {
+	name string
+	body []byte
+}
+
+// pluginFiles are the kubectl plugin's archives, one per --plugin build, and krew's manifest
+// precedent.yaml naming them; none without --plugin.
+func (o options) pluginFiles() ([]outFile, error) {
+	if len(o.plugins) == 0 {
+		return nil, nil
+	}
+	archives, err := pluginArchives(o.plugins, o.version, o.license, o.created)
+	if err != nil {
+		return nil, err
+	}
+	manifest, err := krewManifest(archives, o.version, o.url)
+	if err != nil {
+		return nil, err
+	}
+	var files []outFile
+	for _, a := range archives {
+		files = append(files, outFile{a.file, a.body})
+	}
+	return append(files, outFile{pluginName + ".yaml", manifest}), nil
+}
+
+// writeFiles writes files into dir and returns their paths.
+func writeFiles(dir string, files []outFile) ([]string, error) {
 	var paths []string
-	for _, f := range []string{name, "index.yaml", "install.yaml"} {
-		p := filepath.Join(o.out, f)
-		if err := os.WriteFile(p, out[f], 0o644); err != nil {
+	for _, f := range files {
+		p := filepath.Join(dir, f.name)
+		if err := os.WriteFile(p, f.body, 0o644); err != nil {
 			return nil, err
 		}
 		paths = append(paths, p)
@@ -106,10 +163,7 @@ func packageChart(dir, version string, created time.Time) ([]byte, map[string]an
 		return nil, nil, err
 	}
 	sort.Strings(files)
-	var buf bytes.Buffer
-	gz := gzip.NewWriter(&buf)
-	gz.ModTime = created
-	tw := tar.NewWriter(gz)
+	var entries []tarEntry
 	for _, p := range files {
 		rel, err := filepath.Rel(dir, p)
 		if err != nil {
@@ -121,21 +175,42 @@ func packageChart(dir, version string, created time.Time) ([]byte, map[string]an
 				return nil, nil, err
 			}
 		}
-		hdr := &tar.Header{Name: name + "/" + filepath.ToSlash(rel), Mode: 0o644, Size: int64(len(body)), ModTime: created, Typeflag: tar.TypeReg, Format: tar.FormatPAX}
+		entries = append(entries, tarEntry{name: name + "/" + filepath.ToSlash(rel), mode: 0o644, body: body})
+	}
+	tgz, err := tarGz(entries, created)
+	return tgz, meta, err
+}
+
+// tarEntry is one regular file of an archive.
+type tarEntry struct {
+	name string
+	mode int64
+	body []byte
+}
+
+// tarGz archives entries, in the order given, as a gzipped tar, deterministically: one modification
+// time, root-owned, PAX headers.
+func tarGz(entries []tarEntry, created time.Time) ([]byte, error) {
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	gz.ModTime = created
+	tw := tar.NewWriter(gz)
+	for _, e := range entries {
+		hdr := &tar.Header{Name: e.name, Mode: e.mode, Size: int64(len(e.body)), ModTime: created, Typeflag: tar.TypeReg, Format: tar.FormatPAX}
 		if err := tw.WriteHeader(hdr); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		if _, err := tw.Write(body); err != nil {
-			return nil, nil, err
+		if _, err := tw.Write(e.body); err != nil {
+			return nil, err
 		}
 	}
 	if err := tw.Close(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := gz.Close(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return buf.Bytes(), meta, nil
+	return buf.Bytes(), nil
 }
 
 // indexFile is the chart repository index.yaml listing the packaged chart, as `helm repo index`

@@ -91,6 +91,9 @@ type Report struct {
 	// Findings are the errors and warnings above as validate's -o json gives them (code,
 	// severity, object, field, message, file, line).
 	Findings []finding.Finding `json:"findings"`
+	// Diagram is a Mermaid flowchart of the paths the changes touch, which Markdown embeds; it is
+	// not part of the JSON.
+	Diagram string `json:"-"`
 }
 
 // NewReport builds the report of changes (in the order given) with its summary; nil lists become

@@ -120,11 +120,32 @@ func Markdown(w io.Writer, r *Report) error {
 			b.WriteString("\n</details>\n")
 		}
 	}
+	writeDiagram(&b, r.Diagram)
 	warns, notes := warning.Notes(r.Warnings)
 	list("Warnings", warns)
 	list("Notes", notes)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeDiagram embeds a Mermaid diagram as a ```mermaid block (GitHub renders it), fenced with more
+// backticks than any run in the diagram so nothing in it ends the block; nothing when it is empty.
+func writeDiagram(b *strings.Builder, diagram string) {
+	if diagram == "" {
+		return
+	}
+	fence, run := "```", ""
+	for _, r := range diagram {
+		if r != '`' {
+			run = ""
+			continue
+		}
+		if run += "`"; len(run) >= len(fence) {
+			fence = run + "`"
+		}
+	}
+	b.WriteString("\n#### Paths the change touches, after it\n\n")
+	b.WriteString(fence + "mermaid\n" + strings.TrimSuffix(diagram, "\n") + "\n" + fence + "\n")
 }
 
 // mdEscaper escapes what Markdown (GitHub's, with HTML) would read as markup.

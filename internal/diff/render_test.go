@@ -41,3 +41,25 @@ func TestRenderFoldsAndEscapes(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkdownDiagram: the diagram is embedded as a mermaid block whose fence no run of backticks
+// in it can end; no diagram, no block.
+func TestMarkdownDiagram(t *testing.T) {
+	for _, tc := range []struct {
+		name, diagram, want string
+	}{
+		{"none", "", ""},
+		{"plain", "flowchart LR\n  n0[\"Gateway infra/gw\"]\n",
+			"\n#### Paths the change touches, after it\n\n```mermaid\nflowchart LR\n  n0[\"Gateway infra/gw\"]\n```\n"},
+		{"backticks inside", "flowchart LR\n  n0[\"rule ````x\"]",
+			"\n#### Paths the change touches, after it\n\n`````mermaid\nflowchart LR\n  n0[\"rule ````x\"]\n`````\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b strings.Builder
+			writeDiagram(&b, tc.diagram)
+			if b.String() != tc.want {
+				t.Errorf("got %q, want %q", b.String(), tc.want)
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 // Package picture_test renders the pictures of `precedent effective -o dot|mermaid` for every sample
-// set with the tools that draw them: Graphviz's dot must render the DOT to SVG, and Mermaid's own
-// parser must accept the Mermaid (the Makefile's picture-tools installs both).
+// set, and the Mermaid that `precedent diff -o markdown` embeds, with the tools that draw them:
+// Graphviz's dot must render the DOT to SVG, and Mermaid's own parser must accept the Mermaid (the
+// Makefile's picture-tools installs both).
 package picture_test
 
 import (
@@ -18,10 +19,7 @@ func TestPicturesRender(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Graphviz's dot is needed (make picture-tools): %v", err)
 	}
-	check := os.Getenv("PRECEDENT_MERMAID_CHECK")
-	if _, err := os.Stat(check); check == "" || err != nil {
-		t.Fatalf("Mermaid's parser is needed (make picture-tools sets PRECEDENT_MERMAID_CHECK): %q %v", check, err)
-	}
+	check := mermaidCheck(t)
 	bin, err := harness.BuildPrecedent(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -61,4 +59,64 @@ func TestPicturesRender(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDiffMarkdownMermaid: the ```mermaid block of `precedent diff -o markdown` (the PR comment) for
+// cmd/precedent's diff fixtures and for sample sets against an empty base parses with Mermaid's parser.
+func TestDiffMarkdownMermaid(t *testing.T) {
+	check := mermaidCheck(t)
+	bin, err := harness.BuildPrecedent(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty := t.TempDir()
+	if err := os.WriteFile(filepath.Join(empty, "empty.yaml"), []byte("# no policy before the change\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: unrelated\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, base, head string }{
+		{"diff fixtures", "../../cmd/precedent/testdata/diff/base", "../../cmd/precedent/testdata/diff/head"},
+		{"rfc samples added", empty, "../../config/samples/rfc"},
+		{"gep713 samples added", empty, "../../config/samples/gep713"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, code := harness.RunPrecedent(t, bin, "diff", "--base", tc.base, "--head", tc.head, "-o", "markdown")
+			if code != 1 {
+				t.Fatalf("exit %d, want 1 (changes)\n%s", code, out)
+			}
+			block := mermaidBlock(out)
+			if block == "" {
+				t.Fatalf("no ```mermaid block in the markdown:\n%s", out)
+			}
+			file := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".mmd")
+			if err := os.WriteFile(file, []byte(block), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command("node", check, file)
+			cmd.Dir = filepath.Dir(check)
+			if b, err := cmd.CombinedOutput(); err != nil {
+				t.Errorf("the embedded Mermaid does not parse: %v\n%s\n%s", err, b, block)
+			}
+		})
+	}
+}
+
+// mermaidBlock is the body of the first ```mermaid fenced block of markdown ("" when none).
+func mermaidBlock(markdown string) string {
+	_, rest, ok := strings.Cut(markdown, "```mermaid\n")
+	if !ok {
+		return ""
+	}
+	body, _, _ := strings.Cut(rest, "\n```")
+	return body + "\n"
+}
+
+// mermaidCheck is the Mermaid parser script picture-tools installs.
+func mermaidCheck(t *testing.T) string {
+	t.Helper()
+	check := os.Getenv("PRECEDENT_MERMAID_CHECK")
+	if _, err := os.Stat(check); check == "" || err != nil {
+		t.Fatalf("Mermaid's parser is needed (make picture-tools sets PRECEDENT_MERMAID_CHECK): %q %v", check, err)
+	}
+	return check
 }

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/source"
 	"github.com/precedent-dev/precedent/internal/topology"
 	engine "github.com/precedent-dev/precedent/profiles/envoygateway/engine"
 )
@@ -20,11 +21,10 @@ var (
 	reads              = []schema.GroupKind{listenerSetKind, tcpRouteKind, udpRouteKind, referenceGrantKind}
 )
 
-// world is one snapshot with the policies it holds, by kind and ref, so an update finds the stored
-// version it replaces.
+// world is one snapshot (which holds its policies by kind and ref, so an update finds the stored
+// version it replaces).
 type world struct {
-	snap  *engine.Snapshot
-	byRef map[string]map[engine.Ref]*engine.Policy
+	snap *engine.Snapshot
 	// graph and controllers are the snapshot's topology and the GatewayClass controllers it serves
 	// (engine.Input), for the warning on policies that reach only other controllers' Gateways.
 	graph       *topology.Graph
@@ -35,7 +35,7 @@ type world struct {
 // kinds) into a snapshot over graph.
 func newWorld(graph *topology.Graph, objs []*unstructured.Unstructured, labeled []engine.Object, nsLabels map[string]map[string]string, kinds map[string]bool, controllers []string) *world {
 	in := engine.Input{Graph: graph, Objects: labeled, NamespaceLabels: nsLabels, Controllers: controllers}
-	w := &world{byRef: map[string]map[engine.Ref]*engine.Policy{}, graph: graph, controllers: controllers}
+	w := &world{graph: graph, controllers: controllers}
 	for _, u := range objs {
 		gk := u.GroupVersionKind().GroupKind()
 		key := topology.Key{Namespace: u.GetNamespace(), Name: u.GetName()}
@@ -47,25 +47,44 @@ func newWorld(graph *topology.Graph, objs []*unstructured.Unstructured, labeled 
 		case gk == referenceGrantKind:
 			in.ReferenceGrants = append(in.ReferenceGrants, referenceGrant(u))
 		case gk.Group == engine.Group && kinds[gk.Kind]:
-			p, errs := engine.Read(u)
-			if len(errs) > 0 {
-				continue // reported by validate; Envoy Gateway ignores it too
+			if p := stored(u, graph); p != nil {
+				in.Policies = append(in.Policies, p)
 			}
-			if len(invalid(p, graph)) > 0 {
-				// Reported by validate; Envoy Gateway marks it Invalid and applies nothing of it.
-				if p = engine.AsInvalid(p); p == nil {
-					continue
-				}
-			}
-			in.Policies = append(in.Policies, p)
-			if w.byRef[p.Kind] == nil {
-				w.byRef[p.Kind] = map[engine.Ref]*engine.Policy{}
-			}
-			w.byRef[p.Kind][p.Ref] = p
 		}
 	}
 	w.snap = engine.NewSnapshot(in)
 	return w
+}
+
+// stored reads a stored policy as the snapshot holds it: nil when it does not read (reported by
+// validate; Envoy Gateway ignores it too); only its invalidity when its values are invalid over graph
+// (reported by validate; Envoy Gateway marks it Invalid and applies nothing of it).
+func stored(u *unstructured.Unstructured, graph *topology.Graph) *engine.Policy {
+	p, errs := engine.Read(u)
+	if len(errs) > 0 {
+		return nil
+	}
+	if len(invalid(p, graph)) > 0 {
+		return engine.AsInvalid(p)
+	}
+	return p
+}
+
+// next is the world after event e, as newWorld would build it: a policy of kinds is stepped into the
+// snapshot (engine.Snapshot.WithPolicy); any other event returns nil, and the world is built whole on
+// its next use.
+func (w *world) next(e source.Event, kinds map[string]bool) any {
+	u, ok := e.Object.(*unstructured.Unstructured)
+	if e.Topology || e.GroupKind.Group != engine.Group || !kinds[e.GroupKind.Kind] || !ok {
+		return nil
+	}
+	var p *engine.Policy
+	if !e.Deleted {
+		p = stored(u, w.graph)
+	}
+	n := *w
+	n.snap = w.snap.WithPolicy(e.GroupKind.Kind, engine.Ref{Namespace: u.GetNamespace(), Name: u.GetName()}, p)
+	return &n
 }
 
 // referenceGrant reads a ReferenceGrant's from and to lists.

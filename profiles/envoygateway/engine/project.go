@@ -38,7 +38,7 @@ func (s *Snapshot) Project(w Write) Projection {
 	var old *Ref
 	if w.Old != nil {
 		old = &w.Old.Ref
-		for _, sc := range s.resolved[p.Kind][w.Old.Ref].Scopes {
+		for _, sc := range s.resolved[p.Kind].get(w.Old.Ref).Scopes {
 			scopes[sc] = true
 		}
 	}

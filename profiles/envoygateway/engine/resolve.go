@@ -36,7 +36,7 @@ type lookup func(sc Scope) []*Policy
 
 func (s *Snapshot) base(kind string) lookup {
 	at := s.attach[kind]
-	return func(sc Scope) []*Policy { return at[sc] }
+	return func(sc Scope) []*Policy { return at.get(sc) }
 }
 
 // overlay is the world after a write: old removed, new added on its scopes (a few: compared in
@@ -44,7 +44,7 @@ func (s *Snapshot) base(kind string) lookup {
 func (s *Snapshot) overlay(kind string, old *Ref, add *Policy, addScopes []Scope) lookup {
 	at := s.attach[kind]
 	return func(sc Scope) []*Policy {
-		base := at[sc]
+		base := at.get(sc)
 		added := false
 		for _, a := range addScopes {
 			if a == sc {

@@ -170,12 +170,19 @@ type Snapshot struct {
 	objects   map[string][]Object // by kind
 	nsLabels  map[string]map[string]string
 	grants    map[string][]ReferenceGrant // by namespace
-	policies  map[string][]*Policy        // by kind, oldest first
-	attach    map[string]map[Scope][]*Policy
-	resolved  map[string]map[Ref]Resolution
+	// attach lists each kind's policies per scope, oldest (the holder) first; resolved holds each
+	// kind's policies with their resolutions, by ref. Persistent maps: WithPolicy steps them.
+	attach   map[string]pmap[Scope, []*Policy]
+	resolved map[string]pmap[Ref, placedPolicy]
 	// split counts policies on listener scopes (per Gateway or ListenerSet) and rule scopes (per
 	// route), for display: a listener or rule is shown only where a policy splits it.
-	split map[string]map[Scope]int
+	split map[string]pmap[Scope, int]
+}
+
+// placedPolicy is a stored policy with where its targets land.
+type placedPolicy struct {
+	policy *Policy
+	Resolution
 }
 
 // Resolution is where a policy's targets land.
@@ -195,36 +202,45 @@ func NewSnapshot(in Input) *Snapshot {
 	s := &Snapshot{
 		under: map[Scope][]int32{}, lunder: map[Scope][]int32{}, exists: map[Scope]bool{},
 		objects: map[string][]Object{}, nsLabels: in.NamespaceLabels, grants: map[string][]ReferenceGrant{},
-		policies: map[string][]*Policy{}, attach: map[string]map[Scope][]*Policy{},
-		resolved: map[string]map[Ref]Resolution{}, split: map[string]map[Scope]int{},
+		attach: map[string]pmap[Scope, []*Policy]{}, resolved: map[string]pmap[Ref, placedPolicy]{},
+		split: map[string]pmap[Scope, int]{},
 	}
 	s.buildPaths(in)
 	for _, o := range in.Objects {
 		s.objects[o.Kind] = append(s.objects[o.Kind], o)
 	}
+	for _, os := range s.objects {
+		// A selector's matches are listed in this order: the same for the same objects.
+		sort.Slice(os, func(i, j int) bool { return os[i].Key.Compare(os[j].Key) < 0 })
+	}
 	for _, g := range in.ReferenceGrants {
 		s.grants[g.Namespace] = append(s.grants[g.Namespace], g)
 	}
+	policies := map[string][]*Policy{} // by kind, oldest first
 	for _, p := range in.Policies {
-		s.policies[p.Kind] = append(s.policies[p.Kind], p)
+		policies[p.Kind] = append(policies[p.Kind], p)
 	}
-	for kind, ps := range s.policies {
+	for kind, ps := range policies {
 		sort.SliceStable(ps, func(i, j int) bool { return older(ps[i], ps[j]) })
-		s.attach[kind] = map[Scope][]*Policy{}
-		s.resolved[kind] = map[Ref]Resolution{}
-		s.split[kind] = map[Scope]int{}
-		for _, p := range ps {
-			r := s.Resolve(p)
-			s.resolved[kind][p.Ref] = r
-			for _, sc := range r.Scopes {
-				s.attach[kind][sc] = append(s.attach[kind][sc], p)
-				if k, ok := splitKey(sc); ok {
-					s.split[kind][k]++
-				}
+		s.index(kind, ps)
+	}
+	return s
+}
+
+// index resolves the policies ps of kind, oldest first, and indexes them.
+func (s *Snapshot) index(kind string, ps []*Policy) {
+	attach, resolved, split := map[Scope][]*Policy{}, map[Ref]placedPolicy{}, map[Scope]int{}
+	for _, p := range ps {
+		r := s.Resolve(p)
+		resolved[p.Ref] = placedPolicy{policy: p, Resolution: r}
+		for _, sc := range r.Scopes {
+			attach[sc] = append(attach[sc], p)
+			if k, ok := splitKey(sc); ok {
+				split[k]++
 			}
 		}
 	}
-	return s
+	s.attach[kind], s.resolved[kind], s.split[kind] = pmapOf(attach), pmapOf(resolved), pmapOf(split)
 }
 
 // splitKey is the Gateway, ListenerSet or route that a listener or rule scope splits.

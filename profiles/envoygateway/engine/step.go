@@ -19,23 +19,50 @@ func (s *Snapshot) Policy(kind string, ref Ref) (*Policy, bool) {
 // WithPolicy returns the snapshot after the stored policy ref of kind became p (nil: deleted, or
 // no longer read), as NewSnapshot would build it. s is left as it is.
 func (s *Snapshot) WithPolicy(kind string, ref Ref, p *Policy) *Snapshot {
+	n := s.next()
+	n.setPolicy(kind, ref, p)
+	return n
+}
+
+// next is a copy of s to step: its per-kind maps copied, the persistent maps in them shared.
+func (s *Snapshot) next() *Snapshot {
 	n := *s
 	n.attach, n.resolved, n.split = maps.Clone(s.attach), maps.Clone(s.resolved), maps.Clone(s.split)
+	return &n
+}
+
+// setPolicy makes p the stored policy ref of kind (nil: none) in s, a snapshot being stepped.
+func (s *Snapshot) setPolicy(kind string, ref Ref, p *Policy) {
+	key := policyKey{kind, ref}
 	if old, ok := s.resolved[kind].lookup(ref); ok {
 		for _, sc := range old.Scopes {
-			n.detach(kind, sc, ref)
+			s.detach(kind, sc, ref)
 		}
-		n.resolved[kind] = n.resolved[kind].del(ref)
+		s.resolved[kind] = s.resolved[kind].del(ref)
+		for _, sc := range namedBy(old.policy) {
+			ks := slices.DeleteFunc(slices.Clone(s.named.get(sc)), func(k policyKey) bool { return k == key })
+			if len(ks) == 0 {
+				s.named = s.named.del(sc)
+			} else {
+				s.named = s.named.set(sc, ks)
+			}
+		}
+		s.selecting = s.selecting.del(key)
 	}
 	if p == nil {
-		return &n
+		return
 	}
-	r := n.Resolve(p)
-	n.resolved[kind] = n.resolved[kind].set(ref, placedPolicy{policy: p, Resolution: r})
+	r := s.Resolve(p)
+	s.resolved[kind] = s.resolved[kind].set(ref, placedPolicy{policy: p, Resolution: r})
 	for _, sc := range r.Scopes {
-		n.attachAt(kind, sc, p)
+		s.attachAt(kind, sc, p)
 	}
-	return &n
+	for _, sc := range namedBy(p) {
+		s.named = s.named.set(sc, append(slices.Clone(s.named.get(sc)), key))
+	}
+	if len(p.Selectors) > 0 {
+		s.selecting = s.selecting.set(key, true)
+	}
 }
 
 // detach removes the policy ref from scope sc of kind.

@@ -26,8 +26,8 @@ func (s *Snapshot) Resolve(p *Policy) Resolution {
 // object exists without the section named, or Missing.
 func (s *Snapshot) resolveRef(p *Policy, t TargetRef, r *Resolution, seen map[Scope]bool) {
 	sc := Scope{Kind: t.Kind, Namespace: p.Ref.Namespace, Name: t.Name, Section: t.Section}
-	if (t.Group != "" && t.Group != topology.Group) || !s.exists[sc] {
-		if whole := (Scope{Kind: sc.Kind, Namespace: sc.Namespace, Name: sc.Name}); sc.Section != "" && (t.Group == "" || t.Group == topology.Group) && s.exists[whole] {
+	if (t.Group != "" && t.Group != topology.Group) || !s.exists.get(sc) {
+		if whole := (Scope{Kind: sc.Kind, Namespace: sc.Namespace, Name: sc.Name}); sc.Section != "" && (t.Group == "" || t.Group == topology.Group) && s.exists.get(whole) {
 			r.NoSection = append(r.NoSection, t)
 		} else {
 			r.Missing = append(r.Missing, t)
@@ -62,7 +62,7 @@ func (s *Snapshot) resolveSelector(p *Policy, sel Selector, r *Resolution, seen 
 			continue
 		}
 		sc := Scope{Kind: o.Kind, Namespace: o.Key.Namespace, Name: o.Key.Name}
-		if !s.exists[sc] || seen[sc] {
+		if !s.exists.get(sc) || seen[sc] {
 			continue
 		}
 		if o.Key.Namespace != p.Ref.Namespace && !s.granted(p, sc) {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"sort"
 
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -160,23 +161,36 @@ func (p Path) parentArray() (c [3]Scope, n int) {
 	return [3]Scope{gl, gw}, 2
 }
 
-// Snapshot indexes a world: paths, scopes and each kind's attachments in Envoy Gateway's order.
+// Snapshot indexes a world: paths, scopes and each kind's attachments in Envoy Gateway's order. Its
+// indexes are persistent (maps.go): a step (WithPolicy, WithTopology) shares what it does not touch.
 type Snapshot struct {
-	Paths     []Path
-	listeners []Path // one path per listener (RouteKind empty), for ClientTrafficPolicy
-	under     map[Scope][]int32
-	lunder    map[Scope][]int32
-	exists    map[Scope]bool
-	objects   map[string][]Object // by kind
+	paths     pathIndex // the paths of routes
+	listeners pathIndex // one path per listener (RouteKind empty), for ClientTrafficPolicy
+	exists    pmap[Scope, bool]
+	objects   map[string][]Object // by kind, by key
 	nsLabels  map[string]map[string]string
 	grants    map[string][]ReferenceGrant // by namespace
 	// attach lists each kind's policies per scope, oldest (the holder) first; resolved holds each
-	// kind's policies with their resolutions, by ref. Persistent maps: WithPolicy steps them.
+	// kind's policies with their resolutions, by ref.
 	attach   map[string]pmap[Scope, []*Policy]
 	resolved map[string]pmap[Ref, placedPolicy]
 	// split counts policies on listener scopes (per Gateway or ListenerSet) and rule scopes (per
 	// route), for display: a listener or rule is shown only where a policy splits it.
 	split map[string]pmap[Scope, int]
+	// named lists the policies whose targetRefs name an object (its scope without section), and
+	// selecting the policies with targetSelectors: those a topology step resolves again.
+	named     pmap[Scope, []policyKey]
+	selecting pmap[policyKey, bool]
+	// graph and controllers are what the paths were built from (Input), for the steps.
+	graph       *topology.Graph
+	controllers []string
+	b           *building // while NewSnapshot builds
+}
+
+// policyKey names a stored policy.
+type policyKey struct {
+	Kind string
+	Ref  Ref
 }
 
 // placedPolicy is a stored policy with where its targets land.
@@ -200,12 +214,14 @@ type Resolution struct {
 // NewSnapshot builds the indexes. Inputs are not modified.
 func NewSnapshot(in Input) *Snapshot {
 	s := &Snapshot{
-		under: map[Scope][]int32{}, lunder: map[Scope][]int32{}, exists: map[Scope]bool{},
 		objects: map[string][]Object{}, nsLabels: in.NamespaceLabels, grants: map[string][]ReferenceGrant{},
 		attach: map[string]pmap[Scope, []*Policy]{}, resolved: map[string]pmap[Ref, placedPolicy]{},
-		split: map[string]pmap[Scope, int]{},
+		split: map[string]pmap[Scope, int]{}, graph: in.Graph, controllers: in.Controllers,
+		b: newBuilding(),
 	}
 	s.buildPaths(in)
+	s.paths, s.listeners, s.exists = frozen(s.b.paths, s.b.under), frozen(s.b.listeners, s.b.lunder), pmapOf(s.b.exists)
+	s.b = nil
 	for _, o := range in.Objects {
 		s.objects[o.Kind] = append(s.objects[o.Kind], o)
 	}
@@ -220,15 +236,37 @@ func NewSnapshot(in Input) *Snapshot {
 	for _, p := range in.Policies {
 		policies[p.Kind] = append(policies[p.Kind], p)
 	}
+	named, selecting := map[Scope][]policyKey{}, map[policyKey]bool{}
 	for kind, ps := range policies {
 		sort.SliceStable(ps, func(i, j int) bool { return older(ps[i], ps[j]) })
-		s.index(kind, ps)
+		s.indexPolicies(kind, ps)
+		for _, p := range ps {
+			for _, sc := range namedBy(p) {
+				named[sc] = append(named[sc], policyKey{kind, p.Ref})
+			}
+			if len(p.Selectors) > 0 {
+				selecting[policyKey{kind, p.Ref}] = true
+			}
+		}
 	}
+	s.named, s.selecting = pmapOf(named), pmapOf(selecting)
 	return s
 }
 
-// index resolves the policies ps of kind, oldest first, and indexes them.
-func (s *Snapshot) index(kind string, ps []*Policy) {
+// namedBy lists the objects p's targetRefs name, as scopes without section, each once.
+func namedBy(p *Policy) []Scope {
+	var out []Scope
+	for _, t := range p.Targets {
+		sc := Scope{Kind: t.Kind, Namespace: p.Ref.Namespace, Name: t.Name}
+		if !slices.Contains(out, sc) {
+			out = append(out, sc)
+		}
+	}
+	return out
+}
+
+// indexPolicies resolves the policies ps of kind, oldest first, and indexes them.
+func (s *Snapshot) indexPolicies(kind string, ps []*Policy) {
 	attach, resolved, split := map[Scope][]*Policy{}, map[Ref]placedPolicy{}, map[Scope]int{}
 	for _, p := range ps {
 		r := s.Resolve(p)
@@ -263,7 +301,7 @@ func (s *Snapshot) buildPaths(in Input) {
 	}
 	for _, k := range g.GatewayKeys() {
 		gw := Scope{Kind: "Gateway", Namespace: k.Namespace, Name: k.Name}
-		s.exists[gw] = true
+		s.b.exists[gw] = true
 		obj, _ := g.Gateway(k)
 		if !g.Serves(string(obj.Spec.GatewayClassName), in.Controllers) {
 			continue
@@ -271,7 +309,7 @@ func (s *Snapshot) buildPaths(in Input) {
 		for _, l := range obj.Spec.Listeners {
 			sc := gw
 			sc.Section = string(l.Name)
-			s.exists[sc] = true
+			s.b.exists[sc] = true
 			s.addListener(Path{Gateway: k, Listener: string(l.Name)})
 		}
 	}
@@ -356,21 +394,21 @@ func (s *Snapshot) addL4Route(g *topology.Graph, r *L4Route, lsByKey map[topolog
 // addListenerSet adds the scopes and listener paths of an attached ListenerSet.
 func (s *Snapshot) addListenerSet(ls *ListenerSet) {
 	sc := Scope{Kind: "ListenerSet", Namespace: ls.Key.Namespace, Name: ls.Key.Name}
-	s.exists[sc] = true
+	s.b.exists[sc] = true
 	for _, l := range ls.Listeners {
 		lsc := sc
 		lsc.Section = l
-		s.exists[lsc] = true
+		s.b.exists[lsc] = true
 		s.addListener(Path{Gateway: ls.Gateway, ListenerSet: ls.Key, Listener: l})
 	}
 }
 
 func (s *Snapshot) markRoute(kind string, k topology.Key, rules []string) {
 	sc := Scope{Kind: kind, Namespace: k.Namespace, Name: k.Name}
-	s.exists[sc] = true
+	s.b.exists[sc] = true
 	for _, rule := range rules {
 		sc.Section = rule
-		s.exists[sc] = true
+		s.b.exists[sc] = true
 	}
 }
 
@@ -393,22 +431,9 @@ func (s *Snapshot) viaListenerSet(lsByKey map[topology.Key]*ListenerSet, kind st
 	}
 }
 
-func (s *Snapshot) add(p Path) {
-	i := int32(len(s.Paths))
-	s.Paths = append(s.Paths, p)
-	c, n := p.chain()
-	for _, sc := range c[:n] {
-		s.under[sc] = append(s.under[sc], i)
-	}
-}
+func (s *Snapshot) add(p Path) { s.b.add(p) }
 
-func (s *Snapshot) addListener(p Path) {
-	i := int32(len(s.listeners))
-	s.listeners = append(s.listeners, p)
-	for _, sc := range p.parents() {
-		s.lunder[sc] = append(s.lunder[sc], i)
-	}
-}
+func (s *Snapshot) addListener(p Path) { s.b.addListener(p) }
 
 // Exists reports whether a scope names something in the world.
-func (s *Snapshot) Exists(sc Scope) bool { return s.exists[sc] }
+func (s *Snapshot) Exists(sc Scope) bool { return s.exists.get(sc) }

@@ -64,6 +64,11 @@ func stored(u *unstructured.Unstructured, graph *topology.Graph) *engine.Policy 
 	if len(errs) > 0 {
 		return nil
 	}
+	return asStored(p, graph)
+}
+
+// asStored is the policy p read as the snapshot holds it over graph.
+func asStored(p *engine.Policy, graph *topology.Graph) *engine.Policy {
 	if len(invalid(p, graph)) > 0 {
 		return engine.AsInvalid(p)
 	}
@@ -71,11 +76,22 @@ func stored(u *unstructured.Unstructured, graph *topology.Graph) *engine.Policy 
 }
 
 // next is the world after event e, as newWorld would build it: a policy of kinds is stepped into the
-// snapshot (engine.Snapshot.WithPolicy); any other event returns nil, and the world is built whole on
-// its next use.
+// snapshot (engine.Snapshot.WithPolicy), a topology event onto the graph after it (WithTopology), the
+// labels of a ListenerSet or L4 route (WithObject). It returns nil for the others (a Namespace, a
+// ReferenceGrant), and the world is built whole on its next use.
 func (w *world) next(e source.Event, kinds map[string]bool) any {
+	if e.Topology {
+		return w.nextTopology(e)
+	}
+	key := topology.Key{Namespace: e.Object.GetNamespace(), Name: e.Object.GetName()}
+	switch e.GroupKind {
+	case listenerSetKind, tcpRouteKind, udpRouteKind:
+		n := *w
+		n.snap = w.snap.WithObject(e.GroupKind.Kind, key, e.Object.GetLabels(), e.Deleted)
+		return &n
+	}
 	u, ok := e.Object.(*unstructured.Unstructured)
-	if e.Topology || e.GroupKind.Group != engine.Group || !kinds[e.GroupKind.Kind] || !ok {
+	if e.GroupKind.Group != engine.Group || !kinds[e.GroupKind.Kind] || !ok {
 		return nil
 	}
 	var p *engine.Policy
@@ -83,8 +99,29 @@ func (w *world) next(e source.Event, kinds map[string]bool) any {
 		p = stored(u, w.graph)
 	}
 	n := *w
-	n.snap = w.snap.WithPolicy(e.GroupKind.Kind, engine.Ref{Namespace: u.GetNamespace(), Name: u.GetName()}, p)
+	n.snap = w.snap.WithPolicy(e.GroupKind.Kind, engine.Ref{Namespace: key.Namespace, Name: key.Name}, p)
 	return &n
+}
+
+// nextTopology is next for an event of the topology: the snapshot stepped onto the graph after it,
+// then the ClientTrafficPolicies whose validity the listeners decide (engine.PortOverlap) read again.
+func (w *world) nextTopology(e source.Event) any {
+	if e.Graph == nil || e.GroupKind.Group != topology.Group {
+		return nil
+	}
+	snap := w.snap.WithTopology(e.Graph, e.GroupKind.Kind, topology.Key{Namespace: e.Object.GetNamespace(), Name: e.Object.GetName()}, e.Object.GetLabels(), e.Deleted)
+	if snap == nil {
+		return nil
+	}
+	if e.GroupKind.Kind == "Gateway" || e.GroupKind.Kind == "ListenerSet" || e.GroupKind.Kind == "GatewayClass" {
+		for _, p := range snap.Stored(engine.ClientTrafficPolicy) {
+			read := p.AsRead()
+			if q := asStored(read, e.Graph); (p == read) != (q == read) { // valid before xor after
+				snap = snap.WithPolicy(p.Kind, p.Ref, q)
+			}
+		}
+	}
+	return &world{snap: snap, graph: e.Graph, controllers: w.controllers}
 }
 
 // referenceGrant reads a ReferenceGrant's from and to lists.

@@ -77,6 +77,16 @@ type Policy struct {
 	Raw map[string]interface{}
 	// sources is topLevel(p), computed by Read.
 	sources map[string]string
+	// read is the policy as read when this is what AsInvalid made of it.
+	read *Policy
+}
+
+// AsRead is the policy as Read gave it: the valid form of what AsInvalid made of a policy.
+func (p *Policy) AsRead() *Policy {
+	if p.read != nil {
+		return p.read
+	}
+	return p
 }
 
 var specPath = field.NewPath("spec")

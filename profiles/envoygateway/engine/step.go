@@ -93,3 +93,17 @@ func (s *Snapshot) attachAt(kind string, sc Scope, p *Policy) {
 		s.split[kind] = s.split[kind].set(k, s.split[kind].get(k)+1)
 	}
 }
+
+// Stored lists the stored policies of kind, in no order.
+func (s *Snapshot) Stored(kind string) []*Policy {
+	m := s.resolved[kind].m
+	if m == nil {
+		return nil
+	}
+	out := make([]*Policy, 0, m.Len())
+	for it := m.Iterator(); !it.Done(); {
+		_, pp, _ := it.Next()
+		out = append(out, pp.policy)
+	}
+	return out
+}

@@ -39,7 +39,7 @@ func AsInvalid(p *Policy) *Policy {
 		return nil
 	}
 	q := *p
-	q.Fields, q.sources = map[string]interface{}{}, map[string]string{}
+	q.Fields, q.sources, q.read = map[string]interface{}{}, map[string]string{}, p
 	return &q
 }
 

@@ -300,32 +300,13 @@ func (s *Snapshot) buildPaths(in Input) {
 		return ok && g.Serves(string(gw.Spec.GatewayClassName), in.Controllers)
 	}
 	for _, k := range g.GatewayKeys() {
-		gw := Scope{Kind: "Gateway", Namespace: k.Namespace, Name: k.Name}
-		s.b.exists[gw] = true
-		obj, _ := g.Gateway(k)
-		if !g.Serves(string(obj.Spec.GatewayClassName), in.Controllers) {
-			continue
-		}
-		for _, l := range obj.Spec.Listeners {
-			sc := gw
-			sc.Section = string(l.Name)
-			s.b.exists[sc] = true
-			s.addListener(Path{Gateway: k, Listener: string(l.Name)})
-		}
+		s.addGateway(g, k, in.Controllers)
 	}
 	// ListenerSets and L4 routes come from the graph; those of in.ListenerSets and in.L4Routes that
 	// the graph does not know are added the engine's own way.
 	lsByKey := map[topology.Key]*ListenerSet{}
 	for _, k := range g.ListenerSetKeys() {
-		obj, gk, ok := g.AttachedListenerSet(k)
-		if !ok || !serves(gk) {
-			continue
-		}
-		ls := &ListenerSet{Key: k, Gateway: gk}
-		for _, l := range obj.Spec.Listeners {
-			ls.Listeners = append(ls.Listeners, string(l.Name))
-		}
-		s.addListenerSet(ls)
+		s.addGraphListenerSet(g, k, serves)
 	}
 	for i := range in.ListenerSets {
 		ls := &in.ListenerSets[i]
@@ -389,6 +370,41 @@ func (s *Snapshot) addL4Route(g *topology.Graph, r *L4Route, lsByKey map[topolog
 			}
 		}
 	}
+}
+
+// addGateway adds the scope of Gateway k of g, and those of its listeners and their paths when its
+// class is of the controllers.
+func (s *Snapshot) addGateway(g *topology.Graph, k topology.Key, controllers []string) {
+	gw := Scope{Kind: "Gateway", Namespace: k.Namespace, Name: k.Name}
+	obj, ok := g.Gateway(k)
+	if !ok {
+		return
+	}
+	s.b.exists[gw] = true
+	if !g.Serves(string(obj.Spec.GatewayClassName), controllers) {
+		return
+	}
+	for _, l := range obj.Spec.Listeners {
+		sc := gw
+		sc.Section = string(l.Name)
+		s.b.exists[sc] = true
+		s.addListener(Path{Gateway: k, Listener: string(l.Name)})
+	}
+}
+
+// addGraphListenerSet adds ListenerSet k of g when it is attached to a Gateway that serves; it
+// returns the Gateway it is attached to, if any.
+func (s *Snapshot) addGraphListenerSet(g *topology.Graph, k topology.Key, serves func(topology.Key) bool) (topology.Key, bool) {
+	obj, gk, ok := g.AttachedListenerSet(k)
+	if !ok || !serves(gk) {
+		return topology.Key{}, false
+	}
+	ls := &ListenerSet{Key: k, Gateway: gk}
+	for _, l := range obj.Spec.Listeners {
+		ls.Listeners = append(ls.Listeners, string(l.Name))
+	}
+	s.addListenerSet(ls)
+	return gk, true
 }
 
 // addListenerSet adds the scopes and listener paths of an attached ListenerSet.

@@ -34,6 +34,12 @@ var benchSizes = []gen.Size{
 // of a GatewayClass of Envoy Gateway's controller, and Envoy Gateway's policies on gen's targets; the
 // snapshot built. It returns the policies delivered, in gen's order (Gateway policies first).
 func benchWorld(b *testing.B, sz gen.Size) (*state.State, *statetest.Informers, profile.Request, []*unstructured.Unstructured) {
+	st, inf, r, pols, _ := benchWorldOf(b, sz)
+	return st, inf, r, pols
+}
+
+// benchWorldOf is benchWorld, with gen's world.
+func benchWorldOf(b *testing.B, sz gen.Size) (*state.State, *statetest.Informers, profile.Request, []*unstructured.Unstructured, gen.World) {
 	w := gen.Generate(sz)
 	kinds := []policy.Kind{kind(engine.SecurityPolicy, nil), kind(engine.BackendTrafficPolicy, nil)}
 	st, inf := state.New(logr.Discard()), statetest.New(b)
@@ -70,7 +76,7 @@ func benchWorld(b *testing.B, sz gen.Size) (*state.State, *statetest.Informers, 
 	if wd := (Profile{}).world(st, r.Registry); len(wd.snap.Items(engine.SecurityPolicy)) == 0 {
 		b.Fatal("no effective SecurityPolicy in the world")
 	}
-	return st, inf, r, pols
+	return st, inf, r, pols, w
 }
 
 // benchPolicy is a policy of kind on target, version v of it: on a Gateway, CORS, JWT and
@@ -126,34 +132,74 @@ func BenchmarkReview(b *testing.B) {
 	}
 }
 
-// BenchmarkApplyChange is the CPU of applying one Envoy Gateway policy event to a built State
-// through its informer event handler (as internal/state's BenchmarkApplyChange for the engine's
-// kinds): the snapshot stepped and published with the event (WithPolicy), then read by a request.
-// Route-level and Gateway-level SecurityPolicies and BackendTrafficPolicies are edited in turn, at
-// 1,000 and 10,000 routes: the cost must stay flat.
+// BenchmarkApplyChange is the CPU of applying one event to a built State through its informer event
+// handler (as internal/state's BenchmarkApplyChange for the engine's kinds): the graph and the
+// Envoy Gateway snapshot stepped and published with the event, then read by a request. Policy events
+// edit route-level and Gateway-level SecurityPolicies and BackendTrafficPolicies in turn; a route
+// event moves an HTTPRoute between its Gateway's listeners; a Gateway event changes a Gateway's https
+// listener's hostname (its listeners and the routes through it are redone). At 1,000 and 10,000
+// routes: the cost must stay flat.
 func BenchmarkApplyChange(b *testing.B) {
 	for _, sz := range benchSizes {
-		st, inf, r, pols := benchWorld(b, sz)
-		for _, level := range []string{"gateway", "route"} {
-			b.Run(fmt.Sprintf("routes=%d/policy=%s", sz.Routes, level), func(b *testing.B) {
-				gwPolicies := 2 * min(sz.Policies/10, sz.Gateways)
-				from, n := 0, gwPolicies
-				if level == "route" {
-					from, n = gwPolicies, len(pols)-gwPolicies
-				}
+		st, inf, r, pols, w := benchWorldOf(b, sz)
+		for _, change := range []string{"policy=gateway", "policy=route", "route", "gateway"} {
+			b.Run(fmt.Sprintf("routes=%d/%s", sz.Routes, change), func(b *testing.B) {
 				b.ReportAllocs()
 				for i := 0; i < b.N; i++ {
-					j := from + (i*7919)%n
-					old := pols[j]
-					spec := old.Object["spec"].(map[string]interface{})
-					target := spec["targetRefs"].([]interface{})[0].(map[string]interface{})
-					next := benchPolicy(old.GetKind(), old.GetNamespace(), old.GetName(), target["kind"].(string), target["name"].(string), 1+i%50)
-					next.SetCreationTimestamp(old.GetCreationTimestamp())
-					inf.Update(b, old, next)
-					pols[j] = next
+					switch change {
+					case "route":
+						benchRouteEvent(b, inf, w, i)
+					case "gateway":
+						benchGatewayEvent(b, inf, w, i)
+					default:
+						benchPolicyEvent(b, inf, pols, change == "policy=route", min(sz.Policies/10, sz.Gateways), i)
+					}
 					(Profile{}).world(st, r.Registry)
 				}
 			})
 		}
 	}
+}
+
+// benchPolicyEvent edits one of the policies, Gateway-level or route-level (the first 2*gwPolicies
+// are Gateway-level).
+func benchPolicyEvent(b *testing.B, inf *statetest.Informers, pols []*unstructured.Unstructured, route bool, gwPolicies, i int) {
+	from, n := 0, 2*gwPolicies
+	if route {
+		from, n = 2*gwPolicies, len(pols)-2*gwPolicies
+	}
+	j := from + (i*7919)%n
+	old := pols[j]
+	target := old.Object["spec"].(map[string]interface{})["targetRefs"].([]interface{})[0].(map[string]interface{})
+	next := benchPolicy(old.GetKind(), old.GetNamespace(), old.GetName(), target["kind"].(string), target["name"].(string), 1+i%50)
+	next.SetCreationTimestamp(old.GetCreationTimestamp())
+	inf.Update(b, old, next)
+	pols[j] = next
+}
+
+// benchRouteEvent moves an HTTPRoute between the http and https listeners of its Gateway.
+func benchRouteEvent(b *testing.B, inf *statetest.Informers, w gen.World, i int) {
+	j := (i * 7919) % len(w.Input.HTTPRoutes)
+	old := &w.Input.HTTPRoutes[j]
+	next := old.DeepCopy()
+	next.Generation = old.Generation + 1
+	s := gwv1.SectionName("https")
+	if p := next.Spec.ParentRefs[0].SectionName; p != nil && *p == s {
+		s = "http"
+	}
+	next.Spec.ParentRefs[0].SectionName = &s
+	inf.Update(b, old, next)
+	w.Input.HTTPRoutes[j] = *next
+}
+
+// benchGatewayEvent changes the hostname of a Gateway's https listener.
+func benchGatewayEvent(b *testing.B, inf *statetest.Informers, w gen.World, i int) {
+	j := (i * 7919) % len(w.Input.Gateways)
+	old := &w.Input.Gateways[j]
+	next := old.DeepCopy()
+	next.Generation = old.Generation + 1
+	h := gwv1.Hostname(fmt.Sprintf("h%d.example.com", i))
+	next.Spec.Listeners[1].Hostname = &h
+	inf.Update(b, old, next)
+	w.Input.Gateways[j] = *next
 }

@@ -4,6 +4,8 @@ import (
 	"hash/maphash"
 
 	"github.com/benbjohnson/immutable"
+
+	"github.com/precedent-dev/precedent/internal/topology"
 )
 
 // A Snapshot keeps its policy indexes in persistent maps (github.com/benbjohnson/immutable): Set and
@@ -60,3 +62,11 @@ func pmapOf[K comparable, V any](m map[K]V) pmap[K, V] {
 	}
 	return pmap[K, V]{b.Map()}
 }
+
+// keyComparer orders keys as topology.Key.Compare does.
+type keyComparer struct{}
+
+func (keyComparer) Compare(a, b topology.Key) int { return a.Compare(b) }
+
+// objectMap is the objects of one kind by key, in key order (persistent).
+type objectMap = *immutable.SortedMap[topology.Key, Object]

@@ -57,7 +57,12 @@ func (s *Snapshot) resolveSelector(p *Policy, sel Selector, r *Resolution, seen 
 			return
 		}
 	}
-	for _, o := range s.objects[sel.Kind] {
+	objs := s.objects[sel.Kind]
+	if objs == nil {
+		return
+	}
+	for it := objs.Iterator(); !it.Done(); {
+		_, o, _ := it.Next()
 		if !s.inNamespaces(p, sel, nsSel, o) || !ls.Matches(labels.Set(o.Labels)) {
 			continue
 		}

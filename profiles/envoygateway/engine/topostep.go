@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/benbjohnson/immutable"
+
 	"github.com/precedent-dev/precedent/internal/topology"
 )
 
@@ -184,23 +186,19 @@ func (s *Snapshot) merge(b *building) {
 // setObject records the labels of the object kind/key for targetSelectors (deleted: removes it).
 func (s *Snapshot) setObject(kind string, key topology.Key, labels map[string]string, deleted bool) {
 	objs := s.objects[kind]
-	i, found := slices.BinarySearchFunc(objs, key, func(o Object, k topology.Key) int { return o.Key.Compare(k) })
-	next := slices.Clone(objs)
-	switch {
-	case deleted && !found:
-		return
-	case deleted:
-		next = slices.Delete(next, i, i+1)
-	case found:
-		next[i] = Object{Kind: kind, Key: key, Labels: labels}
-	default:
-		next = slices.Insert(next, i, Object{Kind: kind, Key: key, Labels: labels})
+	if objs == nil {
+		objs = immutable.NewSortedMap[topology.Key, Object](keyComparer{})
 	}
-	objects := make(map[string][]Object, len(s.objects)+1)
+	if deleted {
+		objs = objs.Delete(key)
+	} else {
+		objs = objs.Set(key, Object{Kind: kind, Key: key, Labels: labels})
+	}
+	objects := make(map[string]objectMap, len(s.objects)+1)
 	for k, v := range s.objects {
 		objects[k] = v
 	}
-	objects[kind] = next
+	objects[kind] = objs
 	s.objects = objects
 }
 

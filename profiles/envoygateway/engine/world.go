@@ -4,6 +4,8 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/benbjohnson/immutable"
+
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/precedent-dev/precedent/internal/topology"
@@ -167,7 +169,7 @@ type Snapshot struct {
 	paths     pathIndex // the paths of routes
 	listeners pathIndex // one path per listener (RouteKind empty), for ClientTrafficPolicy
 	exists    pmap[Scope, bool]
-	objects   map[string][]Object // by kind, by key
+	objects   map[string]objectMap // by kind, in key order
 	nsLabels  map[string]map[string]string
 	grants    map[string][]ReferenceGrant // by namespace
 	// attach lists each kind's policies per scope, oldest (the holder) first; resolved holds each
@@ -214,7 +216,7 @@ type Resolution struct {
 // NewSnapshot builds the indexes. Inputs are not modified.
 func NewSnapshot(in Input) *Snapshot {
 	s := &Snapshot{
-		objects: map[string][]Object{}, nsLabels: in.NamespaceLabels, grants: map[string][]ReferenceGrant{},
+		objects: map[string]objectMap{}, nsLabels: in.NamespaceLabels, grants: map[string][]ReferenceGrant{},
 		attach: map[string]pmap[Scope, []*Policy]{}, resolved: map[string]pmap[Ref, placedPolicy]{},
 		split: map[string]pmap[Scope, int]{}, graph: in.Graph, controllers: in.Controllers,
 		b: newBuilding(),
@@ -222,12 +224,16 @@ func NewSnapshot(in Input) *Snapshot {
 	s.buildPaths(in)
 	s.paths, s.listeners, s.exists = frozen(s.b.paths, s.b.under), frozen(s.b.listeners, s.b.lunder), pmapOf(s.b.exists)
 	s.b = nil
+	// A selector's matches are listed in key order: the same for the same objects.
+	objects := map[string]*immutable.SortedMapBuilder[topology.Key, Object]{}
 	for _, o := range in.Objects {
-		s.objects[o.Kind] = append(s.objects[o.Kind], o)
+		if objects[o.Kind] == nil {
+			objects[o.Kind] = immutable.NewSortedMapBuilder[topology.Key, Object](keyComparer{})
+		}
+		objects[o.Kind].Set(o.Key, o)
 	}
-	for _, os := range s.objects {
-		// A selector's matches are listed in this order: the same for the same objects.
-		sort.Slice(os, func(i, j int) bool { return os[i].Key.Compare(os[j].Key) < 0 })
+	for kind, b := range objects {
+		s.objects[kind] = b.Map()
 	}
 	for _, g := range in.ReferenceGrants {
 		s.grants[g.Namespace] = append(s.grants[g.Namespace], g)

@@ -76,7 +76,6 @@ func (s *Snapshot) WithObject(kind string, key topology.Key, labels map[string]s
 // gives now.
 func (s *Snapshot) redoRoute(old *topology.Graph, t topology.Target) {
 	rs := Scope{Kind: t.Kind, Namespace: t.Namespace, Name: t.Name}
-	s.paths.drop(s.paths.under.get(rs), Path.chainScopes)
 	if r, ok := old.Route(t); ok {
 		s.exists = s.exists.del(rs)
 		for _, rule := range r.Rules {
@@ -97,7 +96,10 @@ func (s *Snapshot) redoRoute(old *topology.Graph, t topology.Target) {
 		s.add(Path{Gateway: tp.Gateway, ListenerSet: tp.ListenerSet, Listener: tp.Listener, RouteKind: tp.RouteKind, Route: tp.Route, Rule: tp.Rule})
 	}
 	s.merge(s.b)
-	s.paths.insertRoute(s.b.paths, s.b.under)
+	if was := s.paths.under.get(rs); !s.paths.same(was, s.b.paths) {
+		s.paths.drop(was, Path.chainScopes)
+		s.paths.insertRoute(s.b.paths, s.b.under)
+	}
 }
 
 // redoGateway replaces the scopes and listener paths of Gateway k and of its ListenerSets, and the
@@ -127,11 +129,10 @@ func (s *Snapshot) redoGateway(old *topology.Graph, k topology.Key) []Scope {
 	return append(touched, s.addGatewayScopes(k)...)
 }
 
-// dropGatewayScopes removes the scopes and listener paths graph old gave Gateway k and the
-// ListenerSets attached to it, and returns the ListenerSets' scopes and the Gateway's.
+// dropGatewayScopes removes the scopes graph old gave Gateway k and the ListenerSets attached to
+// it, and returns the ListenerSets' scopes and the Gateway's.
 func (s *Snapshot) dropGatewayScopes(old *topology.Graph, k topology.Key) []Scope {
 	gs := Scope{Kind: "Gateway", Namespace: k.Namespace, Name: k.Name}
-	s.listeners.drop(s.listeners.under.get(gs), Path.parents)
 	touched := []Scope{gs}
 	s.exists = s.exists.del(gs)
 	if gw, ok := old.Gateway(k); ok {
@@ -154,8 +155,9 @@ func (s *Snapshot) dropGatewayScopes(old *topology.Graph, k topology.Key) []Scop
 	return touched
 }
 
-// addGatewayScopes adds the scopes and listener paths the graph gives Gateway k and the ListenerSets
-// attached to it, as a build adds them; it returns the ListenerSets' scopes.
+// addGatewayScopes adds the scopes the graph gives Gateway k and the ListenerSets attached to it, as
+// a build adds them, and replaces their listener paths when they changed; it returns the
+// ListenerSets' scopes.
 func (s *Snapshot) addGatewayScopes(k topology.Key) []Scope {
 	g := s.graph
 	s.b = newBuilding()
@@ -172,7 +174,11 @@ func (s *Snapshot) addGatewayScopes(k topology.Key) []Scope {
 		}
 	}
 	s.merge(s.b)
-	s.listeners.insertBlock(s.b.listeners, s.b.lunder)
+	gs := Scope{Kind: "Gateway", Namespace: k.Namespace, Name: k.Name}
+	if was := s.listeners.under.get(gs); !s.listeners.same(was, s.b.listeners) {
+		s.listeners.drop(was, Path.parents)
+		s.listeners.insertBlock(s.b.listeners, s.b.lunder)
+	}
 	return touched
 }
 
@@ -260,6 +266,19 @@ func (x *pathIndex) drop(idx []int32, scopes func(Path) []Scope) {
 			x.under = x.under.set(sc, left)
 		}
 	}
+}
+
+// same reports whether the paths idx are paths, in order.
+func (x *pathIndex) same(idx []int32, paths []Path) bool {
+	if len(idx) != len(paths) {
+		return false
+	}
+	for j, i := range idx {
+		if p, _ := x.at(int(i)); p != paths[j] {
+			return false
+		}
+	}
+	return true
 }
 
 // appendPaths adds paths at the end of the list and returns their numbers.

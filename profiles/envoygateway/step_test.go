@@ -11,8 +11,10 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -53,16 +55,24 @@ type churn struct {
 	classes  map[string]*gwv1.GatewayClass
 }
 
-var stepKinds = []string{engine.SecurityPolicy, engine.BackendTrafficPolicy}
+var stepKinds = []string{engine.SecurityPolicy, engine.BackendTrafficPolicy, engine.ClientTrafficPolicy}
 
 func newChurn(t *testing.T, seed int64) *churn {
-	kinds := []policy.Kind{kind(engine.SecurityPolicy, nil), kind(engine.BackendTrafficPolicy, nil)}
+	kinds := []policy.Kind{kind(engine.SecurityPolicy, nil), kind(engine.BackendTrafficPolicy, nil), kind(engine.ClientTrafficPolicy, nil)}
 	c := &churn{t: t, r: rand.New(rand.NewSource(seed)), st: state.New(logr.Discard()), inf: statetest.New(t), reg: policy.NewRegistry(kinds...),
 		policies: map[string]*unstructured.Unstructured{}, routes: map[string]*gwv1.HTTPRoute{}, gateways: map[string]*gwv1.Gateway{},
 		lsets: map[string]*gwv1.ListenerSet{}, classes: map[string]*gwv1.GatewayClass{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	if err := c.st.Watch(ctx, c.inf, kinds); err != nil {
+		t.Fatal(err)
+	}
+	// The kinds the profile reads besides the topology are not installed (the fake informers would
+	// hand the typed ListenerSets to an unstructured watch): WithObject has its own test.
+	if err := c.st.WatchProfiles(ctx, c.inf, meta.NewDefaultRESTMapper(nil), nil, schema.GroupKind{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := listed(c.st, c.reg); err != nil {
 		t.Fatal(err)
 	}
 	c.deliverClass("eg", engine.ControllerName)
@@ -88,8 +98,8 @@ func (c *churn) deliverGateway(name string) {
 		class = "other"
 	}
 	ls := []gwv1.Listener{{Name: "http", Port: 80, Protocol: gwv1.HTTPProtocolType}}
-	if c.r.Intn(3) > 0 {
-		ls = append(ls, gwv1.Listener{Name: "https", Port: 443, Protocol: gwv1.HTTPProtocolType, Hostname: ptr.To(gwv1.Hostname("*.example.com"))})
+	if c.r.Intn(3) > 0 { // on port 80 too, sometimes: a ClientTrafficPolicy on one of them is Invalid
+		ls = append(ls, gwv1.Listener{Name: "https", Port: []gwv1.PortNumber{80, 443}[c.r.Intn(2)], Protocol: gwv1.HTTPProtocolType, Hostname: ptr.To(gwv1.Hostname("*.example.com"))})
 	}
 	gw := &gwv1.Gateway{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: name, Generation: 1, Labels: map[string]string{"tier": []string{"front", "back"}[c.r.Intn(2)]}},
 		Spec: gwv1.GatewaySpec{GatewayClassName: gwv1.ObjectName(class), Listeners: ls}}
@@ -122,7 +132,7 @@ func (c *churn) deliverListenerSet(name string, del bool) {
 	}
 	ls := &gwv1.ListenerSet{ObjectMeta: metav1.ObjectMeta{Namespace: "shop", Name: name, Generation: 1, Labels: map[string]string{"tier": []string{"front", "back"}[c.r.Intn(2)]}}}
 	ls.Spec.ParentRef = gwv1.ParentGatewayReference{Name: gwv1.ObjectName(fmt.Sprintf("gw-%d", c.r.Intn(2)))}
-	ls.Spec.Listeners = []gwv1.ListenerEntry{{Name: "extra", Port: 8080, Protocol: gwv1.HTTPProtocolType}}
+	ls.Spec.Listeners = []gwv1.ListenerEntry{{Name: "extra", Port: []gwv1.PortNumber{80, 8080}[c.r.Intn(2)], Protocol: gwv1.HTTPProtocolType}}
 	if c.r.Intn(2) == 0 {
 		ls.Spec.Listeners = append(ls.Spec.Listeners, gwv1.ListenerEntry{Name: "team-http", Port: 8081, Protocol: gwv1.HTTPProtocolType})
 	}
@@ -171,8 +181,8 @@ func (c *churn) deliver(cur, old client.Object, exists bool) {
 	c.inf.Update(c.t, old, cur)
 }
 
-// deliverPolicy creates, updates or (del) deletes policy name: even names are SecurityPolicies, odd
-// BackendTrafficPolicies, created at one of three times (ties ordered by name).
+// deliverPolicy creates, updates or (del) deletes policy name: SecurityPolicies, BackendTrafficPolicies
+// and ClientTrafficPolicies by the name's number mod 3, created at one of three times (ties ordered by name).
 func (c *churn) deliverPolicy(name string, del bool) {
 	old := c.policies[name]
 	if del {
@@ -193,7 +203,7 @@ func (c *churn) deliverPolicy(name string, del bool) {
 func (c *churn) randomPolicy(name string) *unstructured.Unstructured {
 	var n int
 	fmt.Sscanf(name, "p-%d", &n)
-	k := stepKinds[n%2]
+	k := stepKinds[n%3]
 	spec := map[string]interface{}{}
 	routeOnly := true
 	var refs []interface{}
@@ -214,21 +224,27 @@ func (c *churn) randomPolicy(name string) *unstructured.Unstructured {
 		}
 		refs = append(refs, ref)
 	}
+	if k == engine.ClientTrafficPolicy {
+		refs, routeOnly = c.listenerRefs(), false
+	}
 	spec["targetRefs"] = refs
 	if c.r.Intn(5) == 0 {
-		spec["targetSelectors"] = []interface{}{map[string]interface{}{"group": gwv1.GroupName, "kind": "HTTPRoute",
+		spec["targetSelectors"] = []interface{}{map[string]interface{}{"group": gwv1.GroupName, "kind": []string{"HTTPRoute", "Gateway", "ListenerSet"}[c.r.Intn(3)],
 			"matchLabels": map[string]interface{}{"tier": []string{"front", "back"}[c.r.Intn(2)]}}}
 	}
 	if routeOnly && c.r.Intn(2) == 0 {
 		spec["mergeType"] = []string{"StrategicMerge", "JSONMerge"}[c.r.Intn(2)]
 	}
 	v := c.r.Intn(3)
-	if k == engine.SecurityPolicy {
+	switch k {
+	case engine.ClientTrafficPolicy:
+		spec["timeout"] = map[string]interface{}{"http": map[string]interface{}{"idleTimeout": fmt.Sprintf("%ds", 1+v)}}
+	case engine.SecurityPolicy:
 		spec["cors"] = map[string]interface{}{"allowOrigins": []interface{}{fmt.Sprintf("https://v%d.example.com", v)}}
 		if c.r.Intn(2) == 0 {
 			spec["authorization"] = map[string]interface{}{"defaultAction": []string{"Allow", "Deny"}[c.r.Intn(2)]}
 		}
-	} else {
+	default:
 		spec["timeout"] = map[string]interface{}{"http": map[string]interface{}{"requestTimeout": fmt.Sprintf("%ds", 1+v)}}
 		if c.r.Intn(2) == 0 {
 			spec["retry"] = map[string]interface{}{"numRetries": int64(1 + c.r.Intn(3))}
@@ -265,6 +281,19 @@ func (c *churn) randomEvent() string {
 		c.deliverPolicy(name, c.policies[name] != nil && c.r.Intn(4) == 0)
 		return "policy"
 	}
+}
+
+// listenerRefs are a ClientTrafficPolicy's targets: a Gateway, one of its listeners, or a
+// ListenerSet's listener.
+func (c *churn) listenerRefs() []interface{} {
+	ref := map[string]interface{}{"group": gwv1.GroupName, "kind": "Gateway", "name": fmt.Sprintf("gw-%d", c.r.Intn(3))}
+	switch c.r.Intn(3) {
+	case 0:
+		ref["sectionName"] = []string{"http", "https"}[c.r.Intn(2)]
+	case 1:
+		ref["kind"], ref["name"], ref["sectionName"] = "ListenerSet", fmt.Sprintf("ls-%d", c.r.Intn(2)), "extra"
+	}
+	return []interface{}{ref}
 }
 
 // checkWorldChurn runs one seeded sequence of steps events, each of which the world must follow with

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
 	"github.com/precedent-dev/precedent/internal/policy"
@@ -54,6 +55,9 @@ func ChartResources() []byte {
 	var before, after []profile.Resource
 	for _, p := range profiles.All() {
 		for _, r := range p.Webhooks(kinds).Validate {
+			if r.WarnOnly {
+				continue
+			}
 			if rank(kinds, r) < len(kinds) {
 				before = append(before, r)
 			} else {
@@ -73,5 +77,31 @@ func ChartResources() []byte {
 	}
 	write("precedent.shippedResources", before)
 	write("precedent.profileResources", after)
+	writeWarnResources(&buf)
 	return buf.Bytes()
+}
+
+// writeWarnResources writes the chart's template of the resources each profile only warns about
+// (WarnOnly) once one of its kinds is managed: the chart's extraKinds of that profile add them to
+// the warnings entry, as Configurations does.
+func writeWarnResources(buf *bytes.Buffer) {
+	buf.WriteString("{{- define \"precedent.warnResources\" -}}\n{{- toJson (dict")
+	for _, p := range profiles.All() {
+		k := policy.Kind{GVK: schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Policy"}, Profile: p.Name()} // one kind of the profile, any
+		var warn []profile.Resource
+		for _, r := range p.Webhooks([]policy.Kind{k}).Validate {
+			if r.WarnOnly {
+				warn = append(warn, r)
+			}
+		}
+		if len(warn) == 0 {
+			continue
+		}
+		fmt.Fprintf(buf, "\n  %q (list", p.Name())
+		for _, r := range warn {
+			fmt.Fprintf(buf, "\n    (dict \"group\" %q \"version\" %q \"resource\" %q)", r.Group, r.Version, r.Resource)
+		}
+		buf.WriteString(")")
+	}
+	buf.WriteString(") -}}\n{{- end }}\n")
 }

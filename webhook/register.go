@@ -43,6 +43,9 @@ const (
 	settingsWebhook   = "precedentconfigs.precedent.dev"
 	// deletesWebhook sees the deletes, which only warn: it fails open.
 	deletesWebhook = "deletes.precedent.dev"
+	// warningsWebhook sees the creates and updates a profile only warns about (profile.Resource's
+	// WarnOnly: kgateway's HTTPRoutes and Gateways): it fails open too.
+	warningsWebhook = "warnings.precedent.dev"
 	// defaultsWebhook is the defaults-overrides profile's mutating webhook (its `strategy` default).
 	defaultsWebhook = inherited.DefaultsWebhook
 )
@@ -167,10 +170,10 @@ func URLClientConfig(base string, caBundle []byte) ClientConfig {
 // effects, 5 s. Every rule comes from the profiles (profile.Webhooks): the registry's kinds in the
 // registry's order, then the profiles' own kinds in the profiles' order. Creates and updates fail
 // closed (failurePolicy Fail); deletes, which the webhook only warns about, are in an entry of
-// their own that fails open (Ignore), so a delete never waits for Precedent to be up.
+// their own that fails open (Ignore), so a delete never waits for Precedent to be up; so are the
+// writes a profile only warns about (WarnOnly), in the warnings entry, present when there are any.
 func Configurations(kinds []policy.Kind, cc ClientConfig) (*admissionregistrationv1.MutatingWebhookConfiguration, *admissionregistrationv1.ValidatingWebhookConfiguration) {
 	cu := []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update}
-	del := []admissionregistrationv1.OperationType{admissionregistrationv1.Delete}
 	var resources []profile.Resource
 	var mutating []profile.Mutating
 	for _, p := range profiles.All() {
@@ -186,15 +189,7 @@ func Configurations(kinds []policy.Kind, cc ClientConfig) (*admissionregistratio
 		}
 	}
 	slices.SortStableFunc(resources, func(a, b profile.Resource) int { return rank(kinds, a) - rank(kinds, b) })
-	var policyRules, deleteRules []admissionregistrationv1.RuleWithOperations
-	for _, r := range resources {
-		policyRules = append(policyRules, rule(r.Group, r.Version, r.Resource, cu, admissionregistrationv1.NamespacedScope))
-		if r.Deletes {
-			deleteRules = append(deleteRules, rule(r.Group, r.Version, r.Resource, del, admissionregistrationv1.NamespacedScope))
-		}
-	}
-	// Deleting the PrecedentConfig puts the defaults in force: a warning, never a denial.
-	deleteRules = append(deleteRules, rule(settings.GVK.Group, settings.GVK.Version, "precedentconfigs", del, admissionregistrationv1.ClusterScope))
+	policyRules, deleteRules, warnRules := validatingRules(resources)
 	none := admissionregistrationv1.SideEffectClassNone
 	fail, ignore := admissionregistrationv1.Fail, admissionregistrationv1.Ignore
 	timeout := int32(timeoutSeconds)
@@ -210,6 +205,9 @@ func Configurations(kinds []policy.Kind, cc ClientConfig) (*admissionregistratio
 			validating(settingsWebhook, []admissionregistrationv1.RuleWithOperations{rule(settings.GVK.Group, settings.GVK.Version, "precedentconfigs", cu, admissionregistrationv1.ClusterScope)}, &fail),
 			validating(deletesWebhook, deleteRules, &ignore),
 		},
+	}
+	if len(warnRules) > 0 {
+		v.Webhooks = append(v.Webhooks, validating(warningsWebhook, warnRules, &ignore))
 	}
 	m := &admissionregistrationv1.MutatingWebhookConfiguration{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "MutatingWebhookConfiguration"},
@@ -227,6 +225,29 @@ func Configurations(kinds []policy.Kind, cc ClientConfig) (*admissionregistratio
 		})
 	}
 	return m, v
+}
+
+// validatingRules are the rules of the policies entry (creates and updates), of the deletes entry
+// (the PrecedentConfig's delete included: it puts the defaults in force, a warning, never a denial)
+// and of the warnings entry (the creates and updates of WarnOnly resources, once each).
+func validatingRules(resources []profile.Resource) (policies, deletes, warnings []admissionregistrationv1.RuleWithOperations) {
+	cu := []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update}
+	del := []admissionregistrationv1.OperationType{admissionregistrationv1.Delete}
+	seen := map[profile.Resource]bool{}
+	for _, r := range resources {
+		switch {
+		case r.WarnOnly && !seen[r]:
+			seen[r] = true
+			warnings = append(warnings, rule(r.Group, r.Version, r.Resource, cu, admissionregistrationv1.NamespacedScope))
+		case !r.WarnOnly:
+			policies = append(policies, rule(r.Group, r.Version, r.Resource, cu, admissionregistrationv1.NamespacedScope))
+		}
+		if r.Deletes {
+			deletes = append(deletes, rule(r.Group, r.Version, r.Resource, del, admissionregistrationv1.NamespacedScope))
+		}
+	}
+	deletes = append(deletes, rule(settings.GVK.Group, settings.GVK.Version, "precedentconfigs", del, admissionregistrationv1.ClusterScope))
+	return policies, deletes, warnings
 }
 
 // timeoutSeconds is every webhook entry's timeout.

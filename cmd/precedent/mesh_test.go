@@ -226,8 +226,10 @@ func TestKumaKinds(t *testing.T) {
 	t.Run("checked with one line per kind", func(t *testing.T) {
 		// Each policy as the webhook reviews its create against the others: Kuma's `from` is
 		// deprecated (with its rules form), and a policy that a write leaves without effect is named
-		// on the writes that do it.
-		out, _, code := run("validate", "-f", kuma, "--config", cfg)
+		// on the writes that do it. On 2.14 (the kind lines' version) 01-consume-backend-timeouts'
+		// MeshService item loses to 00-base-timeouts' Mesh item, whose name sorts first; on 3.0, the
+		// default, Kuma sorts the to items by their own kind first (outbound/sort.go), so it decides
+		// idleTimeout on backend and is not named.
 		const (
 			w14  = "Warning: PRC-W014 "
 			w15  = "Warning: PRC-W015 "
@@ -236,9 +238,7 @@ func TestKumaKinds(t *testing.T) {
 			dead = "MeshTimeout kuma-system/01-consume-backend-timeouts never takes effect on any Dataplane: every field it sets is decided by kuma-system/web-timeouts, kuma-demo/timeout-global, kuma-system/00-base-timeouts\n"
 			from = "spec.from is deprecated by Kuma 2.x and dropped silently by Kuma 3.0 on create and update: use spec.rules\n"
 		)
-		want := w14 + mt + "00-base-timeouts: " + dead +
-			w14 + dead +
-			w15 + mtp + "allow-all: " + from +
+		permissions := w15 + mtp + "allow-all: " + from +
 			w15 + mtp + "allow-all: spec.from[0] as spec.rules[0]: {\"default\":{\"allow\":[{\"spiffeID\":{\"type\":\"Prefix\",\"value\":\"spiffe://<trust-domain>\"}}]}}\n" +
 			w14 + mtp + "allow-all: MeshTrafficPermission kuma-system/deny-web-v1 never takes effect on any Dataplane: every field it sets is decided by kuma-system/allow-all\n" +
 			w15 + mtp + "deny-web-v1: " + from +
@@ -246,10 +246,23 @@ func TestKumaKinds(t *testing.T) {
 			w14 + mtp + "deny-web-v1 never takes effect on any Dataplane: every field it sets is decided by kuma-system/allow-all\n" +
 			w15 + mtp + "shadow-web: " + from +
 			w15 + mtp + "shadow-web: spec.from[0] as spec.rules[0]: {\"default\":{\"allowWithShadowDeny\":[{\"spiffeID\":{\"type\":\"Exact\",\"value\":\"spiffe://<trust-domain>/ns/<namespace>/sa/<service account of web>\"}}]}}\n" +
-			w14 + mtp + "shadow-web never takes effect on any Dataplane: every field it sets is decided by kuma-system/allow-all\n" +
-			"0 errors, 11 warnings in 10 objects\n"
-		if code != 0 || out != want {
-			t.Errorf("exit %d, output:\n%s\nwant exit 0 and:\n%s", code, out, want)
+			w14 + mtp + "shadow-web never takes effect on any Dataplane: every field it sets is decided by kuma-system/allow-all\n"
+		cfg214 := filepath.Join(t.TempDir(), "config.yaml")
+		raw, err := os.ReadFile(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(cfg214, []byte(strings.ReplaceAll(string(raw), "profile: mesh}", `profile: mesh, version: "2.14"}`)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct{ config, want string }{
+			{cfg, permissions + "0 errors, 9 warnings in 10 objects\n"},
+			{cfg214, w14 + mt + "00-base-timeouts: " + dead + w14 + dead + permissions + "0 errors, 11 warnings in 10 objects\n"},
+		} {
+			out, _, code := run("validate", "-f", kuma, "--config", c.config)
+			if code != 0 || out != c.want {
+				t.Errorf("%s: exit %d, output:\n%s\nwant exit 0 and:\n%s", c.config, code, out, c.want)
+			}
 		}
 	})
 	t.Run("merged in Kuma's order", func(t *testing.T) {
@@ -362,6 +375,48 @@ spec: {targetRef: {kind: Mesh}, from: [{targetRef: {kind: MeshService, name: web
 			}
 			if compact.String() != tt.wantStdout || stderr != tt.wantStderr {
 				t.Errorf("stdout %s\nstderr %q\nwant stdout %s\nstderr %q", compact.String(), stderr, tt.wantStdout, tt.wantStderr)
+			}
+		})
+	}
+}
+
+// TestMeshKumaOutbound: the to items of Kuma's MeshTimeouts on one outbound through the CLI, per
+// Kuma version and port (testdata/kuma-outbound): on 3.0 items are ordered item by item
+// (core/rules/outbound/sort.go), a label-only MeshService ref resolves against the MeshServices of the
+// input (resolve.TargetRef), and a sectionName selects only the outbound to that port, by name or by
+// number (--outbound SERVICE:PORT); on 2.14 (tag outbounds, legacyBuildToRules) the policies' order
+// decides, labels select nothing and sectionName is not looked at.
+func TestMeshKumaOutbound(t *testing.T) {
+	args := func(outbound, version string) []string {
+		return []string{"-f", "testdata/kuma-outbound", "--kind", "MeshTimeout.kuma.io", "--proxy", "web-1", "--outbound", outbound, "--kuma-version", version}
+	}
+	want := func(v, by, version string) string {
+		return `{"conf":{"connectionTimeout":"` + v + `"},"origins":{"connectionTimeout":"` + by + `"},"version":"` + version + `"}`
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"2.14: the name that sorts first", args("backend", "2.14"), want("1s", "a-everything", "2.14")},
+		{"2.14: the port changes nothing", args("backend:8080", "2.14"), want("1s", "a-everything", "2.14")},
+		{"3.0, no port: the label-only MeshService item beats the Mesh item", args("backend", "3.0"), want("3s", "b-payments", "3.0")},
+		{"3.0, the port by number: its name is http, the sectionName item wins", args("backend:8080", "3.0"), want("5s", "c-backend-http", "3.0")},
+		{"3.0, the port by name", args("backend:http", "3.0"), want("5s", "c-backend-http", "3.0")},
+		{"3.0, the other port: the sectionName item does not select it", args("backend:9090", "3.0"), want("3s", "b-payments", "3.0")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stdout, stderr, err := runMesh(t, tt.args...)
+			if err != nil || stderr != "" {
+				t.Fatalf("err = %v, stderr %q", err, stderr)
+			}
+			var compact bytes.Buffer
+			if err := json.Compact(&compact, []byte(stdout)); err != nil {
+				t.Fatalf("stdout is not JSON: %v\n%s", err, stdout)
+			}
+			if compact.String() != tt.want {
+				t.Errorf("stdout %s\nwant %s", compact.String(), tt.want)
 			}
 		})
 	}

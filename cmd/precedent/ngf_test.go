@@ -24,3 +24,55 @@ func TestNGINXGatewayFabricValidate(t *testing.T) {
 		t.Errorf("exit %d, stdout:\n%s\nwant exit 1 with:\n%s", r.code, r.stdout, want)
 	}
 }
+
+// A GRPCRoute target sharing a gRPC method with a GRPCRoute the policy does not target is refused
+// like an HTTPRoute's (NGINX Gateway Fabric's processPolicies collects both kinds of route).
+func TestNGINXGatewayFabricGRPCOverlap(t *testing.T) {
+	r := runResult("validate", "-f", "../../config/samples/nginx-gateway-fabric", "-f", "testdata/ngf-grpc-overlap", "--config", "../../config/nginx-gateway-fabric/precedentconfig.yaml")
+	want := `ClientSettingsPolicy cafe/orders-client-settings: spec.targetRef: Forbidden: PRC-E260 Policy cannot be applied to target "cafe/orders" since another Route "cafe/orders-canary" shares a namespace/gateway-name:hostname:port/path combination with this target (cafe/gateway:cafe.example.com:80/cafe.Orders/Place)`
+	if r.code != 1 || !strings.Contains(r.stdout, want) {
+		t.Errorf("exit %d, stdout:\n%s\nwant exit 1 with:\n%s", r.code, r.stdout, want)
+	}
+}
+
+// explain of NGINX Gateway Fabric's kinds through the front door: --policy, --target with --rule,
+// --reach with --rule, as README shows them.
+func TestNGINXGatewayFabricExplain(t *testing.T) {
+	in := []string{"-f", "../../config/samples/nginx-gateway-fabric", "--config", "../../config/nginx-gateway-fabric/precedentconfig.yaml"}
+	explain := func(args ...string) []string { return append(append([]string{"explain"}, in...), args...) }
+	runCases(t, []cmdCase{
+		{
+			name: "policy",
+			args: explain("--kind", "ClientSettingsPolicy", "--policy", "cafe/gateway-client-settings"),
+			want: cmdResult{stdout: `ClientSettingsPolicy cafe/gateway-client-settings
+  Accepted: True (Accepted) The Policy is accepted
+  Enforced: True (PartiallyEnforced) 1 of 3 fields replaced on some or all paths
+  body.maxSize: partly by cafe/coffee-client-settings on 2 paths
+  body.timeout: in-effect on 2 paths
+  keepAlive.requests: in-effect on 2 paths
+`},
+		},
+		{
+			name: "target",
+			args: explain("--kind", "ClientSettingsPolicy", "--target", "httproute/cafe/coffee", "--rule", "body.maxSize"),
+			want: cmdResult{stdout: `route cafe/coffee (gateway cafe/gateway)
+  body.maxSize is in effect, from cafe/coffee-client-settings
+  1.  gateway  cafe/gateway-client-settings    replaced  cafe/coffee-client-settings
+  2.  route    cafe/coffee-client-settings     added     
+`},
+		},
+		{
+			name: "reach",
+			args: explain("--kind", "UpstreamSettingsPolicy", "--reach", "--rule", "keepAlive.connections"),
+			want: cmdResult{stdout: `keepAlive.connections reaches 2 paths
+  route cafe/coffee (gateway cafe/gateway) from cafe/keepalive
+  route cafe/tea (gateway cafe/gateway) from cafe/keepalive
+`},
+		},
+		{
+			name: "a rule no policy sets",
+			args: explain("--kind", "ObservabilityPolicy", "--reach", "--rule", "metrics"),
+			want: cmdResult{code: 1, stderr: "error: no ObservabilityPolicy.gateway.nginx.org declares rule \"metrics\"\n"},
+		},
+	})
+}

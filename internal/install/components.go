@@ -7,7 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
@@ -130,13 +133,17 @@ func (c Component) Webhook() ([]byte, error) {
 		return nil, err
 	}
 	ops := make([]patchOp, 0, len(ws))
+	more := ""
 	for _, w := range ws {
 		ops = append(ops, patchOp{Op: "add", Path: "/webhooks/-", Value: w})
+		if *w.FailurePolicy == admissionregistrationv1.Ignore && slices.Contains(w.Rules[0].Operations, admissionregistrationv1.Create) {
+			more = fmt.Sprintf(" The writes the profile only warns about (%s) fail open too: an outage of Precedent never blocks them.", strings.Join(w.Rules[0].Resources, ", "))
+		}
 	}
 	return patchFile(filepath.Join(c.Dir, "webhook.yaml"), fmt.Sprintf(`
 The kinds of %[1]s/precedentconfig.yaml in Precedent's validating webhook configuration, as the
 %[2]s profile asks (package webhook, ComponentWebhooks): creates and updates fail closed like the
-shipped kinds'; deletes only warn, so they never wait for Precedent.`, c.Dir, c.Name()), ops)
+shipped kinds'; deletes only warn, so they never wait for Precedent.%[3]s`, c.Dir, c.Name(), more), ops)
 }
 
 // patchFile renders a generated JSON patch file: the header, the doc comment, the operations.

@@ -105,10 +105,14 @@ type Webhooks struct {
 }
 
 // Resource is one namespaced resource the validating webhook sees; Deletes means its deletes are
-// projected too (through the entry that fails open).
+// projected too (through the entry that fails open). WarnOnly marks a resource whose writes the
+// profile only warns about, never denies (a Gateway API kind a profile reads an annotation of): its
+// creates and updates go through an entry of their own that fails open, so an outage of Precedent
+// never blocks them.
 type Resource struct {
 	Group, Version, Resource string
 	Deletes                  bool
+	WarnOnly                 bool
 }
 
 // Mutating is one mutating webhook entry: its name, its resources, and the CEL the API server

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -352,13 +353,15 @@ func (s *State) handleWith(ctx context.Context, c cache.Informers, obj client.Ob
 	return reg.HasSynced, nil
 }
 
-// sameSpec reports whether an update left the spec alone: same metadata.generation, which the API
-// server bumps on spec changes only (status writes, such as the reconciler's, keep it). The
-// snapshots depend on spec, so such updates need no rebuild. Objects without a generation (the
-// Namespaces, whose labels matter) always count as changed.
+// sameSpec reports whether an update left the spec and the labels alone: same metadata.generation,
+// which the API server bumps on spec changes only (status writes, such as the reconciler's, keep
+// it), and the same labels, which it does not bump on but which select (a Kuma policy's mesh and
+// role, a Dataplane or MeshService selected by labels). The snapshots depend on spec, so such
+// updates need no rebuild. Objects without a generation (the Namespaces, whose labels matter)
+// always count as changed.
 func sameSpec(old interface{}, o client.Object) bool {
 	prev, ok := old.(client.Object)
-	return ok && o.GetGeneration() > 0 && prev.GetGeneration() == o.GetGeneration()
+	return ok && o.GetGeneration() > 0 && prev.GetGeneration() == o.GetGeneration() && maps.Equal(prev.GetLabels(), o.GetLabels())
 }
 
 // applied tells the readers waiting in AwaitCaught that an event has been applied (mu held).

@@ -268,6 +268,12 @@ func (Profile) Effective(in *profile.Offline, k policy.Kind, target *topology.Ta
 	return beneath(items, *target), nil
 }
 
+// Holders gives, per path of kind as Effective keys it, the policies Envoy Gateway records on the
+// xDS route (engine.Snapshot.Holders).
+func (Profile) Holders(in *profile.Offline, k policy.Kind) map[effective.ItemKey][]string {
+	return offlineWorld(in, nil).snap.Holders(k.GVK.Kind)
+}
+
 // beneath keeps the items on paths through target.
 func beneath(items []effective.Item, t topology.Target) []effective.Item {
 	var out []effective.Item

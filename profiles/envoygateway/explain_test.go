@@ -41,9 +41,14 @@ func samples(t *testing.T, files ...string) *profile.Offline {
 		}
 		us = append(us, o.Unstructured)
 	}
+	return offlineOf(s, us)
+}
+
+// offlineOf is the offline input of objs under settings s.
+func offlineOf(s settings.Settings, objs []*unstructured.Unstructured) *profile.Offline {
 	reg := s.Registry()
-	inv := inventory.Build(reg, us, nil)
-	return &profile.Offline{Objects: us, Settings: s, Registry: reg, Inv: inv, Graph: topology.Build(inv.Topology)}
+	inv := inventory.Build(reg, objs, nil)
+	return &profile.Offline{Objects: objs, Settings: s, Registry: reg, Inv: inv, Graph: topology.Build(inv.Topology)}
 }
 
 // TestExplainPolicy: explain --policy of Envoy Gateway's kinds says what Envoy Gateway decides for

@@ -2,6 +2,7 @@ package envoygateway
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -13,9 +14,10 @@ import (
 )
 
 // AncestorStatus is what Envoy Gateway writes, as Precedent predicts it, in one entry of a policy's
-// status.ancestors: the Accepted condition and, when they apply, the Overridden condition (a more
-// specific policy replaces this one on some route or listener beneath the ancestor) and the Merged
-// condition (this route policy is merged with a broader one).
+// status.ancestors: the Accepted condition and, when they apply, the Overridden condition (a
+// narrower scope beneath this policy's has a policy not merged into it, as Envoy Gateway draws it
+// per scope: markOverridden) and the Merged condition (this route policy is merged with a broader
+// one).
 type AncestorStatus struct {
 	// Ancestor is "Gateway ns/name", with "#section" when the ancestorRef names a listener.
 	Ancestor string
@@ -41,23 +43,25 @@ func (Profile) Ancestors(in *profile.Offline, k policy.Kind, ref policy.Ref) ([]
 	if u == nil {
 		return nil, fmt.Errorf("%s.%s %s not found", k.GVK.Kind, k.GVK.Group, ref)
 	}
-	p, pr, msg, refused := projectPolicy(in, u)
+	p, pr, snap, msg, refused := projectPolicy(in, u)
 	if refused {
 		return refusal(msg), nil
 	}
-	as := &ancestorStatuses{parents: routeParents(in.Objects), by: map[string]*AncestorStatus{}}
+	served := servedBy(in.Graph, controllersOf(profile.KindsOf(Name, in.Registry)))
+	as := &ancestorStatuses{parents: routeParents(in.Objects, served), by: map[string]*AncestorStatus{}}
 	as.markNoSection(p, pr.Resolution.NoSection)
 	as.markScopes(pr)
+	merged := map[engine.Scope]map[engine.Scope]bool{}
 	for _, r := range pr.After {
 		if r.Holder == p {
 			as.markHeld(r)
 			continue
 		}
-		if r.Holder == nil {
-			continue
+		if r.Holder != nil {
+			as.markMerges(p, r, merged)
 		}
-		as.markBroader(p, r)
 	}
+	as.markOverridden(pr, heldWith(snap.Held(p.Kind), pr.Resolution.Scopes), in.Graph, merged)
 	return as.sorted(), nil
 }
 
@@ -80,20 +84,20 @@ func refusal(msg string) []AncestorStatus {
 // projectPolicy reads the policy u and projects its write onto the offline world; refused says
 // that Envoy Gateway refuses it outright (unreadable, statelessly invalid, or a bad GeoIP
 // detection), msg says why.
-func projectPolicy(in *profile.Offline, u *unstructured.Unstructured) (p *engine.Policy, pr engine.Projection, msg string, refused bool) {
+func projectPolicy(in *profile.Offline, u *unstructured.Unstructured) (p *engine.Policy, pr engine.Projection, snap *engine.Snapshot, msg string, refused bool) {
 	p, errs := engine.Read(u)
 	if len(errs) > 0 {
-		return p, pr, errs.ToAggregate().Error(), true
+		return p, pr, nil, errs.ToAggregate().Error(), true
 	}
 	if errs := append(engine.Stateless(p), invalid(p, in.Graph)...); len(errs) > 0 {
-		return p, pr, errs.ToAggregate().Error(), true
+		return p, pr, nil, errs.ToAggregate().Error(), true
 	}
-	snap := offlineWorld(in, u).snap
+	snap = offlineWorld(in, u).snap
 	pr = snap.Project(engine.Write{New: p})
 	if errs := snap.GeoIPDetection(pr); len(errs) > 0 {
-		return p, pr, errs.ToAggregate().Error(), true
+		return p, pr, snap, errs.ToAggregate().Error(), true
 	}
-	return p, pr, "", false
+	return p, pr, snap, "", false
 }
 
 // ancestorStatuses collects the status.ancestors entries of one policy by ancestor name.
@@ -189,27 +193,94 @@ func (as *ancestorStatuses) markHeld(r engine.Result) {
 	}
 }
 
-// markBroader records a result another policy holds where p is broader: p merged into (Merges),
-// or overridden when the merged result is invalid or p is replaced.
-func (as *ancestorStatuses) markBroader(p *engine.Policy, r engine.Result) {
-	if r.Parent == p {
-		// An invalid merged result leaves the parent overridden on that route (the route
-		// policy is marked Invalid and the merge is not recorded).
-		for _, a := range as.of(r.ParentScope, &r.Path.Gateway) {
-			if len(engine.Check(r)) > 0 {
-				as.get(a).Overridden = true
-			} else {
-				as.get(a).Merges = true
+// markMerges records a result another policy holds that merges into p (Merges, on the ancestors
+// of the scope p holds there) and the route merged, by p's scope, in merged. A merged result that
+// fails the checks is not merged: the route policy is Invalid there and p Overridden
+// (backendtrafficpolicy.go processBackendTrafficPolicyForRoute records the merge only when it
+// succeeds).
+func (as *ancestorStatuses) markMerges(p *engine.Policy, r engine.Result, merged map[engine.Scope]map[engine.Scope]bool) {
+	if r.Parent != p || len(engine.Check(r)) > 0 {
+		return
+	}
+	for _, a := range as.of(r.ParentScope, &r.Path.Gateway) {
+		as.get(a).Merges = true
+	}
+	insert(merged, r.ParentScope, whole(r.Scope))
+}
+
+// markOverridden marks Overridden on the ancestors of each scope of the policy it holds where
+// Envoy Gateway writes that condition: a route policy when a policy targets one of the route's
+// rules (helpers.go getOverriddenTargetsMessageForRoute); a ClientTrafficPolicy on a whole Gateway
+// or ListenerSet when a narrower one claims one of its listeners (ctpOverridden); any other
+// policy when a scope beneath it has a policy not merged into it (scopeGraph).
+func (as *ancestorStatuses) markOverridden(pr engine.Projection, held []engine.Scope, g *topology.Graph, merged map[engine.Scope]map[engine.Scope]bool) {
+	conflicted := map[engine.Scope]bool{}
+	for _, c := range pr.Conflicts {
+		conflicted[c.Scope] = true
+	}
+	var sg *scopeGraph
+	for _, sc := range pr.Resolution.Scopes {
+		if conflicted[sc] || sc.Level() == engine.LevelRule {
+			continue
+		}
+		var over bool
+		switch {
+		case sc.Level() == engine.LevelRoute:
+			over = ruleHeld(sc, held)
+		case pr.Kind == engine.ClientTrafficPolicy:
+			over = ctpOverridden(sc, held, g)
+		default:
+			if sg == nil {
+				sg = newScopeGraph(held, as.parents, g)
+			}
+			over = sg.overridden(sc, merged[sc])
+		}
+		for _, a := range as.of(sc, nil) {
+			as.get(a).Overridden = as.get(a).Overridden || over
+		}
+	}
+}
+
+// heldWith is held with the scopes of the projected policy added.
+func heldWith(held, mine []engine.Scope) []engine.Scope {
+	out := append([]engine.Scope(nil), held...)
+	for _, sc := range mine {
+		if !slices.Contains(out, sc) {
+			out = append(out, sc)
+		}
+	}
+	return out
+}
+
+// ruleHeld reports whether a policy targets a rule of route scope sc.
+func ruleHeld(sc engine.Scope, held []engine.Scope) bool {
+	for _, h := range held {
+		if h.Section != "" && whole(h) == sc {
+			return true
+		}
+	}
+	return false
+}
+
+// ctpOverridden is clienttrafficpolicy.go ProcessClientTrafficPolicies for a policy on a whole
+// ListenerSet or Gateway: Overridden when a policy claims one of its listeners first (one on a
+// listener; for a Gateway, also one on a whole ListenerSet attached to it, processed before it).
+func ctpOverridden(sc engine.Scope, held []engine.Scope, g *topology.Graph) bool {
+	if sc.Section != "" {
+		return false
+	}
+	for _, h := range held {
+		switch {
+		case h == sc:
+		case h.Kind == sc.Kind && h.Namespace == sc.Namespace && h.Name == sc.Name:
+			return true
+		case sc.Kind == "Gateway" && h.Kind == "ListenerSet" && g != nil:
+			if _, gw, ok := g.AttachedListenerSet(topology.Key{Namespace: h.Namespace, Name: h.Name}); ok && gw == (topology.Key{Namespace: sc.Namespace, Name: sc.Name}) {
+				return true
 			}
 		}
 	}
-	for _, pl := range r.Replaced {
-		if pl.Policy == p {
-			for _, a := range as.of(pl.Scope, &r.Path.Gateway) {
-				as.get(a).Overridden = true
-			}
-		}
-	}
+	return false
 }
 
 // sorted is the entries, sorted by ancestor.
@@ -223,13 +294,35 @@ func (as *ancestorStatuses) sorted() []AncestorStatus {
 }
 
 type parentRef struct {
-	key      topology.Key
-	ancestor string
+	key           topology.Key
+	kind, section string
+	ancestor      string
 }
 
-// routeParents maps "Kind ns/name" of each route to its parentRefs, as Envoy Gateway names them in
-// a route policy's ancestorRefs.
-func routeParents(objs []*unstructured.Unstructured) map[string][]parentRef {
+// servedBy reports whether a parentRef's Gateway (kind Gateway) or ListenerSet's Gateway is of a
+// GatewayClass one of controllers serves (topology.Graph.Serves): Envoy Gateway translates only the
+// Gateways of its own classes (translator.go, "Skipping Gateway because GatewayClassName doesn't
+// match"), so a route policy has no ancestor on the others.
+func servedBy(g *topology.Graph, controllers []string) func(kind string, k topology.Key) bool {
+	return func(kind string, k topology.Key) bool {
+		if g == nil {
+			return true
+		}
+		if kind == "ListenerSet" {
+			_, parent, ok := g.AttachedListenerSet(k)
+			if !ok {
+				return true
+			}
+			k = parent
+		}
+		gw, ok := g.Gateway(k)
+		return !ok || g.Serves(string(gw.Spec.GatewayClassName), controllers)
+	}
+}
+
+// routeParents maps "Kind ns/name" of each route to its parentRefs on Gateways served (served), as
+// Envoy Gateway names them in a route policy's ancestorRefs.
+func routeParents(objs []*unstructured.Unstructured, served func(kind string, k topology.Key) bool) map[string][]parentRef {
 	out := map[string][]parentRef{}
 	for _, u := range objs {
 		if u.GroupVersionKind().Group != topology.Group {
@@ -239,8 +332,16 @@ func routeParents(objs []*unstructured.Unstructured) map[string][]parentRef {
 		for _, raw := range refs {
 			m, _ := raw.(map[string]interface{})
 			a, key := AncestorName(m, u.GetNamespace())
+			if kind, _ := m["kind"].(string); !served(kind, key) {
+				continue
+			}
+			kind, _ := m["kind"].(string)
+			if kind == "" {
+				kind = "Gateway"
+			}
+			section, _ := m["sectionName"].(string)
 			k := u.GetKind() + " " + u.GetNamespace() + "/" + u.GetName()
-			out[k] = append(out[k], parentRef{key: key, ancestor: a})
+			out[k] = append(out[k], parentRef{key: key, kind: kind, section: section, ancestor: a})
 		}
 	}
 	return out

@@ -125,13 +125,14 @@ func (Profile) Default(schema.GroupKind, *unstructured.Unstructured, *policy.Reg
 }
 
 // Webhooks: the configured TrafficPolicy kind, and HTTPRoute and Gateway writes (not deletes)
-// while one is configured.
+// while one is configured. The route and Gateway writes only ever get warnings, so their entry fails
+// open (WarnOnly): a Precedent outage never blocks a route write; TrafficPolicy writes fail closed.
 func (Profile) Webhooks(kinds []policy.Kind) profile.Webhooks {
 	res := profile.EngineWebhooks(Name, kinds)
 	if len(res) > 0 {
 		res = append(res,
-			profile.Resource{Group: topology.Group, Version: "v1", Resource: "httproutes"},
-			profile.Resource{Group: topology.Group, Version: "v1", Resource: "gateways"})
+			profile.Resource{Group: topology.Group, Version: "v1", Resource: "httproutes", WarnOnly: true},
+			profile.Resource{Group: topology.Group, Version: "v1", Resource: "gateways", WarnOnly: true})
 	}
 	return profile.Webhooks{Validate: res}
 }

@@ -21,6 +21,7 @@ var (
 	MeshTimeoutKind    = schema.GroupKind{Group: policy.Group, Kind: engine.KindMeshTimeout}
 	MeshPermissionKind = schema.GroupKind{Group: policy.Group, Kind: engine.KindMeshTrafficPermission}
 	DataplaneKind      = schema.GroupKind{Group: engine.KumaGroup, Kind: engine.KindDataplane}
+	MeshServiceKind    = schema.GroupKind{Group: engine.KumaGroup, Kind: engine.KindMeshService}
 )
 
 // Mesh membership, as Kuma writes it: a Dataplane's top-level `mesh` field and a policy's label.
@@ -45,23 +46,51 @@ func dataplaneMesh(u *unstructured.Unstructured) string {
 	return defaultMesh
 }
 
-// Index returns the index of the policies of mesh kind gk and the Dataplanes of mesh meshName
-// (mesh.Index: Dataplanes by the tags, names and labels policies select, shadowing kept per group of
-// proxies). The index is shared: read it only.
-func Index(st source.Source, gk schema.GroupKind, meshName string) *engine.Index {
-	return st.Derive(source.Derivation{Key: "mesh/index/" + gk.String() + "/" + meshName, Kinds: []schema.GroupKind{gk, DataplaneKind},
+// Index returns the index of the policies of mesh kind gk and the Dataplanes of mesh meshName, as
+// Kuma version v behaves (mesh.Index: Dataplanes by the tags, names and labels policies select,
+// shadowing kept per group of proxies; a Dataplane that v's validator refuses is not in it). One
+// index per version, so that a kind line's version takes effect on the next write. The index is
+// shared: read it only.
+//
+// The policies' to items that name MeshServices by labels are resolved against Kuma's MeshServices
+// of the mesh (engine.ResolveServices), as on every policy event; a MeshService event of the mesh
+// rebuilds the index whole on its next use, as does a policy event of a policy with such items
+// (MeshServices change seldom, and most policies name no MeshService by labels).
+func Index(st source.Source, gk schema.GroupKind, meshName string, v engine.Version) *engine.Index {
+	return st.Derive(source.Derivation{Key: "mesh/index/" + gk.String() + "/" + meshName + "@" + string(v), Kinds: []schema.GroupKind{gk, DataplaneKind, MeshServiceKind},
 		Build: func() any {
-			pols := policyGrouping.list(policies(st, gk), meshName)
-			return engine.NewIndex(gk.Kind+"."+gk.Group, pols, dataplaneGrouping.list(dataplanes(st), meshName))
+			svcs := serviceGrouping.list(services(st), meshName)
+			pols := engine.ResolveServices(policyGrouping.list(policies(st, gk), meshName), svcs)
+			return engine.NewIndexAt(v, gk.Kind+"."+gk.Group, pols, shaped(dataplaneGrouping.list(dataplanes(st), meshName), v))
 		},
-		Next: func(prev any, e source.Event) any { return nextIndex(prev.(*engine.Index), meshName, e) },
+		Next: func(prev any, e source.Event) any {
+			if e.GroupKind == MeshServiceKind {
+				if inMesh(e.Object, PolicyMesh, meshName) || inMesh(e.Old, PolicyMesh, meshName) {
+					return nil
+				}
+				return prev
+			}
+			return nextIndex(prev.(*engine.Index), meshName, v, e)
+		},
 	}).(*engine.Index)
 }
 
-// nextIndex brings the index x of mesh meshName forward with event e: an event of another mesh
-// leaves it as it is; one of its own mesh is applied by the index's copy-on-write updates
-// (WithDataplane, WithPolicy), sharing the rest.
-func nextIndex(x *engine.Index, meshName string, e source.Event) any {
+// shaped keeps the Dataplanes that Kuma version v's validator accepts (Dataplane.CheckShape): Kuma
+// refuses the others, so they select nothing.
+func shaped(dps []engine.Dataplane, v engine.Version) []engine.Dataplane {
+	out := make([]engine.Dataplane, 0, len(dps))
+	for i := range dps {
+		if dps[i].CheckShape(v) == nil {
+			out = append(out, dps[i])
+		}
+	}
+	return out
+}
+
+// nextIndex brings the index x of mesh meshName (of version v) forward with event e: an event of
+// another mesh leaves it as it is; one of its own mesh is applied by the index's copy-on-write
+// updates (WithDataplane, WithPolicy), sharing the rest.
+func nextIndex(x *engine.Index, meshName string, v engine.Version, e source.Event) any {
 	meshOf := PolicyMesh
 	if e.GroupKind == DataplaneKind {
 		meshOf = dataplaneMesh
@@ -78,13 +107,16 @@ func nextIndex(x *engine.Index, meshName string, e source.Event) any {
 	keep := !e.Deleted && meshOf(u) == meshName
 	if e.GroupKind == DataplaneKind {
 		var dp *engine.Dataplane
-		if d, parsed := dataplaneGrouping.parse(u); keep && parsed {
+		if d, parsed := dataplaneGrouping.parse(u); keep && parsed && d.CheckShape(v) == nil {
 			dp = &d
 		}
 		return x.WithDataplane(dataplaneGrouping.objKey(u), dp)
 	}
 	var p *engine.Policy
 	if q, parsed := policyGrouping.parse(u); keep && parsed {
+		if q.NamesServicesByLabels() {
+			return nil // resolved against the mesh's MeshServices by the next build (Next may not read them)
+		}
 		p = &q
 	}
 	return x.WithPolicy(policyGrouping.objKey(u), p)
@@ -99,6 +131,20 @@ func inMesh(o interface{}, meshOf func(*unstructured.Unstructured) string, meshN
 // dataplanes returns the Dataplanes that parse, by mesh.
 func dataplanes(st source.Source) byMesh[engine.Dataplane] {
 	return dataplaneGrouping.derive(st, "mesh/dataplanes", DataplaneKind)
+}
+
+// services returns Kuma's MeshServices that parse, by mesh.
+func services(st source.Source) byMesh[engine.ServiceObject] {
+	return serviceGrouping.derive(st, "mesh/meshservices", MeshServiceKind)
+}
+
+var serviceGrouping = grouping[engine.ServiceObject]{meshOf: PolicyMesh,
+	key:    func(s *engine.ServiceObject) string { return s.Namespace + "/" + s.Name },
+	objKey: func(u *unstructured.Unstructured) string { return u.GetNamespace() + "/" + u.GetName() },
+	parse: func(u *unstructured.Unstructured) (engine.ServiceObject, bool) {
+		s, err := engine.ParseMeshService(u)
+		return s, err == nil
+	},
 }
 
 // policies returns the policies of mesh kind gk that parse, by mesh.

@@ -53,7 +53,7 @@ func TestMeshGrouping(t *testing.T) {
 	if diff := cmp.Diff([]string{"x/c"}, names(meshprofile.Policies(s, meshprofile.MeshTimeoutKind)["other"])); diff != "" {
 		t.Errorf("policies of mesh other (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]engine.Dataplane{{Namespace: "x", Name: "db"}}, meshprofile.Dataplanes(s)["other"], cmp.AllowUnexported(engine.Dataplane{})); diff != "" {
+	if diff := cmp.Diff([]engine.Dataplane{{Namespace: "x", Name: "db", Mesh: "other"}}, meshprofile.Dataplanes(s)["other"], cmp.AllowUnexported(engine.Dataplane{})); diff != "" {
 		t.Errorf("meshprofile.Dataplanes of mesh other (-want +got):\n%s", diff)
 	}
 }
@@ -71,13 +71,7 @@ func TestMeshCachesIncrementalMatchBuild(t *testing.T) {
 
 func checkMeshChurn(t *testing.T, seed int64, steps int) {
 	r := rand.New(rand.NewSource(seed))
-	inf := statetest.New(t)
-	st := state.New(logr.Discard())
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	if err := st.Watch(ctx, inf, nil); err != nil {
-		t.Fatal(err)
-	}
+	inf, st, ctx := watching(t)
 	timeouts, dps := meshprofile.MeshTimeoutKind.WithVersion("v1alpha1"), meshprofile.DataplaneKind.WithVersion("v1alpha1")
 	mapper := meta.NewDefaultRESTMapper([]schema.GroupVersion{timeouts.GroupVersion(), dps.GroupVersion()})
 	mapper.Add(timeouts, meta.RESTScopeNamespace)
@@ -117,7 +111,7 @@ func checkMeshChurn(t *testing.T, seed int64, steps int) {
 		change()
 	}
 	for _, m := range meshes { // built once: the events after bring them forward
-		meshprofile.Index(st, meshprofile.MeshTimeoutKind, m)
+		meshprofile.Index(st, meshprofile.MeshTimeoutKind, m, engine.Kuma30)
 	}
 	for step := 0; step < steps; step++ {
 		change()
@@ -131,7 +125,7 @@ func checkMeshChurn(t *testing.T, seed int64, steps int) {
 		}
 		for _, m := range meshes {
 			fresh := engine.NewIndex(meshprofile.MeshTimeoutKind.Kind+"."+meshprofile.MeshTimeoutKind.Group, wantPols[m], wantDPs[m])
-			x := meshprofile.Index(st, meshprofile.MeshTimeoutKind, m)
+			x := meshprofile.Index(st, meshprofile.MeshTimeoutKind, m, engine.Kuma30)
 			for i := 0; i < 3; i++ {
 				probe, errs := engine.Parse(randomTimeout(t, r, fmt.Sprintf("mt-%d", r.Intn(10)), m))
 				if len(errs) > 0 {
@@ -184,4 +178,63 @@ func randomTimeout(t *testing.T, r *rand.Rand, name, meshName string) *unstructu
 	}
 	return object(t, fmt.Sprintf(`{apiVersion: policy.precedent.dev/v1alpha1, kind: MeshTimeout, metadata: {name: %s, namespace: kuma, labels: {kuma.io/mesh: %s}},
 spec: {targetRef: %s, to: [{targetRef: %s, %s}]}}`, name, meshName, top, to, conf))
+}
+
+// watching is a state fed by test informers, watching until the test ends.
+func watching(t *testing.T) (*statetest.Informers, *state.State, context.Context) {
+	inf := statetest.New(t)
+	st := state.New(logr.Discard())
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	if err := st.Watch(ctx, inf, nil); err != nil {
+		t.Fatal(err)
+	}
+	return inf, st, ctx
+}
+
+// TestMeshIndexFollowsMeshServices: a kuma.io MeshTimeout's to item naming MeshServices by labels
+// is resolved against the MeshServices the state holds, and the index follows their events: a
+// relabelled MeshService no longer resolves (the index is built anew on its next use).
+func TestMeshIndexFollowsMeshServices(t *testing.T) {
+	inf, st, ctx := watching(t)
+	kumaTimeouts := schema.GroupKind{Group: engine.KumaGroup, Kind: engine.KindMeshTimeout}
+	mapper := meta.NewDefaultRESTMapper([]schema.GroupVersion{{Group: engine.KumaGroup, Version: "v1alpha1"}})
+	for _, gk := range []schema.GroupKind{kumaTimeouts, meshprofile.DataplaneKind, meshprofile.MeshServiceKind} {
+		mapper.Add(gk.WithVersion("v1alpha1"), meta.RESTScopeNamespace)
+	}
+	if err := st.WatchProfiles(ctx, inf, mapper, []schema.GroupKind{kumaTimeouts}, schema.GroupKind{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, gk := range []schema.GroupKind{meshprofile.DataplaneKind, meshprofile.MeshServiceKind} {
+		if ready, err := st.WatchRead(gk); err != nil || !ready {
+			t.Fatalf("watching %s: ready %t, %v", gk, ready, err)
+		}
+	}
+	service := func(team string) *unstructured.Unstructured {
+		return object(t, "{apiVersion: kuma.io/v1alpha1, kind: MeshService, metadata: {name: backend, namespace: shop, labels: {team: "+team+"}}, spec: {ports: [{port: 80}]}}")
+	}
+	svc := service("payments")
+	for _, u := range []*unstructured.Unstructured{
+		object(t, "{apiVersion: kuma.io/v1alpha1, kind: Dataplane, mesh: default, metadata: {name: web-1, namespace: shop}, spec: {networking: {inbound: [{tags: {kuma.io/service: web}}], outbound: [{tags: {kuma.io/service: backend}}]}}}"),
+		svc,
+		object(t, "{apiVersion: kuma.io/v1alpha1, kind: MeshTimeout, metadata: {name: a-payments, namespace: shop}, spec: {to: [{targetRef: {kind: MeshService, labels: {team: payments}}, default: {connectionTimeout: 3s}}]}}"),
+	} {
+		inf.Add(t, u)
+	}
+	everything := object(t, "{apiVersion: kuma.io/v1alpha1, kind: MeshTimeout, metadata: {name: b-everything, namespace: shop}, spec: {to: [{targetRef: {kind: Mesh}, default: {connectionTimeout: 1s}}]}}")
+	written, errs := engine.Parse(everything)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	warnings := func() []string {
+		return meshprofile.Index(st, kumaTimeouts, "default", engine.Kuma30).WriteWarnings(written, true)
+	}
+	want := []string{"PRC-W014 MeshTimeout shop/b-everything never takes effect on any Dataplane: every field it sets is decided by shop/a-payments"}
+	if diff := cmp.Diff(want, warnings()); diff != "" {
+		t.Errorf("labels resolved (-want +got):\n%s", diff)
+	}
+	inf.Update(t, svc, service("search"))
+	if diff := cmp.Diff([]string(nil), warnings()); diff != "" {
+		t.Errorf("MeshService relabelled (-want +got):\n%s", diff)
+	}
 }

@@ -2,10 +2,10 @@ package mesh
 
 import (
 	"encoding/json"
-	"github.com/precedent-dev/precedent/internal/diff"
 	"sort"
 	"strings"
 
+	"github.com/precedent-dev/precedent/internal/diff"
 	mesh "github.com/precedent-dev/precedent/profiles/mesh/engine"
 )
 
@@ -17,50 +17,83 @@ type MeshTree struct {
 
 // Mesh compares the merged configuration of the policies of kind (MeshTimeout,
 // MeshTrafficPermission) in base and head, field by field, for every proxy of either tree: each of
-// its outbounds (to, MeshTimeout only) and each source of inbound traffic in the mesh (from). A
-// field is added or removed when only one side sets it (a proxy in one tree only has all its fields
-// on that side), changed when its value differs, moved when another policy sets the same value.
+// its outbounds (to, MeshTimeout only) and each source of inbound traffic in its mesh (from). Only
+// the policies of the proxy's mesh (their kuma.io/mesh label, the Dataplane's mesh field, both
+// "default" when unset) reach it, as the webhook's index of each mesh has it. A field is added or
+// removed when only one side sets it (a proxy in one tree only has all its fields on that side),
+// changed when its value differs, moved when another policy sets the same value.
 func Mesh(kind string, base, head MeshTree) []diff.Change {
 	proxies := map[string][2]*mesh.Dataplane{}
-	for i := range base.Dataplanes {
-		dp := &base.Dataplanes[i]
-		e := proxies[proxyID(dp)]
-		e[0] = dp
-		proxies[proxyID(dp)] = e
+	for side, t := range []MeshTree{base, head} {
+		for i := range t.Dataplanes {
+			dp := &t.Dataplanes[i]
+			e := proxies[proxyID(dp)]
+			e[side] = dp
+			proxies[proxyID(dp)] = e
+		}
 	}
-	for i := range head.Dataplanes {
-		dp := &head.Dataplanes[i]
-		e := proxies[proxyID(dp)]
-		e[1] = dp
-		proxies[proxyID(dp)] = e
-	}
-	sources := mesh.Sources(append(append([]mesh.Dataplane(nil), base.Dataplanes...), head.Dataplanes...))
 	var out []diff.Change
 	for id, dps := range proxies {
-		merge := func(d mesh.Direction, sel func(*mesh.Dataplane) mesh.Selector) (before, after mesh.Result) {
-			if dps[0] != nil {
-				before = mesh.Merge(kind, base.Policies, *dps[0], d, sel(dps[0]))
-			}
-			if dps[1] != nil {
-				after = mesh.Merge(kind, head.Policies, *dps[1], d, sel(dps[1]))
-			}
-			return before, after
-		}
-		if kind != mesh.KindMeshTrafficPermission {
-			for _, svc := range outbounds(dps) {
-				b, a := merge(mesh.To, func(dp *mesh.Dataplane) mesh.Selector {
-					tags, _ := dp.OutboundTo(svc)
-					return mesh.Selector{Service: svc, Tags: tags}
-				})
-				out = appendFields(out, diff.Change{Shape: ShapeMesh, Kind: kind, At: []string{id, svc, "", ""}}, b, a)
-			}
-		}
-		for _, src := range sources {
-			b, a := merge(mesh.From, func(*mesh.Dataplane) mesh.Selector { return src })
-			out = appendFields(out, diff.Change{Shape: ShapeMesh, Kind: kind, At: []string{id, "", src.String(), ""}}, b, a)
-		}
+		out = append(out, proxyChanges(kind, id, dps, [2]MeshTree{base, head})...)
 	}
 	diff.Sort(out)
+	return out
+}
+
+// proxyChanges compares one proxy (dps: its Dataplane in base and in head, nil where it has none)
+// with the policies and sources of its mesh on each side.
+func proxyChanges(kind, id string, dps [2]*mesh.Dataplane, trees [2]MeshTree) []diff.Change {
+	var pols [2][]mesh.Policy
+	var peers []mesh.Dataplane
+	for side, dp := range dps {
+		if dp != nil {
+			pols[side] = trees[side].policiesOf(dp.MeshName())
+			peers = append(peers, trees[side].dataplanesOf(dp.MeshName())...)
+		}
+	}
+	merge := func(d mesh.Direction, sel func(*mesh.Dataplane) mesh.Selector) (sides [2]mesh.Result) {
+		for side, dp := range dps {
+			if dp != nil {
+				sides[side] = mesh.Merge(kind, pols[side], *dp, d, sel(dp))
+			}
+		}
+		return sides
+	}
+	var out []diff.Change
+	if kind != mesh.KindMeshTrafficPermission {
+		for _, svc := range outbounds(dps) {
+			r := merge(mesh.To, func(dp *mesh.Dataplane) mesh.Selector {
+				tags, _ := dp.OutboundTo(svc)
+				return mesh.Selector{Service: svc, Tags: tags}
+			})
+			out = appendFields(out, diff.Change{Shape: ShapeMesh, Kind: kind, At: []string{id, svc, "", ""}}, r[0], r[1])
+		}
+	}
+	for _, src := range mesh.Sources(peers) {
+		r := merge(mesh.From, func(*mesh.Dataplane) mesh.Selector { return src })
+		out = appendFields(out, diff.Change{Shape: ShapeMesh, Kind: kind, At: []string{id, "", src.String(), ""}}, r[0], r[1])
+	}
+	return out
+}
+
+// policiesOf returns the tree's policies of mesh name.
+func (t MeshTree) policiesOf(name string) []mesh.Policy {
+	return ofMesh(t.Policies, name, (*mesh.Policy).MeshName)
+}
+
+// dataplanesOf returns the tree's Dataplanes of mesh name.
+func (t MeshTree) dataplanesOf(name string) []mesh.Dataplane {
+	return ofMesh(t.Dataplanes, name, (*mesh.Dataplane).MeshName)
+}
+
+// ofMesh returns the items of list whose mesh is name.
+func ofMesh[T any](list []T, name string, meshOf func(*T) string) []T {
+	var out []T
+	for i := range list {
+		if meshOf(&list[i]) == name {
+			out = append(out, list[i])
+		}
+	}
 	return out
 }
 

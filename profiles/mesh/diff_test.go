@@ -1,6 +1,7 @@
 package mesh_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -80,3 +81,46 @@ func TestMeshChangeTypes(t *testing.T) {
 }
 
 func val(v interface{}, from string) *diff.Value { return &diff.Value{Value: v, From: from} }
+
+// TestMeshDiffKeepsMeshes: a policy reaches only the Dataplanes of its own mesh (its kuma.io/mesh
+// label against the Dataplane's mesh field, both "default" when unset), as the webhook's index of
+// each mesh has it, and a source of another mesh is no client of the proxy.
+func TestMeshDiffKeepsMeshes(t *testing.T) {
+	dataplane := func(name, meshField, service string) string {
+		m := ""
+		if meshField != "" {
+			m = "mesh: " + meshField + "\n"
+		}
+		return "---\napiVersion: kuma.io/v1alpha1\nkind: Dataplane\n" + m + "metadata: {name: " + name + ", namespace: mesh-1}\n" +
+			"spec:\n  networking:\n    inbound: [{tags: {kuma.io/service: " + service + "}}]\n    outbound: [{tags: {kuma.io/service: backend}}]\n"
+	}
+	labelled := func(doc, meshName string) string {
+		return strings.Replace(doc, "namespace: mesh-1}", "namespace: mesh-1, labels: {kuma.io/mesh: "+meshName+"}}", 1)
+	}
+	field := func(proxy, outbound, from, f string, after *diff.Value) diff.Change {
+		return diff.Change{Shape: meshprofile.ShapeMesh, Kind: "MeshTimeout", At: []string{proxy, outbound, from, f}, Change: diff.Added, After: after}
+	}
+	fromAll := func(name, conf string) string {
+		return "---\napiVersion: policy.precedent.dev/v1alpha1\nkind: MeshTimeout\nmetadata: {name: " + name + ", namespace: mesh-1}\n" +
+			"spec:\n  targetRef: {kind: Mesh}\n  from:\n  - targetRef: {kind: Mesh}\n    " + conf + "\n"
+	}
+	proxies := dataplane("web-a", "mesh-a", "web-a") + dataplane("web-b", "mesh-b", "web-b") + dataplane("web-d", "", "web-d")
+	for _, c := range []struct {
+		name, head string
+		want       []diff.Change
+	}{
+		{"a policy of mesh-a reaches only the proxy of mesh-a", labelled(meshTimeout("only-a", "connectTimeout: 5s"), "mesh-a"),
+			[]diff.Change{field("mesh-1/web-a", "backend", "", "connectTimeout", val("5s", "only-a"))}},
+		{"a policy without the label is of the default mesh", meshTimeout("unlabelled", "connectTimeout: 5s"),
+			[]diff.Change{field("mesh-1/web-d", "backend", "", "connectTimeout", val("5s", "unlabelled"))}},
+		{"sources are those of the proxy's mesh", labelled(fromAll("from-b", "connectTimeout: 5s"), "mesh-b"),
+			[]diff.Change{field("mesh-1/web-b", "", "web-b", "connectTimeout", val("5s", "from-b"))}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := meshprofile.Mesh(mesh.KindMeshTimeout, meshTree(t, proxies), meshTree(t, proxies+c.head))
+			if d := cmp.Diff(c.want, got); d != "" {
+				t.Errorf("changes (-want +got):\n%s", d)
+			}
+		})
+	}
+}

@@ -32,14 +32,14 @@ func BenchmarkDataplaneEvent(b *testing.B) {
 			for i := 0; i < n; i++ {
 				s.Apply(benchDataplane(i, 0))
 			}
-			if x := meshprofile.Index(s, meshprofile.MeshTimeoutKind, "default"); x == nil {
+			if x := meshprofile.Index(s, meshprofile.MeshTimeoutKind, "default", mesh.Kuma30); x == nil {
 				b.Fatal("no index")
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				s.Apply(benchDataplane(7, 1+i%2))
-				meshprofile.Index(s, meshprofile.MeshTimeoutKind, "default")
+				meshprofile.Index(s, meshprofile.MeshTimeoutKind, "default", mesh.Kuma30)
 			}
 		})
 	}

@@ -1,7 +1,6 @@
 package mesh
 
 import (
-	"errors"
 	"fmt"
 
 	"gomodules.xyz/jsonpatch/v2"
@@ -48,12 +47,12 @@ func (Profile) Claims(gk schema.GroupKind, reg *policy.Registry) bool {
 
 func (Profile) Own() []schema.GroupKind { return own }
 
-// Reads: Kuma's Dataplanes, stored whole and parsed here (cache.go).
-func (Profile) Reads() []schema.GroupKind { return []schema.GroupKind{DataplaneKind} }
+// Reads: Kuma's Dataplanes and MeshServices, stored whole and parsed here (cache.go).
+func (Profile) Reads() []schema.GroupKind { return []schema.GroupKind{DataplaneKind, MeshServiceKind} }
 
-// Sources: its kinds and Kuma's Dataplanes.
+// Sources: its kinds, Kuma's Dataplanes and Kuma's MeshServices (a to item may name them by labels).
 func (Profile) Sources(settings.Settings) []schema.GroupKind {
-	return append(append([]schema.GroupKind(nil), own...), DataplaneKind)
+	return append(append([]schema.GroupKind(nil), own...), DataplaneKind, MeshServiceKind)
 }
 
 // Review checks a write, then finds the elements that can never take effect on any Dataplane of its
@@ -66,7 +65,8 @@ func (Profile) Review(r profile.Request) profile.Decision {
 	if len(errs) > 0 {
 		return profile.Decision{Errs: errs, CheckIDs: profile.Same(checkSpec, len(errs))}
 	}
-	ws := append(engine.Deprecations(&p), Index(r.Source, r.GroupKind, PolicyMesh(r.Object)).WriteWarnings(p, false)...) // Kuma's from: deprecated, with its rules form
+	x := Index(r.Source, r.GroupKind, PolicyMesh(r.Object), VersionOf(r.Settings.Registry(), r.GroupKind))
+	ws := append(engine.Deprecations(&p), x.WriteWarnings(p, false)...) // Kuma's from: deprecated, with its rules form
 	return profile.Decision{Warnings: validate.Limit(ws, r.Settings.WarningLimit)}
 }
 
@@ -88,15 +88,21 @@ func (Profile) Webhooks(kinds []policy.Kind) profile.Webhooks {
 // the index of every mesh kind watched for every mesh that has Dataplanes; until then it says to
 // retry, so a replica reports ready with its Dataplanes listed.
 func (Profile) Prepare(st source.Source, s settings.Settings) error {
-	ready, err := st.WatchRead(DataplaneKind)
-	if err != nil {
-		return fmt.Errorf("watching Dataplanes: %w", err)
+	for _, r := range []struct {
+		gk   schema.GroupKind
+		name string
+	}{{DataplaneKind, "Dataplanes"}, {MeshServiceKind, "MeshServices"}} {
+		ready, err := st.WatchRead(r.gk)
+		if err != nil {
+			return fmt.Errorf("watching %s: %w", r.name, err)
+		}
+		if !ready {
+			return fmt.Errorf("the cache of %s is not synced yet", r.name)
+		}
 	}
-	if !ready {
-		return errors.New("the cache of Dataplanes is not synced yet")
-	}
+	reg := s.Registry()
 	gks := append([]schema.GroupKind(nil), own...)
-	for _, k := range profile.KindsOf(policy.ProfileMesh, s.Registry()) {
+	for _, k := range profile.KindsOf(policy.ProfileMesh, reg) {
 		gks = append(gks, k.GVK.GroupKind())
 	}
 	meshes := dataplanes(st)
@@ -105,10 +111,24 @@ func (Profile) Prepare(st source.Source, s settings.Settings) error {
 			continue
 		}
 		for name := range meshes {
-			Index(st, gk, name)
+			Index(st, gk, name, VersionOf(reg, gk))
 		}
 	}
 	return nil
+}
+
+// VersionOf is the Kuma version the kind line of gk predicts (its version, else the newest), as
+// precedent mesh --kuma-version takes it; Precedent's own kinds, without a line, the newest.
+func VersionOf(reg *policy.Registry, gk schema.GroupKind) engine.Version {
+	var name string
+	if k, ok := reg.Lookup(gk); ok {
+		name = k.VersionInForce()
+	}
+	v, err := engine.VersionOf(name)
+	if err != nil { // the settings' validation refuses an unknown version: the newest
+		v, _ = engine.VersionOf("")
+	}
+	return v
 }
 
 // Checks: the mesh policies and Kuma's Dataplanes, the mesh topology.

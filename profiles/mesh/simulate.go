@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -40,7 +41,7 @@ type simResult struct {
 func (Profile) Simulator(read profile.Read) *cobra.Command {
 	o := meshOptions{output: "json"}
 	cmd := &cobra.Command{
-		Use:   "mesh [-f PATH] --kind KIND --proxy NAME (--outbound SERVICE | --from SERVICE[,TAG=VALUE...] | --rules [--spiffe-id ID] [--sni NAME])",
+		Use:   "mesh [-f PATH] --kind KIND --proxy NAME (--outbound SERVICE[:PORT] | --from SERVICE[,TAG=VALUE...] | --rules [--spiffe-id ID] [--sni NAME])",
 		Short: "Merge the mesh policies (Kuma targetRef model) for one outbound or one source of a proxy",
 		Long: `Merges the MeshTimeouts or MeshTrafficPermissions of the files (without -f, of the cluster in the
 kubeconfig, as far as your credentials may list them) for one Dataplane, as the Kuma MADR
@@ -53,7 +54,10 @@ proxy from Kuma's spec.rules, as Kuma builds it: for all clients, or for the cli
 (and --sni); a MeshTrafficPermission client named both ways (--rules --spiffe-id with --from) gets
 the action Kuma gives it from the rules and the from items together: on 3.0 both count, every deny
 first; on 2.14 the rules alone where they select the proxy. --kuma-version picks the behaviour
-predicted (2.14 or 3.0, default 3.0; 2.14 also refuses inbounds without kuma.io/service). Prints
+predicted (2.14 or 3.0, default 3.0; 2.14 also refuses inbounds without kuma.io/service). On 3.0 the
+to items of Kuma's kinds are ordered item by item (a MeshService item over a Mesh item), a to item
+naming MeshServices by labels selects those of Kuma's MeshServices in the input that carry them, and
+one with a sectionName only the outbound SERVICE:PORT to that port. Prints
 {"conf": {...}, "origins": {"<field path>": "<policy name>"}, "version": "<Kuma version>"}. Exit status 1 if a
 policy or Dataplane is invalid or the proxy is unknown, 2 if a file cannot be read or a flag is wrong.`,
 		Example: `  precedent mesh -f config/samples/mesh --kind MeshTimeout --proxy web-v1 --outbound backend -o json
@@ -68,7 +72,7 @@ policy or Dataplane is invalid or the proxy is unknown, 2 if a file cannot be re
 	f.StringArrayVarP(&o.files, "filename", "f", nil, "file or folder of manifests: policies and Dataplanes (repeatable; default: the cluster in the kubeconfig)")
 	f.StringVar(&o.kind, "kind", "", "the policy kind: MeshTimeout or MeshTrafficPermission")
 	f.StringVar(&o.proxy, "proxy", "", "the Dataplane, NAME or NAMESPACE/NAME")
-	f.StringVar(&o.outbound, "outbound", "", "merge the to arrays for the proxy's outbound to SERVICE")
+	f.StringVar(&o.outbound, "outbound", "", "merge the to arrays for the proxy's outbound to SERVICE, or SERVICE:PORT (a port of a MeshService, by number or name: to items with a sectionName select only their port)")
 	f.StringVar(&o.from, "from", "", "merge the from arrays for traffic from SERVICE[,TAG=VALUE...]")
 	f.BoolVar(&o.rules, "rules", false, "merge Kuma's spec.rules for the proxy's inbound (kuma.io kinds)")
 	f.StringVar(&o.spiffeID, "spiffe-id", "", "with --rules: the client's SPIFFE ID")
@@ -93,10 +97,11 @@ func (o *meshOptions) run(ctx context.Context, read profile.Read, stdout, stderr
 	if err != nil {
 		return err
 	}
-	policies, dataplanes, err := readMesh(objs, q.kind, q.group, q.version, stderr)
+	policies, dataplanes, services, err := readMesh(objs, q.kind, q.group, q.version, stderr)
 	if err != nil {
 		return err
 	}
+	policies = engine.ResolveServices(policies, services)
 	dp, err := findProxy(dataplanes, o.proxy)
 	if err != nil {
 		return &profile.ExitError{Code: 1, Err: err}
@@ -108,6 +113,7 @@ func (o *meshOptions) run(ctx context.Context, read profile.Read, stdout, stderr
 		}
 		return o.printRules(stdout, stderr, q.kind+"."+q.group, q.version, policies, dp, from)
 	}
+	q.target.Section = section(q.target.Service, q.port, dp.MeshName(), services)
 	return o.printMerge(stdout, stderr, q, policies, dp)
 }
 
@@ -118,6 +124,7 @@ type meshQuery struct {
 	version     engine.Version
 	dir         engine.Direction
 	target      engine.Selector
+	port        string // --outbound SERVICE:PORT: the port, a number or a name
 }
 
 // query checks the flags, before anything is read, and says what they ask for.
@@ -140,7 +147,8 @@ func (o *meshOptions) query() (meshQuery, error) {
 	if o.rules {
 		group = engine.KumaGroup
 	}
-	q = meshQuery{kind: kind, group: group, version: version, dir: engine.To, target: engine.Selector{Service: o.outbound}}
+	service, port, _ := strings.Cut(o.outbound, ":")
+	q = meshQuery{kind: kind, group: group, version: version, dir: engine.To, target: engine.Selector{Service: service}, port: port}
 	if o.from != "" {
 		q.dir = engine.From
 		if q.target, err = parseSource(o.from); err != nil {
@@ -172,10 +180,10 @@ func (o *meshOptions) checkRules(kind, group string) error {
 func (o *meshOptions) printMerge(stdout, stderr io.Writer, q meshQuery, policies []engine.Policy, dp engine.Dataplane) error {
 	kind, group, version, dir, target := q.kind, q.group, q.version, q.dir, q.target
 	if dir == engine.To {
-		if tags, ok := dp.OutboundTo(o.outbound); ok {
+		if tags, ok := dp.OutboundTo(target.Service); ok {
 			target.Tags = tags
 		} else {
-			fmt.Fprintf(stderr, "Warning: proxy %s declares no outbound to service %s: merged as if it had one\n", o.proxy, o.outbound)
+			fmt.Fprintf(stderr, "Warning: proxy %s declares no outbound to service %s: merged as if it had one\n", o.proxy, target.Service)
 		}
 	}
 	merged := kind
@@ -186,7 +194,7 @@ func (o *meshOptions) printMerge(stdout, stderr io.Writer, q meshQuery, policies
 		len(engine.InboundRules(kind+"."+engine.KumaGroup, policies, &dp)) > 0 {
 		fmt.Fprintf(stderr, "Warning: %s\n", codeFromLeftOut.Linef("MeshTrafficPermission rules select proxy %s: Kuma %s leaves the from items out there (use --rules --spiffe-id ID --from %s)", o.proxy, version, o.from))
 	}
-	res := engine.Merge(merged, policies, dp, dir, target)
+	res := engine.MergeAt(version, merged, policies, dp, dir, target)
 	out, err := json.MarshalIndent(simResult{res, version}, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encoding the merged configuration: %w", err)
@@ -195,12 +203,18 @@ func (o *meshOptions) printMerge(stdout, stderr io.Writer, q meshQuery, policies
 	return err
 }
 
-// readMesh reads the policies of kind (of group, when not empty) and the Dataplanes among objs; the
-// problems of each object are written to stderr, and any makes an exit error.
-func readMesh(objs []*unstructured.Unstructured, kind, group string, version engine.Version, stderr io.Writer) ([]engine.Policy, []engine.Dataplane, error) {
+// readMesh reads the policies of kind (of group, when not empty), the Dataplanes and Kuma's
+// MeshServices among objs; the problems of each object are written to stderr, and any makes an exit
+// error.
+func readMesh(objs []*unstructured.Unstructured, kind, group string, version engine.Version, stderr io.Writer) ([]engine.Policy, []engine.Dataplane, []engine.ServiceObject, error) {
 	var policies []engine.Policy
 	var dataplanes []engine.Dataplane
+	var services []engine.ServiceObject
 	invalid := false
+	problem := func(what string, obj *unstructured.Unstructured, err error) {
+		fmt.Fprintf(stderr, "%s %s: %v\n", what, objectID(obj.GetNamespace(), obj.GetName()), err)
+		invalid = true
+	}
 	for _, obj := range objs {
 		switch obj.GetKind() {
 		case engine.KindDataplane:
@@ -209,11 +223,20 @@ func readMesh(objs []*unstructured.Unstructured, kind, group string, version eng
 				err = dp.CheckShape(version)
 			}
 			if err != nil {
-				fmt.Fprintf(stderr, "Dataplane %s: %v\n", objectID(obj.GetNamespace(), obj.GetName()), err)
-				invalid = true
+				problem("Dataplane", obj, err)
 				continue
 			}
 			dataplanes = append(dataplanes, dp)
+		case engine.KindMeshService:
+			if obj.GroupVersionKind().Group != engine.KumaGroup {
+				continue
+			}
+			s, err := engine.ParseMeshService(obj)
+			if err != nil {
+				problem("MeshService", obj, err)
+				continue
+			}
+			services = append(services, s)
 		case kind:
 			if group != "" && obj.GroupVersionKind().Group != group {
 				continue // the same kind of another group (--kind Kind.group)
@@ -227,9 +250,26 @@ func readMesh(objs []*unstructured.Unstructured, kind, group string, version eng
 		}
 	}
 	if invalid {
-		return nil, nil, &profile.ExitError{Code: 1, Err: errors.New("")}
+		return nil, nil, nil, &profile.ExitError{Code: 1, Err: errors.New("")}
 	}
-	return policies, dataplanes, nil
+	return policies, dataplanes, services, nil
+}
+
+// section is the sectionName of port (--outbound SERVICE:PORT) of the MeshService service of mesh:
+// the name of the port of that number, when a MeshService of the input names it; else port as given.
+func section(service, port, mesh string, services []engine.ServiceObject) string {
+	for i := range services {
+		s := &services[i]
+		if s.Name != service || s.MeshName() != mesh {
+			continue
+		}
+		for _, p := range s.Ports {
+			if port == strconv.Itoa(int(p.Port)) {
+				return p.SectionName()
+			}
+		}
+	}
+	return port
 }
 
 // printRules prints the effective inbound configuration of dp from Kuma's rules.

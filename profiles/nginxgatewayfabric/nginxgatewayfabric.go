@@ -8,6 +8,7 @@ import (
 
 	"gomodules.xyz/jsonpatch/v2"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -33,8 +34,13 @@ var (
 	_ profile.Configurable = Profile{}
 )
 
-// services is the kind UpstreamSettingsPolicies target, read from the state.
-var services = schema.GroupKind{Kind: "Service"}
+// services is the kind UpstreamSettingsPolicies target, and grpcRoutes the GRPCRoutes whole (their
+// matches, for the overlap check; their backendRefs), read from the state.
+var (
+	services   = schema.GroupKind{Kind: "Service"}
+	grpcRoutes = schema.GroupKind{Group: topology.Group, Kind: "GRPCRoute"}
+	reads      = []schema.GroupKind{services, grpcRoutes}
+)
 
 func (Profile) Name() policy.Profile { return Name }
 
@@ -77,11 +83,11 @@ func (Profile) Claims(gk schema.GroupKind, reg *policy.Registry) bool {
 
 func (Profile) Own() []schema.GroupKind { return nil }
 
-// Reads: Services, the targets of UpstreamSettingsPolicies.
-func (Profile) Reads() []schema.GroupKind { return []schema.GroupKind{services} }
+// Reads: Services, the targets of UpstreamSettingsPolicies, and GRPCRoutes whole.
+func (Profile) Reads() []schema.GroupKind { return reads }
 
 // Sources: what it reads (its kinds are the registry's).
-func (Profile) Sources(settings.Settings) []schema.GroupKind { return []schema.GroupKind{services} }
+func (Profile) Sources(settings.Settings) []schema.GroupKind { return reads }
 
 // Review reads the written policy, then projects the write (or delete) on the world of the state: a
 // route target whose hostname:port/path another route shares denies it; a conflict with an older
@@ -123,7 +129,7 @@ func ids(n int, id string) []string {
 // world is the engine's world over the state, derived once per change of the topology, of the
 // profile's kinds or of Services.
 func (Profile) world(st source.Source, reg *policy.Registry) *engine.World {
-	gks := []schema.GroupKind{services}
+	gks := append([]schema.GroupKind(nil), reads...)
 	for _, k := range profile.KindsOf(Name, reg) {
 		gks = append(gks, k.GVK.GroupKind())
 	}
@@ -141,20 +147,28 @@ func (Profile) world(st source.Source, reg *policy.Registry) *engine.World {
 	return v.(*engine.World)
 }
 
-// newWorld reads the policies and Services among objs (policies that do not read are left out:
-// the webhook refused them) over the graph and the HTTPRoutes.
+// newWorld reads the policies, Services and GRPCRoutes among objs (policies that do not read are
+// left out: the webhook refused them; so are GRPCRoutes that do not convert) over the graph and the
+// HTTPRoutes.
 func newWorld(g *topology.Graph, routes []*gwv1.HTTPRoute, objs []*unstructured.Unstructured) *engine.World {
-	w := &engine.World{Graph: g, HTTPRoutes: map[topology.Key]*gwv1.HTTPRoute{}, Services: map[topology.Key]bool{}}
+	w := &engine.World{Graph: g, HTTPRoutes: map[topology.Key]*gwv1.HTTPRoute{}, GRPCRoutes: map[topology.Key]*gwv1.GRPCRoute{}, Services: map[topology.Key]bool{}}
 	for _, r := range routes {
 		w.HTTPRoutes[topology.Key{Namespace: r.Namespace, Name: r.Name}] = r
 	}
 	for _, u := range objs {
-		gk := u.GroupVersionKind().GroupKind()
-		if gk == services {
-			w.Services[topology.Key{Namespace: u.GetNamespace(), Name: u.GetName()}] = true
+		k := topology.Key{Namespace: u.GetNamespace(), Name: u.GetName()}
+		switch gk := u.GroupVersionKind().GroupKind(); {
+		case gk == services:
+			w.Services[k] = true
+			continue
+		case gk == grpcRoutes:
+			r := &gwv1.GRPCRoute{}
+			if runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, r) == nil {
+				w.GRPCRoutes[k] = r
+			}
 			continue
 		}
-		if gk.Group != engine.Group {
+		if u.GroupVersionKind().Group != engine.Group {
 			continue
 		}
 		if p, errs := engine.Read(u); len(errs) == 0 && p != nil {
@@ -165,19 +179,21 @@ func newWorld(g *topology.Graph, routes []*gwv1.HTTPRoute, objs []*unstructured.
 	return w.Index()
 }
 
-// listed makes sure the state has listed the profile's kinds and Services.
+// listed makes sure the state has listed the profile's kinds, Services and GRPCRoutes.
 func listed(st source.Source, reg *policy.Registry) error {
 	for _, k := range profile.KindsOf(Name, reg) {
 		if err := profile.KindListed(st, k); err != nil {
 			return err
 		}
 	}
-	ready, err := st.WatchRead(services)
-	if err != nil {
-		return fmt.Errorf("watching Services: %w: retry", err)
-	}
-	if !ready {
-		return fmt.Errorf("the cache of Services is not synced yet: retry")
+	for _, gk := range reads {
+		ready, err := st.WatchRead(gk)
+		if err != nil {
+			return fmt.Errorf("watching %ss: %w: retry", gk.Kind, err)
+		}
+		if !ready {
+			return fmt.Errorf("the cache of %ss is not synced yet: retry", gk.Kind)
+		}
 	}
 	return nil
 }
@@ -212,6 +228,10 @@ func offlineWorld(in *profile.Offline) *engine.World {
 		routes[i] = &in.Inv.Topology.HTTPRoutes[i]
 	}
 	w := newWorld(in.Graph, routes, in.Objects)
+	for i := range in.Inv.Topology.GRPCRoutes {
+		r := &in.Inv.Topology.GRPCRoutes[i]
+		w.GRPCRoutes[topology.Key{Namespace: r.Namespace, Name: r.Name}] = r
+	}
 	w.Controllers = controllers(in.Registry)
 	return w
 }

@@ -74,16 +74,19 @@ func TestChartAgreesWithKustomize(t *testing.T) {
 }
 
 // TestChartWebhooksFollowConfigurations: with extra kinds, the chart's webhook entries are what
-// webhook.Configurations builds for the shipped kinds plus those kinds; the deletes entry is the
-// only one that fails open.
+// webhook.Configurations builds for the shipped kinds plus those kinds; the deletes entry and, with
+// a kgateway kind, the warnings entry of its HTTPRoute and Gateway writes are the ones that fail
+// open.
 func TestChartWebhooksFollowConfigurations(t *testing.T) {
 	kuadrant := policy.Kind{GVK: schema.GroupVersionKind{Group: "kuadrant.io", Version: "v1", Kind: "RateLimitPolicy"}, Profile: policy.ProfileKuadrant}
 	limits := policy.Kind{GVK: schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "LimitPolicy"}, Profile: policy.ProfileDefaultsOverrides, RulesField: "limits"}
+	traffic := policy.Kind{GVK: schema.GroupVersionKind{Group: "gateway.kgateway.dev", Version: "v1alpha1", Kind: "TrafficPolicy"}, Profile: "kgateway"}
 	vals := map[string]any{"extraKinds": []any{
 		map[string]any{"resource": "ratelimitpolicies", "gvk": map[string]any{"group": "kuadrant.io", "version": "v1", "kind": "RateLimitPolicy"}, "profile": "kuadrant"},
 		map[string]any{"resource": "limitpolicies", "gvk": map[string]any{"group": "example.com", "version": "v1", "kind": "LimitPolicy"}, "profile": "defaults-overrides", "rulesField": "limits"},
+		kgatewayExtraKinds["extraKinds"].([]any)[0],
 	}}
-	gm, gv := webhook.Configurations(append(policy.Builtin(), kuadrant, limits), webhook.ServiceClientConfig)
+	gm, gv := webhook.Configurations(append(policy.Builtin(), kuadrant, limits, traffic), webhook.ServiceClientConfig)
 	c := webhooks(t, renderChart(t, vals, true))
 	if diff := cmp.Diff(gm.Webhooks, c.Mutating, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("MutatingWebhookConfiguration (-webhook.Configurations +chart):\n%s", diff)

@@ -232,6 +232,13 @@ func (p *Pod) start() error {
 	return nil
 }
 
+// RestartCount is Restarts, read under the pod's lock.
+func (p *Pod) RestartCount() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.Restarts
+}
+
 func (p *Pod) current() (*exec.Cmd, chan struct{}) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -22,6 +22,36 @@ var kumaKinds = []interface{}{
 	map[string]interface{}{"gvk": map[string]interface{}{"group": "kuma.io", "version": "v1alpha1", "kind": "MeshTrafficPermission"}, "profile": "mesh"},
 }
 
+// kumaKindsAt is kumaKinds with each line's version set to version ("" leaves it out: the newest).
+func kumaKindsAt(version string) []interface{} {
+	out := make([]interface{}, 0, len(kumaKinds))
+	for _, k := range kumaKinds {
+		line := map[string]interface{}{}
+		for f, v := range k.(map[string]interface{}) {
+			line[f] = v
+		}
+		if version != "" {
+			line["version"] = version
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// webProxy is the Dataplane web-1 of the test's namespace, at address, with an outbound to backend.
+func webProxy(address string) string {
+	return `
+apiVersion: kuma.io/v1alpha1
+kind: Dataplane
+metadata: {name: web-1, namespace: "{{ns}}"}
+mesh: default
+spec:
+  networking:
+    address: ` + address + `
+    inbound: [{port: 8080, tags: {kuma.io/service: web}}]
+    outbound: [{port: 8081, tags: {kuma.io/service: backend}}]`
+}
+
 // timeout is a kuma.io MeshTimeout in kuma-system (a system policy: it reaches every proxy of the
 // mesh) whose one to[] item sets connectionTimeout for every outbound.
 func timeout(name, connect string) *unstructured.Unstructured {
@@ -58,16 +88,7 @@ func TestKumaKinds(t *testing.T) {
 	if err := h.Env.RegisterWebhooks(ctx, c, h.Live.Current().Registry().Kinds()); err != nil {
 		t.Fatal(err)
 	}
-	harness.Apply(t, c, ns, `
-apiVersion: kuma.io/v1alpha1
-kind: Dataplane
-metadata: {name: web-1, namespace: "{{ns}}"}
-mesh: default
-spec:
-  networking:
-    address: 127.0.0.10
-    inbound: [{port: 8080, tags: {kuma.io/service: web}}]
-    outbound: [{port: 8081, tags: {kuma.io/service: backend}}]`)
+	harness.Apply(t, c, ns, webProxy("127.0.0.10"))
 
 	first := timeout("aaa-timeouts", "2s")
 	if err := c.Create(ctx, first); err != nil {

@@ -100,17 +100,32 @@ spec:
 			"PRC-W014 MeshTrafficPermission " + ns + "/allow-batch: spec.rules[0].default.allow[0] never takes effect on any Dataplane: spec.rules[0].default.deny[0] of " + ns + "/deny-malicious denies all it matches, and Kuma matches deny first",
 		})
 	})
-	t.Run("from items: deprecated, and replaced by the rules on every proxy", func(t *testing.T) {
-		harness.DryRunWarnings(t, c, rec, pol(`
+	t.Run("from items: deprecated, and replaced by the rules on every proxy on Kuma 2.14 only", func(t *testing.T) {
+		// The same write, reviewed as the kind line's version says: on 2.14 the rules of an inbound
+		// leave every from item out there (plugin.go at v2.14.3); on 3.0, the default, rules and from
+		// items are merged (#18774), so the from items still apply.
+		legacy := pol(`
 apiVersion: kuma.io/v1alpha1
 kind: MeshTrafficPermission
 metadata: {name: legacy, namespace: "{{ns}}", labels: {kuma.io/mesh: default}}
 spec:
-  from: [{targetRef: {kind: Mesh}, default: {action: Allow}}]`), []string{
+  from: [{targetRef: {kind: Mesh}, default: {action: Allow}}]`)
+		deprecated := []string{
 			"PRC-W015 MeshTrafficPermission " + ns + "/legacy: spec.from is deprecated by Kuma 2.x and dropped silently by Kuma 3.0 on create and update: use spec.rules",
 			"PRC-W015 MeshTrafficPermission " + ns + `/legacy: spec.from[0] as spec.rules[0]: {"default":{"allow":[{"spiffeID":{"type":"Prefix","value":"spiffe://<trust-domain>"}}]}}`,
-			"PRC-W014 MeshTrafficPermission " + ns + "/legacy never takes effect on any Dataplane: the spec.rules of " + ns + "/deny-malicious, " + ns + "/shadow-malicious replace its from items wherever it applies",
-		})
+		}
+		for _, v := range []struct {
+			version string
+			want    []string
+		}{
+			{"2.14", append(append([]string(nil), deprecated...),
+				"PRC-W014 MeshTrafficPermission "+ns+"/legacy never takes effect on any Dataplane: the spec.rules of "+ns+"/deny-malicious, "+ns+"/shadow-malicious replace its from items wherever it applies")},
+			{"3.0", deprecated},
+			{"", deprecated}, // no version: the newest, 3.0
+		} {
+			h.SetConfig(t, c, map[string]interface{}{"kinds": kumaKindsAt(v.version)})
+			harness.DryRunWarnings(t, c, rec, legacy, v.want)
+		}
 	})
 	t.Run("a MeshTimeout rule whose fields a winning policy sets, and a match without a spiffeID", func(t *testing.T) {
 		if err := c.Create(ctx, pol(`

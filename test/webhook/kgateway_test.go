@@ -9,9 +9,18 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
+	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/settings"
+	"github.com/precedent-dev/precedent/profiles/kgateway"
 	"github.com/precedent-dev/precedent/test/harness"
+	"github.com/precedent-dev/precedent/webhook"
 )
 
 // kgatewayDelegation is a Gateway, a parent route that prefers its own TrafficPolicy fields
@@ -53,7 +62,9 @@ spec:
 // TestKgatewayDelegation manages kgateway's TrafficPolicy (the same-shape CRD of test/crds/kgateway)
 // with the kgateway profile and checks through the API server that `kubectl apply --dry-run=server`
 // of a child route's TrafficPolicy under a ShallowMergePreferParent parent route warns that its
-// rateLimit is ignored, naming the parent (kgateway's GetMergeStrategy: OverridableShallowMerge).
+// rateLimit is ignored, naming the parent (kgateway's GetMergeStrategy: OverridableShallowMerge),
+// and that turning the parent's annotation to ShallowMergePreferChild warns what the child's route
+// loses from the parent.
 func TestKgatewayDelegation(t *testing.T) {
 	c, _ := h.NewClient()
 	ctx := context.Background()
@@ -91,5 +102,88 @@ spec:
 	})
 	if !strings.Contains(stdout, "trafficpolicy.gateway.kgateway.dev/cart-limits created (server dry run)") {
 		t.Errorf("stdout: %s", stdout)
+	}
+	routeWriteWarns(t, ns, child)
+	outageFailsOpen(t, c, ns)
+}
+
+// routeWriteWarns creates the child route's TrafficPolicy of file, then checks that a server
+// dry-run of the parent route with its annotation turned to ShallowMergePreferChild (an HTTPRoute
+// write, through the entry that fails open) warns that the child's own rateLimit now wins.
+func routeWriteWarns(t *testing.T, ns, file string) {
+	t.Helper()
+	if _, stderr, err := kubectl(t, "apply", "-f", file); err != nil {
+		t.Fatalf("creating the child's TrafficPolicy: %v: %s", err, stderr)
+	}
+	root := filepath.Join(t.TempDir(), "root.yaml")
+	doc := strings.ReplaceAll(strings.Split(kgatewayDelegation, "\n---\n")[1], "{{ns}}", ns)
+	if err := os.WriteFile(root, []byte(strings.Replace(doc, "ShallowMergePreferParent", "ShallowMergePreferChild", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"Warning: PRC-W232 this annotation change takes `rateLimit` away from 1 child route"}
+	harness.EventuallyWithin(t, 20*time.Second, "kubectl shows what the annotation change does to the child route", func() (bool, string) {
+		_, stderr, err := kubectl(t, "apply", "--dry-run=server", "-f", root)
+		var got []string // kubectl's own warning (the route was not made by kubectl apply) aside
+		for _, l := range warningLines(stderr) {
+			if strings.HasPrefix(l, "Warning: PRC-") {
+				got = append(got, l)
+			}
+		}
+		return err == nil && cmp.Equal(want, got), "stderr: " + stderr + " err: " + harness.ErrString(err)
+	})
+}
+
+// outageFailsOpen registers, for namespace ns only, the entries of the config/kgateway component
+// pointed at an address where nothing answers (Precedent down), and checks what the API server then
+// does: a TrafficPolicy write is refused (its entry fails closed), an HTTPRoute or Gateway write goes
+// through (their entry, warnings only, fails open).
+func outageFailsOpen(t *testing.T, c client.Client, ns string) {
+	t.Helper()
+	ctx := context.Background()
+	tp := policy.Kind{GVK: schema.GroupVersionKind{Group: "gateway.kgateway.dev", Version: "v1alpha1", Kind: "TrafficPolicy"}, Profile: kgateway.Name}
+	ws, err := webhook.ComponentWebhooks("kgateway", kgateway.Profile{}, []policy.Kind{tp}, webhook.URLClientConfig("https://127.0.0.1:1", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range ws {
+		ws[i].NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": ns}}
+	}
+	down := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "precedent-down-" + ns}, Webhooks: ws}
+	if err := c.Create(ctx, down); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Delete(context.Background(), down) })
+	write := func(doc string) error {
+		u := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal([]byte(strings.ReplaceAll(doc, "{{ns}}", ns)), &u.Object); err != nil {
+			t.Fatal(err)
+		}
+		return c.Create(ctx, u, client.DryRunAll)
+	}
+	harness.EventuallyWithin(t, 30*time.Second, "a TrafficPolicy write is refused while Precedent is down", func() (bool, string) {
+		err := write(`
+apiVersion: gateway.kgateway.dev/v1alpha1
+kind: TrafficPolicy
+metadata: {name: during-outage, namespace: "{{ns}}"}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: cart}]
+  timeouts: {request: 5s}`)
+		return err != nil && strings.Contains(err.Error(), "failed calling webhook"), harness.ErrString(err)
+	})
+	for _, doc := range []string{`
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: during-outage, namespace: "{{ns}}", annotations: {kgateway.dev/inherited-policy-priority: DeepMergePreferParent}}
+spec:
+  parentRefs: [{name: gw}]`, `
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: during-outage, namespace: "{{ns}}"}
+spec:
+  gatewayClassName: kgateway
+  listeners: [{name: http, port: 80, protocol: HTTP}]`} {
+		if err := write(doc); err != nil {
+			t.Errorf("a route or Gateway write while Precedent is down: %v", err)
+		}
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
 	"github.com/precedent-dev/precedent/internal/settings"
 	"github.com/precedent-dev/precedent/test/harness"
 )
@@ -26,7 +28,9 @@ func ngfKinds() []interface{} {
 // test/crds/nginx-gateway-fabric) with one line per kind: `kubectl apply --dry-run=server` of a
 // ClientSettingsPolicy on a route whose hostname, port and path another route shares is refused with
 // the field path, as NGINX Gateway Fabric would not accept it; a newer policy setting a field an older
-// one sets on the Gateway is admitted with the warning that it will be Conflicted.
+// one sets on the Gateway is admitted with the warning that it will be Conflicted; so is refused a
+// policy on a GRPCRoute that serves the same gRPC method as a GRPCRoute it does not target (the
+// profile reads GRPCRoutes whole from the cluster).
 func TestNGINXGatewayFabricKinds(t *testing.T) {
 	c, rec := h.NewClient()
 	ctx := context.Background()
@@ -102,6 +106,25 @@ spec:
 				return true, ""
 			}
 			return false, out.String()
+		})
+	})
+
+	t.Run("a GRPCRoute policy whose method another GRPCRoute serves is refused", func(t *testing.T) {
+		for _, name := range []string{"orders", "orders-canary"} { // both serve shop.Orders/Place
+			harness.Apply(t, c, ns, `{apiVersion: gateway.networking.k8s.io/v1, kind: GRPCRoute, metadata: {name: `+name+`},
+  spec: {parentRefs: [{name: gw}], hostnames: [shop.example.com], rules: [{matches: [{method: {service: shop.Orders, method: Place}}]}]}}`)
+		}
+		csp := harness.ObjectIn(ns, `
+apiVersion: gateway.nginx.org/v1alpha1
+kind: ClientSettingsPolicy
+metadata: {name: orders-csp, namespace: "{{ns}}"}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: GRPCRoute, name: orders}
+  keepAlive: {requests: 10}`)
+		want := `spec.targetRef: Forbidden: PRC-E260 Policy cannot be applied to target "` + ns + `/orders" since another Route "` + ns + `/orders-canary" shares a namespace/gateway-name:hostname:port/path combination with this target (` + ns + `/gw:shop.example.com:80/shop.Orders/Place)`
+		harness.EventuallyWithin(t, 20*time.Second, "the write is refused", func() (bool, string) {
+			err := c.Create(ctx, csp.DeepCopy(), client.DryRunAll)
+			return err != nil && strings.Contains(err.Error(), want), harness.ErrString(err)
 		})
 	})
 

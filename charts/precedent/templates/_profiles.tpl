@@ -12,3 +12,9 @@
   (dict "group" "policy.precedent.dev" "version" "v1alpha1" "resource" "meshtimeouts" "deletes" false)
   (dict "group" "policy.precedent.dev" "version" "v1alpha1" "resource" "meshtrafficpermissions" "deletes" false)) -}}
 {{- end }}
+{{- define "precedent.warnResources" -}}
+{{- toJson (dict
+  "kgateway" (list
+    (dict "group" "gateway.networking.k8s.io" "version" "v1" "resource" "httproutes")
+    (dict "group" "gateway.networking.k8s.io" "version" "v1" "resource" "gateways"))) -}}
+{{- end }}

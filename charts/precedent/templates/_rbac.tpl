@@ -13,7 +13,7 @@
   resources: [xaccesspolicies, xbackends]
   verbs: [get, list, watch]
 - apiGroups: [kuma.io]
-  resources: [dataplanes]
+  resources: [dataplanes, meshservices]
   verbs: [get, list, watch]
 - apiGroups: [policy.precedent.dev]
   resources: [authpolicies/status, ratelimitpolicies/status, trafficpolicies/status]
@@ -49,7 +49,7 @@
 {{- define "precedent.profileRules" -}}
 {{- if eq . "mesh" }}
 - apiGroups: [kuma.io]
-  resources: [dataplanes]
+  resources: [dataplanes, meshservices]
   verbs: [get, list, watch]
 {{- end }}
 {{- if eq . "envoy-gateway" }}
@@ -60,6 +60,9 @@
 {{- if eq . "nginx-gateway-fabric" }}
 - apiGroups: [""]
   resources: [services]
+  verbs: [get, list, watch]
+- apiGroups: [gateway.networking.k8s.io]
+  resources: [grpcroutes]
   verbs: [get, list, watch]
 {{- end }}
 {{- if eq . "kgateway" }}

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"sort"
+
 	"github.com/precedent-dev/precedent/internal/effective"
 )
 
@@ -28,6 +30,41 @@ func (s *Snapshot) Items(kind string) []effective.Item {
 		})
 	}
 	effective.SortItems(out)
+	return out
+}
+
+// Holders gives, per displayed key of the paths of kind, the policies (ns/name, sorted) that Envoy
+// Gateway records on the xDS route (backendtrafficpolicy.go appendTrafficPolicyMetadata): on an
+// HTTP route the one that holds the path, the most specific one reaching it (a route or rule
+// policy merged into a broader one holds it too); on a TCP route every BackendTrafficPolicy on
+// the path, each filling what the narrower ones left unset. A policy Envoy Gateway marks Invalid
+// holds an HTTP path with nothing and is recorded nowhere: it is left out.
+func (s *Snapshot) Holders(kind string) map[effective.ItemKey][]string {
+	out := map[effective.ItemKey][]string{}
+	for i, n := 0, s.PathCount(kind); i < n; i++ {
+		r, ok := s.Compute(kind, i)
+		if !ok || r.Holder.Invalid {
+			continue
+		}
+		hs := []string{r.Holder.Ref.String()}
+		if kind == BackendTrafficPolicy && (r.Path.RouteKind == "TCPRoute" || r.Path.RouteKind == "UDPRoute") {
+			hs = s.chainHolders(kind, r.Path)
+		}
+		out[s.KeyOf(kind, r.Path)] = hs
+	}
+	return out
+}
+
+// chainHolders are the holders of every scope of path p, sorted.
+func (s *Snapshot) chainHolders(kind string, p Path) []string {
+	var out []string
+	at := s.base(kind)
+	for _, sc := range p.Chain() {
+		if h := first(at(sc)); h != nil && !h.Invalid {
+			out = append(out, h.Ref.String())
+		}
+	}
+	sort.Strings(out)
 	return out
 }
 

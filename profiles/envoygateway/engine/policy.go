@@ -77,6 +77,8 @@ type Policy struct {
 	Raw map[string]interface{}
 	// sources is topLevel(p), computed by Read.
 	sources map[string]string
+	// Invalid says the policy stands for one Envoy Gateway marks Invalid (AsInvalid).
+	Invalid bool
 	// read is the policy as read when this is what AsInvalid made of it.
 	read *Policy
 }

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -11,86 +10,84 @@ import (
 	"github.com/precedent-dev/precedent/internal/topology"
 )
 
-// httpListener is a plain-HTTP listener of a Gateway or of a ListenerSet attached to it.
-type httpListener struct {
-	owner string // "ns/gateway" or "ns/listenerset"
-	name  string
-	port  gwv1.PortNumber
-}
-
-// PortOverlap is clienttrafficpolicy.go validatePortOverlapForClientTrafficPolicy for a
-// ClientTrafficPolicy on one listener (a targetRef with sectionName): Envoy Gateway builds one
-// HTTP listener per port, so the policy would reach the other plain-HTTP listeners on that port
-// too, and it marks the policy Invalid. (A Gateway- or ListenerSet-wide policy conflicts only with
-// listeners of other Gateways merged into one proxy, which needs the EnvoyProxy's mergeGateways.)
+// PortOverlap is clienttrafficpolicy.go validatePortOverlapForClientTrafficPolicy: Envoy Gateway
+// builds one plain-HTTP listener per port, so a ClientTrafficPolicy would reach every plain-HTTP
+// listener on that port, and it marks the policy Invalid when that reaches beyond its target. On
+// one listener (a sectionName), any other plain-HTTP listener on its port conflicts; on a whole
+// ListenerSet, those of the Gateway and of other ListenerSets do (the IR name does not begin with
+// the ListenerSet's). A Gateway-wide policy conflicts only with listeners of other Gateways merged
+// into one proxy, which needs the EnvoyProxy's mergeGateways: not checked. Listeners that a more
+// specific ClientTrafficPolicy claims are checked all the same (an approximation: Envoy Gateway
+// skips them for a ListenerSet-wide policy).
 func PortOverlap(p *Policy, g *topology.Graph) field.ErrorList {
 	if p.Kind != ClientTrafficPolicy || g == nil {
 		return nil
 	}
 	var errs field.ErrorList
 	for i, t := range p.Targets {
-		if t.Section == "" || (t.Kind != "Gateway" && t.Kind != "ListenerSet") {
+		if t.Kind == "Gateway" && t.Section == "" {
 			continue
 		}
-		key := topology.Key{Namespace: p.Ref.Namespace, Name: t.Name}
-		gw := key
-		if t.Kind == "ListenerSet" {
-			_, parent, ok := g.AttachedListenerSet(key)
-			if !ok {
+		mine, all := targetListeners(g, p.Ref.Namespace, t)
+		for _, l := range mine {
+			others := samePort(l, all, t.Section == "")
+			if len(others) == 0 {
 				continue
 			}
-			gw = parent
+			errs = append(errs, field.Invalid(targetPath(p, i, t), targetValue(t), fmt.Sprintf("listener %s shares port %d with the plain-HTTP listeners %s: Envoy Gateway marks the policy Invalid; %s",
+				l.irName(), l.l.Port, strings.Join(others, ", "), overlapFix(t))))
 		}
-		all := httpListeners(g, gw)
-		var mine *httpListener
-		for j := range all {
-			if all[j].owner == key.String() && all[j].name == t.Section {
-				mine = &all[j]
-			}
-		}
-		if mine == nil {
-			continue
-		}
-		var others []string
-		for _, l := range all {
-			if l.port == mine.port && (l.owner != mine.owner || l.name != mine.name) {
-				others = append(others, l.owner+"/"+l.name)
-			}
-		}
-		if len(others) == 0 {
-			continue
-		}
-		path := specPath.Child("targetRefs").Index(i).Child("sectionName")
-		if _, ok := p.Raw["targetRef"]; ok {
-			path = specPath.Child("targetRef", "sectionName")
-		}
-		errs = append(errs, field.Invalid(path, t.Section, fmt.Sprintf("listener %s/%s shares port %d with the plain-HTTP listeners %s: Envoy Gateway marks the policy Invalid; target the Gateway or give the listener its own port",
-			key, t.Section, mine.port, strings.Join(others, ", "))))
 	}
 	return errs
 }
 
-// httpListeners are the plain-HTTP listeners of Gateway gw and of the ListenerSets attached to it.
-func httpListeners(g *topology.Graph, gw topology.Key) []httpListener {
-	var out []httpListener
-	if gateway, ok := g.Gateway(gw); ok {
-		for _, l := range gateway.Spec.Listeners {
-			if l.Protocol == gwv1.HTTPProtocolType {
-				out = append(out, httpListener{owner: gw.String(), name: string(l.Name), port: l.Port})
-			}
-		}
+// samePort names the plain-HTTP listeners of all other than l on l's port (none when l is not
+// plain HTTP); wide keeps only those outside l's ListenerSet (helpers.go
+// extractListenerSetPrefixFromListener).
+func samePort(l egListener, all []egListener, wide bool) []string {
+	if l.l.Protocol != gwv1.HTTPProtocolType {
+		return nil
 	}
-	for _, k := range g.ListenerSetKeys() {
-		ls, parent, ok := g.AttachedListenerSet(k)
-		if !ok || parent != gw {
+	prefix := ""
+	if wide {
+		prefix = l.gateway.String() + "/" + l.set.String() + "/"
+	}
+	var out []string
+	for _, o := range all {
+		if o.l.Protocol != gwv1.HTTPProtocolType || o.l.Port != l.l.Port || o.irName() == l.irName() {
 			continue
 		}
-		for _, l := range ls.Spec.Listeners {
-			if l.Protocol == gwv1.HTTPProtocolType {
-				out = append(out, httpListener{owner: k.String(), name: string(l.Name), port: l.Port})
-			}
+		if wide && strings.HasPrefix(o.irName(), prefix) {
+			continue
 		}
+		out = append(out, o.irName())
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].owner+"/"+out[i].name < out[j].owner+"/"+out[j].name })
 	return out
+}
+
+// targetPath is the field path of targetRef i of p (targetRef when the policy has the single form),
+// at its sectionName when it has one.
+func targetPath(p *Policy, i int, t TargetRef) *field.Path {
+	path := specPath.Child("targetRefs").Index(i)
+	if _, ok := p.Raw["targetRef"]; ok {
+		path = specPath.Child("targetRef")
+	}
+	if t.Section != "" {
+		return path.Child("sectionName")
+	}
+	return path.Child("name")
+}
+
+func targetValue(t TargetRef) string {
+	if t.Section != "" {
+		return t.Section
+	}
+	return t.Name
+}
+
+func overlapFix(t TargetRef) string {
+	if t.Section != "" {
+		return "target the Gateway or give the listener its own port"
+	}
+	return "give the ListenerSet's listeners ports of their own"
 }

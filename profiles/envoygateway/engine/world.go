@@ -459,3 +459,21 @@ func (s *Snapshot) addListener(p Path) { s.b.addListener(p) }
 
 // Exists reports whether a scope names something in the world.
 func (s *Snapshot) Exists(sc Scope) bool { return s.exists.get(sc) }
+
+// Held lists the scopes that policies of kind attach to (the holder and any it holds off),
+// sorted; Envoy Gateway's status relations are drawn between them.
+func (s *Snapshot) Held(kind string) []Scope {
+	at := s.attach[kind].m
+	if at == nil {
+		return []Scope{}
+	}
+	out := make([]Scope, 0, at.Len())
+	for it := at.Iterator(); !it.Done(); {
+		sc, ps, _ := it.Next()
+		if len(ps) > 0 {
+			out = append(out, sc)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return scopeLess(out[i], out[j]) })
+	return out
+}

@@ -206,3 +206,38 @@ func TestRulesMesh(t *testing.T) {
 		}
 	}
 }
+
+// kumaToMesh is webhookMesh with Kuma's MeshTimeouts (MeshService items and Mesh items), whose to
+// items Kuma 3.0 sorts item by item (EntriesAt).
+func kumaToMesh(tb testing.TB, proxies int) ([]Policy, []Dataplane, Policy) {
+	ps, dps, _ := webhookMesh(tb, proxies)
+	for i := range ps {
+		p := &ps[i]
+		p.Group, p.Role, p.DisplayName = KumaGroup, RoleSystem, p.Name
+		p.TargetRef.Kind = MeshService
+		p.To = []Element{
+			NewElement(TargetRef{Kind: MeshService, Name: p.To[0].TargetRef.Name}, map[string]interface{}{"connectionTimeout": "1s"}),
+			NewElement(TargetRef{Kind: Mesh}, map[string]interface{}{"http": map[string]interface{}{"requestTimeout": "5s"}}),
+		}
+	}
+	w := policy(tb, "apiVersion: kuma.io/v1alpha1\nkind: MeshTimeout\nmetadata: {name: written, namespace: kuma-system}\nspec:\n  targetRef: {kind: MeshService, name: svc-1}\n  to:\n  - {targetRef: {kind: Mesh}, default: {connectionTimeout: 2s}}\n")
+	return ps, dps, w
+}
+
+// BenchmarkIndexWriteKumaTo is the review of a kuma.io MeshTimeout write with to items through an
+// Index, per Kuma version (3.0 sorts the to items per item), at 50, 500 and 5,000 Dataplanes.
+func BenchmarkIndexWriteKumaTo(b *testing.B) {
+	for _, v := range Versions {
+		for _, n := range fleetSizes {
+			b.Run(fmt.Sprintf("version=%s/dataplanes=%d", v, n), func(b *testing.B) {
+				ps, dps, w := kumaToMesh(b, n)
+				x := NewIndexAt(v, KindMeshTimeout+"."+KumaGroup, ps, dps)
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					_ = x.WriteWarnings(w, false)
+				}
+			})
+		}
+	}
+}

@@ -26,6 +26,7 @@ type Dataplane struct {
 	Delegated   bool
 	GatewayTags map[string]string
 	Zone        string // the kuma.io/zone label: the zone of the proxy (Kuma's KRI)
+	Mesh        string // the top-level mesh field, "" for none (the default mesh: MeshName)
 	Inbound     []map[string]string
 	Outbound    []map[string]string
 }
@@ -35,6 +36,9 @@ type Dataplane struct {
 type Selector struct {
 	Service string
 	Tags    map[string]string
+	// Section is the outbound's MeshService port as a sectionName names it (ServicePort.SectionName):
+	// its name, else its number; "" when unknown (a to item with a sectionName then selects nothing).
+	Section string
 }
 
 // String renders the selector as the CLI takes it: SERVICE[,TAG=VALUE…].
@@ -77,6 +81,9 @@ func (t *Selector) hasAll(want map[string]string) bool {
 	return true
 }
 
+// MeshName is the mesh the Dataplane belongs to: its mesh field, else "default".
+func (dp *Dataplane) MeshName() string { return meshOrDefault(dp.Mesh) }
+
 // selectableTags are the tag sets a service-level targetRef selects the proxy by: its inbounds', and
 // a delegated gateway's gateway tags.
 func (dp *Dataplane) selectableTags() []map[string]string {
@@ -108,6 +115,7 @@ func ParseDataplane(obj *unstructured.Unstructured) (Dataplane, error) {
 		dp.GatewayTags, _, _ = unstructured.NestedStringMap(obj.Object, "spec", "networking", "gateway", "tags")
 	}
 	dp.Zone = dp.Labels[ZoneLabel]
+	dp.Mesh, _ = obj.Object["mesh"].(string)
 	if obj.GetKind() != KindDataplane {
 		return dp, fmt.Errorf("kind %q is not a Dataplane", obj.GetKind())
 	}
@@ -172,9 +180,24 @@ func tagList(obj map[string]interface{}, key string) ([]map[string]string, error
 		default:
 			return nil, fmt.Errorf("%s[%d].tags: must be a map", path, i)
 		}
+		if key == "outbound" {
+			backendService(m, tags)
+		}
 		out = append(out, tags)
 	}
 	return out, nil
+}
+
+// backendService names the service of an outbound of Kuma's MeshService shape, {port, backendRef:
+// {kind: MeshService, name, port}} (Dataplane_Networking_Outbound.BackendRef in
+// api/mesh/v1alpha1/dataplane.proto), by the MeshService's name, when its tags name none.
+func backendService(outbound map[string]interface{}, tags map[string]string) {
+	ref, _ := outbound["backendRef"].(map[string]interface{})
+	kind, _ := ref["kind"].(string)
+	name, _ := ref["name"].(string)
+	if tags[ServiceTag] == "" && kind == MeshService && name != "" {
+		tags[ServiceTag] = name
+	}
 }
 
 // Sources returns the distinct sources of inbound traffic in the mesh: one per distinct inbound

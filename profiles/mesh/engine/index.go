@@ -26,6 +26,7 @@ import (
 // touched), which stays valid and unchanged for its readers.
 type Index struct {
 	kind     string
+	version  Version // the Kuma version predicted (EntriesAt, classPermissions)
 	nextSlot int
 	pols     immutable.Map[string, polEntry]   // by ID
 	polBy    immutable.Map[selKey, []polEntry] // polKey → policies whose targetRef may select what has it
@@ -113,7 +114,13 @@ type counts struct {
 // (keyed "namespace/name", as WithDataplane takes them; of two with one key the later is kept). It
 // copies the policies it keeps; the Dataplanes are shared and must not change.
 func NewIndex(kind string, policies []Policy, dataplanes []Dataplane) *Index {
-	x := &Index{kind: kind, reps: &repCache{},
+	return NewIndexAt(Versions[len(Versions)-1], kind, policies, dataplanes)
+}
+
+// NewIndexAt is NewIndex predicting Kuma version v: the order of to items (EntriesAt) and whether
+// rules replace the from items of MeshTrafficPermissions (classPermissions).
+func NewIndexAt(v Version, kind string, policies []Policy, dataplanes []Dataplane) *Index {
+	x := &Index{kind: kind, version: v, reps: &repCache{},
 		pols: newMap[string, polEntry](), polBy: newMap[selKey, []polEntry](), fromBy: newMap[selKey, []fromRef](),
 		dps: newMap[string, *dpEntry](), inTags: newMap[string, keySet](), names: newMap[string, keySet](),
 		labels: newMap[string, keySet](), classes: newMap[string, *class](), member: newMap[*Policy, keySet](),

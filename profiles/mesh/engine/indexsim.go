@@ -3,18 +3,13 @@ package engine
 // simulateClass merges, for ordered policies, every target a class can meet, and counts each element's
 // outcomes. Outbounds to services that no to element names behave alike: one of them stands for
 // all. Sources are taken one per group (reps).
-func simulateClass(ordered []*Policy, outbounds map[string]int, reps []Selector) map[elemKey]*counts {
+func simulateClass(v Version, ordered []*Policy, outbounds map[string]int, reps []Selector) map[elemKey]*counts {
 	out := map[elemKey]*counts{}
 	if len(ordered) == 0 {
 		return out
 	}
-	if entries := Entries(ordered, To); len(entries) > 0 && len(outbounds) > 0 {
-		named := map[string]bool{}
-		for i := range entries {
-			if r := &entries[i].Element.TargetRef; r.Name != "" && (r.Kind == Service || r.Kind == MeshService) {
-				named[r.Name] = true
-			}
-		}
+	if entries := EntriesAt(v, ordered, To); len(entries) > 0 && len(outbounds) > 0 {
+		named := namedServices(entries)
 		var targets []Selector
 		for s := range named {
 			if outbounds[s] > 0 {
@@ -37,6 +32,24 @@ func simulateClass(ordered []*Policy, outbounds map[string]int, reps []Selector)
 		}
 	}
 	return out
+}
+
+// namedServices are the services the to entries name: by name, or (MeshService) by labels resolved.
+func namedServices(entries []Entry) map[string]bool {
+	named := map[string]bool{}
+	for i := range entries {
+		r := &entries[i].Element.TargetRef
+		if r.Kind != Service && r.Kind != MeshService {
+			continue
+		}
+		if r.Name != "" {
+			named[r.Name] = true
+		}
+		for _, s := range r.Services {
+			named[s] = true
+		}
+	}
+	return named
 }
 
 // hasFrom says whether ordered policies have from entries (then their outcomes depend on the

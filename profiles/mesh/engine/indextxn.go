@@ -155,7 +155,7 @@ func (t *txn) finish() {
 		if o == nil {
 			c.from = hasFrom(c.ordered)
 			if x.perms {
-				c.perm = classPermissions(c.ordered)
+				c.perm = classPermissions(x.version, c.ordered)
 			}
 			t.addPerm(c.perm, 1)
 			t.member(c, true)
@@ -164,7 +164,7 @@ func (t *txn) finish() {
 			if o != nil {
 				t.addCounts(o.contrib, -1)
 			}
-			c.contrib = simulateClass(c.ordered, c.outbounds, x.repSources())
+			c.contrib = simulateClass(x.version, c.ordered, c.outbounds, x.repSources())
 			t.addCounts(c.contrib, 1)
 		}
 		x.classes = *x.classes.Set(sig, c)

@@ -27,9 +27,9 @@ func (x *Index) delta(oldP, newP *Policy) delta {
 		if s.selN > 0 {
 			n := &class{ordered: append(append([]*Policy(nil), s.base...), newP), outbounds: s.selOut}
 			sort.SliceStable(n.ordered, func(a, b int) bool { return higher(n.ordered[a], n.ordered[b]) })
-			n.contrib = simulateClass(n.ordered, n.outbounds, repsAfter())
+			n.contrib = simulateClass(x.version, n.ordered, n.outbounds, repsAfter())
 			if x.perms {
-				n.perm = classPermissions(n.ordered)
+				n.perm = classPermissions(x.version, n.ordered)
 			}
 			d.new = append(d.new, n)
 		}
@@ -40,10 +40,10 @@ func (x *Index) delta(oldP, newP *Policy) delta {
 		if len(s.base) == len(c.ordered) && sameKeys(u.outbounds, c.outbounds) {
 			u.contrib = c.contrib // same policies, same targets: same outcomes
 		} else {
-			u.contrib = simulateClass(u.ordered, u.outbounds, repsAfter())
+			u.contrib = simulateClass(x.version, u.ordered, u.outbounds, repsAfter())
 		}
 		if x.perms && len(s.base) != len(c.ordered) {
-			u.perm = classPermissions(u.ordered)
+			u.perm = classPermissions(x.version, u.ordered)
 		}
 		d.new = append(d.new, u)
 	}

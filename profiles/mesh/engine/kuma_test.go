@@ -33,7 +33,8 @@ func without(policies []Policy, names ...string) []Policy {
 }
 
 // TestKumaMerge takes Kuma's documented examples and the MADR's through the kuma.io kinds, merged in
-// the order Kuma's control plane enforces (SortByTargetRef in
+// the order Kuma 2.14's control plane enforces on tag outbounds (TestKumaToItemOrder has 3.0's;
+// SortByTargetRef in
 // pkg/plugins/policies/core/matchers/dataplane.go; createRule and merge.Confs in
 // pkg/plugins/policies/core/rules).
 func TestKumaMerge(t *testing.T) {
@@ -100,7 +101,7 @@ func TestKumaMerge(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Merge(tt.kind, tt.policies, find(t, dps, tt.proxy), tt.dir, tt.target)
+			got := MergeAt(Kuma214, tt.kind, tt.policies, find(t, dps, tt.proxy), tt.dir, tt.target)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("merge (-want +got):\n%s", diff)
 			}
@@ -110,7 +111,7 @@ func TestKumaMerge(t *testing.T) {
 
 // TestKumaLaterItemWins: Kuma merges the items of one policy as JSON merge patches in order, so its
 // last matching item wins (createRule in pkg/plugins/policies/core/rules/rules.go); the MADR lets
-// the first win.
+// the first win. Kuma 2.14 on a tag outbound; 3.0 sorts the items by kind first (TestKumaToItemOrder).
 func TestKumaLaterItemWins(t *testing.T) {
 	doc := func(apiVersion, item0, item1 string) Policy {
 		return policy(t, "apiVersion: "+apiVersion+"\nkind: MeshTimeout\nmetadata: {name: p, namespace: kuma-system}\nspec:\n  targetRef: {kind: Mesh}\n  to:\n  - "+item0+"\n  - "+item1+"\n")
@@ -118,14 +119,14 @@ func TestKumaLaterItemWins(t *testing.T) {
 	dp := proxy("web-1", map[string]string{ServiceTag: "web"}, "backend")
 	kuma := doc("kuma.io/v1alpha1", "{targetRef: {kind: MeshService, name: backend}, default: {connectionTimeout: 1s}}", "{targetRef: {kind: Mesh}, default: {connectionTimeout: 2s}}")
 	madr := doc("policy.precedent.dev/v1alpha1", "{targetRef: {kind: Service, name: backend}, connectTimeout: 1s}", "{targetRef: {kind: Mesh}, connectTimeout: 2s}")
-	if got := Merge(kumaTimeout, []Policy{kuma}, dp, To, Selector{Service: "backend"}).Conf["connectionTimeout"]; got != "2s" {
+	if got := MergeAt(Kuma214, kumaTimeout, []Policy{kuma}, dp, To, Selector{Service: "backend"}).Conf["connectionTimeout"]; got != "2s" {
 		t.Errorf("kuma.io: connectionTimeout = %v, want 2s (the later item)", got)
 	}
 	if got := Merge(KindMeshTimeout, []Policy{madr}, dp, To, Selector{Service: "backend"}).Conf["connectTimeout"]; got != "1s" {
 		t.Errorf("MADR: connectTimeout = %v, want 1s (the first item)", got)
 	}
 	want := []string{"PRC-W014 MeshTimeout kuma-system/p: spec.to[0] never takes effect on any Dataplane: every field it sets is decided by spec.to[1] of kuma-system/p"}
-	if diff := cmp.Diff(want, WriteWarnings(kuma, nil, []Dataplane{dp}, true)); diff != "" {
+	if diff := cmp.Diff(want, WriteWarningsAt(Kuma214, kuma, nil, []Dataplane{dp}, true)); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 }
@@ -236,11 +237,11 @@ func TestKumaValidate(t *testing.T) {
 
 // TestKumaShadowedExamples: on the kuma.io examples, the MADR's 01-consume-backend-timeouts never
 // takes effect (00-base-timeouts, whose name sorts first, sets its fields on every proxy), and
-// deny-web-v1 and shadow-web lose to allow-all.
+// deny-web-v1 and shadow-web lose to allow-all. Kuma 2.14 (3.0: TestKumaToItemOrder).
 func TestKumaShadowedExamples(t *testing.T) {
 	policies, dps := load(t, "testdata/kuma")
 	var got []string
-	for _, w := range Shadowed(policies, dps) {
+	for _, w := range ShadowedAt(Kuma214, policies, dps) {
 		got = append(got, w.String())
 	}
 	want := []string{
@@ -252,12 +253,12 @@ func TestKumaShadowedExamples(t *testing.T) {
 		t.Errorf("Shadowed (-want +got):\n%s", diff)
 	}
 	for _, kind := range []string{kumaTimeout, kumaPermission} {
-		x := NewIndex(kind, policies, dps)
+		x := NewIndexAt(Kuma214, kind, policies, dps)
 		for _, p := range policies {
 			if p.GroupKind() != kind {
 				continue
 			}
-			if diff := cmp.Diff(WriteWarnings(p, policies, dps, true), x.WriteWarnings(p, true)); diff != "" {
+			if diff := cmp.Diff(WriteWarningsAt(Kuma214, p, policies, dps, true), x.WriteWarnings(p, true)); diff != "" {
 				t.Errorf("index on %s %s (-want +got):\n%s", kind, p.Name, diff)
 			}
 		}

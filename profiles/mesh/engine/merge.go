@@ -18,7 +18,12 @@ type Result struct {
 // arrays, merge the elements that select target field by field (first set wins, objects deeply,
 // lists atomic).
 func Merge(kind string, policies []Policy, proxy Dataplane, d Direction, target Selector) Result {
-	return MergeEntries(Entries(Order(kind, policies, &proxy), d), target)
+	return MergeAt(Versions[len(Versions)-1], kind, policies, proxy, d, target)
+}
+
+// MergeAt is Merge as Kuma version v merges (EntriesAt).
+func MergeAt(v Version, kind string, policies []Policy, proxy Dataplane, d Direction, target Selector) Result {
+	return MergeEntries(EntriesAt(v, Order(kind, policies, &proxy), d), target)
 }
 
 // MergeEntries is step 3 of Merge on an already concatenated array, so that a caller merging many
@@ -61,7 +66,7 @@ type outcome struct {
 func (m *merger) run(entries []Entry, target Selector, out []outcome) {
 	for i := range entries {
 		e := &entries[i]
-		if !e.Element.TargetRef.Selects(&target) {
+		if !e.selects(&target) {
 			continue
 		}
 		var o *outcome

@@ -12,6 +12,27 @@ type Entry struct {
 	Index   int // index of the element in the policy's array
 	Element *Element
 	Rule    bool // a catch-all item of spec.rules merged with the from items (Kuma's MeshTimeout)
+	// Resource: a to item merged as Kuma's resource rules (outbound.buildRules) merge it, the only way
+	// on 3.0: a MeshService item's labels (resolved) and sectionName count (selects).
+	Resource bool
+}
+
+// selects says whether the entry's targetRef selects target. A to item merged as a resource rule
+// selects by MeshService labels and port too (isRelevant in
+// pkg/plugins/policies/core/rules/outbound/resourcerules.go): a label-only MeshService ref the
+// outbound's service among those its labels resolve to (ResolveServices), and one with a sectionName
+// only the outbound to that port (Selector.Section); one without a sectionName every port. Else,
+// as Kuma 2.14's tag rules read a MeshService (asSubset in core/rules/rules.go), by its name's
+// kuma.io/service alone: labels select nothing, sectionName is not looked at.
+func (e *Entry) selects(t *Selector) bool {
+	r := &e.Element.TargetRef
+	if !e.Resource || r.Kind != MeshService {
+		return r.Selects(t)
+	}
+	if r.Name == "" && !contains(r.Services, t.service()) || r.Name != "" && r.Name != t.service() {
+		return false
+	}
+	return r.SectionName == "" || r.SectionName == t.Section
 }
 
 // Path is the entry's field path in its policy, e.g. "spec.to[1]" or "spec.rules[0]".
@@ -113,6 +134,15 @@ func madrHigher(a, b *Policy, before nameOrder) bool {
 // one display name in list order; here the one whose namespace sorts first wins, so that the result
 // does not depend on input order.
 func kumaCompare(a, b *Policy) int {
+	if d := kumaAttributes(a, b); d != 0 {
+		return d
+	}
+	return kumaNames(a, b)
+}
+
+// kumaAttributes is Kuma's CompareByPolicyAttributes (core/rules/sort/sort.go): the top-level
+// targetRef kind, then Dataplane refs, origin and role.
+func kumaAttributes(a, b *Policy) int {
 	if d := kumaLevel[a.TargetRef.Kind] - kumaLevel[b.TargetRef.Kind]; d != 0 {
 		return d
 	}
@@ -122,13 +152,44 @@ func kumaCompare(a, b *Policy) int {
 	if d := kumaOriginOrder[a.Origin] - kumaOriginOrder[b.Origin]; d != 0 {
 		return d
 	}
-	if d := kumaRoleOrder[a.Role] - kumaRoleOrder[b.Role]; d != 0 {
-		return d
-	}
+	return kumaRoleOrder[a.Role] - kumaRoleOrder[b.Role]
+}
+
+// kumaNames is Kuma's CompareByDisplayName, descending (the name that sorts first comes last and
+// wins), then the namespace likewise.
+func kumaNames(a, b *Policy) int {
 	if c := strings.Compare(b.DisplayName, a.DisplayName); c != 0 {
 		return c
 	}
 	return strings.Compare(b.Namespace, a.Namespace)
+}
+
+// compareToItems is Kuma's outbound Sort (pkg/plugins/policies/core/rules/outbound/sort.go, the
+// same at v2.14.3 and on master): CompareByPolicyAttributes, then CompareByToEntry (the item's own
+// targetRef kind, so a MeshService item beats a Mesh item of any policy of the same attributes, and
+// between MeshService items one with a sectionName beats one without), then the display name.
+// Negative when a sorts before b (has lower priority).
+func compareToItems(a, b *Entry) int {
+	if d := kumaAttributes(a.Policy, b.Policy); d != 0 {
+		return d
+	}
+	ra, rb := &a.Element.TargetRef, &b.Element.TargetRef
+	if d := kumaLevel[ra.Kind] - kumaLevel[rb.Kind]; d != 0 {
+		return d
+	}
+	if ra.Kind == MeshService {
+		if d := boolInt(ra.SectionName != "") - boolInt(rb.SectionName != ""); d != 0 {
+			return d
+		}
+	}
+	return kumaNames(a.Policy, b.Policy)
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // compareDataplaneRefs is TargetRef.CompareDataplaneKind (api/common/v1alpha1/targetref.go): between
@@ -191,6 +252,28 @@ func Entries(ordered []*Policy, d Direction) []Entry {
 			out = append(out, Entry{Policy: p, Index: i, Element: &elems[i]})
 		}
 	}
+	return out
+}
+
+// EntriesAt is Entries as Kuma version v orders them. On 3.0 the to items of Kuma's kinds are
+// ordered item by item, as Kuma's outbound Sort does (compareToItems): master dropped the tag-subset
+// outbound engine (#18017), so every outbound is merged by outbound.buildRules, which sorts the
+// items of all the policies together. Kuma 2.14 merges an outbound named by kuma.io/service tags,
+// the shape Precedent reads there, with legacyBuildToRules (pkg/plugins/policies/core/rules/rules.go
+// at v2.14.3): the policies in SortByTargetRef order, each policy's items in its own order, as
+// Entries lists them.
+func EntriesAt(v Version, ordered []*Policy, d Direction) []Entry {
+	out := Entries(ordered, d)
+	if d != To || !v.sortsItems() {
+		return out
+	}
+	for i := range out {
+		out[i].Resource = out[i].Policy.Kuma()
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := &out[i], &out[j]
+		return a.Policy.Kuma() && b.Policy.Kuma() && compareToItems(a, b) > 0
+	})
 	return out
 }
 

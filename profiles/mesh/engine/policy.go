@@ -57,6 +57,10 @@ type TargetRef struct {
 	Labels      map[string]string
 	SectionName string
 	ProxyTypes  []string
+
+	// Services are the names of the MeshServices that a to item naming a MeshService only by labels
+	// selects (ResolveServices); nil when not resolved (then it selects nothing).
+	Services []string
 }
 
 // Element is one entry of a `to` or `from` array: its targetRef and the configuration fields that
@@ -85,6 +89,19 @@ type Policy struct {
 	Origin      string // kuma.io/origin: global, zone or ""
 	DisplayName string // kuma.io/display-name, else the name
 	Zone        string // kuma.io/zone: the zone the policy comes from, "" for none
+
+	Mesh string // the kuma.io/mesh label, "" for none (the default mesh: MeshName)
+}
+
+// MeshName is the mesh the policy belongs to, as Kuma reads it: its kuma.io/mesh label, else
+// "default".
+func (p *Policy) MeshName() string { return meshOrDefault(p.Mesh) }
+
+func meshOrDefault(m string) string {
+	if m == "" {
+		return DefaultMesh
+	}
+	return m
 }
 
 // Kuma reports whether the policy is one of Kuma's own kinds (group kuma.io), whose order and
@@ -149,9 +166,19 @@ type Options struct {
 
 // ParseWith is Parse with options; only Kuma's own kinds use them.
 func ParseWith(obj *unstructured.Unstructured, o Options) (Policy, field.ErrorList) {
+	var p Policy
+	var errs field.ErrorList
 	if groupOf(obj.GetAPIVersion()) == KumaGroup {
-		return parseKuma(obj, o)
+		p, errs = parseKuma(obj, o)
+	} else {
+		p, errs = parseOwn(obj)
 	}
+	p.Mesh = obj.GetLabels()[MeshLabel]
+	return p, errs
+}
+
+// parseOwn reads Precedent's own kinds, in the MADR's shape.
+func parseOwn(obj *unstructured.Unstructured) (Policy, field.ErrorList) {
 	p := Policy{Group: PrecedentGroup, Kind: obj.GetKind(), Namespace: obj.GetNamespace(), Name: obj.GetName()}
 	var errs field.ErrorList
 	if _, ok := confSchemas[p.Kind]; !ok {

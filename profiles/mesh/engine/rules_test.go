@@ -273,6 +273,7 @@ func TestKumaRulesWarnings(t *testing.T) {
 		existing []Policy
 		written  Policy
 		want     []string
+		at       Version // "" is the newest
 	}{
 		{
 			name: "an allow inside a deny of another policy never takes effect", kind: kumaPermission,
@@ -292,14 +293,26 @@ func TestKumaRulesWarnings(t *testing.T) {
 			want:     []string{"PRC-W014 MeshTrafficPermission kong-mesh-demo/allow-batch: spec.rules[0].default.allowWithShadowDeny[0] never takes effect on any Dataplane: spec.rules[0].default.deny[0] of kong-mesh-demo/deny-malicious denies all it matches, and Kuma matches deny first"},
 		},
 		{
-			name: "from items where rules select every proxy: deprecated, and replaced by the rules", kind: kumaPermission,
-			existing: []Policy{denyNS},
-			written:  mtp("legacy", `{from: [{targetRef: {kind: Mesh}, default: {action: Allow}}, {targetRef: {kind: MeshService, name: web}, default: {action: Deny}}]}`),
+			name: "Kuma 2.14, from items where rules select every proxy: deprecated, and replaced by the rules", kind: kumaPermission,
+			existing: []Policy{denyNS}, at: Kuma214,
+			written: mtp("legacy", `{from: [{targetRef: {kind: Mesh}, default: {action: Allow}}, {targetRef: {kind: MeshService, name: web}, default: {action: Deny}}]}`),
 			want: []string{
 				"PRC-W015 MeshTrafficPermission kong-mesh-demo/legacy: spec.from is deprecated by Kuma 2.x and dropped silently by Kuma 3.0 on create and update: use spec.rules",
 				`PRC-W015 MeshTrafficPermission kong-mesh-demo/legacy: spec.from[0] as spec.rules[0]: {"default":{"allow":[{"spiffeID":{"type":"Prefix","value":"spiffe://<trust-domain>"}}]}}`,
 				`PRC-W015 MeshTrafficPermission kong-mesh-demo/legacy: spec.from[1] as spec.rules[1]: {"default":{"deny":[{"spiffeID":{"type":"Exact","value":"spiffe://<trust-domain>/ns/<namespace>/sa/<service account of web>"}}]}}`,
 				"PRC-W014 MeshTrafficPermission kong-mesh-demo/legacy never takes effect on any Dataplane: the spec.rules of kong-mesh-demo/deny-malicious replace its from items wherever it applies",
+			},
+		},
+		{
+			// Kuma 3.0 merges the rules and the from items of an inbound, every deny first (#18774;
+			// MergePermission): the from items are not replaced.
+			name: "Kuma 3.0, from items where rules select every proxy: deprecated, and still applied", kind: kumaPermission,
+			existing: []Policy{denyNS}, at: Kuma30,
+			written: mtp("legacy", `{from: [{targetRef: {kind: Mesh}, default: {action: Allow}}, {targetRef: {kind: MeshService, name: web}, default: {action: Deny}}]}`),
+			want: []string{
+				"PRC-W015 MeshTrafficPermission kong-mesh-demo/legacy: spec.from is deprecated by Kuma 2.x and dropped silently by Kuma 3.0 on create and update: use spec.rules",
+				`PRC-W015 MeshTrafficPermission kong-mesh-demo/legacy: spec.from[0] as spec.rules[0]: {"default":{"allow":[{"spiffeID":{"type":"Prefix","value":"spiffe://<trust-domain>"}}]}}`,
+				`PRC-W015 MeshTrafficPermission kong-mesh-demo/legacy: spec.from[1] as spec.rules[1]: {"default":{"deny":[{"spiffeID":{"type":"Exact","value":"spiffe://<trust-domain>/ns/<namespace>/sa/<service account of web>"}}]}}`,
 			},
 		},
 		{
@@ -322,11 +335,12 @@ func TestKumaRulesWarnings(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			plain := append(Deprecations(&tt.written), WriteWarnings(tt.written, tt.existing, dps, true)...)
+			v, _ := VersionOf(string(tt.at))
+			plain := append(Deprecations(&tt.written), WriteWarningsAt(v, tt.written, tt.existing, dps, true)...)
 			if diff := cmp.Diff(tt.want, plain); diff != "" {
 				t.Errorf("WriteWarnings (-want +got):\n%s", diff)
 			}
-			indexed := append(Deprecations(&tt.written), NewIndex(tt.kind, tt.existing, dps).WriteWarnings(tt.written, true)...)
+			indexed := append(Deprecations(&tt.written), NewIndexAt(v, tt.kind, tt.existing, dps).WriteWarnings(tt.written, true)...)
 			if diff := cmp.Diff(tt.want, indexed); diff != "" {
 				t.Errorf("Index.WriteWarnings (-want +got):\n%s", diff)
 			}

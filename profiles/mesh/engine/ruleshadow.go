@@ -34,17 +34,18 @@ type permCount struct {
 //     first;
 //   - a policy with from items that, on every Dataplane it selects, meets a policy with rules: Kuma
 //     then builds the inbound's RBAC from the rules and leaves the from items out.
-func permissionShadowed(classes [][]*Policy) []Warning {
+func permissionShadowed(v Version, classes [][]*Policy) []Warning {
 	agg := map[permissionKey]*permCount{}
 	for _, c := range classes {
-		addPerm(agg, classPermissions(c), 1)
+		addPerm(agg, classPermissions(v, c), 1)
 	}
 	return permWarnings(agg, nil)
 }
 
 // classPermissions is one class's contribution to permissionShadowed: every from policy and every
-// allow match of the class counted once, as void or not there.
-func classPermissions(class []*Policy) map[permissionKey]*permCount {
+// allow match of the class counted once, as void or not there. Rules replace the from items only
+// on Kuma versions that do not merge them (Version.mergesFromWithRules: 2.14).
+func classPermissions(v Version, class []*Policy) map[permissionKey]*permCount {
 	var withRules []*Policy
 	for _, p := range class {
 		if p.Kuma() && p.Kind == KindMeshTrafficPermission && len(p.Rules) > 0 {
@@ -59,7 +60,7 @@ func classPermissions(class []*Policy) map[permissionKey]*permCount {
 		withRules := sameInbounds(p, withRules)
 		if len(p.Rules) == 0 {
 			s := &permCount{classes: 1}
-			if len(withRules) > 0 {
+			if len(withRules) > 0 && !v.mergesFromWithRules() {
 				s.shadowed = 1
 				s.by = make(map[permissionKey]int, len(withRules))
 				for _, q := range withRules {

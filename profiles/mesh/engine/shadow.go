@@ -87,6 +87,11 @@ type elemStat struct {
 // outbounds; sources are the distinct inbound tag sets of the Dataplanes. Elements that set no
 // field and elements that select nothing are not reported. Without Dataplanes it returns nil.
 func Shadowed(policies []Policy, dataplanes []Dataplane) []Warning {
+	return ShadowedAt(Versions[len(Versions)-1], policies, dataplanes)
+}
+
+// ShadowedAt is Shadowed predicting Kuma version v (EntriesAt, classPermissions).
+func ShadowedAt(v Version, policies []Policy, dataplanes []Dataplane) []Warning {
 	if len(dataplanes) == 0 {
 		return nil
 	}
@@ -107,7 +112,7 @@ func Shadowed(policies []Policy, dataplanes []Dataplane) []Warning {
 			}
 			classes = append(classes, ordered)
 			for _, d := range []Direction{To, From} {
-				entries := Entries(ordered, d)
+				entries := EntriesAt(v, ordered, d)
 				if len(entries) == 0 {
 					continue
 				}
@@ -124,7 +129,7 @@ func Shadowed(policies []Policy, dataplanes []Dataplane) []Warning {
 			}
 		}
 		if kind == KindMeshTrafficPermission {
-			permissions = append(permissions, permissionShadowed(classes)...)
+			permissions = append(permissions, permissionShadowed(v, classes)...)
 		}
 	}
 	return append(collect(stats), permissions...)
@@ -265,6 +270,11 @@ func sortElems(set map[elemKey]bool) []elemKey {
 // uncapped, every line, for a caller that keeps to a limit of its own (the webhook's warning limit),
 // so that two cuts do not miscount.
 func WriteWarnings(written Policy, existing []Policy, dataplanes []Dataplane, capped bool) []string {
+	return WriteWarningsAt(Versions[len(Versions)-1], written, existing, dataplanes, capped)
+}
+
+// WriteWarningsAt is WriteWarnings predicting Kuma version v.
+func WriteWarningsAt(v Version, written Policy, existing []Policy, dataplanes []Dataplane, capped bool) []string {
 	advice := ruleAdvice(&written)
 	if len(dataplanes) == 0 {
 		return capLines(advice, capped)
@@ -284,7 +294,7 @@ func WriteWarnings(written Policy, existing []Policy, dataplanes []Dataplane, ca
 		}
 	}
 	after = append(after, written)
-	return writeLines(&written, advice, Shadowed(kept, dataplanes), Shadowed(after, dataplanes), capped)
+	return writeLines(&written, advice, ShadowedAt(v, kept, dataplanes), ShadowedAt(v, after, dataplanes), capped)
 }
 
 // writeLines renders the warnings of a write of written from the shadowed elements before and after

@@ -39,3 +39,7 @@ func (v Version) serviceTagRequired() bool { return v == Kuma214 }
 // mergesFromWithRules says whether the from items of MeshTrafficPermissions apply on an inbound
 // that rules select too (see MergePermission).
 func (v Version) mergesFromWithRules() bool { return v != Kuma214 }
+
+// sortsItems says whether the to items of all the policies on an outbound are sorted item by item
+// (EntriesAt), rather than policy by policy.
+func (v Version) sortsItems() bool { return v != Kuma214 }

@@ -156,3 +156,233 @@ func TestSelectsProxyZoneAndDelegated(t *testing.T) {
 		})
 	}
 }
+
+// kumaTimeoutTo is a system MeshTimeout (namespace kuma-system) with top-level targetRef top and
+// the to items given in YAML flow style.
+func kumaTimeoutTo(t *testing.T, name, top string, items ...string) Policy {
+	t.Helper()
+	doc := "apiVersion: kuma.io/v1alpha1\nkind: MeshTimeout\nmetadata: {name: " + name + ", namespace: kuma-system}\nspec:\n  targetRef: " + top + "\n  to:\n"
+	for _, it := range items {
+		doc += "  - " + it + "\n"
+	}
+	return policy(t, doc)
+}
+
+// TestKumaToItemOrder: the to items of the policies on one outbound, per Kuma version. Kuma 3.0
+// merges every outbound with outbound.buildRules, which sorts all the items of all the policies
+// together (Sort and CompareByToEntry in pkg/plugins/policies/core/rules/outbound/sort.go): the
+// policies' attributes first, then the item's own targetRef kind, then the display name. Kuma 2.14
+// merges an outbound named by kuma.io/service tags with legacyBuildToRules (rules.go at v2.14.3):
+// policy by policy in SortByTargetRef order, each policy's items in its own order, the later
+// winning.
+func TestKumaToItemOrder(t *testing.T) {
+	examples, dps := load(t, "testdata/kuma")
+	web := find(t, dps, "web-v1")
+	dp := proxy("web-1", map[string]string{ServiceTag: "web"}, "backend")
+	mesh := func(d string) string { return "{targetRef: {kind: Mesh}, default: {connectionTimeout: " + d + "}}" }
+	svc := func(d string) string {
+		return "{targetRef: {kind: MeshService, name: backend}, default: {connectionTimeout: " + d + "}}"
+	}
+	connect := func(v, by string) Result {
+		return Result{Conf: map[string]interface{}{"connectionTimeout": v}, Origins: map[string]string{"connectionTimeout": by}}
+	}
+	tests := []struct {
+		name     string
+		policies []Policy
+		proxy    Dataplane
+		want     map[Version]Result
+	}{
+		{
+			name: "a MeshService item of one Mesh-wide policy beats a Mesh item of another whose name wins: 3.0 only",
+			policies: []Policy{kumaTimeoutTo(t, "a-everything", "{kind: Mesh}", mesh("1s")),
+				kumaTimeoutTo(t, "b-backend", "{kind: Mesh}", svc("2s"))},
+			proxy: dp,
+			want:  map[Version]Result{Kuma214: connect("1s", "a-everything"), Kuma30: connect("2s", "b-backend")},
+		},
+		{
+			name:     "one policy, a MeshService item then a Mesh item: the later wins on 2.14, the MeshService item on 3.0",
+			policies: []Policy{kumaTimeoutTo(t, "p", "{kind: Mesh}", svc("1s"), mesh("2s"))},
+			proxy:    dp,
+			want:     map[Version]Result{Kuma214: connect("2s", "p"), Kuma30: connect("1s", "p")},
+		},
+		{
+			name: "the top-level targetRef still decides first: a MeshService-level policy's Mesh item beats a Mesh-level policy's MeshService item",
+			policies: []Policy{kumaTimeoutTo(t, "a-backend", "{kind: Mesh}", svc("1s")),
+				kumaTimeoutTo(t, "z-web", "{kind: MeshService, name: web}", mesh("2s"))},
+			proxy: dp,
+			want:  map[Version]Result{Kuma214: connect("2s", "z-web"), Kuma30: connect("2s", "z-web")},
+		},
+		{
+			name: "items of one kind: the display name that sorts first wins on both",
+			policies: []Policy{kumaTimeoutTo(t, "b-backend", "{kind: Mesh}", svc("2s")),
+				kumaTimeoutTo(t, "a-backend", "{kind: Mesh}", svc("1s"))},
+			proxy: dp,
+			want:  map[Version]Result{Kuma214: connect("1s", "a-backend"), Kuma30: connect("1s", "a-backend")},
+		},
+		{
+			name:     "the MADR's example as kuma.io: 01-consume-backend-timeouts' MeshService item sets idleTimeout on 3.0",
+			policies: without(examples, "timeout-global"),
+			proxy:    web,
+			want: map[Version]Result{
+				Kuma214: {Conf: map[string]interface{}{"connectionTimeout": "5s", "idleTimeout": "1h", "http": map[string]interface{}{"requestTimeout": "15s"}},
+					Origins: map[string]string{"connectionTimeout": "web-timeouts", "idleTimeout": "00-base-timeouts", "http.requestTimeout": "web-timeouts"}},
+				Kuma30: {Conf: map[string]interface{}{"connectionTimeout": "5s", "idleTimeout": "0s", "http": map[string]interface{}{"requestTimeout": "15s"}},
+					Origins: map[string]string{"connectionTimeout": "web-timeouts", "idleTimeout": "01-consume-backend-timeouts", "http.requestTimeout": "web-timeouts"}},
+			},
+		},
+	}
+	for _, tt := range tests {
+		for _, v := range Versions {
+			t.Run(string(v)+"/"+tt.name, func(t *testing.T) {
+				got := MergeAt(v, kumaTimeout, tt.policies, tt.proxy, To, Selector{Service: "backend"})
+				if diff := cmp.Diff(tt.want[v], got); diff != "" {
+					t.Errorf("MergeAt (-want +got):\n%s", diff)
+				}
+				x := NewIndexAt(v, kumaTimeout, tt.policies, []Dataplane{tt.proxy})
+				for _, p := range tt.policies {
+					if diff := cmp.Diff(WriteWarningsAt(v, p, tt.policies, []Dataplane{tt.proxy}, true), x.WriteWarnings(p, true)); diff != "" {
+						t.Errorf("index on %s (-plain +index):\n%s", p.Name, diff)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestKumaToSectionName: a to item's sectionName (one port of a MeshService), per Kuma version. On
+// 3.0 an outbound is a MeshService port: an item with a sectionName selects only the outbound to the
+// port of that name (Port.GetName: its name, else its number), and beats an item without one
+// (CompareByToEntry in core/rules/outbound/sort.go; isRelevant in outbound/resourcerules.go). Kuma
+// 2.14's tag rules read the item as its kuma.io/service alone (asSubset in core/rules/rules.go at
+// v2.14.3): the sectionName is not looked at.
+func TestKumaToSectionName(t *testing.T) {
+	dp := proxy("web-1", map[string]string{ServiceTag: "web"}, "backend")
+	item := func(section, d string) string {
+		return "{targetRef: {kind: MeshService, name: backend" + section + "}, default: {connectionTimeout: " + d + "}}"
+	}
+	connect := func(v, by string) Result {
+		return Result{Conf: map[string]interface{}{"connectionTimeout": v}, Origins: map[string]string{"connectionTimeout": by}}
+	}
+	whole := kumaTimeoutTo(t, "a-backend", "{kind: Mesh}", item("", "1s"))
+	onHTTP := kumaTimeoutTo(t, "b-backend-http", "{kind: Mesh}", item(", sectionName: http", "2s"))
+	on8080 := kumaTimeoutTo(t, "b-backend-8080", "{kind: Mesh}", item(", sectionName: \"8080\"", "3s"))
+	tests := []struct {
+		name     string
+		policies []Policy
+		section  string
+		want     map[Version]Result
+	}{
+		{
+			name: "the outbound to the named port: the sectionName item wins on 3.0, the smaller name on 2.14", policies: []Policy{whole, onHTTP}, section: "http",
+			want: map[Version]Result{Kuma214: connect("1s", "a-backend"), Kuma30: connect("2s", "b-backend-http")},
+		},
+		{
+			name: "the outbound to another port: only the item without a sectionName on 3.0", policies: []Policy{whole, onHTTP}, section: "grpc",
+			want: map[Version]Result{Kuma214: connect("1s", "a-backend"), Kuma30: connect("1s", "a-backend")},
+		},
+		{
+			name: "an unnamed port is named by its number", policies: []Policy{whole, on8080}, section: "8080",
+			want: map[Version]Result{Kuma214: connect("1s", "a-backend"), Kuma30: connect("3s", "b-backend-8080")},
+		},
+		{
+			name: "an outbound whose port is not known: a sectionName item selects it only on 2.14", policies: []Policy{onHTTP},
+			want: map[Version]Result{Kuma214: connect("2s", "b-backend-http"), Kuma30: {Conf: map[string]interface{}{}, Origins: map[string]string{}}},
+		},
+	}
+	for _, tt := range tests {
+		for _, v := range Versions {
+			t.Run(string(v)+"/"+tt.name, func(t *testing.T) {
+				got := MergeAt(v, kumaTimeout, tt.policies, dp, To, Selector{Service: "backend", Section: tt.section})
+				if diff := cmp.Diff(tt.want[v], got); diff != "" {
+					t.Errorf("MergeAt (-want +got):\n%s", diff)
+				}
+			})
+		}
+	}
+}
+
+// TestKumaToServiceLabels: a to item naming MeshServices only by labels, per Kuma version. Kuma 3.0
+// resolves it to the MeshServices of the policy's mesh that carry all the labels (resolve.TargetRef
+// in core/rules/resolve/targetref.go, byLabels), so it selects the outbounds to them, as a
+// MeshService item, more specific than a Mesh item. Kuma 2.14's tag rules read a MeshService by its
+// name (asSubset): a ref without one selects nothing there.
+func TestKumaToServiceLabels(t *testing.T) {
+	services := []ServiceObject{
+		{Namespace: "kuma-demo", Name: "backend", Labels: map[string]string{"team": "payments", "tier": "api"}},
+		{Namespace: "kuma-demo", Name: "billing", Labels: map[string]string{"team": "payments"}},
+		{Namespace: "kuma-demo", Name: "search", Labels: map[string]string{"team": "discovery"}, Mesh: "other"},
+	}
+	dp := proxy("web-1", map[string]string{ServiceTag: "web"}, "backend", "billing", "search")
+	byLabels := func(name, labels, d string) Policy {
+		return kumaTimeoutTo(t, name, "{kind: Mesh}", "{targetRef: {kind: MeshService, labels: {"+labels+"}}, default: {connectionTimeout: "+d+"}}")
+	}
+	everything := kumaTimeoutTo(t, "a-everything", "{kind: Mesh}", "{targetRef: {kind: Mesh}, default: {connectionTimeout: 1s}}")
+	connect := func(v, by string) Result {
+		return Result{Conf: map[string]interface{}{"connectionTimeout": v}, Origins: map[string]string{"connectionTimeout": by}}
+	}
+	tests := []struct {
+		name     string
+		policies []Policy
+		outbound string
+		want     map[Version]Result
+	}{
+		{
+			name: "the labels select the outbound's MeshService: the item beats a Mesh item on 3.0", policies: []Policy{everything, byLabels("b-payments", "team: payments", "3s")}, outbound: "billing",
+			want: map[Version]Result{Kuma214: connect("1s", "a-everything"), Kuma30: connect("3s", "b-payments")},
+		},
+		{
+			name: "every label must match", policies: []Policy{everything, byLabels("b-payments-api", "team: payments, tier: api", "3s")}, outbound: "billing",
+			want: map[Version]Result{Kuma214: connect("1s", "a-everything"), Kuma30: connect("1s", "a-everything")},
+		},
+		{
+			name: "a MeshService of another mesh is not selected", policies: []Policy{everything, byLabels("b-discovery", "team: discovery", "3s")}, outbound: "search",
+			want: map[Version]Result{Kuma214: connect("1s", "a-everything"), Kuma30: connect("1s", "a-everything")},
+		},
+	}
+	for _, tt := range tests {
+		for _, v := range Versions {
+			t.Run(string(v)+"/"+tt.name, func(t *testing.T) {
+				resolved := ResolveServices(tt.policies, services)
+				got := MergeAt(v, kumaTimeout, resolved, dp, To, Selector{Service: tt.outbound})
+				if diff := cmp.Diff(tt.want[v], got); diff != "" {
+					t.Errorf("MergeAt (-want +got):\n%s", diff)
+				}
+				x := NewIndexAt(v, kumaTimeout, resolved, []Dataplane{dp})
+				for _, p := range resolved {
+					if diff := cmp.Diff(WriteWarningsAt(v, p, resolved, []Dataplane{dp}, true), x.WriteWarnings(p, true)); diff != "" {
+						t.Errorf("index on %s (-plain +index):\n%s", p.Name, diff)
+					}
+				}
+			})
+		}
+	}
+	if tt := tests[0].policies; tt[1].To[0].TargetRef.Services != nil {
+		t.Errorf("ResolveServices changed the policies it was given: %v", tt[1].To[0].TargetRef.Services)
+	}
+}
+
+// TestOutboundBackendRef: an outbound of Kuma's MeshService shape (a backendRef instead of tags,
+// Dataplane_Networking_Outbound.BackendRef in api/mesh/v1alpha1/dataplane.proto) is an outbound to
+// the MeshService it names; its tags, when set, keep their service.
+func TestOutboundBackendRef(t *testing.T) {
+	tests := []struct {
+		name     string
+		outbound string
+		want     []map[string]string
+	}{
+		{"a backendRef to a MeshService", "{port: 10001, backendRef: {kind: MeshService, name: backend, port: 8080}}", []map[string]string{{ServiceTag: "backend"}}},
+		{"tags win over a backendRef", "{port: 10001, tags: {kuma.io/service: legacy}, backendRef: {kind: MeshService, name: backend}}", []map[string]string{{ServiceTag: "legacy"}}},
+		{"a backendRef of another kind names no service", "{port: 10001, backendRef: {kind: MeshExternalService, name: ext}}", []map[string]string{{}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dp, err := ParseDataplane(obj(t, "{apiVersion: kuma.io/v1alpha1, kind: Dataplane, metadata: {name: web-1}, spec: {networking: {outbound: ["+tt.outbound+"]}}}"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, dp.Outbound); diff != "" {
+				t.Errorf("outbounds (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

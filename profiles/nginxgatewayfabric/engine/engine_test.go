@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -158,6 +159,75 @@ spec:
 				t.Errorf("%s: %s (%s), want %s", p.Ref, got.Reason, got.Message, tt.want)
 			}
 		})
+	}
+}
+
+// grpc is a GRPCRoute of namespace shop on Gateway gw, host shop.example.com, with the matches m.
+func grpc(name, matches string) string {
+	return sprintf(`
+apiVersion: gateway.networking.k8s.io/v1
+kind: GRPCRoute
+metadata: {name: %s, namespace: shop}
+spec:
+  parentRefs: [{name: gw}]
+  hostnames: [shop.example.com]
+  rules: [{matches: %s, backendRefs: [{name: cart, port: 9000}]}]`, name, matches)
+}
+
+// checkTargetRoutesForOverlap over GRPCRoutes (internal/controller/state/graph/policies.go:
+// processPolicies collects targeted HTTPRoutes and GRPCRoutes alike, and the routes compared are all
+// the graph's L7Routes; a GRPCRoute's matches are paths by ConvertGRPCMatches in grpcroute.go:
+// "/service/method" for a method match, "/" for none or a service alone).
+func TestRouteOverlapGRPC(t *testing.T) {
+	csp := func(kind, name string) string {
+		return sprintf(`
+apiVersion: gateway.nginx.org/v1alpha1
+kind: ClientSettingsPolicy
+metadata: {name: csp, namespace: shop}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: %s, name: %s}
+  body: {maxSize: 1m}`, kind, name)
+	}
+	method := `[{method: {service: shop.Cart, method: Add}}]`
+	tests := []struct {
+		name, want, msg string
+		docs            []string
+	}{
+		{name: "two GRPCRoutes with the same method: the targeted one conflicts", docs: []string{topo, grpc("g1", method), grpc("g2", method), csp("GRPCRoute", "g1")},
+			want: ReasonTargetConflict, msg: `Policy cannot be applied to target "shop/g1" since another Route "shop/g2" shares a namespace/gateway-name:hostname:port/path combination with this target (shop/gw:shop.example.com:80/shop.Cart/Add)`},
+		{name: "GRPCRoutes with other methods do not", docs: []string{topo, grpc("g1", method), grpc("g2", `[{method: {service: shop.Cart, method: Remove}}]`), csp("GRPCRoute", "g1")},
+			want: ReasonAccepted},
+		{name: "a GRPCRoute without matches takes / and meets an HTTPRoute on /", docs: []string{topo, grpc("g1", `[]`), rootRoute, csp("GRPCRoute", "g1")},
+			want: ReasonTargetConflict, msg: `Policy cannot be applied to target "shop/g1" since another Route "shop/root" shares a namespace/gateway-name:hostname:port/path combination with this target (shop/gw:shop.example.com:80/)`},
+		{name: "an HTTPRoute target meets a GRPCRoute whose service-only match is /", docs: []string{topo, grpc("g1", `[{method: {service: shop.Cart}}]`), rootRoute, csp("HTTPRoute", "root")},
+			want: ReasonTargetConflict, msg: `Policy cannot be applied to target "shop/root" since another Route "shop/g1" shares a namespace/gateway-name:hostname:port/path combination with this target (shop/gw:shop.example.com:80/)`},
+		{name: "a route of the targeted name counts as targeted whatever its kind", docs: []string{topo, grpc("root", `[]`), rootRoute, csp("HTTPRoute", "root")},
+			want: ReasonAccepted},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := world(t, tt.docs...)
+			p := w.Policies[0]
+			got := StatusOf(w.Decide(), p)
+			if diff := cmp.Diff([2]string{tt.want, tt.msg}, [2]string{got.Reason, got.Message}); diff != "" {
+				t.Errorf("%s (-want +got):\n%s", p.Ref, diff)
+			}
+		})
+	}
+}
+
+// rootRoute is route shadow renamed root, on / instead of /cart.
+var rootRoute = strings.NewReplacer("name: shadow", "name: root", "value: /cart", "value: /").Replace(shadow)
+
+// upstreamsettings.Processor applies to the Services a GRPCRoute sends to as to an HTTPRoute's.
+func TestUpstreamSettingsGRPC(t *testing.T) {
+	w := world(t, topo, grpc("g1", `[]`), uspZone)
+	var got []string
+	for _, it := range w.Items(UpstreamSettingsPolicy, w.Decide()) {
+		got = append(got, it.Route+" "+it.Sources["cart.zoneSize"])
+	}
+	if diff := cmp.Diff([]string{"shop/cart shop/zone", "shop/g1 shop/zone"}, got); diff != "" {
+		t.Errorf("routes with the Service's settings (-want +got):\n%s", diff)
 	}
 }
 

@@ -68,10 +68,14 @@ func world(t *testing.T, docs ...string) *World {
 		}
 	}
 	inv := inventory.Build(settings.Defaults().Registry(), objs, nil)
-	w := &World{Graph: topology.Build(inv.Topology), HTTPRoutes: map[topology.Key]*gwv1.HTTPRoute{}, Services: map[topology.Key]bool{}}
+	w := &World{Graph: topology.Build(inv.Topology), HTTPRoutes: map[topology.Key]*gwv1.HTTPRoute{}, GRPCRoutes: map[topology.Key]*gwv1.GRPCRoute{}, Services: map[topology.Key]bool{}}
 	for i := range inv.Topology.HTTPRoutes {
 		r := &inv.Topology.HTTPRoutes[i]
 		w.HTTPRoutes[topology.Key{Namespace: r.Namespace, Name: r.Name}] = r
+	}
+	for i := range inv.Topology.GRPCRoutes {
+		r := &inv.Topology.GRPCRoutes[i]
+		w.GRPCRoutes[topology.Key{Namespace: r.Namespace, Name: r.Name}] = r
 	}
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, u := range objs {

@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strings"
 
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
 	"github.com/precedent-dev/precedent/internal/effective"
 	"github.com/precedent-dev/precedent/internal/topology"
 )
@@ -86,23 +88,32 @@ func setNested(m map[string]interface{}, path string, v interface{}) {
 }
 
 // backends are the Services (in the route's namespace, or named with a namespace of their own
-// only when it is the route's) the rules of an HTTPRoute send to, sorted.
+// only when it is the route's) the rules of an HTTPRoute or GRPCRoute send to, sorted.
 func (w *World) backends(kind string, k topology.Key) []string {
-	r := w.HTTPRoutes[k]
-	if kind != "HTTPRoute" || r == nil {
-		return nil
+	var refs []gwv1.BackendObjectReference
+	switch r := w.HTTPRoutes[k]; {
+	case kind == "HTTPRoute" && r != nil:
+		for _, rule := range r.Spec.Rules {
+			for _, b := range rule.BackendRefs {
+				refs = append(refs, b.BackendObjectReference)
+			}
+		}
+	case kind == "GRPCRoute" && w.GRPCRoutes[k] != nil:
+		for _, rule := range w.GRPCRoutes[k].Spec.Rules {
+			for _, b := range rule.BackendRefs {
+				refs = append(refs, b.BackendObjectReference)
+			}
+		}
 	}
 	set := map[string]bool{}
-	for _, rule := range r.Spec.Rules {
-		for _, b := range rule.BackendRefs {
-			if (b.Kind != nil && *b.Kind != "Service") || (b.Group != nil && *b.Group != "" && *b.Group != "core") {
-				continue
-			}
-			if b.Namespace != nil && string(*b.Namespace) != k.Namespace {
-				continue
-			}
-			set[string(b.Name)] = true
+	for _, b := range refs {
+		if (b.Kind != nil && *b.Kind != "Service") || (b.Group != nil && *b.Group != "" && *b.Group != "core") {
+			continue
 		}
+		if b.Namespace != nil && string(*b.Namespace) != k.Namespace {
+			continue
+		}
+		set[string(b.Name)] = true
 	}
 	return sortedKeys(set)
 }

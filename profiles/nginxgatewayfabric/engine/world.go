@@ -11,12 +11,13 @@ import (
 	"github.com/precedent-dev/precedent/internal/topology"
 )
 
-// World is what the engine decides over: the topology graph, the HTTPRoutes whole (their matches,
-// for the overlap check; their backendRefs, for the Services a route sends to), the Services that
-// exist, and the policies of every kind.
+// World is what the engine decides over: the topology graph, the HTTPRoutes and GRPCRoutes whole
+// (their matches, for the overlap check; their backendRefs, for the Services a route sends to), the
+// Services that exist, and the policies of every kind.
 type World struct {
 	Graph      *topology.Graph
 	HTTPRoutes map[topology.Key]*gwv1.HTTPRoute
+	GRPCRoutes map[topology.Key]*gwv1.GRPCRoute
 	Services   map[topology.Key]bool
 	Policies   []*Policy
 	// Controllers are the GatewayClass controllers whose Gateways the kinds apply to (nil: any).
@@ -49,17 +50,31 @@ func (w *World) indexes() *indexes {
 	w.idx.once.Do(func() {
 		if w.idx.sharing == nil {
 			w.idx.sharing = map[string][]topology.Key{}
-			for k := range w.HTTPRoutes {
-				for _, hp := range w.hostPortPaths(k) {
-					w.idx.sharing[hp] = append(w.idx.sharing[hp], k)
-				}
-			}
+			w.share("HTTPRoute", keys(w.HTTPRoutes))
+			w.share("GRPCRoute", keys(w.GRPCRoutes))
 			for _, ks := range w.idx.sharing {
 				sort.Slice(ks, func(i, j int) bool { return ks[i].String() < ks[j].String() })
 			}
 		}
 	})
 	return w.idx
+}
+
+// share indexes the routes ks of kind by their gateway:hostname:port/path keys.
+func (w *World) share(kind string, ks []topology.Key) {
+	for _, k := range ks {
+		for _, hp := range w.hostPortPaths(kind, k) {
+			w.idx.sharing[hp] = append(w.idx.sharing[hp], k)
+		}
+	}
+}
+
+func keys[V any](m map[topology.Key]V) []topology.Key {
+	out := make([]topology.Key, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
 }
 
 // targets returns the index of the policies by target.
@@ -104,6 +119,9 @@ type key struct {
 	Kind string
 	Ref  Ref
 }
+
+// Statuses are the statuses of policies, read with StatusOf.
+type Statuses = map[key]*Status
 
 // Decide returns the status of every policy of w, keyed by kind and reference.
 func (w *World) Decide() map[key]*Status { return w.decide(w.Policies) }
@@ -156,13 +174,14 @@ func (w *World) targetExists(ns string, t Target) bool {
 	return ok
 }
 
-// overlap is checkTargetRoutesForOverlap: the index of a targeted HTTPRoute that shares a
-// gateway:hostname:port/path with an HTTPRoute the policy does not target, and the message NGINX
-// Gateway Fabric writes; "" when none does.
+// overlap is checkTargetRoutesForOverlap: the index of a targeted HTTPRoute or GRPCRoute that shares
+// a gateway:hostname:port/path with a route (of either kind) the policy does not target, and the
+// message NGINX Gateway Fabric writes; "" when none does. As processPolicies keys targetedRoutes, a
+// route counts as targeted by its namespace/name alone, whatever its kind.
 func (w *World) overlap(p *Policy) (int, string) {
 	targeted := map[topology.Key]bool{}
 	for _, t := range p.Targets {
-		if t.Kind == "HTTPRoute" {
+		if routeKind(t.Kind) {
 			targeted[topology.Key{Namespace: p.Ref.Namespace, Name: t.Name}] = true
 		}
 	}
@@ -172,10 +191,10 @@ func (w *World) overlap(p *Policy) (int, string) {
 	idx := w.indexes().sharing
 	for i, t := range p.Targets {
 		k := topology.Key{Namespace: p.Ref.Namespace, Name: t.Name}
-		if t.Kind != "HTTPRoute" || w.HTTPRoutes[k] == nil {
+		if !routeKind(t.Kind) {
 			continue
 		}
-		for _, hp := range w.hostPortPaths(k) {
+		for _, hp := range w.hostPortPaths(t.Kind, k) {
 			for _, other := range idx[hp] {
 				if !targeted[other] {
 					return i, fmt.Sprintf("Policy cannot be applied to target %q since another Route %q shares a namespace/gateway-name:hostname:port/path combination with this target (%s)", k.String(), other.String(), hp)
@@ -186,34 +205,96 @@ func (w *World) overlap(p *Policy) (int, string) {
 	return -1, ""
 }
 
-// hostPortPaths are the gateway:hostname:port/path keys of an HTTPRoute, as buildGatewayHostPortPaths
-// makes them: per listener the route attaches to, per hostname it accepts there, per path match.
-func (w *World) hostPortPaths(k topology.Key) []string {
-	r := w.HTTPRoutes[k]
+func routeKind(kind string) bool { return kind == "HTTPRoute" || kind == "GRPCRoute" }
+
+// hostPortPaths are the gateway:hostname:port/path keys of an HTTPRoute or GRPCRoute, as
+// buildGatewayHostPortPaths makes them: per listener the route attaches to, per hostname it accepts
+// there, per path of its matches; none for a route not in the world.
+func (w *World) hostPortPaths(kind string, k topology.Key) []string {
+	hostnames, paths := w.routeMatches(kind, k)
 	var out []string
-	for _, i := range w.Graph.PathsFor(topology.Target{Kind: "HTTPRoute", Namespace: k.Namespace, Name: k.Name}) {
+	for _, i := range w.Graph.PathsFor(topology.Target{Kind: kind, Namespace: k.Namespace, Name: k.Name}) {
 		path := w.Graph.Paths[i]
 		port, lh, ok := w.listener(path)
 		if !ok {
 			continue
 		}
-		for _, h := range acceptedHostnames(lh, r.Spec.Hostnames) {
-			for _, rule := range r.Spec.Rules {
-				matches := rule.Matches
-				if len(matches) == 0 {
-					matches = []gwv1.HTTPRouteMatch{{}} // the API server's default: PathPrefix /
-				}
-				for _, m := range matches {
-					p := "/"
-					if m.Path != nil && m.Path.Value != nil {
-						p = *m.Path.Value
-					}
-					out = append(out, fmt.Sprintf("%s:%s:%d%s", path.Gateway.String(), h, port, p))
-				}
+		for _, h := range acceptedHostnames(lh, hostnames) {
+			for _, p := range paths {
+				out = append(out, fmt.Sprintf("%s:%s:%d%s", path.Gateway.String(), h, port, p))
 			}
 		}
 	}
 	sort.Strings(out)
+	return out
+}
+
+// routeMatches are the hostnames of a route and the path values of its matches, as NGINX Gateway
+// Fabric reads them: an HTTPRoute's path matches (the API server's default, PathPrefix /, where a
+// rule or match has none); a GRPCRoute's matches converted to paths by ConvertGRPCMatches.
+func (w *World) routeMatches(kind string, k topology.Key) ([]gwv1.Hostname, []string) {
+	var paths []string
+	switch kind {
+	case "HTTPRoute":
+		r := w.HTTPRoutes[k]
+		if r == nil {
+			return nil, nil
+		}
+		for _, rule := range r.Spec.Rules {
+			paths = append(paths, httpPaths(rule.Matches)...)
+		}
+		return r.Spec.Hostnames, paths
+	case "GRPCRoute":
+		r := w.GRPCRoutes[k]
+		if r == nil {
+			return nil, nil
+		}
+		for _, rule := range r.Spec.Rules {
+			paths = append(paths, grpcPaths(rule.Matches)...)
+		}
+		return r.Spec.Hostnames, paths
+	}
+	return nil, nil
+}
+
+func httpPaths(matches []gwv1.HTTPRouteMatch) []string {
+	if len(matches) == 0 {
+		return []string{"/"}
+	}
+	out := make([]string, 0, len(matches))
+	for _, m := range matches {
+		p := "/"
+		if m.Path != nil && m.Path.Value != nil {
+			p = *m.Path.Value
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// grpcInternalMirrorPrefix is the service prefix of the routes NGINX Gateway Fabric generates for
+// request mirroring (http.InternalMirrorRoutePathPrefix): such a service is the path itself.
+const grpcInternalMirrorPrefix = "/_ngf-internal-mirror"
+
+// grpcPaths are the paths ConvertGRPCMatches (internal/controller/state/graph/grpcroute.go) makes of
+// a GRPCRoute rule's matches: "/" for no match, "/<service>/<method>" for a match of both, else "/".
+func grpcPaths(matches []gwv1.GRPCRouteMatch) []string {
+	if len(matches) == 0 {
+		return []string{"/"}
+	}
+	out := make([]string, 0, len(matches))
+	for _, m := range matches {
+		p := "/"
+		if m.Method != nil && m.Method.Service != nil {
+			if strings.HasPrefix(*m.Method.Service, grpcInternalMirrorPrefix) {
+				p = *m.Method.Service
+			}
+			if m.Method.Method != nil {
+				p = "/" + *m.Method.Service + "/" + *m.Method.Method
+			}
+		}
+		out = append(out, p)
+	}
 	return out
 }
 

@@ -57,7 +57,10 @@ func (u unit) key() string { return u.Case + " | " + u.Name }
 
 // TestEnvoyGatewayCorpus compares, per policy and ancestor of every Envoy Gateway translator case
 // with one of the profile's kinds, what Envoy Gateway wrote in status (Accepted and its reason;
-// the Overridden and Merged conditions) with what the profile predicts (Profile.Ancestors). A
+// the Overridden and Merged conditions) with what the profile predicts (Profile.Ancestors), and on
+// every HTTP and TCP route of the case's xdsIR the BackendTrafficPolicies Envoy Gateway records
+// there with those the profile predicts (family "reach", Profile.Holders; Envoy Gateway records no
+// other kind on a route, nor any on a UDP route). A
 // difference must be listed in testdata/expectations.yaml, and a listed one must still differ.
 func TestEnvoyGatewayCorpus(t *testing.T) {
 	cases, units := corpusUnits(t)
@@ -158,6 +161,9 @@ func judgeUnits(t *testing.T, units []unit, listed map[string]Expectation) (map[
 		default:
 			tl.unlisted++
 			kind, reason := classify(u)
+			if u.Family == "reach" {
+				kind, reason = classifyReach(u, listed)
+			}
 			fresh = append(fresh, Expectation{Case: u.Case, Unit: u.Name, Kind: kind, Reason: reason, EnvoyGateway: u.EG, Precedent: u.Precedent})
 			if !*update {
 				t.Errorf("%s: Envoy Gateway %q, Precedent %q (%s): not listed in %s", u.key(), u.EG, u.Precedent, u.Message, expectationsFile)
@@ -288,6 +294,11 @@ func compareCase(c corpusCase, schema *crdcheck.Checker) ([]unit, error) {
 			}
 		}
 	}
+	reach, err := reachUnits(c, in)
+	if err != nil {
+		return nil, err
+	}
+	units = append(units, reach...)
 	sort.Slice(units, func(i, j int) bool { return units[i].Name < units[j].Name })
 	return units, nil
 }

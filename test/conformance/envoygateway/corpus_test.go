@@ -15,6 +15,7 @@ import (
 	"github.com/precedent-dev/precedent/internal/profile"
 	"github.com/precedent-dev/precedent/internal/settings"
 	"github.com/precedent-dev/precedent/internal/topology"
+	egengine "github.com/precedent-dev/precedent/profiles/envoygateway/engine"
 	"github.com/precedent-dev/precedent/test/egcrds"
 )
 
@@ -36,6 +37,7 @@ type corpusCase struct {
 	Name     string
 	Objects  []*unstructured.Unstructured
 	Policies []*unstructured.Unstructured // the .out.yaml's policies, with status
+	XDS      []xdsRoute                   // the HTTP routes of the .out.yaml's xdsIR
 }
 
 // loadCorpus reads every case of the pinned Envoy Gateway module whose input holds one of the
@@ -68,6 +70,9 @@ func loadCorpus() ([]corpusCase, error) {
 			return nil, err
 		}
 		c := corpusCase{Name: strings.TrimSuffix(filepath.Base(in), ".in.yaml"), Objects: objs}
+		if c.XDS, err = readXDS(outFile); err != nil {
+			return nil, err
+		}
 		for _, o := range outObjs {
 			if o.GroupVersionKind().Group == "gateway.envoyproxy.io" && isPolicyKind(o.GetKind()) {
 				c.Policies = append(c.Policies, o)
@@ -125,9 +130,55 @@ func readCase(file string) ([]*unstructured.Unstructured, bool, error) {
 	return objs, hasPolicy, nil
 }
 
+// translatorClass is the GatewayClass Envoy Gateway's translator tests translate for
+// (internal/gatewayapi/translator_test.go builds its Translator with GatewayClassName
+// "envoy-gateway-class"); the translator skips the Gateways of any other class (translator.go,
+// "Skipping Gateway because GatewayClassName doesn't match").
+const translatorClass = "envoy-gateway-class"
+
+// otherController stands for the controller of the GatewayClasses a case names besides
+// translatorClass.
+const otherController = "example.com/another-gateway-controller"
+
+// withClasses adds the GatewayClasses a case's Gateways name and the case does not hold, as the
+// translator test sees them: translatorClass is Envoy Gateway's, any other another controller's.
+// Most cases hold no GatewayClass: the translator is given its class, not the object.
+func withClasses(objs []*unstructured.Unstructured) []*unstructured.Unstructured {
+	have, named := map[string]bool{}, map[string]bool{}
+	for _, o := range objs {
+		switch o.GetKind() {
+		case "GatewayClass":
+			have[o.GetName()] = true
+		case "Gateway":
+			c, _, _ := unstructured.NestedString(o.Object, "spec", "gatewayClassName")
+			named[c] = true
+		}
+	}
+	names := make([]string, 0, len(named))
+	for n := range named {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := append([]*unstructured.Unstructured(nil), objs...)
+	for _, n := range names {
+		if have[n] || n == "" {
+			continue
+		}
+		controller := otherController
+		if n == translatorClass {
+			controller = egengine.ControllerName
+		}
+		out = append(out, &unstructured.Unstructured{Object: map[string]interface{}{
+			"apiVersion": "gateway.networking.k8s.io/v1", "kind": "GatewayClass",
+			"metadata": map[string]interface{}{"name": n}, "spec": map[string]interface{}{"controllerName": controller}}})
+	}
+	return out
+}
+
 // offline is a case's input as `precedent validate -f` reads it, with the profile's four kinds
 // registered (config/envoy-gateway/precedentconfig.yaml, the component's kind lines).
 func offline(objs []*unstructured.Unstructured) (*profile.Offline, error) {
+	objs = withClasses(objs)
 	cfg, err := manifest.Read(filepath.Join("..", "..", "..", "config", "envoy-gateway", "precedentconfig.yaml"))
 	if err != nil {
 		return nil, err

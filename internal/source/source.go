@@ -45,6 +45,9 @@ type Event struct {
 	// Topology is true for an event of the Gateway API topology (GatewayClass, Gateway, ListenerSet,
 	// a route) or of a Namespace: an event that changes the graph.
 	Topology bool
+	// Graph is, for a topology event, the graph after it when the state brings its graph forward
+	// with the event (nil otherwise): what a Next that reads the topology steps onto.
+	Graph *topology.Graph
 }
 
 // Derivation is one cache a profile derives from the state, and how to keep it.

@@ -87,6 +87,9 @@ func (s *State) derives(e Event) bool {
 // with the event (mu held, the event stored and bumped). A value that Next cannot bring forward is
 // left as it is: stale, hence built whole on its next use.
 func (s *State) nextDerived(e Event) func() {
+	if e.Topology {
+		e.Graph, s.nextGraph = s.nextGraph, nil
+	}
 	type step struct {
 		cur  *derived
 		want []uint64 // its version once e is applied

@@ -66,7 +66,10 @@ type State struct {
 	// building serializes builds of the graph and the snapshots, which run without mu (build); kick
 	// wakes the background builder after a change (builder).
 	building sync.Mutex
-	kick     chan struct{}
+	// nextGraph is the graph after the topology event being applied, once nextTopology computed it
+	// (building held): the derived values' Next read it (Event.Graph).
+	nextGraph *topology.Graph
+	kick      chan struct{}
 	// refolds are the folds to do again after policy events, by kind, and refold wakes the
 	// refolder (refold.go).
 	refolds map[schema.GroupKind]refoldJob

@@ -149,6 +149,7 @@ func (s *State) nextTopology(update func(*topology.Graph) *topology.Graph) func(
 		// Built anew from its own objects, once in thousands of changes; requests read g meanwhile.
 		g2 = g2.Compact()
 	}
+	s.nextGraph = g2
 	next := make(map[schema.GroupKind]*built, len(snaps))
 	for gk, b := range snaps {
 		next[gk] = &built{snap: b.snap.Rebase(g2), kind: b.kind, graph: g2, policyGen: b.policyGen, views: b.views}

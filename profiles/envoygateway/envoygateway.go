@@ -83,7 +83,7 @@ func (p Profile) Review(r profile.Request) profile.Decision {
 		return profile.Decision{Unavailable: err}
 	}
 	w := p.world(r.Source, r.Registry)
-	old := w.byRef[pol.Kind][pol.Ref]
+	old, _ := w.snap.Policy(pol.Kind, pol.Ref)
 	write := engine.Write{Old: old, New: pol}
 	if r.Delete {
 		if old == nil {
@@ -107,31 +107,43 @@ func (p Profile) Review(r profile.Request) profile.Decision {
 	return d
 }
 
-// world is the snapshot of the managed kinds of the profile over the state, derived once per change
-// of the topology, of those kinds or of the kinds the profile reads.
+// world is the snapshot of the managed kinds of the profile over the state: stepped with each event
+// of a policy of those kinds (world.next), built whole after a change of the topology or of the
+// kinds the profile reads.
 func (Profile) world(st source.Source, reg *policy.Registry) *world {
+	kinds, gks, controllers := worldKinds(reg)
+	// Params: a PrecedentConfig that changes the kinds' controllerNames builds the world anew.
+	v := st.Derive(source.Derivation{Key: string(Name), Kinds: gks, Topology: true, Params: strings.Join(controllers, " "),
+		Build: func() any { return buildWorld(st, gks, kinds, controllers) },
+		Next:  func(prev any, e source.Event) any { return prev.(*world).next(e, kinds) }})
+	return v.(*world)
+}
+
+// worldKinds are the managed kinds of the profile by name, every kind the world reads, and the
+// GatewayClass controllers it serves.
+func worldKinds(reg *policy.Registry) (map[string]bool, []schema.GroupKind, []string) {
 	kinds := map[string]bool{}
 	gks := append([]schema.GroupKind(nil), reads...)
 	for _, k := range profile.KindsOf(Name, reg) {
 		kinds[k.GVK.Kind] = true
 		gks = append(gks, k.GVK.GroupKind())
 	}
-	controllers := controllersOf(profile.KindsOf(Name, reg))
-	// Params: a PrecedentConfig that changes the kinds' controllerNames builds the world anew.
-	v := st.Derive(source.Derivation{Key: string(Name), Kinds: gks, Topology: true, Params: strings.Join(controllers, " "), Build: func() any {
-		var objs []*unstructured.Unstructured
-		for _, gk := range gks {
-			objs = append(objs, st.Objects(gk)...)
-		}
-		sort.Slice(objs, func(i, j int) bool { return less(objs[i], objs[j]) }) // a decision is the same for the same state
-		labeled, nsLabels := st.Labeled()
-		objects := make([]engine.Object, 0, len(labeled))
-		for _, l := range labeled {
-			objects = append(objects, engine.Object{Kind: l.Kind, Key: topology.Key{Namespace: l.Namespace, Name: l.Name}, Labels: l.Labels})
-		}
-		return newWorld(st.Graph(), objs, objects, nsLabels, kinds, controllers)
-	}})
-	return v.(*world)
+	return kinds, gks, controllersOf(profile.KindsOf(Name, reg))
+}
+
+// buildWorld builds the world whole from the objects of gks in the state.
+func buildWorld(st source.Source, gks []schema.GroupKind, kinds map[string]bool, controllers []string) *world {
+	var objs []*unstructured.Unstructured
+	for _, gk := range gks {
+		objs = append(objs, st.Objects(gk)...)
+	}
+	sort.Slice(objs, func(i, j int) bool { return less(objs[i], objs[j]) }) // a decision is the same for the same state
+	labeled, nsLabels := st.Labeled()
+	objects := make([]engine.Object, 0, len(labeled))
+	for _, l := range labeled {
+		objects = append(objects, engine.Object{Kind: l.Kind, Key: topology.Key{Namespace: l.Namespace, Name: l.Name}, Labels: l.Labels})
+	}
+	return newWorld(st.Graph(), objs, objects, nsLabels, kinds, controllers)
 }
 
 func less(a, b *unstructured.Unstructured) bool {

@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/source"
 	"github.com/precedent-dev/precedent/internal/topology"
 	engine "github.com/precedent-dev/precedent/profiles/envoygateway/engine"
 )
@@ -20,11 +21,10 @@ var (
 	reads              = []schema.GroupKind{listenerSetKind, tcpRouteKind, udpRouteKind, referenceGrantKind}
 )
 
-// world is one snapshot with the policies it holds, by kind and ref, so an update finds the stored
-// version it replaces.
+// world is one snapshot (which holds its policies by kind and ref, so an update finds the stored
+// version it replaces).
 type world struct {
-	snap  *engine.Snapshot
-	byRef map[string]map[engine.Ref]*engine.Policy
+	snap *engine.Snapshot
 	// graph and controllers are the snapshot's topology and the GatewayClass controllers it serves
 	// (engine.Input), for the warning on policies that reach only other controllers' Gateways.
 	graph       *topology.Graph
@@ -35,7 +35,7 @@ type world struct {
 // kinds) into a snapshot over graph.
 func newWorld(graph *topology.Graph, objs []*unstructured.Unstructured, labeled []engine.Object, nsLabels map[string]map[string]string, kinds map[string]bool, controllers []string) *world {
 	in := engine.Input{Graph: graph, Objects: labeled, NamespaceLabels: nsLabels, Controllers: controllers}
-	w := &world{byRef: map[string]map[engine.Ref]*engine.Policy{}, graph: graph, controllers: controllers}
+	w := &world{graph: graph, controllers: controllers}
 	for _, u := range objs {
 		gk := u.GroupVersionKind().GroupKind()
 		key := topology.Key{Namespace: u.GetNamespace(), Name: u.GetName()}
@@ -47,25 +47,81 @@ func newWorld(graph *topology.Graph, objs []*unstructured.Unstructured, labeled 
 		case gk == referenceGrantKind:
 			in.ReferenceGrants = append(in.ReferenceGrants, referenceGrant(u))
 		case gk.Group == engine.Group && kinds[gk.Kind]:
-			p, errs := engine.Read(u)
-			if len(errs) > 0 {
-				continue // reported by validate; Envoy Gateway ignores it too
+			if p := stored(u, graph); p != nil {
+				in.Policies = append(in.Policies, p)
 			}
-			if len(invalid(p, graph)) > 0 {
-				// Reported by validate; Envoy Gateway marks it Invalid and applies nothing of it.
-				if p = engine.AsInvalid(p); p == nil {
-					continue
-				}
-			}
-			in.Policies = append(in.Policies, p)
-			if w.byRef[p.Kind] == nil {
-				w.byRef[p.Kind] = map[engine.Ref]*engine.Policy{}
-			}
-			w.byRef[p.Kind][p.Ref] = p
 		}
 	}
 	w.snap = engine.NewSnapshot(in)
 	return w
+}
+
+// stored reads a stored policy as the snapshot holds it: nil when it does not read (reported by
+// validate; Envoy Gateway ignores it too); only its invalidity when its values are invalid over graph
+// (reported by validate; Envoy Gateway marks it Invalid and applies nothing of it).
+func stored(u *unstructured.Unstructured, graph *topology.Graph) *engine.Policy {
+	p, errs := engine.Read(u)
+	if len(errs) > 0 {
+		return nil
+	}
+	return asStored(p, graph)
+}
+
+// asStored is the policy p read as the snapshot holds it over graph.
+func asStored(p *engine.Policy, graph *topology.Graph) *engine.Policy {
+	if len(invalid(p, graph)) > 0 {
+		return engine.AsInvalid(p)
+	}
+	return p
+}
+
+// next is the world after event e, as newWorld would build it: a policy of kinds is stepped into the
+// snapshot (engine.Snapshot.WithPolicy), a topology event onto the graph after it (WithTopology), the
+// labels of a ListenerSet or L4 route (WithObject). It returns nil for the others (a Namespace, a
+// ReferenceGrant), and the world is built whole on its next use.
+func (w *world) next(e source.Event, kinds map[string]bool) any {
+	if e.Topology {
+		return w.nextTopology(e)
+	}
+	key := topology.Key{Namespace: e.Object.GetNamespace(), Name: e.Object.GetName()}
+	switch e.GroupKind {
+	case listenerSetKind, tcpRouteKind, udpRouteKind:
+		n := *w
+		n.snap = w.snap.WithObject(e.GroupKind.Kind, key, e.Object.GetLabels(), e.Deleted)
+		return &n
+	}
+	u, ok := e.Object.(*unstructured.Unstructured)
+	if e.GroupKind.Group != engine.Group || !kinds[e.GroupKind.Kind] || !ok {
+		return nil
+	}
+	var p *engine.Policy
+	if !e.Deleted {
+		p = stored(u, w.graph)
+	}
+	n := *w
+	n.snap = w.snap.WithPolicy(e.GroupKind.Kind, engine.Ref{Namespace: key.Namespace, Name: key.Name}, p)
+	return &n
+}
+
+// nextTopology is next for an event of the topology: the snapshot stepped onto the graph after it,
+// then the ClientTrafficPolicies whose validity the listeners decide (engine.PortOverlap) read again.
+func (w *world) nextTopology(e source.Event) any {
+	if e.Graph == nil || e.GroupKind.Group != topology.Group {
+		return nil
+	}
+	snap := w.snap.WithTopology(e.Graph, e.GroupKind.Kind, topology.Key{Namespace: e.Object.GetNamespace(), Name: e.Object.GetName()}, e.Object.GetLabels(), e.Deleted)
+	if snap == nil {
+		return nil
+	}
+	if e.GroupKind.Kind == "Gateway" || e.GroupKind.Kind == "ListenerSet" || e.GroupKind.Kind == "GatewayClass" {
+		for _, p := range snap.Stored(engine.ClientTrafficPolicy) {
+			read := p.AsRead()
+			if q := asStored(read, e.Graph); (p == read) != (q == read) { // valid before xor after
+				snap = snap.WithPolicy(p.Kind, p.Ref, q)
+			}
+		}
+	}
+	return &world{snap: snap, graph: e.Graph, controllers: w.controllers}
 }
 
 // referenceGrant reads a ReferenceGrant's from and to lists.

@@ -55,8 +55,9 @@ func usesGeoIP(fields map[string]interface{}) bool {
 // clientIPDetection is spec.clientIPDetection of the ClientTrafficPolicy in effect on the
 // listener of path p, nil when none sets it.
 func (s *Snapshot) clientIPDetection(p Path) map[string]interface{} {
-	for i, l := range s.listeners {
-		if l.Gateway != p.Gateway || l.ListenerSet != p.ListenerSet || l.Listener != p.Listener {
+	for i, n := 0, s.listeners.len(); i < n; i++ {
+		l, live := s.listeners.at(i)
+		if !live || l.Gateway != p.Gateway || l.ListenerSet != p.ListenerSet || l.Listener != p.Listener {
 			continue
 		}
 		r, ok := s.Compute(ClientTrafficPolicy, i)

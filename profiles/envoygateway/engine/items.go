@@ -77,12 +77,12 @@ func (s *Snapshot) KeyOf(kind string, p Path) effective.ItemKey {
 		owner = Scope{Kind: "ListenerSet", Namespace: p.ListenerSet.Namespace, Name: p.ListenerSet.Name}
 		listener = Scope{Kind: "ListenerSet", Namespace: p.ListenerSet.Namespace, Name: p.ListenerSet.Name, Section: p.Listener}.String()
 	}
-	if p.RouteKind == "" || s.split[kind][owner] > 0 || p.ListenerSet.Name != "" {
+	if p.RouteKind == "" || s.split[kind].get(owner) > 0 || p.ListenerSet.Name != "" {
 		k.Listener = listener
 	}
 	if p.RouteKind != "" {
 		k.Route = p.Route.String()
-		if s.split[kind][Scope{Kind: p.RouteKind, Namespace: p.Route.Namespace, Name: p.Route.Name}] > 0 {
+		if s.split[kind].get(Scope{Kind: p.RouteKind, Namespace: p.Route.Namespace, Name: p.Route.Name}) > 0 {
 			k.Rule = p.Rule
 		}
 	}

@@ -79,6 +79,16 @@ type Policy struct {
 	sources map[string]string
 	// Invalid says the policy stands for one Envoy Gateway marks Invalid (AsInvalid).
 	Invalid bool
+	// read is the policy as read when this is what AsInvalid made of it.
+	read *Policy
+}
+
+// AsRead is the policy as Read gave it: the valid form of what AsInvalid made of a policy.
+func (p *Policy) AsRead() *Policy {
+	if p.read != nil {
+		return p.read
+	}
+	return p
 }
 
 var specPath = field.NewPath("spec")

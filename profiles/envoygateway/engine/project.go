@@ -38,7 +38,7 @@ func (s *Snapshot) Project(w Write) Projection {
 	var old *Ref
 	if w.Old != nil {
 		old = &w.Old.Ref
-		for _, sc := range s.resolved[p.Kind][w.Old.Ref].Scopes {
+		for _, sc := range s.resolved[p.Kind].get(w.Old.Ref).Scopes {
 			scopes[sc] = true
 		}
 	}
@@ -56,10 +56,7 @@ func (s *Snapshot) Project(w Write) Projection {
 			}
 		}
 	}
-	under := s.under
-	if p.Kind == ClientTrafficPolicy {
-		under = s.lunder
-	}
+	under := s.index(p.Kind).under
 	seen := map[int32]bool{}
 	memo := merges{}
 	ordered := make([]Scope, 0, len(scopes))
@@ -69,11 +66,11 @@ func (s *Snapshot) Project(w Write) Projection {
 	sort.Slice(ordered, func(i, j int) bool { return scopeLess(ordered[i], ordered[j]) })
 	total := 0
 	for _, sc := range ordered {
-		total += len(under[sc])
+		total += len(under.get(sc))
 	}
 	pr.Before, pr.After = make([]Result, 0, total), make([]Result, 0, total)
 	for _, sc := range ordered {
-		for _, i := range under[sc] {
+		for _, i := range under.get(sc) {
 			if seen[i] {
 				continue
 			}

@@ -36,7 +36,7 @@ type lookup func(sc Scope) []*Policy
 
 func (s *Snapshot) base(kind string) lookup {
 	at := s.attach[kind]
-	return func(sc Scope) []*Policy { return at[sc] }
+	return func(sc Scope) []*Policy { return at.get(sc) }
 }
 
 // overlay is the world after a write: old removed, new added on its scopes (a few: compared in
@@ -44,7 +44,7 @@ func (s *Snapshot) base(kind string) lookup {
 func (s *Snapshot) overlay(kind string, old *Ref, add *Policy, addScopes []Scope) lookup {
 	at := s.attach[kind]
 	return func(sc Scope) []*Policy {
-		base := at[sc]
+		base := at.get(sc)
 		added := false
 		for _, a := range addScopes {
 			if a == sc {
@@ -89,26 +89,32 @@ func first(ps []*Policy) *Policy {
 
 // Compute is the effective policy of kind on path i (a listener index for ClientTrafficPolicy).
 func (s *Snapshot) Compute(kind string, i int) (Result, bool) {
-	return s.compute(kind, s.pathOf(kind, i), s.base(kind), nil)
+	p, live := s.index(kind).at(i)
+	if !live {
+		return Result{}, false
+	}
+	return s.compute(kind, p, s.base(kind), nil)
 }
 
 // merges memoizes the merges of one computation (the rules of a route share their policies).
 type merges map[[2]*Policy]Merged
 
 func (s *Snapshot) pathOf(kind string, i int) Path {
-	if kind == ClientTrafficPolicy {
-		return s.listeners[i]
-	}
-	return s.Paths[i]
+	p, _ := s.index(kind).at(i)
+	return p
 }
 
-// PathCount is the number of paths of a kind (listeners for ClientTrafficPolicy).
-func (s *Snapshot) PathCount(kind string) int {
+// index is the paths of a kind: the listeners for ClientTrafficPolicy.
+func (s *Snapshot) index(kind string) pathIndex {
 	if kind == ClientTrafficPolicy {
-		return len(s.listeners)
+		return s.listeners
 	}
-	return len(s.Paths)
+	return s.paths
 }
+
+// PathCount is the number of paths of a kind (listeners for ClientTrafficPolicy), dead ones
+// included: Compute says false for those.
+func (s *Snapshot) PathCount(kind string) int { return s.index(kind).len() }
 
 func (s *Snapshot) compute(kind string, p Path, at lookup, memo merges) (Result, bool) {
 	c, n := p.chain()

@@ -26,8 +26,8 @@ func (s *Snapshot) Resolve(p *Policy) Resolution {
 // object exists without the section named, or Missing.
 func (s *Snapshot) resolveRef(p *Policy, t TargetRef, r *Resolution, seen map[Scope]bool) {
 	sc := Scope{Kind: t.Kind, Namespace: p.Ref.Namespace, Name: t.Name, Section: t.Section}
-	if (t.Group != "" && t.Group != topology.Group) || !s.exists[sc] {
-		if whole := (Scope{Kind: sc.Kind, Namespace: sc.Namespace, Name: sc.Name}); sc.Section != "" && (t.Group == "" || t.Group == topology.Group) && s.exists[whole] {
+	if (t.Group != "" && t.Group != topology.Group) || !s.exists.get(sc) {
+		if whole := (Scope{Kind: sc.Kind, Namespace: sc.Namespace, Name: sc.Name}); sc.Section != "" && (t.Group == "" || t.Group == topology.Group) && s.exists.get(whole) {
 			r.NoSection = append(r.NoSection, t)
 		} else {
 			r.Missing = append(r.Missing, t)
@@ -57,12 +57,17 @@ func (s *Snapshot) resolveSelector(p *Policy, sel Selector, r *Resolution, seen 
 			return
 		}
 	}
-	for _, o := range s.objects[sel.Kind] {
+	objs := s.objects[sel.Kind]
+	if objs == nil {
+		return
+	}
+	for it := objs.Iterator(); !it.Done(); {
+		_, o, _ := it.Next()
 		if !s.inNamespaces(p, sel, nsSel, o) || !ls.Matches(labels.Set(o.Labels)) {
 			continue
 		}
 		sc := Scope{Kind: o.Kind, Namespace: o.Key.Namespace, Name: o.Key.Name}
-		if !s.exists[sc] || seen[sc] {
+		if !s.exists.get(sc) || seen[sc] {
 			continue
 		}
 		if o.Key.Namespace != p.Ref.Namespace && !s.granted(p, sc) {

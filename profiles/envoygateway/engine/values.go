@@ -39,7 +39,7 @@ func AsInvalid(p *Policy) *Policy {
 		return nil
 	}
 	q := *p
-	q.Fields, q.sources, q.Invalid = map[string]interface{}{}, map[string]string{}, true
+	q.Fields, q.sources, q.Invalid, q.read = map[string]interface{}{}, map[string]string{}, true, p
 	return &q
 }
 

@@ -1,7 +1,10 @@
 package engine
 
 import (
+	"slices"
 	"sort"
+
+	"github.com/benbjohnson/immutable"
 
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -160,22 +163,42 @@ func (p Path) parentArray() (c [3]Scope, n int) {
 	return [3]Scope{gl, gw}, 2
 }
 
-// Snapshot indexes a world: paths, scopes and each kind's attachments in Envoy Gateway's order.
+// Snapshot indexes a world: paths, scopes and each kind's attachments in Envoy Gateway's order. Its
+// indexes are persistent (maps.go): a step (WithPolicy, WithTopology) shares what it does not touch.
 type Snapshot struct {
-	Paths     []Path
-	listeners []Path // one path per listener (RouteKind empty), for ClientTrafficPolicy
-	under     map[Scope][]int32
-	lunder    map[Scope][]int32
-	exists    map[Scope]bool
-	objects   map[string][]Object // by kind
+	paths     pathIndex // the paths of routes
+	listeners pathIndex // one path per listener (RouteKind empty), for ClientTrafficPolicy
+	exists    pmap[Scope, bool]
+	objects   map[string]objectMap // by kind, in key order
 	nsLabels  map[string]map[string]string
 	grants    map[string][]ReferenceGrant // by namespace
-	policies  map[string][]*Policy        // by kind, oldest first
-	attach    map[string]map[Scope][]*Policy
-	resolved  map[string]map[Ref]Resolution
+	// attach lists each kind's policies per scope, oldest (the holder) first; resolved holds each
+	// kind's policies with their resolutions, by ref.
+	attach   map[string]pmap[Scope, []*Policy]
+	resolved map[string]pmap[Ref, placedPolicy]
 	// split counts policies on listener scopes (per Gateway or ListenerSet) and rule scopes (per
 	// route), for display: a listener or rule is shown only where a policy splits it.
-	split map[string]map[Scope]int
+	split map[string]pmap[Scope, int]
+	// named lists the policies whose targetRefs name an object (its scope without section), and
+	// selecting the policies with targetSelectors: those a topology step resolves again.
+	named     pmap[Scope, []policyKey]
+	selecting pmap[policyKey, bool]
+	// graph and controllers are what the paths were built from (Input), for the steps.
+	graph       *topology.Graph
+	controllers []string
+	b           *building // while NewSnapshot builds
+}
+
+// policyKey names a stored policy.
+type policyKey struct {
+	Kind string
+	Ref  Ref
+}
+
+// placedPolicy is a stored policy with where its targets land.
+type placedPolicy struct {
+	policy *Policy
+	Resolution
 }
 
 // Resolution is where a policy's targets land.
@@ -193,38 +216,75 @@ type Resolution struct {
 // NewSnapshot builds the indexes. Inputs are not modified.
 func NewSnapshot(in Input) *Snapshot {
 	s := &Snapshot{
-		under: map[Scope][]int32{}, lunder: map[Scope][]int32{}, exists: map[Scope]bool{},
-		objects: map[string][]Object{}, nsLabels: in.NamespaceLabels, grants: map[string][]ReferenceGrant{},
-		policies: map[string][]*Policy{}, attach: map[string]map[Scope][]*Policy{},
-		resolved: map[string]map[Ref]Resolution{}, split: map[string]map[Scope]int{},
+		objects: map[string]objectMap{}, nsLabels: in.NamespaceLabels, grants: map[string][]ReferenceGrant{},
+		attach: map[string]pmap[Scope, []*Policy]{}, resolved: map[string]pmap[Ref, placedPolicy]{},
+		split: map[string]pmap[Scope, int]{}, graph: in.Graph, controllers: in.Controllers,
+		b: newBuilding(),
 	}
 	s.buildPaths(in)
+	s.paths, s.listeners, s.exists = frozen(s.b.paths, s.b.under), frozen(s.b.listeners, s.b.lunder), pmapOf(s.b.exists)
+	s.b = nil
+	// A selector's matches are listed in key order: the same for the same objects.
+	objects := map[string]*immutable.SortedMapBuilder[topology.Key, Object]{}
 	for _, o := range in.Objects {
-		s.objects[o.Kind] = append(s.objects[o.Kind], o)
+		if objects[o.Kind] == nil {
+			objects[o.Kind] = immutable.NewSortedMapBuilder[topology.Key, Object](keyComparer{})
+		}
+		objects[o.Kind].Set(o.Key, o)
+	}
+	for kind, b := range objects {
+		s.objects[kind] = b.Map()
 	}
 	for _, g := range in.ReferenceGrants {
 		s.grants[g.Namespace] = append(s.grants[g.Namespace], g)
 	}
+	policies := map[string][]*Policy{} // by kind, oldest first
 	for _, p := range in.Policies {
-		s.policies[p.Kind] = append(s.policies[p.Kind], p)
+		policies[p.Kind] = append(policies[p.Kind], p)
 	}
-	for kind, ps := range s.policies {
+	named, selecting := map[Scope][]policyKey{}, map[policyKey]bool{}
+	for kind, ps := range policies {
 		sort.SliceStable(ps, func(i, j int) bool { return older(ps[i], ps[j]) })
-		s.attach[kind] = map[Scope][]*Policy{}
-		s.resolved[kind] = map[Ref]Resolution{}
-		s.split[kind] = map[Scope]int{}
+		s.indexPolicies(kind, ps)
 		for _, p := range ps {
-			r := s.Resolve(p)
-			s.resolved[kind][p.Ref] = r
-			for _, sc := range r.Scopes {
-				s.attach[kind][sc] = append(s.attach[kind][sc], p)
-				if k, ok := splitKey(sc); ok {
-					s.split[kind][k]++
-				}
+			for _, sc := range namedBy(p) {
+				named[sc] = append(named[sc], policyKey{kind, p.Ref})
+			}
+			if len(p.Selectors) > 0 {
+				selecting[policyKey{kind, p.Ref}] = true
 			}
 		}
 	}
+	s.named, s.selecting = pmapOf(named), pmapOf(selecting)
 	return s
+}
+
+// namedBy lists the objects p's targetRefs name, as scopes without section, each once.
+func namedBy(p *Policy) []Scope {
+	var out []Scope
+	for _, t := range p.Targets {
+		sc := Scope{Kind: t.Kind, Namespace: p.Ref.Namespace, Name: t.Name}
+		if !slices.Contains(out, sc) {
+			out = append(out, sc)
+		}
+	}
+	return out
+}
+
+// indexPolicies resolves the policies ps of kind, oldest first, and indexes them.
+func (s *Snapshot) indexPolicies(kind string, ps []*Policy) {
+	attach, resolved, split := map[Scope][]*Policy{}, map[Ref]placedPolicy{}, map[Scope]int{}
+	for _, p := range ps {
+		r := s.Resolve(p)
+		resolved[p.Ref] = placedPolicy{policy: p, Resolution: r}
+		for _, sc := range r.Scopes {
+			attach[sc] = append(attach[sc], p)
+			if k, ok := splitKey(sc); ok {
+				split[k]++
+			}
+		}
+	}
+	s.attach[kind], s.resolved[kind], s.split[kind] = pmapOf(attach), pmapOf(resolved), pmapOf(split)
 }
 
 // splitKey is the Gateway, ListenerSet or route that a listener or rule scope splits.
@@ -246,32 +306,13 @@ func (s *Snapshot) buildPaths(in Input) {
 		return ok && g.Serves(string(gw.Spec.GatewayClassName), in.Controllers)
 	}
 	for _, k := range g.GatewayKeys() {
-		gw := Scope{Kind: "Gateway", Namespace: k.Namespace, Name: k.Name}
-		s.exists[gw] = true
-		obj, _ := g.Gateway(k)
-		if !g.Serves(string(obj.Spec.GatewayClassName), in.Controllers) {
-			continue
-		}
-		for _, l := range obj.Spec.Listeners {
-			sc := gw
-			sc.Section = string(l.Name)
-			s.exists[sc] = true
-			s.addListener(Path{Gateway: k, Listener: string(l.Name)})
-		}
+		s.addGateway(g, k, in.Controllers)
 	}
 	// ListenerSets and L4 routes come from the graph; those of in.ListenerSets and in.L4Routes that
 	// the graph does not know are added the engine's own way.
 	lsByKey := map[topology.Key]*ListenerSet{}
 	for _, k := range g.ListenerSetKeys() {
-		obj, gk, ok := g.AttachedListenerSet(k)
-		if !ok || !serves(gk) {
-			continue
-		}
-		ls := &ListenerSet{Key: k, Gateway: gk}
-		for _, l := range obj.Spec.Listeners {
-			ls.Listeners = append(ls.Listeners, string(l.Name))
-		}
-		s.addListenerSet(ls)
+		s.addGraphListenerSet(g, k, serves)
 	}
 	for i := range in.ListenerSets {
 		ls := &in.ListenerSets[i]
@@ -337,24 +378,59 @@ func (s *Snapshot) addL4Route(g *topology.Graph, r *L4Route, lsByKey map[topolog
 	}
 }
 
+// addGateway adds the scope of Gateway k of g, and those of its listeners and their paths when its
+// class is of the controllers.
+func (s *Snapshot) addGateway(g *topology.Graph, k topology.Key, controllers []string) {
+	gw := Scope{Kind: "Gateway", Namespace: k.Namespace, Name: k.Name}
+	obj, ok := g.Gateway(k)
+	if !ok {
+		return
+	}
+	s.b.exists[gw] = true
+	if !g.Serves(string(obj.Spec.GatewayClassName), controllers) {
+		return
+	}
+	for _, l := range obj.Spec.Listeners {
+		sc := gw
+		sc.Section = string(l.Name)
+		s.b.exists[sc] = true
+		s.addListener(Path{Gateway: k, Listener: string(l.Name)})
+	}
+}
+
+// addGraphListenerSet adds ListenerSet k of g when it is attached to a Gateway that serves; it
+// returns the Gateway it is attached to, if any.
+func (s *Snapshot) addGraphListenerSet(g *topology.Graph, k topology.Key, serves func(topology.Key) bool) (topology.Key, bool) {
+	obj, gk, ok := g.AttachedListenerSet(k)
+	if !ok || !serves(gk) {
+		return topology.Key{}, false
+	}
+	ls := &ListenerSet{Key: k, Gateway: gk}
+	for _, l := range obj.Spec.Listeners {
+		ls.Listeners = append(ls.Listeners, string(l.Name))
+	}
+	s.addListenerSet(ls)
+	return gk, true
+}
+
 // addListenerSet adds the scopes and listener paths of an attached ListenerSet.
 func (s *Snapshot) addListenerSet(ls *ListenerSet) {
 	sc := Scope{Kind: "ListenerSet", Namespace: ls.Key.Namespace, Name: ls.Key.Name}
-	s.exists[sc] = true
+	s.b.exists[sc] = true
 	for _, l := range ls.Listeners {
 		lsc := sc
 		lsc.Section = l
-		s.exists[lsc] = true
+		s.b.exists[lsc] = true
 		s.addListener(Path{Gateway: ls.Gateway, ListenerSet: ls.Key, Listener: l})
 	}
 }
 
 func (s *Snapshot) markRoute(kind string, k topology.Key, rules []string) {
 	sc := Scope{Kind: kind, Namespace: k.Namespace, Name: k.Name}
-	s.exists[sc] = true
+	s.b.exists[sc] = true
 	for _, rule := range rules {
 		sc.Section = rule
-		s.exists[sc] = true
+		s.b.exists[sc] = true
 	}
 }
 
@@ -377,31 +453,23 @@ func (s *Snapshot) viaListenerSet(lsByKey map[topology.Key]*ListenerSet, kind st
 	}
 }
 
-func (s *Snapshot) add(p Path) {
-	i := int32(len(s.Paths))
-	s.Paths = append(s.Paths, p)
-	c, n := p.chain()
-	for _, sc := range c[:n] {
-		s.under[sc] = append(s.under[sc], i)
-	}
-}
+func (s *Snapshot) add(p Path) { s.b.add(p) }
 
-func (s *Snapshot) addListener(p Path) {
-	i := int32(len(s.listeners))
-	s.listeners = append(s.listeners, p)
-	for _, sc := range p.parents() {
-		s.lunder[sc] = append(s.lunder[sc], i)
-	}
-}
+func (s *Snapshot) addListener(p Path) { s.b.addListener(p) }
 
 // Exists reports whether a scope names something in the world.
-func (s *Snapshot) Exists(sc Scope) bool { return s.exists[sc] }
+func (s *Snapshot) Exists(sc Scope) bool { return s.exists.get(sc) }
 
 // Held lists the scopes that policies of kind attach to (the holder and any it holds off),
 // sorted; Envoy Gateway's status relations are drawn between them.
 func (s *Snapshot) Held(kind string) []Scope {
-	out := make([]Scope, 0, len(s.attach[kind]))
-	for sc, ps := range s.attach[kind] {
+	at := s.attach[kind].m
+	if at == nil {
+		return []Scope{}
+	}
+	out := make([]Scope, 0, at.Len())
+	for it := at.Iterator(); !it.Done(); {
+		sc, ps, _ := it.Next()
 		if len(ps) > 0 {
 			out = append(out, sc)
 		}

@@ -1,0 +1,205 @@
+package envoygateway
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/profile"
+	"github.com/precedent-dev/precedent/internal/settings"
+	"github.com/precedent-dev/precedent/internal/state"
+	"github.com/precedent-dev/precedent/internal/state/statetest"
+	engine "github.com/precedent-dev/precedent/profiles/envoygateway/engine"
+	"github.com/precedent-dev/precedent/test/gen"
+)
+
+// The sizes of the profile's benchmarks: gen's worlds at 1,000 and 10,000 routes, each policy of gen
+// made one SecurityPolicy and one BackendTrafficPolicy on its target (10,000 Envoy Gateway policies
+// at the full size). The costs must stay flat between the two.
+var benchSizes = []gen.Size{
+	{Gateways: 100, Routes: 1000, Policies: 500},
+	{Gateways: 1000, Routes: 10000, Policies: 5000},
+}
+
+// benchWorld is a State fed through its informer handlers with gen's world of size sz, its Gateways
+// of a GatewayClass of Envoy Gateway's controller, and Envoy Gateway's policies on gen's targets; the
+// snapshot built. It returns the policies delivered, in gen's order (Gateway policies first).
+func benchWorld(b *testing.B, sz gen.Size) (*state.State, *statetest.Informers, profile.Request, []*unstructured.Unstructured) {
+	st, inf, r, pols, _ := benchWorldOf(b, sz)
+	return st, inf, r, pols
+}
+
+// benchWorldOf is benchWorld, with gen's world.
+func benchWorldOf(b *testing.B, sz gen.Size) (*state.State, *statetest.Informers, profile.Request, []*unstructured.Unstructured, gen.World) {
+	w := gen.Generate(sz)
+	kinds := []policy.Kind{kind(engine.SecurityPolicy, nil), kind(engine.BackendTrafficPolicy, nil)}
+	st, inf := state.New(logr.Discard()), statetest.New(b)
+	ctx, cancel := context.WithCancel(context.Background())
+	b.Cleanup(cancel)
+	if err := st.Watch(ctx, inf, kinds); err != nil {
+		b.Fatal(err)
+	}
+	// A mapper that knows none of the kinds the profile reads: they are not installed.
+	if err := st.WatchProfiles(ctx, inf, meta.NewDefaultRESTMapper(nil), nil, schema.GroupKind{}); err != nil {
+		b.Fatal(err)
+	}
+	inf.Add(b, &gwv1.GatewayClass{ObjectMeta: metav1.ObjectMeta{Name: "example"}, Spec: gwv1.GatewayClassSpec{ControllerName: engine.ControllerName}})
+	for i := range w.Input.Gateways {
+		inf.Add(b, &w.Input.Gateways[i])
+	}
+	for i := range w.Input.HTTPRoutes {
+		inf.Add(b, &w.Input.HTTPRoutes[i])
+	}
+	var pols []*unstructured.Unstructured
+	for i, p := range w.Policies {
+		for _, k := range []string{engine.SecurityPolicy, engine.BackendTrafficPolicy} {
+			u := benchPolicy(k, p.Ref.Namespace, p.Ref.Name, p.Targets[0].Kind, p.Targets[0].Name, 0)
+			u.SetCreationTimestamp(metav1.NewTime(time.Date(2025, 1, 1, 0, 0, i, 0, time.UTC)))
+			inf.Add(b, u)
+			pols = append(pols, u)
+		}
+	}
+	s := settings.Defaults()
+	r := profile.Request{Settings: s, Registry: policy.NewRegistry(kinds...), Source: st}
+	if err := listed(st, r.Registry); err != nil {
+		b.Fatal(err)
+	}
+	if wd := (Profile{}).world(st, r.Registry); len(wd.snap.Items(engine.SecurityPolicy)) == 0 {
+		b.Fatal("no effective SecurityPolicy in the world")
+	}
+	return st, inf, r, pols, w
+}
+
+// benchPolicy is a policy of kind on target, version v of it: on a Gateway, CORS, JWT and
+// authorization (SecurityPolicy) or timeouts and retries (BackendTrafficPolicy); on a route, the same
+// merged strategically into the Gateway's.
+func benchPolicy(k, ns, name, targetKind, target string, v int) *unstructured.Unstructured {
+	spec := map[string]interface{}{"targetRefs": []interface{}{map[string]interface{}{"group": gwv1.GroupName, "kind": targetKind, "name": target}}}
+	switch {
+	case k == engine.SecurityPolicy && targetKind == "Gateway":
+		spec["jwt"] = map[string]interface{}{"providers": []interface{}{map[string]interface{}{"name": "corp", "remoteJWKS": map[string]interface{}{"uri": "https://login.example.com/jwks"}}}}
+		spec["cors"] = map[string]interface{}{"allowOrigins": []interface{}{fmt.Sprintf("https://v%d.example.com", v)}}
+		spec["authorization"] = map[string]interface{}{"defaultAction": "Deny", "rules": []interface{}{map[string]interface{}{"action": "Allow", "principal": map[string]interface{}{"clientCIDRs": []interface{}{"10.0.0.0/8"}}}}}
+	case k == engine.SecurityPolicy:
+		spec["mergeType"] = "StrategicMerge"
+		spec["extAuth"] = map[string]interface{}{"http": map[string]interface{}{"backendRefs": []interface{}{map[string]interface{}{"name": "authz", "port": int64(9000 + v)}}}}
+	case targetKind == "Gateway":
+		spec["timeout"] = map[string]interface{}{"http": map[string]interface{}{"requestTimeout": fmt.Sprintf("%ds", 10+v)}}
+		spec["retry"] = map[string]interface{}{"numRetries": int64(2)}
+	default:
+		spec["mergeType"] = "StrategicMerge"
+		spec["timeout"] = map[string]interface{}{"tcp": map[string]interface{}{"connectTimeout": fmt.Sprintf("%ds", 1+v)}}
+	}
+	return &unstructured.Unstructured{Object: map[string]interface{}{"apiVersion": engine.Group + "/v1alpha1", "kind": k,
+		"metadata": map[string]interface{}{"namespace": ns, "name": name}, "spec": spec}}
+}
+
+// BenchmarkReview is the profile's review of a policy write (what the validating webhook pays per
+// admission, decoding aside): an update of a Gateway-level and of a route-level SecurityPolicy and
+// BackendTrafficPolicy, at 1,000 and 10,000 routes.
+func BenchmarkReview(b *testing.B) {
+	for _, sz := range benchSizes {
+		_, _, r, pols := benchWorld(b, sz)
+		for _, c := range []struct {
+			name string
+			u    *unstructured.Unstructured
+		}{{"gateway", pols[0]}, {"gateway", pols[1]}, {"route", pols[len(pols)-2]}, {"route", pols[len(pols)-1]}} {
+			spec := c.u.Object["spec"].(map[string]interface{})
+			target := spec["targetRefs"].([]interface{})[0].(map[string]interface{})
+			req := r
+			req.Object = benchPolicy(c.u.GetKind(), c.u.GetNamespace(), c.u.GetName(), target["kind"].(string), target["name"].(string), 1)
+			req.Object.SetCreationTimestamp(c.u.GetCreationTimestamp())
+			req.GroupKind = req.Object.GroupVersionKind().GroupKind()
+			if d := (Profile{}).Review(req); len(d.Errs) > 0 || d.Unavailable != nil || d.Internal != nil {
+				b.Fatalf("%s %s: %v %v %v", c.u.GetKind(), c.name, d.Errs, d.Unavailable, d.Internal)
+			}
+			b.Run(fmt.Sprintf("%s/%s/routes=%d", c.u.GetKind(), c.name, sz.Routes), func(b *testing.B) {
+				b.ReportAllocs()
+				for i := 0; i < b.N; i++ {
+					(Profile{}).Review(req)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkApplyChange is the CPU of applying one event to a built State through its informer event
+// handler (as internal/state's BenchmarkApplyChange for the engine's kinds): the graph and the
+// Envoy Gateway snapshot stepped and published with the event, then read by a request. Policy events
+// edit route-level and Gateway-level SecurityPolicies and BackendTrafficPolicies in turn; a route
+// event moves an HTTPRoute between its Gateway's listeners; a Gateway event changes a Gateway's https
+// listener's hostname (its listeners and the routes through it are redone). At 1,000 and 10,000
+// routes: the cost must stay flat.
+func BenchmarkApplyChange(b *testing.B) {
+	for _, sz := range benchSizes {
+		st, inf, r, pols, w := benchWorldOf(b, sz)
+		for _, change := range []string{"policy=gateway", "policy=route", "route", "gateway"} {
+			b.Run(fmt.Sprintf("routes=%d/%s", sz.Routes, change), func(b *testing.B) {
+				b.ReportAllocs()
+				for i := 0; i < b.N; i++ {
+					switch change {
+					case "route":
+						benchRouteEvent(b, inf, w, i)
+					case "gateway":
+						benchGatewayEvent(b, inf, w, i)
+					default:
+						benchPolicyEvent(b, inf, pols, change == "policy=route", min(sz.Policies/10, sz.Gateways), i)
+					}
+					(Profile{}).world(st, r.Registry)
+				}
+			})
+		}
+	}
+}
+
+// benchPolicyEvent edits one of the policies, Gateway-level or route-level (the first 2*gwPolicies
+// are Gateway-level).
+func benchPolicyEvent(b *testing.B, inf *statetest.Informers, pols []*unstructured.Unstructured, route bool, gwPolicies, i int) {
+	from, n := 0, 2*gwPolicies
+	if route {
+		from, n = 2*gwPolicies, len(pols)-2*gwPolicies
+	}
+	j := from + (i*7919)%n
+	old := pols[j]
+	target := old.Object["spec"].(map[string]interface{})["targetRefs"].([]interface{})[0].(map[string]interface{})
+	next := benchPolicy(old.GetKind(), old.GetNamespace(), old.GetName(), target["kind"].(string), target["name"].(string), 1+i%50)
+	next.SetCreationTimestamp(old.GetCreationTimestamp())
+	inf.Update(b, old, next)
+	pols[j] = next
+}
+
+// benchRouteEvent moves an HTTPRoute between the http and https listeners of its Gateway.
+func benchRouteEvent(b *testing.B, inf *statetest.Informers, w gen.World, i int) {
+	j := (i * 7919) % len(w.Input.HTTPRoutes)
+	old := &w.Input.HTTPRoutes[j]
+	next := old.DeepCopy()
+	next.Generation = old.Generation + 1
+	s := gwv1.SectionName("https")
+	if p := next.Spec.ParentRefs[0].SectionName; p != nil && *p == s {
+		s = "http"
+	}
+	next.Spec.ParentRefs[0].SectionName = &s
+	inf.Update(b, old, next)
+	w.Input.HTTPRoutes[j] = *next
+}
+
+// benchGatewayEvent changes the hostname of a Gateway's https listener.
+func benchGatewayEvent(b *testing.B, inf *statetest.Informers, w gen.World, i int) {
+	j := (i * 7919) % len(w.Input.Gateways)
+	old := &w.Input.Gateways[j]
+	next := old.DeepCopy()
+	next.Generation = old.Generation + 1
+	h := gwv1.Hostname(fmt.Sprintf("h%d.example.com", i))
+	next.Spec.Listeners[1].Hostname = &h
+	inf.Update(b, old, next)
+	w.Input.Gateways[j] = *next
+}

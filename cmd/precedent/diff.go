@@ -229,7 +229,9 @@ func keyOf(u *unstructured.Unstructured) objectKey {
 // applyFiles returns the cluster base with the files' objects created or replaced by namespace/name
 // (objects without a namespace land in ns, else default), as the API server would store them: a
 // replaced object keeps the stored creationTimestamp, a created one is created now. A PrecedentConfig
-// among the files gives the head its settings unless configGiven (--config, for both sides).
+// among the files gives the head its settings unless configGiven (--config, for both sides). written
+// names the objects the files create or change: one as stored (asStored) changes nothing, so its
+// findings are not the change set's.
 func applyFiles(base *input, files []string, ns string, now time.Time, configGiven bool) (*input, map[string]bool, error) {
 	objs, err := manifest.Read(files...)
 	if err != nil {
@@ -252,6 +254,7 @@ func applyFiles(base *input, files []string, ns string, now time.Time, configGiv
 		ns = "default"
 	}
 	created := newerThanAll(base.objects, now)
+	reg := s.Registry()
 	index := make(map[objectKey]int, len(base.objects))
 	out := append([]*unstructured.Unstructured(nil), base.objects...)
 	for i, u := range out {
@@ -264,14 +267,17 @@ func applyFiles(base *input, files []string, ns string, now time.Time, configGiv
 		if u.GetNamespace() == "" && u.GetKind() != "GatewayClass" && u.GetKind() != "Namespace" && u.GroupVersionKind().GroupKind() != settings.GVK.GroupKind() {
 			u.SetNamespace(ns)
 		}
-		written[u.GetKind()+" "+profile.NSName(u)] = true
 		if i, ok := index[keyOf(u)]; ok {
 			stored := out[i]
 			u.SetCreationTimestamp(stored.GetCreationTimestamp())
 			u.SetUID(stored.GetUID())
+			if !asStored(stored, u, reg) {
+				written[u.GetKind()+" "+profile.NSName(u)] = true
+			}
 			out[i] = u
 			continue
 		}
+		written[u.GetKind()+" "+profile.NSName(u)] = true
 		u.SetCreationTimestamp(created)
 		index[keyOf(u)] = len(out)
 		out = append(out, u)

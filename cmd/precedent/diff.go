@@ -134,6 +134,9 @@ func (o *diffOptions) run(cmd *cobra.Command) error {
 		return &exitError{Code: 2, Err: errors.New("no input: give --base PATH and --head PATH, or -f PATH to compare with the cluster")}
 	}
 
+	// A policy not accepted holds nothing, on either side (leaveOutUnaccepted).
+	base.leaveOutUnaccepted(o.kind)
+	head.leaveOutUnaccepted(o.kind)
 	changes, err := diffKinds(base, head, o.kind)
 	if err != nil {
 		return &exitError{Code: 2, Err: err}
@@ -145,7 +148,7 @@ func (o *diffOptions) run(cmd *cobra.Command) error {
 	// What the API server rejects by its CRD (Precedent's own, built in, included) is an error, as
 	// validate lists it.
 	all = append(append([]finding.Finding(nil), head.rejected...), all...)
-	fs := about(all, written, len(o.files) > 0)
+	fs := append(about(all, written, len(o.files) > 0), newlyUnaccepted(base, head)...)
 	finding.Locate(fs, head.locate)
 	var errs, warns []string
 	for i := range fs {

@@ -62,6 +62,7 @@ as -f.
 			if err != nil {
 				return err
 			}
+			o.leaveOutUnaccepted(kind)
 			var under *topology.Target
 			if target != "" {
 				under = &t

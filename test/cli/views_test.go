@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,6 +89,90 @@ func TestDiffOfObjectsAsStored(t *testing.T) {
 				if n = strings.ReplaceAll(n, "NS", ns); strings.Contains(out+stderr, n) {
 					t.Errorf("unexpected %q in:\n%s%s", n, out, stderr)
 				}
+			}
+		})
+	}
+}
+
+// TestUnacceptedPolicyLeftOut: the cluster switches unset off while a route policy using unset is
+// stored (no webhook runs here to reject it). The reconciler would write Accepted=False/Invalid on
+// it, so effective and explain leave it out, and a note names it and the reason: the Gateway's
+// default it unsets stays in effect.
+func TestUnacceptedPolicyLeftOut(t *testing.T) {
+	kc := "--kubeconfig=" + h.Kubeconfig
+	ns := harness.Namespace(t, c)
+	harness.Apply(t, c, ns, orderTopology, `
+apiVersion: policy.precedent.dev/v1alpha1
+kind: AuthPolicy
+metadata: {name: gw-policy}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}
+  defaults:
+    strategy: merge
+    rules:
+      authorization:
+        b: {opa: {rego: allow = true}}`, `
+apiVersion: policy.precedent.dev/v1alpha1
+kind: AuthPolicy
+metadata: {name: route-policy}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: cart}
+  rules:
+    authorization:
+      c: {opa: {rego: allow = true}}
+  unset: [authorization.b]`)
+	cfg := harness.Object(`
+apiVersion: policy.precedent.dev/v1alpha1
+kind: PrecedentConfig
+metadata: {name: cluster}
+spec: {unsetEnabled: false}`)
+	harness.Create(t, c, cfg)
+	t.Cleanup(func() { _ = c.Delete(context.Background(), cfg) })
+
+	note := "Note: PRC-N300 AuthPolicy NS/route-policy: left out, not accepted: Invalid: Policy is invalid: spec.unset: Forbidden: unset is switched off"
+	cases := []struct {
+		name string
+		args []string
+		want []string // in stdout
+	}{
+		{
+			name: "effective: the Gateway's default is in effect, the route policy holds nothing",
+			args: []string{"effective", "--kind", "AuthPolicy", "--target", "httproute/NS/cart", "-o", "json"},
+			want: []string{`"sources": {
+        "authorization.b": "NS/gw-policy"
+      }`},
+		},
+		{
+			name: "explain the rule: it comes from the Gateway policy",
+			args: []string{"explain", "--kind", "AuthPolicy", "--target", "httproute/NS/cart", "--rule", "authorization.b"},
+			want: []string{"NS/gw-policy"},
+		},
+		{
+			name: "explain the policy: not accepted, no rule in effect",
+			args: []string{"explain", "--kind", "AuthPolicy", "--policy", "NS/route-policy", "-o", "json"},
+			want: []string{`"reason": "Invalid"`, `"rules": []`},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			args := []string{kc}
+			for _, a := range tc.args {
+				args = append(args, strings.ReplaceAll(a, "NS", ns))
+			}
+			out, stderr, code := precedent(t, args...)
+			if code != 0 {
+				t.Fatalf("exit %d\n%s%s", code, out, stderr)
+			}
+			for _, w := range tc.want {
+				if w = strings.ReplaceAll(w, "NS", ns); !strings.Contains(out, w) {
+					t.Errorf("missing %q in:\n%s", w, out)
+				}
+			}
+			if n := strings.ReplaceAll(note, "NS", ns); !strings.Contains(stderr, n) {
+				t.Errorf("missing %q in stderr:\n%s", n, stderr)
+			}
+			if strings.Contains(out, "authorization.c") {
+				t.Errorf("the route policy's rule is shown:\n%s", out)
 			}
 		})
 	}

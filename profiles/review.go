@@ -95,7 +95,11 @@ func findings(u *unstructured.Unstructured, d profile.Decision) []finding.Findin
 	out = append(out, finding.Errors(u, d.Errs, d.CheckIDs)...)
 	obj := finding.ObjectOf(u)
 	for _, w := range d.Warnings {
-		out = append(out, finding.Warning(obj, w))
+		f := finding.Warning(obj, w)
+		if ps, ok := d.Affected[w]; ok {
+			f.Affected = ps
+		}
+		out = append(out, f)
 	}
 	return out
 }

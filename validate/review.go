@@ -22,6 +22,9 @@ type Outcome struct {
 	// found reading the policy.
 	CheckIDs []string
 	Warnings []string
+	// Affected are the paths a warning is about (PathName), by the warning's line as Warnings holds
+	// it; a warning absent names no path.
+	Affected map[string][]string
 }
 
 // Review runs the whole check of a create or update of obj against before, the snapshot of the
@@ -49,7 +52,20 @@ func Review(before *effective.Snapshot, obj *unstructured.Unstructured, s settin
 		out.Warnings = Limit(swarns, s.WarningLimit)
 		return out
 	}
-	out.Warnings = Limit(append(swarns, Project(before, p.Ref, p)...), s.WarningLimit)
+	lines, affected := ProjectPaths(before, p.Ref, p)
+	out.Warnings, out.Affected = Limit(append(swarns, lines...), s.WarningLimit), limitKeys(affected)
+	return out
+}
+
+// limitKeys keys affected by the lines as Limit renders them.
+func limitKeys(affected map[string][]string) map[string][]string {
+	if len(affected) == 0 {
+		return nil
+	}
+	out := make(map[string][]string, len(affected))
+	for line, ps := range affected {
+		out[truncate(line, maxWarningLen)] = ps
+	}
 	return out
 }
 
@@ -58,5 +74,6 @@ func ReviewDelete(before *effective.Snapshot, ref policy.Ref, s settings.Setting
 	if _, ok := before.Policy(ref); !ok {
 		return Outcome{}
 	}
-	return Outcome{Warnings: Limit(Project(before, ref, nil), s.WarningLimit)}
+	lines, affected := ProjectPaths(before, ref, nil)
+	return Outcome{Warnings: Limit(lines, s.WarningLimit), Affected: limitKeys(affected)}
 }

@@ -38,7 +38,7 @@ func EngineReview(k policy.Kind, r Request) Decision {
 	} else {
 		out = validate.Review(snap, r.Object, s, cond)
 	}
-	return Decision{Errs: out.Errs, CheckIDs: out.CheckIDs, Warnings: out.Warnings}
+	return Decision{Errs: out.Errs, CheckIDs: out.CheckIDs, Warnings: out.Warnings, Affected: out.Affected}
 }
 
 // KindListed makes sure the state has listed the policies of kind k, so that a write is checked

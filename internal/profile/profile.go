@@ -87,8 +87,12 @@ type Decision struct {
 	Errs field.ErrorList
 	// CheckIDs name, for each error of Errs, the check that found it (package checks), "" for none;
 	// the rejection metric counts by it.
-	CheckIDs    []string
-	Warnings    []string
+	CheckIDs []string
+	Warnings []string
+	// Affected are the Gateway/route paths a warning is about ("gateway-system/gw/http →
+	// shop/cart", validate.PathName), by the warning's line; a warning absent names none. The
+	// webhook sends the lines alone; the CLI's findings carry the paths.
+	Affected    map[string][]string
 	Unavailable error
 	Internal    error
 }

@@ -25,6 +25,9 @@ var codeNotAccepted = warning.Register(warning.Code{ID: "PRC-N300", Severity: wa
 type leftOut struct {
 	kind policy.Kind
 	item *inventory.Item
+	// where are the namespaces the policy is about: its own, and those of the routes (or, for
+	// listener paths, the Gateways) of the paths it reaches.
+	where map[string]bool
 }
 
 // leaveOutUnaccepted judges every policy of the kinds whose status Precedent writes as the
@@ -57,11 +60,41 @@ func (o *input) judge(k policy.Kind) {
 			kept = append(kept, it)
 			continue
 		}
-		o.left = append(o.left, leftOut{kind: k, item: it})
+		o.left = append(o.left, leftOut{kind: k, item: it, where: namespacesOf(snap, it.Policy)})
 		o.unaccepted = append(o.unaccepted, finding.Warning(finding.ObjectOf(it.Object),
 			codeNotAccepted.Linef("left out, not accepted: %s: %s", reason, msg)))
 	}
 	o.inv.Policies[gk] = kept
+}
+
+// namespacesOf are the namespaces p is about: its own, and those of the routes (or, for listener
+// paths, the Gateways) of the paths it reaches in snap.
+func namespacesOf(snap *effective.Snapshot, p *policy.Policy) map[string]bool {
+	out := map[string]bool{p.Ref.Namespace: true}
+	for _, i := range snap.PathsOf(p) {
+		path := snap.Graph.Paths[i]
+		if path.RouteKind != "" {
+			out[path.Route.Namespace] = true
+		} else {
+			out[path.Gateway.Namespace] = true
+		}
+	}
+	return out
+}
+
+// keepUnacceptedIn keeps the notes of the policies left out that are about namespace ns (all when
+// ns is ""), as `effective -n` shows the paths of ns only.
+func (o *input) keepUnacceptedIn(ns string) {
+	if ns == "" {
+		return
+	}
+	var keep []finding.Finding
+	for i, l := range o.left {
+		if l.where[ns] {
+			keep = append(keep, o.unaccepted[i])
+		}
+	}
+	o.unaccepted = keep
 }
 
 // leftOutPolicy is the policy ref of kind k that leaveOutUnaccepted left out, with the snapshot the

@@ -28,6 +28,7 @@ func TestLeaveOutUnaccepted(t *testing.T) {
 		name     string
 		settings settings.Settings
 		more     string // documents added to the sample
+		ns       string // the namespace whose notes are kept (effective -n)
 		kept     []string
 		notes    []string
 	}{
@@ -37,6 +38,10 @@ func TestLeaveOutUnaccepted(t *testing.T) {
 			kept: []string{"f1/gw-policy"},
 			notes: []string{"PRC-N300 AuthPolicy f1/route-policy: left out, not accepted: Invalid: Policy is invalid: spec.unset: Forbidden: " +
 				"unset is switched off in this cluster by the cluster administrator (PrecedentConfig cluster: spec.unsetEnabled): remove spec.unset"},
+		},
+		{
+			name: "unset switched off, the notes of another namespace: none", settings: unsetOff, ns: "c1",
+			kept: []string{"f1/gw-policy"},
 		},
 		{
 			name: "a policy whose target does not exist is left out", settings: settings.Defaults(), more: missingTarget,
@@ -63,6 +68,7 @@ func TestLeaveOutUnaccepted(t *testing.T) {
 				t.Fatal(err)
 			}
 			o.leaveOutUnaccepted("")
+			o.keepUnacceptedIn(tc.ns)
 			k, _ := o.registry.Resolve("AuthPolicy")
 			var kept, notes []string
 			for _, p := range o.inv.Views(k) {

@@ -63,6 +63,7 @@ as -f.
 				return err
 			}
 			o.leaveOutUnaccepted(kind)
+			o.keepUnacceptedIn(ns)
 			var under *topology.Target
 			if target != "" {
 				under = &t

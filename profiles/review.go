@@ -74,7 +74,7 @@ func Review(ctx context.Context, objs []*unstructured.Unstructured, s settings.S
 		if err := src.Remove(j.u); err != nil {
 			return nil, err
 		}
-		d := j.p.Review(profile.Request{GroupKind: j.gk, Object: j.u, Settings: s, Registry: reg, Source: src})
+		d := j.p.Review(profile.Request{GroupKind: j.gk, Object: j.u, Settings: s, Registry: reg, Source: src, Paths: true})
 		if err := src.Add(j.u); err != nil {
 			return nil, err
 		}

@@ -1,15 +1,20 @@
 package validate_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/precedent-dev/precedent/cel"
+	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/settings"
+	"github.com/precedent-dev/precedent/validate"
 )
 
 // TestAffectedPaths: each warning of a write names the Gateway/route paths it is about, as
 // `precedent effective` names them; a warning that is about no path (a missing target) names none.
+// The webhook's Review gives the same lines and no paths.
 func TestAffectedPaths(t *testing.T) {
 	gwPolicy := "apiVersion: policy.precedent.dev/v1alpha1\nkind: AuthPolicy\nmetadata: {name: gw-policy, namespace: gateway-system, creationTimestamp: '2024-01-01T00:00:00Z'}\nspec:\n" +
 		"  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}\n  defaults: {strategy: merge, rules: {authentication: {a: {x: 1}}}}\n"
@@ -37,9 +42,16 @@ func TestAffectedPaths(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out := review(t, settings.Defaults(), world(t, "AuthPolicy", tt.extra...), tt.policy)
+			s := settings.Defaults()
+			ev, _ := cel.New(s.CELCostLimit)
+			o := obj(t, tt.policy)
+			snap := world(t, "AuthPolicy", tt.extra...).Without(policy.Ref{Namespace: o.GetNamespace(), Name: o.GetName()})
+			out := validate.ReviewPaths(snap, o, s, ev)
 			if d := cmp.Diff(tt.want, out.Affected); d != "" {
 				t.Errorf("affected (-want +got):\n%s\nwarnings: %q", d, out.Warnings)
+			}
+			if plain := validate.Review(snap, o, s, ev); plain.Affected != nil || !slices.Equal(plain.Warnings, out.Warnings) {
+				t.Errorf("Review (the webhook's) = %q with affected %v, want the same warnings and no paths", plain.Warnings, plain.Affected)
 			}
 		})
 	}

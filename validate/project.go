@@ -15,19 +15,19 @@ import (
 // that policy reaches (before or after), and returns the warnings of DESIGN.md. written is nil for
 // a delete. Warnings name policies, routes and rule ids only, never rule values.
 func Project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy) []string {
-	lines, _ := project(before, ref, written, true)
+	lines, _ := project(before, ref, written, true, false)
 	return lines
 }
 
 // ProjectPaths is Project, with the paths each warning is about (PathName), by the warning's line;
 // a warning absent from affected names no path.
 func ProjectPaths(before *effective.Snapshot, ref policy.Ref, written *policy.Policy) (lines []string, affected map[string][]string) {
-	return project(before, ref, written, true)
+	return project(before, ref, written, true, true)
 }
 
-// project is ProjectPaths; reuse allows the shortcut for a write the same as the stored version
-// (tests compare it with the long way).
-func project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy, reuse bool) ([]string, map[string][]string) {
+// project is Project, or ProjectPaths with paths; reuse allows the shortcut for a write the same as
+// the stored version (tests compare it with the long way).
+func project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy, reuse, paths bool) ([]string, map[string][]string) {
 	old, hadOld := before.Policy(ref)
 	after := afterWrite(before, ref, written, reuse && hadOld && written != nil && written.SameAs(old))
 	var was, is []int
@@ -40,7 +40,10 @@ func project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy,
 	idx := after.Graph.Union(was, is) // in path order, as warnings list places
 
 	w := &warnings{graph: after.Graph, kind: kindOf(before, written), rulesField: before.Kind.RulesField, ref: ref, all: make([]note, 0, 8),
-		fold: before.Kind.Fold(), model: modelName(before.Kind.Fold()), deleted: written == nil, keyOf: after.KeyOf}
+		fold: before.Kind.Fold(), model: modelName(before.Kind.Fold()), deleted: written == nil}
+	if paths {
+		w.keyOf = after.KeyOf
+	}
 	if written != nil {
 		w.targets(after, written)
 	}

@@ -31,6 +31,17 @@ type Outcome struct {
 // other policies of its kind and the topology (obj's own earlier version may be in it; it is
 // replaced). This is the webhook's flow and the offline validate command's.
 func Review(before *effective.Snapshot, obj *unstructured.Unstructured, s settings.Settings, cond *cel.Evaluator) Outcome {
+	return review(before, obj, s, cond, false)
+}
+
+// ReviewPaths is Review with Outcome.Affected: the paths each warning is about (the CLI's findings;
+// the webhook sends the lines alone).
+func ReviewPaths(before *effective.Snapshot, obj *unstructured.Unstructured, s settings.Settings, cond *cel.Evaluator) Outcome {
+	return review(before, obj, s, cond, true)
+}
+
+// review is Review, with the affected paths when paths is set.
+func review(before *effective.Snapshot, obj *unstructured.Unstructured, s settings.Settings, cond *cel.Evaluator, paths bool) Outcome {
 	p, errs := policy.View(before.Kind, obj)
 	out := Outcome{Policy: p}
 	if _, ok := obj.Object["spec"].(map[string]interface{}); !ok {
@@ -52,7 +63,7 @@ func Review(before *effective.Snapshot, obj *unstructured.Unstructured, s settin
 		out.Warnings = Limit(swarns, s.WarningLimit)
 		return out
 	}
-	lines, affected := ProjectPaths(before, p.Ref, p)
+	lines, affected := project(before, p.Ref, p, true, paths)
 	out.Warnings, out.Affected = Limit(append(swarns, lines...), s.WarningLimit), limitKeys(affected)
 	return out
 }
@@ -74,6 +85,5 @@ func ReviewDelete(before *effective.Snapshot, ref policy.Ref, s settings.Setting
 	if _, ok := before.Policy(ref); !ok {
 		return Outcome{}
 	}
-	lines, affected := ProjectPaths(before, ref, nil)
-	return Outcome{Warnings: Limit(lines, s.WarningLimit), Affected: limitKeys(affected)}
+	return Outcome{Warnings: Limit(Project(before, ref, nil), s.WarningLimit)}
 }

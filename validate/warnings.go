@@ -29,7 +29,8 @@ type warnings struct {
 	fold       policy.Fold
 	deleted    bool // the write is a delete
 	// affected are the paths each rendered line is about (list fills it), by the line; keyOf names
-	// a path as the effective policies after the write do.
+	// a path as the effective policies after the write do, nil when no paths are asked for (the
+	// webhook sends lines only, and does not pay for naming the paths).
 	affected map[string][]string
 	keyOf    func(topology.Path) effective.ItemKey
 }
@@ -97,7 +98,9 @@ func (w *warnings) add(msg string) {
 // addAt records warning number n at path i, once per place (topology.Graph.PlaceID), and the path.
 func (w *warnings) addAt(n int, i int) {
 	w.all[n].places.add(w.graph.PlaceID(i))
-	w.all[n].paths.add(int32(i))
+	if w.keyOf != nil {
+		w.all[n].paths.add(int32(i))
+	}
 }
 
 // event returns the number of the warning an event of a fold gives about the write of w.ref, false
@@ -204,7 +207,7 @@ const MaxAffected = 100
 // affect records that line is about the paths ps (indices into the graph's paths, in path order),
 // named as `precedent effective` names a path (PathName), at most MaxAffected of them.
 func (w *warnings) affect(line string, ps []int32) {
-	if len(ps) == 0 {
+	if w.keyOf == nil || len(ps) == 0 {
 		return
 	}
 	if w.affected == nil {

@@ -35,6 +35,8 @@ func EngineReview(k policy.Kind, r Request) Decision {
 	var out validate.Outcome
 	if r.Delete {
 		out = validate.ReviewDelete(snap, policy.Ref{Namespace: r.Object.GetNamespace(), Name: r.Object.GetName()}, s)
+	} else if r.Paths {
+		out = validate.ReviewPaths(snap, r.Object, s, cond)
 	} else {
 		out = validate.Review(snap, r.Object, s, cond)
 	}

@@ -78,6 +78,9 @@ type Request struct {
 	// Source is the cluster the write is reviewed against: the informers' state for the webhook,
 	// the input's objects for `precedent validate -f`.
 	Source source.Source
+	// Paths asks for Decision.Affected (the CLI's findings); the webhook, which sends the warning
+	// lines alone, leaves it false and does not pay for naming the paths.
+	Paths bool
 }
 
 // Decision is a profile's answer: field errors deny the write, warnings go back either way.

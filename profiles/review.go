@@ -74,7 +74,7 @@ func Review(ctx context.Context, objs []*unstructured.Unstructured, s settings.S
 		if err := src.Remove(j.u); err != nil {
 			return nil, err
 		}
-		d := j.p.Review(profile.Request{GroupKind: j.gk, Object: j.u, Settings: s, Registry: reg, Source: src})
+		d := j.p.Review(profile.Request{GroupKind: j.gk, Object: j.u, Settings: s, Registry: reg, Source: src, Paths: true})
 		if err := src.Add(j.u); err != nil {
 			return nil, err
 		}
@@ -95,7 +95,11 @@ func findings(u *unstructured.Unstructured, d profile.Decision) []finding.Findin
 	out = append(out, finding.Errors(u, d.Errs, d.CheckIDs)...)
 	obj := finding.ObjectOf(u)
 	for _, w := range d.Warnings {
-		out = append(out, finding.Warning(obj, w))
+		f := finding.Warning(obj, w)
+		if ps, ok := d.Affected[w]; ok {
+			f.Affected = ps
+		}
+		out = append(out, f)
 	}
 	return out
 }

@@ -15,12 +15,19 @@ import (
 // that policy reaches (before or after), and returns the warnings of DESIGN.md. written is nil for
 // a delete. Warnings name policies, routes and rule ids only, never rule values.
 func Project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy) []string {
-	return project(before, ref, written, true)
+	lines, _ := project(before, ref, written, true, false)
+	return lines
 }
 
-// project is Project; reuse allows the shortcut for a write the same as the stored version (tests
-// compare it with the long way).
-func project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy, reuse bool) []string {
+// ProjectPaths is Project, with the paths each warning is about (PathName), by the warning's line;
+// a warning absent from affected names no path.
+func ProjectPaths(before *effective.Snapshot, ref policy.Ref, written *policy.Policy) (lines []string, affected map[string][]string) {
+	return project(before, ref, written, true, true)
+}
+
+// project is Project, or ProjectPaths with paths; reuse allows the shortcut for a write the same as
+// the stored version (tests compare it with the long way).
+func project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy, reuse, paths bool) ([]string, map[string][]string) {
 	old, hadOld := before.Policy(ref)
 	after := afterWrite(before, ref, written, reuse && hadOld && written != nil && written.SameAs(old))
 	var was, is []int
@@ -34,6 +41,9 @@ func project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy,
 
 	w := &warnings{graph: after.Graph, kind: kindOf(before, written), rulesField: before.Kind.RulesField, ref: ref, all: make([]note, 0, 8),
 		fold: before.Kind.Fold(), model: modelName(before.Kind.Fold()), deleted: written == nil}
+	if paths {
+		w.keyOf = after.KeyOf
+	}
 	if written != nil {
 		w.targets(after, written)
 	}
@@ -50,9 +60,12 @@ func project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy,
 	}
 	// The summary comes first: it is about the whole write, and the warning limit cuts from the end.
 	if len(pr.changedRoutes) == 0 { // counted only when countChanges
-		return w.list(nil)
+		return w.list(nil), w.affected
 	}
-	return w.list([]string{w.summary(written == nil, len(pr.changedRoutes))})
+	summary := w.summary(written == nil, len(pr.changedRoutes))
+	lines := w.list([]string{summary})
+	w.affect(summary, pr.changedPaths.list)
+	return lines, w.affected
 }
 
 // afterWrite is the snapshot after the write of ref as written (nil: a delete). unchanged says the
@@ -90,7 +103,8 @@ type projection struct {
 	edited        map[string]bool // rule ids of ref whose body this write changes
 	outcomes      []outcome       // a handful of distinct ones: searched, not hashed
 	changedRoutes map[topology.Key]bool
-	keyAfter      []byte // the fold keys of the path looked at, in scratch
+	changedPaths  set[int32] // the paths whose effective policy changes, by index
+	keyAfter      []byte     // the fold keys of the path looked at, in scratch
 	keyBefore     []byte
 	scratch       [2][256]byte
 	seed          maphash.Seed
@@ -221,6 +235,7 @@ func (pr *projection) path(i int) {
 			pr.changedRoutes = map[topology.Key]bool{}
 		}
 		pr.changedRoutes[path.Route] = true
+		pr.changedPaths.add(int32(i))
 	}
 }
 

@@ -22,12 +22,26 @@ type Outcome struct {
 	// found reading the policy.
 	CheckIDs []string
 	Warnings []string
+	// Affected are the paths a warning is about (PathName), by the warning's line as Warnings holds
+	// it; a warning absent names no path.
+	Affected map[string][]string
 }
 
 // Review runs the whole check of a create or update of obj against before, the snapshot of the
 // other policies of its kind and the topology (obj's own earlier version may be in it; it is
 // replaced). This is the webhook's flow and the offline validate command's.
 func Review(before *effective.Snapshot, obj *unstructured.Unstructured, s settings.Settings, cond *cel.Evaluator) Outcome {
+	return review(before, obj, s, cond, false)
+}
+
+// ReviewPaths is Review with Outcome.Affected: the paths each warning is about (the CLI's findings;
+// the webhook sends the lines alone).
+func ReviewPaths(before *effective.Snapshot, obj *unstructured.Unstructured, s settings.Settings, cond *cel.Evaluator) Outcome {
+	return review(before, obj, s, cond, true)
+}
+
+// review is Review, with the affected paths when paths is set.
+func review(before *effective.Snapshot, obj *unstructured.Unstructured, s settings.Settings, cond *cel.Evaluator, paths bool) Outcome {
 	p, errs := policy.View(before.Kind, obj)
 	out := Outcome{Policy: p}
 	if _, ok := obj.Object["spec"].(map[string]interface{}); !ok {
@@ -49,7 +63,20 @@ func Review(before *effective.Snapshot, obj *unstructured.Unstructured, s settin
 		out.Warnings = Limit(swarns, s.WarningLimit)
 		return out
 	}
-	out.Warnings = Limit(append(swarns, Project(before, p.Ref, p)...), s.WarningLimit)
+	lines, affected := project(before, p.Ref, p, true, paths)
+	out.Warnings, out.Affected = Limit(append(swarns, lines...), s.WarningLimit), limitKeys(affected)
+	return out
+}
+
+// limitKeys keys affected by the lines as Limit renders them.
+func limitKeys(affected map[string][]string) map[string][]string {
+	if len(affected) == 0 {
+		return nil
+	}
+	out := make(map[string][]string, len(affected))
+	for line, ps := range affected {
+		out[truncate(line, maxWarningLen)] = ps
+	}
 	return out
 }
 

@@ -28,6 +28,11 @@ type warnings struct {
 	model      string          // the written kind's model, as displacement warnings name it
 	fold       policy.Fold
 	deleted    bool // the write is a delete
+	// affected are the paths each rendered line is about (list fills it), by the line; keyOf names
+	// a path as the effective policies after the write do, nil when no paths are asked for (the
+	// webhook sends lines only, and does not pay for naming the paths).
+	affected map[string][]string
+	keyOf    func(topology.Path) effective.ItemKey
 }
 
 // A note is one warning: a plain message, or one about fold events.
@@ -38,6 +43,7 @@ type note struct {
 	// repeats (removed when rendered: the events of a Gateway-level write name them over and over).
 	others []*policy.Ref
 	places set[int32] // places, by the index of their first path (topology.Graph.PlaceID)
+	paths  set[int32] // the paths themselves, by index: the finding's affected paths
 	disp   *dispKey   // a displacement of other policies' rules (displace.go), with their ids
 	rules  set[string]
 }
@@ -89,8 +95,13 @@ func (w *warnings) add(msg string) {
 	w.all = append(w.all, note{text: msg})
 }
 
-// addAt records warning number n at path i, once per place (topology.Graph.PlaceID).
-func (w *warnings) addAt(n int, i int) { w.all[n].places.add(w.graph.PlaceID(i)) }
+// addAt records warning number n at path i, once per place (topology.Graph.PlaceID), and the path.
+func (w *warnings) addAt(n int, i int) {
+	w.all[n].places.add(w.graph.PlaceID(i))
+	if w.keyOf != nil {
+		w.all[n].paths.add(int32(i))
+	}
+}
 
 // event returns the number of the warning an event of a fold gives about the write of w.ref, false
 // for none; an unset of ref that took effect is recorded in unsetUsed.
@@ -165,7 +176,7 @@ func (w *warnings) summary(deleted bool, routes int) string {
 	return codeSummary.Line(verb + " the effective " + w.kind + " of " + strconv.Itoa(routes) + " route" + plural(routes))
 }
 
-// list renders the warnings after the given ones.
+// list renders the warnings after the given ones, and records the paths each is about.
 func (w *warnings) list(first []string) []string {
 	out := append(make([]string, 0, len(first)+len(w.all)), first...)
 	for _, x := range w.all {
@@ -173,17 +184,65 @@ func (w *warnings) list(first []string) []string {
 			out = append(out, x.text)
 			continue
 		}
+		var line string
 		if x.disp != nil {
 			c := codeDisplaced
 			if x.disp.byDesign {
 				c = codeDefaultsGiveWay
 			}
-			out = append(out, c.Line(w.renderDisplaced(*x.disp, x.rules.list, w.places(x.places.list), w.deleted)))
-			continue
+			line = c.Line(w.renderDisplaced(*x.disp, x.rules.list, w.places(x.places.list), w.deleted))
+		} else {
+			line = w.render(x.key, w.policies(x.others), w.places(x.places.list))
 		}
-		out = append(out, w.render(x.key, w.policies(x.others), w.places(x.places.list)))
+		w.affect(line, x.paths.list)
+		out = append(out, line)
 	}
 	return out
+}
+
+// MaxAffected is the most paths a warning lists as affected; a Gateway-level write may reach
+// thousands.
+const MaxAffected = 100
+
+// affect records that line is about the paths ps (indices into the graph's paths, in path order),
+// named as `precedent effective` names a path (PathName), at most MaxAffected of them.
+func (w *warnings) affect(line string, ps []int32) {
+	if w.keyOf == nil || len(ps) == 0 {
+		return
+	}
+	if w.affected == nil {
+		w.affected = map[string][]string{}
+	}
+	names := make([]string, 0, min(len(ps), MaxAffected))
+	seen := map[string]bool{}
+	for _, i := range ps {
+		n := PathName(w.keyOf(w.graph.Paths[i]))
+		if !seen[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
+		if len(names) == MaxAffected {
+			break
+		}
+	}
+	w.affected[line] = names
+}
+
+// PathName names the path of an effective policy as the affected paths of a finding do, with the
+// parts `precedent effective` shows (the listener and the rule where a policy targets them): the
+// Gateway and listener, then the route and rule, "gateway-system/gw/http → shop/cart".
+func PathName(k effective.ItemKey) string {
+	s := k.Gateway
+	if k.Listener != "" {
+		s += "/" + k.Listener
+	}
+	if k.Route != "" {
+		s += " → " + k.Route
+		if k.Rule != "" {
+			s += "/" + k.Rule
+		}
+	}
+	return printable.String(s)
 }
 
 // places renders a list of places briefly: "route a/b", "3 routes (a/b, a/c, and 1 more)", or, when
@@ -351,10 +410,13 @@ func Limit(ws []string, n int) []string {
 		} else if slices.Contains(ws[:i], w) {
 			continue
 		}
-		out = append(out, truncate(w, 240))
+		out = append(out, truncate(w, maxWarningLen))
 	}
 	return warning.Limit{N: n}.Apply(out)
 }
+
+// maxWarningLen is the longest warning line Limit keeps whole.
+const maxWarningLen = 240
 
 func truncate(s string, n int) string {
 	if len(s) <= n {

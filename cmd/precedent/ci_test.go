@@ -103,10 +103,11 @@ func TestValidateCI(t *testing.T) {
 		{
 			name: "effective takes paths as arguments too",
 			args: []string{"effective", ciDir, "--kind", "AuthPolicy", "--target", "httproute/shop/cart"},
+			// shop/route-policy unsets the Gateway's override: the reconciler does not accept it.
 			want: cmdResult{stdout: "GATEWAY            LISTENER  ROUTE      RULE  RULE ID          FROM\n" +
-				"gateway-system/gw  -         shop/cart  -     authorization.b  gateway-system/gw-policy\n" +
-				"gateway-system/gw  -         shop/cart  -     authorization.c  shop/route-policy\n",
-				stderr: "note: left out, the API server would reject it: RateLimitPolicy shop/mixed: spec.limits: Forbidden: bare limits cannot be combined with spec.defaults or spec.overrides: move them into spec.defaults\n"},
+				"gateway-system/gw  -         shop/cart  -     authorization.b  gateway-system/gw-policy\n",
+				stderr: "note: left out, the API server would reject it: RateLimitPolicy shop/mixed: spec.limits: Forbidden: bare limits cannot be combined with spec.defaults or spec.overrides: move them into spec.defaults\n" +
+					"Note: PRC-N300 AuthPolicy shop/route-policy: left out, not accepted: Invalid: Policy is invalid: spec.unset[0]: Forbidden: rule authorization.b is set by the overrides of AuthPolicy gateway-system/gw-policy and cannot be unset: remove it from spec.unset\n"},
 		},
 		{
 			name: "no path at all is exit 2",

@@ -135,6 +135,9 @@ func (o *diffOptions) run(cmd *cobra.Command) error {
 		return &exitError{Code: 2, Err: errors.New("no input: give --base PATH and --head PATH, or -f PATH to compare with the cluster")}
 	}
 
+	// A policy not accepted holds nothing, on either side (leaveOutUnaccepted).
+	base.leaveOutUnaccepted(o.kind)
+	head.leaveOutUnaccepted(o.kind)
 	changes, err := diffKinds(base, head, o.kind)
 	if err != nil {
 		return &exitError{Code: 2, Err: err}
@@ -146,7 +149,7 @@ func (o *diffOptions) run(cmd *cobra.Command) error {
 	// What the API server rejects by its CRD (Precedent's own, built in, included) is an error, as
 	// validate lists it.
 	all = append(append([]finding.Finding(nil), head.rejected...), all...)
-	fs := about(all, written, len(o.files) > 0)
+	fs := append(about(all, written, len(o.files) > 0), newlyUnaccepted(base, head)...)
 	finding.Locate(fs, head.locate)
 	var errs, warns []string
 	for i := range fs {
@@ -233,7 +236,9 @@ func keyOf(u *unstructured.Unstructured) objectKey {
 // applyFiles returns the cluster base with the files' objects created or replaced by namespace/name
 // (objects without a namespace land in ns, else default), as the API server would store them: a
 // replaced object keeps the stored creationTimestamp, a created one is created now. A PrecedentConfig
-// among the files gives the head its settings unless configGiven (--config, for both sides).
+// among the files gives the head its settings unless configGiven (--config, for both sides). written
+// names the objects the files create or change: one as stored (asStored) changes nothing, so its
+// findings are not the change set's.
 func applyFiles(base *input, files []string, ns string, now time.Time, configGiven bool) (*input, map[string]bool, error) {
 	objs, err := manifest.Read(files...)
 	if err != nil {
@@ -256,6 +261,7 @@ func applyFiles(base *input, files []string, ns string, now time.Time, configGiv
 		ns = "default"
 	}
 	created := newerThanAll(base.objects, now)
+	reg := s.Registry()
 	index := make(map[objectKey]int, len(base.objects))
 	out := append([]*unstructured.Unstructured(nil), base.objects...)
 	for i, u := range out {
@@ -268,14 +274,17 @@ func applyFiles(base *input, files []string, ns string, now time.Time, configGiv
 		if u.GetNamespace() == "" && u.GetKind() != "GatewayClass" && u.GetKind() != "Namespace" && u.GroupVersionKind().GroupKind() != settings.GVK.GroupKind() {
 			u.SetNamespace(ns)
 		}
-		written[u.GetKind()+" "+profile.NSName(u)] = true
 		if i, ok := index[keyOf(u)]; ok {
 			stored := out[i]
 			u.SetCreationTimestamp(stored.GetCreationTimestamp())
 			u.SetUID(stored.GetUID())
+			if !asStored(stored, u, reg) {
+				written[u.GetKind()+" "+profile.NSName(u)] = true
+			}
 			out[i] = u
 			continue
 		}
+		written[u.GetKind()+" "+profile.NSName(u)] = true
 		u.SetCreationTimestamp(created)
 		index[keyOf(u)] = len(out)
 		out = append(out, u)

@@ -62,6 +62,8 @@ as -f.
 			if err != nil {
 				return err
 			}
+			o.leaveOutUnaccepted(kind)
+			o.keepUnacceptedIn(ns)
 			var under *topology.Target
 			if target != "" {
 				under = &t

@@ -85,6 +85,7 @@ func (f *explainFlags) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
+	o.leaveOutUnaccepted(f.kind)
 	if done, err := f.runProfile(cmd, o, t, ref); done {
 		return err
 	}
@@ -98,13 +99,16 @@ func (f *explainFlags) run(cmd *cobra.Command) error {
 	}
 	snap := o.snapshot(k)
 	var p *policy.Policy
+	judged := snap // the snapshot the reconciler judges p on: with p even when the views leave it out
 	if ref != nil {
 		var ok bool
 		if p, ok = snap.Policy(*ref); !ok {
-			return &exitError{Code: 1, Err: fmt.Errorf("%s %s not found", qualifiedKind(k), printable.String(ref.String()))}
+			if p, judged, ok = o.leftOutPolicy(k, *ref); !ok {
+				return &exitError{Code: 1, Err: fmt.Errorf("%s %s not found", qualifiedKind(k), printable.String(ref.String()))}
+			}
 		}
 	}
-	if f.rule != "" && !declared(o.inv.Views(k), f.rule) {
+	if f.rule != "" && !declared(o.allViews(k), f.rule) {
 		return &exitError{Code: 1, Err: fmt.Errorf("no %s declares rule %q", qualifiedKind(k), f.rule)}
 	}
 	w := cmd.OutOrStdout()
@@ -118,8 +122,12 @@ func (f *explainFlags) run(cmd *cobra.Command) error {
 		}
 		return f.explainTarget(w, snap, t)
 	}
-	pe := explainPolicy(o, k, snap, p)
-	return f.print(w, pe, func() { printPolicyExplanation(w, pe, snap.RuleStatuses(p)) })
+	pe := explainPolicy(o, k, judged, p)
+	var statuses []effective.RuleStatus
+	if len(pe.Rules) > 0 {
+		statuses = judged.RuleStatuses(p)
+	}
+	return f.print(w, pe, func() { printPolicyExplanation(w, pe, statuses) })
 }
 
 // policyRef reads --policy (nil when not given) and checks which flags go together.

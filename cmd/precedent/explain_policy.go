@@ -48,10 +48,11 @@ const (
 )
 
 // explainPolicy computes the conditions with the reconciler's own functions (reconcile.Invalid and
-// reconcile.Compute over the same snapshot) and the rules' fates from effective.RuleStatuses.
+// reconcile.Compute over the same snapshot) and the rules' fates from effective.RuleStatuses; a
+// policy not accepted has no rules in effect, and none listed.
 func explainPolicy(o *input, k policy.Kind, snap *effective.Snapshot, p *policy.Policy) policyExplanation {
 	var invalid field.ErrorList
-	for _, it := range o.inv.Items(k) {
+	for _, it := range o.allItems(k) {
 		if it.Policy.Ref == p.Ref {
 			invalid = append(invalid, it.Errs...) // what reading the object found, as the reconciler's view does
 		}
@@ -66,6 +67,9 @@ func explainPolicy(o *input, k policy.Kind, snap *effective.Snapshot, p *policy.
 		case reconcile.TypeEnforced:
 			out.Enforced = result(c)
 		}
+	}
+	if out.Accepted.Status != string(metav1.ConditionTrue) {
+		return out // a policy not accepted holds nothing: no rule of it is in effect anywhere
 	}
 	decided := decisions(snap, p)
 	for _, r := range snap.RuleStatuses(p) {

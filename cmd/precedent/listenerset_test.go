@@ -10,8 +10,10 @@ func TestListenerSetEffective(t *testing.T) {
 	const egConfig = "../../config/envoy-gateway/precedentconfig.yaml"
 	runCases(t, []cmdCase{
 		{
+			// With ListenerSet among the kind's targetKinds: else the policy on it is not accepted,
+			// and effective leaves it out (the case after the next).
 			name: "effective: the ListenerSet's defaults reach the routes attached through it",
-			args: []string{"effective", "-f", dir, "--kind", "RateLimitPolicy"},
+			args: []string{"effective", "-f", dir, "--kind", "RateLimitPolicy", "--config", config},
 			want: cmdResult{stdout: `GATEWAY   LISTENER                     ROUTE         RULE  RULE ID   FROM
 infra/gw  ListenerSet shop/team#store  shop/cart     -     per-team  shop/team-limits
 infra/gw  ListenerSet shop/team#store  shop/cart     -     per-user  shop/cart-limits
@@ -21,12 +23,20 @@ infra/gw  ListenerSet shop/team#db     shop/pg       -     per-team  shop/team-l
 		},
 		{
 			name: "effective --target listenerset lists the paths beneath it only",
-			args: []string{"effective", "-f", dir, "--kind", "RateLimitPolicy", "--target", "listenerset/shop/team"},
+			args: []string{"effective", "-f", dir, "--kind", "RateLimitPolicy", "--target", "listenerset/shop/team", "--config", config},
 			want: cmdResult{stdout: `GATEWAY   LISTENER                     ROUTE      RULE  RULE ID   FROM
 infra/gw  ListenerSet shop/team#store  shop/cart  -     per-team  shop/team-limits
 infra/gw  ListenerSet shop/team#store  shop/cart  -     per-user  shop/cart-limits
 infra/gw  ListenerSet shop/team#db     shop/pg    -     per-team  shop/team-limits
 `},
+		},
+		{
+			name: "effective: ListenerSet is not a default target kind: the policy on it is left out",
+			args: []string{"effective", "-f", dir, "--kind", "RateLimitPolicy", "--target", "listenerset/shop/team"},
+			want: cmdResult{stdout: `GATEWAY   LISTENER                     ROUTE      RULE  RULE ID   FROM
+infra/gw  ListenerSet shop/team#store  shop/cart  -     per-user  shop/cart-limits
+`,
+				stderr: "Note: PRC-N300 RateLimitPolicy shop/team-limits: left out, not accepted: Invalid: Policy is invalid: spec.targetRef.kind: Unsupported value: \"ListenerSet\": supported values: \"Gateway\", \"HTTPRoute\", \"GRPCRoute\"\n"},
 		},
 		{
 			name: "validate: ListenerSet is not a default target kind",

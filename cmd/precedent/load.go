@@ -40,6 +40,10 @@ type input struct {
 	rejected []finding.Finding
 	// unchecked are warnings naming policies of kinds not managed.
 	unchecked []finding.Finding
+	// unaccepted are the notes naming the policies the views leave out because the reconciler does
+	// not accept them, and left those policies (leaveOutUnaccepted).
+	unaccepted []finding.Finding
+	left       []leftOut
 	// read is the number of objects read from the files (0 from the cluster), and at where each
 	// object (and the first of each kind) starts in them.
 	read int
@@ -333,6 +337,7 @@ func (o *input) notes(w io.Writer) {
 		fmt.Fprintln(w, "note: left out, the API server would reject it: "+printable.String(o.rejected[i].Text()))
 	}
 	finding.WriteText(w, o.unchecked)
+	finding.WriteText(w, o.unaccepted)
 }
 
 // snapshot returns the snapshot of one kind over every policy of that kind that could be read.

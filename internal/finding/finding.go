@@ -1,6 +1,7 @@
 package finding
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -41,13 +42,24 @@ type Finding struct {
 	// Field is the field path the finding is about ("spec.unset[0]"), "" when it is about the object.
 	Field   string `json:"field"`
 	Message string `json:"message"`
-	// Affected are the paths (gateway, route, rule) the finding changes, when it names them.
-	Affected []string `json:"affected,omitempty"`
+	// Affected are the Gateway/route paths the finding is about ("gateway-system/gw/http →
+	// shop/cart"), where the decision knows them; an empty list otherwise (never null in JSON).
+	Affected []string `json:"affected"`
 	// File and Line are where the object starts in the input; empty for objects not read from files.
 	File string `json:"file,omitempty"`
 	Line int    `json:"line,omitempty"`
 	// line is the finding as the text output prints it, without the "Warning: " of warnings.
 	line string
+}
+
+// MarshalJSON writes the finding with affected as a list, empty when it names no path.
+func (f Finding) MarshalJSON() ([]byte, error) {
+	type plain Finding // without this method
+	p := plain(f)
+	if p.Affected == nil {
+		p.Affected = []string{}
+	}
+	return json.Marshal(p)
 }
 
 // Text is the finding as the CLI contract prints it: errors "<Kind> <ns>/<name>: <field path>:

@@ -75,7 +75,7 @@ type (
 	}
 	sarifProperties struct {
 		Field    string   `json:"field,omitempty"`
-		Affected []string `json:"affected,omitempty"`
+		Affected []string `json:"affected"`
 	}
 )
 
@@ -137,8 +137,11 @@ func WriteSARIF(w io.Writer, fs []Finding, version string) error {
 			}
 			res.Locations = []sarifLocation{loc}
 		}
-		if f.Field != "" || len(f.Affected) > 0 {
-			res.Properties = &sarifProperties{Field: f.Field, Affected: f.Affected}
+		// A property bag (SARIF 3.8): the field path when there is one, and the affected paths,
+		// an empty list when the finding names none.
+		res.Properties = &sarifProperties{Field: f.Field, Affected: f.Affected}
+		if res.Properties.Affected == nil {
+			res.Properties.Affected = []string{}
 		}
 		results = append(results, res)
 	}

@@ -35,10 +35,12 @@ func EngineReview(k policy.Kind, r Request) Decision {
 	var out validate.Outcome
 	if r.Delete {
 		out = validate.ReviewDelete(snap, policy.Ref{Namespace: r.Object.GetNamespace(), Name: r.Object.GetName()}, s)
+	} else if r.Paths {
+		out = validate.ReviewPaths(snap, r.Object, s, cond)
 	} else {
 		out = validate.Review(snap, r.Object, s, cond)
 	}
-	return Decision{Errs: out.Errs, CheckIDs: out.CheckIDs, Warnings: out.Warnings}
+	return Decision{Errs: out.Errs, CheckIDs: out.CheckIDs, Warnings: out.Warnings, Affected: out.Affected}
 }
 
 // KindListed makes sure the state has listed the policies of kind k, so that a write is checked

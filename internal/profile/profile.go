@@ -78,6 +78,9 @@ type Request struct {
 	// Source is the cluster the write is reviewed against: the informers' state for the webhook,
 	// the input's objects for `precedent validate -f`.
 	Source source.Source
+	// Paths asks for Decision.Affected (the CLI's findings); the webhook, which sends the warning
+	// lines alone, leaves it false and does not pay for naming the paths.
+	Paths bool
 }
 
 // Decision is a profile's answer: field errors deny the write, warnings go back either way.
@@ -87,8 +90,12 @@ type Decision struct {
 	Errs field.ErrorList
 	// CheckIDs name, for each error of Errs, the check that found it (package checks), "" for none;
 	// the rejection metric counts by it.
-	CheckIDs    []string
-	Warnings    []string
+	CheckIDs []string
+	Warnings []string
+	// Affected are the Gateway/route paths a warning is about ("gateway-system/gw/http →
+	// shop/cart", validate.PathName), by the warning's line; a warning absent names none. The
+	// webhook sends the lines alone; the CLI's findings carry the paths.
+	Affected    map[string][]string
 	Unavailable error
 	Internal    error
 }

@@ -78,6 +78,15 @@ type verdict struct {
 	msg    string
 }
 
+// Accepted is the reconciler's judgement of p's Accepted condition alone, as Compute makes it but
+// without folding p's paths: whether p is accepted, and the condition's reason and message. A
+// policy not accepted holds nothing in the views that agree with the status (`precedent effective`,
+// `explain`, `diff`).
+func Accepted(snap *effective.Snapshot, p *policy.Policy, invalid field.ErrorList, s settings.Settings) (ok bool, reason, message string) {
+	v := acceptedCondition(snap, p, invalid, s)
+	return v.ok, v.reason, v.msg
+}
+
 func acceptedCondition(snap *effective.Snapshot, p *policy.Policy, invalid field.ErrorList, s settings.Settings) verdict {
 	if len(invalid) > 0 {
 		return verdict{false, ReasonInvalid, truncate("Policy is invalid: "+printable.String(invalid.ToAggregate().Error()), 1024)}

@@ -19,10 +19,7 @@ func (w *World) Items() []effective.Item {
 			if len(res.Fields) == 0 {
 				continue
 			}
-			k := effective.ItemKey{Gateway: p.Parent.Key.String(), Listener: p.Parent.Section, Route: rk.String(), Rule: w.Routes[rk].RuleName(p.Leaf().Rule)}
-			if p.Parent.Kind != "Gateway" {
-				k.Gateway = "ListenerSet " + k.Gateway
-			}
+			k := w.KeyOf(rk, p)
 			if seen[k] {
 				continue
 			}
@@ -43,3 +40,16 @@ func (w *World) Items() []effective.Item {
 	effective.SortItems(out)
 	return out
 }
+
+// KeyOf is the key `effective` shows path p of leaf route rk under: the Gateway (or `ListenerSet
+// ns/name`), the listener when the route names one, the route and its rule.
+func (w *World) KeyOf(rk Key, p Path) effective.ItemKey {
+	k := effective.ItemKey{Gateway: p.Parent.Key.String(), Listener: p.Parent.Section, Route: rk.String(), Rule: w.Routes[rk].RuleName(p.Leaf().Rule)}
+	if p.Parent.Kind != "Gateway" {
+		k.Gateway = "ListenerSet " + k.Gateway
+	}
+	return k
+}
+
+// RouteKeys are the routes of the world, sorted.
+func (w *World) RouteKeys() []Key { return w.routeKeys() }

@@ -211,3 +211,30 @@ func TestAwaitCaughtIsWokenByTheEvent(t *testing.T) {
 		t.Fatal("Caught is false after AwaitCaught returned true")
 	}
 }
+
+// TestAwaitCaughtPastADeletion: under churn the status reconciler may ask about an object the state
+// has already applied and seen deleted (its create event, delivered to the reconciler's handler
+// after the state's handler applied the delete): the state is past that event, and the reader must
+// not wait out its timeout (it did, 5 s per such event, and the reconciler's events fell behind).
+// An object of a version the state has not reached is still waited for.
+func TestAwaitCaughtPastADeletion(t *testing.T) {
+	w := gen.Generate(gen.Size{Gateways: 2, Routes: 4, Policies: 2})
+	st, inf, _ := topologyState(t, w)
+	gone := w.Input.HTTPRoutes[0].DeepCopy()
+	gone.Name, gone.ResourceVersion = "short-lived", "900"
+	inf.Add(t, gone)
+	deleted := gone.DeepCopy()
+	deleted.ResourceVersion = "901"
+	inf.Delete(t, deleted)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if !st.AwaitCaught(ctx, gone, false) {
+		t.Error("waited for the create of an object the state applied and saw deleted")
+	}
+	later := gone.DeepCopy()
+	later.Name, later.ResourceVersion = "not-yet", "902"
+	if st.AwaitCaught(ctx, later, false) {
+		t.Error("caught an object of a version the state has not reached")
+	}
+}

@@ -95,6 +95,10 @@ type State struct {
 	// seen is the resourceVersion of every object applied, by observedKey, so other consumers of
 	// the same informers (the status reconciler) can wait until the state has caught up with an event.
 	seen map[string]string
+	// applied is the highest resourceVersion applied per kind (observedKind): an informer delivers
+	// one kind's events in resourceVersion order, so an object absent from seen whose version is not
+	// above it was applied and since deleted; the state is past its event.
+	appliedRV map[string]uint64
 
 	profiles // what the profiles' write paths read besides policies (profiles.go)
 	// derived are the caches profiles derive from the state (Derive), by key.
@@ -142,6 +146,7 @@ func New(log logr.Logger) *State {
 		refold:      make(chan struct{}, 1),
 		profiles:    newProfiles(),
 		seen:        map[string]string{},
+		appliedRV:   map[string]uint64{},
 		derived:     map[string]*derived{},
 	}
 }
@@ -315,6 +320,9 @@ func (s *State) handleWith(ctx context.Context, c cache.Informers, obj client.Ob
 			set(co)
 			s.seen[observedKey(co)] = co.GetResourceVersion()
 		}
+		if rv, err := strconv.ParseUint(co.GetResourceVersion(), 10, 64); err == nil && rv > s.appliedRV[observedKind(co)] {
+			s.appliedRV[observedKind(co)] = rv
+		}
 		if changed {
 			bump()
 			if publish != nil {
@@ -409,7 +417,10 @@ func (s *State) caught(obj client.Object, deleted bool) bool {
 		return !ok
 	}
 	if !ok {
-		return false
+		// Applied and deleted since (a create the state has already seen deleted, under churn), or
+		// not applied yet: the kind's high-water mark tells them apart.
+		want, err := strconv.ParseUint(obj.GetResourceVersion(), 10, 64)
+		return err == nil && want > 0 && want <= s.appliedRV[observedKind(obj)]
 	}
 	// The state may already be past this event (its handler runs ahead of the caller's): that counts.
 	have, err1 := strconv.ParseUint(rv, 10, 64)
@@ -422,11 +433,15 @@ func (s *State) caught(obj client.Object, deleted bool) bool {
 
 // observedKey identifies an object across its typed and unstructured forms.
 func observedKey(o client.Object) string {
-	kind := fmt.Sprintf("%T", o)
+	return observedKind(o) + "/" + o.GetNamespace() + "/" + o.GetName()
+}
+
+// observedKind is the kind part of observedKey.
+func observedKind(o client.Object) string {
 	if u, ok := o.(*unstructured.Unstructured); ok {
-		kind = u.GroupVersionKind().GroupKind().String()
+		return u.GroupVersionKind().GroupKind().String()
 	}
-	return kind + "/" + o.GetNamespace() + "/" + o.GetName()
+	return fmt.Sprintf("%T", o)
 }
 
 // Synced reports whether every watched informer has delivered its initial list.

@@ -71,11 +71,17 @@ func TestGeneratedMesh(t *testing.T) {
 // Service-level MeshTimeouts (policy i on svc-(i%proxies), a to element for svc-((i+1)%20) and one
 // for the Mesh) and proxies Dataplanes svc-i, each with 20 outbounds; and the write it reviews.
 func webhookMesh(tb testing.TB, proxies int) ([]Policy, []Dataplane, Policy) {
+	return webhookMeshSpread(tb, proxies, proxies)
+}
+
+// webhookMeshSpread is webhookMesh with the 200 policies on the first spread services only
+// (policy i on svc-(i%spread)), so the written proxy's policies do not thin out as the fleet grows.
+func webhookMeshSpread(tb testing.TB, proxies, spread int) ([]Policy, []Dataplane, Policy) {
 	const policies, outbounds = 200, 20
 	ps := make([]Policy, 0, policies)
 	for i := 0; i < policies; i++ {
 		p := Policy{Kind: KindMeshTimeout, Namespace: "kuma-system", Name: fmt.Sprintf("p-%03d", i),
-			TargetRef: TargetRef{Kind: Service, Name: fmt.Sprintf("svc-%d", i%proxies)}}
+			TargetRef: TargetRef{Kind: Service, Name: fmt.Sprintf("svc-%d", i%spread)}}
 		p.To = []Element{
 			NewElement(TargetRef{Kind: Service, Name: fmt.Sprintf("svc-%d", (i+1)%outbounds)}, map[string]interface{}{"connectTimeout": "1s"}),
 			NewElement(TargetRef{Kind: Mesh}, map[string]interface{}{"http": map[string]interface{}{"requestTimeout": "5s"}}),
@@ -101,6 +107,24 @@ func BenchmarkIndexWrite(b *testing.B) {
 	for _, n := range fleetSizes {
 		b.Run(fmt.Sprintf("dataplanes=%d", n), func(b *testing.B) {
 			ps, dps, w := webhookMesh(b, n)
+			x := NewIndex(KindMeshTimeout, ps, dps)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				_ = x.WriteWarnings(w, false)
+			}
+		})
+	}
+}
+
+// BenchmarkIndexWriteSameProxy is BenchmarkIndexWrite with the written proxy's share of the
+// policies held (200 policies on the first 50 services at every fleet size): in BenchmarkIndexWrite
+// the written svc-1 carries 4 policies at 50 Dataplanes and 1 at 5,000, so the small fleet costs
+// more; here only the fleet grows, which is what "flat" is about.
+func BenchmarkIndexWriteSameProxy(b *testing.B) {
+	for _, n := range fleetSizes {
+		b.Run(fmt.Sprintf("dataplanes=%d", n), func(b *testing.B) {
+			ps, dps, w := webhookMeshSpread(b, n, fleetSizes[0])
 			x := NewIndex(KindMeshTimeout, ps, dps)
 			b.ReportAllocs()
 			b.ResetTimer()

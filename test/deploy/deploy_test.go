@@ -80,8 +80,15 @@ func TestCertManagerMode(t *testing.T) {
 	t.Run("c serving certificate renewal", func(t *testing.T) { certificateRenewal(t, load) })
 	t.Run("g one replica killed", func(t *testing.T) { replicaKilled(t, load) })
 	t.Run("e leader killed", func(t *testing.T) { leaderKilled(t, load) })
-	t.Run("f API server restarted", func(t *testing.T) { apiServerRestarted(t, load) })
+	// (h) before (f): it measures admission under a big policy in steady state. Right after the API
+	// server restart the replicas are not (both old and new code measured 0 status writes and
+	// 60-90 ms p50 for changing writes for the next minute there); (f) checks its own recovery.
 	t.Run("h writes under a 5,000-rule Gateway policy", func(t *testing.T) { stop(); underBigPolicy(t) })
+	t.Run("f API server restarted", func(t *testing.T) {
+		l, stop := startLoad(t) // (h) stopped the first stream
+		defer stop()
+		apiServerRestarted(t, l)
+	})
 }
 
 // lease is the leader-election Lease of the replicas (serve's LeaderElectionID).

@@ -109,6 +109,23 @@ func For(gk schema.GroupKind, reg *policy.Registry) profile.Profile {
 	return nil
 }
 
+// annotations are the annotation keys some registered profile reads (profile.Annotated).
+var annotations = func() map[string]bool {
+	out := map[string]bool{}
+	for _, p := range registered {
+		if a, ok := p.(profile.Annotated); ok {
+			for _, k := range a.Annotations() {
+				out[k] = true
+			}
+		}
+	}
+	return out
+}()
+
+// Annotations are the annotation keys the profiles read: what a review keeps of an object's
+// annotations (the webhook drops the others when it decodes a write). The map is shared: read it only.
+func Annotations() map[string]bool { return annotations }
+
 // Own lists the kinds the profiles manage by themselves, whatever the settings say.
 func Own() []schema.GroupKind {
 	var out []schema.GroupKind

@@ -5,9 +5,9 @@ import (
 	kjson "sigs.k8s.io/json"
 )
 
-// admitted is what the handlers read of an admission request's object: its identity, labels and
-// spec. Annotations (kubectl's last-applied-configuration repeats the whole object) and
-// managedFields (which mirror the spec) are skipped rather than decoded into maps on every write.
+// admitted is what the handlers read of an admission request's object: its identity, labels,
+// annotations and spec. managedFields (which mirror the spec) are skipped rather than decoded into
+// maps on every write.
 type admitted struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
@@ -17,6 +17,7 @@ type admitted struct {
 		CreationTimestamp *string           `json:"creationTimestamp"`
 		Generation        int64             `json:"generation"`
 		Labels            map[string]string `json:"labels"`
+		Annotations       map[string]string `json:"annotations"`
 	} `json:"metadata"`
 	// Spec is nil when missing or null: every handler treats the two alike ("a policy needs a spec").
 	Spec interface{} `json:"spec"`
@@ -25,8 +26,10 @@ type admitted struct {
 // decodeObject reads an admission request's object the way the API server and client-go read
 // objects: case-sensitive field names, and integers as int64. The objects in the informer cache were
 // read that way, and a rule body decoded with float64 numbers would never equal its stored version:
-// re-applying an unchanged policy would be projected as a change.
-func decodeObject(raw []byte, u *unstructured.Unstructured) error {
+// re-applying an unchanged policy would be projected as a change. Of the annotations, only the keys
+// of keep are kept (those the profiles read: profiles.Annotations); the others, kubectl's
+// last-applied copy of the whole object among them, are dropped.
+func decodeObject(raw []byte, u *unstructured.Unstructured, keep map[string]bool) error {
 	var a admitted
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, &a); err != nil {
 		return err
@@ -41,16 +44,31 @@ func decodeObject(raw []byte, u *unstructured.Unstructured) error {
 	if a.Metadata.Generation != 0 {
 		meta["generation"] = a.Metadata.Generation
 	}
-	if len(a.Metadata.Labels) > 0 {
-		labels := make(map[string]interface{}, len(a.Metadata.Labels))
-		for k, v := range a.Metadata.Labels {
-			labels[k] = v
-		}
-		meta["labels"] = labels
+	if m := kept(a.Metadata.Labels, nil); m != nil {
+		meta["labels"] = m
+	}
+	if m := kept(a.Metadata.Annotations, keep); m != nil {
+		meta["annotations"] = m
 	}
 	u.Object = map[string]interface{}{"apiVersion": a.APIVersion, "kind": a.Kind, "metadata": meta}
 	if a.Spec != nil {
 		u.Object["spec"] = a.Spec
 	}
 	return nil
+}
+
+// kept is m as an object's metadata map, with only the keys of keep (every key when keep is nil);
+// nil when nothing is left.
+func kept(m map[string]string, keep map[string]bool) map[string]interface{} {
+	var out map[string]interface{}
+	for k, v := range m {
+		if keep != nil && !keep[k] {
+			continue
+		}
+		if out == nil {
+			out = make(map[string]interface{}, len(m))
+		}
+		out[k] = v
+	}
+	return out
 }

@@ -33,7 +33,7 @@ func (d *Defaulter) Handle(_ context.Context, req admission.Request) admission.R
 		return admission.Allowed("")
 	}
 	u := &unstructured.Unstructured{}
-	if err := decodeObject(req.Object.Raw, u); err != nil {
+	if err := decodeObject(req.Object.Raw, u, profiles.Annotations()); err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding %s: %w", gk.Kind, err))
 	}
 	if u.GetNamespace() == "" {

@@ -62,12 +62,14 @@ func (v *Validator) handle(req admission.Request) (admission.Response, string) {
 	if !v.State.Synced() {
 		return admission.Errored(http.StatusServiceUnavailable, fmt.Errorf("the policy cache is not synced yet: retry")), gk.Kind
 	}
+	op := profile.Operation(req.Operation)
 	raw := req.Object.Raw
-	if req.Operation == admissionv1.Delete {
+	if op == profile.Delete {
 		raw = req.OldObject.Raw
 	}
+	keep := profiles.Annotations()
 	u := &unstructured.Unstructured{}
-	if err := decodeObject(raw, u); err != nil {
+	if err := decodeObject(raw, u, keep); err != nil {
 		return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding %s: %w", gk.Kind, err)), gk.Kind
 	}
 	s, reg := v.Settings.CurrentRegistry()
@@ -75,7 +77,14 @@ func (v *Validator) handle(req admission.Request) (admission.Response, string) {
 		return v.config(req, u), gk.Kind
 	}
 	if p := profiles.For(gk, reg); p != nil {
-		d := p.Review(profile.Request{GroupKind: gk, Object: u, Delete: req.Operation == admissionv1.Delete, Settings: s, Registry: reg, Source: v.State})
+		var old *unstructured.Unstructured
+		if op == profile.Update && len(req.OldObject.Raw) > 0 {
+			old = &unstructured.Unstructured{}
+			if err := decodeObject(req.OldObject.Raw, old, keep); err != nil {
+				return admission.Errored(http.StatusBadRequest, fmt.Errorf("decoding the old %s: %w", gk.Kind, err)), gk.Kind
+			}
+		}
+		d := p.Review(profile.Request{GroupKind: gk, Operation: op, Object: u, Old: old, Settings: s, Registry: reg, Source: v.State})
 		if !s.Notes { // notes say what the write does: sent only when the PrecedentConfig asks
 			d.Warnings, _ = warning.Notes(d.Warnings)
 		}

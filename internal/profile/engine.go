@@ -33,7 +33,7 @@ func EngineReview(k policy.Kind, r Request) Decision {
 	}
 	snap := st.Snapshot(k, cond)
 	var out validate.Outcome
-	if r.Delete {
+	if r.Deleting() {
 		out = validate.ReviewDelete(snap, policy.Ref{Namespace: r.Object.GetNamespace(), Name: r.Object.GetName()}, s)
 	} else if r.Paths {
 		out = validate.ReviewPaths(snap, r.Object, s, cond)

@@ -42,7 +42,7 @@ type Profile interface {
 	// Dataplanes or the configured Backend kind).
 	Sources(s settings.Settings) []schema.GroupKind
 
-	// Review answers a create, an update or a delete (r.Delete) of r.Object.
+	// Review answers a create, an update or a delete (r.Deleting()) of r.Object.
 	Review(r Request) Decision
 	// Default returns the defaulting of a write of u, none when it needs nothing.
 	Default(gk schema.GroupKind, u *unstructured.Unstructured, reg *policy.Registry) []jsonpatch.JsonPatchOperation
@@ -67,12 +67,27 @@ type Profile interface {
 	Diff(base, head *Offline, kind string) (changes []diff.Change, matched bool, err error)
 }
 
-// Request is one admission of a policy object, decoded once by the handler.
+// Operation is the write a Request reviews, as the API server names it.
+type Operation string
+
+const (
+	Create Operation = "CREATE"
+	Update Operation = "UPDATE"
+	Delete Operation = "DELETE"
+)
+
+// Request is one admission of an object, decoded once by the handler: the operation, the object as
+// written and, for an update, the object it replaces (as controller-runtime's Validator[T] gets old
+// and new). Both carry the identity, labels and spec, and of their annotations those a profile
+// reads (Annotated): the webhook drops the others, such as kubectl's last-applied copy.
 type Request struct {
 	GroupKind schema.GroupKind
-	Object    *unstructured.Unstructured
-	// Delete is true for a delete; Object is then the object being deleted.
-	Delete   bool
+	Operation Operation
+	// Object is the object as written; for a delete, the object being deleted.
+	Object *unstructured.Unstructured
+	// Old is the stored object an update replaces; nil for a create or a delete, and for an update
+	// whose old object the caller does not know (the review then reads the stored one from Source).
+	Old      *unstructured.Unstructured
 	Settings settings.Settings
 	Registry *policy.Registry
 	// Source is the cluster the write is reviewed against: the informers' state for the webhook,
@@ -81,6 +96,16 @@ type Request struct {
 	// Paths asks for Decision.Affected (the CLI's findings); the webhook, which sends the warning
 	// lines alone, leaves it false and does not pay for naming the paths.
 	Paths bool
+}
+
+// Deleting reports whether r reviews a delete.
+func (r Request) Deleting() bool { return r.Operation == Delete }
+
+// Annotated is a profile that reads annotations of the objects it reviews (kgateway's
+// inherited-policy-priority on routes, for example): the webhook keeps these keys when it decodes a
+// write, and the offline review keeps them too; every other annotation is dropped.
+type Annotated interface {
+	Annotations() []string
 }
 
 // Decision is a profile's answer: field errors deny the write, warnings go back either way.

@@ -62,7 +62,7 @@ func (Profile) Sources(s settings.Settings) []schema.GroupKind {
 // deleted without a word.
 func (Profile) Review(r profile.Request) profile.Decision {
 	s := r.Settings
-	if r.Delete {
+	if r.Deleting() {
 		p, errs := engine.Parse(r.Object, stored(s.Access))
 		if len(errs) > 0 {
 			return profile.Allowed

@@ -66,12 +66,12 @@ func (Profile) Sources(settings.Settings) []schema.GroupKind { return reads }
 func (p Profile) Review(r profile.Request) profile.Decision {
 	pol, errs := engine.Read(r.Object)
 	if len(errs) > 0 {
-		if r.Delete {
+		if r.Deleting() {
 			return profile.Allowed
 		}
 		return profile.Decision{Errs: errs, CheckIDs: profile.Same(engine.CheckSpec, len(errs))}
 	}
-	if !r.Delete {
+	if !r.Deleting() {
 		if errs := engine.Stateless(pol); len(errs) > 0 {
 			return profile.Decision{Errs: errs, CheckIDs: profile.Same(engine.CheckSpec, len(errs))}
 		}
@@ -85,7 +85,7 @@ func (p Profile) Review(r profile.Request) profile.Decision {
 	w := p.world(r.Source, r.Registry)
 	old, _ := w.snap.Policy(pol.Kind, pol.Ref)
 	write := engine.Write{Old: old, New: pol}
-	if r.Delete {
+	if r.Deleting() {
 		if old == nil {
 			old = pol
 		}
@@ -93,14 +93,14 @@ func (p Profile) Review(r profile.Request) profile.Decision {
 	}
 	pr := w.snap.Project(write)
 	var d profile.Decision
-	if !r.Delete {
+	if !r.Deleting() {
 		d.Errs, d.CheckIDs = engine.CheckProjectionIDs(pr)
 		geo := w.snap.GeoIPDetection(pr)
 		d.Errs = append(d.Errs, geo...)
 		d.CheckIDs = append(d.CheckIDs, profile.Same(ValuesCheck, len(geo))...)
 	}
 	ws := pr.Warnings()
-	if !r.Delete {
+	if !r.Deleting() {
 		ws = append(w.otherControllers(pol.Kind, pr), ws...)
 	}
 	d.Warnings = validate.Limit(ws, r.Settings.WarningLimit)

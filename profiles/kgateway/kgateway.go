@@ -31,6 +31,7 @@ var (
 	_ profile.Profile         = Profile{}
 	_ profile.Configurable    = Profile{}
 	_ profile.PolicyExplainer = Profile{}
+	_ profile.Annotated       = Profile{}
 )
 
 // The Gateway API kinds whose writes carry the annotation (reviewed when the profile is in use),
@@ -56,6 +57,9 @@ func (Profile) Claims(gk schema.GroupKind, reg *policy.Registry) bool {
 	return (gk == httpRouteKind || gk == gatewayKind) && len(profile.KindsOf(Name, reg)) > 0
 }
 
+// Annotations: the routes' and Gateways' inherited-policy-priority.
+func (Profile) Annotations() []string { return []string{engine.Annotation} }
+
 func (Profile) Own() []schema.GroupKind { return nil }
 
 // Reads: ListenerSets (their parent Gateway).
@@ -69,7 +73,7 @@ func (Profile) Sources(settings.Settings) []schema.GroupKind { return reads }
 // policy of the same level, displaces. An HTTPRoute or Gateway write that changes the annotation is
 // projected on the routes beneath it. Deletes are admitted without a word.
 func (p Profile) Review(r profile.Request) profile.Decision {
-	if r.Delete {
+	if r.Deleting() {
 		return profile.Allowed
 	}
 	var pol *engine.Policy
@@ -90,13 +94,14 @@ func (p Profile) Review(r profile.Request) profile.Decision {
 	if pol != nil {
 		ws = w.WriteWarnings(pol)
 	} else {
-		ws = modeChange(w, r.GroupKind.Kind, r.Object)
+		ws = modeChange(w, r.GroupKind.Kind, r.Object, r.Old)
 	}
 	return profile.Decision{Warnings: validate.Limit(ws, r.Settings.WarningLimit)}
 }
 
-// modeChange projects a change of a route's or Gateway's annotation from the stored one.
-func modeChange(w *engine.World, kind string, u *unstructured.Unstructured) []string {
+// modeChange projects a change of a route's or Gateway's annotation: from old's (the object an
+// update replaces) when the write names it, else from the stored one.
+func modeChange(w *engine.World, kind string, u, old *unstructured.Unstructured) []string {
 	k := engine.Key{Namespace: u.GetNamespace(), Name: u.GetName()}
 	now := engine.ParseMode(u.GetAnnotations()[engine.Annotation])
 	owner, was := "", engine.ShallowPreferChild
@@ -114,10 +119,16 @@ func modeChange(w *engine.World, kind string, u *unstructured.Unstructured) []st
 		}
 		owner, was = "gateway "+k.String(), g.Priority
 	}
-	if now == was {
+	if old == nil {
+		if now == was {
+			return nil
+		}
+		return w.ChangeMode(owner, now).Warnings()
+	}
+	if was = engine.ParseMode(old.GetAnnotations()[engine.Annotation]); now == was {
 		return nil
 	}
-	return w.ChangeMode(owner, now).Warnings()
+	return w.ChangeModeFrom(owner, was, now).Warnings()
 }
 
 func (Profile) Default(schema.GroupKind, *unstructured.Unstructured, *policy.Registry) []jsonpatch.JsonPatchOperation {

@@ -129,18 +129,21 @@ func TestModeChange(t *testing.T) {
 		return u
 	}
 	cases := []struct {
-		name string
-		u    *unstructured.Unstructured
-		want []string
+		name   string
+		u, old *unstructured.Unstructured
+		want   []string
 	}{
-		{"annotation removed: the children's own rateLimit wins again", root(""),
+		{"annotation removed: the children's own rateLimit wins again", root(""), nil,
 			[]string{"PRC-W232 this annotation change takes `rateLimit` away from 1 child route"}},
-		{"unchanged", root(string(engine.ShallowPreferParent)), nil},
-		{"deep prefer parent keeps the shallow fields", root(string(engine.DeepPreferParent)), nil},
+		{"unchanged", root(string(engine.ShallowPreferParent)), nil, nil},
+		{"deep prefer parent keeps the shallow fields", root(string(engine.DeepPreferParent)), nil, nil},
+		{"unchanged from the replaced object's annotation", root(string(engine.ShallowPreferParent)), root(string(engine.ShallowPreferParent)), nil},
+		{"from the replaced object's annotation, not the stored one", root(string(engine.ShallowPreferParent)), root(string(engine.DeepPreferChild)),
+			[]string{"PRC-W233 this annotation change overrides `rateLimit` of 1 child route with the parent's"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if d := cmp.Diff(c.want, modeChange(w, "HTTPRoute", c.u)); d != "" {
+			if d := cmp.Diff(c.want, modeChange(w, "HTTPRoute", c.u, c.old)); d != "" {
 				t.Errorf("(-want +got):\n%s", d)
 			}
 		})

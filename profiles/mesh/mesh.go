@@ -58,7 +58,7 @@ func (Profile) Sources(settings.Settings) []schema.GroupKind {
 // Review checks a write, then finds the elements that can never take effect on any Dataplane of its
 // mesh: its own, and those of other policies that this write newly shadows. Deletes say nothing.
 func (Profile) Review(r profile.Request) profile.Decision {
-	if r.Delete {
+	if r.Deleting() {
 		return profile.Allowed
 	}
 	p, errs := engine.Parse(r.Object)

@@ -95,7 +95,7 @@ func (Profile) Sources(settings.Settings) []schema.GroupKind { return reads }
 func (p Profile) Review(r profile.Request) profile.Decision {
 	pol, errs := engine.Read(r.Object)
 	if len(errs) > 0 {
-		if r.Delete {
+		if r.Deleting() {
 			return profile.Allowed
 		}
 		return profile.Decision{Errs: errs, CheckIDs: ids(len(errs), "ngf-target")}
@@ -111,7 +111,7 @@ func (p Profile) Review(r profile.Request) profile.Decision {
 		}
 	}
 	write := engine.Write{Old: old, New: pol}
-	if r.Delete {
+	if r.Deleting() {
 		write = engine.Write{Old: pol}
 	}
 	pr := w.Project(write)

@@ -105,8 +105,16 @@ type ModeChange struct {
 
 // ChangeMode projects a change of the annotation of owner ("route ns/name" or "gateway ns/name")
 // to m on the routes beneath it.
-func (w *World) ChangeMode(owner string, m Mode) ModeChange {
-	before := View{World: w}
+func (w *World) ChangeMode(owner string, m Mode) ModeChange { return w.changeMode(owner, nil, m) }
+
+// ChangeModeFrom is ChangeMode from the mode was rather than the stored one: the annotation of the
+// object an update replaces, which the cache may not hold yet.
+func (w *World) ChangeModeFrom(owner string, was, m Mode) ModeChange {
+	return w.changeMode(owner, map[string]Mode{owner: was}, m)
+}
+
+func (w *World) changeMode(owner string, from map[string]Mode, m Mode) ModeChange {
+	before := View{World: w, Modes: from}
 	after := View{World: w, Modes: map[string]Mode{owner: m}}
 	out := ModeChange{Lost: map[string][]Key{}, Overridden: map[string][]Key{}}
 	kind, name, _ := strings.Cut(owner, " ")

@@ -15,15 +15,37 @@ import (
 )
 
 // Review answers, for every object of objs that a registered profile claims, what the webhook
-// answers to its create in a cluster holding the other objects: the same profile's Review, over a
-// source built from objs instead of informers (package memory). Each error and warning is a
-// finding about its object (errors with the code of the check that found them, warnings with the
-// code their line starts with); its Text is the CLI contract's line. Objects are reviewed in the order of the table's profiles, then of the
-// registry's kinds, then by namespace/name, so the answer is a function of the input alone.
+// answers to its create in a cluster holding the other objects: ReviewChanges of objs, all created.
 func Review(ctx context.Context, objs []*unstructured.Unstructured, s settings.Settings) ([]finding.Finding, error) {
+	return ReviewChanges(ctx, Changes{Objects: objs}, s)
+}
+
+// Changes is a change set as the API server would receive it: the cluster after it, which objects
+// it updates (each with the stored object it replaces) and which it deletes.
+type Changes struct {
+	// Objects are the cluster after the change set.
+	Objects []*unstructured.Unstructured
+	// Old maps each object of Objects that the change set updates to the object it replaces; the
+	// other objects are reviewed as creates.
+	Old map[*unstructured.Unstructured]*unstructured.Unstructured
+	// Deleted are the objects the change set deletes (absent from Objects).
+	Deleted []*unstructured.Unstructured
+}
+
+// ReviewChanges answers, for every object of the change set that a registered profile claims,
+// what the webhook answers to its write: the same profile's Review, over a source built from the
+// objects instead of informers (package memory). A create is reviewed in a cluster holding the other
+// objects, an update in one holding the object it replaces (and gets it as Request.Old), a delete in
+// one holding the deleted object too. Each error and warning is a finding about its object (errors
+// with the code of the check that found them, warnings with the code their line starts with); its
+// Text is the CLI contract's line. Objects are reviewed in the order of the table's profiles, then
+// of the registry's kinds, then by namespace/name (deletes after writes), so the answer is a function
+// of the input alone.
+func ReviewChanges(ctx context.Context, c Changes, s settings.Settings) ([]finding.Finding, error) {
 	reg := s.Registry()
 	type job struct {
 		u       *unstructured.Unstructured
+		op      profile.Operation
 		gk      schema.GroupKind
 		p       profile.Profile
 		profile int
@@ -34,14 +56,24 @@ func Review(ctx context.Context, objs []*unstructured.Unstructured, s settings.S
 		kindOrder[k.GVK.GroupKind()] = i + 1
 	}
 	var jobs []job
-	for _, u := range objs {
+	add := func(u *unstructured.Unstructured, op profile.Operation) {
 		gk := u.GroupVersionKind().GroupKind()
 		for i, p := range registered {
 			if p.Claims(gk, reg) {
-				jobs = append(jobs, job{u: u, gk: gk, p: p, profile: i, kind: kindOrder[gk]})
-				break
+				jobs = append(jobs, job{u: u, op: op, gk: gk, p: p, profile: i, kind: kindOrder[gk]})
+				return
 			}
 		}
+	}
+	for _, u := range c.Objects {
+		op := profile.Create
+		if c.Old[u] != nil {
+			op = profile.Update
+		}
+		add(u, op)
+	}
+	for _, u := range c.Deleted {
+		add(u, profile.Delete)
 	}
 	if len(jobs) == 0 {
 		return nil, nil
@@ -57,30 +89,67 @@ func Review(ctx context.Context, objs []*unstructured.Unstructured, s settings.S
 		if a.gk != b.gk {
 			return a.gk.String() < b.gk.String()
 		}
+		if (a.op == profile.Delete) != (b.op == profile.Delete) {
+			return b.op == profile.Delete
+		}
 		return profile.NSName(a.u) < profile.NSName(b.u)
 	})
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel() // stops the state's background builders
-	src, err := memory.New(ctx, objs, memory.Options{Kinds: reg.Kinds(), Own: Own(), Backend: schema.GroupKind{Group: s.Access.BackendGroup, Kind: s.Access.BackendKind}})
+	// The deleted objects are in the source from the start, so that their kinds count as installed,
+	// then taken out: the cluster after the change set.
+	all := append(append([]*unstructured.Unstructured(nil), c.Objects...), c.Deleted...)
+	src, err := memory.New(ctx, all, memory.Options{Kinds: reg.Kinds(), Own: Own(), Backend: schema.GroupKind{Group: s.Access.BackendGroup, Kind: s.Access.BackendKind}})
 	if err != nil {
 		return nil, fmt.Errorf("reading the input as a cluster: %w", err)
+	}
+	for _, u := range c.Deleted {
+		if err := src.Remove(u); err != nil {
+			return nil, err
+		}
 	}
 	if err := Prepare(src.State, s); err != nil { // as a replica does before it reports ready
 		return nil, fmt.Errorf("reading the input as a cluster: %w", err)
 	}
 	var out []finding.Finding
 	for _, j := range jobs {
-		// As a create: the source holds every other object of the input.
-		if err := src.Remove(j.u); err != nil {
+		// The cluster as the API server holds it when the write arrives.
+		before, after := j.u, j.u // taken out, put in; nil: none
+		switch j.op {
+		case profile.Create:
+			after = nil
+		case profile.Update:
+			after = c.Old[j.u]
+		case profile.Delete:
+			before = nil
+		}
+		if err := swap(src, before, after); err != nil {
 			return nil, err
 		}
-		d := j.p.Review(profile.Request{GroupKind: j.gk, Object: j.u, Settings: s, Registry: reg, Source: src, Paths: true})
-		if err := src.Add(j.u); err != nil {
+		r := profile.Request{GroupKind: j.gk, Operation: j.op, Object: j.u, Settings: s, Registry: reg, Source: src, Paths: true}
+		if j.op == profile.Update {
+			r.Old = c.Old[j.u]
+		}
+		d := j.p.Review(r)
+		if err := swap(src, after, before); err != nil {
 			return nil, err
 		}
 		out = append(out, findings(j.u, d)...)
 	}
 	return out, nil
+}
+
+// swap takes out (when not nil) out of src and puts in in (when not nil).
+func swap(src *memory.Source, out, in *unstructured.Unstructured) error {
+	if out != nil {
+		if err := src.Remove(out); err != nil {
+			return err
+		}
+	}
+	if in != nil {
+		return src.Add(in)
+	}
+	return nil
 }
 
 // findings are a decision on u as validate's findings: errors first, then warnings.

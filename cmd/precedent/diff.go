@@ -123,6 +123,10 @@ func (o *diffOptions) run(cmd *cobra.Command) error {
 			return err
 		}
 		written = changedObjects(base.objects, head.objects)
+		head.replaced, head.deleted = changes(base.objects, head.objects)
+		for _, u := range head.deleted {
+			written[u.GetKind()+" "+profile.NSName(u)] = true
+		}
 	case len(o.files) > 0:
 		var ns string
 		if base, ns, err = loadCluster(cmd.Context(), &o.cf, override, "", cmd.ErrOrStderr()); err != nil {
@@ -151,6 +155,7 @@ func (o *diffOptions) run(cmd *cobra.Command) error {
 	all = append(append([]finding.Finding(nil), head.rejected...), all...)
 	fs := append(about(all, written, len(o.files) > 0), newlyUnaccepted(base, head)...)
 	finding.Locate(fs, head.locate)
+	finding.Locate(fs, base.locate) // the objects the head deletes are where the base has them
 	var errs, warns []string
 	for i := range fs {
 		if fs[i].Severity == warning.SeverityError {
@@ -269,6 +274,7 @@ func applyFiles(base *input, files []string, ns string, now time.Time, configGiv
 	}
 	written := map[string]bool{}
 	isNew := map[*unstructured.Unstructured]bool{}
+	replaced := map[*unstructured.Unstructured]*unstructured.Unstructured{}
 	for _, o := range objs {
 		u := o.Unstructured
 		if u.GetNamespace() == "" && u.GetKind() != "GatewayClass" && u.GetKind() != "Namespace" && u.GroupVersionKind().GroupKind() != settings.GVK.GroupKind() {
@@ -282,6 +288,7 @@ func applyFiles(base *input, files []string, ns string, now time.Time, configGiv
 				written[u.GetKind()+" "+profile.NSName(u)] = true
 			}
 			out[i] = u
+			replaced[u] = stored
 			continue
 		}
 		written[u.GetKind()+" "+profile.NSName(u)] = true
@@ -296,6 +303,7 @@ func applyFiles(base *input, files []string, ns string, now time.Time, configGiv
 	}
 	head.read, head.at = len(objs), place(objs)
 	head.undated = newInChangeSet(isNew)
+	head.replaced = replaced
 	return head, written, nil
 }
 
@@ -326,6 +334,33 @@ func changedObjects(base, head []*unstructured.Unstructured) map[string]bool {
 		}
 	}
 	return out
+}
+
+// changes are what turns base into head: the objects of head that replace one of base of the same
+// group, kind, namespace and name, otherwise held (each with the one it replaces), and the objects of
+// base that head lacks.
+func changes(base, head []*unstructured.Unstructured) (map[*unstructured.Unstructured]*unstructured.Unstructured, []*unstructured.Unstructured) {
+	stored := make(map[objectKey]*unstructured.Unstructured, len(base))
+	for _, u := range base {
+		stored[keyOf(u)] = u
+	}
+	replaced := map[*unstructured.Unstructured]*unstructured.Unstructured{}
+	for _, u := range head {
+		k := keyOf(u)
+		if b, ok := stored[k]; ok {
+			if !reflect.DeepEqual(b.Object, u.Object) {
+				replaced[u] = b
+			}
+			delete(stored, k)
+		}
+	}
+	var deleted []*unstructured.Unstructured
+	for _, u := range base {
+		if _, ok := stored[keyOf(u)]; ok {
+			deleted = append(deleted, u)
+		}
+	}
+	return replaced, deleted
 }
 
 // about keeps the warnings (and, with errorsToo, the errors) about the named objects ("<Kind>

@@ -51,6 +51,11 @@ type input struct {
 	// undated, when set, says which objects have no known creation time (nil: those without
 	// creationTimestamp; see undatedOf).
 	undated func(*unstructured.Unstructured) bool
+	// replaced maps the objects a diff's change set updates to the base's version each replaces,
+	// and deleted are the base's objects it deletes: validate reviews those writes as the updates
+	// and deletes they are (nil for validate -f, where every object is a create).
+	replaced map[*unstructured.Unstructured]*unstructured.Unstructured
+	deleted  []*unstructured.Unstructured
 }
 
 // position is where an object starts in the input.

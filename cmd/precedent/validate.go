@@ -82,9 +82,10 @@ else the defaults.
 }
 
 // validate runs the webhook's review of every policy of the input, each as a create against the
-// topology and the other objects of the input.
+// topology and the other objects of the input; of a diff's head, the objects it changes as updates
+// of the base's version, and those it deletes as deletes.
 func (o *input) validate(ctx context.Context) ([]finding.Finding, error) {
-	fs, err := profiles.Review(ctx, o.objects, o.settings)
+	fs, err := profiles.ReviewChanges(ctx, profiles.Changes{Objects: o.objects, Old: o.replaced, Deleted: o.deleted}, o.settings)
 	if err != nil {
 		return nil, err
 	}

@@ -234,6 +234,79 @@ func agree(t *testing.T, dir string) {
 			}
 		})
 	}
+	for _, p := range policies {
+		for _, w := range updates(p, policies) {
+			t.Run(key(p)+" ("+w.name+")", func(t *testing.T) {
+				cur := fetch(t, p)
+				x := w.change(clean(cur))
+				webhook := dryRunUpdate(t, x)
+				offline := diffAnswer(t, cfg, created, cur, x)
+				if diff := cmp.Diff(webhook, offline); diff != "" {
+					t.Errorf("the update of %s (%s): webhook (-) and diff --base --head (+) disagree:\n%s", key(cur), w.name, diff)
+				}
+			})
+		}
+		t.Run(key(p)+" (delete)", func(t *testing.T) {
+			cur := fetch(t, p)
+			webhook := dryRunDelete(t, cur)
+			offline := diffAnswer(t, cfg, created, cur, nil)
+			if diff := cmp.Diff(webhook, offline); diff != "" {
+				t.Errorf("the delete of %s: webhook (-) and diff --base --head (+) disagree:\n%s", key(cur), diff)
+			}
+		})
+	}
+}
+
+// update is one change of a stored object that the suite sends as an update.
+type update struct {
+	name   string
+	change func(*unstructured.Unstructured) *unstructured.Unstructured
+}
+
+// updates are the updates sent of u: a label added (its annotations kept), its annotations changed
+// (those a profile reads removed, else one added), and, when the folder holds another object of its
+// kind in its namespace, that object's spec written to u.
+func updates(u *unstructured.Unstructured, objs []*unstructured.Unstructured) []update {
+	out := []update{
+		{"label added, annotations kept", func(x *unstructured.Unstructured) *unstructured.Unstructured {
+			l := x.GetLabels()
+			if l == nil {
+				l = map[string]string{}
+			}
+			l["parity.precedent.dev/touched"] = "true"
+			x.SetLabels(l)
+			return x
+		}},
+		{"annotations changed", func(x *unstructured.Unstructured) *unstructured.Unstructured {
+			a, read := x.GetAnnotations(), false
+			for k := range a {
+				if profiles.Annotations()[k] {
+					delete(a, k)
+					read = true
+				}
+			}
+			if !read {
+				if a == nil {
+					a = map[string]string{}
+				}
+				a["parity.precedent.dev/touched"] = "true"
+			}
+			x.SetAnnotations(a)
+			return x
+		}},
+	}
+	for _, o := range objs {
+		if o.GroupVersionKind() != u.GroupVersionKind() || o.GetNamespace() != u.GetNamespace() || o.GetName() == u.GetName() {
+			continue
+		}
+		spec := o.Object["spec"]
+		out = append(out, update{"spec of " + o.GetName(), func(x *unstructured.Unstructured) *unstructured.Unstructured {
+			x.Object["spec"] = runtime.DeepCopyJSONValue(spec)
+			return x
+		}})
+		break
+	}
+	return out
 }
 
 // deniedByWebhook starts the message of a write Precedent's validating webhook denies (not the
@@ -273,12 +346,35 @@ func dryRunCreate(t *testing.T, u *unstructured.Unstructured) (answer, metav1.Ti
 	if err == nil {
 		at = x.GetCreationTimestamp()
 	}
+	return answerOf(t, "create", u, err), at
+}
+
+// dryRunUpdate sends u, a stored object changed, as a server-side dry-run update.
+func dryRunUpdate(t *testing.T, u *unstructured.Unstructured) answer {
+	t.Helper()
+	rec.Take()
+	x := u.DeepCopy()
+	x.SetResourceVersion(fetch(t, u).GetResourceVersion())
+	return answerOf(t, "update", u, c.Update(context.Background(), x, client.DryRunAll))
+}
+
+// dryRunDelete sends the delete of u as a server-side dry-run.
+func dryRunDelete(t *testing.T, u *unstructured.Unstructured) answer {
+	t.Helper()
+	rec.Take()
+	return answerOf(t, "delete", u, c.Delete(context.Background(), u.DeepCopy(), client.DryRunAll))
+}
+
+// answerOf is the webhook's answer to the write (op) of u that returned err, as validate prints it:
+// the causes of a denial as errors, the warnings the write got, then its notes.
+func answerOf(t *testing.T, op string, u *unstructured.Unstructured, err error) answer {
+	t.Helper()
 	var a answer
 	subject := u.GetKind() + " " + u.GetNamespace() + "/" + u.GetName() + ": "
 	if err != nil {
 		var se *apierrors.StatusError
 		if !errors.As(err, &se) || se.ErrStatus.Details == nil {
-			t.Fatalf("dry-run create of %s: %v", key(u), err)
+			t.Fatalf("dry-run %s of %s: %v", op, key(u), err)
 		}
 		for _, cause := range se.ErrStatus.Details.Causes {
 			a.Errors = append(a.Errors, subject+cause.Field+": "+cause.Message)
@@ -290,7 +386,7 @@ func dryRunCreate(t *testing.T, u *unstructured.Unstructured) (answer, metav1.Ti
 	}
 	warns, notes := warning.Notes(lines) // validate prints the warnings, then the notes
 	a.Warnings = append(warns, notes...)
-	return a, at
+	return a
 }
 
 // validate runs `precedent validate -f` over the objects in the cluster and u, created at, and
@@ -315,18 +411,14 @@ func validate(t *testing.T, cfg *unstructured.Unstructured, objs []*unstructured
 	if err := os.WriteFile(file, bytes.Join(docs, []byte("---\n")), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	var out, errb bytes.Buffer
-	cmd := exec.Command(bin, "validate", "-f", file)
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != 1 {
-			t.Fatalf("precedent validate: %v\n%s%s", err, out.String(), errb.String())
-		}
-	}
+	return answerIn(runCLI(t, "validate", "-f", file), u)
+}
+
+// answerIn is what the CLI's output out says of u: the errors and the warnings and notes about it.
+func answerIn(out string, u *unstructured.Unstructured) answer {
 	subject := u.GetKind() + " " + u.GetNamespace() + "/" + u.GetName() + ": "
 	var a answer
-	for _, line := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
 		finding, isFinding := strings.CutPrefix(line, "Warning: ")
 		if !isFinding {
 			finding, isFinding = strings.CutPrefix(line, "Note: ")
@@ -341,6 +433,56 @@ func validate(t *testing.T, cfg *unstructured.Unstructured, objs []*unstructured
 		}
 	}
 	return a
+}
+
+// diffAnswer runs `precedent diff --base --head` from the objects in the cluster (objs, read
+// again, and cfg) to the same with u replaced by x (x nil: u deleted), and returns its answer on u.
+func diffAnswer(t *testing.T, cfg *unstructured.Unstructured, objs []*unstructured.Unstructured, u, x *unstructured.Unstructured) answer {
+	t.Helper()
+	var base, head [][]byte
+	for _, o := range objs {
+		cur := document(t, clean(fetch(t, o)))
+		base = append(base, cur)
+		if o.GetKind() == u.GetKind() && o.GetNamespace() == u.GetNamespace() && o.GetName() == u.GetName() {
+			if x != nil {
+				head = append(head, document(t, clean(x)))
+			}
+			continue
+		}
+		head = append(head, cur)
+	}
+	if cfg != nil {
+		base, head = append(base, document(t, cfg)), append(head, document(t, cfg))
+	}
+	dir := t.TempDir()
+	write := func(name string, docs [][]byte) string {
+		path := filepath.Join(dir, name, "input.yaml")
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, bytes.Join(docs, []byte("---\n")), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return filepath.Dir(path)
+	}
+	out := runCLI(t, "diff", "--base", write("base", base), "--head", write("head", head))
+	return answerIn(out, u)
+}
+
+// runCLI runs the precedent binary, which exits 0 (nothing to say), 1 (findings or changes) or 2
+// (diff: errors the webhook would reject), and returns its standard output.
+func runCLI(t *testing.T, args ...string) string {
+	t.Helper()
+	var out, errb bytes.Buffer
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() > 2 || (ee.ExitCode() == 2 && !strings.Contains(errb.String(), "the webhook would reject")) {
+			t.Fatalf("precedent %s: %v\n%s%s", strings.Join(args, " "), err, out.String(), errb.String())
+		}
+	}
+	return out.String()
 }
 
 func document(t *testing.T, u *unstructured.Unstructured) []byte {

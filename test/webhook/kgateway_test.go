@@ -107,30 +107,58 @@ spec:
 	outageFailsOpen(t, c, ns)
 }
 
-// routeWriteWarns creates the child route's TrafficPolicy of file, then checks that a server
-// dry-run of the parent route with its annotation turned to ShallowMergePreferChild (an HTTPRoute
-// write, through the entry that fails open) warns that the child's own rateLimit now wins.
+// routeWriteWarns creates the child route's TrafficPolicy of file, then sends writes of the parent
+// route through kubectl (HTTPRoute writes, through the entry that fails open): a dry-run that keeps
+// its ShallowMergePreferParent annotation and adds a label says nothing; turning it to
+// DeepMergePreferChild (not the mode a missing annotation reads as) warns that the child's own
+// rateLimit now wins; applied, and turned back to ShallowMergePreferParent, it warns that the
+// parent's overrides the child's again.
 func routeWriteWarns(t *testing.T, ns, file string) {
 	t.Helper()
 	if _, stderr, err := kubectl(t, "apply", "-f", file); err != nil {
 		t.Fatalf("creating the child's TrafficPolicy: %v: %s", err, stderr)
 	}
-	root := filepath.Join(t.TempDir(), "root.yaml")
 	doc := strings.ReplaceAll(strings.Split(kgatewayDelegation, "\n---\n")[1], "{{ns}}", ns)
-	if err := os.WriteFile(root, []byte(strings.Replace(doc, "ShallowMergePreferParent", "ShallowMergePreferChild", 1)), 0o644); err != nil {
+	if _, stderr, err := kubectl(t, "apply", "-f", writeFile(t, "root.yaml", doc)); err != nil { // kubectl's own annotation on it
+		t.Fatalf("applying the parent route: %v: %s", err, stderr)
+	}
+	labelled := strings.Replace(doc, "  annotations:", "  labels: {team: platform}\n  annotations:", 1)
+	deepChild := strings.Replace(doc, "ShallowMergePreferParent", "DeepMergePreferChild", 1)
+	steps := []struct {
+		name, doc string
+		dryRun    bool
+		want      []string
+	}{
+		{"an update that keeps the annotation says nothing", labelled, true, nil},
+		{"a non-default mode that yields to the child", deepChild, false, []string{"Warning: PRC-W232 this annotation change takes `rateLimit` away from 1 child route"}},
+		{"back to the parent's", doc, false, []string{"Warning: PRC-W233 this annotation change overrides `rateLimit` of 1 child route with the parent's"}},
+	}
+	for _, s := range steps {
+		args := []string{"apply", "-f", writeFile(t, "root.yaml", s.doc)}
+		if s.dryRun {
+			args = append(args, "--dry-run=server")
+		}
+		harness.EventuallyWithin(t, 20*time.Second, "kubectl apply of the parent route: "+s.name, func() (bool, string) {
+			_, stderr, err := kubectl(t, args...)
+			var got []string
+			for _, l := range warningLines(stderr) {
+				if strings.HasPrefix(l, "Warning: PRC-") {
+					got = append(got, l)
+				}
+			}
+			return err == nil && cmp.Equal(s.want, got), "stderr: " + stderr + " err: " + harness.ErrString(err)
+		})
+	}
+}
+
+// writeFile writes doc to a file named name in a new temporary folder and returns its path.
+func writeFile(t *testing.T, name, doc string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"Warning: PRC-W232 this annotation change takes `rateLimit` away from 1 child route"}
-	harness.EventuallyWithin(t, 20*time.Second, "kubectl shows what the annotation change does to the child route", func() (bool, string) {
-		_, stderr, err := kubectl(t, "apply", "--dry-run=server", "-f", root)
-		var got []string // kubectl's own warning (the route was not made by kubectl apply) aside
-		for _, l := range warningLines(stderr) {
-			if strings.HasPrefix(l, "Warning: PRC-") {
-				got = append(got, l)
-			}
-		}
-		return err == nil && cmp.Equal(want, got), "stderr: " + stderr + " err: " + harness.ErrString(err)
-	})
+	return path
 }
 
 // outageFailsOpen registers, for namespace ns only, the entries of the config/kgateway component

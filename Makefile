@@ -204,6 +204,10 @@ bench-reconcile: control-plane ## Status reconciler from cold on a loaded API se
 	$(GO) test $(BENCH_FLAGS) -run '^TestReconcileChurn$$' ./test/bench $(if $(BENCH_ARGS),-args $(BENCH_ARGS))
 	$(GO) test -run '^$$' -bench '^BenchmarkReconcileUnderBigPolicy$$' -benchtime 300x -benchmem ./internal/reconcile
 
+.PHONY: bench-offline
+bench-offline: ## The CI path at real size: validate -f and effective -o json over the generated world at 1x (16,051 objects) and 10x (160,510), wall time and peak RSS, against d6284c5's binary in the same run (BENCH_ARGS='-offline-scales 1 -offline-against ""').
+	$(GO) test $(BENCH_FLAGS) -timeout 60m -run '^TestOfflineScale$$' ./test/bench $(if $(BENCH_ARGS),-args $(BENCH_ARGS))
+
 # Go minimizes each new interesting input for up to -fuzzminimizetime (default 60s) before fuzzing
 # on; the engine target is slow under coverage instrumentation (Kubernetes and CEL are in it), so with
 # the default both workers spend the whole run minimizing and execs stay at 0.

@@ -102,7 +102,7 @@ func (o *input) keepUnacceptedIn(ns string) {
 func (o *input) leftOutPolicy(k policy.Kind, ref policy.Ref) (*policy.Policy, *effective.Snapshot, bool) {
 	for _, l := range o.left {
 		if l.kind.Equal(k) && l.item.Policy.Ref == ref {
-			return l.item.Policy, effective.NewSnapshot(k, o.graph, o.allViews(k), o.cond), true
+			return l.item.Policy, effective.NewSnapshot(k, o.topology(), o.allViews(k), o.evaluator()), true
 		}
 	}
 	return nil, nil, false

@@ -80,7 +80,7 @@ as -f.
 				all = append(all, items...)
 			}
 			o.notes(cmd.ErrOrStderr())
-			if under != nil && !o.graph.Exists(t) {
+			if under != nil && !o.topology().Exists(t) {
 				return targetNotFound(t)
 			}
 			o.noteUnnamed(cmd.ErrOrStderr())

@@ -117,7 +117,7 @@ func (f *explainFlags) run(cmd *cobra.Command) error {
 		rs := snap.Reach(f.rule, ref)
 		return f.print(w, rs, func() { printReach(w, f.rule, rs) })
 	case f.target != "":
-		if !o.graph.Exists(t) {
+		if !o.topology().Exists(t) {
 			return targetNotFound(t)
 		}
 		return f.explainTarget(w, snap, t)
@@ -286,7 +286,7 @@ func (f *explainFlags) explainRule(cmd *cobra.Command, o *input, k policy.Kind, 
 		}
 		return f.print(w, rs, func() { printReach(w, f.rule, rs) })
 	}
-	if !o.graph.Exists(t) {
+	if !o.topology().Exists(t) {
 		return targetNotFound(t)
 	}
 	exs, err := ex.ExplainRule(o.offline(), k, t, f.rule)

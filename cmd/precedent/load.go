@@ -274,11 +274,27 @@ func newInput(s settings.Settings, objs []*unstructured.Unstructured, srcs []str
 	if len(inv.Problems) > 0 {
 		return nil, &exitError{Code: 2, Err: errors.Join(inv.Problems...)}
 	}
-	cond, err := cel.New(s.CELCostLimit)
-	if err != nil {
+	if _, err := cel.New(s.CELCostLimit); err != nil { // the settings' cost limit, checked now
 		return nil, err
 	}
-	return &input{settings: s, registry: reg, inv: inv, objects: objs, graph: topology.Build(inv.Topology), cond: cond}, nil
+	return &input{settings: s, registry: reg, inv: inv, objects: objs}, nil
+}
+
+// topology is the input's topology graph, built on first use: validate reviews over a source of its
+// own and never needs it.
+func (o *input) topology() *topology.Graph {
+	if o.graph == nil {
+		o.graph = topology.Build(o.inv.Topology)
+	}
+	return o.graph
+}
+
+// evaluator is the input's CEL evaluator (for when conditions), made on first use.
+func (o *input) evaluator() *cel.Evaluator {
+	if o.cond == nil {
+		o.cond, _ = cel.New(o.settings.CELCostLimit) // newInput checked the limit
+	}
+	return o.cond
 }
 
 // resolveAny finds the managed kind named by --kind; an ambiguous or unmanaged name is an exit-2
@@ -347,13 +363,13 @@ func (o *input) notes(w io.Writer) {
 
 // snapshot returns the snapshot of one kind over every policy of that kind that could be read.
 func (o *input) snapshot(k policy.Kind) *effective.Snapshot {
-	return effective.NewSnapshot(k, o.graph, o.inv.Views(k), o.cond)
+	return effective.NewSnapshot(k, o.topology(), o.inv.Views(k), o.evaluator())
 }
 
 // noteUnnamed says which route rules got generated names.
 func (o *input) noteUnnamed(w io.Writer) {
-	for _, t := range sortedRouteTargets(o.graph) {
-		r, _ := o.graph.Route(t)
+	for _, t := range sortedRouteTargets(o.topology()) {
+		r, _ := o.topology().Route(t)
 		for _, n := range r.Unnamed {
 			fmt.Fprintf(w, "note: %s %s has an unnamed rule, shown as %q\n", r.Kind, printable.String(r.Key.String()), n)
 		}

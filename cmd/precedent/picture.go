@@ -21,7 +21,7 @@ func drawing(o *input, kinds []policy.Kind, items []effective.Item) picture.Grap
 		views[k.GVK.Kind] = o.inv.Views(k)
 	}
 	for _, it := range items {
-		chain := d.chain(o.graph, it)
+		chain := d.chain(o.topology(), it)
 		reaching := map[string]bool{}
 		for _, p := range views[it.Kind] {
 			for _, t := range p.Targets {

@@ -95,7 +95,7 @@ func (o *input) validate(ctx context.Context) ([]finding.Finding, error) {
 
 // offline is the input as the profiles read it.
 func (o *input) offline() *profile.Offline {
-	return &profile.Offline{Objects: o.objects, Settings: o.settings, Registry: o.registry, Inv: o.inv, Cond: o.cond, Snapshot: o.snapshot, Graph: o.graph}
+	return &profile.Offline{Objects: o.objects, Settings: o.settings, Registry: o.registry, Inv: o.inv, Cond: o.evaluator(), Snapshot: o.snapshot, Graph: o.topology()}
 }
 
 func plural(n int) string {

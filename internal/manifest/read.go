@@ -207,6 +207,9 @@ type positions struct {
 // parser cannot read is placed at its first significant line; decoding then says what is wrong.
 func lineIndex(doc []byte) positions {
 	p := positions{root: firstLine(doc)}
+	if !mayHoldItems(doc, p.root) {
+		return p // a mapping's root node starts on its first significant line
+	}
 	var n yamlv3.Node
 	if err := yamlv3.Unmarshal(doc, &n); err != nil || n.Kind != yamlv3.DocumentNode || len(n.Content) == 0 {
 		return p
@@ -226,6 +229,26 @@ func lineIndex(doc []byte) positions {
 		}
 	}
 	return p
+}
+
+// mayHoldItems reports whether doc, whose first significant line is first, may be a sequence, a
+// List with items, or start with what moves its root node (a directive, tag or anchor): only then
+// does lineIndex parse it (the decoder parses every document anyway; a second full parse of each
+// doubled the cost of reading a large input).
+func mayHoldItems(doc []byte, first int) bool {
+	lines := bytes.SplitN(doc, []byte("\n"), first+1)
+	if first > len(lines) {
+		return true
+	}
+	switch t := bytes.TrimSpace(lines[first-1]); {
+	case len(t) == 0:
+		return true
+	case strings.IndexByte("-[%!&?*|>", t[0]) >= 0:
+		return true
+	case t[0] == '{':
+		return bytes.Contains(doc, []byte(`"items"`))
+	}
+	return bytes.HasPrefix(doc, []byte("items:")) || bytes.Contains(doc, []byte("\nitems:"))
 }
 
 // firstLine is the 1-based line of the first line of doc that is neither blank nor a comment.

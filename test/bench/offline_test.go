@@ -1,0 +1,164 @@
+//go:build bench
+
+package bench
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/precedent-dev/precedent/test/gen"
+	"github.com/precedent-dev/precedent/test/harness"
+)
+
+var (
+	offlineScales  = flag.String("offline-scales", "1,10", "TestOfflineScale: world sizes, in units of 1,000 Gateways, 10,000 HTTPRoutes and 5,000 RateLimitPolicies")
+	offlineAgainst = flag.String("offline-against", "d6284c5", "TestOfflineScale: a commit whose binary runs the same inputs in the same run (\"\": none)")
+	offlineRounds  = flag.Int("offline-rounds", 1, "TestOfflineScale: runs of each command per binary, alternated; the best is reported")
+)
+
+// TestOfflineScale is `make bench-offline`: the generated world written as one YAML file per kind
+// (1× is 16,051 objects), then `precedent validate -f` and `precedent effective -o json` over it,
+// each run as a process whose wall time, CPU time (user and system: steadier than wall time on a busy
+// machine) and peak RSS (the kernel's maxrss) are reported, for this
+// tree's binary and, alternated with it, the binary of -offline-against.
+func TestOfflineScale(t *testing.T) {
+	report("machine: %s", machine())
+	dir := t.TempDir()
+	bins := map[string]string{}
+	var err error
+	if bins["this tree"], err = harness.BuildPrecedent(dir); err != nil {
+		t.Fatal(err)
+	}
+	order := []string{"this tree"}
+	if *offlineAgainst != "" {
+		bins[*offlineAgainst] = buildAt(t, dir, *offlineAgainst)
+		order = append(order, *offlineAgainst)
+	}
+	var scales []int
+	for _, s := range strings.Split(*offlineScales, ",") {
+		var n int
+		if _, err := fmt.Sscan(s, &n); err != nil || n < 1 {
+			t.Fatalf("-offline-scales: %q is not a positive integer", s)
+		}
+		scales = append(scales, n)
+	}
+	commands := [][]string{
+		{"validate", "-f", "{}"},
+		{"effective", "-f", "{}", "--kind", "RateLimitPolicy", "-o", "json"},
+	}
+	report("%-6s %-9s %-12s %9s %9s %10s %6s %6s", "scale", "objects", "binary", "wall", "cpu", "peak RSS", "exit", "lines")
+	for _, n := range scales {
+		in, objects := writeWorld(t, filepath.Join(dir, fmt.Sprintf("world-%dx", n)), n)
+		for _, cmd := range commands {
+			best := map[string]run{}
+			for r := 0; r < *offlineRounds; r++ {
+				for _, b := range order {
+					args := strings.Split(strings.ReplaceAll(strings.Join(cmd, "\x00"), "{}", in), "\x00")
+					got := timeRun(t, bins[b], args)
+					if cur, ok := best[b]; !ok || got.wall < cur.wall {
+						best[b] = got
+					}
+				}
+			}
+			for _, b := range order {
+				r := best[b]
+				report("%-6s %-9d %-12s %9s %9s %8dMB %6d %6d   %s", fmt.Sprintf("%dx", n), objects, b, r.wall.Round(10*time.Millisecond), r.cpu.Round(10*time.Millisecond), r.rssKB/1024, r.exit, r.lines, cmd[0])
+			}
+		}
+	}
+}
+
+// run is one process's figures.
+type run struct {
+	wall  time.Duration
+	cpu   time.Duration // user and system
+	rssKB int64
+	exit  int
+	lines int
+}
+
+// timeRun runs bin with args and returns its wall time, peak RSS, exit status and output lines.
+func timeRun(t *testing.T, bin string, args []string) run {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	start := time.Now()
+	err := cmd.Run()
+	r := run{wall: time.Since(start), lines: bytes.Count(out.Bytes(), []byte("\n"))}
+	if ee, ok := err.(*exec.ExitError); ok {
+		r.exit = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("%s %s: %v", bin, strings.Join(args, " "), err)
+	}
+	if r.exit > 1 {
+		t.Fatalf("%s %s: exit %d: %s", bin, strings.Join(args, " "), r.exit, errb.String())
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.rssKB = ru.Maxrss
+		r.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	return r
+}
+
+// writeWorld writes the world of scale n (n × 1,000 Gateways, 10,000 routes, 5,000 policies) into
+// dir, one file per kind, and returns dir and the number of objects.
+func writeWorld(t *testing.T, dir string, n int) (string, int) {
+	t.Helper()
+	w := gen.Generate(gen.Size{Gateways: 1000 * n, Routes: 10000 * n, Policies: 5000 * n})
+	objs, err := w.Objects()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]*bytes.Buffer{}
+	for _, u := range objs {
+		b := files[u.GetKind()]
+		if b == nil {
+			b = &bytes.Buffer{}
+			files[u.GetKind()] = b
+		}
+		raw, err := yaml.Marshal(u.Object)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.WriteString("---\n")
+		b.Write(raw)
+	}
+	for kind, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, strings.ToLower(kind)+"s.yaml"), b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir, len(objs)
+}
+
+// buildAt builds the precedent binary of commit rev (a detached worktree of this repository,
+// removed afterwards) into dir.
+func buildAt(t *testing.T, dir, rev string) string {
+	t.Helper()
+	tree := filepath.Join(dir, "tree-"+rev)
+	if out, err := exec.Command("git", "worktree", "add", "--detach", tree, rev).CombinedOutput(); err != nil {
+		t.Fatalf("checking out %s: %v\n%s", rev, err, out)
+	}
+	defer exec.Command("git", "worktree", "remove", "--force", tree).Run()
+	bin := filepath.Join(dir, "precedent-"+rev)
+	build := exec.Command("go", "build", "-o", bin, "./cmd/precedent")
+	build.Dir = tree
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building %s: %v\n%s", rev, err, out)
+	}
+	return bin
+}

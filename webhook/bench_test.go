@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"k8s.io/apimachinery/pkg/api/meta"
 	goruntime "runtime"
 	"sort"
 	"sync"
@@ -25,6 +26,7 @@ import (
 	"github.com/precedent-dev/precedent/internal/settings"
 	"github.com/precedent-dev/precedent/internal/state"
 	"github.com/precedent-dev/precedent/internal/state/statetest"
+	"github.com/precedent-dev/precedent/profiles"
 	"github.com/precedent-dev/precedent/test/gen"
 	"github.com/precedent-dev/precedent/webhook"
 )
@@ -173,6 +175,11 @@ func newValidator(b testing.TB, w gen.World) (*webhook.Validator, *statetest.Inf
 	live := liveconfig.NewLive(settings.Defaults(), logr.Discard())
 	st := state.New(logr.Discard())
 	if err := st.Watch(context.Background(), inf, live.Current().Registry().Kinds()); err != nil {
+		b.Fatal(err)
+	}
+	// As a replica does, though no kind a profile owns or reads is installed here: profiles.Prepare
+	// then finds them absent instead of failing for want of a REST mapper.
+	if err := st.WatchProfiles(context.Background(), inf, meta.NewDefaultRESTMapper(nil), profiles.Own(), schema.GroupKind{}); err != nil {
 		b.Fatal(err)
 	}
 	objs, err := w.Objects()

@@ -355,8 +355,19 @@ func (e *editor) flush() {
 			e.merge(id)
 		}
 	}
-	clear(e.added)
-	clear(e.dropped)
+	e.added = emptied(e.added)
+	e.dropped = emptied(e.dropped)
+}
+
+// emptied is m with no entries. A map that held many is replaced rather than cleared: Go keeps a
+// cleared map's storage, and every later range over it walks all of it, so flushing after each
+// Gateway of a large build walked the whole build's targets again each time (quadratic).
+func emptied[K comparable, V any](m map[K]V) map[K]V {
+	if len(m) > 64 {
+		return make(map[K]V)
+	}
+	clear(m)
+	return m
 }
 
 // merge writes the list of target id with its added paths in and its dropped ones out.

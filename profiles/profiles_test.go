@@ -12,6 +12,7 @@ import (
 
 	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/settings"
+	meshprofile "github.com/precedent-dev/precedent/profiles/mesh"
 )
 
 // TestEveryKindHasOneProfile: each managed kind (the shipped ones, each model's configured kinds)
@@ -20,7 +21,7 @@ import (
 func TestEveryKindHasOneProfile(t *testing.T) {
 	kinds := append(policy.Builtin(),
 		policy.Kind{GVK: schema.GroupVersionKind{Group: "kuadrant.io", Version: "v1", Kind: "RateLimitPolicy"}, Profile: policy.ProfileKuadrant},
-		policy.Kind{GVK: schema.GroupVersionKind{Group: "kuma.io", Version: "v1alpha1", Kind: "MeshTimeout"}, Profile: policy.ProfileMesh},
+		policy.Kind{GVK: schema.GroupVersionKind{Group: "kuma.io", Version: "v1alpha1", Kind: "MeshTimeout"}, Profile: meshprofile.Name},
 		policy.Kind{GVK: schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "LimitPolicy"}, Profile: policy.ProfileDefaultsOverrides, RulesField: "limits"},
 	)
 	reg := policy.NewRegistry(kinds...)

@@ -15,7 +15,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/precedent-dev/precedent/internal/manifest"
-	"github.com/precedent-dev/precedent/internal/policy"
+	meshprofile "github.com/precedent-dev/precedent/profiles/mesh"
 )
 
 // runs is how many times each view runs: Go randomises map iteration on every range, so an output
@@ -149,7 +149,7 @@ func views(t *testing.T, dir string) [][]string {
 		out = append(out, append(slices.Clone(args), "-f", dir, "-o", "json")) // their only format
 	}
 	for _, k := range o.registry.Kinds() {
-		if k.Profile == policy.ProfileMesh {
+		if k.Profile == meshprofile.Name {
 			continue // merged per proxy: the mesh simulator's requests above
 		}
 		kind := k.GVK.Kind + "." + k.GVK.Group

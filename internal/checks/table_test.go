@@ -59,7 +59,7 @@ func TestFor(t *testing.T) {
 		{policy.ProfileGEP713, append(append([]string(nil), targets...), "gep713-default-or-override")},
 		{policy.ProfileKuadrant, append(append([]string(nil), targets...), "kuadrant-bare-with-blocks", "kuadrant-defaults-with-overrides",
 			"kuadrant-strategy", "kuadrant-rules-required", "kuadrant-not-empty")},
-		{policy.ProfileMesh, nil},
+		{policy.Profile("mesh"), nil},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.profile), func(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"github.com/precedent-dev/precedent/profiles/envoygateway"
 	"github.com/precedent-dev/precedent/profiles/kgateway"
 	"github.com/precedent-dev/precedent/profiles/kuadrant"
+	meshprofile "github.com/precedent-dev/precedent/profiles/mesh"
 )
 
 // TestRulesOneGroupEach: no rule of the ClusterRole grants a resource of one API group in another
@@ -92,7 +93,7 @@ func TestStatusNone(t *testing.T) {
 		policy.ProfileKuadrant: {"*"},
 		envoygateway.Name:      {"*"},
 		kgateway.Name:          {"*"},
-		policy.ProfileMesh:     {"*"},
+		meshprofile.Name:       {"*"},
 		"nginx-gateway-fabric": {"*"},
 	}
 	if diff := cmp.Diff(want, statusNone()); diff != "" {

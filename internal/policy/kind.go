@@ -22,20 +22,8 @@ const (
 	// ProfileKuadrant is Kuadrant's own kinds (kuadrant.io RateLimitPolicy, AuthPolicy,
 	// TokenRateLimitPolicy), folded the way Kuadrant's operator folds them (profiles/kuadrant/engine).
 	ProfileKuadrant Profile = "kuadrant"
-	// ProfileMesh is Kuma's targetRef model (MeshTimeout, MeshTrafficPermission): the MADR's shape and
-	// order for policy.precedent.dev, Kuma's own for kuma.io (see package mesh).
-	ProfileMesh Profile = "mesh"
 )
 
-// MeshKinds are the kinds the mesh profile reads.
-var MeshKinds = []string{"MeshTimeout", "MeshTrafficPermission"}
-
-// MeshVersions are the Kuma versions whose behaviour the mesh profile predicts, oldest first
-// (package mesh's engine.Version): 2.14 and 3.0 (Kuma's master, the default).
-var MeshVersions = []string{"2.14", "3.0"}
-
-// KumaGroup is the group of Kuma's own kinds, whose status Kuma's control plane owns.
-const KumaGroup = "kuma.io"
 
 // Status modes of a managed kind: what the reconciler writes for it.
 const (
@@ -112,12 +100,12 @@ func (k Kind) Controllers() []string {
 const AnyController = "*"
 
 // Effective reports whether the kind's profile has effective policies over Gateway API paths (the
-// engine's snapshots, `effective`, `explain`, `diff`): the engine's models, not mesh, whose kinds are
-// merged per proxy (package mesh).
+// engine's snapshots, `effective`, `explain`, `diff`): the engine's models, not those whose kinds
+// are merged per request or per proxy (profiles/access, profiles/mesh).
 func (k Kind) Effective() bool { return k.model().Engine }
 
 // StatusMode is the kind's status mode: StatusNone when its profile's model has no status writer
-// (mesh, envoy-gateway: Kuma's and Envoy Gateway's controllers own those statuses), else the kind's
+// (such as Kuma's and Envoy Gateway's, whose controllers own those statuses), else the kind's
 // setting, else the writer's default (StatusNone for kuadrant, StatusFull otherwise).
 func (k Kind) StatusMode() string {
 	w := k.model().Status

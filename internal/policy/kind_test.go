@@ -46,7 +46,18 @@ func TestRegistryResolve(t *testing.T) {
 	}
 }
 
+// profileMesh and meshModel stand for the mesh profile's model (profiles/mesh), which this package
+// does not know: a model without a status writer, with controller versions.
+const (
+	profileMesh Profile = "mesh"
+	kumaGroup           = "kuma.io"
+)
+
+var meshModel = Model{Kinds: []string{"MeshTimeout", "MeshTrafficPermission"}, Versions: []string{"2.14", "3.0"}}
+
 func TestStatusMode(t *testing.T) {
+	defer installed.Store(installed.Load())
+	Install(map[Profile]Model{profileMesh: meshModel})
 	gvk := func(group, kind string) schema.GroupVersionKind {
 		return schema.GroupVersionKind{Group: group, Version: "v1alpha1", Kind: kind}
 	}
@@ -55,9 +66,9 @@ func TestStatusMode(t *testing.T) {
 		kind Kind
 		want string
 	}{
-		{name: "Kuma's own mesh kind defaults to none", kind: Kind{GVK: gvk(KumaGroup, "MeshTimeout"), Profile: ProfileMesh}, want: StatusNone},
-		{name: "our mesh kind is none: the mesh profile has no status writer", kind: Kind{GVK: gvk(Group, "MeshTimeout"), Profile: ProfileMesh}, want: StatusNone},
-		{name: "Kuma's kind with status full set stays none (the settings refuse it)", kind: Kind{GVK: gvk(KumaGroup, "MeshTimeout"), Profile: ProfileMesh, Status: StatusFull}, want: StatusNone},
+		{name: "Kuma's own mesh kind defaults to none", kind: Kind{GVK: gvk(kumaGroup, "MeshTimeout"), Profile: profileMesh}, want: StatusNone},
+		{name: "our mesh kind is none: the mesh profile has no status writer", kind: Kind{GVK: gvk(Group, "MeshTimeout"), Profile: profileMesh}, want: StatusNone},
+		{name: "Kuma's kind with status full set stays none (the settings refuse it)", kind: Kind{GVK: gvk(kumaGroup, "MeshTimeout"), Profile: profileMesh, Status: StatusFull}, want: StatusNone},
 		{name: "kuadrant kind with status full set", kind: Kind{GVK: gvk("kuadrant.io", "AuthPolicy"), Profile: ProfileKuadrant, Status: StatusFull}, want: StatusFull},
 		{name: "defaults-overrides defaults to full", kind: Kind{GVK: gvk(Group, "AuthPolicy"), Profile: ProfileDefaultsOverrides}, want: StatusFull},
 	}

@@ -79,17 +79,16 @@ type StatusWriter struct {
 // writer is the status writer of the engine's models, which the reconciler folds for.
 var writer = &StatusWriter{Default: StatusFull}
 
-// known are the engine's own models and the mesh model, whose shapes the lower packages know;
-// Kuadrant's is its package's (profiles/kuadrant/engine), installed from the table.
+// known are the engine's own models, whose shapes the lower packages know; every other model is its
+// profile's (profiles/<model>), installed from the table.
 var known = map[Profile]Model{
 	ProfileDefaultsOverrides: {Engine: true, Fold: FoldRules, CheckKind: rulesFieldRequired, Status: writer,
 		Read: (*Policy).readDefaultsOverrides},
 	ProfileGEP713: {Engine: true, Fold: FoldFields, Status: writer,
 		Read: (*Policy).readGEP713, BareForm: func(_ Kind, rules map[string]interface{}) map[string]interface{} { return Unflatten(rules) }},
-	ProfileMesh: {Kinds: MeshKinds, Versions: MeshVersions},
 }
 
-// Known returns the model of profile p that the lower packages know: an engine model, or mesh's.
+// Known returns the model of profile p that the lower packages know: an engine model.
 // The profiles of those models return it as theirs (profile.Configurable).
 func Known(p Profile) (Model, bool) {
 	m, ok := known[p]

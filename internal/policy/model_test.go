@@ -13,10 +13,10 @@ import (
 // a profile without a status writer refuses status full.
 func TestCheckKindInstalled(t *testing.T) {
 	defer installed.Store(installed.Load())
-	timeout := Kind{GVK: schema.GroupVersionKind{Group: KumaGroup, Version: "v1alpha1", Kind: "MeshTimeout"}, Profile: ProfileMesh}
+	timeout := Kind{GVK: schema.GroupVersionKind{Group: kumaGroup, Version: "v1alpha1", Kind: "MeshTimeout"}, Profile: profileMesh}
 	full := timeout
 	full.Status = StatusFull
-	mesh, _ := Known(ProfileMesh)
+	mesh := meshModel
 	tests := []struct {
 		name    string
 		install map[Profile]Model // nil: nothing installed
@@ -27,8 +27,8 @@ func TestCheckKindInstalled(t *testing.T) {
 			want: []string{"spec.kinds[0].profile: Internal error: no policy models are installed: the program must call profiles.Install before it reads settings"}},
 		{name: "profile not installed", install: map[Profile]Model{}, kind: timeout,
 			want: []string{`spec.kinds[0].profile: Unsupported value: "mesh"`}},
-		{name: "installed", install: map[Profile]Model{ProfileMesh: mesh}, kind: timeout},
-		{name: "status full without a status writer", install: map[Profile]Model{ProfileMesh: mesh}, kind: full,
+		{name: "installed", install: map[Profile]Model{profileMesh: mesh}, kind: timeout},
+		{name: "status full without a status writer", install: map[Profile]Model{profileMesh: mesh}, kind: full,
 			want: []string{`spec.kinds[0].status: Unsupported value: "full": supported values: "none"`}},
 	}
 	for _, tt := range tests {

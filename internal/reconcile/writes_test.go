@@ -27,8 +27,8 @@ func TestWrites(t *testing.T) {
 		{name: "defaults-overrides with status none", kind: kind("example.com", "LimitPolicy", policy.ProfileDefaultsOverrides, policy.StatusNone)},
 		{name: "kuadrant by default", kind: kind("kuadrant.io", "RateLimitPolicy", policy.ProfileKuadrant, "")},
 		{name: "kuadrant with status full", kind: kind("kuadrant.io", "RateLimitPolicy", policy.ProfileKuadrant, policy.StatusFull), want: true},
-		{name: "Kuma's MeshTimeout even with status full", kind: kind(policy.KumaGroup, "MeshTimeout", policy.ProfileMesh, policy.StatusFull)},
-		{name: "a mesh kind of another group", kind: kind("example.com", "MeshTimeout", policy.ProfileMesh, "")},
+		{name: "Kuma's MeshTimeout even with status full", kind: kind("kuma.io", "MeshTimeout", policy.Profile("mesh"), policy.StatusFull)},
+		{name: "a mesh kind of another group", kind: kind("example.com", "MeshTimeout", policy.Profile("mesh"), "")},
 		{name: "Envoy Gateway's SecurityPolicy even with status full", kind: kind("gateway.envoyproxy.io", "SecurityPolicy", "envoy-gateway", policy.StatusFull)},
 	}
 	for _, tt := range tests {

@@ -25,7 +25,7 @@ func TestKindStatus(t *testing.T) {
 		return l
 	}
 	kumaTimeout := func(status string) interface{} {
-		return line(policy.KumaGroup, "v1alpha1", "MeshTimeout", "mesh", status)
+		return line("kuma.io", "v1alpha1", "MeshTimeout", "mesh", status)
 	}
 	securityPolicy := func(status string) interface{} {
 		return line("gateway.envoyproxy.io", "v1alpha1", "SecurityPolicy", "envoy-gateway", status)
@@ -114,12 +114,12 @@ func TestKindVersion(t *testing.T) {
 		want     string // the version in force, when valid
 		wantErrs []string
 	}{
-		{name: "Kuma 2.14 named", line: line(policy.KumaGroup, "MeshTrafficPermission", "mesh", "2.14"), want: "2.14"},
-		{name: "Kuma left out: the newest", line: line(policy.KumaGroup, "MeshTimeout", "mesh", ""), want: "3.0"},
+		{name: "Kuma 2.14 named", line: line("kuma.io", "MeshTrafficPermission", "mesh", "2.14"), want: "2.14"},
+		{name: "Kuma left out: the newest", line: line("kuma.io", "MeshTimeout", "mesh", ""), want: "3.0"},
 		{name: "Envoy Gateway 1.9 named", line: line("gateway.envoyproxy.io", "SecurityPolicy", "envoy-gateway", "1.9"), want: "1.9"},
 		{
 			name:     "an unknown Kuma version names the known ones",
-			line:     line(policy.KumaGroup, "MeshTimeout", "mesh", "2.9"),
+			line:     line("kuma.io", "MeshTimeout", "mesh", "2.9"),
 			wantErrs: []string{`spec.kinds[0].version: Unsupported value: "2.9": supported values: "2.14", "3.0"`},
 		},
 		{name: "Precedent's own model has no versions", line: line("example.com", "LimitPolicy", "defaults-overrides", ""), want: ""},

@@ -29,20 +29,28 @@ var (
 // Precedent's own mesh kinds, managed whatever the settings say.
 var own = []schema.GroupKind{MeshTimeoutKind, MeshPermissionKind}
 
-func (Profile) Name() policy.Profile { return policy.ProfileMesh }
+// Name is the profile's name in spec.kinds[].profile: Kuma's targetRef model (MeshTimeout,
+// MeshTrafficPermission), the MADR's shape and order for policy.precedent.dev, Kuma's own for kuma.io.
+const Name policy.Profile = "mesh"
+
+// Kinds are the kinds the mesh profile reads.
+var Kinds = []string{"MeshTimeout", "MeshTrafficPermission"}
+
+// Versions are the Kuma versions whose behaviour the profile predicts, oldest first (engine.Version):
+// 2.14 and 3.0 (Kuma's master, the default).
+var Versions = []string{string(engine.Kuma214), string(engine.Kuma30)}
+
+func (Profile) Name() policy.Profile { return Name }
 
 // KindModel: the mesh model, without a status writer (a proxy's merged policy is Kuma's to report).
-func (Profile) KindModel() policy.Model {
-	m, _ := policy.Known(policy.ProfileMesh)
-	return m
-}
+func (Profile) KindModel() policy.Model { return policy.Model{Kinds: Kinds, Versions: Versions} }
 
 func (Profile) Claims(gk schema.GroupKind, reg *policy.Registry) bool {
 	if gk == MeshTimeoutKind || gk == MeshPermissionKind {
 		return true
 	}
 	k, ok := reg.Lookup(gk)
-	return ok && k.Profile == policy.ProfileMesh
+	return ok && k.Profile == Name
 }
 
 func (Profile) Own() []schema.GroupKind { return own }
@@ -77,7 +85,7 @@ func (Profile) Default(schema.GroupKind, *unstructured.Unstructured, *policy.Reg
 // Webhooks: Precedent's mesh kinds, creates and updates (deletes are not projected); Kuma's kinds
 // configured with the profile, like every registry kind.
 func (Profile) Webhooks(kinds []policy.Kind) profile.Webhooks {
-	w := profile.Webhooks{Validate: profile.EngineWebhooks(policy.ProfileMesh, kinds)}
+	w := profile.Webhooks{Validate: profile.EngineWebhooks(Name, kinds)}
 	for _, gk := range own {
 		w.Validate = append(w.Validate, profile.Resource{Group: gk.Group, Version: "v1alpha1", Resource: profile.Plural(gk.Kind)})
 	}
@@ -102,7 +110,7 @@ func (Profile) Prepare(st source.Source, s settings.Settings) error {
 	}
 	reg := s.Registry()
 	gks := append([]schema.GroupKind(nil), own...)
-	for _, k := range profile.KindsOf(policy.ProfileMesh, reg) {
+	for _, k := range profile.KindsOf(Name, reg) {
 		gks = append(gks, k.GVK.GroupKind())
 	}
 	meshes := dataplanes(st)

@@ -19,7 +19,8 @@ func TestVersionsAgree(t *testing.T) {
 			t.Errorf("model versions %v, engine versions %v", m.Versions, engine.Versions)
 		}
 	}
-	if got := (policy.Kind{Profile: policy.ProfileMesh}).VersionInForce(); got != string(engine.Kuma30) {
+	policy.Install(map[policy.Profile]policy.Model{Name: m}) // as profiles.Install does
+	if got := (policy.Kind{Profile: Name}).VersionInForce(); got != string(engine.Kuma30) {
 		t.Errorf("default version %q, want %q", got, engine.Kuma30)
 	}
 }

@@ -84,8 +84,8 @@ func TestChartStatusDefault(t *testing.T) {
 		kind("kuadrant.io", "RateLimitPolicy", policy.ProfileKuadrant, ""),
 		kind("kuadrant.io", "AuthPolicy", policy.ProfileKuadrant, policy.StatusFull),
 		kind("gateway.envoyproxy.io", "SecurityPolicy", "envoy-gateway", ""),
-		kind(policy.KumaGroup, "MeshTimeout", policy.ProfileMesh, ""),
-		kind("example.com", "MeshTimeout", policy.ProfileMesh, ""),
+		kind("kuma.io", "MeshTimeout", policy.Profile("mesh"), ""),
+		kind("example.com", "MeshTimeout", policy.Profile("mesh"), ""),
 		kind("example.com", "LimitPolicy", policy.ProfileDefaultsOverrides, ""),
 		kind("example.com", "LimitPolicy", policy.ProfileDefaultsOverrides, policy.StatusNone),
 	} {

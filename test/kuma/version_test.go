@@ -3,7 +3,7 @@ package kuma_test
 import (
 	"testing"
 
-	"github.com/precedent-dev/precedent/internal/policy"
+	meshprofile "github.com/precedent-dev/precedent/profiles/mesh"
 )
 
 // TestKumaVersionSetting: a kind line's version goes through the PrecedentConfig CRD (not pruned)
@@ -17,7 +17,7 @@ func TestKumaVersionSetting(t *testing.T) {
 	}})
 	got := map[string]string{}
 	for _, k := range h.Live.Current().Kinds {
-		if k.Profile == policy.ProfileMesh {
+		if k.Profile == meshprofile.Name {
 			got[k.GVK.Kind] = k.VersionInForce()
 		}
 	}

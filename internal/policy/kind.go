@@ -24,7 +24,6 @@ const (
 	ProfileKuadrant Profile = "kuadrant"
 )
 
-
 // Status modes of a managed kind: what the reconciler writes for it.
 const (
 	// StatusFull writes conditions, Precedent's status.ancestors entries and the

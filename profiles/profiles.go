@@ -65,6 +65,9 @@ func Install() {
 		if r, ok := p.(CheckRegistrar); ok {
 			r.RegisterChecks()
 		}
+		if sp, ok := p.(Sectioned); ok {
+			settings.RegisterSection(sp.Section())
+		}
 	}
 	policy.Install(Models())
 }
@@ -73,6 +76,18 @@ func Install() {
 // puts them in the one table of checks (package checks), idempotently.
 type CheckRegistrar interface {
 	RegisterChecks()
+}
+
+// Sectioned is a profile with settings of its own, a section of the PrecedentConfig's spec (the
+// access profile's spec.access): Install registers it (settings.RegisterSection).
+type Sectioned interface {
+	Section() (name string, def settings.Section)
+}
+
+// Backend is the kind the access profile's policies may target under s (the state watches it).
+func Backend(s settings.Settings) schema.GroupKind {
+	a := access.SettingsOf(s)
+	return schema.GroupKind{Group: a.BackendGroup, Kind: a.BackendKind}
 }
 
 // Models are the models of the table's configurable profiles (profile.Configurable), by name.

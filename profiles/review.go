@@ -99,7 +99,7 @@ func ReviewChanges(ctx context.Context, c Changes, s settings.Settings) ([]findi
 	// The deleted objects are in the source from the start, so that their kinds count as installed,
 	// then taken out: the cluster after the change set.
 	all := append(append([]*unstructured.Unstructured(nil), c.Objects...), c.Deleted...)
-	src, err := memory.New(ctx, all, memory.Options{Kinds: reg.Kinds(), Own: Own(), Backend: schema.GroupKind{Group: s.Access.BackendGroup, Kind: s.Access.BackendKind}})
+	src, err := memory.New(ctx, all, memory.Options{Kinds: reg.Kinds(), Own: Own(), Backend: Backend(s)})
 	if err != nil {
 		return nil, fmt.Errorf("reading the input as a cluster: %w", err)
 	}

@@ -13,7 +13,6 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -106,8 +105,7 @@ func Register(ctx context.Context, mgr manager.Manager, live *liveconfig.Live, o
 	})); err != nil {
 		return nil, fmt.Errorf("adding the installed-kinds check: %w", err)
 	}
-	a := live.Current().Access
-	if err := st.WatchProfiles(ctx, mgr.GetCache(), mgr.GetRESTMapper(), profiles.Own(), schema.GroupKind{Group: a.BackendGroup, Kind: a.BackendKind}); err != nil {
+	if err := st.WatchProfiles(ctx, mgr.GetCache(), mgr.GetRESTMapper(), profiles.Own(), profiles.Backend(live.Current())); err != nil {
 		return nil, err
 	}
 	if o.Handlers {

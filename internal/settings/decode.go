@@ -33,6 +33,9 @@ func Decode(u *unstructured.Unstructured) (Settings, field.ErrorList) {
 		if err := json.Unmarshal(b, &s); err != nil {
 			return s, field.ErrorList{field.Invalid(spec, "", fmt.Sprintf("cannot read the settings: %v", err))}
 		}
+		if err := s.decodeSections(b); err != nil {
+			return s, field.ErrorList{field.Invalid(spec, "", fmt.Sprintf("cannot read the settings: %v", err))}
+		}
 	}
 	s.Default()
 	return s, s.Validate(spec)

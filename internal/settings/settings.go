@@ -7,7 +7,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/precedent-dev/precedent/internal/policy"
-	access "github.com/precedent-dev/precedent/profiles/access/engine"
 )
 
 // Check names, for Settings.Actions.
@@ -42,8 +41,10 @@ type Settings struct {
 	Notes bool `json:"notes"`
 	// Kinds are managed kinds added by configuration (the shipped kinds are always managed).
 	Kinds []policy.Kind `json:"kinds,omitempty"`
-	// Access configures the AccessPolicy profile.
-	Access access.Settings `json:"access"`
+	// Sections are the profiles' own settings (spec.access for the access profile), by name: each
+	// decoded, defaulted and checked as its profile registered it (RegisterSection). Read one with
+	// Section, change one with SetSection: the map is shared between copies of the settings.
+	Sections map[string]Section `json:"-"`
 }
 
 // Defaults returns the settings in force when nothing is configured.
@@ -53,7 +54,7 @@ func Defaults() Settings {
 		AffectedCondition: true,
 		CELCostLimit:      1_000_000,
 		WarningLimit:      12,
-		Access:            access.DefaultSettings(),
+		Sections:          defaultSections(),
 	}
 }
 
@@ -87,7 +88,11 @@ func (s Settings) Validate(p *field.Path) field.ErrorList {
 	if s.WarningLimit < 1 || s.WarningLimit > 100 {
 		errs = append(errs, field.Invalid(p.Child("warningLimit"), s.WarningLimit, "must be between 1 and 100"))
 	}
-	errs = append(errs, s.Access.Check(p.Child("access"))...)
+	for _, name := range sectionNames() {
+		if v, ok := s.Sections[name]; ok {
+			errs = append(errs, v.Check(p.Child(name))...)
+		}
+	}
 	seen := map[string]bool{}
 	for i, k := range s.Kinds {
 		kp := p.Child("kinds").Index(i)

@@ -41,20 +41,6 @@ func blockLacksStrategy(b string) string {
 	return fmt.Sprintf("(has(object.spec.%[1]s) && type(object.spec.%[1]s) == map && !has(object.spec.%[1]s.strategy))", b)
 }
 
-// saLacksNamespace is true for a rule r whose ServiceAccount source has no namespace (or an empty one).
-const saLacksNamespace = "type(r) == map && has(r.source) && type(r.source) == map && has(r.source.serviceAccount) && " +
-	"type(r.source.serviceAccount) == map && (!has(r.source.serviceAccount.namespace) || r.source.serviceAccount.namespace == '')"
-
-// AccessDefault is mutate.AccessPatch: the namespace of a ServiceAccount source that has none is the
-// policy's own, for AccessPolicy and XAccessPolicy.
-var AccessDefault = Defaulting{
-	ID:        "default-serviceaccount-namespace",
-	Message:   "spec.rules[*].source.serviceAccount.namespace defaults to the policy's namespace (AccessPolicy, XAccessPolicy)",
-	Condition: "has(object.spec) && has(object.spec.rules) && type(object.spec.rules) == list && object.spec.rules.exists(r, " + saLacksNamespace + ")",
-	Patch: "object.spec.rules.transformList(i, r, " + saLacksNamespace + ", " +
-		AddPatch("'/spec/rules/' + string(i) + '/source/serviceAccount/namespace'", "object.metadata.namespace") + ")",
-}
-
 // AddPatch is one JSONPatch "add" operation in CEL: path and value are CEL expressions.
 func AddPatch(path, value string) string {
 	return fmt.Sprintf("JSONPatch{op: 'add', path: %s, value: %s}", path, value)

@@ -23,6 +23,7 @@ import (
 	"github.com/precedent-dev/precedent/internal/vap"
 	"github.com/precedent-dev/precedent/mutate"
 	"github.com/precedent-dev/precedent/profiles"
+	accessprofile "github.com/precedent-dev/precedent/profiles/access"
 	access "github.com/precedent-dev/precedent/profiles/access/engine"
 	eg "github.com/precedent-dev/precedent/profiles/envoygateway/engine"
 )
@@ -71,7 +72,7 @@ func mutateWith(t *testing.T, p *admissionregistrationv1.MutatingAdmissionPolicy
 	return out.(*unstructured.Unstructured)
 }
 
-// applyAdds applies the webhook's "add" operations (mutate.Patch, mutate.AccessPatch) to obj.
+// applyAdds applies the webhook's "add" operations (mutate.Patch, accessprofile.Patch) to obj.
 func applyAdds(t *testing.T, obj *unstructured.Unstructured, ops []string, value func(i int) interface{}) {
 	t.Helper()
 	for n, path := range ops {
@@ -154,7 +155,7 @@ func TestMutatingParity(t *testing.T) {
 				want := object(t, apiVersion, gk.Kind, spec)
 				var paths []string
 				var values []interface{}
-				for _, op := range mutate.AccessPatch(want) {
+				for _, op := range accessprofile.Patch(want) {
 					paths, values = append(paths, op.Path), append(values, op.Value)
 				}
 				applyAdds(t, want, paths, func(i int) interface{} { return values[i] })

@@ -19,7 +19,6 @@ import (
 	"github.com/precedent-dev/precedent/internal/topology"
 	"github.com/precedent-dev/precedent/internal/vap"
 	"github.com/precedent-dev/precedent/internal/warning"
-	"github.com/precedent-dev/precedent/mutate"
 	engine "github.com/precedent-dev/precedent/profiles/access/engine"
 	"github.com/precedent-dev/precedent/validate"
 )
@@ -51,7 +50,7 @@ func (Profile) Reads() []schema.GroupKind { return nil }
 
 // Sources: its kinds and the configured Backend kind.
 func (Profile) Sources(s settings.Settings) []schema.GroupKind {
-	return append(append([]schema.GroupKind(nil), own...), schema.GroupKind{Group: s.Access.BackendGroup, Kind: s.Access.BackendKind})
+	return append(append([]schema.GroupKind(nil), own...), schema.GroupKind{Group: SettingsOf(s).BackendGroup, Kind: SettingsOf(s).BackendKind})
 }
 
 // Review checks a write under the live settings (the Backend kind, the mixing switch), warns of
@@ -63,20 +62,20 @@ func (Profile) Sources(s settings.Settings) []schema.GroupKind {
 func (Profile) Review(r profile.Request) profile.Decision {
 	s := r.Settings
 	if r.Deleting() {
-		p, errs := engine.Parse(r.Object, stored(s.Access))
+		p, errs := engine.Parse(r.Object, stored(SettingsOf(s)))
 		if len(errs) > 0 {
 			return profile.Allowed
 		}
-		ws := Grants(r.Source, r.GroupKind, s.Access).ProjectDelete(p, s.WarningLimit)
+		ws := Grants(r.Source, r.GroupKind, SettingsOf(s)).ProjectDelete(p, s.WarningLimit)
 		return profile.Decision{Warnings: validate.Limit(ws, s.WarningLimit)}
 	}
-	p, errs := engine.Parse(r.Object, s.Access)
+	p, errs := engine.Parse(r.Object, SettingsOf(s))
 	if len(errs) > 0 {
 		return profile.Decision{Errs: errs, CheckIDs: profile.Same(checkSpec, len(errs))}
 	}
-	ws := targets(r.Source, &p, s.Access)
+	ws := targets(r.Source, &p, SettingsOf(s))
 	budget := max(s.WarningLimit-len(ws), 1)
-	ws = append(ws, Grants(r.Source, r.GroupKind, s.Access).ProjectWrite(p, budget)...)
+	ws = append(ws, Grants(r.Source, r.GroupKind, SettingsOf(s)).ProjectWrite(p, budget)...)
 	return profile.Decision{Warnings: validate.Limit(ws, s.WarningLimit)}
 }
 
@@ -102,7 +101,7 @@ func targets(st source.Source, p *engine.Policy, as engine.Settings) []string {
 }
 
 func (Profile) Default(_ schema.GroupKind, u *unstructured.Unstructured, _ *policy.Registry) []jsonpatch.JsonPatchOperation {
-	return mutate.AccessPatch(u)
+	return Patch(u)
 }
 
 // Webhooks: both kinds validated with their deletes projected; XAccessPolicy in whatever version
@@ -135,7 +134,7 @@ var version = map[schema.GroupKind]string{engine.AccessPolicyKind: "v1alpha1", e
 func (Profile) Prepare(st source.Source, s settings.Settings) error {
 	for _, gk := range own {
 		if st.Watched(gk) {
-			derive(st, s.Access)
+			derive(st, SettingsOf(s))
 			break
 		}
 	}
@@ -162,7 +161,7 @@ func (Profile) Diff(base, head *profile.Offline, kind string) ([]diff.Change, bo
 // tree reads the valid access policies of kind gk of an input (invalid ones are reported by
 // validate) and its Gateway → Backend topology.
 func tree(in *profile.Offline, gk schema.GroupKind) AccessTree {
-	t := AccessTree{Settings: in.Settings.Access}
+	t := AccessTree{Settings: SettingsOf(in.Settings)}
 	for _, u := range in.Objects {
 		if u.GroupVersionKind().GroupKind() != gk {
 			continue
@@ -190,10 +189,10 @@ func (Profile) MutatingTargets(_ []policy.Kind, withOwn bool) []vap.MutatingTarg
 	}
 	out := make([]vap.MutatingTarget, 0, len(own))
 	for _, gk := range own {
-		out = append(out, vap.MutatingTarget{GK: gk, Version: version[gk], Resource: profile.Plural(gk.Kind), Default: vap.AccessDefault})
+		out = append(out, vap.MutatingTarget{GK: gk, Version: version[gk], Resource: profile.Plural(gk.Kind), Default: Defaulting})
 	}
 	return out
 }
 
 // Defaultings: the ServiceAccount namespace default.
-func (Profile) Defaultings() []vap.Defaulting { return []vap.Defaulting{vap.AccessDefault} }
+func (Profile) Defaultings() []vap.Defaulting { return []vap.Defaulting{Defaulting} }

@@ -1,4 +1,4 @@
-package mutate
+package access
 
 import (
 	"testing"
@@ -9,7 +9,7 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-func TestAccessPatch(t *testing.T) {
+func TestPatch(t *testing.T) {
 	tests := []struct {
 		name string
 		spec string
@@ -31,8 +31,8 @@ func TestAccessPatch(t *testing.T) {
 				t.Fatal(err)
 			}
 			obj := &unstructured.Unstructured{Object: map[string]interface{}{"metadata": map[string]interface{}{"namespace": "shop"}, "spec": spec}}
-			if diff := cmp.Diff(tt.want, AccessPatch(obj)); diff != "" {
-				t.Errorf("AccessPatch (-want +got):\n%s", diff)
+			if diff := cmp.Diff(tt.want, Patch(obj)); diff != "" {
+				t.Errorf("Patch (-want +got):\n%s", diff)
 			}
 		})
 	}

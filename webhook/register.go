@@ -83,7 +83,7 @@ func Register(ctx context.Context, mgr manager.Manager, live *liveconfig.Live, o
 		return nil, err
 	}
 	// A kind added to the settings is watched before the settings are in force, so its first write
-	// is checked against its other policies (or answered 503 until they are listed: profile.KindListed); the snapshots of
+	// is checked against its other policies (or waits for them: Validator.policy); the snapshots of
 	// a kind removed from them are no longer rebuilt.
 	st.Managed(live.Current().Registry().Kinds())
 	live.OnChange(func(s settings.Settings) {

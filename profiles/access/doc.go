@@ -1,6 +1,6 @@
 // Package access is the profile of AccessPolicies (Precedent's) and kube-agentic-networking's
 // XAccessPolicies: tool authorization for agent traffic at Gateways and Backends. Writes are checked
-// under the live access settings (its section of the PrecedentConfig, spec.access) and projected on
-// the state's per-Gateway grants (package engine decides); deletes say what the removal opens or
-// revokes; ServiceAccount sources without a namespace are defaulted to the policy's.
+// under the live access settings and projected on the state's per-Gateway grants (package access is
+// the engine); deletes say what the removal opens or revokes; ServiceAccount sources without a
+// namespace are defaulted to the policy's.
 package access

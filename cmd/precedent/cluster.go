@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"time"
 
@@ -110,9 +111,12 @@ func isAPIStatus(err error) bool {
 // read is the profile.Read of the simulators: the objects of files, else those of the cluster.
 func (f *clusterFlags) read(ctx context.Context, notes io.Writer, files []string) ([]*unstructured.Unstructured, error) {
 	if len(files) > 0 {
-		objs, err := manifest.Read(files...)
+		objs, _, err := read(files, manifest.Options{Stdin: os.Stdin})
+		if u := (*unreadable)(nil); errors.As(err, &u) {
+			return nil, &exitError{Code: 2, Err: u.summary()}
+		}
 		if err != nil {
-			return nil, &exitError{Code: 2, Err: err}
+			return nil, err
 		}
 		out := make([]*unstructured.Unstructured, len(objs))
 		for i, o := range objs {

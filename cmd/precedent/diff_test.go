@@ -50,7 +50,7 @@ func TestDiffExitCodes(t *testing.T) {
 	var validateErrs []string
 	lines := strings.Split(strings.TrimSpace(validateOut), "\n")
 	for _, l := range lines[:len(lines)-1] { // the last is the summary line
-		if !strings.HasPrefix(l, "Warning: ") {
+		if !strings.HasPrefix(l, "Warning: ") && !strings.HasPrefix(l, "Note: ") {
 			validateErrs = append(validateErrs, l)
 		}
 	}
@@ -176,7 +176,7 @@ func TestDiffCI(t *testing.T) {
 		}},
 		{name: "--fail-on note fails on the head's notes", args: []string{"--base", diffBase, "--head", diffHead, "--fail-on", "note"}, code: 2,
 			stderr: "6 findings selected by --fail-on error,note"},
-		{name: "-o json carries the findings", args: []string{"--base", diffBase, diffInvalid, "-o", "json"}, code: 2, stderr: "head has 2 errors the webhook would reject", check: func(t *testing.T, out string) {
+		{name: "-o json carries the findings", args: []string{"--base", diffBase, diffInvalid, "-o", "json"}, code: 2, stderr: "head has 1 error the webhook would reject", check: func(t *testing.T, out string) {
 			var r struct {
 				Errors   []string `json:"errors"`
 				Findings []struct {

@@ -79,11 +79,11 @@ as -f.
 				}
 				all = append(all, items...)
 			}
-			o.notes(cmd.ErrOrStderr())
+			o.notes(cmd.ErrOrStderr(), src.opts.notes())
 			if under != nil && !o.graph.Exists(t) {
 				return targetNotFound(t)
 			}
-			o.noteUnnamed(cmd.ErrOrStderr())
+			o.noteUnnamed(cmd.ErrOrStderr(), src.opts.notes())
 			for _, k := range kinds {
 				if !slices.ContainsFunc(all, func(it effective.Item) bool { return it.Kind == k.GVK.Kind }) {
 					continue // no effective policy of this kind: no order to depend on

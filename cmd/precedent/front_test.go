@@ -29,9 +29,13 @@ type cmdResult struct {
 }
 
 // runResult runs the command as main does: a failure adds "error: …" to stderr.
-func runResult(args ...string) cmdResult {
+func runResult(args ...string) cmdResult { return runResultIn("", args...) }
+
+// runResultIn is runResult with stdin as standard input.
+func runResultIn(stdin string, args ...string) cmdResult {
 	var out, errb bytes.Buffer
 	cmd := newRootCmd()
+	cmd.SetIn(strings.NewReader(stdin))
 	cmd.SetOut(&out)
 	cmd.SetErr(&errb)
 	cmd.SetArgs(args)
@@ -155,8 +159,8 @@ func TestConfigFlag(t *testing.T) {
 }
 
 func TestValidateWithCRDs(t *testing.T) {
-	kuadrantRejects := "RateLimitPolicy shop/mixed: spec: Invalid value: Implicit and explicit defaults are mutually exclusive\n" +
-		"RateLimitPolicy shop/slow: spec.limits.per-user.rates[0].window: Invalid value: \"one-minute\": spec.limits.per-user.rates[0].window in body should match '^([0-9]{1,5}(h|m|s|ms)){1,4}$'\n"
+	kuadrantRejects := "RateLimitPolicy shop/mixed: spec: Invalid value: PRC-E043 Implicit and explicit defaults are mutually exclusive\n" +
+		"RateLimitPolicy shop/slow: spec.limits.per-user.rates[0].window: Invalid value: \"one-minute\": PRC-E043 spec.limits.per-user.rates[0].window in body should match '^([0-9]{1,5}(h|m|s|ms)){1,4}$'\n"
 	runCases(t, []cmdCase{
 		{
 			name: "--crd applies Kuadrant's CRD rules before Precedent's checks",
@@ -177,7 +181,7 @@ func TestValidateWithCRDs(t *testing.T) {
 		{
 			name: "the shipped CRDs carry rules too: the CRD rejects first, the rejected object is left out",
 			args: []string{"validate", "-f", "testdata/invalid", "--crd", "../../config/crd/ratelimitpolicy.yaml"},
-			want: cmdResult{code: 1, stdout: "RateLimitPolicy shop/mixed: spec.limits: Forbidden: bare limits cannot be combined with spec.defaults or spec.overrides: move them into spec.defaults\n" +
+			want: cmdResult{code: 1, stdout: "RateLimitPolicy shop/mixed: spec.limits: Forbidden: PRC-E043 bare limits cannot be combined with spec.defaults or spec.overrides: move them into spec.defaults\n" +
 				"AuthPolicy shop/route-policy: spec.unset[0]: Forbidden: PRC-E023 rule authorization.b is set by the overrides of AuthPolicy gateway-system/gw-policy and cannot be unset: remove it from spec.unset\n" +
 				"Warning: PRC-W005 AuthPolicy gateway-system/gw-policy: the override of authorization.b makes the unset in AuthPolicy shop/route-policy ineffective on route shop/cart\n" +
 				"Note: PRC-N003 AuthPolicy gateway-system/gw-policy: this write changes the effective AuthPolicy of 1 route\n" +
@@ -187,7 +191,7 @@ func TestValidateWithCRDs(t *testing.T) {
 		{
 			name: "--crd takes config/crd: subfolders are read, kustomization.yaml is skipped",
 			args: []string{"validate", "-f", "testdata/invalid", "--crd", "../../config/crd"},
-			want: cmdResult{code: 1, stdout: "RateLimitPolicy shop/mixed: spec.limits: Forbidden: bare limits cannot be combined with spec.defaults or spec.overrides: move them into spec.defaults\n" +
+			want: cmdResult{code: 1, stdout: "RateLimitPolicy shop/mixed: spec.limits: Forbidden: PRC-E043 bare limits cannot be combined with spec.defaults or spec.overrides: move them into spec.defaults\n" +
 				"AuthPolicy shop/route-policy: spec.unset[0]: Forbidden: PRC-E023 rule authorization.b is set by the overrides of AuthPolicy gateway-system/gw-policy and cannot be unset: remove it from spec.unset\n" +
 				"Warning: PRC-W005 AuthPolicy gateway-system/gw-policy: the override of authorization.b makes the unset in AuthPolicy shop/route-policy ineffective on route shop/cart\n" +
 				"Note: PRC-N003 AuthPolicy gateway-system/gw-policy: this write changes the effective AuthPolicy of 1 route\n" +
@@ -196,11 +200,11 @@ func TestValidateWithCRDs(t *testing.T) {
 		},
 		{
 			name: "the samples pass the shipped CRDs, Gateway API's included",
-			args: []string{"validate", "-f", "../../config/samples/rfc/b2", "-f", "../../config/crd"},
+			args: []string{"validate", "-f", "../../config/samples/rfc/b2", "-f", "../../config/crd", "-f", "../../config/crd/gateway-api"},
 			want: cmdResult{stdout: "Note: PRC-N003 AuthPolicy b2/gw-policy: this write changes the effective AuthPolicy of 1 route\n" +
 				"Note: PRC-N001 AuthPolicy b2/gw-policy: default rule authorization.b is replaced by AuthPolicy b2/route-policy on route b2/route\n" +
 				"Note: PRC-N005 AuthPolicy b2/route-policy: replaces b2/gw-policy's `authorization.b` on route b2/route (defaults-overrides: a more specific policy's rules replace defaults)\n" +
-				"0 errors, 0 warnings, 3 notes in 23 objects\n"},
+				"0 errors, 0 warnings, 3 notes in 21 objects\n"},
 		},
 		{
 			name: "--crd with no CRD among other objects is exit 2",

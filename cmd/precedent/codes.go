@@ -43,3 +43,21 @@ var (
 		Meaning: "a route rule has no name: the views name it by its index (rule-0, …), which changes when rules are reordered",
 		Fix:     "give the rule a name (spec.rules[].name)"})
 )
+
+// The codes of reading the cluster (cluster.go).
+var (
+	codeListForbidden = warning.Register(warning.Code{ID: "PRC-E044", Severity: warning.SeverityError,
+		Title:   "not allowed to list",
+		Meaning: "the identity the command runs as (the kubeconfig's user, or --as) may not list a kind the command needs (Gateways, HTTPRoutes, the policies of --kind, or every managed kind without it), in every namespace nor in the namespace asked about: its answer would be wrong, so there is none (exit 2)",
+		Fix:     "grant the identity the list verb on the resource and group the error names (a Role in the namespace, or a ClusterRole), or run the command as an identity that has it"})
+	codeSettingsForbidden = warning.Register(warning.Code{ID: "PRC-N044", Severity: warning.SeverityNote,
+		Title:   "cluster settings not readable",
+		Meaning: "the identity may not read the cluster's PrecedentConfig named cluster: the command uses the default settings, which can differ from the cluster's",
+		Fix:     "give the settings with --config FILE, or grant get on precedentconfigs.policy.precedent.dev"})
+)
+
+// codeExportDefaults is the note of export without a kubeconfig (export.go).
+var codeExportDefaults = warning.Register(warning.Code{ID: "PRC-N045", Severity: warning.SeverityNote,
+	Title:   "export of the shipped kinds",
+	Meaning: "export found no kubeconfig and no --config: it exports for the kinds Precedent ships, not for kinds a cluster's PrecedentConfig configures",
+	Fix:     "give --config FILE (or a kubeconfig) to export for the configured kinds"})

@@ -136,6 +136,7 @@ func (o *diffOptions) run(cmd *cobra.Command) error {
 		written = changedObjects(base.objects, head.objects)
 	case len(o.files) > 0:
 		var ns string
+		o.cf.kind = o.kind
 		if base, ns, err = loadCluster(cmd.Context(), &o.cf, override, "", cmd.ErrOrStderr()); err != nil {
 			return err
 		}

@@ -54,6 +54,7 @@ as -f.
 			if err != nil {
 				return err
 			}
+			src.cluster.kind = kind
 			o, ns, err := src.load(cmd, t.Namespace)
 			if err != nil {
 				return err

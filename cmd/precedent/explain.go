@@ -81,6 +81,7 @@ func (f *explainFlags) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
+	f.src.cluster.kind = f.kind
 	o, _, err := f.src.load(cmd, t.Namespace)
 	if err != nil {
 		return err

@@ -181,7 +181,7 @@ func TestValidateMeshWarningLimit(t *testing.T) {
 	const p = "Warning: PRC-W014 MeshTimeout mesh-1/crowded: "
 	want := p + "spec.to[1] never takes effect on any Dataplane: every field it sets is decided by spec.to[0] of mesh-1/crowded\n" +
 		p + "spec.to[2] never takes effect on any Dataplane: every field it sets is decided by spec.to[0] of mesh-1/crowded\n" +
-		"Warning: MeshTimeout mesh-1/crowded: and 3 more warnings\n" +
+		"Warning: PRC-W040 MeshTimeout mesh-1/crowded: and 3 more warnings\n" +
 		"0 errors, 3 warnings in 3 objects\n"
 	if code != 0 {
 		t.Errorf("exit %d, want 0", code)

@@ -48,7 +48,7 @@ func TestValidateCI(t *testing.T) {
 		{
 			name: "a path as argument, the summary line last",
 			args: []string{"validate", ciDir},
-			want: cmdResult{code: 1, stdout: "RateLimitPolicy shop/mixed: spec.limits: Forbidden: PRC-E043 bare limits cannot be combined with spec.defaults or spec.overrides: move them into spec.defaults\n" +
+			want: cmdResult{code: 1, stdout: "PRC-E043 RateLimitPolicy shop/mixed: spec.limits: Forbidden: bare limits cannot be combined with spec.defaults or spec.overrides: move them into spec.defaults\n" +
 				"AuthPolicy shop/route-policy: spec.unset[0]: Forbidden: PRC-E023 rule authorization.b is set by the overrides of AuthPolicy gateway-system/gw-policy and cannot be unset: remove it from spec.unset\n" +
 				"Warning: PRC-W005 AuthPolicy gateway-system/gw-policy: the override of authorization.b makes the unset in AuthPolicy shop/route-policy ineffective on route shop/cart\n" +
 				"Note: PRC-N003 AuthPolicy gateway-system/gw-policy: this write changes the effective AuthPolicy of 1 route\n" +
@@ -106,7 +106,7 @@ func TestValidateCI(t *testing.T) {
 			// shop/route-policy unsets the Gateway's override: the reconciler does not accept it.
 			want: cmdResult{stdout: "GATEWAY            LISTENER  ROUTE      RULE  RULE ID          FROM\n" +
 				"gateway-system/gw  -         shop/cart  -     authorization.b  gateway-system/gw-policy\n",
-				stderr: "Note: PRC-N042 testdata/ci/in/list.yaml:33: left out, the API server would reject it: RateLimitPolicy shop/mixed: spec.limits: Forbidden: PRC-E043 bare limits cannot be combined with spec.defaults or spec.overrides: move them into spec.defaults\n" +
+				stderr: "Note: PRC-N042 testdata/ci/in/list.yaml:33: left out, the API server would reject it: PRC-E043 RateLimitPolicy shop/mixed: spec.limits: Forbidden: bare limits cannot be combined with spec.defaults or spec.overrides: move them into spec.defaults\n" +
 					"Note: PRC-N300 AuthPolicy shop/route-policy: left out, not accepted: Invalid: Policy is invalid: spec.unset[0]: Forbidden: rule authorization.b is set by the overrides of AuthPolicy gateway-system/gw-policy and cannot be unset: remove it from spec.unset\n"},
 		},
 		{

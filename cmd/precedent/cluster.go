@@ -148,8 +148,11 @@ func needed(gvk schema.GroupVersionKind, reg *policy.Registry, kind string) bool
 	if kind == "" {
 		return true
 	}
-	want, err := reg.Resolve(kind)
-	return err == nil && want.GVK.GroupKind() == k.GVK.GroupKind()
+	if want, err := reg.Resolve(kind); err == nil {
+		return want.GVK.GroupKind() == k.GVK.GroupKind()
+	}
+	return strings.EqualFold(k.GVK.Kind, kind) // a name of several groups: the objects decide which
+
 }
 
 // notAllowed is the exit-2 error for a list the identity may not make, naming the permission it

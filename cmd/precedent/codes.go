@@ -14,19 +14,19 @@ var (
 		Title:   "input not readable",
 		Meaning: "a path does not exist or holds no object, a document is not valid YAML or JSON (the line of the error is given), a document named by path is not a Kubernetes object, or a kustomization does not build; nothing is reviewed and the exit status is 2",
 		Fix:     "fix the file at the line given, or leave the path out (--exclude, .precedentignore)"})
-	codeDuplicate = warning.RegisterError("object-unique", warning.Code{ID: "PRC-E041", Severity: warning.SeverityError,
+	codeDuplicate = warning.Register(warning.Code{ID: "PRC-E041", Severity: warning.SeverityError,
 		Title:   "object defined twice",
 		Meaning: "two documents of the input define the same object (group, kind, namespace, name); the first is reviewed, the later left out, as applying both would leave only one",
 		Fix:     "remove one of the two, or give them different names or namespaces"})
-	_ = warning.RegisterError("metadata-required", warning.Code{ID: "PRC-E042", Severity: warning.SeverityError,
+	codeMetadata = warning.Register(warning.Code{ID: "PRC-E042", Severity: warning.SeverityError,
 		Title:   "name or namespace missing",
 		Meaning: "the object has no metadata.name, or is of a namespaced kind and has no metadata.namespace while no -n gives one: the API server would reject it; it is left out",
 		Fix:     "set metadata.name; set metadata.namespace, or give the namespace with -n as kubectl apply -n does"})
-	_ = warning.RegisterError("crd-schema", warning.Code{ID: "PRC-E043", Severity: warning.SeverityError,
+	codeSchema = warning.Register(warning.Code{ID: "PRC-E043", Severity: warning.SeverityError,
 		Title:   "rejected by the CRD's schema",
 		Meaning: "the object breaks the OpenAPI schema or an x-kubernetes-validations rule of its CustomResourceDefinition (built in, in the input or given with --crd): the API server would reject it; it is left out of the other checks",
 		Fix:     "fix the field the error names, as the CRD's schema says"})
-	_ = warning.RegisterError("crd-rules-skipped", warning.Code{ID: "PRC-N041", Severity: warning.SeverityNote,
+	codeRulesSkipped = warning.Register(warning.Code{ID: "PRC-N041", Severity: warning.SeverityNote,
 		Title:   "CRD rules not checked",
 		Meaning: "the object broke its CRD's schema, so the API server (and Precedent) did not run its x-kubernetes-validations rules; they are checked once the schema errors are fixed",
 		Fix:     "fix the schema errors listed before it"})

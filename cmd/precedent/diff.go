@@ -36,6 +36,7 @@ type diffOptions struct {
 	ci         ciFlags
 	cf         clusterFlags
 	read       readFlags
+	twins      map[string]bool  // the kind names the tables qualify with their group
 	now        func() time.Time // creationTimestamp of the objects -f creates
 }
 
@@ -178,6 +179,7 @@ func (o *diffOptions) run(cmd *cobra.Command) error {
 	r.Findings = append(r.Findings, fs...)
 
 	w := cmd.OutOrStdout()
+	o.twins = twins(base, head)
 	if err := o.ci.write(cmd, fs, head.read, func() error { return o.render(w, head, &r) }); err != nil {
 		return err
 	}
@@ -230,12 +232,14 @@ func (o *diffOptions) render(w io.Writer, head *input, r *diff.Report) error {
 				return err
 			}
 		}
+		qualifyChanges(r.Changes, o.twins)
 		return diff.Markdown(w, r)
-	case "json":
+	case "json": // the group in a field of its own
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(r)
 	}
+	qualifyChanges(r.Changes, o.twins)
 	return diff.Table(w, r, o.ci.output == "wide")
 }
 
@@ -243,7 +247,11 @@ func (o *diffOptions) render(w io.Writer, head *input, r *diff.Report) error {
 // registered profiles (each compares its own kinds; see profile.Profile.Diff).
 func diffKinds(base, head *input, kind string) ([]diff.Change, error) {
 	if kind != "" {
-		if _, err := head.registry.Resolve(kind); err != nil && strings.Contains(err.Error(), "ambiguous") {
+		k, err := resolveKind(head.registry, kind, base, head)
+		switch {
+		case err == nil:
+			kind = k.GVK.Kind + "." + k.GVK.Group // the one kind of that name the inputs hold
+		case strings.Contains(err.Error(), "ambiguous"):
 			return nil, fmt.Errorf("--kind %w", err)
 		}
 	}
@@ -256,6 +264,7 @@ func diffKinds(base, head *input, kind string) ([]diff.Change, error) {
 			return nil, err
 		}
 		matched = matched || ok
+		groupChanges(changes, p, head.registry)
 		out = append(out, changes...)
 	}
 	if !matched && kind != "" {

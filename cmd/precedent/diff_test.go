@@ -135,7 +135,7 @@ func TestDiffJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]interface{}{
-		"kind": "RateLimitPolicy", "gateway": "infra/gw", "listener": "http", "route": "shop/search", "rule": "", "ruleId": "per-user", "change": "moved",
+		"kind": "RateLimitPolicy", "group": "policy.precedent.dev", "gateway": "infra/gw", "listener": "http", "route": "shop/search", "rule": "", "ruleId": "per-user", "change": "moved",
 		"before": map[string]interface{}{"value": map[string]interface{}{"rates": []interface{}{map[string]interface{}{"limit": 100.0, "window": "1m"}}}, "from": "shop/search-limits"},
 		"after":  map[string]interface{}{"value": map[string]interface{}{"rates": []interface{}{map[string]interface{}{"limit": 100.0, "window": "1m"}}}, "from": "infra/gw-limits"},
 	}

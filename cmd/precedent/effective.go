@@ -78,7 +78,7 @@ as -f.
 				case err != nil:
 					return &exitError{Code: 2, Err: err}
 				}
-				all = append(all, items...)
+				all = append(all, withGroup(items, k)...)
 			}
 			o.notes(cmd.ErrOrStderr(), src.opts.notes())
 			if under != nil && !o.graph.Exists(t) {
@@ -107,7 +107,7 @@ as -f.
 				noResources(cmd.ErrOrStderr(), ns, len(src.files) > 0)
 				return nil
 			}
-			return printItems(cmd.OutOrStdout(), output, items, kind == "")
+			return printItems(cmd.OutOrStdout(), output, items, kind == "", twins(o))
 		},
 	}
 	src.addOffline(cmd)
@@ -213,7 +213,7 @@ func effectiveKinds(o *input, kind string) ([]policy.Kind, error) {
 }
 
 // printItems prints the items; withKind adds a KIND column to the table (several kinds shown).
-func printItems(w io.Writer, format string, items []effective.Item, withKind bool) error {
+func printItems(w io.Writer, format string, items []effective.Item, withKind bool, twins map[string]bool) error {
 	wide := format == "wide"
 	doc := map[string]interface{}{"items": items}
 	switch format {
@@ -259,7 +259,7 @@ func printItems(w io.Writer, format string, items []effective.Item, withKind boo
 					}
 				}
 				if withKind {
-					cells = append([]string{it.Kind}, cells...)
+					cells = append([]string{qualified(it.Kind, it.Group, twins)}, cells...)
 				}
 				row(tw, cells...)
 			}

@@ -198,14 +198,14 @@ func admit(objs []sourced, ns string, checker *crdcheck.Checker, reg *policy.Reg
 			fe = append(fe, field.Required(field.NewPath("metadata", "namespace"), "set it, or give -n as kubectl apply -n does"))
 		}
 		if len(fe) > 0 {
-			errs = append(errs, at(finding.Errors(u, fe, repeat("metadata-required", len(fe))), o)...)
+			errs = append(errs, at(coded(finding.Errors(u, fe, nil), func(*field.Error) *warning.Code { return codeMetadata }, fe), o)...)
 			continue
 		}
 		k := keyOf(u)
 		if prev, dup := first[k]; dup {
 			d := &field.Error{Type: field.ErrorTypeDuplicate, Field: "metadata.name", BadValue: u.GetName(),
 				Detail: fmt.Sprintf("%s %s is defined at %s:%d and again at %s:%d; the first is reviewed, this one left out", u.GetKind(), objectName(u), prev.file, prev.line, o.file, o.line)}
-			errs = append(errs, at(finding.Errors(u, field.ErrorList{d}, []string{"object-unique"}), o)...)
+			errs = append(errs, at([]finding.Finding{finding.Errors(u, field.ErrorList{d}, nil)[0].WithCode(codeDuplicate)}, o)...)
 			continue
 		}
 		first[k] = o
@@ -230,23 +230,19 @@ func at(fs []finding.Finding, o sourced) []finding.Finding {
 	return fs
 }
 
-func repeat(s string, n int) []string {
-	out := make([]string, n)
-	for i := range out {
-		out[i] = s
+// coded gives each finding of errs (fs[i] of errs[i]) the code code(errs[i]).
+func coded(fs []finding.Finding, code func(*field.Error) *warning.Code, errs field.ErrorList) []finding.Finding {
+	for i := range fs {
+		fs[i] = fs[i].WithCode(code(errs[i]))
 	}
-	return out
+	return fs
 }
 
-// schemaIDs are the check ids of a CRD's schema errors (PRC-E043): the line saying the CEL rules
+// schemaCode is the code of an error of a CRD's schema (PRC-E043); the line saying the CEL rules
 // were not checked because of the others is a note (PRC-N041), so that one schema error counts once.
-func schemaIDs(errs field.ErrorList) []string {
-	ids := make([]string, len(errs))
-	for i, e := range errs {
-		ids[i] = "crd-schema"
-		if strings.HasPrefix(e.Detail, "some validation rules were not checked") {
-			ids[i] = "crd-rules-skipped"
-		}
+func schemaCode(e *field.Error) *warning.Code {
+	if strings.HasPrefix(e.Detail, "some validation rules were not checked") {
+		return codeRulesSkipped
 	}
-	return ids
+	return codeSchema
 }

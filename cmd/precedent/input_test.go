@@ -83,27 +83,27 @@ func TestReadRepositories(t *testing.T) {
 		{
 			name: "the same object twice is an error naming both places",
 			args: []string{"validate", "testdata/dup"},
-			want: cmdResult{code: 1, stdout: `AuthPolicy shop/cart-auth: metadata.name: Duplicate value: "cart-auth": PRC-E041 AuthPolicy shop/cart-auth is defined at testdata/dup/policies.yaml:1 and again at testdata/dup/policies.yaml:10; the first is reviewed, this one left out` + "\n" +
+			want: cmdResult{code: 1, stdout: `PRC-E041 AuthPolicy shop/cart-auth: metadata.name: Duplicate value: "cart-auth": AuthPolicy shop/cart-auth is defined at testdata/dup/policies.yaml:1 and again at testdata/dup/policies.yaml:10; the first is reviewed, this one left out` + "\n" +
 				"1 error, 0 warnings in 4 objects\n", stderr: "error: 1 error\n"},
 		},
 		{
 			name: "no name, no namespace: errors as the API server gives them",
 			args: []string{"validate", "testdata/unnamed"},
-			want: cmdResult{code: 1, stdout: "Gateway gw: metadata.namespace: Required value: PRC-E042 set it, or give -n as kubectl apply -n does\n" +
-				"HTTPRoute cart: metadata.namespace: Required value: PRC-E042 set it, or give -n as kubectl apply -n does\n" +
-				"AuthPolicy shop/(no name): metadata.name: Required value: PRC-E042 name or generateName is required\n" +
+			want: cmdResult{code: 1, stdout: "PRC-E042 Gateway gw: metadata.namespace: Required value: set it, or give -n as kubectl apply -n does\n" +
+				"PRC-E042 HTTPRoute cart: metadata.namespace: Required value: set it, or give -n as kubectl apply -n does\n" +
+				"PRC-E042 AuthPolicy shop/(no name): metadata.name: Required value: name or generateName is required\n" +
 				"3 errors, 0 warnings in 3 objects\n", stderr: "error: 3 errors\n"},
 		},
 		{
 			name: "-n gives the namespace to the objects without one",
 			args: []string{"validate", "testdata/unnamed", "-n", "shop"},
-			want: cmdResult{code: 1, stdout: "AuthPolicy shop/(no name): metadata.name: Required value: PRC-E042 name or generateName is required\n" +
+			want: cmdResult{code: 1, stdout: "PRC-E042 AuthPolicy shop/(no name): metadata.name: Required value: name or generateName is required\n" +
 				"1 error, 0 warnings in 3 objects\n", stderr: "error: 1 error\n"},
 		},
 		{
 			name: "effective leaves the rejected policy out with a note",
 			args: []string{"effective", "testdata/unnamed", "-n", "shop", "--kind", "AuthPolicy"},
-			want: cmdResult{stderr: "Note: PRC-N042 testdata/unnamed/objects.yaml:17: left out, the API server would reject it: AuthPolicy shop/(no name): metadata.name: Required value: PRC-E042 name or generateName is required\n" +
+			want: cmdResult{stderr: "Note: PRC-N042 testdata/unnamed/objects.yaml:17: left out, the API server would reject it: PRC-E042 AuthPolicy shop/(no name): metadata.name: Required value: name or generateName is required\n" +
 				"No resources found\n"},
 		},
 		{

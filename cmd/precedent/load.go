@@ -194,7 +194,7 @@ func (f *sources) loadFiles(ctx context.Context, override *settings.Settings) (*
 	keptSrcs := make([]string, 0, len(admitted))
 	for _, o := range admitted {
 		if errs := checker.Check(ctx, o.u); len(errs) > 0 {
-			rejected = append(rejected, finding.Errors(o.u, errs, schemaIDs(errs))...)
+			rejected = append(rejected, coded(finding.Errors(o.u, errs, nil), schemaCode, errs)...)
 			continue
 		}
 		kept = append(kept, o.u)
@@ -299,7 +299,7 @@ func newInput(s settings.Settings, objs []*unstructured.Unstructured, srcs []str
 // resolveAny finds the managed kind named by --kind; an ambiguous or unmanaged name is an exit-2
 // error.
 func (o *input) resolveAny(name string) (policy.Kind, error) {
-	k, err := o.registry.Resolve(name)
+	k, err := resolveKind(o.registry, name, o)
 	if err != nil {
 		if own := ownKindError(name); own != nil {
 			return policy.Kind{}, own

@@ -40,7 +40,7 @@ func TestValidateInvalid(t *testing.T) {
 	// shop/mixed breaks a rule of the RateLimitPolicy CRD (built in): the API server rejects it
 	// before the webhook sees it, so its other error (the override's when) is not reached.
 	out, _, code := run("validate", "-f", "testdata/invalid")
-	want := `RateLimitPolicy shop/mixed: spec.limits: Forbidden: PRC-E043 bare limits cannot be combined with spec.defaults or spec.overrides: move them into spec.defaults
+	want := `PRC-E043 RateLimitPolicy shop/mixed: spec.limits: Forbidden: bare limits cannot be combined with spec.defaults or spec.overrides: move them into spec.defaults
 AuthPolicy shop/route-policy: spec.unset[0]: Forbidden: PRC-E023 rule authorization.b is set by the overrides of AuthPolicy gateway-system/gw-policy and cannot be unset: remove it from spec.unset
 Warning: PRC-W005 AuthPolicy gateway-system/gw-policy: the override of authorization.b makes the unset in AuthPolicy shop/route-policy ineffective on route shop/cart
 Note: PRC-N003 AuthPolicy gateway-system/gw-policy: this write changes the effective AuthPolicy of 1 route
@@ -74,6 +74,7 @@ func TestEffectiveJSON(t *testing.T) {
   "items": [
     {
       "kind": "AuthPolicy",
+      "group": "policy.precedent.dev",
       "gateway": "b2/gw",
       "listener": "",
       "route": "b2/route",
@@ -141,6 +142,7 @@ func TestConfiguredKind(t *testing.T) {
   "items": [
     {
       "kind": "RateLimitPolicy",
+      "group": "kuadrant.io",
       "gateway": "kuadrant/gw",
       "listener": "",
       "route": "kuadrant/toystore",

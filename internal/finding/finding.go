@@ -99,6 +99,17 @@ func Input(code *warning.Code, file string, line int, message string) Finding {
 	return Finding{Code: code.ID, Severity: code.Severity, Message: message, File: file, Line: line, line: code.Line(at + ": " + message)}
 }
 
+// WithCode is f with the code c (and c's severity), the code first on its line, before the object:
+// for errors whose words are the API server's own (a CRD's schema, object metadata), which carry no
+// code of a check inside them.
+func (f Finding) WithCode(c *warning.Code) Finding {
+	f.Code, f.Severity = c.ID, c.Severity
+	if !strings.HasPrefix(f.line, c.ID+" ") {
+		f.line = c.Line(f.line)
+	}
+	return f
+}
+
 // Without returns fs without the findings of severity sev (fs itself when it holds none).
 func Without(fs []Finding, sev warning.Severity) []Finding {
 	var out []Finding

@@ -78,4 +78,8 @@ var (
 		Meaning: "spec.unset names a rule a broader policy sets as an override on a path this policy reaches: unset never removes an override", Fix: "remove the id from spec.unset, or ask the owner of the override (or the administrator may set actions.unsetOverride: warn)"})
 	_ = warning.RegisterError(settings.CheckOnePolicyPerTarget, warning.Code{ID: "PRC-E024", Severity: warning.SeverityError, Title: "second policy on a target",
 		Meaning: "one policy per target is configured and another policy of the kind already targets it", Fix: "edit the existing policy instead"})
+	codeMoreWarnings = warning.Register(warning.Code{ID: "PRC-W040", Severity: warning.SeverityWarning,
+		Title:   "more warnings not shown",
+		Meaning: "the write got more warnings than the PrecedentConfig's warningLimit: the last line counts those left out",
+		Fix:     "run precedent validate on the files to see every finding, or raise spec.warningLimit"})
 )

@@ -412,7 +412,7 @@ func Limit(ws []string, n int) []string {
 		}
 		out = append(out, truncate(w, maxWarningLen))
 	}
-	return warning.Limit{N: n}.Apply(out)
+	return warning.Limit{N: n, More: func(_, rest int) string { return codeMoreWarnings.Linef("and %d more warnings", rest) }}.Apply(out)
 }
 
 // maxWarningLen is the longest warning line Limit keeps whole.

@@ -20,7 +20,7 @@ import (
 func TestLimit(t *testing.T) {
 	long := strings.Repeat("x", 300)
 	got := Limit([]string{"a", "b", "a", long, "c"}, 3)
-	want := []string{"a", "b", "and 2 more warnings"}
+	want := []string{"a", "b", "PRC-W040 and 2 more warnings"}
 	if !slices.Equal(got, want) {
 		t.Errorf("Limit = %q, want %q", got, want)
 	}

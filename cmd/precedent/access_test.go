@@ -151,7 +151,7 @@ spec:
 		name:     "unreadable file",
 		args:     append([]string{"-f", filepath.Join(dir, "missing.yaml")}, request...),
 		wantCode: 2,
-		wantErr:  filepath.Join(dir, "missing.yaml") + ": no such file or directory",
+		wantErr:  "the input cannot be read: " + filepath.Join(dir, "missing.yaml") + ": no such file or directory",
 	}, {
 		name:       "invalid policy",
 		args:       append([]string{"-f", invalid}, request...),

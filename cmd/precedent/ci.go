@@ -79,3 +79,13 @@ func (c *ciFlags) write(cmd *cobra.Command, fs []finding.Finding, objects int, r
 	}
 	return err
 }
+
+// unreadable writes the findings of an input that cannot be read (u; shown, those printed) as
+// write does, through render when the command has its own form, and is the exit-2 error: -o json
+// and -o sarif stay complete documents naming the file and line of each problem.
+func (c *ciFlags) unreadable(cmd *cobra.Command, u *unreadable, shown []finding.Finding, render func() error) error {
+	if err := c.write(cmd, shown, 0, render); err != nil {
+		return err
+	}
+	return &exitError{Code: 2, Err: u.summary()}
+}

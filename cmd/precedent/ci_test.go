@@ -48,7 +48,7 @@ func TestValidateCI(t *testing.T) {
 		{
 			name: "a path as argument, the summary line last",
 			args: []string{"validate", ciDir},
-			want: cmdResult{code: 1, stdout: "RateLimitPolicy shop/mixed: spec.limits: Forbidden: bare limits cannot be combined with spec.defaults or spec.overrides: move them into spec.defaults\n" +
+			want: cmdResult{code: 1, stdout: "PRC-E043 RateLimitPolicy shop/mixed: spec.limits: Forbidden: bare limits cannot be combined with spec.defaults or spec.overrides: move them into spec.defaults\n" +
 				"AuthPolicy shop/route-policy: spec.unset[0]: Forbidden: PRC-E023 rule authorization.b is set by the overrides of AuthPolicy gateway-system/gw-policy and cannot be unset: remove it from spec.unset\n" +
 				"Warning: PRC-W005 AuthPolicy gateway-system/gw-policy: the override of authorization.b makes the unset in AuthPolicy shop/route-policy ineffective on route shop/cart\n" +
 				"Note: PRC-N003 AuthPolicy gateway-system/gw-policy: this write changes the effective AuthPolicy of 1 route\n" +
@@ -83,22 +83,22 @@ func TestValidateCI(t *testing.T) {
 		{
 			name: "a path that does not exist is exit 2",
 			args: []string{"validate", "testdata/ci/in/missing"},
-			want: cmdResult{code: 2, stderr: "error: testdata/ci/in/missing: no such file or directory\n"},
+			want: unreadableResult("testdata/ci/in/missing: no such file or directory"),
 		},
 		{
 			name: "an empty folder is exit 2",
 			args: []string{"validate", ciDir, empty},
-			want: cmdResult{code: 2, stderr: "error: " + empty + ": the folder holds no object in *.yaml, *.yml or *.json files\n"},
+			want: unreadableResult(empty + ": the folder holds no Kubernetes object in *.yaml, *.yml or *.json files"),
 		},
 		{
 			name: "an empty file is exit 2",
 			args: []string{"validate", "-f", blank},
-			want: cmdResult{code: 2, stderr: "error: " + blank + ": the file holds no object\n"},
+			want: unreadableResult(blank + ": the file holds no object"),
 		},
 		{
 			name: "a top-level YAML list is exit 2 with a plain message",
 			args: []string{"validate", list},
-			want: cmdResult{code: 2, stderr: "error: " + list + ":2: document 0: a YAML list at the top level is not a Kubernetes object: write each object as its own document (separated by ---), or wrap them in kind: List with the objects under items\n"},
+			want: unreadableResult(list + ":2: document 0: a YAML list at the top level is not a Kubernetes object: write each object as its own document (separated by ---), or wrap them in kind: List with the objects under items"),
 		},
 		{
 			name: "effective takes paths as arguments too",
@@ -106,7 +106,7 @@ func TestValidateCI(t *testing.T) {
 			// shop/route-policy unsets the Gateway's override: the reconciler does not accept it.
 			want: cmdResult{stdout: "GATEWAY            LISTENER  ROUTE      RULE  RULE ID          FROM\n" +
 				"gateway-system/gw  -         shop/cart  -     authorization.b  gateway-system/gw-policy\n",
-				stderr: "note: left out, the API server would reject it: RateLimitPolicy shop/mixed: spec.limits: Forbidden: bare limits cannot be combined with spec.defaults or spec.overrides: move them into spec.defaults\n" +
+				stderr: "Note: PRC-N042 testdata/ci/in/list.yaml:33: left out, the API server would reject it: PRC-E043 RateLimitPolicy shop/mixed: spec.limits: Forbidden: bare limits cannot be combined with spec.defaults or spec.overrides: move them into spec.defaults\n" +
 					"Note: PRC-N300 AuthPolicy shop/route-policy: left out, not accepted: Invalid: Policy is invalid: spec.unset[0]: Forbidden: rule authorization.b is set by the overrides of AuthPolicy gateway-system/gw-policy and cannot be unset: remove it from spec.unset\n"},
 		},
 		{
@@ -115,6 +115,12 @@ func TestValidateCI(t *testing.T) {
 			want: cmdResult{code: 2, stderr: "error: no input: give one or more paths (FILE|DIR, or -f FILE|DIR)\n"},
 		},
 	})
+}
+
+// unreadableResult is what validate gives for an input it cannot read: the problem as a finding
+// (PRC-E040) on stdout, the summary line, and the exit-2 error naming it.
+func unreadableResult(problem string) cmdResult {
+	return cmdResult{code: 2, stdout: "PRC-E040 " + problem + "\n1 error, 0 warnings in 0 objects\n", stderr: "error: the input cannot be read: " + problem + "\n"}
 }
 
 var samplesWarnings = []string{
@@ -172,7 +178,7 @@ func TestValidateJSONGolden(t *testing.T) {
 		got = append(got, row{f.Code, f.Severity, f.Object.Kind + "/" + f.Object.Name, f.Field, f.Line})
 	}
 	want := []row{
-		{"", "error", "RateLimitPolicy/mixed", "spec.limits", 33}, // the built-in CRD's rule: no code, as the API server's
+		{"PRC-E043", "error", "RateLimitPolicy/mixed", "spec.limits", 33}, // the built-in CRD's rule
 		{"PRC-N003", "note", "AuthPolicy/gw-policy", "", 5},
 		{"PRC-W005", "warning", "AuthPolicy/gw-policy", "", 5},
 		{"PRC-E023", "error", "AuthPolicy/route-policy", "spec.unset[0]", 26},
@@ -228,7 +234,7 @@ func TestValidateSARIFSchema(t *testing.T) {
 			args: []string{"validate", ciDir, "-o", "sarif"},
 			code: 1,
 			want: []string{
-				"uncoded-error error testdata/ci/in/list.yaml:33", // the built-in CRD's rule: no code
+				"PRC-E043 error testdata/ci/in/list.yaml:33", // the built-in CRD's rule
 				"PRC-N003 note testdata/ci/in/policies.yaml:5",
 				"PRC-W005 warning testdata/ci/in/policies.yaml:5",
 				"PRC-E023 error testdata/ci/in/policies.yaml:26",
@@ -238,6 +244,18 @@ func TestValidateSARIFSchema(t *testing.T) {
 			name: "diff",
 			args: []string{"diff", "--base", diffBase, diffInvalid, "-o", "sarif"},
 			code: 2,
+		},
+		{
+			name: "a syntax error is a result at its line, exit 2",
+			args: []string{"validate", "testdata/syntax", "-o", "sarif"},
+			code: 2,
+			want: []string{"PRC-E040 error testdata/syntax/policies.yaml:12"},
+		},
+		{
+			name: "diff: a syntax error in head is a result at its line, exit 2",
+			args: []string{"diff", "--base", diffBase, "--head", "testdata/syntax", "-o", "sarif"},
+			code: 2,
+			want: []string{"PRC-E040 error testdata/syntax/policies.yaml:12"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -18,7 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/precedent-dev/precedent/internal/manifest"
-	"github.com/precedent-dev/precedent/internal/printable"
+	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/settings"
 	"github.com/precedent-dev/precedent/internal/topology"
 	"github.com/precedent-dev/precedent/profiles"
@@ -30,6 +32,9 @@ import (
 type clusterFlags struct {
 	config        *genericclioptions.ConfigFlags
 	allNamespaces bool
+	// kind is the --kind of the command ("" for every managed kind): the policy kinds the command
+	// needs to list, besides Gateways and HTTPRoutes.
+	kind string
 }
 
 // add registers the connection flags on cmd; all adds -A/--all-namespaces.
@@ -110,9 +115,12 @@ func isAPIStatus(err error) bool {
 // read is the profile.Read of the simulators: the objects of files, else those of the cluster.
 func (f *clusterFlags) read(ctx context.Context, notes io.Writer, files []string) ([]*unstructured.Unstructured, error) {
 	if len(files) > 0 {
-		objs, err := manifest.Read(files...)
+		objs, _, err := read(files, manifest.Options{Stdin: os.Stdin})
+		if u := (*unreadable)(nil); errors.As(err, &u) {
+			return nil, &exitError{Code: 2, Err: u.summary()}
+		}
 		if err != nil {
-			return nil, &exitError{Code: 2, Err: err}
+			return nil, err
 		}
 		out := make([]*unstructured.Unstructured, len(objs))
 		for i, o := range objs {
@@ -127,6 +135,40 @@ func (f *clusterFlags) read(ctx context.Context, notes io.Writer, files []string
 	return in.objects, nil
 }
 
+// needed reports whether a command that asks for kind ("" for every managed kind) cannot do
+// without listing gvk: Gateways, HTTPRoutes and the policies of that kind.
+func needed(gvk schema.GroupVersionKind, reg *policy.Registry, kind string) bool {
+	if gvk.Group == topology.Group && (gvk.Kind == "Gateway" || gvk.Kind == "HTTPRoute") {
+		return true
+	}
+	k, managed := reg.Lookup(gvk.GroupKind())
+	if !managed {
+		return false
+	}
+	if kind == "" {
+		return true
+	}
+	if want, err := reg.Resolve(kind); err == nil {
+		return want.GVK.GroupKind() == k.GVK.GroupKind()
+	}
+	return strings.EqualFold(k.GVK.Kind, kind) // a name of several groups: the objects decide which
+
+}
+
+// notAllowed is the exit-2 error for a list the identity may not make, naming the permission it
+// lacks (verb, resource, API group) as RBAC grants it; the API server's answer follows.
+func notAllowed(c client.Client, gvk schema.GroupVersionKind, err error) error {
+	resource := strings.ToLower(gvk.Kind) + "s"
+	if m, merr := c.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version); merr == nil {
+		resource = m.Resource.Resource
+	}
+	group := gvk.Group
+	if group == "" {
+		group = `"" (core)`
+	}
+	return &exitError{Code: 2, Err: errors.New(codeListForbidden.Linef("not allowed to list %s: the identity needs verb list on resource %s in API group %s (a Role in the namespace, or a ClusterRole for every namespace): %v", gvk.Kind, resource, group, err))}
+}
+
 // clusterSettings reads the cluster's PrecedentConfig named cluster: the defaults when there is
 // none (or its CRD is not installed), or when the caller may not read it (a note on w says so); an
 // exit-2 error when it cannot be read otherwise or is invalid.
@@ -138,7 +180,7 @@ func clusterSettings(ctx context.Context, c client.Client, w io.Writer) (setting
 	case meta.IsNoMatchError(err) || apierrors.IsNotFound(err):
 		return settings.Defaults(), nil
 	case apierrors.IsForbidden(err):
-		fmt.Fprintf(w, "note: not allowed to read the cluster's %s %s: using the defaults (give the settings with --config FILE)\n", settings.GVK.Kind, settings.Name)
+		fmt.Fprintln(w, "Note: "+codeSettingsForbidden.Linef("not allowed to read the cluster's %s %s: using the defaults (give the settings with --config FILE)", settings.GVK.Kind, settings.Name))
 		return settings.Defaults(), nil
 	case err != nil && !isAPIStatus(err):
 		// No answer from the API server at all: --config would not help, every list would fail too.
@@ -214,15 +256,14 @@ func loadCluster(ctx context.Context, f *clusterFlags, override *settings.Settin
 		case meta.IsNoMatchError(err) || apierrors.IsNotFound(err):
 			continue // CRD not installed
 		case apierrors.IsForbidden(err) && only != "":
-			// Fall back to the one namespace the caller asked about.
+			// Fall back to the one namespace the caller asked about, as kubectl -n reads it.
 			err = c.List(ctx, list, client.InNamespace(only))
-			if err == nil {
-				fmt.Fprintf(w, "note: cannot list %s in every namespace; using namespace %s only\n", gvk.Kind, printable.String(only))
-			}
 		}
 		if apierrors.IsForbidden(err) {
-			fmt.Fprintf(w, "note: not allowed to list %s: left out\n", gvk.Kind)
-			continue
+			if needed(gvk, reg, f.kind) {
+				return nil, "", notAllowed(c, gvk, err)
+			}
+			continue // a kind the command can do without: left out, not worth a line
 		}
 		if err != nil && !isAPIStatus(err) && !meta.IsNoMatchError(err) {
 			return nil, "", unreachable(err)

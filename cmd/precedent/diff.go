@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,6 +35,8 @@ type diffOptions struct {
 	files      []string
 	ci         ciFlags
 	cf         clusterFlags
+	read       readFlags
+	twins      map[string]bool  // the kind names the tables qualify with their group
 	now        func() time.Time // creationTimestamp of the objects -f creates
 }
 
@@ -90,6 +94,7 @@ Exit status 0: no change; 1: changes; 2: head has errors the webhook would rejec
 	o.ci.add(cmd, "table, wide, json, markdown or sarif")
 	f.StringVar(&o.config, "config", "", "file holding the PrecedentConfig to use for both sides (wins over one in the input or the cluster)")
 	f.StringArrayVar(&o.crds, "crd", nil, "file or folder of CustomResourceDefinitions whose schema and rules the objects must pass (repeatable; CRDs in the input count too)")
+	o.read.add(f)
 	cmd.MarkFlagsMutuallyExclusive("base", "filename")
 	cmd.MarkFlagsMutuallyExclusive("head", "filename")
 	o.cf.add(cmd, true)
@@ -116,11 +121,18 @@ func (o *diffOptions) run(cmd *cobra.Command) error {
 		if len(o.base) == 0 || len(o.head) == 0 {
 			return &exitError{Code: 2, Err: errors.New("give both --base and --head, or -f alone to compare with the cluster")}
 		}
-		if base, err = o.tree(cmd, o.base, override); err != nil {
-			return err
+		if slices.Contains(o.base, "-") && slices.Contains(o.head, "-") {
+			return &exitError{Code: 2, Err: manifest.ErrStdinTwice}
 		}
 		if head, err = o.tree(cmd, o.head, override); err != nil {
-			return err
+			return o.unreadable(cmd, err)
+		}
+		// The first change that adds manifests has no base: every object of head is added.
+		if base, err = o.tree(cmd, o.base, override); emptyInput(err) {
+			base, err = newInput(head.settings, nil, nil)
+		}
+		if err != nil {
+			return o.unreadable(cmd, err)
 		}
 		written = changedObjects(base.objects, head.objects)
 		head.replaced, head.deleted = changes(base.objects, head.objects)
@@ -129,11 +141,13 @@ func (o *diffOptions) run(cmd *cobra.Command) error {
 		}
 	case len(o.files) > 0:
 		var ns string
+		o.cf.kind = o.kind
 		if base, ns, err = loadCluster(cmd.Context(), &o.cf, override, "", cmd.ErrOrStderr()); err != nil {
 			return err
 		}
-		if head, written, err = applyFiles(base, o.files, ns, o.now(), override != nil); err != nil {
-			return err
+		o.read.stdin = cmd.InOrStdin()
+		if head, written, err = applyFiles(base, o.files, o.read.options(), ns, o.now(), override != nil); err != nil {
+			return o.unreadable(cmd, err)
 		}
 	default:
 		return &exitError{Code: 2, Err: errors.New("no input: give --base PATH and --head PATH, or -f PATH to compare with the cluster")}
@@ -153,9 +167,11 @@ func (o *diffOptions) run(cmd *cobra.Command) error {
 	// What the API server rejects by its CRD (Precedent's own, built in, included) is an error, as
 	// validate lists it.
 	all = append(append([]finding.Finding(nil), head.rejected...), all...)
-	fs := append(about(all, written, len(o.files) > 0), newlyUnaccepted(base, head)...)
+	fs := append(append(about(all, written, len(o.files) > 0), newlyUnaccepted(base, head)...), head.skipped...)
 	finding.Locate(fs, head.locate)
 	finding.Locate(fs, base.locate) // the objects the head deletes are where the base has them
+	gated := fs
+	fs = o.read.shown(fs)
 	var errs, warns []string
 	for i := range fs {
 		if fs[i].Severity == warning.SeverityError {
@@ -168,24 +184,11 @@ func (o *diffOptions) run(cmd *cobra.Command) error {
 	r.Findings = append(r.Findings, fs...)
 
 	w := cmd.OutOrStdout()
-	err = o.ci.write(cmd, fs, head.read, func() error {
-		switch o.ci.output {
-		case "markdown":
-			if r.Diagram, err = touchedDiagram(head, r.Changes); err != nil {
-				return err
-			}
-			return diff.Markdown(w, &r)
-		case "json":
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(r)
-		}
-		return diff.Table(w, &r, o.ci.output == "wide")
-	})
-	if err != nil {
+	o.twins = twins(base, head)
+	if err := o.ci.write(cmd, fs, head.read, func() error { return o.render(w, head, &r) }); err != nil {
 		return err
 	}
-	if err := gate.Exit(fs, 2, "head has %d error%s the webhook would reject"); err != nil {
+	if err := gate.Exit(gated, 2, "head has %d error%s the webhook would reject"); err != nil {
 		return err
 	}
 	if len(r.Changes) > 0 {
@@ -198,15 +201,62 @@ func (o *diffOptions) run(cmd *cobra.Command) error {
 // else that side's PrecedentConfig, else the defaults; objects checked against the CRDs of that side
 // and of --crd.
 func (o *diffOptions) tree(cmd *cobra.Command, files []string, override *settings.Settings) (*input, error) {
-	src := sources{files: files, crds: o.crds}
+	src := sources{files: files, crds: o.crds, opts: o.read}
+	src.opts.stdin = cmd.InOrStdin()
+	src.cluster = o.cf
 	return src.loadFiles(cmd.Context(), override)
+}
+
+// unreadable writes the findings of an input that cannot be read in the -o format (the report
+// holding no change) and is the exit-2 error; other errors are returned as they are.
+func (o *diffOptions) unreadable(cmd *cobra.Command, err error) error {
+	var u *unreadable
+	if !errors.As(err, &u) {
+		return err
+	}
+	shown := o.read.shown(u.findings)
+	r := diff.NewReport(nil, nil, nil)
+	r.Findings = append(r.Findings, shown...)
+	for i := range shown {
+		if shown[i].Severity == warning.SeverityError {
+			r.Errors = append(r.Errors, shown[i].Text())
+		}
+	}
+	w := cmd.OutOrStdout()
+	return o.ci.unreadable(cmd, u, shown, func() error { return o.render(w, nil, &r) })
+}
+
+// render writes the report in the -o format of the command's own (markdown, json, the tables);
+// the markdown picture of the paths the changes touch needs head (nil: no picture).
+func (o *diffOptions) render(w io.Writer, head *input, r *diff.Report) error {
+	switch o.ci.output {
+	case "markdown":
+		if head != nil {
+			var err error
+			if r.Diagram, err = touchedDiagram(head, r.Changes); err != nil {
+				return err
+			}
+		}
+		qualifyChanges(r.Changes, o.twins)
+		return diff.Markdown(w, r)
+	case "json": // the group in a field of its own
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	qualifyChanges(r.Changes, o.twins)
+	return diff.Table(w, r, o.ci.output == "wide")
 }
 
 // diffKinds compares base and head for one kind (by --kind) or for every kind, through the
 // registered profiles (each compares its own kinds; see profile.Profile.Diff).
 func diffKinds(base, head *input, kind string) ([]diff.Change, error) {
 	if kind != "" {
-		if _, err := head.registry.Resolve(kind); err != nil && strings.Contains(err.Error(), "ambiguous") {
+		k, err := resolveKind(head.registry, kind, base, head)
+		switch {
+		case err == nil:
+			kind = k.GVK.Kind + "." + k.GVK.Group // the one kind of that name the inputs hold
+		case strings.Contains(err.Error(), "ambiguous"):
 			return nil, fmt.Errorf("--kind %w", err)
 		}
 	}
@@ -219,6 +269,7 @@ func diffKinds(base, head *input, kind string) ([]diff.Change, error) {
 			return nil, err
 		}
 		matched = matched || ok
+		groupChanges(changes, p, head.registry)
 		out = append(out, changes...)
 	}
 	if !matched && kind != "" {
@@ -244,10 +295,10 @@ func keyOf(u *unstructured.Unstructured) objectKey {
 // among the files gives the head its settings unless configGiven (--config, for both sides). written
 // names the objects the files create or change: one as stored (asStored) changes nothing, so its
 // findings are not the change set's.
-func applyFiles(base *input, files []string, ns string, now time.Time, configGiven bool) (*input, map[string]bool, error) {
-	objs, err := manifest.Read(files...)
+func applyFiles(base *input, files []string, opts manifest.Options, ns string, now time.Time, configGiven bool) (*input, map[string]bool, error) {
+	objs, skipped, err := read(files, opts)
 	if err != nil {
-		return nil, nil, &exitError{Code: 2, Err: err}
+		return nil, nil, err
 	}
 	// A PrecedentConfig among the files is the head's settings (as applying it would make them),
 	// unless --config says otherwise for both sides.
@@ -302,6 +353,7 @@ func applyFiles(base *input, files []string, ns string, now time.Time, configGiv
 		return nil, nil, err
 	}
 	head.read, head.at = len(objs), place(objs)
+	head.skipped = skipped
 	head.undated = newInChangeSet(isNew)
 	head.replaced = replaced
 	return head, written, nil

@@ -50,7 +50,7 @@ func TestDiffExitCodes(t *testing.T) {
 	var validateErrs []string
 	lines := strings.Split(strings.TrimSpace(validateOut), "\n")
 	for _, l := range lines[:len(lines)-1] { // the last is the summary line
-		if !strings.HasPrefix(l, "Warning: ") {
+		if !strings.HasPrefix(l, "Warning: ") && !strings.HasPrefix(l, "Note: ") {
 			validateErrs = append(validateErrs, l)
 		}
 	}
@@ -135,7 +135,7 @@ func TestDiffJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]interface{}{
-		"kind": "RateLimitPolicy", "gateway": "infra/gw", "listener": "http", "route": "shop/search", "rule": "", "ruleId": "per-user", "change": "moved",
+		"kind": "RateLimitPolicy", "group": "policy.precedent.dev", "gateway": "infra/gw", "listener": "http", "route": "shop/search", "rule": "", "ruleId": "per-user", "change": "moved",
 		"before": map[string]interface{}{"value": map[string]interface{}{"rates": []interface{}{map[string]interface{}{"limit": 100.0, "window": "1m"}}}, "from": "shop/search-limits"},
 		"after":  map[string]interface{}{"value": map[string]interface{}{"rates": []interface{}{map[string]interface{}{"limit": 100.0, "window": "1m"}}}, "from": "infra/gw-limits"},
 	}
@@ -176,7 +176,7 @@ func TestDiffCI(t *testing.T) {
 		}},
 		{name: "--fail-on note fails on the head's notes", args: []string{"--base", diffBase, "--head", diffHead, "--fail-on", "note"}, code: 2,
 			stderr: "5 findings selected by --fail-on error,note"},
-		{name: "-o json carries the findings", args: []string{"--base", diffBase, diffInvalid, "-o", "json"}, code: 2, stderr: "head has 2 errors the webhook would reject", check: func(t *testing.T, out string) {
+		{name: "-o json carries the findings", args: []string{"--base", diffBase, diffInvalid, "-o", "json"}, code: 2, stderr: "head has 1 error the webhook would reject", check: func(t *testing.T, out string) {
 			var r struct {
 				Errors   []string `json:"errors"`
 				Findings []struct {

@@ -54,6 +54,7 @@ as -f.
 			if err != nil {
 				return err
 			}
+			src.cluster.kind = kind
 			o, ns, err := src.load(cmd, t.Namespace)
 			if err != nil {
 				return err
@@ -77,13 +78,13 @@ as -f.
 				case err != nil:
 					return &exitError{Code: 2, Err: err}
 				}
-				all = append(all, items...)
+				all = append(all, withGroup(items, k)...)
 			}
-			o.notes(cmd.ErrOrStderr())
+			o.notes(cmd.ErrOrStderr(), src.opts.notes())
 			if under != nil && !o.topology().Exists(t) {
 				return targetNotFound(t)
 			}
-			o.noteUnnamed(cmd.ErrOrStderr())
+			o.noteUnnamed(cmd.ErrOrStderr(), src.opts.notes())
 			for _, k := range kinds {
 				if !slices.ContainsFunc(all, func(it effective.Item) bool { return it.Kind == k.GVK.Kind }) {
 					continue // no effective policy of this kind: no order to depend on
@@ -106,7 +107,7 @@ as -f.
 				noResources(cmd.ErrOrStderr(), ns, len(src.files) > 0)
 				return nil
 			}
-			return printItems(cmd.OutOrStdout(), output, items, kind == "")
+			return printItems(cmd.OutOrStdout(), output, items, kind == "", twins(o))
 		},
 	}
 	src.addOffline(cmd)
@@ -212,7 +213,7 @@ func effectiveKinds(o *input, kind string) ([]policy.Kind, error) {
 }
 
 // printItems prints the items; withKind adds a KIND column to the table (several kinds shown).
-func printItems(w io.Writer, format string, items []effective.Item, withKind bool) error {
+func printItems(w io.Writer, format string, items []effective.Item, withKind bool, twins map[string]bool) error {
 	wide := format == "wide"
 	doc := map[string]interface{}{"items": items}
 	switch format {
@@ -258,7 +259,7 @@ func printItems(w io.Writer, format string, items []effective.Item, withKind boo
 					}
 				}
 				if withKind {
-					cells = append([]string{it.Kind}, cells...)
+					cells = append([]string{qualified(it.Kind, it.Group, twins)}, cells...)
 				}
 				row(tw, cells...)
 			}

@@ -81,6 +81,7 @@ func (f *explainFlags) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
+	f.src.cluster.kind = f.kind
 	o, _, err := f.src.load(cmd, t.Namespace)
 	if err != nil {
 		return err
@@ -93,7 +94,7 @@ func (f *explainFlags) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	o.notes(cmd.ErrOrStderr())
+	o.notes(cmd.ErrOrStderr(), f.src.opts.notes())
 	if err := warnOrder(cmd.ErrOrStderr(), o, k, nil, ""); err != nil {
 		return err
 	}
@@ -277,7 +278,7 @@ func printReach(w io.Writer, rule string, rs []effective.ReachedPath) {
 // explainRule is --target and --reach for a kind whose profile folds outside the engine and explains
 // its own rules (Envoy Gateway's).
 func (f *explainFlags) explainRule(cmd *cobra.Command, o *input, k policy.Kind, ex profile.RuleExplainer, t topology.Target, ref *policy.Ref) error {
-	o.notes(cmd.ErrOrStderr())
+	o.notes(cmd.ErrOrStderr(), f.src.opts.notes())
 	w := cmd.OutOrStdout()
 	if f.reach {
 		rs, err := ex.Reach(o.offline(), k, f.rule, ref)
@@ -305,7 +306,7 @@ func (f *explainFlags) explainOther(cmd *cobra.Command, o *input, k policy.Kind,
 	if ref == nil || f.reach || f.target != "" {
 		return &exitError{Code: 2, Err: fmt.Errorf("--kind %s: give --policy, --target with --rule, or --reach with --rule", qualifiedKind(k))}
 	}
-	o.notes(cmd.ErrOrStderr())
+	o.notes(cmd.ErrOrStderr(), f.src.opts.notes())
 	pe, err := ex.ExplainPolicy(o.offline(), k, *ref)
 	if err != nil {
 		return &exitError{Code: 1, Err: err}

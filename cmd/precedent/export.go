@@ -135,7 +135,7 @@ func exportSettings(ctx context.Context, file string, cf *clusterFlags, w io.Wri
 		return readConfigFile(file)
 	}
 	if cf.empty() {
-		fmt.Fprintln(w, "note: no kubeconfig: exporting the shipped kinds (give --config FILE for configured ones)")
+		fmt.Fprintln(w, "Note: "+codeExportDefaults.Line("no kubeconfig: exporting the shipped kinds (give --config FILE for configured ones)"))
 		return settings.Defaults(), nil
 	}
 	c, _, err := cf.client()

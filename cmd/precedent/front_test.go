@@ -29,9 +29,13 @@ type cmdResult struct {
 }
 
 // runResult runs the command as main does: a failure adds "error: …" to stderr.
-func runResult(args ...string) cmdResult {
+func runResult(args ...string) cmdResult { return runResultIn("", args...) }
+
+// runResultIn is runResult with stdin as standard input.
+func runResultIn(stdin string, args ...string) cmdResult {
 	var out, errb bytes.Buffer
 	cmd := newRootCmd()
+	cmd.SetIn(strings.NewReader(stdin))
 	cmd.SetOut(&out)
 	cmd.SetErr(&errb)
 	cmd.SetArgs(args)
@@ -72,6 +76,7 @@ gateway-system/gw  -         shop/cart  -     global    gateway-system/gw-rlp
 gateway-system/gw  -         shop/cart  -     per-user  shop/cart-rlp
 `
 	notChecked := "Warning: PRC-W024 1 kuadrant.io/v1 AuthPolicy object is not checked: add the kind under spec.kinds\n"
+	const ambiguous = "error: --kind RateLimitPolicy is ambiguous: there are objects of RateLimitPolicy.kuadrant.io and RateLimitPolicy.policy.precedent.dev; give Kind.group\n"
 	runCases(t, []cmdCase{
 		{
 			name: "Kind.group picks the configured kind",
@@ -84,14 +89,36 @@ gateway-system/gw  -         shop/cart  -     per-user  shop/cart-rlp
 			want: cmdResult{stdout: effectiveTable, stderr: notChecked},
 		},
 		{
-			name: "a Kind two managed groups have is ambiguous",
+			name: "a Kind two managed groups have means the one the input holds",
 			args: []string{"effective", "-f", "testdata/kuadrant", "--config", kuadrantConfig, "--kind", "RateLimitPolicy"},
-			want: cmdResult{code: 2, stderr: "error: --kind RateLimitPolicy is ambiguous: RateLimitPolicy.kuadrant.io, RateLimitPolicy.policy.precedent.dev\n"},
+			want: cmdResult{stdout: effectiveTable, stderr: notChecked},
+		},
+		{
+			name: "it is ambiguous when the input holds both",
+			args: []string{"effective", "-f", "testdata/kuadrant", "-f", "testdata/twins", "--config", kuadrantConfig, "--kind", "RateLimitPolicy"},
+			want: cmdResult{code: 2, stderr: ambiguous},
 		},
 		{
 			name: "explain says the same ambiguity",
-			args: []string{"explain", "-f", "testdata/kuadrant", "--config", kuadrantConfig, "--kind", "RateLimitPolicy", "--policy", "shop/cart-rlp"},
-			want: cmdResult{code: 2, stderr: "error: --kind RateLimitPolicy is ambiguous: RateLimitPolicy.kuadrant.io, RateLimitPolicy.policy.precedent.dev\n"},
+			args: []string{"explain", "-f", "testdata/kuadrant", "-f", "testdata/twins", "--config", kuadrantConfig, "--kind", "RateLimitPolicy", "--policy", "shop/cart-rlp"},
+			want: cmdResult{code: 2, stderr: ambiguous},
+		},
+		{
+			name: "a table of both kinds names each with its group",
+			args: []string{"effective", "-f", "testdata/kuadrant", "-f", "testdata/twins", "--config", kuadrantConfig},
+			want: cmdResult{stdout: "KIND                                  GATEWAY            LISTENER  ROUTE      RULE  RULE ID   FROM\n" +
+				"RateLimitPolicy.policy.precedent.dev  gateway-system/gw  -         shop/cart  -     search    shop/cart-limits\n" +
+				"RateLimitPolicy.kuadrant.io           gateway-system/gw  -         shop/cart  -     global    gateway-system/gw-rlp\n" +
+				"RateLimitPolicy.kuadrant.io           gateway-system/gw  -         shop/cart  -     per-user  shop/cart-rlp\n",
+				stderr: notChecked},
+		},
+		{
+			name: "so does diff's",
+			args: []string{"diff", "--base", "testdata/kuadrant", "--head", "testdata/kuadrant", "--head", "testdata/twins", "--config", kuadrantConfig, "-q"},
+			want: cmdResult{code: 1, stdout: "1 change on 1 path of 1 route: 1 added, 0 removed, 0 changed, 0 moved\n\n" +
+				"KIND                                  GATEWAY            LISTENER  ROUTE      RULE  RULE ID  CHANGE  FROM\n" +
+				"RateLimitPolicy.policy.precedent.dev  gateway-system/gw  -         shop/cart  -     search   added   shop/cart-limits\n" +
+				"0 errors, 0 warnings in 6 objects\n", stderr: "error: \n"},
 		},
 		{
 			name: "a kind not managed is an error naming the managed ones",
@@ -155,8 +182,8 @@ func TestConfigFlag(t *testing.T) {
 }
 
 func TestValidateWithCRDs(t *testing.T) {
-	kuadrantRejects := "RateLimitPolicy shop/mixed: spec: Invalid value: Implicit and explicit defaults are mutually exclusive\n" +
-		"RateLimitPolicy shop/slow: spec.limits.per-user.rates[0].window: Invalid value: \"one-minute\": spec.limits.per-user.rates[0].window in body should match '^([0-9]{1,5}(h|m|s|ms)){1,4}$'\n"
+	kuadrantRejects := "PRC-E043 RateLimitPolicy shop/mixed: spec: Invalid value: Implicit and explicit defaults are mutually exclusive\n" +
+		"PRC-E043 RateLimitPolicy shop/slow: spec.limits.per-user.rates[0].window: Invalid value: \"one-minute\": spec.limits.per-user.rates[0].window in body should match '^([0-9]{1,5}(h|m|s|ms)){1,4}$'\n"
 	runCases(t, []cmdCase{
 		{
 			name: "--crd applies Kuadrant's CRD rules before Precedent's checks",
@@ -177,7 +204,7 @@ func TestValidateWithCRDs(t *testing.T) {
 		{
 			name: "the shipped CRDs carry rules too: the CRD rejects first, the rejected object is left out",
 			args: []string{"validate", "-f", "testdata/invalid", "--crd", "../../config/crd/ratelimitpolicy.yaml"},
-			want: cmdResult{code: 1, stdout: "RateLimitPolicy shop/mixed: spec.limits: Forbidden: bare limits cannot be combined with spec.defaults or spec.overrides: move them into spec.defaults\n" +
+			want: cmdResult{code: 1, stdout: "PRC-E043 RateLimitPolicy shop/mixed: spec.limits: Forbidden: bare limits cannot be combined with spec.defaults or spec.overrides: move them into spec.defaults\n" +
 				"AuthPolicy shop/route-policy: spec.unset[0]: Forbidden: PRC-E023 rule authorization.b is set by the overrides of AuthPolicy gateway-system/gw-policy and cannot be unset: remove it from spec.unset\n" +
 				"Warning: PRC-W005 AuthPolicy gateway-system/gw-policy: the override of authorization.b makes the unset in AuthPolicy shop/route-policy ineffective on route shop/cart\n" +
 				"Note: PRC-N003 AuthPolicy gateway-system/gw-policy: this write changes the effective AuthPolicy of 1 route\n" +
@@ -187,7 +214,7 @@ func TestValidateWithCRDs(t *testing.T) {
 		{
 			name: "--crd takes config/crd: subfolders are read, kustomization.yaml is skipped",
 			args: []string{"validate", "-f", "testdata/invalid", "--crd", "../../config/crd"},
-			want: cmdResult{code: 1, stdout: "RateLimitPolicy shop/mixed: spec.limits: Forbidden: bare limits cannot be combined with spec.defaults or spec.overrides: move them into spec.defaults\n" +
+			want: cmdResult{code: 1, stdout: "PRC-E043 RateLimitPolicy shop/mixed: spec.limits: Forbidden: bare limits cannot be combined with spec.defaults or spec.overrides: move them into spec.defaults\n" +
 				"AuthPolicy shop/route-policy: spec.unset[0]: Forbidden: PRC-E023 rule authorization.b is set by the overrides of AuthPolicy gateway-system/gw-policy and cannot be unset: remove it from spec.unset\n" +
 				"Warning: PRC-W005 AuthPolicy gateway-system/gw-policy: the override of authorization.b makes the unset in AuthPolicy shop/route-policy ineffective on route shop/cart\n" +
 				"Note: PRC-N003 AuthPolicy gateway-system/gw-policy: this write changes the effective AuthPolicy of 1 route\n" +
@@ -196,11 +223,11 @@ func TestValidateWithCRDs(t *testing.T) {
 		},
 		{
 			name: "the samples pass the shipped CRDs, Gateway API's included",
-			args: []string{"validate", "-f", "../../config/samples/rfc/b2", "-f", "../../config/crd"},
+			args: []string{"validate", "-f", "../../config/samples/rfc/b2", "-f", "../../config/crd", "-f", "../../config/crd/gateway-api"},
 			want: cmdResult{stdout: "Note: PRC-N003 AuthPolicy b2/gw-policy: this write changes the effective AuthPolicy of 1 route\n" +
 				"Note: PRC-N001 AuthPolicy b2/gw-policy: default rule authorization.b is replaced by AuthPolicy b2/route-policy on route b2/route\n" +
 				"Note: PRC-N005 AuthPolicy b2/route-policy: replaces b2/gw-policy's `authorization.b` on route b2/route (defaults-overrides: a more specific policy's rules replace defaults)\n" +
-				"0 errors, 0 warnings, 3 notes in 23 objects\n"},
+				"0 errors, 0 warnings, 3 notes in 21 objects\n"},
 		},
 		{
 			name: "--crd with no CRD among other objects is exit 2",

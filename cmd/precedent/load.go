@@ -23,6 +23,7 @@ import (
 	"github.com/precedent-dev/precedent/internal/profile"
 	"github.com/precedent-dev/precedent/internal/settings"
 	"github.com/precedent-dev/precedent/internal/topology"
+	"github.com/precedent-dev/precedent/internal/warning"
 	"github.com/precedent-dev/precedent/mutate"
 	"github.com/precedent-dev/precedent/profiles"
 )
@@ -38,6 +39,8 @@ type input struct {
 	// rejected are the errors of the objects the API server would reject by their CRD's own rules;
 	// those objects are left out of the input.
 	rejected []finding.Finding
+	// skipped are the notes naming the files of the folders of -f that hold no object.
+	skipped []finding.Finding
 	// unchecked are warnings naming policies of kinds not managed.
 	unchecked []finding.Finding
 	// unaccepted are the notes naming the policies the views leave out because the reconciler does
@@ -96,6 +99,7 @@ type sources struct {
 	crds     []string
 	cluster  clusterFlags
 	unsetOff bool
+	opts     readFlags
 }
 
 // addOffline registers -f, --config and --crd.
@@ -103,6 +107,7 @@ func (f *sources) addOffline(cmd *cobra.Command) {
 	cmd.Flags().StringArrayVarP(&f.files, "filename", "f", nil, "file or folder of manifests (repeatable)")
 	cmd.Flags().StringVar(&f.config, "config", "", "file holding the PrecedentConfig to use (wins over one in the input or the cluster)")
 	cmd.Flags().StringArrayVar(&f.crds, "crd", nil, "file or folder of CustomResourceDefinitions whose schema and rules the objects must pass (repeatable; CRDs in the input count too)")
+	f.opts.add(cmd.Flags())
 }
 
 // namespace is the namespace a TYPE/NAME target or a NAME policy is in: -n, else (reading the
@@ -134,6 +139,9 @@ func (f *sources) load(cmd *cobra.Command, scope string) (*input, string, error)
 		override = &s
 	}
 	if len(f.files) > 0 {
+		if f.opts.stdin == nil {
+			f.opts.stdin = cmd.InOrStdin()
+		}
 		o, err := f.loadFiles(cmd.Context(), override)
 		return o, "", err
 	}
@@ -143,19 +151,20 @@ func (f *sources) load(cmd *cobra.Command, scope string) (*input, string, error)
 	return loadCluster(cmd.Context(), &f.cluster, override, scope, cmd.ErrOrStderr())
 }
 
-// loadFiles reads the files, takes the settings from override, else from the input, else the
-// defaults, checks custom objects against the CRDs of the input and of --crd (leaving out those
-// the API server would reject), applies the static defaults the API server would apply, and
-// builds the topology. Unreadable input is an exit-2 error.
+// loadFiles reads the files (manifest.Load: folders, kustomizations, standard input), takes the
+// settings from override, else from the input, else the defaults, admits the objects as the API
+// server's object-meta validation would (names, namespaces with -n, duplicates), checks custom
+// objects against the CRDs of the input and of --crd (leaving out those the API server would
+// reject), applies the static defaults the API server would apply, and builds the topology.
+// Unreadable input is an exit-2 error (*unreadable, whose findings say where).
 func (f *sources) loadFiles(ctx context.Context, override *settings.Settings) (*input, error) {
-	objs, err := manifest.Read(f.files...)
+	objs, skipped, err := read(f.files, f.opts.options())
 	if err != nil {
-		return nil, &exitError{Code: 2, Err: err}
+		return nil, err
 	}
 	s := settings.Defaults()
 	var crds []*unstructured.Unstructured
-	us := make([]*unstructured.Unstructured, 0, len(objs))
-	srcs := make([]string, 0, len(objs))
+	us := make([]sourced, 0, len(objs))
 	for _, o := range objs {
 		switch {
 		case o.GroupVersionKind().GroupKind() == settings.GVK.GroupKind():
@@ -168,8 +177,7 @@ func (f *sources) loadFiles(ctx context.Context, override *settings.Settings) (*
 		case crdcheck.IsCRD(o.Unstructured):
 			crds = append(crds, o.Unstructured)
 		default:
-			us = append(us, o.Unstructured)
-			srcs = append(srcs, fmt.Sprintf("%s: document %d", o.File, o.Index))
+			us = append(us, sourced{o.Unstructured, o.File, o.Line})
 		}
 	}
 	crds, err = f.allCRDs(crds)
@@ -186,23 +194,35 @@ func (f *sources) loadFiles(ctx context.Context, override *settings.Settings) (*
 	if err != nil {
 		return nil, &exitError{Code: 2, Err: err}
 	}
-	var rejected []finding.Finding
-	kept, keptSrcs := us[:0], srcs[:0]
-	for i, u := range us {
-		if errs := checker.Check(ctx, u); len(errs) > 0 {
-			rejected = append(rejected, finding.Errors(u, errs, nil)...)
+	admitted, rejected := admit(us, f.defaultNamespace(), checker, s.Registry())
+	kept := make([]*unstructured.Unstructured, 0, len(admitted))
+	keptSrcs := make([]string, 0, len(admitted))
+	for _, o := range admitted {
+		if errs := checker.Check(ctx, o.u); len(errs) > 0 {
+			rejected = append(rejected, coded(finding.Errors(o.u, errs, nil), schemaCode, errs)...)
 			continue
 		}
-		kept, keptSrcs = append(kept, u), append(keptSrcs, srcs[i])
+		kept = append(kept, o.u)
+		keptSrcs = append(keptSrcs, fmt.Sprintf("%s:%d", o.file, o.line))
 	}
 	o, err := newInput(s, kept, keptSrcs)
 	if err != nil {
 		return nil, err
 	}
 	o.rejected = rejected
+	o.skipped = skipped
 	o.unchecked = unchecked(o.registry, kept, checker)
 	o.read, o.at = len(objs), place(objs)
+	finding.Locate(o.rejected, o.locate)
 	return o, nil
+}
+
+// defaultNamespace is the namespace of the objects of -f that have none: -n, "" when not given.
+func (f *sources) defaultNamespace() string {
+	if f.opts.namespace != "" {
+		return f.opts.namespace
+	}
+	return f.cluster.namespaceFlag()
 }
 
 // allCRDs returns the CRDs the objects are checked against: Precedent's own (built in), then those
@@ -300,7 +320,7 @@ func (o *input) evaluator() *cel.Evaluator {
 // resolveAny finds the managed kind named by --kind; an ambiguous or unmanaged name is an exit-2
 // error.
 func (o *input) resolveAny(name string) (policy.Kind, error) {
-	k, err := o.registry.Resolve(name)
+	k, err := resolveKind(o.registry, name, o)
 	if err != nil {
 		if own := ownKindError(name); own != nil {
 			return policy.Kind{}, own
@@ -352,13 +372,18 @@ func (o *input) resolve(name string) (policy.Kind, error) {
 	return k, nil
 }
 
-// notes prints, for the commands that do not validate, what was left out of the input and why.
-func (o *input) notes(w io.Writer) {
+// notes prints, for the commands that do not validate, what was left out of the input and why
+// (the notes only when show).
+func (o *input) notes(w io.Writer, show bool) {
+	var fs []finding.Finding
 	for i := range o.rejected {
-		fmt.Fprintln(w, "note: left out, the API server would reject it: "+printable.String(o.rejected[i].Text()))
+		fs = append(fs, finding.Input(codeLeftOut, o.rejected[i].File, o.rejected[i].Line, "left out, the API server would reject it: "+o.rejected[i].Text()))
 	}
-	finding.WriteText(w, o.unchecked)
-	finding.WriteText(w, o.unaccepted)
+	fs = append(append(append(fs, o.skipped...), o.unchecked...), o.unaccepted...)
+	if !show {
+		fs = finding.Without(fs, warning.SeverityNote)
+	}
+	finding.WriteText(w, fs)
 }
 
 // snapshot returns the snapshot of one kind over every policy of that kind that could be read.
@@ -366,12 +391,15 @@ func (o *input) snapshot(k policy.Kind) *effective.Snapshot {
 	return effective.NewSnapshot(k, o.topology(), o.inv.Views(k), o.evaluator())
 }
 
-// noteUnnamed says which route rules got generated names.
-func (o *input) noteUnnamed(w io.Writer) {
+// noteUnnamed says which route rules got generated names (nothing unless show).
+func (o *input) noteUnnamed(w io.Writer, show bool) {
+	if !show {
+		return
+	}
 	for _, t := range sortedRouteTargets(o.topology()) {
 		r, _ := o.topology().Route(t)
 		for _, n := range r.Unnamed {
-			fmt.Fprintf(w, "note: %s %s has an unnamed rule, shown as %q\n", r.Kind, printable.String(r.Key.String()), n)
+			fmt.Fprintln(w, "Note: "+codeUnnamedRule.Linef("%s %s has an unnamed rule, shown as %q", r.Kind, printable.String(r.Key.String()), n))
 		}
 	}
 }

@@ -130,13 +130,13 @@ spec:
 			name:     "missing file",
 			args:     []string{"-f", filepath.Join(dir, "missing.yaml"), "--kind", "MeshTimeout", "--proxy", "web-v1", "--outbound", "backend"},
 			wantCode: 2,
-			wantErr:  filepath.Join(dir, "missing.yaml") + ": no such file or directory",
+			wantErr:  "the input cannot be read: " + filepath.Join(dir, "missing.yaml") + ": no such file or directory",
 		},
 		{
 			name:     "unparsable file",
 			args:     []string{"-f", broken, "--kind", "MeshTimeout", "--proxy", "web-v1", "--outbound", "backend"},
 			wantCode: 2,
-			wantErr:  broken + ":1: document 0: error converting YAML to JSON: yaml: line 1: did not find expected node content",
+			wantErr:  "the input cannot be read: " + broken + ":1: document 0: syntax error: did not find expected node content",
 		},
 		{
 			name:       "invalid policy",

@@ -57,6 +57,9 @@ else the defaults.
 				return err
 			}
 			o, _, err := src.load(cmd, "")
+			if u := (*unreadable)(nil); errors.As(err, &u) {
+				return ci.unreadable(cmd, u, src.opts.shown(u.findings), nil)
+			}
 			if err != nil {
 				return err
 			}
@@ -64,9 +67,9 @@ else the defaults.
 			if err != nil {
 				return &exitError{Code: 2, Err: err}
 			}
-			fs = append(append(o.rejected, fs...), o.unchecked...)
+			fs = append(append(append(o.rejected, fs...), o.unchecked...), o.skipped...)
 			finding.Locate(fs, o.locate)
-			if err := ci.write(cmd, fs, o.read, nil); err != nil {
+			if err := ci.write(cmd, src.opts.shown(fs), o.read, nil); err != nil {
 				return err
 			}
 			if err := gate.Exit(fs, 1, "%d error%s"); err != nil {
@@ -76,6 +79,7 @@ else the defaults.
 		},
 	}
 	src.addOffline(cmd)
+	cmd.Flags().StringVarP(&src.opts.namespace, "namespace", "n", "", "namespace of the objects of -f that have none, as kubectl apply -n sets it")
 	ci.add(cmd, "text, json or sarif")
 	cmd.Flags().BoolVar(&src.unsetOff, "unset-disabled", false, "check as if the cluster had switched unset off")
 	return cmd

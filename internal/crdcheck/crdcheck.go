@@ -38,6 +38,7 @@ type Checker struct {
 type definition struct {
 	name     string
 	labels   map[string]string
+	scope    apiextensions.ResourceScope
 	versions map[string]*version
 }
 
@@ -83,7 +84,7 @@ func build(u *unstructured.Unstructured) (*definition, schema.GroupKind, error) 
 	if err := scheme.Convert(v1, crd, nil); err != nil {
 		return nil, schema.GroupKind{}, fmt.Errorf("converting to the internal version: %w", err)
 	}
-	d := &definition{name: crd.Name, labels: crd.Labels, versions: map[string]*version{}}
+	d := &definition{name: crd.Name, labels: crd.Labels, scope: crd.Spec.Scope, versions: map[string]*version{}}
 	for _, v := range crd.Spec.Versions {
 		if !v.Served {
 			continue
@@ -135,6 +136,16 @@ func (c *Checker) Labels(gk schema.GroupKind) map[string]string {
 		return d.labels
 	}
 	return nil
+}
+
+// Namespaced says whether the objects of gk are namespaced, by its CRD's scope; ok is false when
+// no CRD defines gk.
+func (c *Checker) Namespaced(gk schema.GroupKind) (namespaced, ok bool) {
+	d, ok := c.kinds[gk]
+	if !ok {
+		return false, false
+	}
+	return d.scope != apiextensions.ClusterScoped, true
 }
 
 // Check does to u what the API server does to a create of it: decode whole numbers as integers

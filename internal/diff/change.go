@@ -24,6 +24,8 @@ type Change struct {
 	// Shape is what the change is about and how it reads; nil is ShapePath.
 	Shape Shape
 	Kind  string
+	// APIGroup is the API group of Kind: two groups can have a kind of one name.
+	APIGroup string
 	// ShapePath.
 	Gateway, Listener, Route, Rule, RuleID string
 	// At are the coordinates of a change of another shape, in its shape's order.

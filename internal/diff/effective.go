@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"sort"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/precedent-dev/precedent/internal/effective"
 	"github.com/precedent-dev/precedent/internal/topology"
 )
@@ -31,7 +33,7 @@ func Effective(base, head *effective.Snapshot) []Change {
 	} else {
 		pairs = matchPaths(base, head)
 	}
-	kind := head.Kind.GVK.Kind
+	kind := head.Kind.GVK.GroupKind()
 	seen := map[effective.ItemKey]bool{}
 	var out []Change
 	for _, pr := range pairs {
@@ -128,7 +130,7 @@ func finer(a, b effective.ItemKey) effective.ItemKey {
 }
 
 // appendRules appends a change per rule id that differs between before and after.
-func appendRules(out []Change, kind string, k effective.ItemKey, before, after map[string]effective.Entry) []Change {
+func appendRules(out []Change, kind schema.GroupKind, k effective.ItemKey, before, after map[string]effective.Entry) []Change {
 	ids := make([]string, 0, len(before)+len(after))
 	for id := range before {
 		ids = append(ids, id)
@@ -145,7 +147,7 @@ func appendRules(out []Change, kind string, k effective.ItemKey, before, after m
 		if !ok {
 			continue
 		}
-		out = append(out, Change{Shape: ShapePath, Kind: kind, Gateway: k.Gateway, Listener: k.Listener, Route: k.Route, Rule: k.Rule,
+		out = append(out, Change{Shape: ShapePath, Kind: kind.Kind, APIGroup: kind.Group, Gateway: k.Gateway, Listener: k.Listener, Route: k.Route, Rule: k.Rule,
 			RuleID: id, Change: t, Before: b, After: a})
 	}
 	return out

@@ -123,7 +123,7 @@ func limits(block string, l map[string]int64) string {
 
 // on is a change of the route's path (listener and rule hidden), ruleId id.
 func on(k policy.Kind, id string, t diff.Type, before, after *diff.Value) diff.Change {
-	return diff.Change{Shape: diff.ShapePath, Kind: k.GVK.Kind, Gateway: "infra/gw", Route: "shop/r", RuleID: id, Change: t, Before: before, After: after}
+	return diff.Change{Shape: diff.ShapePath, Kind: k.GVK.Kind, APIGroup: k.GVK.Group, Gateway: "infra/gw", Route: "shop/r", RuleID: id, Change: t, Before: before, After: after}
 }
 
 func val(v interface{}, from string) *diff.Value { return &diff.Value{Value: v, From: from} }
@@ -201,7 +201,7 @@ func TestEffectiveKeys(t *testing.T) {
 	https := doc(rateLimits, "infra", "https-limits", 2, "Gateway/gw#https", limits("overrides", map[string]int64{"a": 5}))
 	base, head := snapshots(t, rateLimits, topologyYAML+gw, topologyYAML+gw+https)
 	want := []diff.Change{
-		{Shape: diff.ShapePath, Kind: "RateLimitPolicy", Gateway: "infra/gw", Listener: "https", Route: "shop/r", RuleID: "a", Change: diff.Changed,
+		{Shape: diff.ShapePath, Kind: "RateLimitPolicy", APIGroup: "policy.precedent.dev", Gateway: "infra/gw", Listener: "https", Route: "shop/r", RuleID: "a", Change: diff.Changed,
 			Before: val(limit(1), "infra/gw-limits"), After: val(limit(5), "infra/https-limits")},
 	}
 	if d := cmp.Diff(want, diff.Effective(base, head)); d != "" {
@@ -228,7 +228,7 @@ spec:
 	if base.Graph == head.Graph {
 		t.Fatal("the topologies differ: the snapshots must not share a graph")
 	}
-	want = []diff.Change{{Shape: diff.ShapePath, Kind: "RateLimitPolicy", Gateway: "infra/gw", Route: "shop/r2", RuleID: "a", Change: diff.Added,
+	want = []diff.Change{{Shape: diff.ShapePath, Kind: "RateLimitPolicy", APIGroup: "policy.precedent.dev", Gateway: "infra/gw", Route: "shop/r2", RuleID: "a", Change: diff.Added,
 		After: val(limit(1), "infra/gw-limits")}}
 	if d := cmp.Diff(want, diff.Effective(base, head)); d != "" {
 		t.Errorf("new route (-want +got):\n%s", d)

@@ -3,6 +3,8 @@ package diff
 import (
 	"strings"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/precedent-dev/precedent/internal/effective"
 	"github.com/precedent-dev/precedent/internal/policy"
 )
@@ -10,7 +12,7 @@ import (
 // Items compares the effective items of kind (the CLI contract's shape) of a model that folds
 // outside the engine, such as Envoy Gateway's: per path, per rule id of the items' sources, the
 // value at that dotted path of the spec and the policy it came from.
-func Items(kind string, base, head []effective.Item) []Change {
+func Items(kind schema.GroupKind, base, head []effective.Item) []Change {
 	type pair struct{ before, after *effective.Item }
 	byKey := map[effective.ItemKey]*pair{}
 	var keys []effective.ItemKey

@@ -77,6 +77,7 @@ var ShapePath Shape = pathShape{}
 
 type pathJSON struct {
 	Kind     string          `json:"kind"`
+	Group    string          `json:"group"`
 	Gateway  string          `json:"gateway"`
 	Listener string          `json:"listener"`
 	Route    string          `json:"route"`
@@ -88,7 +89,7 @@ type pathJSON struct {
 }
 
 func (pathShape) JSON(c *Change, before, after json.RawMessage) interface{} {
-	return pathJSON{c.Kind, c.Gateway, c.Listener, c.Route, c.Rule, c.RuleID, c.Change, before, after}
+	return pathJSON{c.Kind, c.APIGroup, c.Gateway, c.Listener, c.Route, c.Rule, c.RuleID, c.Change, before, after}
 }
 
 func (pathShape) Title(c *Change) string {

@@ -9,7 +9,9 @@ import (
 
 // Item is the effective policy of one path as the CLI contract prints it.
 type Item struct {
-	Kind     string                 `json:"kind"`
+	Kind string `json:"kind"`
+	// Group is the API group of Kind: two groups can have a kind of one name.
+	Group    string                 `json:"group"`
 	Gateway  string                 `json:"gateway"`
 	Listener string                 `json:"listener"`
 	Route    string                 `json:"route"`

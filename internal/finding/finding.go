@@ -27,10 +27,14 @@ func ObjectOf(u *unstructured.Unstructured) Object {
 
 // Subject is how a line names the object: "<Kind> <ns>/<name>" (or "<Kind> <name>").
 func (o Object) Subject() string {
-	if o.Namespace == "" {
-		return o.Kind + " " + o.Name
+	name := o.Name
+	if name == "" && o.Namespace != "" {
+		name = "(no name)"
 	}
-	return o.Kind + " " + o.Namespace + "/" + o.Name
+	if o.Namespace == "" {
+		return o.Kind + " " + name
+	}
+	return o.Kind + " " + o.Namespace + "/" + name
 }
 
 // Finding is one error, warning or note about one object (the shape of `-o json`).
@@ -77,10 +81,45 @@ func Errors(u *unstructured.Unstructured, errs field.ErrorList, checkIDs []strin
 			line: fmt.Sprintf("%s: %s", obj.Subject(), coded[i].Error())}
 		if i < len(checkIDs) {
 			if c := warning.ForCheck(checkIDs[i]); c != nil {
-				f.Code = c.ID
+				f.Code, f.Severity = c.ID, c.Severity
 			}
 		}
 		out = append(out, f)
+	}
+	return out
+}
+
+// Input is a finding about the input itself rather than an object (a document that cannot be
+// parsed, a file skipped): its severity is the code's, its line "<code> <file>:<line>: <message>".
+func Input(code *warning.Code, file string, line int, message string) Finding {
+	at := file
+	if line > 0 {
+		at = fmt.Sprintf("%s:%d", file, line)
+	}
+	return Finding{Code: code.ID, Severity: code.Severity, Message: message, File: file, Line: line, line: code.Line(at + ": " + message)}
+}
+
+// WithCode is f with the code c (and c's severity), the code first on its line, before the object:
+// for errors whose words are the API server's own (a CRD's schema, object metadata), which carry no
+// code of a check inside them.
+func (f Finding) WithCode(c *warning.Code) Finding {
+	f.Code, f.Severity = c.ID, c.Severity
+	if !strings.HasPrefix(f.line, c.ID+" ") {
+		f.line = c.Line(f.line)
+	}
+	return f
+}
+
+// Without returns fs without the findings of severity sev (fs itself when it holds none).
+func Without(fs []Finding, sev warning.Severity) []Finding {
+	var out []Finding
+	for i := range fs {
+		if fs[i].Severity != sev {
+			out = append(out, fs[i])
+		}
+	}
+	if len(out) == len(fs) {
+		return fs
 	}
 	return out
 }

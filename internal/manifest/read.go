@@ -7,7 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	yamlv3 "go.yaml.in/yaml/v3"
@@ -116,9 +118,23 @@ func readFile(name string) ([]Object, error) {
 var ErrTopLevelList = errors.New("a YAML list at the top level is not a Kubernetes object: write each object as its own document (separated by ---), or wrap them in kind: List with the objects under items")
 
 // Decode splits data into YAML (or JSON) documents and decodes each into an unstructured object,
-// recording the line where each object starts.
+// recording the line where each object starts. The first document that is not an object is the
+// error.
 func Decode(name string, data []byte) ([]Object, error) {
+	objs, bad := decode(name, data)
+	if len(bad) > 0 {
+		return nil, bad[0].err
+	}
+	return objs, nil
+}
+
+// notObject is the reason a file found in a folder is skipped when no document of it is an object.
+const notObject = "no apiVersion and kind: not a Kubernetes object"
+
+// decode is Decode going on past the documents that are not objects, returning them apart.
+func decode(name string, data []byte) ([]Object, []bad) {
 	var out []Object
+	var bads []bad
 	for i, d := range documents(data) {
 		if len(bytes.TrimSpace(stripComments(d.data))) == 0 {
 			continue
@@ -126,23 +142,37 @@ func Decode(name string, data []byte) ([]Object, error) {
 		lines := lineIndex(d.data)
 		at := func(rel int) int { return d.line + rel - 1 }
 		if lines.list {
-			return nil, &ReadError{File: name, Index: i, Line: at(lines.root), Err: ErrTopLevelList}
+			bads = append(bads, bad{err: &ReadError{File: name, Index: i, Line: at(lines.root), Err: ErrTopLevelList}, skip: "a YAML list at the top level: not a Kubernetes object"})
+			continue
 		}
 		var m map[string]interface{}
 		if err := yaml.Unmarshal(d.data, &m); err != nil {
-			return nil, &ReadError{File: name, Index: i, Line: at(lines.root), Err: err}
+			line, msg := syntaxLine(err)
+			if line == 0 {
+				if !lines.parsed { // a document the YAML parser could not read at all
+					bads = append(bads, bad{err: &ReadError{File: name, Index: i, Line: at(firstLine(d.data)), Err: err}, syntax: true})
+					continue
+				}
+				// a document that parses but is no mapping (a scalar): not an object
+				bads = append(bads, bad{err: &ReadError{File: name, Index: i, Line: at(lines.root), Err: err}, skip: notObject})
+				continue
+			}
+			bads = append(bads, bad{err: &ReadError{File: name, Index: i, Line: at(line), Err: msg}, syntax: true})
+			continue
 		}
 		if m == nil {
 			continue
 		}
 		u := &unstructured.Unstructured{Object: m}
 		if u.GetAPIVersion() == "" || u.GetKind() == "" {
-			return nil, &ReadError{File: name, Index: i, Line: at(lines.root), Err: errors.New("apiVersion and kind are required")}
+			bads = append(bads, bad{err: &ReadError{File: name, Index: i, Line: at(lines.root), Err: errors.New("apiVersion and kind are required")}, skip: notObject})
+			continue
 		}
 		if u.IsList() {
 			list, err := u.ToList()
 			if err != nil {
-				return nil, &ReadError{File: name, Index: i, Line: at(lines.root), Err: err}
+				bads = append(bads, bad{err: &ReadError{File: name, Index: i, Line: at(lines.root), Err: err}, syntax: true})
+				continue
 			}
 			for j := range list.Items {
 				line := lines.root
@@ -155,7 +185,24 @@ func Decode(name string, data []byte) ([]Object, error) {
 		}
 		out = append(out, Object{Unstructured: u, File: name, Index: i, Line: at(lines.root)})
 	}
-	return out, nil
+	return out, bads
+}
+
+// yamlLine finds the line a YAML parser names in its error ("yaml: line 3: did not find …").
+var yamlLine = regexp.MustCompile(`yaml: line ([0-9]+): (.*)$`)
+
+// syntaxLine is the line (1-based, within the document) a YAML or JSON syntax error names, and the
+// error without its parser's prefixes; 0 when the error names no line.
+func syntaxLine(err error) (int, error) {
+	m := yamlLine.FindStringSubmatch(err.Error())
+	if m == nil {
+		return 0, err
+	}
+	n, convErr := strconv.Atoi(m[1])
+	if convErr != nil {
+		return 0, err
+	}
+	return n, fmt.Errorf("syntax error: %s", m[2])
 }
 
 // document is one YAML document of a file and the line (1-based) its text starts on.
@@ -201,6 +248,8 @@ type positions struct {
 	root  int
 	items []int
 	list  bool
+	// parsed says the YAML parser read the document.
+	parsed bool
 }
 
 // lineIndex finds where a document's object (and a List's items) start. A document the YAML
@@ -215,7 +264,7 @@ func lineIndex(doc []byte) positions {
 		return p
 	}
 	root := n.Content[0]
-	p.root = root.Line
+	p.root, p.parsed = root.Line, true
 	switch root.Kind {
 	case yamlv3.SequenceNode:
 		p.list = true

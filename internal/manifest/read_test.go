@@ -21,7 +21,7 @@ func TestDecode(t *testing.T) {
 		{"a List is expanded", "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: A, metadata: {name: a}}\n- {apiVersion: v1, kind: B, metadata: {name: b}}\n", []string{"A/a", "B/b"}, ""},
 		{"JSON", `{"apiVersion": "v1", "kind": "A", "metadata": {"name": "a"}}`, []string{"A/a"}, ""},
 		{"missing kind", "apiVersion: v1\nkind: A\nmetadata: {name: a}\n---\nmetadata: {name: b}\n", nil, "f.yaml:5: document 1: apiVersion and kind are required"},
-		{"malformed YAML", "apiVersion: v1\nkind: [A\n", nil, "f.yaml:1: document 0: "},
+		{"malformed YAML: the line of the error", "apiVersion: v1\nkind: [A\n", nil, "f.yaml:2: document 0: syntax error: "},
 		{"a scalar document", "just text\n", nil, "f.yaml:1: document 0: "},
 		{"a top-level list", "# two objects\n- {apiVersion: v1, kind: A, metadata: {name: a}}\n", nil, "f.yaml:2: document 0: a YAML list at the top level is not a Kubernetes object"},
 	}

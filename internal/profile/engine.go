@@ -199,7 +199,7 @@ func DiffEffective(name policy.Profile, base, head *Offline, kind string, eff fu
 		matched = true
 		b, _ := eff(base, k, nil)
 		h, _ := eff(head, k, nil)
-		out = append(out, diff.Items(k.GVK.Kind, b, h)...)
+		out = append(out, diff.Items(k.GVK.GroupKind(), b, h)...)
 	}
 	return out, matched, nil
 }

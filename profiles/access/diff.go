@@ -197,6 +197,7 @@ var ShapeGrant diff.Shape = grantShape{}
 
 type grantJSON struct {
 	Kind    string          `json:"kind"`
+	Group   string          `json:"group"`
 	Gateway string          `json:"gateway"`
 	Backend string          `json:"backend"`
 	Source  string          `json:"source"`
@@ -207,7 +208,7 @@ type grantJSON struct {
 }
 
 func (grantShape) JSON(c *diff.Change, before, after json.RawMessage) interface{} {
-	return grantJSON{c.Kind, c.At[0], c.At[1], c.At[2], c.At[3], c.Change, before, after}
+	return grantJSON{c.Kind, c.APIGroup, c.At[0], c.At[1], c.At[2], c.At[3], c.Change, before, after}
 }
 
 func (grantShape) Side(v *diff.Value) interface{} {

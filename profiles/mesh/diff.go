@@ -172,6 +172,7 @@ var ShapeMesh diff.Shape = meshShape{}
 
 type meshJSON struct {
 	Kind     string          `json:"kind"`
+	Group    string          `json:"group"`
 	Proxy    string          `json:"proxy"`
 	Outbound *string         `json:"outbound,omitempty"`
 	From     *string         `json:"from,omitempty"`
@@ -182,7 +183,7 @@ type meshJSON struct {
 }
 
 func (meshShape) JSON(c *diff.Change, before, after json.RawMessage) interface{} {
-	m := meshJSON{Kind: c.Kind, Proxy: c.At[0], Field: c.At[3], Change: c.Change, Before: before, After: after}
+	m := meshJSON{Kind: c.Kind, Group: c.APIGroup, Proxy: c.At[0], Field: c.At[3], Change: c.Change, Before: before, After: after}
 	if from := c.At[2]; from != "" {
 		m.From = &from
 	} else {

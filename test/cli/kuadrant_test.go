@@ -83,7 +83,8 @@ func precedent(t *testing.T, args ...string) (string, string, int) {
 }
 
 // TestClusterSettingsManageKuadrantKinds: the cluster commands read the cluster's PrecedentConfig,
-// so a kuadrant.io RateLimitPolicy it manages is found by Kind.group, its plain Kind is ambiguous,
+// so a kuadrant.io RateLimitPolicy it manages is found by Kind.group, its plain Kind is ambiguous
+// once the cluster holds RateLimitPolicies of both groups,
 // and the cluster's answers equal the offline ones over the same objects and settings.
 func TestClusterSettingsManageKuadrantKinds(t *testing.T) {
 	ns := harness.Namespace(t, c)
@@ -153,14 +154,23 @@ func TestClusterSettingsManageKuadrantKinds(t *testing.T) {
 		}
 	})
 
+	// A RateLimitPolicy of policy.precedent.dev beside Kuadrant's: the plain Kind names both.
+	harness.Apply(t, c, ns, `
+apiVersion: policy.precedent.dev/v1alpha1
+kind: RateLimitPolicy
+metadata: {name: cart-limits}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: cart}
+  limits:
+    search: {rates: [{limit: 5, window: 1s}]}`)
 	for _, tc := range []struct {
 		name string
 		args []string
 		code int
 		want string
 	}{
-		{"a Kind two managed groups have is ambiguous", []string{"effective", "--kind", "RateLimitPolicy"}, 2,
-			"error: --kind RateLimitPolicy is ambiguous: RateLimitPolicy.kuadrant.io, RateLimitPolicy.policy.precedent.dev\n"},
+		{"a Kind of two managed groups the cluster holds objects of is ambiguous", []string{"effective", "--kind", "RateLimitPolicy"}, 2,
+			"error: --kind RateLimitPolicy is ambiguous: there are objects of RateLimitPolicy.kuadrant.io and RateLimitPolicy.policy.precedent.dev; give Kind.group\n"},
 		{"a target that does not exist is exit 1", []string{"effective", "--kind", "RateLimitPolicy.kuadrant.io", "--target", "httproute/" + ns + "/nope"}, 1,
 			"error: HTTPRoute " + ns + "/nope not found\n"},
 		{"a policy that does not exist is exit 1", []string{"explain", "--kind", "RateLimitPolicy.kuadrant.io", "--policy", ns + "/nope"}, 1,

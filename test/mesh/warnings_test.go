@@ -108,6 +108,6 @@ func TestWarningLimit(t *testing.T) {
 		"  - {targetRef: {kind: Mesh}, connectTimeout: 3s}\n"+
 		"  - {targetRef: {kind: Mesh}, connectTimeout: 4s}\n")), []string{
 		fmt.Sprintf("PRC-W014 MeshTimeout %s/p: spec.to[1] never takes effect on any Dataplane: every field it sets is decided by spec.to[0] of %s/p", ns, ns),
-		"and 2 more warnings",
+		"PRC-W040 and 2 more warnings",
 	})
 }

@@ -3,6 +3,7 @@ package reconcile_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -106,7 +107,10 @@ spec:
 }
 
 // TestKubectlPluginImpersonates: the plugin takes kubectl's --as, so what it shows is what that
-// identity may read: a service account without RBAC lists nothing and is told so.
+// identity may read. A service account without RBAC gets no answer but an error naming the
+// permission it lacks (exit 2: a CI job with too narrow an account must not pass on an empty
+// table); granted list on what the command needs in its namespace, it gets the admin's answer
+// with no line about other namespaces or kinds.
 func TestKubectlPluginImpersonates(t *testing.T) {
 	bin := t.TempDir()
 	build := exec.Command("go", "build", "-o", filepath.Join(bin, "kubectl-precedent"), "github.com/precedent-dev/precedent/cmd/precedent")
@@ -116,25 +120,49 @@ func TestKubectlPluginImpersonates(t *testing.T) {
 	ns := harness.Namespace(t, c)
 	harness.Apply(t, c, ns, gatewayAndRoute)
 	harness.Apply(t, c, ns, routePolicy)
-	run := func(extra ...string) (string, string, error) {
+	run := func(extra ...string) (string, string, int) {
 		cmd := exec.Command("kubectl", append([]string{"precedent", "effective", "--kind", "AuthPolicy", "--kubeconfig", h.Kubeconfig, "-n", ns, "--request-timeout", "20s"}, extra...)...)
 		cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb
 		err := cmd.Run()
-		return out.String(), errb.String(), err
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return out.String(), errb.String(), code
 	}
-	admin, _, err := run()
-	if err != nil || !strings.Contains(admin, ns+"/route") {
-		t.Fatalf("as the kubeconfig's user: %v\n%s", err, admin)
+	admin, _, code := run()
+	if code != 0 || !strings.Contains(admin, ns+"/route") {
+		t.Fatalf("as the kubeconfig's user: exit %d\n%s", code, admin)
 	}
-	out, errOut, err := run("--as", "system:serviceaccount:"+ns+":nobody", "--as-group", "system:serviceaccounts")
-	if err != nil {
-		t.Fatalf("as a service account: %v\n%s", err, errOut)
+	as := []string{"--as", "system:serviceaccount:" + ns + ":nobody", "--as-group", "system:serviceaccounts"}
+	const settingsNote = "Note: PRC-N044 not allowed to read the cluster's PrecedentConfig cluster: using the defaults (give the settings with --config FILE)\n"
+	out, errOut, code := run(as...)
+	const missing = settingsNote + "error: PRC-E044 not allowed to list Gateway: the identity needs verb list on resource gateways in API group gateway.networking.k8s.io"
+	if code != 2 || out != "" || !strings.HasPrefix(errOut, missing) || strings.Count(errOut, "\n") != 2 {
+		t.Errorf("as a service account without RBAC: exit %d, stdout %q, stderr:\n%s\nwant exit 2 and two lines starting %q", code, out, errOut, missing)
 	}
-	if out != "" || !strings.Contains(errOut, "not allowed to list AuthPolicy") || !strings.Contains(errOut, "No resources found in "+ns+" namespace.") {
-		t.Errorf("as a service account without RBAC: stdout %q, stderr:\n%s", out, errOut)
-	}
+	harness.Apply(t, c, ns, `
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: precedent-reader}
+rules:
+- {apiGroups: [gateway.networking.k8s.io], resources: [gateways, httproutes], verbs: [list]}
+- {apiGroups: [policy.precedent.dev], resources: [authpolicies], verbs: [list]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: precedent-reader}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: precedent-reader}
+subjects:
+- {kind: ServiceAccount, name: nobody, namespace: "{{ns}}"}`)
+	harness.Eventually(t, "the granted service account gets the admin's answer", func() (bool, string) {
+		out, errOut, code := run(as...)
+		return code == 0 && out == admin && errOut == settingsNote, fmt.Sprintf("exit %d, stdout:\n%s\nstderr:\n%s", code, out, errOut)
+	})
 }
 
 func stderr(err error) string {

@@ -86,7 +86,10 @@ func TestDisplacementWarnings(t *testing.T) {
 			want:   nil},
 		{name: "Kuadrant: deleting the newer policy gives the route back to the older: nothing of others taken",
 			kind: "RateLimitPolicy.kuadrant.io", extra: []string{older}, stored: newer, delete: true,
-			want: []string{"PRC-N003 removing this policy changes the effective RateLimitPolicy of 1 route"}},
+			want: []string{
+				"PRC-N003 removing this policy changes the effective RateLimitPolicy of 1 route",
+				"PRC-W026 removing this policy leaves `burst` with no rule in effect on 1 route",
+			}},
 		{name: "Kuadrant: a route policy replaces the Gateway's atomic defaults",
 			kind: "RateLimitPolicy.kuadrant.io",
 			extra: []string{"apiVersion: kuadrant.io/v1\nkind: RateLimitPolicy\nmetadata: {name: gw, namespace: gateway-system, creationTimestamp: '2024-01-01T00:00:00Z'}\nspec:\n" + gwTarget +
@@ -137,6 +140,7 @@ func TestDisplacementWarnings(t *testing.T) {
 			delete: true,
 			want: []string{
 				"PRC-N003 removing this policy changes the effective RateLimitPolicy of 1 route",
+				"PRC-W026 removing this policy leaves `x` with no rule in effect on 1 route",
 				"PRC-W010 removing this policy takes away shop/q's `yy` on route shop/cart",
 			}},
 		{name: "GEP-713: a route default of a field the Gateway defaults replaces it",

@@ -11,6 +11,7 @@ import (
 	"github.com/precedent-dev/precedent/internal/effective"
 	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/settings"
+	"github.com/precedent-dev/precedent/internal/warning"
 )
 
 // Outcome is the decision on one write: errors reject it; warnings are returned either way.
@@ -82,8 +83,17 @@ func limitKeys(affected map[string][]string) map[string][]string {
 
 // ReviewDelete projects the removal of a policy.
 func ReviewDelete(before *effective.Snapshot, ref policy.Ref, s settings.Settings) Outcome {
-	if _, ok := before.Policy(ref); !ok {
+	old, ok := before.Policy(ref)
+	if !ok {
 		return Outcome{}
 	}
-	return Outcome{Warnings: Limit(Project(before, ref, nil), s.WarningLimit)}
+	lines := Project(before, ref, nil)
+	// The summary note first (the limit cuts from the end), then what takes the place of the
+	// deleted rules in effect, then the rest.
+	at := 0
+	if len(lines) > 0 && warning.IsNote(lines[0]) {
+		at = 1
+	}
+	lines = slices.Insert(lines, at, fallbacks(before, old)...)
+	return Outcome{Warnings: Limit(lines, s.WarningLimit)}
 }

@@ -26,8 +26,7 @@ import (
 // config/kgateway component in force; it returns the sample's objects too.
 func kgatewayValidator(t *testing.T) (*webhook.Validator, map[string]*unstructured.Unstructured) {
 	t.Helper()
-	root := filepath.Join("..", "config")
-	cfg, err := manifest.Read(filepath.Join(root, "kgateway", "precedentconfig.yaml"))
+	cfg, err := manifest.Read(filepath.Join("..", "config", "kgateway", "precedentconfig.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +34,14 @@ func kgatewayValidator(t *testing.T) (*webhook.Validator, map[string]*unstructur
 	if len(errs) > 0 {
 		t.Fatal(errs.ToAggregate())
 	}
-	objs, err := manifest.Read(filepath.Join(root, "samples", "kgateway"))
+	return samplesValidator(t, "kgateway", s)
+}
+
+// samplesValidator is a Validator over the sample set config/samples/<set> with settings s in force;
+// it returns the set's objects too, by "Kind ns/name".
+func samplesValidator(t *testing.T, set string, s settings.Settings) (*webhook.Validator, map[string]*unstructured.Unstructured) {
+	t.Helper()
+	objs, err := manifest.Read(filepath.Join("..", "config", "samples", set))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,5 +164,24 @@ func TestReviewReadsTheWrittenAnnotations(t *testing.T) {
 				t.Errorf("warnings (-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// TestDeleteSaysWhatTakesEffect: the delete of a Gateway policy whose defaults are in effect on a
+// route is answered, through the handler, with a warning (sent whether or not notes are asked for)
+// naming the rules the route is left without.
+func TestDeleteSaysWhatTakesEffect(t *testing.T) {
+	v, objs := samplesValidator(t, "rfc/b1", settings.Defaults())
+	gw := objs["AuthPolicy b1/gw-policy"]
+	if gw == nil {
+		t.Fatal("config/samples/rfc/b1 has no AuthPolicy b1/gw-policy")
+	}
+	resp := v.Handle(context.Background(), admissionOf(t, admissionv1.Delete, nil, gw))
+	if !resp.Allowed {
+		t.Fatalf("denied: %+v", resp.Result)
+	}
+	want := []string{"PRC-W026 removing this policy leaves `authentication.a` and `authorization.b` with no rule in effect on 1 route"}
+	if d := cmp.Diff(want, resp.Warnings); d != "" {
+		t.Errorf("warnings (-want +got):\n%s", d)
 	}
 }

@@ -103,12 +103,14 @@ func TestWarnings(t *testing.T) {
 	})
 
 	t.Run("delete of the Gateway policy", func(t *testing.T) {
-		// What the delete changes is a note: the webhook sends it when the PrecedentConfig asks.
+		// How many routes the delete changes is a note, which the webhook sends when the
+		// PrecedentConfig asks; what takes the place of the override in effect is a warning.
 		setConfig(t, c, map[string]interface{}{"notes": true})
 		t.Cleanup(func() { setConfig(t, c, map[string]interface{}{}) })
 		gw := harness.ObjectIn(ns, gatewayOverride)
 		warningsOf(t, rec, []string{
 			"PRC-N003 removing this policy changes the effective AuthPolicy of 1 route",
+			"PRC-W026 removing this policy puts AuthPolicy " + ns + "/route-policy's `authorization.b` in effect instead on 1 route",
 		}, func(dry bool) error {
 			if dry {
 				return c.Delete(ctx, gw.DeepCopy(), client.DryRunAll)

@@ -198,8 +198,8 @@ func (r *runner) compare(b block, want, got []string) bool {
 	return matches(trimmed(want), got)
 }
 
-// run runs one command with bash from the root, and removes what it wrote at the root (such as
-// `> precedent.sarif`).
+// run runs one command with bash from the root, and removes the files it wrote at the root (such
+// as `> precedent.sarif`).
 func (r *runner) run(t *testing.T, b block, c command) ([]string, int) {
 	t.Helper()
 	text := strings.ReplaceAll(c.text, "bin/precedent ", "precedent ")
@@ -223,8 +223,8 @@ func (r *runner) run(t *testing.T, b block, c command) ([]string, int) {
 	case err != nil:
 		t.Errorf("%s:%d: running `%s`: %v", b.file, c.line, firstLine(c.text), err)
 	}
-	for name := range rootEntries(t) {
-		if !before[name] {
+	for name, dir := range rootEntries(t) {
+		if _, ok := before[name]; !ok && !dir {
 			if err := os.RemoveAll(filepath.Join(root, name)); err != nil {
 				t.Errorf("removing %s, which %s:%d wrote: %v", name, b.file, c.line, err)
 			}
@@ -242,6 +242,8 @@ func (r *runner) run(t *testing.T, b block, c command) ([]string, int) {
 	return trimmed(got), code
 }
 
+// rootEntries are the names at the root, each with whether it is a folder (only files a command
+// wrote there are removed).
 func rootEntries(t *testing.T) map[string]bool {
 	t.Helper()
 	es, err := os.ReadDir(root)
@@ -250,7 +252,7 @@ func rootEntries(t *testing.T) map[string]bool {
 	}
 	out := map[string]bool{}
 	for _, e := range es {
-		out[e.Name()] = true
+		out[e.Name()] = e.IsDir()
 	}
 	return out
 }

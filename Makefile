@@ -162,7 +162,7 @@ $(MERMAID_DIR)/check.mjs: hack/mermaid/check.mjs
 	@cp hack/mermaid/check.mjs $@
 
 .PHONY: pictures
-pictures: build ## Render the README's picture of the RFC samples (docs/rfc-hierarchy.svg) with Graphviz.
+pictures: build ## Render docs/cli.md's picture of the RFC samples (docs/rfc-hierarchy.svg) with Graphviz.
 	@mkdir -p docs
 	$(BIN)/precedent effective -f config/samples/rfc --kind AuthPolicy -o dot | dot -Tsvg -o docs/rfc-hierarchy.svg
 

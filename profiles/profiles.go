@@ -39,7 +39,7 @@ type MutatingExporter interface {
 	// MutatingTargets are the targets of the profile's kinds among kinds (the registry's), and of
 	// its own kinds when own.
 	MutatingTargets(kinds []policy.Kind, own bool) []vap.MutatingTarget
-	// Defaultings describe what the profile's targets default, for --help and README.
+	// Defaultings describe what the profile's targets default, for --help and docs/install-and-operations.md.
 	Defaultings() []vap.Defaulting
 }
 
@@ -204,7 +204,7 @@ func MutatingTargets(kinds []policy.Kind, own bool) []vap.MutatingTarget {
 	return out
 }
 
-// Defaultings describe what MutatingTargets default, for --help and README.
+// Defaultings describe what MutatingTargets default, for --help and docs/install-and-operations.md.
 func Defaultings() []vap.Defaulting {
 	var out []vap.Defaulting
 	for _, p := range registered {

@@ -77,7 +77,7 @@ func errStrings(out validate.Outcome) []string {
 	return s
 }
 
-// TestRejections has one row per rejection of DESIGN.md, with the exact path and message.
+// TestRejections has one row per rejection docs/checks.md lists, with the exact path and message.
 func TestRejections(t *testing.T) {
 	unsetOff := settings.Defaults()
 	unsetOff.UnsetEnabled = false
@@ -151,7 +151,7 @@ const gwLimits = "apiVersion: policy.precedent.dev/v1alpha1\nkind: RateLimitPoli
 	"  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}\n" +
 	"  overrides: {strategy: merge, when: 'has(self.limits.x) && self.limits.x.rates[0].limit > 100', limits: {x: {rates: [{limit: 100, window: 1m}]}}}\n"
 
-// TestWarnings has one row per warning of DESIGN.md.
+// TestWarnings has one row per warning docs/checks.md lists.
 func TestWarnings(t *testing.T) {
 	tests := []struct {
 		name   string

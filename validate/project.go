@@ -12,7 +12,7 @@ import (
 )
 
 // Project compares the effective policies before and after a write of one policy, on the paths
-// that policy reaches (before or after), and returns the warnings of DESIGN.md. written is nil for
+// that policy reaches (before or after), and returns the warnings docs/checks.md lists. written is nil for
 // a delete. Warnings name policies, routes and rule ids only, never rule values.
 func Project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy) []string {
 	lines, _ := project(before, ref, written, true, false)

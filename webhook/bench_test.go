@@ -67,7 +67,7 @@ func BenchmarkValidate(b *testing.B) {
 // API server, etcd and everything else had run on the same cores since the last admission. It
 // bounds the handler's cost from above; it does not explain the cost in `make bench-admission`,
 // where the handler's thread is on the CPU about as long as in BenchmarkValidate and the rest is
-// waiting for the CPU (README, Performance).
+// waiting for the CPU (docs/performance.md).
 func BenchmarkValidateCold(b *testing.B) {
 	noop := admission.HandlerFunc(func(context.Context, admission.Request) admission.Response { return admission.Allowed("") })
 	sz := benchSizes[len(benchSizes)-1]

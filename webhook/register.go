@@ -83,8 +83,8 @@ func Register(ctx context.Context, mgr manager.Manager, live *liveconfig.Live, o
 		return nil, err
 	}
 	// A kind added to the settings is watched before the settings are in force, so its first write
-	// is checked against its other policies (or waits for them: Validator.policy); the snapshots of
-	// a kind removed from them are no longer rebuilt.
+	// is checked against its other policies (or, until they are listed, its review answers 503:
+	// profile.KindListed); the snapshots of a kind removed from them are no longer rebuilt.
 	st.Managed(live.Current().Registry().Kinds())
 	live.OnChange(func(s settings.Settings) {
 		st.Managed(s.Registry().Kinds())

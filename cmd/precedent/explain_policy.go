@@ -14,7 +14,7 @@ import (
 	"github.com/precedent-dev/precedent/internal/reconcile"
 )
 
-// policyExplanation is `explain --policy -o json` (DESIGN.md, CLI contract): what the reconciler
+// policyExplanation is `explain --policy -o json` (a CLI contract other tools parse: docs/cli.md): what the reconciler
 // writes, or would write, for one policy, and the fate of each of its rules.
 type policyExplanation struct {
 	Kind     string          `json:"kind"`

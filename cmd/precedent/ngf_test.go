@@ -36,7 +36,7 @@ func TestNGINXGatewayFabricGRPCOverlap(t *testing.T) {
 }
 
 // explain of NGINX Gateway Fabric's kinds through the front door: --policy, --target with --rule,
-// --reach with --rule, as README shows them.
+// --reach with --rule, as docs/profiles/nginxgatewayfabric.md shows them.
 func TestNGINXGatewayFabricExplain(t *testing.T) {
 	in := []string{"-f", "../../config/samples/nginx-gateway-fabric", "--config", "../../config/nginx-gateway-fabric/precedentconfig.yaml"}
 	explain := func(args ...string) []string { return append(append([]string{"explain"}, in...), args...) }

@@ -15,7 +15,7 @@ import (
 )
 
 // generated names what regenerates the files.
-const generated = "`make generate` (go test ./install -run TestGenerated -update)"
+const generated = "`make generate` (go test ./internal/install -run TestGenerated -update)"
 
 // serviceAccount is the ServiceAccount Precedent's pods run as, in webhook.Namespace.
 const serviceAccount = "precedent"

@@ -13,7 +13,7 @@ import (
 	"github.com/precedent-dev/precedent/internal/settings"
 )
 
-// Exported lists the checks the policies enforce, by ID, with what each rejects (README and
+// Exported lists the checks the policies enforce, by ID, with what each rejects (docs/checks.md and
 // `precedent export vap --help` show it): every check of package checks that has CEL. Each kind's
 // policy holds only the checks of its profile. unset-switched-off reads the PrecedentConfig cluster
 // as the policy's param, in a policy of its own (UnsetSwitch).

@@ -79,7 +79,7 @@ func sample(t *testing.T) *profile.Offline {
 	return &profile.Offline{Objects: us, Registry: policy.NewRegistry(trafficPolicy)}
 }
 
-// TestSample: config/samples/kgateway's delegation, as the README shows it: the parent route
+// TestSample: config/samples/kgateway's delegation, as docs/profiles/kgateway.md shows it: the parent route
 // preferring itself (OverridableShallowMerge in GetMergeStrategy) holds rateLimit on the child,
 // the child keeps timeouts, the rule policy adds headerModifiers, and the label-delegated route
 // inherits the parent's fields.

@@ -9,7 +9,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 )
 
-// kgatewayExtraKinds are the chart values that manage kgateway's TrafficPolicy, as README says.
+// kgatewayExtraKinds are the chart values that manage kgateway's TrafficPolicy, as docs/profiles/kgateway.md says.
 var kgatewayExtraKinds = map[string]any{"extraKinds": []any{map[string]any{
 	"resource": "trafficpolicies", "gvk": map[string]any{"group": "gateway.kgateway.dev", "version": "v1alpha1", "kind": "TrafficPolicy"}, "profile": "kgateway",
 }}}

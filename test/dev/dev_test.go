@@ -1,6 +1,6 @@
 // Package dev tests `precedent dev`, what `make run` runs, end to end: the built binary starts the
 // local control plane, prints the ready line and the "try this" commands; each printed kubectl
-// command gives what README shows; Ctrl-C (SIGINT) stops everything it started.
+// command gives what docs/local-cluster.md shows; Ctrl-C (SIGINT) stops everything it started.
 package dev
 
 import (
@@ -47,7 +47,7 @@ func TestMakeRun(t *testing.T) {
 		t.Fatalf("no ready line naming the kubeconfig:\n%s", strings.Join(log, "\n"))
 	}
 
-	// Each printed command, in order, with what README says it gives.
+	// Each printed command, in order, with what docs/local-cluster.md says it gives.
 	want := []struct {
 		fails bool
 		says  string

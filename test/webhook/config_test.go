@@ -138,7 +138,7 @@ func TestKindManagedAtRuntime(t *testing.T) {
 		}
 	})
 	setConfig(t, c, map[string]interface{}{"kinds": []interface{}{harness.LimitsKind(group)}})
-	// The webhook configurations must route the kind's writes to the webhook (README: a configured
+	// The webhook configurations must route the kind's writes to the webhook (docs/configuration.md: a configured
 	// kind needs its rule), as an admin does with kubectl.
 	if err := h.Env.RegisterWebhooks(ctx, c, h.Live.Current().Registry().Kinds()); err != nil {
 		t.Fatal(err)

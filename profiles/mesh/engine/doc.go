@@ -15,12 +15,11 @@
 // sets a field wins, objects merge deeply and lists are atomic.
 //
 // Kuma's own kinds (group kuma.io) are read in Kuma's shape (configuration under `default`) and
-// ordered as Kuma's control plane orders them (Order, kuma.go; README.md states both orders). Their
-// inbound `rules` follow Kuma's inbound rules (InboundRules, MergeInbound; ruleshadow.go for the
-// warnings). An
-// Index keeps the analysis of one mesh so that a write's review recomputes only what it changes;
-// it is immutable, and WithDataplane and WithPolicy derive the next version per event at the cost
-// of what the event touches.
+// ordered as Kuma's control plane orders them (Order, kuma.go; this folder's README.md states both
+// orders). Their inbound `rules` follow Kuma's inbound rules (InboundRules, MergeInbound;
+// ruleshadow.go for the warnings). An Index keeps the analysis of one mesh so that a write's review
+// recomputes only what it changes; it is immutable, and WithDataplane and WithPolicy derive the next
+// version per event at the cost of what the event touches.
 //
 // Policies whose top-level targetRef is a route (MeshGatewayRoute, HTTPRoute) and `to` elements that
 // target an HTTPRoute are kept and validated, but select no proxy and no whole outbound: routes are

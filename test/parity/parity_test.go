@@ -234,6 +234,12 @@ func agree(t *testing.T, dir string) {
 			}
 		})
 	}
+	agreeOnChanges(t, cfg, created, policies)
+}
+
+// agreeOnChanges compares, for each policy of policies (all in the cluster with the other objects
+// of created), the webhook's answer to its updates and its delete with `precedent diff`'s.
+func agreeOnChanges(t *testing.T, cfg *unstructured.Unstructured, created, policies []*unstructured.Unstructured) {
 	for _, p := range policies {
 		for _, w := range updates(p, policies) {
 			t.Run(key(p)+" ("+w.name+")", func(t *testing.T) {

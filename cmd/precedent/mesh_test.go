@@ -28,7 +28,7 @@ func runMesh(t *testing.T, args ...string) (stdout, stderr string, err error) {
 	return out.String(), errOut.String(), err
 }
 
-// The MADR's worked examples (seed 002) through the CLI, on config/samples/mesh. The samples write
+// The MADR's worked examples (Kuma's "New Policy Matching") through the CLI, on config/samples/mesh. The samples write
 // 00-base-timeouts with idleTimeout where the MADR's policy says streamIdleTimeout: its merged
 // listings say idleTimeout.
 func TestMeshSamples(t *testing.T) {

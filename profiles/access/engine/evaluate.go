@@ -49,7 +49,7 @@ type TraceEntry struct {
 }
 
 // Evaluate decides one request: the policies targeting the Gateway, then those targeting the Backend
-// (docs/profiles/access-and-mesh.md; seed 003 as amended by PR #220). At each level, in precedence order
+// (docs/profiles/access-and-mesh.md; kube-agentic-networking's AccessPolicy proposal as amended by its PR #220). At each level, in precedence order
 // (older creationTimestamp, then namespace/name): first every ExternalAuth rule whose source matches
 // (any deny denies here); then the allow rules: a level without any passes, otherwise a matching rule
 // must allow the tool (AnyAllow), or every policy with allow rules must (AllAllow). Only the rules

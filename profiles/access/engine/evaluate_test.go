@@ -6,7 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// Seed 003's example: gateway-policy-audit (T1) and gateway-policy-region (T2) on prod-gateway,
+// kube-agentic-networking's AccessPolicy proposal's example: gateway-policy-audit (T1) and gateway-policy-region (T2) on prod-gateway,
 // backend-policy-admin on payment-service.
 var (
 	agent  = sa("prod/payment-agent")
@@ -25,7 +25,7 @@ func TestEvaluate(t *testing.T) {
 		settings Settings
 		want     Decision
 	}{{
-		name:    "seed 003 all three policies allow, any allow suffices at each level",
+		name:    "proposal example: all three policies allow, any allow suffices at each level",
 		req:     Request{Source: agent, Tool: "get_payment"},
 		gateway: []Policy{region, audit}, // out of order: precedence sorts them
 		backend: []Policy{admin},
@@ -34,7 +34,7 @@ func TestEvaluate(t *testing.T) {
 			{LevelBackend, "prod/backend-policy-admin", "payments", InlineTools, "allow"},
 		}},
 	}, {
-		name:     "seed 003 all three policies allow, every policy consulted under allAllow",
+		name:     "proposal example: all three policies allow, every policy consulted under allAllow",
 		req:      Request{Source: agent, Tool: "get_payment"},
 		gateway:  []Policy{region, audit},
 		backend:  []Policy{admin},
@@ -45,7 +45,7 @@ func TestEvaluate(t *testing.T) {
 			{LevelBackend, "prod/backend-policy-admin", "payments", InlineTools, "allow"},
 		}},
 	}, {
-		name:    "seed 003 gateway allows, backend denies and names its policy",
+		name:    "proposal example: gateway allows, backend denies and names its policy",
 		req:     Request{Source: agent, Tool: "create_payment"},
 		gateway: []Policy{audit, region},
 		backend: []Policy{admin},
@@ -54,7 +54,7 @@ func TestEvaluate(t *testing.T) {
 			{LevelBackend, "prod/backend-policy-admin", "payments", InlineTools, "not listed"},
 		}},
 	}, {
-		name:     "seed 003 the newer gateway policy denies under allAllow and the backend is not evaluated",
+		name:     "proposal example: the newer gateway policy denies under allAllow and the backend is not evaluated",
 		req:      Request{Source: agent, Tool: "refund"},
 		gateway:  []Policy{audit, region},
 		backend:  []Policy{admin},
@@ -64,7 +64,7 @@ func TestEvaluate(t *testing.T) {
 			{LevelGateway, "prod/gateway-policy-region", "payments", InlineTools, "not listed"},
 		}},
 	}, {
-		name: "seed 004 github and gitlab policies on one gateway: any allow suffices",
+		name: "proposal, two providers: github and gitlab policies on one gateway: any allow suffices",
 		req:  Request{Source: bob, Tool: "github"},
 		gateway: []Policy{
 			policy("dev/p1", at(1), gwRef("gw"), inline("bob", bob, "github")),
@@ -74,7 +74,7 @@ func TestEvaluate(t *testing.T) {
 			{LevelGateway, "dev/p1", "bob", InlineTools, "allow"},
 		}},
 	}, {
-		name: "seed 004 github and gitlab policies on one gateway: allAllow denies at the gitlab policy",
+		name: "proposal, two providers: github and gitlab policies on one gateway: allAllow denies at the gitlab policy",
 		req:  Request{Source: bob, Tool: "github"},
 		gateway: []Policy{
 			policy("dev/p1", at(1), gwRef("gw"), inline("bob", bob, "github")),
@@ -86,7 +86,7 @@ func TestEvaluate(t *testing.T) {
 			{LevelGateway, "dev/p2", "bob", InlineTools, "not listed"},
 		}},
 	}, {
-		name: "seed 004 two InlineTools policies on one gateway, the later one allows",
+		name: "proposal, two providers: two InlineTools policies on one gateway, the later one allows",
 		req:  Request{Source: bob, Tool: "gitlab"},
 		gateway: []Policy{
 			policy("dev/p1", at(1), gwRef("gw"), inline("bob", bob, "github")),
@@ -97,7 +97,7 @@ func TestEvaluate(t *testing.T) {
 			{LevelGateway, "dev/p2", "bob", InlineTools, "allow"},
 		}},
 	}, {
-		name: "seed 004 two InlineTools policies on one gateway, neither allows: implicit deny names the oldest",
+		name: "proposal, two providers: two InlineTools policies on one gateway, neither allows: implicit deny names the oldest",
 		req:  Request{Source: bob, Tool: "bitbucket"},
 		gateway: []Policy{
 			policy("dev/p2", at(1), gwRef("gw"), inline("bob", bob, "gitlab")),
@@ -108,7 +108,7 @@ func TestEvaluate(t *testing.T) {
 			{LevelGateway, "dev/p2", "bob", InlineTools, "not listed"},
 		}},
 	}, {
-		name:    "seed 004 tools [x] at the gateway, y at the backend: y is denied at the gateway",
+		name:    "proposal, two providers: tools [x] at the gateway, y at the backend: y is denied at the gateway",
 		req:     Request{Source: bob, Tool: "y"},
 		gateway: []Policy{policy("dev/gw-pol", at(1), gwRef("gw"), inline("bob", bob, "x"))},
 		backend: []Policy{policy("dev/be-pol", at(1), beRef("be"), inline("bob", bob, "y"))},
@@ -116,7 +116,7 @@ func TestEvaluate(t *testing.T) {
 			{LevelGateway, "dev/gw-pol", "bob", InlineTools, "not listed"},
 		}},
 	}, {
-		name:    "seed 004 tools [x] at the gateway, y at the backend: x passes the gateway and is denied at the backend",
+		name:    "proposal, two providers: tools [x] at the gateway, y at the backend: x passes the gateway and is denied at the backend",
 		req:     Request{Source: bob, Tool: "x"},
 		gateway: []Policy{policy("dev/gw-pol", at(1), gwRef("gw"), inline("bob", bob, "x"))},
 		backend: []Policy{policy("dev/be-pol", at(1), beRef("be"), inline("bob", bob, "y"))},
@@ -125,7 +125,7 @@ func TestEvaluate(t *testing.T) {
 			{LevelBackend, "dev/be-pol", "bob", InlineTools, "not listed"},
 		}},
 	}, {
-		name:    "seed 004 empty tools list at the gateway allows no tool",
+		name:    "proposal, two providers: empty tools list at the gateway allows no tool",
 		req:     Request{Source: bob, Tool: "x"},
 		gateway: []Policy{policy("dev/nothing", at(1), gwRef("gw"), inline("bob", bob))},
 		backend: []Policy{policy("dev/be-pol", at(1), beRef("be"), inline("bob", bob, "x"))},
@@ -133,7 +133,7 @@ func TestEvaluate(t *testing.T) {
 			{LevelGateway, "dev/nothing", "bob", InlineTools, "not listed"},
 		}},
 	}, {
-		name: "seed 004 ExternalAuth deny before an InlineTools allow of an older policy",
+		name: "proposal, two providers: ExternalAuth deny before an InlineTools allow of an older policy",
 		req:  Request{Source: bob, Tool: "github", ExternalAuth: map[string]Outcome{"dev/ext": Deny}},
 		gateway: []Policy{
 			policy("dev/inline", at(1), gwRef("gw"), inline("bob", bob, "github")),

@@ -10,7 +10,7 @@ import (
 const (
 	// AnyAllow: the level passes if any allow rule of any of its policies allows the tool (PR #220).
 	AnyAllow = "anyAllow"
-	// AllAllow: every policy of the level that has allow rules must itself allow the tool (seed 003).
+	// AllAllow: every policy of the level that has allow rules must itself allow the tool (kube-agentic-networking's AccessPolicy proposal).
 	AllAllow = "allAllow"
 )
 

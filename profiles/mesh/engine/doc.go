@@ -1,4 +1,4 @@
-// Package engine is the engine of the `mesh` profile: Kuma's targetRef policy matching (seed 002, the
+// Package engine is the engine of the `mesh` profile: Kuma's targetRef policy matching (Kuma's
 // "New Policy Matching" MADR) for MeshTimeout and MeshTrafficPermission. It reads a typed view of a
 // policy from an unstructured object (Parse, Validate), a topology from Dataplane objects
 // (ParseDataplane), merges the policies that reach one outbound or one source of a proxy with

@@ -109,7 +109,7 @@ func TestMergeMADRExamples(t *testing.T) {
 	}
 }
 
-// The MADR (seed 002) orders policies of one level so that the name that sorts later has priority:
+// The MADR (Kuma's "New Policy Matching") orders policies of one level so that the name that sorts later has priority:
 // its example lists 01-consume-backend-timeouts above 00-base-timeouts. Current Kuma lets the
 // smaller name win instead; on the MADR's example that changes http.idleTimeout of web's backend
 // outbound from 0s (01-consume-backend-timeouts) to 1h (00-base-timeouts).

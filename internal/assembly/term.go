@@ -108,12 +108,6 @@ func (c *termCache) end() {
 	}
 }
 
-// handlers is how many event handlers the term has on the informers.
-func (c *termCache) handlers() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.regs)
-}
 
 // termInformer records the handlers added to an informer of the replica's cache.
 type termInformer struct {

@@ -108,7 +108,6 @@ func (c *termCache) end() {
 	}
 }
 
-
 // termInformer records the handlers added to an informer of the replica's cache.
 type termInformer struct {
 	cache.Informer

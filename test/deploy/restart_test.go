@@ -3,6 +3,7 @@ package deploy
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -86,9 +87,13 @@ func servedThroughRestart(t *testing.T) {
 	back := time.Duration(-1)
 	for at := time.Duration(0); at < 30*time.Second; at += 2 * time.Second {
 		w := l.Between(up.Add(at), up.Add(at+2*time.Second))
+		if w.P50 == 0 {
+			ratios = append(ratios, "-") // no write started then succeeded
+			continue
+		}
 		r := float64(w.P50) / float64(steady.P50)
 		ratios = append(ratios, fmt.Sprintf("%.2f", r))
-		if back < 0 && w.P50 > 0 && r <= 1.5 {
+		if back < 0 && r <= 1.5 {
 			back = at
 		}
 	}
@@ -105,6 +110,11 @@ func servedThroughRestart(t *testing.T) {
 	t.Logf("(i) changing writes: steady p50 %s (%s); after the restart: first 10 s p50 %s (ratio %.2f, %s), 20-30 s p50 %s (ratio %.2f, %s); p50 ratio per 2 s window: %s; back within 1.5× of steady from %s (target 10 s); writes while it was down: %d",
 		steady.P50.Round(10*time.Microsecond), steady.Summary(), first.P50.Round(10*time.Microsecond), float64(first.P50)/float64(steady.P50), first.Summary(),
 		third.P50.Round(10*time.Microsecond), float64(third.P50)/float64(steady.P50), third.Summary(), strings.Join(ratios, " "), backText(back), l.Between(down, up).Writes)
+	var lost []string
+	for _, p := range pods {
+		lost = append(lost, fmt.Sprintf("%s %d", p.Name, logged(p, "lease lost")))
+	}
+	t.Logf("(i) leases lost and campaigned for again (the processes ran on): %s", strings.Join(lost, ", "))
 	for i, p := range pods {
 		if n := p.RestartCount(); n != restarts[i] {
 			t.Errorf("(i) %s restarted %d times after the API server restart\n%s", p.Name, n-restarts[i], p.LogTail())
@@ -134,6 +144,12 @@ func firstAudit(r Rule, from time.Time) (string, error) {
 		return "none", err
 	}
 	return first.Sub(from).Round(time.Millisecond).String(), err
+}
+
+// logged counts the lines of the pod's log that contain text.
+func logged(p *Pod, text string) int {
+	b, _ := os.ReadFile(p.log.Name())
+	return strings.Count(string(b), text)
 }
 
 func backText(d time.Duration) string {

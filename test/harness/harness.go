@@ -142,7 +142,7 @@ func (h *Harness) writeKubeconfig() error {
 // the status reconciler as o asks, until ctx ends, and waits until its cache is synced and its
 // webhook server (if any) started. Two things differ from serve, both options: a managed kind whose CRD a test
 // installs is looked for every second instead of every thirty, and the Lease lives in the default
-// namespace (there is no pod namespace to default to).
+// namespace (there is no pod namespace to default to); a suite may also shorten the lease timings.
 func (h *Harness) startManager(ctx context.Context, o Options) error {
 	a, err := assembly.New(ctx, assembly.Options{
 		Config: h.Env.Config, Logger: logr.Discard(),

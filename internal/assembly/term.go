@@ -32,8 +32,9 @@ func (a *Assembly) runTerm(ctx context.Context) error {
 	tc := &termCache{Cache: main.GetCache()}
 	defer tc.end()
 	mgr, err := manager.New(main.GetConfig(), manager.Options{
-		Scheme:         main.GetScheme(),
-		Logger:         a.log,
+		Scheme: main.GetScheme(),
+		// Its start and stop ("Stopping and waiting for …") are the reconciler's, not the replica's.
+		Logger:         a.log.WithName("reconcile"),
 		MapperProvider: func(*rest.Config, *http.Client) (meta.RESTMapper, error) { return main.GetRESTMapper(), nil },
 		NewCache:       func(*rest.Config, cache.Options) (cache.Cache, error) { return tc, nil },
 		NewClient:      func(*rest.Config, client.Options) (client.Client, error) { return main.GetClient(), nil },

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -50,7 +51,9 @@ type Options struct {
 	// Reconciler runs the status reconciler on the state the webhooks read, on the leader only.
 	Reconciler bool
 	// LeaderElection elects a leader among replicas through a Lease in LeaderElectionNamespace
-	// (empty: the pod's own namespace); the webhooks serve on every replica.
+	// (empty: the pod's own namespace): the leader runs the status reconciler while it holds the
+	// lease, and a replica that loses it stops only the reconciler and campaigns again. The
+	// webhooks serve on every replica, leader or not, from informers that run throughout.
 	LeaderElection          bool
 	LeaderElectionNamespace string
 	LeaseDuration           time.Duration
@@ -103,7 +106,10 @@ type Assembly struct {
 	// State is the informer state the webhooks and the reconciler read.
 	State *state.State
 
-	webhooks bool
+	webhooks    bool
+	log         logr.Logger
+	controllers *reconcile.Controllers // with Options.Reconciler
+	leading     atomic.Bool
 }
 
 // New builds the manager o describes, with the profiles' models installed (profiles.Install) and
@@ -124,7 +130,7 @@ func New(ctx context.Context, o Options) (*Assembly, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating the manager: %w", err)
 	}
-	a := &Assembly{Manager: mgr, Live: liveconfig.NewLive(settings.Defaults(), log.WithName("settings")), webhooks: o.Webhooks}
+	a := &Assembly{Manager: mgr, Live: liveconfig.NewLive(settings.Defaults(), log.WithName("settings")), webhooks: o.Webhooks, log: log}
 	if a.State, err = webhook.Register(ctx, mgr, a.Live, webhook.Options{InstallRetry: o.InstallRetry, Handlers: o.Webhooks}, log.WithName("webhook")); err != nil {
 		return nil, err
 	}
@@ -132,7 +138,7 @@ func New(ctx context.Context, o Options) (*Assembly, error) {
 		a.Live.OnChange(o.OnSettings)
 	}
 	if o.Reconciler {
-		if err := reconcile.SetupWithManager(mgr, a.State, a.Live, o.InstallRetry, log.WithName("reconcile")); err != nil {
+		if err := a.reconciler(o); err != nil {
 			return nil, err
 		}
 	}
@@ -174,18 +180,13 @@ func managerOptions(o Options) (manager.Options, error) {
 		metrics.TLSOpts = []func(*tls.Config){tls12}
 	}
 	mo := manager.Options{
-		Scheme:                        scheme,
-		Logger:                        o.Logger,
-		Cache:                         cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
-		Metrics:                       metrics,
-		HealthProbeBindAddress:        o.ProbeAddr,
-		LeaderElection:                o.LeaderElection,
-		LeaderElectionID:              LeaderElectionID,
-		LeaderElectionNamespace:       o.LeaderElectionNamespace,
-		LeaderElectionReleaseOnCancel: true,
-		LeaseDuration:                 ptr.To(o.LeaseDuration),
-		RenewDeadline:                 ptr.To(o.RenewDeadline),
-		RetryPeriod:                   ptr.To(o.RetryPeriod),
+		Scheme:                 scheme,
+		Logger:                 o.Logger,
+		Cache:                  cache.Options{DefaultTransform: cache.TransformStripManagedFields()},
+		Metrics:                metrics,
+		HealthProbeBindAddress: o.ProbeAddr,
+		// No leader election for the manager: a lost lease would stop it, and with it the informers
+		// and the webhooks. The reconciler has an election of its own (Assembly.reconciler).
 		// Once the context ends the webhook server stops last: it closes its listener and lets the
 		// admissions in flight finish, within this bound.
 		GracefulShutdownTimeout: ptr.To(o.GracefulShutdown),
@@ -237,6 +238,31 @@ func (a *Assembly) checks(onReady func()) error {
 		return nil
 	}))
 }
+
+// reconciler runs the status reconciler: with leader election, in the terms the replica holds the
+// lease; without, for as long as the manager runs.
+func (a *Assembly) reconciler(o Options) error {
+	var err error
+	if a.controllers, err = reconcile.NewControllers(a.State, a.Live, o.InstallRetry, a.log.WithName("reconcile")); err != nil {
+		return err
+	}
+	if !o.LeaderElection {
+		return a.Manager.Add(webhook.EveryReplica(func(ctx context.Context) error {
+			a.leading.Store(true)
+			defer a.leading.Store(false)
+			return a.runTerm(ctx)
+		}))
+	}
+	e, err := a.newElection(o)
+	if err != nil {
+		return err
+	}
+	return a.Manager.Add(webhook.EveryReplica(e.run))
+}
+
+// Leading reports whether the status reconciler runs here (this replica holds the lease, or runs
+// without leader election).
+func (a *Assembly) Leading() bool { return a.leading.Load() }
 
 // Ready reports whether the state is synced and, with webhooks, the webhook server serves.
 func (a *Assembly) Ready() bool {

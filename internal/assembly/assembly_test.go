@@ -12,16 +12,15 @@ import (
 
 // shape is what a manager's options say about the parts Options choose.
 type shape struct {
-	StripsManagedFields                       bool
-	LeaderElection                            bool
-	LeaderElectionNamespace                   string
-	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
-	GracefulShutdown                          time.Duration
-	ReleaseOnCancel                           bool
-	MetricsAddr                               string
-	MetricsSecure                             bool
-	MetricsMinTLS                             uint16
-	Webhook                                   *webhookShape
+	StripsManagedFields bool
+	// LeaderElection stays off: a lost lease would stop the manager, informers and webhooks with it
+	// (the status reconciler has an election of its own).
+	LeaderElection   bool
+	GracefulShutdown time.Duration
+	MetricsAddr      string
+	MetricsSecure    bool
+	MetricsMinTLS    uint16
+	Webhook          *webhookShape
 }
 
 type webhookShape struct {
@@ -36,9 +35,7 @@ func shapeOf(t *testing.T, mo manager.Options) shape {
 	t.Helper()
 	s := shape{
 		StripsManagedFields: mo.Cache.DefaultTransform != nil, LeaderElection: mo.LeaderElection,
-		LeaderElectionNamespace: mo.LeaderElectionNamespace, LeaseDuration: *mo.LeaseDuration,
-		RenewDeadline: *mo.RenewDeadline, RetryPeriod: *mo.RetryPeriod, GracefulShutdown: *mo.GracefulShutdownTimeout,
-		ReleaseOnCancel: mo.LeaderElectionReleaseOnCancel, MetricsAddr: mo.Metrics.BindAddress, MetricsSecure: mo.Metrics.SecureServing,
+		GracefulShutdown: *mo.GracefulShutdownTimeout, MetricsAddr: mo.Metrics.BindAddress, MetricsSecure: mo.Metrics.SecureServing,
 	}
 	for _, f := range mo.Metrics.TLSOpts {
 		c := &tls.Config{}
@@ -64,8 +61,7 @@ func shapeOf(t *testing.T, mo manager.Options) shape {
 func TestManagerOptions(t *testing.T) {
 	get := func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return nil, nil }
 	defaults := shape{
-		StripsManagedFields: true, LeaseDuration: DefaultLeaseDuration, RenewDeadline: DefaultRenewDeadline,
-		RetryPeriod: DefaultRetryPeriod, GracefulShutdown: DefaultGracefulShutdown, ReleaseOnCancel: true, MetricsAddr: "0",
+		StripsManagedFields: true, GracefulShutdown: DefaultGracefulShutdown, MetricsAddr: "0",
 	}
 	with := func(f func(*shape)) shape { s := defaults; f(&s); return s }
 	tests := []struct {
@@ -73,15 +69,14 @@ func TestManagerOptions(t *testing.T) {
 		o    Options
 		want shape
 	}{{
-		name: "zero options open no port and keep serve's cache transform and leases",
+		name: "zero options open no port and keep serve's cache transform",
 		want: defaults,
 	}, {
-		name: "serve's flags: webhooks on TLS 1.2, secure metrics, leader election",
+		name: "serve's flags: webhooks on TLS 1.2, secure metrics; the manager itself is not elected",
 		o: Options{Webhooks: true, Port: 9443, CertDir: "/certs", MetricsAddr: ":8443", MetricsSecure: true,
 			LeaderElection: true, LeaderElectionNamespace: "precedent-system"},
 		want: with(func(s *shape) {
 			s.MetricsAddr, s.MetricsSecure, s.MetricsMinTLS = ":8443", true, tls.VersionTLS12
-			s.LeaderElection, s.LeaderElectionNamespace = true, "precedent-system"
 			s.Webhook = &webhookShape{Port: 9443, CertDir: "/certs", MinTLS: tls.VersionTLS12}
 		}),
 	}, {
@@ -89,12 +84,6 @@ func TestManagerOptions(t *testing.T) {
 		o:    Options{Webhooks: true, Host: "127.0.0.1", Port: 1, GetCertificate: get},
 		want: with(func(s *shape) {
 			s.Webhook = &webhookShape{Host: "127.0.0.1", Port: 1, MinTLS: tls.VersionTLS12, ServesCertificate: true}
-		}),
-	}, {
-		name: "short leases are kept",
-		o:    Options{LeaderElection: true, LeaseDuration: 3 * time.Second, RenewDeadline: 2 * time.Second, RetryPeriod: time.Second},
-		want: with(func(s *shape) {
-			s.LeaderElection, s.LeaseDuration, s.RenewDeadline, s.RetryPeriod = true, 3*time.Second, 2*time.Second, time.Second
 		}),
 	}}
 	for _, tt := range tests {

@@ -98,32 +98,73 @@ type Reconciler struct {
 	holdings *holdings
 }
 
-// SetupWithManager registers one controller per managed kind (leader-elected with the manager).
-// A kind managed later gets its controllers as the settings change, with no restart; a kind whose
-// CRD is not installed yet gets them at a later look, every installRetry (positive).
-func SetupWithManager(mgr ctrl.Manager, src Source, live Settings, installRetry time.Duration, log logr.Logger) error {
+// Controllers sets up the status controllers of the managed kinds, one controller per kind, on one
+// manager at a time: a replica runs them only while it leads, on a manager of their own per term
+// (package assembly), so a lost lease stops them and leaves the informers and the webhooks alone.
+// The live settings are followed once for every term: a kind managed later gets its controllers in
+// the term under way, with no restart, and a kind whose CRD is not installed yet at a later look,
+// every installRetry.
+type Controllers struct {
+	src          Source
+	live         Settings
+	installRetry time.Duration
+	log          logr.Logger
+
+	mu  sync.Mutex
+	cur *setup // the term's; nil between terms
+}
+
+// NewControllers follows live for the terms to come; installRetry must be positive.
+func NewControllers(src Source, live Settings, installRetry time.Duration, log logr.Logger) (*Controllers, error) {
 	if installRetry <= 0 {
-		return fmt.Errorf("install retry %s: want a positive period", installRetry)
+		return nil, fmt.Errorf("install retry %s: want a positive period", installRetry)
 	}
-	s := &setup{mgr: mgr, src: src, live: live, log: log, done: map[schema.GroupKind]bool{}, missing: map[schema.GroupKind]bool{}}
-	if err := s.kinds(live.Current().Registry().Kinds()); err != nil {
-		return err
-	}
+	c := &Controllers{src: src, live: live, installRetry: installRetry, log: log}
 	live.OnChange(func(cs settings.Settings) {
-		if err := s.kinds(cs.Registry().Kinds()); err != nil {
-			log.Error(err, "setting up the status controllers of the managed kinds")
+		if s := c.term(); s != nil {
+			if err := s.kinds(cs.Registry().Kinds()); err != nil {
+				log.Error(err, "setting up the status controllers of the managed kinds")
+			}
 		}
 	})
+	return c, nil
+}
+
+// term is the setup of the term under way, if any.
+func (c *Controllers) term() *setup {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cur
+}
+
+// SetupWithManager registers the controllers of the managed kinds on mgr, a manager that runs for
+// one term: they start with it and stop with it, and the next term's manager gets new ones (with
+// fresh queues and memories of their own writes, as a new process would).
+func (c *Controllers) SetupWithManager(mgr ctrl.Manager) error {
+	s := &setup{mgr: mgr, src: c.src, live: c.live, log: c.log, done: map[schema.GroupKind]bool{}, missing: map[schema.GroupKind]bool{}}
+	// The term's setup is known to the settings listener first: settings that change meanwhile
+	// reach it either way.
+	c.mu.Lock()
+	c.cur = s
+	c.mu.Unlock()
+	if err := s.kinds(c.live.Current().Registry().Kinds()); err != nil {
+		return err
+	}
 	// A managed kind whose CRD is installed later (after the start, or after the settings change that
 	// made it managed) gets its controllers at the next look, once the source has listed its
 	// policies: a status computed without them would be wrong.
 	return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
-		_ = wait.PollUntilContextCancel(ctx, installRetry, false, func(context.Context) (bool, error) {
-			if err := s.kinds(live.Current().Registry().Kinds()); err != nil {
-				log.Error(err, "setting up the status controllers of the managed kinds")
+		_ = wait.PollUntilContextCancel(ctx, c.installRetry, false, func(context.Context) (bool, error) {
+			if err := s.kinds(c.live.Current().Registry().Kinds()); err != nil {
+				c.log.Error(err, "setting up the status controllers of the managed kinds")
 			}
-			return false, nil // until the manager stops
+			return false, nil // until the term ends
 		})
+		c.mu.Lock()
+		if c.cur == s {
+			c.cur = nil
+		}
+		c.mu.Unlock()
 		return nil
 	}))
 }

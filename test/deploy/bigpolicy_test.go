@@ -31,18 +31,7 @@ import (
 // report counts its status writes in each stream.
 func underBigPolicy(t *testing.T) {
 	ctx := context.Background()
-	limits := make(map[string]interface{}, 5000)
-	for i := 0; i < 5000; i++ {
-		limits[fmt.Sprintf("big-%04d", i)] = map[string]interface{}{"rates": []interface{}{map[string]interface{}{"limit": int64(100 + i), "window": "1m"}}}
-	}
-	big := &unstructured.Unstructured{Object: map[string]interface{}{
-		"apiVersion": rlp.GroupVersion().String(), "kind": rlp.Kind,
-		"metadata": map[string]interface{}{"namespace": loadNS, "name": "big-gateway-policy"},
-		"spec": map[string]interface{}{
-			"targetRef": map[string]interface{}{"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": loadGateway},
-			"overrides": map[string]interface{}{"strategy": "merge", "limits": limits},
-		},
-	}}
+	big := bigGatewayPolicy()
 	if err := cl.Admin.Create(ctx, big); err != nil {
 		t.Fatal(err)
 	}
@@ -93,6 +82,22 @@ func underBigPolicy(t *testing.T) {
 	if len(bdry.Failed)+len(bmixed.Failed) > 0 {
 		t.Errorf("(h) %d writes skipping the webhooks failed", len(bdry.Failed)+len(bmixed.Failed))
 	}
+}
+
+// bigGatewayPolicy is a RateLimitPolicy on the stream's Gateway with 5,000 override rules.
+func bigGatewayPolicy() *unstructured.Unstructured {
+	limits := make(map[string]interface{}, 5000)
+	for i := 0; i < 5000; i++ {
+		limits[fmt.Sprintf("big-%04d", i)] = map[string]interface{}{"rates": []interface{}{map[string]interface{}{"limit": int64(100 + i), "window": "1m"}}}
+	}
+	return &unstructured.Unstructured{Object: map[string]interface{}{
+		"apiVersion": rlp.GroupVersion().String(), "kind": rlp.Kind,
+		"metadata": map[string]interface{}{"namespace": loadNS, "name": "big-gateway-policy"},
+		"spec": map[string]interface{}{
+			"targetRef": map[string]interface{}{"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": loadGateway},
+			"overrides": map[string]interface{}{"strategy": "merge", "limits": limits},
+		},
+	}}
 }
 
 // stream is what one write stream of (h) did, and the status writes the replicas made meanwhile.

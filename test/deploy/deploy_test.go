@@ -89,6 +89,7 @@ func TestCertManagerMode(t *testing.T) {
 		defer stop()
 		apiServerRestarted(t, l)
 	})
+	t.Run("i served through an API server restart", func(t *testing.T) { stop(); servedThroughRestart(t) })
 }
 
 // lease is the leader-election Lease of the replicas (serve's LeaderElectionID).

@@ -37,6 +37,9 @@ type Options struct {
 	Probe string
 	// Reconciler runs the status reconciler in the manager, on the state the webhooks read.
 	Reconciler bool
+	// LeaseDuration, RenewDeadline and RetryPeriod time the leader election (zero: serve's); a
+	// suite that takes the lease away shortens them.
+	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 }
 
 // Harness is a running control plane and, with Webhooks or Reconciler, Precedent's manager on it.
@@ -51,6 +54,8 @@ type Harness struct {
 	// State is the informer state the webhooks read (nil when no manager runs): a test waits on it
 	// until an event has reached the webhooks (AwaitCaught).
 	State *state.State
+	// Assembly is the manager and its parts (nil when no manager runs).
+	Assembly *assembly.Assembly
 
 	client client.Client
 	rec    *Recorder
@@ -137,18 +142,19 @@ func (h *Harness) writeKubeconfig() error {
 // the status reconciler as o asks, until ctx ends, and waits until its cache is synced and its
 // webhook server (if any) started. Two things differ from serve, both options: a managed kind whose CRD a test
 // installs is looked for every second instead of every thirty, and the Lease lives in the default
-// namespace (there is no pod namespace to default to).
+// namespace (there is no pod namespace to default to); a suite may also shorten the lease timings.
 func (h *Harness) startManager(ctx context.Context, o Options) error {
 	a, err := assembly.New(ctx, assembly.Options{
 		Config: h.Env.Config, Logger: logr.Discard(),
 		Webhooks: o.Webhooks, Host: "127.0.0.1", Port: h.Env.Port, CertDir: h.Env.CertDir,
 		Reconciler: o.Reconciler, LeaderElection: true, LeaderElectionNamespace: metav1.NamespaceDefault,
 		MetricsAddr: "0", InstallRetry: time.Second,
+		LeaseDuration: o.LeaseDuration, RenewDeadline: o.RenewDeadline, RetryPeriod: o.RetryPeriod,
 	})
 	if err != nil {
 		return err
 	}
-	h.Live, h.State = a.Live, a.State
+	h.Live, h.State, h.Assembly = a.Live, a.State, a
 	done := make(chan struct{})
 	h.done = done
 	go func() {
@@ -164,6 +170,19 @@ func (h *Harness) startManager(ctx context.Context, o Options) error {
 		return fmt.Errorf("the manager did not become ready: %w", err)
 	}
 	return nil
+}
+
+// Running reports whether the manager still runs (Start has not returned).
+func (h *Harness) Running() bool {
+	if h.done == nil {
+		return false
+	}
+	select {
+	case <-h.done:
+		return false
+	default:
+		return true
+	}
 }
 
 // Run runs the suite's tests, then stops the harness, and returns the code to exit with.

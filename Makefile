@@ -166,6 +166,10 @@ pictures: build ## Render docs/cli.md's picture of the RFC samples (docs/rfc-hie
 	@mkdir -p docs
 	$(BIN)/precedent effective -f config/samples/rfc --kind AuthPolicy -o dot | dot -Tsvg -o docs/rfc-hierarchy.svg
 
+.PHONY: test-exhaustive
+test-exhaustive: sarif-schema ## The checks make test runs on representative inputs, on all of them: every CLI view of every sample 20 times (determinism).
+	$(GO) test -timeout 60m -count=1 -run '^TestDeterministic' ./cmd/precedent -args -determinism-runs 20 -determinism-all
+
 .PHONY: unit
 unit: sarif-schema ## Unit tests only, no control plane: the front doors (cmd, webhook, validate, mutate, cel, certs), profiles/<model>/..., internal/..., hack/...
 	$(GO) test -timeout 30m $(UNIT_PKGS)

@@ -126,7 +126,12 @@ func (f *clusterFlags) read(ctx context.Context, notes io.Writer, files []string
 			return nil, err
 		}
 		out := make([]*unstructured.Unstructured, len(objs))
+		ns := f.namespaceFlag()
 		for i, o := range objs {
+			// -n gives its namespace to the objects without one, as kubectl apply -n does.
+			if gk := o.GroupVersionKind().GroupKind(); ns != "" && o.GetNamespace() == "" && !clusterScoped[gk] && gk != settings.GVK.GroupKind() {
+				o.SetNamespace(ns)
+			}
 			out[i] = o.Unstructured
 		}
 		return out, nil

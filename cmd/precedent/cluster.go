@@ -8,7 +8,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -48,9 +47,16 @@ func (f *clusterFlags) add(cmd *cobra.Command, all bool) {
 func (f *clusterFlags) flags() *genericclioptions.ConfigFlags {
 	if f.config == nil {
 		f.config = genericclioptions.NewConfigFlags(true)
+		// kubectl waits forever by default; a CI job should not. The help shows this default, and
+		// --request-timeout 0 still waits forever, as kubectl's does.
+		timeout := defaultRequestTimeout
+		f.config.Timeout = &timeout
 	}
 	return f.config
 }
+
+// defaultRequestTimeout is --request-timeout when not given.
+const defaultRequestTimeout = "30s"
 
 // namespaceFilter returns the namespace whose paths to show ("" for all).
 func (f *clusterFlags) namespaceFilter(cfg clientcmd.ClientConfig) (string, error) {
@@ -91,9 +97,6 @@ func (f *clusterFlags) client() (client.Client, clientcmd.ClientConfig, error) {
 	if err != nil {
 		return nil, nil, &exitError{Code: 2, Err: fmt.Errorf("loading kubeconfig: %w", err)}
 	}
-	if t := f.flags().Timeout; t == nil || *t == "" || *t == "0" {
-		rest.Timeout = 30 * time.Second // kubectl waits forever by default; a CI job should not
-	}
 	c, err := client.New(rest, client.Options{})
 	if err != nil {
 		return nil, nil, &exitError{Code: 2, Err: fmt.Errorf("connecting to the cluster: %w", err)}
@@ -123,7 +126,12 @@ func (f *clusterFlags) read(ctx context.Context, notes io.Writer, files []string
 			return nil, err
 		}
 		out := make([]*unstructured.Unstructured, len(objs))
+		ns := f.namespaceFlag()
 		for i, o := range objs {
+			// -n gives its namespace to the objects without one, as kubectl apply -n does.
+			if gk := o.GroupVersionKind().GroupKind(); ns != "" && o.GetNamespace() == "" && !clusterScoped[gk] && gk != settings.GVK.GroupKind() {
+				o.SetNamespace(ns)
+			}
 			out[i] = o.Unstructured
 		}
 		return out, nil

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -49,7 +50,11 @@ as -f.
   precedent effective --kind AuthPolicy -n c1 --target httproute/route`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			src.files = append(src.files, args...)
+			paths, err := splitArgs(args, &target)
+			if err != nil {
+				return err
+			}
+			src.files = append(src.files, paths...)
 			t, err := optionalTarget(target, &src)
 			if err != nil {
 				return err
@@ -127,6 +132,27 @@ in the input; else, without -f, the cluster's PrecedentConfig named cluster; els
 objects of a kind whose CRD is in the input (or given with --crd) are first checked against the CRD's
 schema and x-kubernetes-validations, as the API server would; those it would reject are left out.`
 )
+
+// splitArgs separates the positional arguments as kubectl reads them: TYPE/NAME (or
+// TYPE/NAMESPACE/NAME) of a Gateway API kind, when no file or folder of that name exists, is the
+// target; the others are paths (-f). A second target, or one beside --target, is an exit-2 error.
+func splitArgs(args []string, target *string) (paths []string, err error) {
+	for _, a := range args {
+		if _, statErr := os.Stat(a); statErr == nil || a == "-" || !strings.Contains(a, "/") {
+			paths = append(paths, a)
+			continue
+		}
+		if _, perr := parseTarget(a); perr != nil {
+			paths = append(paths, a) // not a target: a path, which reading reports if missing
+			continue
+		}
+		if *target != "" {
+			return nil, &exitError{Code: 2, Err: fmt.Errorf("%s: a target is given already (%s): give one", a, *target)}
+		}
+		*target = a
+	}
+	return paths, nil
+}
 
 // optionalTarget parses --target when given (the zero Target when not); malformed is exit 2. A
 // TYPE/NAME target (kubectl's form) is looked up in the namespace of src: -n, else the context's.

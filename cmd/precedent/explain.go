@@ -33,7 +33,7 @@ type explainFlags struct {
 func newExplainCmd() *cobra.Command {
 	var f explainFlags
 	cmd := &cobra.Command{
-		Use:   "explain [-f PATH] --kind KIND (--target KIND/NS/NAME --rule ID | --policy NS/NAME | --reach --rule ID [--policy NS/NAME])",
+		Use:   "explain [[-f] PATH ...] --kind KIND (--target KIND/[NS/]NAME --rule ID | --policy [NS/]NAME | --reach --rule ID [--policy [NS/]NAME])",
 		Short: "Say why an effective policy has (or lacks) a rule, what became of a policy's rules, or where a rule reaches",
 		Long: `Three views of the same engine:
   --target T --rule ID     for each path beneath T, the chain of policies in fold order and what each
@@ -57,14 +57,21 @@ on most of those paths ("" when none); paths is the number of paths the rule rea
 		Example: `  precedent explain -f config/samples/rfc --kind AuthPolicy --policy c1/route-policy
   precedent explain -f config/samples/rfc --kind AuthPolicy --target httproute/c1/route --rule authorization.b
   precedent explain -f config/samples/rfc --kind AuthPolicy --reach --rule authorization.b`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return f.run(cmd) },
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			paths, err := splitArgs(args, &f.target) // TYPE/NAME is the target, paths count as -f
+			if err != nil {
+				return err
+			}
+			f.src.files = append(f.src.files, paths...)
+			return f.run(cmd)
+		},
 	}
 	f.src.addOffline(cmd)
 	cmd.Flags().StringVar(&f.kind, "kind", "", "policy kind: Kind or Kind.group, e.g. AuthPolicy or RateLimitPolicy.kuadrant.io")
 	cmd.Flags().StringVar(&f.target, "target", "", "KIND/NAMESPACE/NAME, e.g. httproute/shop/cart")
 	cmd.Flags().StringVar(&f.rule, "rule", "", "rule id, e.g. authorization.b or a limit name")
-	cmd.Flags().StringVar(&f.policy, "policy", "", "NAMESPACE/NAME of a policy of KIND")
+	cmd.Flags().StringVar(&f.policy, "policy", "", "a policy of KIND: NAMESPACE/NAME, or NAME in the namespace of -n")
 	cmd.Flags().BoolVar(&f.reach, "reach", false, "list the paths that rule --rule reaches")
 	cmd.Flags().StringVarP(&f.output, "output", "o", "text", "output format: text or json")
 	_ = cmd.MarkFlagRequired("kind")
@@ -136,8 +143,15 @@ func (f *explainFlags) policyRef() (*policy.Ref, error) {
 	var ref *policy.Ref
 	if f.policy != "" {
 		ns, name, ok := strings.Cut(f.policy, "/")
-		if !ok || ns == "" || name == "" {
-			return nil, &exitError{Code: 2, Err: fmt.Errorf("--policy %q: want NAMESPACE/NAME", f.policy)}
+		if !ok { // NAME: in the namespace of -n, else the context's, as kubectl takes a name
+			var err error
+			if ns, err = f.src.namespace(); err != nil {
+				return nil, &exitError{Code: 2, Err: err}
+			}
+			name = f.policy
+		}
+		if ns == "" || name == "" || strings.Contains(name, "/") {
+			return nil, &exitError{Code: 2, Err: fmt.Errorf("--policy %q: want NAME or NAMESPACE/NAME", f.policy)}
 		}
 		ref = &policy.Ref{Namespace: ns, Name: name}
 	}

@@ -150,6 +150,7 @@ var clusterScoped = map[schema.GroupKind]bool{
 	{Group: "admissionregistration.k8s.io", Kind: "ValidatingAdmissionPolicy"}:        true,
 	{Group: "admissionregistration.k8s.io", Kind: "ValidatingAdmissionPolicyBinding"}: true,
 	{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}:                 true,
+	{Group: "kuma.io", Kind: "Mesh"}:                                                  true,
 	{Group: "apiregistration.k8s.io", Kind: "APIService"}:                             true,
 }
 

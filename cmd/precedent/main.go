@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -50,9 +52,33 @@ func newRootCmd() *cobra.Command {
 	return root
 }
 
+// pluginName is the name kubectl runs the binary by as its plugin: `kubectl precedent …`.
+const pluginName = "kubectl-precedent"
+
+// asPlugin makes the help of root speak as kubectl's plugin: usage lines and examples say
+// `kubectl precedent`, the way the user typed it.
+func asPlugin(root *cobra.Command) {
+	if root.Annotations == nil {
+		root.Annotations = map[string]string{}
+	}
+	root.Annotations[cobra.CommandDisplayNameAnnotation] = "kubectl precedent"
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.Example = strings.ReplaceAll("\n"+c.Example, "\n  precedent ", "\n  kubectl precedent ")[1:]
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+}
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := newRootCmd().ExecuteContext(ctx)
+	root := newRootCmd()
+	if strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe") == pluginName {
+		asPlugin(root)
+	}
+	err := root.ExecuteContext(ctx)
 	stop()
 	if err == nil {
 		return

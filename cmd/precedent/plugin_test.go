@@ -119,3 +119,70 @@ func TestUnreachableCluster(t *testing.T) {
 		}
 	}
 }
+
+// TestKubectlConventions: the plugin reads its arguments as kubectl does: TYPE/NAME positional
+// arguments name the target (in the namespace of -n), paths are -f on explain too, --policy NAME is
+// in the namespace of -n.
+func TestKubectlConventions(t *testing.T) {
+	rfc := "../../config/samples/rfc"
+	table := "GATEWAY  LISTENER  ROUTE     RULE  RULE ID           FROM\n" +
+		"c1/gw    -         c1/route  -     authentication.a  c1/gw-policy\n" +
+		"c1/gw    -         c1/route  -     authorization.b   c1/gw-policy\n"
+	policy := runResult("explain", "-f", rfc, "--kind", "AuthPolicy", "--policy", "c1/route-policy")
+	if policy.code != 0 {
+		t.Fatalf("explain --policy c1/route-policy: %+v", policy)
+	}
+	runCases(t, []cmdCase{
+		{
+			name: "TYPE/NAME as an argument is the target, in the namespace of -n",
+			args: []string{"effective", rfc, "--kind", "AuthPolicy", "-n", "c1", "httproute/route"},
+			want: cmdResult{stdout: table},
+		},
+		{
+			name: "TYPE/NAMESPACE/NAME as an argument",
+			args: []string{"effective", rfc, "--kind", "AuthPolicy", "httproutes/c1/route"},
+			want: cmdResult{stdout: table},
+		},
+		{
+			name: "two targets are an error",
+			args: []string{"effective", rfc, "--kind", "AuthPolicy", "--target", "httproute/c1/route", "httproute/c2/route"},
+			want: cmdResult{code: 2, stderr: "error: httproute/c2/route: a target is given already (httproute/c1/route): give one\n"},
+		},
+		{
+			name: "--policy NAME is in the namespace of -n, and explain takes paths as arguments",
+			args: []string{"explain", rfc, "--kind", "AuthPolicy", "-n", "c1", "--policy", "route-policy"},
+			want: policy,
+		},
+		{
+			name: "a malformed --policy",
+			args: []string{"explain", rfc, "--kind", "AuthPolicy", "--policy", "c1/route/policy"},
+			want: cmdResult{code: 2, stderr: `error: --policy "c1/route/policy": want NAME or NAMESPACE/NAME` + "\n"},
+		},
+	})
+}
+
+// TestPluginHelp: run as kubectl-precedent, the help says `kubectl precedent` in its usage lines and
+// examples, and --request-timeout shows the default it has (30s, not kubectl's 0).
+func TestPluginHelp(t *testing.T) {
+	var out strings.Builder
+	root := newRootCmd()
+	asPlugin(root)
+	root.SetOut(&out)
+	root.SetArgs([]string{"effective", "--help"})
+	if err := root.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	help := out.String()
+	for _, want := range []string{
+		"  kubectl precedent effective [[-f] PATH ...]",
+		"  kubectl precedent effective -f config/samples/rfc --kind AuthPolicy -o dot\n",
+		`(e.g. 1s, 2m, 3h). A value of zero means don't timeout requests. (default "30s")`,
+	} {
+		if !strings.Contains(help, want) {
+			t.Errorf("help lacks %q:\n%s", want, help)
+		}
+	}
+	if strings.Contains(help, "\n  precedent ") {
+		t.Errorf("help still says precedent without kubectl:\n%s", help)
+	}
+}

@@ -21,9 +21,12 @@ func newValidateCmd() *cobra.Command {
 		Short: "Check every policy in the files against the topology in the files, with the webhook's rules",
 		Long: `Prints one line per error, "<Kind> <ns>/<name>: <field path>: <reason>", and warnings starting
 with "Warning: ", then notes (what the writes do, not what is wrong) starting with "Note: ", then a
-summary line ("3 errors, 2 warnings in 41 objects"). Every line but a file error carries a code
-(PRC-E…, PRC-W…, PRC-N…; see docs/codes.md). Paths are given with -f or as arguments; each must
-exist and hold at least one object.
+summary line ("3 errors, 2 warnings in 41 objects"). Every line carries a code (PRC-E…, PRC-W…,
+PRC-N…; see docs/codes.md). Paths are given with -f or as arguments (- for standard input); each
+must exist and hold at least one object. A folder holding a kustomization.yaml is built as kubectl
+kustomize builds it (--no-kustomize reads its files); files in folders that hold no Kubernetes
+object (Helm templates, values files, workflows) are skipped with a note; hidden folders, the
+paths of --exclude and those a .precedentignore names are left out; see docs/ci-input.md.
 
 -o json prints {"findings": [{"code", "severity", "object": {"apiVersion", "kind", "namespace",
 "name"}, "field", "message", "affected", "file", "line"}], "summary": {"errors", "warnings", "notes",

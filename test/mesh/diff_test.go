@@ -43,7 +43,7 @@ func TestDiffAgainstCluster(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	want := []map[string]interface{}{{
-		"kind": "MeshTimeout", "proxy": ns + "/web-1", "outbound": "backend", "field": "connectTimeout", "change": "changed",
+		"kind": "MeshTimeout", "group": "policy.precedent.dev", "proxy": ns + "/web-1", "outbound": "backend", "field": "connectTimeout", "change": "changed",
 		"before": map[string]interface{}{"value": "10s", "from": "base"},
 		"after":  map[string]interface{}{"value": "3s", "from": "base"},
 	}}

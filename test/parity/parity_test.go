@@ -436,6 +436,9 @@ func answerIn(out string, u *unstructured.Unstructured) answer {
 			a.Warnings = append(a.Warnings, finding)
 		case strings.HasPrefix(line, subject):
 			a.Errors = append(a.Errors, line)
+		case !isFinding && strings.HasPrefix(text, subject):
+			// An error in the API server's own words (a CRD's schema) has its code first.
+			a.Errors = append(a.Errors, text)
 		}
 	}
 	return a

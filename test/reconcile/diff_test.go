@@ -93,7 +93,7 @@ spec:
 		t.Fatalf("%v\n%s", err, out)
 	}
 	want := []map[string]interface{}{{
-		"kind": "AuthPolicy", "gateway": ns + "/gw", "listener": "", "route": ns + "/route", "rule": "", "ruleId": "authorization.z",
+		"kind": "AuthPolicy", "group": "policy.precedent.dev", "gateway": ns + "/gw", "listener": "", "route": ns + "/route", "rule": "", "ruleId": "authorization.z",
 		"change": "added", "before": nil, "after": map[string]interface{}{"value": map[string]interface{}{"opa": map[string]interface{}{"rego": "allow = false"}}, "from": ns + "/gw-policy"},
 	}}
 	if d := cmp.Diff(want, got.Changes); d != "" {

@@ -28,8 +28,9 @@ KUBE_LDFLAGS := -s -w -X $(VERSION_PKG).gitVersion=$(KUBE_VERSION) -X $(VERSION_
 
 export KUBEBUILDER_ASSETS := $(BIN)/control-plane
 
-# Checkers of `precedent effective -o dot|mermaid` for test/picture: Graphviz from Debian's package,
-# and Mermaid's own parser (mermaid and jsdom from npm), cached outside the clone by version.
+# The checker of `precedent effective -o mermaid` for test/picture: Mermaid's own parser (mermaid and
+# jsdom from npm's configured registry), cached outside the clone by version. The DOT pictures are
+# parsed in Go (gonum's graph/formats/dot), so make test needs no Graphviz and no root.
 MERMAID_VERSION ?= 11.17.2
 JSDOM_VERSION ?= 26.1.0
 MERMAID_DIR := $(CACHE_DIR)/mermaid/mermaid-$(MERMAID_VERSION)-jsdom-$(JSDOM_VERSION)
@@ -135,8 +136,8 @@ sarif-schema: $(SARIF_SCHEMA) ## Fetch (or reuse) the SARIF 2.1.0 JSON schema th
 
 $(SARIF_SCHEMA):
 	@mkdir -p $(@D)
-	@echo ">> fetching the SARIF 2.1.0 schema from npm (@microsoft/jest-sarif@$(SARIF_PKG_VERSION)) into $(@D)"
-	@curl -sSfL -o $(@D)/package.tgz https://registry.npmjs.org/@microsoft/jest-sarif/-/jest-sarif-$(SARIF_PKG_VERSION).tgz
+	@echo ">> fetching the SARIF 2.1.0 schema with npm pack (@microsoft/jest-sarif@$(SARIF_PKG_VERSION), npm's configured registry) into $(@D)"
+	@cd $(@D) && npm pack --silent @microsoft/jest-sarif@$(SARIF_PKG_VERSION) >/dev/null && mv microsoft-jest-sarif-$(SARIF_PKG_VERSION).tgz package.tgz
 	@echo "$(SARIF_PKG_SHA256)  $(@D)/package.tgz" | sha256sum -c --quiet -
 	@tar -xzf $(@D)/package.tgz -C $(@D) package/lib/schemas/sarif-2.1.0-rtm.5.json
 	@mv $(@D)/package/lib/schemas/sarif-2.1.0-rtm.5.json $@
@@ -151,9 +152,7 @@ test: control-plane sarif-schema picture-tools ## Unit tests (every package but 
 	cd test/chart && $(GO) test -p 1 -count=1 ./...
 
 .PHONY: picture-tools
-picture-tools: $(MERMAID_DIR)/check.mjs ## Graphviz (Debian's graphviz package) and Mermaid's parser (npm), which test/picture runs on the pictures.
-	@command -v dot >/dev/null || { echo ">> installing Graphviz (Debian package graphviz) for test/picture"; \
-		apt-get install -y --no-install-recommends graphviz >/dev/null || { apt-get update >/dev/null && apt-get install -y --no-install-recommends graphviz >/dev/null; }; }
+picture-tools: $(MERMAID_DIR)/check.mjs ## Mermaid's parser (npm), which test/picture runs on the Mermaid pictures.
 
 $(MERMAID_DIR)/check.mjs: hack/mermaid/check.mjs
 	@echo ">> installing mermaid@$(MERMAID_VERSION) and jsdom@$(JSDOM_VERSION) from npm into $(MERMAID_DIR)"

@@ -53,11 +53,11 @@ func newDevCmd() *cobra.Command {
 		Short: "Run a local etcd + kube-apiserver with Precedent's webhooks, the CRDs and the samples",
 		Long: `Starts etcd and kube-apiserver (the pinned binaries of ` + "`make control-plane`" + `), installs the Gateway API
 and Precedent CRDs, serves the webhooks on 127.0.0.1 with an in-memory self-signed certificate registered in
-the API server, applies config/samples/, writes a kubeconfig and runs until interrupted (Ctrl-C), then stops
-everything it started. Run it from the repository root (` + "`make run`" + ` does).`,
+the API server, applies config/samples/, writes a kubeconfig and runs until interrupted (Ctrl-C, or SIGTERM, or SIGHUP when its terminal
+closes), then stops everything it started. Run it from the repository root (` + "`make run`" + ` does).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 			defer stop()
 			return o.run(ctx, cmd.OutOrStdout())
 		},

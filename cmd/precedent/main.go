@@ -73,7 +73,7 @@ func asPlugin(root *cobra.Command) {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	root := newRootCmd()
 	if strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe") == pluginName {
 		asPlugin(root)

@@ -146,7 +146,13 @@ func startDev(t *testing.T, dev *exec.Cmd) (*exec.Cmd, <-chan string, *bytes.Buf
 // at most) for it to exit with status 0. It returns the whole output.
 func interrupt(t *testing.T, dev *exec.Cmd, lines <-chan string, log []string, stderr *bytes.Buffer) []string {
 	t.Helper()
-	if err := dev.Process.Signal(os.Interrupt); err != nil {
+	return stop(t, dev, os.Interrupt, lines, log, stderr)
+}
+
+// stop is interrupt with signal sig.
+func stop(t *testing.T, dev *exec.Cmd, sig os.Signal, lines <-chan string, log []string, stderr *bytes.Buffer) []string {
+	t.Helper()
+	if err := dev.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
 	for l := range lines {
@@ -157,11 +163,11 @@ func interrupt(t *testing.T, dev *exec.Cmd, lines <-chan string, log []string, s
 	select {
 	case err := <-waited:
 		if err != nil {
-			t.Errorf("precedent dev exited with %v after SIGINT; stderr:\n%s", err, stderr.String())
+			t.Errorf("precedent dev exited with %v after %v; stderr:\n%s", err, sig, stderr.String())
 		}
 	case <-time.After(time.Minute):
 		_ = dev.Process.Kill()
-		t.Fatalf("precedent dev did not stop within a minute of SIGINT:\n%s", strings.Join(log, "\n"))
+		t.Fatalf("precedent dev did not stop within a minute of %v:\n%s", sig, strings.Join(log, "\n"))
 	}
 	return log
 }

@@ -12,7 +12,8 @@ import (
 )
 
 // TestInterrupt: the first SIGINT stops `precedent dev` in every phase of its start-up, promptly,
-// and leaves no etcd or kube-apiserver running and nothing in its temporary folder (TMPDIR).
+// and leaves no etcd or kube-apiserver running and nothing in its temporary folder (TMPDIR); so do
+// SIGTERM and SIGHUP (the terminal closed).
 func TestInterrupt(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "precedent")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/precedent")
@@ -22,12 +23,15 @@ func TestInterrupt(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		phase string
-		after string // SIGINT once a line starts with this
+		after string    // the signal once a line starts with this
+		sig   os.Signal // nil: SIGINT
 	}{
-		{"starting etcd and kube-apiserver", "precedent dev: starting"},
-		{"installing the CRDs", "  ✓ etcd "},
-		{"starting the webhook server", "  ✓ self-signed serving certificate"},
-		{"applying the samples", "  ✓ webhooks registered"},
+		{"starting etcd and kube-apiserver", "precedent dev: starting", nil},
+		{"installing the CRDs", "  ✓ etcd ", nil},
+		{"starting the webhook server", "  ✓ self-signed serving certificate", nil},
+		{"applying the samples", "  ✓ webhooks registered", nil},
+		{"SIGTERM while installing the CRDs", "  ✓ etcd ", syscall.SIGTERM},
+		{"SIGHUP while applying the samples", "  ✓ webhooks registered", syscall.SIGHUP},
 	} {
 		t.Run(tc.phase, func(t *testing.T) {
 			tmp := t.TempDir()
@@ -53,12 +57,16 @@ func TestInterrupt(t *testing.T) {
 				}
 			}
 			sent := time.Now()
-			log = interrupt(t, dev, lines, log, stderr)
-			t.Logf("stopped %s after SIGINT; last line %q", time.Since(sent).Round(100*time.Millisecond), log[len(log)-1])
+			sig := tc.sig
+			if sig == nil {
+				sig = os.Interrupt
+			}
+			log = stop(t, dev, sig, lines, log, stderr)
+			t.Logf("stopped %s after %v; last line %q", time.Since(sent).Round(100*time.Millisecond), sig, log[len(log)-1])
 			if left := processesUnder(t, tmp); len(left) > 0 {
 				for pid, cmdline := range left {
 					_ = syscall.Kill(pid, syscall.SIGKILL)
-					t.Errorf("process %d left running after SIGINT: %s", pid, cmdline)
+					t.Errorf("process %d left running after %v: %s", pid, sig, cmdline)
 				}
 			}
 			entries, err := os.ReadDir(tmp)
@@ -66,7 +74,7 @@ func TestInterrupt(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, e := range entries {
-				t.Errorf("left in TMPDIR after SIGINT: %s", e.Name())
+				t.Errorf("left in TMPDIR after %v: %s", sig, e.Name())
 			}
 		})
 	}

@@ -113,7 +113,7 @@ func ReviewChanges(ctx context.Context, c Changes, s settings.Settings) ([]findi
 	}
 	var out []finding.Finding
 	for _, j := range jobs {
-		// The cluster as the API server holds it when the write arrives.
+		// The cluster as the API server holds it when the write arrives, then as it was.
 		before, after := j.u, j.u // taken out, put in; nil: none
 		switch j.op {
 		case profile.Create:
@@ -123,33 +123,17 @@ func ReviewChanges(ctx context.Context, c Changes, s settings.Settings) ([]findi
 		case profile.Delete:
 			before = nil
 		}
-		if err := swap(src, before, after); err != nil {
-			return nil, err
-		}
 		r := profile.Request{GroupKind: j.gk, Operation: j.op, Object: j.u, Settings: s, Registry: reg, Source: src, Paths: true}
 		if j.op == profile.Update {
 			r.Old = c.Old[j.u]
 		}
-		d := j.p.Review(r)
-		if err := swap(src, after, before); err != nil {
+		var d profile.Decision
+		if err := src.Try(before, after, func() { d = j.p.Review(r) }); err != nil {
 			return nil, err
 		}
 		out = append(out, findings(j.u, d)...)
 	}
 	return out, nil
-}
-
-// swap takes out (when not nil) out of src and puts in in (when not nil).
-func swap(src *memory.Source, out, in *unstructured.Unstructured) error {
-	if out != nil {
-		if err := src.Remove(out); err != nil {
-			return err
-		}
-	}
-	if in != nil {
-		return src.Add(in)
-	}
-	return nil
 }
 
 // findings are a decision on u as validate's findings: errors first, then warnings.

@@ -86,26 +86,38 @@ func (s *Source) Add(u *unstructured.Unstructured) error {
 	return s.inf.deliver(u, false)
 }
 
-// Try takes out (when not nil) out and puts in in (when not nil), as their delete and create would,
-// runs f on the state they leave, then puts the state back as it was before (state.State.Revert):
-// what a review of one write needs, at the cost of the write's own events only. out and in are
-// policies (objects of kinds the state keeps as policies).
-func (s *Source) Try(out, in *unstructured.Unstructured, f func()) error {
+// Change is one write of a trial: Out taken out (when not nil), then In put in (when not nil), as
+// their delete and create would; both policies (objects of kinds the state keeps as policies).
+type Change struct {
+	Out, In *unstructured.Unstructured
+}
+
+// Try applies the changes in order, runs f on the state they leave, then puts the state back as it
+// was before them (state.State.Revert): what a review of one write needs, at the cost of the
+// write's own events only. Trials nest: f may try further changes.
+func (s *Source) Try(changes []Change, f func()) error {
 	var puts []state.Put
 	seen := map[informerKey]bool{}
-	for _, u := range []*unstructured.Unstructured{out, in} {
-		if u == nil {
-			continue
-		}
-		gk := u.GroupVersionKind().GroupKind()
-		k := client.ObjectKeyFromObject(u)
-		if id := (informerKey{gk: gk, key: k}); !seen[id] {
-			seen[id] = true
-			puts = append(puts, state.Put{GroupKind: gk, Key: k, Object: s.inf.objs[gk][k]})
+	for _, c := range changes {
+		for _, u := range []*unstructured.Unstructured{c.Out, c.In} {
+			if u == nil {
+				continue
+			}
+			gk := u.GroupVersionKind().GroupKind()
+			k := client.ObjectKeyFromObject(u)
+			if id := (informerKey{gk: gk, key: k}); !seen[id] {
+				seen[id] = true
+				puts = append(puts, state.Put{GroupKind: gk, Key: k, Object: s.inf.objs[gk][k]})
+			}
 		}
 	}
 	m := s.State.Mark()
-	err := swap(s, out, in)
+	var err error
+	for _, c := range changes {
+		if err = s.swap(c); err != nil {
+			break
+		}
+	}
 	if err == nil {
 		f()
 	}
@@ -122,15 +134,15 @@ func (s *Source) Try(out, in *unstructured.Unstructured, f func()) error {
 	return err
 }
 
-// swap takes out (when not nil) out and puts in in (when not nil).
-func swap(s *Source, out, in *unstructured.Unstructured) error {
-	if out != nil {
-		if err := s.Remove(out); err != nil {
+// swap applies one change.
+func (s *Source) swap(c Change) error {
+	if c.Out != nil {
+		if err := s.Remove(c.Out); err != nil {
 			return err
 		}
 	}
-	if in != nil {
-		return s.Add(in)
+	if c.In != nil {
+		return s.Add(c.In)
 	}
 	return nil
 }

@@ -172,7 +172,7 @@ func TestTry(t *testing.T) {
 		{"delete reviewed with the deleted policy", nil, other, seen{Names: []string{"gw-policy ", "route-policy "}, Policies: 2}},
 	} {
 		var during seen
-		if err := src.Try(c.out, c.in, func() { during = look() }); err != nil {
+		if err := src.Try([]memory.Change{{Out: c.out, In: c.in}}, func() { during = look() }); err != nil {
 			t.Fatal(err)
 		}
 		if diff := cmp.Diff(c.during, during, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {

@@ -209,8 +209,9 @@ func (r *Session) review(j job, u *unstructured.Unstructured) ([]finding.Finding
 // it; the others' findings are those of Findings. The stand-ins keep the objects' kind, namespace,
 // name and targets.
 func (r *Session) Swapped(stand map[*unstructured.Unstructured]*unstructured.Unstructured) ([]finding.Finding, error) {
-	if _, err := r.Findings(); err != nil {
-		return nil, err
+	fs, err := r.Findings()
+	if err != nil || r.src == nil {
+		return fs, err // nothing claimed: nothing to review again
 	}
 	var changes []memory.Change
 	var objs []*unstructured.Unstructured
@@ -222,9 +223,11 @@ func (r *Session) Swapped(stand map[*unstructured.Unstructured]*unstructured.Uns
 	}
 	sort.Slice(objs, func(i, j int) bool { return profile.NSName(objs[i]) < profile.NSName(objs[j]) })
 	again := r.readers(objs, kinds)
+	if !slices.ContainsFunc(r.jobs, again) {
+		return fs, nil // no review reads them
+	}
 	found := make([][]finding.Finding, len(r.jobs))
 	copy(found, r.found)
-	var err error
 	if terr := r.src.Try(changes, func() {
 		for i, j := range r.jobs {
 			if !again(j) {

@@ -188,8 +188,9 @@ func (f *sources) loadFiles(ctx context.Context, override *settings.Settings) (*
 	}
 	var rejected []finding.Finding
 	kept, keptSrcs := us[:0], srcs[:0]
+	checked := checker.CheckAll(ctx, us)
 	for i, u := range us {
-		if errs := checker.Check(ctx, u); len(errs) > 0 {
+		if errs := checked[i]; len(errs) > 0 {
 			rejected = append(rejected, finding.Errors(u, errs, nil)...)
 			continue
 		}

@@ -728,7 +728,7 @@ func namespaceMeta() *metav1.PartialObjectMetadata {
 }
 
 // PrepareSnapshots builds the graph and the snapshot of each kind of kinds, with the evaluator of
-// costLimit, and folds every path the kind's policies reach, so the first admissions of a freshly
+// costLimit, and (but in a foreground state) folds every path the kind's policies reach, so the first admissions of a freshly
 // started replica find them built and folded instead of building them while the API server waits.
 // The engine-backed profiles call it from their Prepare, once the informers have listed.
 func (s *State) PrepareSnapshots(kinds []policy.Kind, costLimit uint64) error {
@@ -744,6 +744,9 @@ func (s *State) PrepareSnapshots(kinds []policy.Kind, costLimit uint64) error {
 			continue // not installed (or not watched yet): nothing to build
 		}
 		snap := s.Snapshot(k, cond)
+		if s.foreground {
+			continue // no request waits: each folds what it reads
+		}
 		for _, i := range snap.Reached(nil) {
 			snap.ComputePath(i)
 		}

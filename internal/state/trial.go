@@ -37,12 +37,28 @@ func (s *State) Mark() *Mark {
 	return &Mark{topoGen: s.topoGen, graph: s.graph, graphGen: s.graphGen, policyGen: maps.Clone(s.policyGen), snaps: maps.Clone(s.snaps), derived: maps.Clone(s.derived)}
 }
 
-// Put is an object of a policy kind (one the state keeps in its policies: managed, own or read)
-// as it was at a Mark: Object nil when there was none under Key.
+// Put is an object of a policy kind (one the state keeps in its policies only: Revertible) as it
+// was at a Mark: Object nil when there was none under Key.
 type Put struct {
 	GroupKind schema.GroupKind
 	Key       types.NamespacedName
 	Object    *unstructured.Unstructured
+}
+
+// Revertible reports whether Revert can put back objects of gk: those the state keeps as policies
+// only (not the topology's, the namespaces' or the Backends', which events of their own put back).
+func (s *State) Revertible(gk schema.GroupKind) bool {
+	if gk.Kind == "Namespace" && gk.Group == "" {
+		return false
+	}
+	for _, t := range TopologyKinds() {
+		if t == gk {
+			return false
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return gk != s.backendGK
 }
 
 // Revert puts the objects of puts back as they were at m, the objects of the events applied since
@@ -55,13 +71,15 @@ func (s *State) Revert(m *Mark, puts []Put) error {
 	defer s.building.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	for _, p := range puts {
+		if p.GroupKind == s.backendGK || (p.GroupKind.Kind == "Namespace" && p.GroupKind.Group == "") || slices.Contains(TopologyKinds(), p.GroupKind) {
+			return fmt.Errorf("the state cannot put back a %s: only policy kinds (Revertible)", p.GroupKind)
+		}
+	}
 	refs := map[schema.GroupKind][]policy.Ref{}
 	for _, p := range puts {
 		objs, ok := s.policies[p.GroupKind]
 		if !ok {
-			if p.GroupKind == s.backendGK {
-				return fmt.Errorf("the state cannot put back a %s: only policy kinds", p.GroupKind)
-			}
 			continue // not watched: no event reached the state
 		}
 		if p.Object == nil {

@@ -93,8 +93,9 @@ type Change struct {
 }
 
 // Try applies the changes in order, runs f on the state they leave, then puts the state back as it
-// was before them (state.State.Revert): what a review of one write needs, at the cost of the
-// write's own events only. Trials nest: f may try further changes.
+// was before them: by state.State.Revert, at the cost of the write's own events only, when the
+// objects are policies (state.State.Revertible), else by the opposite events (a topology object,
+// which a profile may review too). Trials nest: f may try further changes.
 func (s *Source) Try(changes []Change, f func()) error {
 	var puts []state.Put
 	seen := map[informerKey]bool{}
@@ -111,6 +112,10 @@ func (s *Source) Try(changes []Change, f func()) error {
 			}
 		}
 	}
+	revert := true // else the opposite events put the objects back
+	for _, p := range puts {
+		revert = revert && s.State.Revertible(p.GroupKind)
+	}
 	m := s.State.Mark()
 	var err error
 	for _, c := range changes {
@@ -120,6 +125,14 @@ func (s *Source) Try(changes []Change, f func()) error {
 	}
 	if err == nil {
 		f()
+	}
+	if !revert {
+		for i := len(changes) - 1; i >= 0; i-- {
+			if rerr := s.swap(Change{Out: changes[i].In, In: changes[i].Out}); err == nil {
+				err = rerr
+			}
+		}
+		return err
 	}
 	for _, p := range puts { // the objects as the informers list them
 		if p.Object == nil {

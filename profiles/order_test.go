@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/precedent-dev/precedent/internal/finding"
 	"github.com/precedent-dev/precedent/internal/manifest"
 	"github.com/precedent-dev/precedent/internal/order"
 	"github.com/precedent-dev/precedent/internal/settings"
@@ -103,34 +104,59 @@ func TestOrderOfCreation(t *testing.T) {
 				files[i] = filepath.Join("testdata", "order", f)
 			}
 			objs, s := readOrderCase(t, files...)
-			deps, more, err := order.Depends(objs, order.Zero, func(objs []*unstructured.Unstructured) ([]string, error) {
-				fs, err := Review(context.Background(), objs, s)
-				lines := make([]string, len(fs))
+			lines := func(fs []finding.Finding, err error) ([]string, error) {
+				out := make([]string, len(fs))
 				for i, f := range fs {
-					lines[i] = f.Text()
+					out[i] = f.Text()
 				}
-				return lines, err
-			})
+				return out, err
+			}
+			// Every order reviewed from scratch, and on one session swapping the pair in a trial
+			// (what validate does): the same answer.
+			rebuilt := func(p *order.Pair) ([]string, error) {
+				if p == nil {
+					return lines(Review(context.Background(), objs, s))
+				}
+				return lines(Review(context.Background(), order.Swapped(objs, *p), s))
+			}
+			session, err := NewSession(context.Background(), Changes{Objects: objs}, s)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if more {
-				t.Error("more pairs than checked")
+			defer session.Close()
+			swapped := func(p *order.Pair) ([]string, error) {
+				if p == nil {
+					return lines(session.Findings())
+				}
+				first, second := p.Dated()
+				return lines(session.Swapped(map[*unstructured.Unstructured]*unstructured.Unstructured{p.First: first, p.Second: second}))
 			}
-			type outcome struct {
-				First, Second  string
-				Assumed, Other []string
-			}
-			var got []outcome
-			for _, d := range deps {
-				got = append(got, outcome{d.First.GetName(), d.Second.GetName(), d.Assumed, d.Other})
-			}
-			var want []outcome
-			if tc.assumed != nil || tc.other != nil {
-				want = []outcome{{"aa-team", "zz-team", tc.assumed, tc.other}}
-			}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("order dependences (-want +got):\n%s", diff)
+			for _, run := range []struct {
+				name string
+				run  func(*order.Pair) ([]string, error)
+			}{{"rebuilt", rebuilt}, {"session", swapped}} {
+				deps, more, err := order.Depends(objs, order.Zero, run.run)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if more {
+					t.Errorf("%s: more pairs than checked", run.name)
+				}
+				type outcome struct {
+					First, Second  string
+					Assumed, Other []string
+				}
+				var got []outcome
+				for _, d := range deps {
+					got = append(got, outcome{d.First.GetName(), d.Second.GetName(), d.Assumed, d.Other})
+				}
+				var want []outcome
+				if tc.assumed != nil || tc.other != nil {
+					want = []outcome{{"aa-team", "zz-team", tc.assumed, tc.other}}
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("%s: order dependences (-want +got):\n%s", run.name, diff)
+				}
 			}
 		})
 	}

@@ -3,12 +3,14 @@ package profiles
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/precedent-dev/precedent/internal/finding"
+	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/profile"
 	"github.com/precedent-dev/precedent/internal/settings"
 	"github.com/precedent-dev/precedent/internal/state/memory"
@@ -42,15 +44,78 @@ type Changes struct {
 // of the registry's kinds, then by namespace/name (deletes after writes), so the answer is a function
 // of the input alone.
 func ReviewChanges(ctx context.Context, c Changes, s settings.Settings) ([]finding.Finding, error) {
-	reg := s.Registry()
-	type job struct {
-		u       *unstructured.Unstructured
-		op      profile.Operation
-		gk      schema.GroupKind
-		p       profile.Profile
-		profile int
-		kind    int
+	r, err := NewSession(ctx, c, s)
+	if err != nil {
+		return nil, err
 	}
+	defer r.Close()
+	return r.Findings()
+}
+
+// Session is ReviewChanges with its source kept: the review of the change set, then the same
+// review with two policies' creation order swapped (Swapped), on the one source, reviewing again
+// only the policies whose review may read them.
+type Session struct {
+	c      Changes
+	s      settings.Settings
+	reg    *policy.Registry
+	jobs   []job
+	src    *memory.Source
+	cancel context.CancelFunc
+	// found are the findings of each job, once Findings has run.
+	found [][]finding.Finding
+}
+
+// job is the review of one write.
+type job struct {
+	u       *unstructured.Unstructured
+	op      profile.Operation
+	gk      schema.GroupKind
+	p       profile.Profile
+	profile int
+	kind    int
+}
+
+// NewSession builds the source of change set c and the reviews it calls for (package memory):
+// ReviewChanges's, not yet run. Close releases it.
+func NewSession(ctx context.Context, c Changes, s settings.Settings) (*Session, error) {
+	reg := s.Registry()
+	r := &Session{c: c, s: s, reg: reg, jobs: jobsOf(c, reg)}
+	if len(r.jobs) == 0 {
+		return r, nil
+	}
+	ctx, r.cancel = context.WithCancel(ctx)
+	// The deleted objects are in the source from the start, so that their kinds count as installed,
+	// then taken out: the cluster after the change set.
+	all := append(append([]*unstructured.Unstructured(nil), c.Objects...), c.Deleted...)
+	src, err := memory.New(ctx, all, memory.Options{Kinds: reg.Kinds(), Own: Own(), Backend: Backend(s)})
+	if err != nil {
+		r.Close()
+		return nil, fmt.Errorf("reading the input as a cluster: %w", err)
+	}
+	r.src = src
+	for _, u := range c.Deleted {
+		if err := src.Remove(u); err != nil {
+			r.Close()
+			return nil, err
+		}
+	}
+	if err := Prepare(src.State, s); err != nil { // as a replica does before it reports ready
+		r.Close()
+		return nil, fmt.Errorf("reading the input as a cluster: %w", err)
+	}
+	return r, nil
+}
+
+// Close releases the session's source.
+func (r *Session) Close() {
+	if r.cancel != nil {
+		r.cancel()
+	}
+}
+
+// jobsOf are the reviews change set c calls for, in the order ReviewChanges says.
+func jobsOf(c Changes, reg *policy.Registry) []job {
 	kindOrder := map[schema.GroupKind]int{}
 	for i, k := range reg.Kinds() {
 		kindOrder[k.GVK.GroupKind()] = i + 1
@@ -75,9 +140,6 @@ func ReviewChanges(ctx context.Context, c Changes, s settings.Settings) ([]findi
 	for _, u := range c.Deleted {
 		add(u, profile.Delete)
 	}
-	if len(jobs) == 0 {
-		return nil, nil
-	}
 	sort.SliceStable(jobs, func(i, j int) bool {
 		a, b := jobs[i], jobs[j]
 		if a.profile != b.profile {
@@ -94,62 +156,127 @@ func ReviewChanges(ctx context.Context, c Changes, s settings.Settings) ([]findi
 		}
 		return profile.NSName(a.u) < profile.NSName(b.u)
 	})
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel() // stops the state's background builders
-	// The deleted objects are in the source from the start, so that their kinds count as installed,
-	// then taken out: the cluster after the change set.
-	all := append(append([]*unstructured.Unstructured(nil), c.Objects...), c.Deleted...)
-	src, err := memory.New(ctx, all, memory.Options{Kinds: reg.Kinds(), Own: Own(), Backend: Backend(s)})
-	if err != nil {
-		return nil, fmt.Errorf("reading the input as a cluster: %w", err)
-	}
-	for _, u := range c.Deleted {
-		if err := src.Remove(u); err != nil {
-			return nil, err
+	return jobs
+}
+
+// Findings reviews every write of the change set (once: later calls return the same findings).
+func (r *Session) Findings() ([]finding.Finding, error) {
+	if r.found == nil {
+		r.found = make([][]finding.Finding, len(r.jobs))
+		for i, j := range r.jobs {
+			fs, err := r.review(j, j.u)
+			if err != nil {
+				r.found = nil
+				return nil, err
+			}
+			r.found[i] = fs
 		}
-	}
-	if err := Prepare(src.State, s); err != nil { // as a replica does before it reports ready
-		return nil, fmt.Errorf("reading the input as a cluster: %w", err)
 	}
 	var out []finding.Finding
-	for _, j := range jobs {
-		// The cluster as the API server holds it when the write arrives.
-		before, after := j.u, j.u // taken out, put in; nil: none
-		switch j.op {
-		case profile.Create:
-			after = nil
-		case profile.Update:
-			after = c.Old[j.u]
-		case profile.Delete:
-			before = nil
-		}
-		if err := swap(src, before, after); err != nil {
-			return nil, err
-		}
-		r := profile.Request{GroupKind: j.gk, Operation: j.op, Object: j.u, Settings: s, Registry: reg, Source: src, Paths: true}
-		if j.op == profile.Update {
-			r.Old = c.Old[j.u]
-		}
-		d := j.p.Review(r)
-		if err := swap(src, after, before); err != nil {
-			return nil, err
-		}
-		out = append(out, findings(j.u, d)...)
+	for _, fs := range r.found {
+		out = append(out, fs...)
 	}
 	return out, nil
 }
 
-// swap takes out (when not nil) out of src and puts in in (when not nil).
-func swap(src *memory.Source, out, in *unstructured.Unstructured) error {
-	if out != nil {
-		if err := src.Remove(out); err != nil {
-			return err
+// review reviews job j with u, j's object or its stand-in, in the cluster as the API server holds
+// it when the write arrives, then puts the source back.
+func (r *Session) review(j job, u *unstructured.Unstructured) ([]finding.Finding, error) {
+	before, after := u, u // taken out, put in; nil: none
+	switch j.op {
+	case profile.Create:
+		after = nil
+	case profile.Update:
+		after = r.c.Old[j.u]
+	case profile.Delete:
+		before = nil
+	}
+	req := profile.Request{GroupKind: j.gk, Operation: j.op, Object: u, Settings: r.s, Registry: r.reg, Source: r.src, Paths: true}
+	if j.op == profile.Update {
+		req.Old = r.c.Old[j.u]
+	}
+	var d profile.Decision
+	if err := r.src.Try([]memory.Change{{Out: before, In: after}}, func() { d = j.p.Review(req) }); err != nil {
+		return nil, err
+	}
+	return findings(u, d), nil
+}
+
+// Swapped answers ReviewChanges for the change set with stand-ins for two of its objects (the pair
+// with its creation order swapped: order.Pair.Dated): the stand-ins are written in a trial on the
+// session's source, and the writes whose review may read them (profile.Readers; every write of
+// the profiles that claim or read their kind when the profile cannot tell) are reviewed again in
+// it; the others' findings are those of Findings. The stand-ins keep the objects' kind, namespace,
+// name and targets.
+func (r *Session) Swapped(stand map[*unstructured.Unstructured]*unstructured.Unstructured) ([]finding.Finding, error) {
+	fs, err := r.Findings()
+	if err != nil || r.src == nil {
+		return fs, err // nothing claimed: nothing to review again
+	}
+	var changes []memory.Change
+	var objs []*unstructured.Unstructured
+	kinds := map[schema.GroupKind]bool{}
+	for u, v := range stand {
+		changes = append(changes, memory.Change{Out: u, In: v})
+		objs = append(objs, u)
+		kinds[u.GroupVersionKind().GroupKind()] = true
+	}
+	sort.Slice(objs, func(i, j int) bool { return profile.NSName(objs[i]) < profile.NSName(objs[j]) })
+	again := r.readers(objs, kinds)
+	if !slices.ContainsFunc(r.jobs, again) {
+		return fs, nil // no review reads them
+	}
+	found := make([][]finding.Finding, len(r.jobs))
+	copy(found, r.found)
+	if terr := r.src.Try(changes, func() {
+		for i, j := range r.jobs {
+			if !again(j) {
+				continue
+			}
+			u := j.u
+			if v, ok := stand[u]; ok {
+				u = v
+			}
+			if found[i], err = r.review(j, u); err != nil {
+				return
+			}
+		}
+	}); err == nil {
+		err = terr
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []finding.Finding
+	for _, fs := range found {
+		out = append(out, fs...)
+	}
+	return out, nil
+}
+
+// readers says which jobs' reviews may read objs, policies of kinds: a job of the profile that
+// claims them when its Readers says so (all when it cannot tell), and every job of a profile that
+// claims or reads one of the kinds.
+func (r *Session) readers(objs []*unstructured.Unstructured, kinds map[schema.GroupKind]bool) func(job) bool {
+	scoped := -1 // the profile that claims objs, by index in the table, when it says whose reviews read them
+	var near func(schema.GroupKind, policy.Ref) bool
+	reads := map[int]bool{}
+	for i, p := range registered {
+		for gk := range kinds {
+			if claims := p.Claims(gk, r.reg); claims || slices.Contains(p.Reads(), gk) || slices.Contains(p.Own(), gk) || slices.Contains(p.Sources(r.s), gk) {
+				reads[i] = true
+				if rd, ok := p.(profile.Readers); ok && claims && len(kinds) == 1 && scoped < 0 && near == nil {
+					scoped, near = i, rd.Readers(r.src, r.s, r.reg, objs)
+				}
+			}
 		}
 	}
-	if in != nil {
-		return src.Add(in)
+	return func(j job) bool {
+		if near != nil && j.profile == scoped {
+			return near(j.gk, policy.Ref{Namespace: j.u.GetNamespace(), Name: j.u.GetName()})
+		}
+		return reads[j.profile]
 	}
-	return nil
 }
 
 // findings are a decision on u as validate's findings: errors first, then warnings.

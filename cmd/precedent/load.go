@@ -197,8 +197,13 @@ func (f *sources) loadFiles(ctx context.Context, override *settings.Settings) (*
 	admitted, rejected := admit(us, f.defaultNamespace(), checker, s.Registry())
 	kept := make([]*unstructured.Unstructured, 0, len(admitted))
 	keptSrcs := make([]string, 0, len(admitted))
-	for _, o := range admitted {
-		if errs := checker.Check(ctx, o.u); len(errs) > 0 {
+	toCheck := make([]*unstructured.Unstructured, len(admitted))
+	for i, o := range admitted {
+		toCheck[i] = o.u
+	}
+	checked := checker.CheckAll(ctx, toCheck) // on every CPU at once
+	for i, o := range admitted {
+		if errs := checked[i]; len(errs) > 0 {
 			rejected = append(rejected, coded(finding.Errors(o.u, errs, nil), schemaCode, errs)...)
 			continue
 		}

@@ -26,17 +26,41 @@ func (o *input) undatedOf() func(*unstructured.Unstructured) bool {
 	return order.Zero
 }
 
-// orderWarnings reruns the review with each pair of undated policies of one target created the
-// other way round, and returns the warnings (PRC-W100) of the pairs whose order changes what the
-// review says: both policies, and the outcome of the other order.
-func (o *input) orderWarnings(ctx context.Context) ([]finding.Finding, error) {
-	deps, more, err := order.Depends(o.objects, o.undatedOf(), func(objs []*unstructured.Unstructured) ([]string, error) {
-		fs, err := profiles.Review(ctx, objs, o.settings)
-		lines := make([]string, len(fs))
+// orderWarnings reviews again with each pair of undated policies of one target created the other
+// way round, and returns the warnings (PRC-W100) of the pairs whose order changes what the review
+// says: both policies, and the outcome of the other order. The review of every policy as a create
+// is session's when it reviewed the input so (validate -f), else one of its own; each pair is
+// swapped in a trial on its source, and only the policies whose review may read the pair are
+// reviewed again (profiles.Session.Swapped).
+func (o *input) orderWarnings(ctx context.Context, session *profiles.Session) ([]finding.Finding, error) {
+	creates := session
+	if len(o.replaced) > 0 || len(o.deleted) > 0 {
+		creates = nil // made when a pair needs it
+		defer func() {
+			if creates != nil {
+				creates.Close()
+			}
+		}()
+	}
+	lines := func(fs []finding.Finding, err error) ([]string, error) {
+		out := make([]string, len(fs))
 		for i, f := range fs {
-			lines[i] = f.Text()
+			out[i] = f.Text()
 		}
-		return lines, err
+		return out, err
+	}
+	deps, more, err := order.Depends(o.objects, o.undatedOf(), func(p *order.Pair) ([]string, error) {
+		if creates == nil {
+			var err error
+			if creates, err = profiles.NewSession(ctx, profiles.Changes{Objects: o.objects}, o.settings); err != nil {
+				return nil, err
+			}
+		}
+		if p == nil {
+			return lines(creates.Findings())
+		}
+		first, second := p.Dated()
+		return lines(creates.Swapped(map[*unstructured.Unstructured]*unstructured.Unstructured{p.First: first, p.Second: second}))
 	})
 	if err != nil {
 		return nil, err
@@ -69,11 +93,11 @@ func newInChangeSet(created map[*unstructured.Unstructured]bool) func(*unstructu
 // <policy>").
 func (o *input) effectiveOrderWarnings(k policy.Kind, under *topology.Target, ns string) ([]string, error) {
 	p := profiles.For(k.GVK.GroupKind(), o.registry)
-	deps, more, err := order.Depends(o.objects, o.undatedOf(), func(objs []*unstructured.Unstructured) ([]string, error) {
+	deps, more, err := order.Depends(o.objects, o.undatedOf(), func(pair *order.Pair) ([]string, error) {
 		in := o
-		if !sameObjects(objs, o.objects) {
+		if pair != nil {
 			var err error
-			if in, err = newInput(o.settings, objs, nil); err != nil {
+			if in, err = newInput(o.settings, order.Swapped(o.objects, *pair), nil); err != nil {
 				return nil, err
 			}
 		}
@@ -106,18 +130,6 @@ func effectiveRows(items []effective.Item) []string {
 		}
 	}
 	return out
-}
-
-func sameObjects(a, b []*unstructured.Unstructured) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // warnOrder prints the effective view's order warnings, as validate prints its warnings.

@@ -92,11 +92,16 @@ else the defaults.
 // topology and the other objects of the input; of a diff's head, the objects it changes as updates
 // of the base's version, and those it deletes as deletes.
 func (o *input) validate(ctx context.Context) ([]finding.Finding, error) {
-	fs, err := profiles.ReviewChanges(ctx, profiles.Changes{Objects: o.objects, Old: o.replaced, Deleted: o.deleted}, o.settings)
+	session, err := profiles.NewSession(ctx, profiles.Changes{Objects: o.objects, Old: o.replaced, Deleted: o.deleted}, o.settings)
 	if err != nil {
 		return nil, err
 	}
-	more, err := o.orderWarnings(ctx)
+	defer session.Close()
+	fs, err := session.Findings()
+	if err != nil {
+		return nil, err
+	}
+	more, err := o.orderWarnings(ctx, session)
 	return append(fs, more...), err
 }
 

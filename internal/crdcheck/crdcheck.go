@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
+	"sync"
+	"sync/atomic"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
@@ -17,7 +20,7 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
@@ -51,8 +54,8 @@ type version struct {
 
 var scheme = newScheme()
 
-func newScheme() *runtime.Scheme {
-	s := runtime.NewScheme()
+func newScheme() *kruntime.Scheme {
+	s := kruntime.NewScheme()
 	install.Install(s)
 	return s
 }
@@ -76,7 +79,7 @@ func build(u *unstructured.Unstructured) (*definition, schema.GroupKind, error) 
 		return nil, schema.GroupKind{}, fmt.Errorf("apiVersion %s is not supported: want %s", gv, apiextensionsv1.SchemeGroupVersion)
 	}
 	v1 := &apiextensionsv1.CustomResourceDefinition{}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, v1); err != nil {
+	if err := kruntime.DefaultUnstructuredConverter.FromUnstructured(u.Object, v1); err != nil {
 		return nil, schema.GroupKind{}, fmt.Errorf("reading: %w", err)
 	}
 	scheme.Default(v1)
@@ -197,6 +200,27 @@ func (c *Checker) Check(ctx context.Context, u *unstructured.Unstructured) field
 		}
 	}
 	return rooted(errs)
+}
+
+// CheckAll is Check of each object of objs, its errors at the object's index; objects are checked
+// on every CPU at once (each independently of the others, as the API server checks concurrent
+// writes with the same validators).
+func (c *Checker) CheckAll(ctx context.Context, objs []*unstructured.Unstructured) []field.ErrorList {
+	out := make([]field.ErrorList, len(objs))
+	workers := min(runtime.GOMAXPROCS(0), len(objs)/64+1) // a few objects are not worth a goroutine
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1)) - 1; i < len(objs); i = int(next.Add(1)) - 1 {
+				out[i] = c.Check(ctx, objs[i])
+			}
+		}()
+	}
+	wg.Wait()
+	return out
 }
 
 // root names the whole object where the API server's validators give no field path (which

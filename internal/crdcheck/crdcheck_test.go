@@ -49,6 +49,23 @@ type checkCase struct {
 }
 
 func checkCases(t *testing.T, c *Checker, cases []checkCase) {
+	// CheckAll, checking objects at once, gives each the errors Check gives it alone.
+	var objs []*unstructured.Unstructured
+	for range 100 {
+		for _, tc := range cases {
+			objs = append(objs, object(t, tc.doc))
+		}
+	}
+	for i, errs := range c.CheckAll(context.Background(), objs) {
+		tc := cases[i%len(cases)]
+		var got []string
+		for _, e := range errs {
+			got = append(got, e.Error())
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("CheckAll: %s: errors (-want +got):\n%s", tc.name, diff)
+		}
+	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string

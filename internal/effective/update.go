@@ -156,3 +156,22 @@ func (s *Snapshot) Update(ref policy.Ref, p *policy.Policy) *Snapshot {
 	}
 	return &c
 }
+
+// Reinstate makes s the newest of its versions again once t, a version Update made from s by
+// writing refs (directly or through versions between), is dropped: a source that tries a change
+// and puts it back (package memory) goes on with s. The policies t holds at refs are retired from
+// the memos the versions share and s's are live again, so the folds naming them are memoized again
+// (those Update dropped are folded anew when asked for). t may be s, or unrelated to s's memos.
+func (s *Snapshot) Reinstate(t *Snapshot, refs []policy.Ref) {
+	for _, ref := range refs {
+		sp, _ := s.byRef.get(ref)
+		if tp, ok := t.byRef.get(ref); ok && tp != sp { // before admitting sp, which may have tp's identity
+			t.results.retire(tp)
+			t.mentions.retire(tp)
+		}
+		if sp != nil {
+			s.results.admit(sp)
+			s.mentions.admit(sp)
+		}
+	}
+}

@@ -112,17 +112,10 @@ func targets(u *unstructured.Unstructured) []string {
 // base is the time given to undated objects in a rerun: any real time; only the order counts.
 var base = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// Swapped returns objs with p.Second created one second before p.First: copies of the two, the
-// other objects shared. Undated objects get a date (the engines differ on where an undated
-// policy sorts); dated ones keep theirs, Second taking First's.
+// Swapped returns objs with p.Second created one second before p.First: the copies of Dated, the
+// other objects shared.
 func Swapped(objs []*unstructured.Unstructured, p Pair) []*unstructured.Unstructured {
-	t := p.First.GetCreationTimestamp().Time
-	if t.IsZero() {
-		t = base
-	}
-	first, second := p.First.DeepCopy(), p.Second.DeepCopy()
-	second.SetCreationTimestamp(metav1.NewTime(t))
-	first.SetCreationTimestamp(metav1.NewTime(t.Add(time.Second)))
+	first, second := p.Dated()
 	out := make([]*unstructured.Unstructured, len(objs))
 	for i, u := range objs {
 		switch u {
@@ -137,19 +130,35 @@ func Swapped(objs []*unstructured.Unstructured, p Pair) []*unstructured.Unstruct
 	return out
 }
 
-// Depends computes lines over objs as they are, then over each tied pair swapped, and returns the
-// pairs whose order changes the lines. run must not keep or change the objects it is given.
-func Depends(objs []*unstructured.Unstructured, unknown func(*unstructured.Unstructured) bool, run func([]*unstructured.Unstructured) ([]string, error)) (deps []Dependence, more bool, err error) {
+// Dated returns copies of p.First and p.Second in which Second is created one second before First.
+// Undated objects get a date (the engines differ on where an undated policy sorts); dated ones keep
+// theirs, Second taking First's.
+func (p Pair) Dated() (first, second *unstructured.Unstructured) {
+	t := p.First.GetCreationTimestamp().Time
+	if t.IsZero() {
+		t = base
+	}
+	first, second = p.First.DeepCopy(), p.Second.DeepCopy()
+	second.SetCreationTimestamp(metav1.NewTime(t))
+	first.SetCreationTimestamp(metav1.NewTime(t.Add(time.Second)))
+	return first, second
+}
+
+// Depends computes lines over objs as they are (run(nil)), then over each tied pair swapped (run(p):
+// the objects of Swapped), and returns the pairs whose order changes the lines. run must not keep
+// or change the objects.
+func Depends(objs []*unstructured.Unstructured, unknown func(*unstructured.Unstructured) bool, run func(p *Pair) ([]string, error)) (deps []Dependence, more bool, err error) {
 	pairs, more := Ties(objs, unknown)
 	if len(pairs) == 0 {
 		return nil, false, nil
 	}
-	assumed, err := run(objs)
+	assumed, err := run(nil)
 	if err != nil {
 		return nil, false, err
 	}
-	for _, p := range pairs {
-		other, err := run(Swapped(objs, p))
+	for i := range pairs {
+		p := pairs[i]
+		other, err := run(&p)
 		if err != nil {
 			return nil, false, err
 		}

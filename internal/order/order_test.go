@@ -113,7 +113,13 @@ func TestDepends(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			deps, _, err := Depends(objects(t, zz, aa), Zero, tc.run)
+			objs := objects(t, zz, aa)
+			deps, _, err := Depends(objs, Zero, func(p *Pair) ([]string, error) {
+				if p == nil {
+					return tc.run(objs)
+				}
+				return tc.run(Swapped(objs, *p))
+			})
 			if err != nil {
 				t.Fatal(err)
 			}

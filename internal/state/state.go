@@ -103,6 +103,8 @@ type State struct {
 	profiles // what the profiles' write paths read besides policies (profiles.go)
 	// derived are the caches profiles derive from the state (Derive), by key.
 	derived map[string]*derived
+	// foreground is set for a state that does no work in the background (NewForeground).
+	foreground bool
 }
 
 // built is a snapshot with the generations it was built from, and the view of each policy object
@@ -151,6 +153,16 @@ func New(log logr.Logger) *State {
 	}
 }
 
+// NewForeground returns an empty state that does no work in the background: no builder, no
+// refolder; what an event does not bring forward is built by the request that needs it. It is for a
+// state fed in one go from memory (package memory), where no request waits on another and every
+// fold ahead of time would be work for nothing.
+func NewForeground(log logr.Logger) *State {
+	s := New(log)
+	s.foreground = true
+	return s
+}
+
 // Watch registers event handlers on the cache's informers for the topology, the namespaces and the
 // policy kinds. A policy kind whose CRD is not installed is skipped (and logged); WatchKinds tries
 // it again (Register calls it every InstallRetry).
@@ -158,8 +170,10 @@ func (s *State) Watch(ctx context.Context, c cache.Informers, kinds []policy.Kin
 	s.mu.Lock()
 	s.ctx, s.informers = ctx, c
 	s.mu.Unlock()
-	go s.builder(ctx)
-	go s.refolder(ctx)
+	if !s.foreground {
+		go s.builder(ctx)
+		go s.refolder(ctx)
+	}
 	s.watching.Lock()
 	for _, t := range s.topology() {
 		if err := s.watchTopology(ctx, c, t, nil, true); err != nil {
@@ -714,7 +728,7 @@ func namespaceMeta() *metav1.PartialObjectMetadata {
 }
 
 // PrepareSnapshots builds the graph and the snapshot of each kind of kinds, with the evaluator of
-// costLimit, and folds every path the kind's policies reach, so the first admissions of a freshly
+// costLimit, and (but in a foreground state) folds every path the kind's policies reach, so the first admissions of a freshly
 // started replica find them built and folded instead of building them while the API server waits.
 // The engine-backed profiles call it from their Prepare, once the informers have listed.
 func (s *State) PrepareSnapshots(kinds []policy.Kind, costLimit uint64) error {
@@ -730,6 +744,9 @@ func (s *State) PrepareSnapshots(kinds []policy.Kind, costLimit uint64) error {
 			continue // not installed (or not watched yet): nothing to build
 		}
 		snap := s.Snapshot(k, cond)
+		if s.foreground {
+			continue // no request waits: each folds what it reads
+		}
 		for _, i := range snap.Reached(nil) {
 			snap.ComputePath(i)
 		}

@@ -186,14 +186,17 @@ func (s *State) nextPolicy(gk schema.GroupKind, o client.Object, deleted bool) f
 	}
 	// The folds in use on the paths the change reaches, to fold again once it is published
 	// (refold.go).
-	var was, is []int
-	if old, ok := b.snap.Policy(ref); ok {
-		was = b.snap.PathsOf(old)
+	var refold []int
+	if !s.foreground {
+		var was, is []int
+		if old, ok := b.snap.Policy(ref); ok {
+			was = b.snap.PathsOf(old)
+		}
+		if p != nil {
+			is = b.snap.PathsOf(p)
+		}
+		refold = toRefold(b.snap, was, is)
 	}
-	if p != nil {
-		is = b.snap.PathsOf(p)
-	}
-	refold := toRefold(b.snap, was, is)
 	nb := &built{snap: b.snap.Update(ref, p), kind: b.kind, graph: b.graph, policyGen: pgen + 1}
 	return func() {
 		if s.snaps[gk] == b && s.policyGen[gk] == pgen+1 {

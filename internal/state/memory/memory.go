@@ -14,10 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/cache/informertest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllertest"
 
 	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/state"
@@ -43,25 +41,30 @@ type Options struct {
 // objs or it is a managed kind (as in a cluster where its CRD is installed). Each informer the state
 // asks for delivers the objects of its group/kind in its form, as a cluster's would: typed (the
 // Gateway API kinds, in the version the state watches), metadata only, or unstructured; an object
-// that does not convert to its typed form is an error.
+// that does not convert to its typed form is an error. Each object is converted once. The state
+// does no work in the background (state.NewForeground): nothing here waits on a request.
 func New(ctx context.Context, objs []*unstructured.Unstructured, o Options) (*Source, error) {
 	scheme, err := state.NewScheme()
 	if err != nil {
 		return nil, err
 	}
-	inf := &informers{FakeInformers: &informertest.FakeInformers{Scheme: scheme}, byKind: map[informerKey]*informer{}, objs: map[schema.GroupKind]map[client.ObjectKey]*unstructured.Unstructured{}}
+	inf := &informers{scheme: scheme, byKind: map[informerKey]*informer{}, objs: map[schema.GroupKind]map[client.ObjectKey]*unstructured.Unstructured{}, typed: map[*unstructured.Unstructured]client.Object{}}
 	installed := make([]schema.GroupVersionKind, 0, len(o.Kinds)+len(objs))
 	for _, k := range o.Kinds {
 		installed = append(installed, k.GVK)
 	}
 	for _, u := range objs {
-		if _, err := typed(scheme, u, u.GroupVersionKind()); err != nil {
+		co, err := typed(scheme, u, u.GroupVersionKind())
+		if err != nil {
 			return nil, err
+		}
+		if co != client.Object(u) {
+			inf.typed[u] = co
 		}
 		installed = append(installed, u.GroupVersionKind())
 		inf.set(u)
 	}
-	src := &Source{State: state.New(logr.Discard()), inf: inf}
+	src := &Source{State: state.NewForeground(logr.Discard()), inf: inf}
 	if err := src.State.Watch(ctx, inf, o.Kinds); err != nil {
 		return nil, err
 	}
@@ -74,13 +77,87 @@ func New(ctx context.Context, objs []*unstructured.Unstructured, o Options) (*So
 // Remove takes u out, as its delete would.
 func (s *Source) Remove(u *unstructured.Unstructured) error {
 	s.inf.unset(u)
-	return s.inf.deliver(u, (*controllertest.FakeInformer).Delete)
+	return s.inf.deliver(u, true)
 }
 
 // Add puts u in, as its create would.
 func (s *Source) Add(u *unstructured.Unstructured) error {
 	s.inf.set(u)
-	return s.inf.deliver(u, (*controllertest.FakeInformer).Add)
+	return s.inf.deliver(u, false)
+}
+
+// Change is one write of a trial: Out taken out (when not nil), then In put in (when not nil), as
+// their delete and create would; both policies (objects of kinds the state keeps as policies).
+type Change struct {
+	Out, In *unstructured.Unstructured
+}
+
+// Try applies the changes in order, runs f on the state they leave, then puts the state back as it
+// was before them: by state.State.Revert, at the cost of the write's own events only, when the
+// objects are policies (state.State.Revertible), else by the opposite events (a topology object,
+// which a profile may review too). Trials nest: f may try further changes.
+func (s *Source) Try(changes []Change, f func()) error {
+	var puts []state.Put
+	seen := map[informerKey]bool{}
+	for _, c := range changes {
+		for _, u := range []*unstructured.Unstructured{c.Out, c.In} {
+			if u == nil {
+				continue
+			}
+			gk := u.GroupVersionKind().GroupKind()
+			k := client.ObjectKeyFromObject(u)
+			if id := (informerKey{gk: gk, key: k}); !seen[id] {
+				seen[id] = true
+				puts = append(puts, state.Put{GroupKind: gk, Key: k, Object: s.inf.objs[gk][k]})
+			}
+		}
+	}
+	revert := true // else the opposite events put the objects back
+	for _, p := range puts {
+		revert = revert && s.State.Revertible(p.GroupKind)
+	}
+	m := s.State.Mark()
+	var err error
+	for _, c := range changes {
+		if err = s.swap(c); err != nil {
+			break
+		}
+	}
+	if err == nil {
+		f()
+	}
+	if !revert {
+		for i := len(changes) - 1; i >= 0; i-- {
+			if rerr := s.swap(Change{Out: changes[i].In, In: changes[i].Out}); err == nil {
+				err = rerr
+			}
+		}
+		return err
+	}
+	for _, p := range puts { // the objects as the informers list them
+		if p.Object == nil {
+			delete(s.inf.objs[p.GroupKind], p.Key)
+		} else {
+			s.inf.set(p.Object)
+		}
+	}
+	if rerr := s.State.Revert(m, puts); err == nil {
+		err = rerr
+	}
+	return err
+}
+
+// swap applies one change.
+func (s *Source) swap(c Change) error {
+	if c.Out != nil {
+		if err := s.Remove(c.Out); err != nil {
+			return err
+		}
+	}
+	if c.In != nil {
+		return s.Add(c.In)
+	}
+	return nil
 }
 
 // form is how an informer delivers objects: typed, metadata only, or unstructured.
@@ -140,19 +217,26 @@ func typed(scheme *runtime.Scheme, u *unstructured.Unstructured, gvk schema.Grou
 
 // informers hands out one synced informer per group/kind and form, each delivering the objects of
 // its group/kind to every handler added (as an informer's initial list does) and then each change.
+// It implements what the state asks of a cache, and nothing else.
 type informers struct {
-	*informertest.FakeInformers
+	scheme *runtime.Scheme
 	byKind map[informerKey]*informer
 	objs   map[schema.GroupKind]map[client.ObjectKey]*unstructured.Unstructured
+	// typed holds each object of a typed kind converted (the one conversion of each).
+	typed map[*unstructured.Unstructured]client.Object
 }
 
+// informerKey names one informer (group/kind and form), or one object (group/kind and key).
 type informerKey struct {
 	gk   schema.GroupKind
 	form form
+	key  client.ObjectKey
 }
 
+var _ cache.Informers = (*informers)(nil)
+
 func (f *informers) GetInformer(_ context.Context, obj client.Object, _ ...cache.InformerGetOption) (cache.Informer, error) {
-	gvk, err := apiutil.GVKForObject(obj, f.Scheme)
+	gvk, err := apiutil.GVKForObject(obj, f.scheme)
 	if err != nil {
 		return nil, err
 	}
@@ -163,11 +247,24 @@ func (f *informers) GetInformerForKind(_ context.Context, gvk schema.GroupVersio
 	return f.forKind(gvk, unstructuredForm), nil
 }
 
+func (f *informers) RemoveInformer(context.Context, client.Object) error { return nil }
+
+func (f *informers) Start(ctx context.Context) error {
+	<-ctx.Done()
+	return nil
+}
+
+func (f *informers) WaitForCacheSync(context.Context) bool { return true }
+
+func (f *informers) IndexField(context.Context, client.Object, string, client.IndexerFunc) error {
+	return nil
+}
+
 func (f *informers) forKind(gvk schema.GroupVersionKind, fm form) *informer {
 	k := informerKey{gk: gvk.GroupKind(), form: fm}
 	inf, ok := f.byKind[k]
 	if !ok {
-		inf = &informer{FakeInformer: controllertest.NewFakeInformer(controllertest.Synced), parent: f, gvk: gvk, form: fm}
+		inf = &informer{parent: f, gvk: gvk, form: fm}
 		f.byKind[k] = inf
 	}
 	return inf
@@ -185,37 +282,52 @@ func (f *informers) unset(u *unstructured.Unstructured) {
 	delete(f.objs[u.GroupVersionKind().GroupKind()], client.ObjectKeyFromObject(u))
 }
 
-// deliver sends u, as each informer of its group/kind delivers it, to event (Add or Delete).
-func (f *informers) deliver(u *unstructured.Unstructured, event func(*controllertest.FakeInformer, metav1.Object)) error {
+// convert is u as an informer of gvk in form fm delivers it.
+func (f *informers) convert(u *unstructured.Unstructured, gvk schema.GroupVersionKind, fm form) (client.Object, error) {
+	if fm == typedForm {
+		if co, ok := f.typed[u]; ok && co.GetObjectKind().GroupVersionKind().GroupKind() == gvk.GroupKind() {
+			return co, nil
+		}
+	}
+	return convert(f.scheme, u, gvk, fm)
+}
+
+// deliver sends u, as each informer of its group/kind delivers it, to their handlers: as a delete
+// when deleted, else as a create.
+func (f *informers) deliver(u *unstructured.Unstructured, deleted bool) error {
 	gk := u.GroupVersionKind().GroupKind()
 	for _, fm := range []form{typedForm, metadataForm, unstructuredForm} {
 		inf, ok := f.byKind[informerKey{gk: gk, form: fm}]
 		if !ok {
 			continue
 		}
-		co, err := convert(f.Scheme, u, inf.gvk, fm)
+		co, err := f.convert(u, inf.gvk, fm)
 		if err != nil {
 			return err
 		}
-		event(inf.FakeInformer, co)
+		for _, h := range inf.handlers {
+			if deleted {
+				h.OnDelete(co)
+			} else {
+				h.OnAdd(co, false)
+			}
+		}
 	}
 	return nil
 }
 
-// informer is a synced fake informer of one group/kind and form that lists its objects to each
-// handler added, in key order.
+// informer is a synced informer of one group/kind and form that lists its objects to each handler
+// added, in key order, and then delivers the changes deliver sends.
 type informer struct {
-	*controllertest.FakeInformer
-	parent *informers
-	gvk    schema.GroupVersionKind
-	form   form
+	parent   *informers
+	gvk      schema.GroupVersionKind
+	form     form
+	handlers []toolscache.ResourceEventHandler
 }
 
+var _ cache.Informer = (*informer)(nil)
+
 func (i *informer) AddEventHandler(h toolscache.ResourceEventHandler) (toolscache.ResourceEventHandlerRegistration, error) {
-	reg, err := i.FakeInformer.AddEventHandler(h)
-	if err != nil {
-		return nil, err
-	}
 	objs := i.parent.objs[i.gvk.GroupKind()]
 	keys := make([]client.ObjectKey, 0, len(objs))
 	for k := range objs {
@@ -223,13 +335,14 @@ func (i *informer) AddEventHandler(h toolscache.ResourceEventHandler) (toolscach
 	}
 	sort.Slice(keys, func(a, b int) bool { return keys[a].String() < keys[b].String() })
 	for _, k := range keys {
-		co, err := convert(i.parent.Scheme, objs[k], i.gvk, i.form)
+		co, err := i.parent.convert(objs[k], i.gvk, i.form)
 		if err != nil {
 			return nil, err
 		}
 		h.OnAdd(co, true)
 	}
-	return reg, nil
+	i.handlers = append(i.handlers, h)
+	return listed{}, nil
 }
 
 func (i *informer) AddEventHandlerWithResyncPeriod(h toolscache.ResourceEventHandler, _ time.Duration) (toolscache.ResourceEventHandlerRegistration, error) {
@@ -239,6 +352,32 @@ func (i *informer) AddEventHandlerWithResyncPeriod(h toolscache.ResourceEventHan
 func (i *informer) AddEventHandlerWithOptions(h toolscache.ResourceEventHandler, _ toolscache.HandlerOptions) (toolscache.ResourceEventHandlerRegistration, error) {
 	return i.AddEventHandler(h)
 }
+
+func (i *informer) RemoveEventHandler(toolscache.ResourceEventHandlerRegistration) error { return nil }
+
+func (i *informer) AddIndexers(toolscache.Indexers) error { return nil }
+
+func (i *informer) HasSynced() bool { return true }
+
+func (i *informer) HasSyncedChecker() toolscache.DoneChecker { return listed{} }
+
+func (i *informer) IsStopped() bool { return false }
+
+// listed is a handler registration, and the check of an informer, that has listed: every object
+// is delivered before AddEventHandler returns.
+type listed struct{}
+
+func (listed) HasSynced() bool                          { return true }
+func (listed) HasSyncedChecker() toolscache.DoneChecker { return listed{} }
+func (listed) Name() string                             { return "memory" }
+func (listed) Done() <-chan struct{}                    { return closed }
+
+// closed is a closed channel: done.
+var closed = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
 
 // restMapper maps the group/kinds of installed to their versions, the first given of each winning.
 func restMapper(installed []schema.GroupVersionKind) meta.RESTMapper {

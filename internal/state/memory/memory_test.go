@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -120,5 +121,73 @@ func TestSourceRefusesWhatDoesNotConvert(t *testing.T) {
 	}}
 	if _, err := memory.New(context.Background(), []*unstructured.Unstructured{u}, memory.Options{}); err == nil {
 		t.Error("New took a Gateway whose listeners are not a list")
+	}
+}
+
+// TestTry: a trial shows f the state its write leaves (a create, an update, a delete), then puts the
+// state back as it was: the same objects, and the same snapshot, taken up again rather than built
+// anew.
+func TestTry(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	objs := objects(t)
+	reg := settings.Defaults().Registry()
+	src, err := memory.New(ctx, objs, memory.Options{Kinds: reg.Kinds()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	auth := schema.GroupKind{Group: policy.Group, Kind: "AuthPolicy"}
+	k, _ := reg.Lookup(auth)
+	cond, err := src.Evaluator(1_000_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol := objs[3]
+	other := pol.DeepCopy()
+	other.SetName("route-policy")
+	unstructured.SetNestedField(other.Object, "HTTPRoute", "spec", "targetRef", "kind")
+	unstructured.SetNestedField(other.Object, "cart", "spec", "targetRef", "name")
+	changed := pol.DeepCopy()
+	changed.SetLabels(map[string]string{"v": "2"})
+	type seen struct {
+		Names    []string
+		Policies int
+		Routes   int
+	}
+	look := func() seen {
+		var s seen
+		for _, u := range src.Objects(auth) {
+			s.Names = append(s.Names, u.GetName()+" "+u.GetLabels()["v"])
+		}
+		s.Policies = len(src.Snapshot(k, cond).Policies())
+		_, routes, _ := src.HTTPTopology()
+		s.Routes = len(routes)
+		return s
+	}
+	snap := src.Snapshot(k, cond)
+	for _, c := range []struct {
+		name    string
+		out, in *unstructured.Unstructured
+		during  seen
+		takenUp bool // the snapshot of before the trial serves again
+	}{
+		{"create reviewed without the policy", pol, nil, seen{Routes: 1}, true},
+		{"update reviewed with the stored version", pol, changed, seen{Names: []string{"gw-policy 2"}, Policies: 1, Routes: 1}, true},
+		{"delete reviewed with the deleted policy", nil, other, seen{Names: []string{"gw-policy ", "route-policy "}, Policies: 2, Routes: 1}, true},
+		{"a route (put back by its own create)", objs[2], nil, seen{Names: []string{"gw-policy "}, Policies: 1}, false},
+	} {
+		var during seen
+		if err := src.Try([]memory.Change{{Out: c.out, In: c.in}}, func() { during = look() }); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(c.during, during, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+			t.Errorf("%s: during the trial (-want +got):\n%s", c.name, diff)
+		}
+		if diff := cmp.Diff(seen{Names: []string{"gw-policy "}, Policies: 1, Routes: 1}, look()); diff != "" {
+			t.Errorf("%s: after the trial (-want +got):\n%s", c.name, diff)
+		}
+		if got := src.Snapshot(k, cond); c.takenUp && got != snap {
+			t.Errorf("%s: after the trial the snapshot was built anew, not taken up again", c.name)
+		}
 	}
 }

@@ -18,7 +18,10 @@ type Hop struct {
 // Path is one Gateway (or ListenerSet) listener → root route → … → leaf route rule path.
 type Path struct {
 	Parent ParentRef
-	Chain  []Hop // root first
+	// Listener is the listener the traffic comes through: the parentRef's sectionName, else one of
+	// the listeners the route attaches to.
+	Listener string
+	Chain    []Hop // root first
 }
 
 // Leaf is the path's last hop.
@@ -62,9 +65,14 @@ func (v View) chains(k Key, i int, depth int, seen map[Key]bool) []Path {
 	r := v.Routes[k]
 	var out []Path
 	for _, g := range r.Gateways {
-		out = append(out, Path{Parent: g, Chain: []Hop{{k, i}}})
+		for _, l := range v.listenersOf(g, r) {
+			out = append(out, Path{Parent: g, Listener: l, Chain: []Hop{{k, i}}})
+		}
 	}
 	for _, e := range v.parents[k] {
+		if !hasRule(e.Rules, i) {
+			continue
+		}
 		for _, up := range v.chains(e.Parent, e.Rule, depth+1, seen) {
 			up.Chain = append(up.Chain, Hop{k, i})
 			out = append(out, up)
@@ -157,17 +165,17 @@ func (v View) Levels(p Path) []Level {
 		owner := "route " + h.Route.String()
 		out = append(out, Level{Owner: owner, Mode: v.mode(owner, r.Priority), Policies: order(rs)})
 	}
-	return append(out, v.gatewayLevel(p.Parent))
+	return append(out, v.gatewayLevel(p.Parent, p.Listener))
 }
 
 // gatewayLevel: listener, ListenerSet, then Gateway policies, merged as one hierarchy as kgateway's
 // listener translation does; the Gateway's annotation says how routes inherit them.
-func (v View) gatewayLevel(pr ParentRef) Level {
+func (v View) gatewayLevel(pr ParentRef, listener string) Level {
 	var rs []ranked
 	gw := pr.Key
 	if pr.Kind == "ListenerSet" || pr.Kind == "XListenerSet" {
-		if pr.Section != "" {
-			for _, pol := range v.on("ListenerSet", pr.Key, pr.Section) {
+		if listener != "" {
+			for _, pol := range v.on("ListenerSet", pr.Key, listener) {
 				rs = append(rs, ranked{pol, 0})
 			}
 		}
@@ -178,8 +186,8 @@ func (v View) gatewayLevel(pr ParentRef) Level {
 		if ls := v.ListenerSets[pr.Key]; ls != nil {
 			gw = ls.Parent
 		}
-	} else if pr.Section != "" {
-		for _, pol := range v.on("Gateway", gw, pr.Section) {
+	} else if listener != "" {
+		for _, pol := range v.on("Gateway", gw, listener) {
 			rs = append(rs, ranked{pol, 0})
 		}
 	}
@@ -222,4 +230,13 @@ func (v View) Descendants(k Key) []Key {
 	}
 	walk(k, 0)
 	return out
+}
+
+func hasRule(rules []int, i int) bool {
+	for _, r := range rules {
+		if r == i {
+			return true
+		}
+	}
+	return false
 }

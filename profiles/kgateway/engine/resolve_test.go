@@ -58,6 +58,40 @@ func TestDelegation(t *testing.T) {
 			route("infra", "a", "", "", nil, delegate("infra", "b"), backend()),
 			route("infra", "b", "", "", nil, delegate("infra", "a")),
 		}, Key{"infra", "a"}, [][]string{{"infra/root", "infra/a"}}, map[string]string{}},
+		{"a backendRef named \"*\" selects every route of its namespace", []*unstructured.Unstructured{
+			route("infra", "root", "gw", "", nil, delegate("team", "*")),
+			route("team", "a", "", "", nil, backend()),
+			route("team", "b", "", "", nil, backend()),
+			tp("infra", "root-tp", 0, list{ref("HTTPRoute", "root", "")}, obj{"cors": obj{}}),
+		}, Key{"team", "b"}, [][]string{{"infra/root", "team/b"}}, map[string]string{"cors": "root-tp"}},
+		{"an empty backendRef name selects every route of its namespace", []*unstructured.Unstructured{
+			route("infra", "root", "gw", "", nil, delegate("team", "")),
+			route("team", "a", "", "", nil, backend()),
+		}, Key{"team", "a"}, [][]string{{"infra/root", "team/a"}}, map[string]string{}},
+		{"a child whose parentRefs name another route is not attached", []*unstructured.Unstructured{
+			route("infra", "root", "gw", "", nil, delegate("team", "*")),
+			childOf(route("team", "a", "", "", nil, backend()), "infra", "other"),
+		}, Key{"team", "a"}, nil, map[string]string{}},
+		{"a child whose parentRefs name the parent is attached", []*unstructured.Unstructured{
+			route("infra", "root", "gw", "", nil, delegate("team", "*")),
+			childOf(route("team", "a", "", "", nil, backend()), "infra", "root"),
+		}, Key{"team", "a"}, [][]string{{"infra/root", "team/a"}}, map[string]string{}},
+		{"a child that sets hostnames is not attached", []*unstructured.Unstructured{
+			route("infra", "root", "gw", "", nil, delegate("team", "a")),
+			withHosts(route("team", "a", "", "", nil, backend()), "a.example.com"),
+		}, Key{"team", "a"}, nil, map[string]string{}},
+		{"a child rule whose path is not under the parent's is dropped", []*unstructured.Unstructured{
+			route("infra", "root", "gw", "", nil, matching(delegate("team", "a"), "/api")),
+			route("team", "a", "", "", nil, matching(backend(), "/web")),
+		}, Key{"team", "a"}, nil, map[string]string{}},
+		{"a child rule whose path lies under the parent's is kept", []*unstructured.Unstructured{
+			route("infra", "root", "gw", "", nil, matching(delegate("team", "a"), "/api")),
+			route("team", "a", "", "", nil, matching(backend(), "/api/v1")),
+		}, Key{"team", "a"}, [][]string{{"infra/root", "team/a"}}, map[string]string{}},
+		{"a child inheriting the parent's matcher keeps every rule", []*unstructured.Unstructured{
+			route("infra", "root", "gw", "", nil, matching(delegate("team", "a"), "/api")),
+			inheriting(route("team", "a", "", "", nil, matching(backend(), "/web"))),
+		}, Key{"team", "a"}, [][]string{{"infra/root", "team/a"}}, map[string]string{}},
 		{"a delegated rule carries no traffic of its own", []*unstructured.Unstructured{
 			route("infra", "root", "gw", "", nil, delegate("infra", "missing")),
 		}, Key{"infra", "root"}, nil, map[string]string{}},

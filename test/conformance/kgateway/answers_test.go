@@ -58,6 +58,7 @@ func kgatewayAnswers(c corpusCase, w *engine.World) answers {
 			// a Gateway's or listener's policy sits on the route configuration (or virtual host);
 			// a route's own value of the same merge key replaces it
 			outer := merged(metaOf(rc), metaOf(vh))
+			outerFilters := filtersOf(rc, vh)
 			rs, _ := get(vh, "routes").([]interface{})
 			for _, r := range rs {
 				name, _ := get(r, "name").(string)
@@ -69,6 +70,9 @@ func kgatewayAnswers(c corpusCase, w *engine.World) answers {
 					a.Served[rk.Route.String()] = true
 				}
 				meta := merged(outer, metaOf(r))
+				for k, v := range stillOn(outer, outerFilters, metaOf(r), filtersOf(r)) {
+					meta[k] = append(append([]interface{}(nil), v...), meta[k].([]interface{})...)
+				}
 				effects := a.Effects[rk]
 				if effects == nil {
 					effects = map[string][]string{}
@@ -102,6 +106,47 @@ func kgatewayAnswers(c corpusCase, w *engine.World) answers {
 		a.Accepted[strings.TrimPrefix(k, engine.TrafficPolicy+"/")] = ok
 	}
 	return a
+}
+
+// providerFilters are the merge keys of the policies that run one Envoy filter per provider
+// (GatewayExtension), with the prefix of their filters' names, and the name of the filter that
+// turns all of them off on a route (pkg/kgateway/extensions2/plugins/trafficpolicy: handleExtAuth,
+// handleExtProc, handleJwt, handleGlobalRateLimit).
+var providerFilters = map[string][2]string{
+	"extAuth":          {"ext_auth/", "global_disable/ext_auth"},
+	"extProc":          {"ext_proc/", "global_disable/ext_proc"},
+	"jwt":              {"jwt/", "global_disable/jwt"},
+	"rateLimit.global": {"ratelimit/", "global_disable/ratelimit"},
+}
+
+// stillOn are the provider merge keys whose Gateway or listener filter a route leaves on beside its
+// own: the route names another provider, and neither turns that filter off nor configures it.
+func stillOn(outer map[string]interface{}, outerFilters map[string]bool, route map[string]interface{}, routeFilters map[string]bool) map[string][]interface{} {
+	out := map[string][]interface{}{}
+	for k, pf := range providerFilters {
+		o, ok := outer[k].([]interface{})
+		if !ok || route[k] == nil || routeFilters[pf[1]] {
+			continue
+		}
+		for f := range outerFilters {
+			if strings.HasPrefix(f, pf[0]) && f != "ratelimit/local" && !routeFilters[f] {
+				out[k] = o
+			}
+		}
+	}
+	return out
+}
+
+// filtersOf are the names of the per-route filter configurations of Envoy objects.
+func filtersOf(xs ...interface{}) map[string]bool {
+	out := map[string]bool{}
+	for _, x := range xs {
+		m, _ := get(x, "typedPerFilterConfig").(map[string]interface{})
+		for k := range m {
+			out[k] = true
+		}
+	}
+	return out
 }
 
 // metaOf is the merge metadata of an Envoy object.

@@ -105,6 +105,9 @@ func (res *Result) merge(f string, v Value, l Level) {
 	switch {
 	case !set:
 		res.Fields[f] = v
+	case besideGateway(f, cur, v, l):
+		// two filters run, the routes' provider's and the Gateway's: both values are in effect
+		res.Fields[f] = Value{Value: []interface{}{cur.Value, v.Value}, Sources: append(append([]Key(nil), cur.Sources...), v.Sources...)}
 	case l.Mode.deep() && deepFields[f]:
 		child, parent := cur, v
 		if l.Mode.PrefersParent() {

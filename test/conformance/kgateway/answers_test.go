@@ -119,10 +119,19 @@ var providerFilters = map[string][2]string{
 	"rateLimit.global": {"ratelimit/", "global_disable/ratelimit"},
 }
 
+// headerMutation is the name of Envoy's header mutation filter.
+const headerMutation = "envoy.extensions.filters.http.header_mutation"
+
 // stillOn are the provider merge keys whose Gateway or listener filter a route leaves on beside its
 // own: the route names another provider, and neither turns that filter off nor configures it.
 func stillOn(outer map[string]interface{}, outerFilters map[string]bool, route map[string]interface{}, routeFilters map[string]bool) map[string][]interface{} {
 	out := map[string][]interface{}{}
+	// Envoy's header_mutation filter applies the per-route configuration of every level, the route's,
+	// its virtual host's and its route configuration's (most_specific_header_mutations_wins unset;
+	// pkg/kgateway/extensions2/plugins/trafficpolicy/header_modifiers.go handleHeaderModifiers)
+	if o, ok := outer["headerModifiers"].([]interface{}); ok && route["headerModifiers"] != nil && outerFilters[headerMutation] {
+		out["headerModifiers"] = o
+	}
 	for k, pf := range providerFilters {
 		o, ok := outer[k].([]interface{})
 		if !ok || route[k] == nil || routeFilters[pf[1]] {

@@ -41,10 +41,17 @@ func provider(f string, v interface{}, ns string) string {
 }
 
 // besideGateway reports whether the Gateway level's value v of field f stays on beside the routes'
-// value cur: both name providers, and different ones.
+// value cur: both name providers, and different ones; or the field is headerModifiers, whose
+// Gateway and route configurations Envoy's header mutation filter applies both
+// (pkg/kgateway/extensions2/plugins/trafficpolicy/header_modifiers.go handleHeaderModifiers writes
+// a per-route configuration at each level; the filter's most_specific_header_mutations_wins is
+// left unset, so every level's mutations run).
 func besideGateway(f string, cur, v Value, l Level) bool {
 	if !strings.HasPrefix(l.Owner, "gateway ") || len(cur.Sources) == 0 || len(v.Sources) == 0 {
 		return false
+	}
+	if f == "headerModifiers" {
+		return true
 	}
 	a := provider(f, cur.Value, cur.Sources[0].Namespace)
 	b := provider(f, v.Value, v.Sources[0].Namespace)

@@ -120,3 +120,9 @@ func inheriting(u *unstructured.Unstructured) *unstructured.Unstructured {
 	u.SetAnnotations(map[string]string{InheritMatcherAnnotation: "true"})
 	return u
 }
+
+// weighted sets a policy's kgateway.dev/policy-weight.
+func weighted(u *unstructured.Unstructured, w string) *unstructured.Unstructured {
+	u.SetAnnotations(map[string]string{WeightAnnotation: w})
+	return u
+}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"sort"
+	"strconv"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -17,6 +18,9 @@ const (
 	XGroup       = "gateway.networking.x-k8s.io"
 	// Annotation is the parent's choice of how children inherit (api/annotations).
 	Annotation = "kgateway.dev/inherited-policy-priority"
+	// WeightAnnotation orders a policy among those attached to one target: higher first, then
+	// older (api/annotations PolicyPrecedenceWeight; 0 when unset).
+	WeightAnnotation = "kgateway.dev/policy-weight"
 	// DelegationLabel selects child routes for a `delegation.kgateway.dev` `label` backendRef
 	// (api/labels/delegation.go DelegationLabelSelector).
 	DelegationLabel = "delegation.kgateway.dev/label"
@@ -42,6 +46,7 @@ type Target struct {
 type Policy struct {
 	Ref     Key
 	Created time.Time
+	Weight  int32
 	Targets []Target
 	// Selectors are targetSelectors: the routes (or Gateways) of the namespace with these labels.
 	Selectors []Selector
@@ -67,6 +72,14 @@ func Read(u *unstructured.Unstructured) (*Policy, field.ErrorList) {
 	}
 	p := &Policy{Ref: Key{u.GetNamespace(), u.GetName()}, Created: u.GetCreationTimestamp().Time, Fields: map[string]interface{}{}}
 	var errs field.ErrorList
+	if v, ok := u.GetAnnotations()[WeightAnnotation]; ok {
+		// pkg/pluginsdk/utils/policy.go ParsePrecedenceWeightAnnotation: a 32-bit integer
+		w, err := strconv.ParseInt(v, 10, 32)
+		if err != nil {
+			errs = append(errs, field.Invalid(field.NewPath("metadata", "annotations").Key(WeightAnnotation), v, "must be a 32-bit integer"))
+		}
+		p.Weight = int32(w)
+	}
 	refs, _ := spec["targetRefs"].([]interface{})
 	for i, r := range refs {
 		path := specPath.Child("targetRefs").Index(i)

@@ -53,10 +53,12 @@ type Policy struct {
 	Fields    map[string]interface{}
 }
 
-// Selector is one targetSelectors entry.
+// Selector is one targetSelectors entry: the objects of its kind in the policy's namespace with
+// its labels, at its section (a listener of a Gateway or ListenerSet, a rule of a route) when set.
 type Selector struct {
-	Kind   string
-	Labels map[string]string
+	Kind    string
+	Section string
+	Labels  map[string]string
 }
 
 // attachable are the kinds a TrafficPolicy targets (the CRD's enum).
@@ -98,7 +100,7 @@ func Read(u *unstructured.Unstructured) (*Policy, field.ErrorList) {
 	for i, s := range sels {
 		path := specPath.Child("targetSelectors").Index(i)
 		m, _ := s.(map[string]interface{})
-		sel := Selector{Kind: str(m, "kind"), Labels: map[string]string{}}
+		sel := Selector{Kind: str(m, "kind"), Section: str(m, "sectionName"), Labels: map[string]string{}}
 		ml, _ := m["matchLabels"].(map[string]interface{})
 		for k, v := range ml {
 			if s, ok := v.(string); ok {

@@ -110,16 +110,35 @@ func (v View) attaches(kind string, k Key, section string) bool {
 			return true
 		}
 	}
-	if section != "" || kind != "HTTPRoute" {
-		return false
-	}
-	r := v.Routes[k]
 	for _, s := range v.Add.Selectors {
-		if s.Kind == kind && r != nil && matches(r.Labels, s.Labels) {
+		sk := s.Kind
+		if sk == "XListenerSet" {
+			sk = "ListenerSet"
+		}
+		if sk == kind && s.Section == section && matches(v.labelsOf(kind, k), s.Labels) {
 			return true
 		}
 	}
 	return false
+}
+
+// labelsOf are the labels of the route, Gateway or ListenerSet k (nil when there is none).
+func (v View) labelsOf(kind string, k Key) map[string]string {
+	switch kind {
+	case "HTTPRoute":
+		if r := v.Routes[k]; r != nil {
+			return r.Labels
+		}
+	case "Gateway":
+		if g := v.Gateways[k]; g != nil {
+			return g.Labels
+		}
+	default:
+		if l := v.ListenerSets[k]; l != nil {
+			return l.Labels
+		}
+	}
+	return nil
 }
 
 // policy is the policy named k in the view.

@@ -49,6 +49,7 @@ type Delegation struct {
 // Owner is a Gateway or ListenerSet with its annotation; a ListenerSet's Parent is its Gateway.
 type Owner struct {
 	Key       Key
+	Labels    map[string]string
 	Priority  Mode
 	Parent    Key
 	Listeners []Listener
@@ -83,14 +84,14 @@ func New(objs []*unstructured.Unstructured) *World {
 		k := Key{u.GetNamespace(), u.GetName()}
 		switch u.GetKind() {
 		case "Gateway":
-			w.Gateways[k] = &Owner{Key: k, Priority: modeOf(u), Listeners: readListeners(u)}
+			w.Gateways[k] = &Owner{Key: k, Labels: u.GetLabels(), Priority: modeOf(u), Listeners: readListeners(u)}
 		case "ListenerSet", "XListenerSet":
 			ref, _, _ := unstructured.NestedMap(u.Object, "spec", "parentRef")
 			ns := str(ref, "namespace")
 			if ns == "" {
 				ns = k.Namespace
 			}
-			w.ListenerSets[k] = &Owner{Key: k, Priority: modeOf(u), Parent: Key{ns, str(ref, "name")}, Listeners: readListeners(u)}
+			w.ListenerSets[k] = &Owner{Key: k, Labels: u.GetLabels(), Priority: modeOf(u), Parent: Key{ns, str(ref, "name")}, Listeners: readListeners(u)}
 		case "HTTPRoute":
 			w.Routes[k] = readRoute(u)
 		case TrafficPolicy:
@@ -220,20 +221,32 @@ func (w *World) attach(p *Policy) {
 	}
 	for _, s := range p.Selectors {
 		for _, k := range w.selected(s, p.Ref.Namespace) {
-			add(s.Kind, k.Name, "")
+			add(s.Kind, k.Name, s.Section)
 		}
 	}
 }
 
-// selected are the objects of kind in ns whose labels match s.
+// selected are the objects of s's kind (HTTPRoute, Gateway or ListenerSet) in ns whose labels
+// match s (pkg/krtcollections/policy.go: targetSelectors are resolved for every kind a targetRef
+// may name, with the selector's sectionName).
 func (w *World) selected(s Selector, ns string) []Key {
 	var out []Key
-	if s.Kind != "HTTPRoute" {
-		return nil // targetSelectors of Gateways are rare; only routes are selected
-	}
-	for _, k := range w.routeKeys() {
-		if k.Namespace == ns && matches(w.Routes[k].Labels, s.Labels) {
-			out = append(out, k)
+	switch s.Kind {
+	case "HTTPRoute":
+		for _, k := range w.routeKeys() {
+			if k.Namespace == ns && matches(w.Routes[k].Labels, s.Labels) {
+				out = append(out, k)
+			}
+		}
+	case "Gateway", "ListenerSet", "XListenerSet":
+		owners := w.Gateways
+		if s.Kind != "Gateway" {
+			owners = w.ListenerSets
+		}
+		for _, k := range mapKeys(owners) {
+			if k.Namespace == ns && matches(owners[k].Labels, s.Labels) {
+				out = append(out, k)
+			}
 		}
 	}
 	return out

@@ -75,7 +75,7 @@ func (w *World) WriteWarnings(p *Policy) []string {
 		}
 	}
 	sort.Strings(out)
-	return out
+	return append(w.MissingTargets(p), out...)
 }
 
 // attachedRoute is where p sits on path: the nearest route of the chain it is attached to, or the

@@ -122,7 +122,7 @@ func TestDelegation(t *testing.T) {
 
 // TestWriteWarnings: a child's field that a parent preferring itself replaces (OverridableShallow
 // in the cross-hierarchy merge) is named with the parent; so is one a more specific policy of the
-// same route takes (the sameHierarchy pass).
+// same route takes (the sameHierarchy pass). A targetRef naming nothing is warned of.
 func TestWriteWarnings(t *testing.T) {
 	objs := []*unstructured.Unstructured{
 		gateway("infra", "gw", ""),
@@ -141,6 +141,11 @@ func TestWriteWarnings(t *testing.T) {
 		{"an older policy on the same route", tp("shop", "mine", 5, list{ref("HTTPRoute", "cart", "")}, obj{"cors": obj{}}),
 			[]string{"PRC-W231 your `cors` on route shop/cart is ignored: TrafficPolicy shop/older sets it first at the same level (more specific attachment, or older)"}},
 		{"nothing displaced", tp("shop", "mine", 5, list{ref("HTTPRoute", "cart", "")}, obj{"timeouts": obj{}}), nil},
+		{"a route that does not exist", tp("shop", "mine", 5, list{ref("HTTPRoute", "carts", "")}, obj{"timeouts": obj{}}),
+			[]string{"PRC-W234 HTTPRoute shop/carts does not exist: this TrafficPolicy applies nowhere through it"}},
+		{"a Gateway listener that does not exist", tp("infra", "mine", 5, list{ref("Gateway", "gw", "https")}, obj{"timeouts": obj{}}),
+			[]string{"PRC-W234 Gateway infra/gw has no listener \"https\": this TrafficPolicy applies nowhere through it"}},
+		{"a Gateway listener that exists", tp("infra", "mine", 5, list{ref("Gateway", "gw", "http")}, obj{"timeouts": obj{}}), nil},
 	}
 	w := New(objs)
 	for _, c := range cases {

@@ -30,6 +30,21 @@ func toolsDir(name string) string {
 	return filepath.Join(filepath.Dir(file), "..", "..", "hack", "tools", name)
 }
 
+// KgatewayModule is kgateway's module path; hack/tools/kgateway pins its version.
+const KgatewayModule = "github.com/kgateway-dev/kgateway/v2"
+
+// KgatewayDir is the pinned kgateway module's directory in the module cache.
+func KgatewayDir() (string, error) { return PinnedDir("kgateway", KgatewayModule) }
+
+// KgatewayTrafficPolicyCRD is the path of kgateway's own TrafficPolicy CRD in the module cache.
+func KgatewayTrafficPolicyCRD() (string, error) {
+	dir, err := KgatewayDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "install", "helm", "kgateway-crds", "templates", "gateway.kgateway.dev_trafficpolicies.yaml"), nil
+}
+
 // Version is the version hack/tools/envoy-gateway/go.mod pins.
 func Version() (string, error) { return PinnedVersion("envoy-gateway", Module) }
 

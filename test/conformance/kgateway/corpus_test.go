@@ -15,9 +15,6 @@ import (
 	"github.com/precedent-dev/precedent/test/egcrds"
 )
 
-// Module is kgateway's module path; hack/tools/kgateway pins its version.
-const Module = "github.com/kgateway-dev/kgateway/v2"
-
 // Where kgateway keeps the cases in its module.
 const (
 	translatorDir = "pkg/kgateway/translator/gateway"
@@ -35,7 +32,7 @@ type corpusCase struct {
 }
 
 // moduleDir is the pinned kgateway module in the module cache.
-func moduleDir() (string, error) { return egcrds.PinnedDir("kgateway", Module) }
+func moduleDir() (string, error) { return egcrds.KgatewayDir() }
 
 var (
 	basicPair  = regexp.MustCompile(`inputFile:\s+"([^"]+)",\s*\n\s*outputFile:\s+"([^"]+)"`)

@@ -24,46 +24,66 @@ const Module = "github.com/envoyproxy/gateway"
 // crdDir is where the module keeps its generated CRDs.
 const crdDir = "charts/gateway-helm/charts/crds/crds/generated"
 
-// toolsDir is hack/tools/envoy-gateway in this repository.
-func toolsDir() string {
+// toolsDir is hack/tools/<name> in this repository.
+func toolsDir(name string) string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "hack", "tools", "envoy-gateway")
+	return filepath.Join(filepath.Dir(file), "..", "..", "hack", "tools", name)
 }
 
-var requireLine = regexp.MustCompile(`(?m)^require ` + regexp.QuoteMeta(Module) + ` (v\S+)$`)
+// KgatewayModule is kgateway's module path; hack/tools/kgateway pins its version.
+const KgatewayModule = "github.com/kgateway-dev/kgateway/v2"
+
+// KgatewayDir is the pinned kgateway module's directory in the module cache.
+func KgatewayDir() (string, error) { return PinnedDir("kgateway", KgatewayModule) }
+
+// KgatewayTrafficPolicyCRD is the path of kgateway's own TrafficPolicy CRD in the module cache.
+func KgatewayTrafficPolicyCRD() (string, error) {
+	dir, err := KgatewayDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "install", "helm", "kgateway-crds", "templates", "gateway.kgateway.dev_trafficpolicies.yaml"), nil
+}
 
 // Version is the version hack/tools/envoy-gateway/go.mod pins.
-func Version() (string, error) {
-	raw, err := os.ReadFile(filepath.Join(toolsDir(), "go.mod"))
+func Version() (string, error) { return PinnedVersion("envoy-gateway", Module) }
+
+// PinnedVersion is the version of module that the tools module hack/tools/<tools>/go.mod requires.
+func PinnedVersion(tools, module string) (string, error) {
+	raw, err := os.ReadFile(filepath.Join(toolsDir(tools), "go.mod"))
 	if err != nil {
 		return "", fmt.Errorf("reading the tools module: %w", err)
 	}
-	m := requireLine.FindSubmatch(raw)
+	m := regexp.MustCompile(`(?m)^require ` + regexp.QuoteMeta(module) + ` (v\S+)$`).FindSubmatch(raw)
 	if m == nil {
-		return "", fmt.Errorf("hack/tools/envoy-gateway/go.mod requires no %s", Module)
+		return "", fmt.Errorf("hack/tools/%s/go.mod requires no %s", tools, module)
 	}
 	return string(m[1]), nil
 }
 
 // Dir downloads (or finds in the cache) the pinned module and returns its directory.
-func Dir() (string, error) {
-	v, err := Version()
+func Dir() (string, error) { return PinnedDir("envoy-gateway", Module) }
+
+// PinnedDir downloads (or finds in the cache) the module that hack/tools/<tools> pins and returns
+// its directory: how tests read other projects' files (kgateway's too) without copying them.
+func PinnedDir(tools, module string) (string, error) {
+	v, err := PinnedVersion(tools, module)
 	if err != nil {
 		return "", err
 	}
-	cmd := exec.Command("go", "mod", "download", "-json", Module+"@"+v)
-	cmd.Dir = toolsDir()
+	cmd := exec.Command("go", "mod", "download", "-json", module+"@"+v)
+	cmd.Dir = toolsDir(tools)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("go mod download %s@%s: %w: %s", Module, v, err, strings.TrimSpace(errb.String()))
+		return "", fmt.Errorf("go mod download %s@%s: %w: %s", module, v, err, strings.TrimSpace(errb.String()))
 	}
 	var info struct{ Dir, Error string }
 	if err := json.Unmarshal(out.Bytes(), &info); err != nil {
 		return "", fmt.Errorf("reading go mod download output: %w", err)
 	}
 	if info.Error != "" || info.Dir == "" {
-		return "", fmt.Errorf("go mod download %s@%s: %s", Module, v, info.Error)
+		return "", fmt.Errorf("go mod download %s@%s: %s", module, v, info.Error)
 	}
 	return info.Dir, nil
 }

@@ -123,11 +123,18 @@ spec:
 // waits until each is established and removes them when the test ends.
 func InstallCRDFiles(t testing.TB, c client.Client, dir string) {
 	t.Helper()
-	ctx := context.Background()
 	files, err := filepath.Glob(filepath.Join(root, dir, "*.yaml"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no CRDs in %s (%v)", dir, err)
 	}
+	InstallCRDPaths(t, c, files...)
+}
+
+// InstallCRDPaths installs the CRDs of the YAML files at the given paths (another project's, read
+// from the module cache), waits until each is established and removes them when the test ends.
+func InstallCRDPaths(t testing.TB, c client.Client, files ...string) {
+	t.Helper()
+	ctx := context.Background()
 	for _, f := range files {
 		raw, err := os.ReadFile(f)
 		if err != nil {

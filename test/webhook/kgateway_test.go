@@ -19,6 +19,7 @@ import (
 	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/settings"
 	"github.com/precedent-dev/precedent/profiles/kgateway"
+	"github.com/precedent-dev/precedent/test/egcrds"
 	"github.com/precedent-dev/precedent/test/harness"
 	"github.com/precedent-dev/precedent/webhook"
 )
@@ -59,7 +60,7 @@ spec:
   targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: root}]
   rateLimit: {local: {tokenBucket: {maxTokens: 100, fillInterval: 1s}}}`
 
-// TestKgatewayDelegation manages kgateway's TrafficPolicy (the same-shape CRD of test/crds/kgateway)
+// TestKgatewayDelegation manages kgateway's TrafficPolicy (kgateway's own CRD, from the module cache)
 // with the kgateway profile and checks through the API server that `kubectl apply --dry-run=server`
 // of a child route's TrafficPolicy under a ShallowMergePreferParent parent route warns that its
 // rateLimit is ignored, naming the parent (kgateway's GetMergeStrategy: OverridableShallowMerge),
@@ -69,7 +70,11 @@ func TestKgatewayDelegation(t *testing.T) {
 	c, _ := h.NewClient()
 	ctx := context.Background()
 	ns := harness.Namespace(t, c)
-	harness.InstallCRDFiles(t, c, "test/crds/kgateway")
+	crd, err := egcrds.KgatewayTrafficPolicyCRD()
+	if err != nil {
+		t.Fatal(err)
+	}
+	harness.InstallCRDPaths(t, c, crd)
 	t.Cleanup(func() {
 		setConfig(t, c, map[string]interface{}{})
 		if err := h.Env.RegisterWebhooks(ctx, c, settings.Defaults().Registry().Kinds()); err != nil {

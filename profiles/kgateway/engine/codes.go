@@ -24,4 +24,9 @@ var (
 		Title:   "kgateway annotation change overrides children",
 		Meaning: "the kgateway.dev/inherited-policy-priority change makes the parent's values replace what child routes set themselves",
 		Fix:     "tell the child routes' owners, or prefer the child"})
+	// CodeNoTarget: a targetRef names an object (or a section of one) that does not exist.
+	CodeNoTarget = warning.Register(warning.Code{ID: "PRC-W234", Severity: warning.SeverityWarning,
+		Title:   "kgateway target does not exist",
+		Meaning: "a targetRef of the TrafficPolicy names a Gateway, ListenerSet or HTTPRoute (or a listener or rule of one) that does not exist: kgateway attaches the policy nowhere through it and writes no status for it",
+		Fix:     "create the target, or correct the reference"})
 )

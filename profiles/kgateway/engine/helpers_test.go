@@ -98,3 +98,31 @@ func fields(res Result) map[string]string {
 	}
 	return out
 }
+
+// childOf adds a parentRef to the route parent in ns to a child route.
+func childOf(u *unstructured.Unstructured, ns, parent string) *unstructured.Unstructured {
+	u.Object["spec"].(obj)["parentRefs"] = list{obj{"group": GatewayGroup, "kind": "HTTPRoute", "name": parent, "namespace": ns}}
+	return u
+}
+
+func withHosts(u *unstructured.Unstructured, hosts ...interface{}) *unstructured.Unstructured {
+	u.Object["spec"].(obj)["hostnames"] = list(hosts)
+	return u
+}
+
+// matching gives a rule one PathPrefix match.
+func matching(rule obj, prefix string) obj {
+	rule["matches"] = list{obj{"path": obj{"type": "PathPrefix", "value": prefix}}}
+	return rule
+}
+
+func inheriting(u *unstructured.Unstructured) *unstructured.Unstructured {
+	u.SetAnnotations(map[string]string{InheritMatcherAnnotation: "true"})
+	return u
+}
+
+// weighted sets a policy's kgateway.dev/policy-weight.
+func weighted(u *unstructured.Unstructured, w string) *unstructured.Unstructured {
+	u.SetAnnotations(map[string]string{WeightAnnotation: w})
+	return u
+}

@@ -45,6 +45,9 @@ func (w *World) Items() []effective.Item {
 // ns/name`), the listener when the route names one, the route and its rule.
 func (w *World) KeyOf(rk Key, p Path) effective.ItemKey {
 	k := effective.ItemKey{Gateway: p.Parent.Key.String(), Listener: p.Parent.Section, Route: rk.String(), Rule: w.Routes[rk].RuleName(p.Leaf().Rule)}
+	if k.Listener == "" && w.listeners(p.Parent) > 1 {
+		k.Listener = p.Listener // one item per listener the route is served through: their policies differ
+	}
 	if p.Parent.Kind != "Gateway" {
 		k.Gateway = "ListenerSet " + k.Gateway
 	}
@@ -53,3 +56,14 @@ func (w *World) KeyOf(rk Key, p Path) effective.ItemKey {
 
 // RouteKeys are the routes of the world, sorted.
 func (w *World) RouteKeys() []Key { return w.routeKeys() }
+
+// listeners counts the listeners of a parentRef's Gateway or ListenerSet.
+func (w *World) listeners(pr ParentRef) int {
+	if o := w.Gateways[pr.Key]; pr.Kind == "Gateway" && o != nil {
+		return len(o.Listeners)
+	}
+	if o := w.ListenerSets[pr.Key]; o != nil {
+		return len(o.Listeners)
+	}
+	return 0
+}

@@ -105,6 +105,9 @@ func (res *Result) merge(f string, v Value, l Level) {
 	switch {
 	case !set:
 		res.Fields[f] = v
+	case besideGateway(f, cur, v, l):
+		// two filters run, the routes' provider's and the Gateway's: both values are in effect
+		res.Fields[f] = Value{Value: []interface{}{cur.Value, v.Value}, Sources: append(append([]Key(nil), cur.Sources...), v.Sources...)}
 	case l.Mode.deep() && deepFields[f]:
 		child, parent := cur, v
 		if l.Mode.PrefersParent() {
@@ -154,12 +157,17 @@ func sortedFields(m map[string]Value) []string {
 	return out
 }
 
-// order sorts policies of one level: by specificity (lower first), then older, then by name.
+// order sorts policies of one level: by specificity (lower first), then by weight (higher first),
+// then older, then by name (pkg/krtcollections/policy.go getPolicyAttachments sorts a target's
+// attachments by PrecedenceWeight, then creation time; the name only makes ties deterministic).
 func order(ps []ranked) []*Policy {
 	sort.SliceStable(ps, func(i, j int) bool {
 		a, b := ps[i], ps[j]
 		if a.rank != b.rank {
 			return a.rank < b.rank
+		}
+		if a.p.Weight != b.p.Weight {
+			return a.p.Weight > b.p.Weight
 		}
 		if !a.p.Created.Equal(b.p.Created) {
 			return a.p.Created.Before(b.p.Created)

@@ -118,6 +118,18 @@ func TestSameLevel(t *testing.T) {
 			tp("shop", "b", 1, list{ref("HTTPRoute", "cart", "")}, obj{"cors": obj{}}),
 			tp("shop", "a", 1, list{ref("HTTPRoute", "cart", "")}, obj{"cors": obj{}}),
 		}, map[string]string{"cors": "a"}},
+		{"at one specificity the heavier wins before the older", []*unstructured.Unstructured{
+			tp("shop", "old", 0, list{ref("HTTPRoute", "cart", "")}, obj{"cors": obj{}}),
+			weighted(tp("shop", "heavy", 3, list{ref("HTTPRoute", "cart", "")}, obj{"cors": obj{}}), "10"),
+		}, map[string]string{"cors": "heavy"}},
+		{"a negative weight loses to the default 0", []*unstructured.Unstructured{
+			weighted(tp("shop", "light", 0, list{ref("HTTPRoute", "cart", "")}, obj{"cors": obj{}}), "-1"),
+			tp("shop", "young", 3, list{ref("HTTPRoute", "cart", "")}, obj{"cors": obj{}}),
+		}, map[string]string{"cors": "young"}},
+		{"weight does not beat specificity", []*unstructured.Unstructured{
+			weighted(tp("shop", "route-tp", 0, list{ref("HTTPRoute", "cart", "")}, obj{"cors": obj{}}), "100"),
+			tp("shop", "rule-tp", 3, list{ref("HTTPRoute", "cart", "checkout")}, obj{"cors": obj{}}),
+		}, map[string]string{"cors": "rule-tp"}},
 		{"a route policy is more specific than the Gateway's (default mode)", []*unstructured.Unstructured{
 			tp("shop", "gw-tp", 0, list{ref("Gateway", "gw", "")}, obj{"cors": obj{}, "extAuth": obj{}}),
 			tp("shop", "route-tp", 1, list{ref("HTTPRoute", "cart", "")}, obj{"cors": obj{}}),

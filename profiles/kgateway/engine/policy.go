@@ -2,6 +2,7 @@ package engine
 
 import (
 	"sort"
+	"strconv"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -17,6 +18,9 @@ const (
 	XGroup       = "gateway.networking.x-k8s.io"
 	// Annotation is the parent's choice of how children inherit (api/annotations).
 	Annotation = "kgateway.dev/inherited-policy-priority"
+	// WeightAnnotation orders a policy among those attached to one target: higher first, then
+	// older (api/annotations PolicyPrecedenceWeight; 0 when unset).
+	WeightAnnotation = "kgateway.dev/policy-weight"
 	// DelegationLabel selects child routes for a `delegation.kgateway.dev` `label` backendRef
 	// (api/labels/delegation.go DelegationLabelSelector).
 	DelegationLabel = "delegation.kgateway.dev/label"
@@ -42,16 +46,19 @@ type Target struct {
 type Policy struct {
 	Ref     Key
 	Created time.Time
+	Weight  int32
 	Targets []Target
 	// Selectors are targetSelectors: the routes (or Gateways) of the namespace with these labels.
 	Selectors []Selector
 	Fields    map[string]interface{}
 }
 
-// Selector is one targetSelectors entry.
+// Selector is one targetSelectors entry: the objects of its kind in the policy's namespace with
+// its labels, at its section (a listener of a Gateway or ListenerSet, a rule of a route) when set.
 type Selector struct {
-	Kind   string
-	Labels map[string]string
+	Kind    string
+	Section string
+	Labels  map[string]string
 }
 
 // attachable are the kinds a TrafficPolicy targets (the CRD's enum).
@@ -67,6 +74,14 @@ func Read(u *unstructured.Unstructured) (*Policy, field.ErrorList) {
 	}
 	p := &Policy{Ref: Key{u.GetNamespace(), u.GetName()}, Created: u.GetCreationTimestamp().Time, Fields: map[string]interface{}{}}
 	var errs field.ErrorList
+	if v, ok := u.GetAnnotations()[WeightAnnotation]; ok {
+		// pkg/pluginsdk/utils/policy.go ParsePrecedenceWeightAnnotation: a 32-bit integer
+		w, err := strconv.ParseInt(v, 10, 32)
+		if err != nil {
+			errs = append(errs, field.Invalid(field.NewPath("metadata", "annotations").Key(WeightAnnotation), v, "must be a 32-bit integer"))
+		}
+		p.Weight = int32(w)
+	}
 	refs, _ := spec["targetRefs"].([]interface{})
 	for i, r := range refs {
 		path := specPath.Child("targetRefs").Index(i)
@@ -85,7 +100,7 @@ func Read(u *unstructured.Unstructured) (*Policy, field.ErrorList) {
 	for i, s := range sels {
 		path := specPath.Child("targetSelectors").Index(i)
 		m, _ := s.(map[string]interface{})
-		sel := Selector{Kind: str(m, "kind"), Labels: map[string]string{}}
+		sel := Selector{Kind: str(m, "kind"), Section: str(m, "sectionName"), Labels: map[string]string{}}
 		ml, _ := m["matchLabels"].(map[string]interface{})
 		for k, v := range ml {
 			if s, ok := v.(string); ok {

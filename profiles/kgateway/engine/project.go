@@ -10,7 +10,13 @@ import (
 // delegated to from those, each once, sorted.
 func (v View) Reached(p *Policy) []Key {
 	var starts []Key
-	for _, t := range p.Targets {
+	targets := append([]Target(nil), p.Targets...)
+	for _, s := range p.Selectors {
+		for _, k := range v.selected(s, p.Ref.Namespace) {
+			targets = append(targets, Target{Kind: s.Kind, Name: k.Name, Section: s.Section})
+		}
+	}
+	for _, t := range targets {
 		k := Key{p.Ref.Namespace, t.Name}
 		switch t.Kind {
 		case "HTTPRoute":
@@ -25,9 +31,6 @@ func (v View) Reached(p *Policy) []Key {
 				}
 			}
 		}
-	}
-	for _, s := range p.Selectors {
-		starts = append(starts, v.selected(s, p.Ref.Namespace)...)
 	}
 	starts = append(starts, v.extUsers[p.Ref]...)
 	return v.under(starts)
@@ -72,7 +75,7 @@ func (w *World) WriteWarnings(p *Policy) []string {
 		}
 	}
 	sort.Strings(out)
-	return out
+	return append(w.MissingTargets(p), out...)
 }
 
 // attachedRoute is where p sits on path: the nearest route of the chain it is attached to, or the

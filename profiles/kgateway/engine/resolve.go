@@ -18,7 +18,10 @@ type Hop struct {
 // Path is one Gateway (or ListenerSet) listener → root route → … → leaf route rule path.
 type Path struct {
 	Parent ParentRef
-	Chain  []Hop // root first
+	// Listener is the listener the traffic comes through: the parentRef's sectionName, else one of
+	// the listeners the route attaches to.
+	Listener string
+	Chain    []Hop // root first
 }
 
 // Leaf is the path's last hop.
@@ -62,9 +65,14 @@ func (v View) chains(k Key, i int, depth int, seen map[Key]bool) []Path {
 	r := v.Routes[k]
 	var out []Path
 	for _, g := range r.Gateways {
-		out = append(out, Path{Parent: g, Chain: []Hop{{k, i}}})
+		for _, l := range v.listenersOf(g, r) {
+			out = append(out, Path{Parent: g, Listener: l, Chain: []Hop{{k, i}}})
+		}
 	}
 	for _, e := range v.parents[k] {
+		if !hasRule(e.Rules, i) {
+			continue
+		}
 		for _, up := range v.chains(e.Parent, e.Rule, depth+1, seen) {
 			up.Chain = append(up.Chain, Hop{k, i})
 			out = append(out, up)
@@ -102,16 +110,35 @@ func (v View) attaches(kind string, k Key, section string) bool {
 			return true
 		}
 	}
-	if section != "" || kind != "HTTPRoute" {
-		return false
-	}
-	r := v.Routes[k]
 	for _, s := range v.Add.Selectors {
-		if s.Kind == kind && r != nil && matches(r.Labels, s.Labels) {
+		sk := s.Kind
+		if sk == "XListenerSet" {
+			sk = "ListenerSet"
+		}
+		if sk == kind && s.Section == section && matches(v.labelsOf(kind, k), s.Labels) {
 			return true
 		}
 	}
 	return false
+}
+
+// labelsOf are the labels of the route, Gateway or ListenerSet k (nil when there is none).
+func (v View) labelsOf(kind string, k Key) map[string]string {
+	switch kind {
+	case "HTTPRoute":
+		if r := v.Routes[k]; r != nil {
+			return r.Labels
+		}
+	case "Gateway":
+		if g := v.Gateways[k]; g != nil {
+			return g.Labels
+		}
+	default:
+		if l := v.ListenerSets[k]; l != nil {
+			return l.Labels
+		}
+	}
+	return nil
 }
 
 // policy is the policy named k in the view.
@@ -157,17 +184,17 @@ func (v View) Levels(p Path) []Level {
 		owner := "route " + h.Route.String()
 		out = append(out, Level{Owner: owner, Mode: v.mode(owner, r.Priority), Policies: order(rs)})
 	}
-	return append(out, v.gatewayLevel(p.Parent))
+	return append(out, v.gatewayLevel(p.Parent, p.Listener))
 }
 
 // gatewayLevel: listener, ListenerSet, then Gateway policies, merged as one hierarchy as kgateway's
 // listener translation does; the Gateway's annotation says how routes inherit them.
-func (v View) gatewayLevel(pr ParentRef) Level {
+func (v View) gatewayLevel(pr ParentRef, listener string) Level {
 	var rs []ranked
 	gw := pr.Key
 	if pr.Kind == "ListenerSet" || pr.Kind == "XListenerSet" {
-		if pr.Section != "" {
-			for _, pol := range v.on("ListenerSet", pr.Key, pr.Section) {
+		if listener != "" {
+			for _, pol := range v.on("ListenerSet", pr.Key, listener) {
 				rs = append(rs, ranked{pol, 0})
 			}
 		}
@@ -178,8 +205,8 @@ func (v View) gatewayLevel(pr ParentRef) Level {
 		if ls := v.ListenerSets[pr.Key]; ls != nil {
 			gw = ls.Parent
 		}
-	} else if pr.Section != "" {
-		for _, pol := range v.on("Gateway", gw, pr.Section) {
+	} else if listener != "" {
+		for _, pol := range v.on("Gateway", gw, listener) {
 			rs = append(rs, ranked{pol, 0})
 		}
 	}
@@ -222,4 +249,13 @@ func (v View) Descendants(k Key) []Key {
 	}
 	walk(k, 0)
 	return out
+}
+
+func hasRule(rules []int, i int) bool {
+	for _, r := range rules {
+		if r == i {
+			return true
+		}
+	}
+	return false
 }

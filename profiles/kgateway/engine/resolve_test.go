@@ -58,6 +58,40 @@ func TestDelegation(t *testing.T) {
 			route("infra", "a", "", "", nil, delegate("infra", "b"), backend()),
 			route("infra", "b", "", "", nil, delegate("infra", "a")),
 		}, Key{"infra", "a"}, [][]string{{"infra/root", "infra/a"}}, map[string]string{}},
+		{"a backendRef named \"*\" selects every route of its namespace", []*unstructured.Unstructured{
+			route("infra", "root", "gw", "", nil, delegate("team", "*")),
+			route("team", "a", "", "", nil, backend()),
+			route("team", "b", "", "", nil, backend()),
+			tp("infra", "root-tp", 0, list{ref("HTTPRoute", "root", "")}, obj{"cors": obj{}}),
+		}, Key{"team", "b"}, [][]string{{"infra/root", "team/b"}}, map[string]string{"cors": "root-tp"}},
+		{"an empty backendRef name selects every route of its namespace", []*unstructured.Unstructured{
+			route("infra", "root", "gw", "", nil, delegate("team", "")),
+			route("team", "a", "", "", nil, backend()),
+		}, Key{"team", "a"}, [][]string{{"infra/root", "team/a"}}, map[string]string{}},
+		{"a child whose parentRefs name another route is not attached", []*unstructured.Unstructured{
+			route("infra", "root", "gw", "", nil, delegate("team", "*")),
+			childOf(route("team", "a", "", "", nil, backend()), "infra", "other"),
+		}, Key{"team", "a"}, nil, map[string]string{}},
+		{"a child whose parentRefs name the parent is attached", []*unstructured.Unstructured{
+			route("infra", "root", "gw", "", nil, delegate("team", "*")),
+			childOf(route("team", "a", "", "", nil, backend()), "infra", "root"),
+		}, Key{"team", "a"}, [][]string{{"infra/root", "team/a"}}, map[string]string{}},
+		{"a child that sets hostnames is not attached", []*unstructured.Unstructured{
+			route("infra", "root", "gw", "", nil, delegate("team", "a")),
+			withHosts(route("team", "a", "", "", nil, backend()), "a.example.com"),
+		}, Key{"team", "a"}, nil, map[string]string{}},
+		{"a child rule whose path is not under the parent's is dropped", []*unstructured.Unstructured{
+			route("infra", "root", "gw", "", nil, matching(delegate("team", "a"), "/api")),
+			route("team", "a", "", "", nil, matching(backend(), "/web")),
+		}, Key{"team", "a"}, nil, map[string]string{}},
+		{"a child rule whose path lies under the parent's is kept", []*unstructured.Unstructured{
+			route("infra", "root", "gw", "", nil, matching(delegate("team", "a"), "/api")),
+			route("team", "a", "", "", nil, matching(backend(), "/api/v1")),
+		}, Key{"team", "a"}, [][]string{{"infra/root", "team/a"}}, map[string]string{}},
+		{"a child inheriting the parent's matcher keeps every rule", []*unstructured.Unstructured{
+			route("infra", "root", "gw", "", nil, matching(delegate("team", "a"), "/api")),
+			inheriting(route("team", "a", "", "", nil, matching(backend(), "/web"))),
+		}, Key{"team", "a"}, [][]string{{"infra/root", "team/a"}}, map[string]string{}},
 		{"a delegated rule carries no traffic of its own", []*unstructured.Unstructured{
 			route("infra", "root", "gw", "", nil, delegate("infra", "missing")),
 		}, Key{"infra", "root"}, nil, map[string]string{}},
@@ -88,7 +122,7 @@ func TestDelegation(t *testing.T) {
 
 // TestWriteWarnings: a child's field that a parent preferring itself replaces (OverridableShallow
 // in the cross-hierarchy merge) is named with the parent; so is one a more specific policy of the
-// same route takes (the sameHierarchy pass).
+// same route takes (the sameHierarchy pass). A targetRef naming nothing is warned of.
 func TestWriteWarnings(t *testing.T) {
 	objs := []*unstructured.Unstructured{
 		gateway("infra", "gw", ""),
@@ -107,6 +141,11 @@ func TestWriteWarnings(t *testing.T) {
 		{"an older policy on the same route", tp("shop", "mine", 5, list{ref("HTTPRoute", "cart", "")}, obj{"cors": obj{}}),
 			[]string{"PRC-W231 your `cors` on route shop/cart is ignored: TrafficPolicy shop/older sets it first at the same level (more specific attachment, or older)"}},
 		{"nothing displaced", tp("shop", "mine", 5, list{ref("HTTPRoute", "cart", "")}, obj{"timeouts": obj{}}), nil},
+		{"a route that does not exist", tp("shop", "mine", 5, list{ref("HTTPRoute", "carts", "")}, obj{"timeouts": obj{}}),
+			[]string{"PRC-W234 HTTPRoute shop/carts does not exist: this TrafficPolicy applies nowhere through it"}},
+		{"a Gateway listener that does not exist", tp("infra", "mine", 5, list{ref("Gateway", "gw", "https")}, obj{"timeouts": obj{}}),
+			[]string{"PRC-W234 Gateway infra/gw has no listener \"https\": this TrafficPolicy applies nowhere through it"}},
+		{"a Gateway listener that exists", tp("infra", "mine", 5, list{ref("Gateway", "gw", "http")}, obj{"timeouts": obj{}}), nil},
 	}
 	w := New(objs)
 	for _, c := range cases {

@@ -14,6 +14,13 @@ type Route struct {
 	// Gateways are its parentRefs to Gateways and ListenerSets (a delegated child has none).
 	Gateways []ParentRef
 	Rules    []Rule
+	// Hosts are its hostnames (a delegated child that sets any is not attached).
+	Hosts []string
+	// Delegation's view of a child: its parentRefs to HTTPRoutes, whether it has any parentRefs,
+	// and whether it inherits its parent's matcher.
+	ParentRoutes   []Key
+	HasParentRefs  bool
+	InheritMatcher bool
 }
 
 // ParentRef is a route's parentRef to a Gateway or a ListenerSet, with its listener.
@@ -29,20 +36,23 @@ type Rule struct {
 	Name      string
 	ExtRefs   []string
 	Delegates []Delegation
+	Matches   []Match
 }
 
 // Delegation is one backendRef of a rule to child routes: by name, or by the delegation label.
 type Delegation struct {
 	Namespace string
-	Name      string // a route's name; "" with Label
+	Name      string // a route's name, "*" (or "") for every route of the namespace; "" with Label
 	Label     string
 }
 
 // Owner is a Gateway or ListenerSet with its annotation; a ListenerSet's Parent is its Gateway.
 type Owner struct {
-	Key      Key
-	Priority Mode
-	Parent   Key
+	Key       Key
+	Labels    map[string]string
+	Priority  Mode
+	Parent    Key
+	Listeners []Listener
 }
 
 // World is the objects a snapshot is computed from, indexed.
@@ -60,9 +70,11 @@ type World struct {
 	extUsers map[Key][]Key                // TrafficPolicy → routes whose extensionRef filters name it
 }
 
+// edge is a delegation from a parent route's rule to a child, with the child's rules that attach.
 type edge struct {
 	Parent Key
 	Rule   int
+	Rules  []int
 }
 
 // New indexes objs: Gateways, ListenerSets, HTTPRoutes and TrafficPolicies (others are ignored).
@@ -72,14 +84,14 @@ func New(objs []*unstructured.Unstructured) *World {
 		k := Key{u.GetNamespace(), u.GetName()}
 		switch u.GetKind() {
 		case "Gateway":
-			w.Gateways[k] = &Owner{Key: k, Priority: modeOf(u)}
+			w.Gateways[k] = &Owner{Key: k, Labels: u.GetLabels(), Priority: modeOf(u), Listeners: readListeners(u)}
 		case "ListenerSet", "XListenerSet":
 			ref, _, _ := unstructured.NestedMap(u.Object, "spec", "parentRef")
 			ns := str(ref, "namespace")
 			if ns == "" {
 				ns = k.Namespace
 			}
-			w.ListenerSets[k] = &Owner{Key: k, Priority: modeOf(u), Parent: Key{ns, str(ref, "name")}}
+			w.ListenerSets[k] = &Owner{Key: k, Labels: u.GetLabels(), Priority: modeOf(u), Parent: Key{ns, str(ref, "name")}, Listeners: readListeners(u)}
 		case "HTTPRoute":
 			w.Routes[k] = readRoute(u)
 		case TrafficPolicy:
@@ -117,7 +129,7 @@ func readRoute(u *unstructured.Unstructured) *Route {
 	rules, _, _ := unstructured.NestedSlice(u.Object, "spec", "rules")
 	for _, x := range rules {
 		m, _ := x.(map[string]interface{})
-		rule := Rule{Name: str(m, "name")}
+		rule := Rule{Name: str(m, "name"), Matches: readMatches(m)}
 		fs, _ := m["filters"].([]interface{})
 		for _, f := range fs {
 			fm, _ := f.(map[string]interface{})
@@ -135,13 +147,14 @@ func readRoute(u *unstructured.Unstructured) *Route {
 			}
 			switch {
 			case str(bm, "kind") == "HTTPRoute" && str(bm, "group") == GatewayGroup:
-				rule.Delegates = append(rule.Delegates, Delegation{Namespace: ns, Name: str(bm, "name")})
+				rule.Delegates = append(rule.Delegates, Delegation{Namespace: ns, Name: str(bm, "name")}) // "" or "*": every route of ns
 			case str(bm, "kind") == DelegationKind && str(bm, "group") == DelegationGroup:
 				rule.Delegates = append(rule.Delegates, Delegation{Namespace: ns, Label: str(bm, "name")})
 			}
 		}
 		r.Rules = append(r.Rules, rule)
 	}
+	readDelegation(r, u)
 	return r
 }
 
@@ -173,7 +186,11 @@ func (w *World) index() {
 					if ck == pk {
 						continue
 					}
-					w.parents[ck] = append(w.parents[ck], edge{Parent: pk, Rule: i})
+					rules := attachedRules(w.Routes[pk], i, w.Routes[ck])
+					if len(rules) == 0 {
+						continue
+					}
+					w.parents[ck] = append(w.parents[ck], edge{Parent: pk, Rule: i, Rules: rules})
 					w.children[pk] = append(w.children[pk], ck)
 				}
 			}
@@ -183,24 +200,6 @@ func (w *World) index() {
 	for _, pk := range w.policyKeys() {
 		w.attach(w.Policies[pk])
 	}
-}
-
-// delegated are the routes a delegation selects (a named route that does not exist selects none).
-func (w *World) delegated(d Delegation) []Key {
-	if d.Label == "" {
-		k := Key{d.Namespace, d.Name}
-		if _, ok := w.Routes[k]; ok {
-			return []Key{k}
-		}
-		return nil
-	}
-	var out []Key
-	for _, k := range w.byLabel[d.Label] {
-		if d.Namespace == WildcardNamespace || k.Namespace == d.Namespace {
-			out = append(out, k)
-		}
-	}
-	return out
 }
 
 func (w *World) attach(p *Policy) {
@@ -222,20 +221,32 @@ func (w *World) attach(p *Policy) {
 	}
 	for _, s := range p.Selectors {
 		for _, k := range w.selected(s, p.Ref.Namespace) {
-			add(s.Kind, k.Name, "")
+			add(s.Kind, k.Name, s.Section)
 		}
 	}
 }
 
-// selected are the objects of kind in ns whose labels match s.
+// selected are the objects of s's kind (HTTPRoute, Gateway or ListenerSet) in ns whose labels
+// match s (pkg/krtcollections/policy.go: targetSelectors are resolved for every kind a targetRef
+// may name, with the selector's sectionName).
 func (w *World) selected(s Selector, ns string) []Key {
 	var out []Key
-	if s.Kind != "HTTPRoute" {
-		return nil // targetSelectors of Gateways are rare; only routes are selected
-	}
-	for _, k := range w.routeKeys() {
-		if k.Namespace == ns && matches(w.Routes[k].Labels, s.Labels) {
-			out = append(out, k)
+	switch s.Kind {
+	case "HTTPRoute":
+		for _, k := range w.routeKeys() {
+			if k.Namespace == ns && matches(w.Routes[k].Labels, s.Labels) {
+				out = append(out, k)
+			}
+		}
+	case "Gateway", "ListenerSet", "XListenerSet":
+		owners := w.Gateways
+		if s.Kind != "Gateway" {
+			owners = w.ListenerSets
+		}
+		for _, k := range mapKeys(owners) {
+			if k.Namespace == ns && matches(owners[k].Labels, s.Labels) {
+				out = append(out, k)
+			}
 		}
 	}
 	return out

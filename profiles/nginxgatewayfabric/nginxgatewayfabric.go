@@ -34,12 +34,14 @@ var (
 	_ profile.Configurable = Profile{}
 )
 
-// services is the kind UpstreamSettingsPolicies target, and grpcRoutes the GRPCRoutes whole (their
-// matches, for the overlap check; their backendRefs), read from the state.
+// services is the kind UpstreamSettingsPolicies target, grpcRoutes the GRPCRoutes whole (their
+// matches, for the overlap check; their backendRefs), and referenceGrants what lets a route send to
+// a Service of another namespace, read from the state.
 var (
-	services   = schema.GroupKind{Kind: "Service"}
-	grpcRoutes = schema.GroupKind{Group: topology.Group, Kind: "GRPCRoute"}
-	reads      = []schema.GroupKind{services, grpcRoutes}
+	services        = schema.GroupKind{Kind: "Service"}
+	grpcRoutes      = schema.GroupKind{Group: topology.Group, Kind: "GRPCRoute"}
+	referenceGrants = schema.GroupKind{Group: topology.Group, Kind: "ReferenceGrant"}
+	reads           = []schema.GroupKind{services, grpcRoutes, referenceGrants}
 )
 
 func (Profile) Name() policy.Profile { return Name }
@@ -83,7 +85,7 @@ func (Profile) Claims(gk schema.GroupKind, reg *policy.Registry) bool {
 
 func (Profile) Own() []schema.GroupKind { return nil }
 
-// Reads: Services, the targets of UpstreamSettingsPolicies, and GRPCRoutes whole.
+// Reads: Services, the targets of UpstreamSettingsPolicies, GRPCRoutes whole and ReferenceGrants.
 func (Profile) Reads() []schema.GroupKind { return reads }
 
 // Sources: what it reads (its kinds are the registry's).
@@ -160,6 +162,9 @@ func newWorld(g *topology.Graph, routes []*gwv1.HTTPRoute, objs []*unstructured.
 		switch gk := u.GroupVersionKind().GroupKind(); {
 		case gk == services:
 			w.Services[k] = true
+			continue
+		case gk == referenceGrants:
+			w.Grants = append(w.Grants, engine.Grants(u)...)
 			continue
 		case gk == grpcRoutes:
 			r := &gwv1.GRPCRoute{}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/precedent-dev/precedent/internal/settings"
@@ -139,5 +140,55 @@ spec:
 		harness.WarningsOf(t, c, rec, newer, []string{
 			"PRC-W260 ClientSettingsPolicy " + ns + "/gw-csp, older, sets body.maxSize on the same target: NGINX Gateway Fabric marks this policy Conflicted and applies none of it",
 		})
+	})
+
+	// The same-shape CRDs hold NGINX Gateway Fabric's schema facts: the NGINX Plus load-balancing
+	// methods, a targetRefs list with some core target (NGF's CEL test "validate targetRef group"
+	// accepts a mixed one), tracing.spanAttributes kept, patterns on spanName and keepAlive.time.
+	t.Run("the same-shape CRDs take NGINX Gateway Fabric's schema", func(t *testing.T) {
+		usp := harness.ObjectIn(ns, `
+apiVersion: gateway.nginx.org/v1alpha1
+kind: UpstreamSettingsPolicy
+metadata: {name: plus, namespace: "{{ns}}"}
+spec:
+  targetRefs: [{group: core, kind: Service, name: a}, {group: "", kind: Service, name: b}]
+  loadBalancingMethod: least_time header inflight`)
+		if err := c.Create(ctx, usp, client.DryRunAll); err != nil {
+			t.Errorf("an NGINX Plus method and a mixed group list: %v", err)
+		}
+		op := harness.ObjectIn(ns, `
+apiVersion: gateway.nginx.org/v1alpha2
+kind: ObservabilityPolicy
+metadata: {name: attrs, namespace: "{{ns}}"}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: cart}, {group: gateway.networking.k8s.io, kind: HTTPRoute, name: shadow}]
+  tracing: {strategy: parent, spanAttributes: [{key: team, value: shop}]}`)
+		if err := c.Create(ctx, op, client.DryRunAll); err != nil {
+			t.Fatalf("spanAttributes: %v", err)
+		}
+		if attrs, _, _ := unstructured.NestedSlice(op.Object, "spec", "tracing", "spanAttributes"); len(attrs) != 1 {
+			t.Errorf("spanAttributes pruned: %v", op.Object["spec"])
+		}
+		for field, doc := range map[string]string{
+			"spec.tracing.spanName": `
+apiVersion: gateway.nginx.org/v1alpha2
+kind: ObservabilityPolicy
+metadata: {name: dollar, namespace: "{{ns}}"}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: cart}]
+  tracing: {strategy: parent, spanName: "a$b"}`,
+			"spec.keepAlive.time": `
+apiVersion: gateway.nginx.org/v1alpha1
+kind: UpstreamSettingsPolicy
+metadata: {name: badtime, namespace: "{{ns}}"}
+spec:
+  targetRefs: [{group: core, kind: Service, name: a}]
+  keepAlive: {time: 1x}`,
+		} {
+			err := c.Create(ctx, harness.ObjectIn(ns, doc), client.DryRunAll)
+			if err == nil || !strings.Contains(err.Error(), field) {
+				t.Errorf("%s: want refused, got %v", field, err)
+			}
+		}
 	})
 }

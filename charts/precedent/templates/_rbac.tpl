@@ -62,7 +62,7 @@
   resources: [services]
   verbs: [get, list, watch]
 - apiGroups: [gateway.networking.k8s.io]
-  resources: [grpcroutes]
+  resources: [grpcroutes, referencegrants]
   verbs: [get, list, watch]
 {{- end }}
 {{- if eq . "kgateway" }}

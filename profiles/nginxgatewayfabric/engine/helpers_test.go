@@ -80,6 +80,8 @@ func world(t *testing.T, docs ...string) *World {
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, u := range objs {
 		switch {
+		case u.GetKind() == "ReferenceGrant":
+			w.Grants = append(w.Grants, Grants(u)...)
 		case u.GetKind() == "Service":
 			w.Services[topology.Key{Namespace: u.GetNamespace(), Name: u.GetName()}] = true
 		case u.GroupVersionKind().Group == Group:

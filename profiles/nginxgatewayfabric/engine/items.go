@@ -47,7 +47,11 @@ func (w *World) Items(kind string, statuses map[key]*Status) []effective.Item {
 			apply(spec, sources, "", by[pk[1]])
 		case UpstreamSettingsPolicy:
 			for _, svc := range w.backends(path.RouteKind, path.Route) {
-				apply(spec, sources, svc+".", by["Service "+path.Route.Namespace+"/"+svc])
+				prefix := svc.Name + "." // a Service of another namespace is named with it
+				if svc.Namespace != path.Route.Namespace {
+					prefix = svc.String() + "."
+				}
+				apply(spec, sources, prefix, by["Service "+svc.String()])
 			}
 		}
 		if len(sources) == 0 {
@@ -87,9 +91,9 @@ func setNested(m map[string]interface{}, path string, v interface{}) {
 	m[segs[len(segs)-1]] = v
 }
 
-// backends are the Services (in the route's namespace, or named with a namespace of their own
-// only when it is the route's) the rules of an HTTPRoute or GRPCRoute send to, sorted.
-func (w *World) backends(kind string, k topology.Key) []string {
+// backends are the Services the rules of an HTTPRoute or GRPCRoute send to (in its namespace, or
+// in another where a ReferenceGrant allows it), sorted.
+func (w *World) backends(kind string, k topology.Key) []topology.Key {
 	var refs []gwv1.BackendObjectReference
 	switch r := w.HTTPRoutes[k]; {
 	case kind == "HTTPRoute" && r != nil:
@@ -105,15 +109,5 @@ func (w *World) backends(kind string, k topology.Key) []string {
 			}
 		}
 	}
-	set := map[string]bool{}
-	for _, b := range refs {
-		if (b.Kind != nil && *b.Kind != "Service") || (b.Group != nil && *b.Group != "" && *b.Group != "core") {
-			continue
-		}
-		if b.Namespace != nil && string(*b.Namespace) != k.Namespace {
-			continue
-		}
-		set[string(b.Name)] = true
-	}
-	return sortedKeys(set)
+	return w.backendServices(kind, k.Namespace, refs)
 }

@@ -19,7 +19,9 @@ type World struct {
 	HTTPRoutes map[topology.Key]*gwv1.HTTPRoute
 	GRPCRoutes map[topology.Key]*gwv1.GRPCRoute
 	Services   map[topology.Key]bool
-	Policies   []*Policy
+	// Grants are the ReferenceGrants that let routes send to Services of other namespaces.
+	Grants   []Grant
+	Policies []*Policy
 	// Controllers are the GatewayClass controllers whose Gateways the kinds apply to (nil: any).
 	Controllers []string
 
@@ -29,9 +31,10 @@ type World struct {
 
 // indexes are a world's routes by gateway:hostname:port/path and its policies by target.
 type indexes struct {
-	once, targetOnce sync.Once
-	sharing          map[string][]topology.Key
-	byTarget         map[targetKey][]*Policy
+	once, targetOnce, refOnce sync.Once
+	sharing                   map[string][]topology.Key
+	byTarget                  map[targetKey][]*Policy
+	referenced                map[topology.Key]bool
 }
 
 // targetKey is one target of a policy kind: conflicts are decided per kind and target.
@@ -135,8 +138,8 @@ func (w *World) decide(pols []*Policy) map[key]*Status {
 		st := &Status{Reason: ReasonAccepted, Target: -1}
 		out[key{p.Kind, p.Ref}] = st
 		if !w.anyTargetExists(p) {
-			// processPolicies skips a policy whose targets all do not exist: no status is written.
-			st.Reason, st.Message = ReasonTargetNotFound, "none of its targets exists: NGINX Gateway Fabric ignores it and writes no status"
+			// processPolicies skips a policy none of whose targets is in its graph: no status is written.
+			st.Reason, st.Message = ReasonTargetNotFound, "none of its targets is a Gateway of NGINX Gateway Fabric's GatewayClass, a route attached to one, or a Service such a route sends to: the policy has no effect, and NGINX Gateway Fabric writes no status for it"
 			continue
 		}
 		if i, msg := w.overlap(p); msg != "" {
@@ -145,7 +148,7 @@ func (w *World) decide(pols []*Policy) map[key]*Status {
 		}
 		valid = append(valid, p)
 	}
-	markConflicted(valid, out)
+	w.markConflicted(valid, out)
 	return out
 }
 
@@ -161,17 +164,19 @@ func (w *World) anyTargetExists(p *Policy) bool {
 	return false
 }
 
+// targetExists reports whether target t of a policy of namespace ns is in NGINX Gateway Fabric's
+// graph (exists.go).
 func (w *World) targetExists(ns string, t Target) bool {
 	k := topology.Key{Namespace: ns, Name: t.Name}
 	switch t.Kind {
 	case "Gateway":
-		_, ok := w.Graph.Gateway(k)
-		return ok
+		return w.servedGateway(k)
 	case "Service":
-		return w.Services[k]
+		return w.referenced()[k]
+	case "HTTPRoute", "GRPCRoute":
+		return w.routeInGraph(t.Kind, k)
 	}
-	_, ok := w.Graph.Route(topology.Target{Kind: t.Kind, Namespace: ns, Name: t.Name})
-	return ok
+	return false
 }
 
 // overlap is checkTargetRoutesForOverlap: the index of a targeted HTTPRoute or GRPCRoute that shares
@@ -213,7 +218,7 @@ func routeKind(kind string) bool { return kind == "HTTPRoute" || kind == "GRPCRo
 func (w *World) hostPortPaths(kind string, k topology.Key) []string {
 	hostnames, paths := w.routeMatches(kind, k)
 	var out []string
-	for _, i := range w.Graph.PathsFor(topology.Target{Kind: kind, Namespace: k.Namespace, Name: k.Name}) {
+	for _, i := range w.Graph.ServedPaths(w.Graph.PathsFor(topology.Target{Kind: kind, Namespace: k.Namespace, Name: k.Name}), w.Controllers) {
 		path := w.Graph.Paths[i]
 		port, lh, ok := w.listener(path)
 		if !ok {
@@ -357,12 +362,16 @@ func acceptedHostnames(lh string, route []gwv1.Hostname) []string {
 }
 
 // markConflicted is markConflictedPolicies: per kind and target, in precedence order, a policy that
-// sets a field an earlier valid one sets is Conflicted.
-func markConflicted(valid []*Policy, out map[key]*Status) {
+// sets a field an earlier valid one sets is Conflicted. Only targets in the graph count: a policy's
+// TargetRefs in NGINX Gateway Fabric hold those alone (processPolicies).
+func (w *World) markConflicted(valid []*Policy, out map[key]*Status) {
 	groups := map[targetKey][]*Policy{}
 	var order []targetKey
 	for _, p := range valid {
 		for _, t := range p.Targets {
+			if !w.targetExists(p.Ref.Namespace, t) {
+				continue
+			}
 			k := targetKey{p.Kind, p.Ref.Namespace, t.Kind, t.Name}
 			if groups[k] == nil {
 				order = append(order, k)

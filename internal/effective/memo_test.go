@@ -3,6 +3,7 @@ package effective_test
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/precedent-dev/precedent/cel"
@@ -138,4 +139,51 @@ func TestConcurrentFoldsShareOneResult(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestWithoutAllMatchesAFreshSnapshot: a view removing several policies (of a snapshot, and of a
+// view) holds, folds and lists exactly what a snapshot built from the other policies does.
+func TestWithoutAllMatchesAFreshSnapshot(t *testing.T) {
+	w, ev := memoWorld(t)
+	graph := topology.Build(w.Input)
+	snap := effective.NewSnapshot(w.Kind, graph, w.Policies, ev)
+	gone := []policy.Ref{{Namespace: "infra", Name: "gw-policy-1"}, w.Policies[2].Ref, w.Policies[5].Ref, w.Policies[len(w.Policies)-1].Ref}
+	var kept []*policy.Policy
+	for _, p := range w.Policies {
+		if !slices.Contains(gone, p.Ref) {
+			kept = append(kept, p)
+		}
+	}
+	if len(kept) != len(w.Policies)-len(gone) {
+		t.Fatalf("the world holds %d of the %d policies to remove", len(w.Policies)-len(kept), len(gone))
+	}
+	want := effective.NewSnapshot(w.Kind, graph, kept, ev)
+	written := gen.GatewayPolicy(w.Kind, 100, 1)
+	views := map[string]*effective.Snapshot{
+		"of a snapshot": snap.WithoutAll(gone),
+		"of a view":     snap.With(written).WithoutAll(append(gone, written.Ref)),
+	}
+	for name, got := range views {
+		if g, w := refsOf(got.Policies()), refsOf(want.Policies()); !reflect.DeepEqual(g, w) {
+			t.Fatalf("%s: Policies() = %v, want %v", name, g, w)
+		}
+		for _, r := range gone {
+			if _, ok := got.Policy(r); ok {
+				t.Errorf("%s: Policy(%s) is still there", name, r)
+			}
+		}
+		for i, path := range graph.Paths {
+			if g, w := got.ComputePath(i), want.ComputePath(i); !reflect.DeepEqual(g, w) {
+				t.Fatalf("%s, path %v: the fold differs from a fresh snapshot's:\n got %+v\nwant %+v", name, path, g, w)
+			}
+		}
+	}
+}
+
+func refsOf(ps []*policy.Policy) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.Ref.String()
+	}
+	return out
 }

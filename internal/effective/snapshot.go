@@ -34,6 +34,8 @@ type Snapshot struct {
 	hasOverlay bool
 	overlayAt  map[topology.Target][]*policy.Policy
 	overlayIDs []idPolicies // overlayAt by target number (the targets that lie on paths)
+	// removed are more policies removed by the overlay (WithoutAll), besides overlayRef.
+	removed map[policy.Ref]bool
 
 	// results memoizes folds by the policies that reach a path (see compute): a fold depends on
 	// nothing else, so paths with the same policies (the rules of a route without rule-level
@@ -111,10 +113,45 @@ func (s *Snapshot) Without(ref policy.Ref) *Snapshot {
 	return s.view(ref, nil)
 }
 
+// WithoutAll returns a view in which the policies refs are removed. On a snapshot (not a view) it
+// costs work proportional to the targets of the removed policies, as Without does; on a view it
+// indexes the view's other policies anew.
+func (s *Snapshot) WithoutAll(refs []policy.Ref) *Snapshot {
+	switch {
+	case len(refs) == 0:
+		return s
+	case len(refs) == 1:
+		return s.Without(refs[0])
+	case s.hasOverlay:
+		gone := map[policy.Ref]bool{}
+		for _, r := range refs {
+			gone[r] = true
+		}
+		var kept []*policy.Policy
+		for _, p := range s.Policies() {
+			if !gone[p.Ref] {
+				kept = append(kept, p)
+			}
+		}
+		return NewSnapshot(s.Kind, s.Graph, kept, s.Cond)
+	}
+	removed := make(map[policy.Ref]bool, len(refs)-1)
+	for _, r := range refs[1:] {
+		removed[r] = true
+	}
+	return s.viewRemoving(refs[0], nil, removed)
+}
+
 // view makes the view with ref written as p (nil: removed) over s's index, precomputing the policies
 // of the targets that change, so At stays a lookup.
 func (s *Snapshot) view(ref policy.Ref, p *policy.Policy) *Snapshot {
+	return s.viewRemoving(ref, p, nil)
+}
+
+// viewRemoving is view, with the policies of removed removed too.
+func (s *Snapshot) viewRemoving(ref policy.Ref, p *policy.Policy, removed map[policy.Ref]bool) *Snapshot {
 	c := *s
+	c.removed = removed
 	c.overlayRef, c.overlay, c.hasOverlay = ref, p, true
 	c.results = newMemo[Result]()
 	c.mentions = newMemo[*Mentions]()
@@ -129,6 +166,11 @@ func (s *Snapshot) view(ref policy.Ref, p *policy.Policy) *Snapshot {
 	if old, ok := s.byRef.get(ref); ok {
 		changed = TargetsOf(old)
 	}
+	for r := range removed {
+		if old, ok := s.byRef.get(r); ok {
+			changed = append(changed, TargetsOf(old)...)
+		}
+	}
 	if p != nil {
 		written = TargetsOf(p)
 		changed = append(changed, written...)
@@ -140,7 +182,7 @@ func (s *Snapshot) view(ref policy.Ref, p *policy.Policy) *Snapshot {
 		var out []*policy.Policy
 		at, _ := s.byTarget.get(t)
 		for _, q := range at {
-			if q.Ref != ref {
+			if q.Ref != ref && !removed[q.Ref] {
 				out = append(out, q)
 			}
 		}
@@ -161,6 +203,9 @@ func (s *Snapshot) Policy(ref policy.Ref) (*policy.Policy, bool) {
 	if s.hasOverlay && ref == s.overlayRef {
 		return s.overlay, s.overlay != nil
 	}
+	if s.removed[ref] {
+		return nil, false
+	}
 	return s.byRef.get(ref)
 }
 
@@ -168,7 +213,7 @@ func (s *Snapshot) Policy(ref policy.Ref) (*policy.Policy, bool) {
 func (s *Snapshot) Policies() []*policy.Policy {
 	out := make([]*policy.Policy, 0, s.byRef.size()+1)
 	s.byRef.each(func(ref policy.Ref, p *policy.Policy) {
-		if !s.hasOverlay || ref != s.overlayRef {
+		if (!s.hasOverlay || ref != s.overlayRef) && !s.removed[ref] {
 			out = append(out, p)
 		}
 	})

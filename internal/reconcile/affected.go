@@ -3,6 +3,7 @@ package reconcile
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -112,7 +113,8 @@ func (r *AffectedReconciler) Reconcile(ctx context.Context, req reconcile.Reques
 	if !s.AffectedCondition {
 		return reconcile.Result{}, nil
 	}
-	want := affected(snap, gw)
+	// The folds read the policies accepted only: one not accepted affects nothing.
+	want := affected(r.acceptance.foldsOver(snap, policiesAt(snap, gw), s, r.viewErrors(ctx, r.Kind)), gw)
 	want.Type = AffectedType(r.Kind)
 	want.ObservedGeneration = gw.Generation
 	if want.Reason == ReasonUnaffected && meta.FindStatusCondition(gw.Status.Conditions, want.Type) == nil {
@@ -140,6 +142,18 @@ func (r *AffectedReconciler) Reconcile(ctx context.Context, req reconcile.Reques
 	}
 	statusWrites.WithLabelValues("Gateway").Inc()
 	return reconcile.Result{}, nil
+}
+
+// policiesAt are the policies of snap that target gw or one of its listeners.
+func policiesAt(snap *effective.Snapshot, gw *gwv1.Gateway) []*policy.Policy {
+	base := topology.Target{Kind: "Gateway", Namespace: gw.Namespace, Name: gw.Name}
+	ps := slices.Clone(snap.At(base))
+	for _, l := range gw.Spec.Listeners {
+		t := base
+		t.Section = string(l.Name)
+		ps = append(ps, snap.At(t)...)
+	}
+	return ps
 }
 
 // affected computes the condition for one Gateway: the policies of the kind that target it (or one

@@ -77,7 +77,7 @@ func BenchmarkReconcileUnderBigPolicy(b *testing.B) {
 	inf.Add(b, big)
 
 	r := &Reconciler{Client: &benchClient{store: store}, Reader: store, Kind: k, Source: st, Settings: live, Log: logr.Discard(),
-		pruned: &pruning{}, written: &ownWrites{last: map[types.NamespacedName]writeMark{}}, views: &views{m: map[types.NamespacedName]viewEntry{}}, holdings: &holdings{}}
+		pruned: &pruning{}, written: &ownWrites{last: map[types.NamespacedName]writeMark{}}, views: &views{m: map[types.NamespacedName]viewEntry{}}, holdings: &holdings{}, acceptance: &acceptance{}}
 	a := &AffectedReconciler{Reconciler: *r}
 	var livePolicies []string
 	seq := 0

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/workqueue"
@@ -90,12 +91,13 @@ type Reconciler struct {
 	Recorder events.EventRecorder
 	Log      logr.Logger
 
-	// pruned, written, views and holdings are shared by the kind's controllers (the Affected one copies the
+	// pruned, written, views, holdings and acceptance are shared by the kind's controllers (the Affected one copies the
 	// Reconciler).
-	pruned   *pruning
-	written  *ownWrites
-	views    *views
-	holdings *holdings
+	pruned     *pruning
+	written    *ownWrites
+	views      *views
+	holdings   *holdings
+	acceptance *acceptance
 }
 
 // Controllers sets up the status controllers of the managed kinds, one controller per kind, on one
@@ -246,6 +248,9 @@ func (r *Reconciler) setup(mgr ctrl.Manager) error {
 	}
 	if r.holdings == nil {
 		r.holdings = &holdings{}
+	}
+	if r.acceptance == nil {
+		r.acceptance = &acceptance{}
 	}
 	b := ctrl.NewControllerManagedBy(mgr)
 	if _, err := mgr.GetRESTMapper().RESTMapping(settings.GVK.GroupKind(), settings.GVK.Version); err == nil {
@@ -481,7 +486,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	p, viewErrs := r.views.view(k, u)
 	invalid := append(viewErrs, Invalid(snap, p, s)...)
-	st := compute(snap, p, invalid, s, r.holdings)
+	st := compute(snap, p, invalid, s, r.holdings, func() *effective.Snapshot {
+		return r.acceptance.foldsFor(snap, p, s, r.viewErrors(ctx, k))
+	})
 
 	status, _ := u.Object["status"].(map[string]interface{})
 	skip := r.pruned.skip()
@@ -515,6 +522,19 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	r.Log.V(1).Info("status written", "policy", klog.KObj(u))
 	r.events(u, oldConds, conditionsOf(u))
 	return reconcile.Result{}, nil
+}
+
+// viewErrors gives the errors reading a policy's object found, from the cache (none when the
+// cache no longer holds it: the snapshot's policy was read from it).
+func (r *Reconciler) viewErrors(ctx context.Context, k policy.Kind) viewErrors {
+	return func(p *policy.Policy) field.ErrorList {
+		u := r.newObject()
+		if err := r.reader().Get(ctx, types.NamespacedName{Namespace: p.Ref.Namespace, Name: p.Ref.Name}, u, client.UnsafeDisableDeepCopy); err != nil {
+			return nil
+		}
+		_, errs := r.views.view(k, u)
+		return errs
+	}
 }
 
 // badReasons are the condition reasons an Event is recorded for when a policy comes to them

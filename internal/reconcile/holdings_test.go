@@ -29,7 +29,7 @@ func TestShortcutsDecideAsTheWholeWalk(t *testing.T) {
 				for _, p := range snap.Policies() {
 					invalid := Invalid(snap, p, s)
 					want := Compute(snap, p, invalid, s)
-					if diff := cmp.Diff(want, compute(snap, p, invalid, s, h)); diff != "" {
+					if diff := cmp.Diff(want, compute(snap, p, invalid, s, h, nil)); diff != "" {
 						t.Errorf("%s %s %s: status with the counts of held rules (-whole walk +counts):\n%s", d.Name(), kind, p.Ref, diff)
 					}
 					e, _ := enforced(snap, p, nil)

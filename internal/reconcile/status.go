@@ -44,13 +44,16 @@ const MaxAncestors = 16
 
 // Compute derives the status of p (as stored) from snap, the snapshot holding every policy of its
 // kind. invalid are the errors the webhook would give p now (stateless and stateful).
+// Its folds read snap as it is: the caller leaves out of snap the policies not accepted (the views
+// do), or Reconcile does (acceptance).
 func Compute(snap *effective.Snapshot, p *policy.Policy, invalid field.ErrorList, s settings.Settings) Status {
-	return compute(snap, p, invalid, s, nil)
+	return compute(snap, p, invalid, s, nil, nil)
 }
 
 // compute is Compute, with the reconciler's counts of the rules each policy holds in the effective
-// policies it reads (nil: none kept).
-func compute(snap *effective.Snapshot, p *policy.Policy, invalid field.ErrorList, s settings.Settings, h *holdings) Status {
+// policies it reads (nil: none kept), and the snapshot of the policies accepted, which the folds
+// read, made once p is accepted (nil: snap).
+func compute(snap *effective.Snapshot, p *policy.Policy, invalid field.ErrorList, s settings.Settings, h *holdings, folds func() *effective.Snapshot) Status {
 	gen := p.Generation
 	cond := func(t string, ok bool, reason, msg string) metav1.Condition {
 		st := metav1.ConditionFalse
@@ -65,6 +68,9 @@ func compute(snap *effective.Snapshot, p *policy.Policy, invalid field.ErrorList
 	if !accepted.ok {
 		st.Conditions = append(st.Conditions, cond(TypeEnforced, false, ReasonUnknown, "Policy has encountered some issues: it is not accepted"))
 		return st
+	}
+	if folds != nil {
+		snap = folds()
 	}
 	e, gws := enforced(snap, p, h)
 	st.Conditions = append(st.Conditions, cond(TypeEnforced, e.ok, e.reason, e.msg))

@@ -257,28 +257,30 @@ func mapToList(m map[string]metav1.Condition) []metav1.Condition {
 
 // TestGatewayAffected checks the AuthPolicyAffected condition on a Gateway: absent while no policy
 // targets it, Affected once an enforced Gateway policy does, Unaffected after it is deleted.
+// expectAffected waits for Gateway gw of ns to carry the AuthPolicyAffected condition given.
+func expectAffected(t *testing.T, ns string, status metav1.ConditionStatus, reason, message string) {
+	t.Helper()
+	ctype := "policy.precedent.dev/AuthPolicyAffected"
+	harness.Eventually(t, ctype+"="+reason, func() (bool, string) {
+		gw := &gwv1.Gateway{}
+		if err := c.Get(context.Background(), types.NamespacedName{Namespace: ns, Name: "gw"}, gw); err != nil {
+			return false, err.Error()
+		}
+		got := meta.FindStatusCondition(gw.Status.Conditions, ctype)
+		b, _ := yaml.Marshal(gw.Status.Conditions)
+		return got != nil && got.Status == status && got.Reason == reason && got.Message == message, string(b)
+	})
+}
+
 func TestGatewayAffected(t *testing.T) {
 	ns := harness.Namespace(t, c)
 	harness.Apply(t, c, ns, gatewayAndRoute)
-	ctype := "policy.precedent.dev/AuthPolicyAffected"
-	affected := func(status metav1.ConditionStatus, reason, message string) {
-		t.Helper()
-		harness.Eventually(t, ctype+"="+reason, func() (bool, string) {
-			gw := &gwv1.Gateway{}
-			if err := c.Get(context.Background(), types.NamespacedName{Namespace: ns, Name: "gw"}, gw); err != nil {
-				return false, err.Error()
-			}
-			got := meta.FindStatusCondition(gw.Status.Conditions, ctype)
-			b, _ := yaml.Marshal(gw.Status.Conditions)
-			return got != nil && got.Status == status && got.Reason == reason && got.Message == message, string(b)
-		})
-	}
 	pol := harness.Apply(t, c, ns, gatewayOverride)[0]
-	affected(metav1.ConditionTrue, "Affected", "The object is affected by AuthPolicy "+ns+"/gw-policy")
+	expectAffected(t, ns, metav1.ConditionTrue, "Affected", "The object is affected by AuthPolicy "+ns+"/gw-policy")
 	if err := c.Delete(context.Background(), pol); err != nil {
 		t.Fatal(err)
 	}
-	affected(metav1.ConditionFalse, "Unaffected", "The object is not affected by any AuthPolicy")
+	expectAffected(t, ns, metav1.ConditionFalse, "Unaffected", "The object is not affected by any AuthPolicy")
 }
 
 // TestSettingsChangeAcceptance flips the cluster settings under stored policies: a policy with

@@ -44,9 +44,12 @@ type Env struct {
 	CertDir string
 	Port    int
 	ca      []byte
-	// apiDir is the API server's own folder (serving certificate, service-account keys), kept across
-	// RestartAPIServer so that its clients and the tokens it signed stay valid.
-	apiDir string
+	// dir holds every file of the control plane: apiDir, the API server's own folder (serving
+	// certificate, service-account keys), kept across RestartAPIServer so that its clients and the
+	// tokens it signed stay valid; etcd's data; and CertDir.
+	dir, apiDir string
+	// watchdog kills the processes and removes dir if this process ends without Stop.
+	watchdog *watchdog
 }
 
 // Start starts etcd and kube-apiserver and installs the CRDs.
@@ -83,21 +86,36 @@ func start(ctx context.Context, o Options) (*Env, error) {
 	}
 	e := &Env{env: &envtest.Environment{BinaryAssetsDirectory: o.AssetsDir, ControlPlaneStartTimeout: time.Minute}}
 	var err error
-	if e.apiDir, err = os.MkdirTemp("", "precedent-apiserver-"); err != nil {
-		return nil, fmt.Errorf("making the API server's folder: %w", err)
+	if e.dir, err = os.MkdirTemp("", "precedent-control-plane-"); err != nil {
+		return nil, fmt.Errorf("making the control plane's folder: %w", err)
+	}
+	e.apiDir = filepath.Join(e.dir, "apiserver")
+	etcdDir := filepath.Join(e.dir, "etcd")
+	for _, d := range []string{e.apiDir, etcdDir} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			_ = os.RemoveAll(e.dir)
+			return nil, fmt.Errorf("making the control plane's folders: %w", err)
+		}
+	}
+	if e.watchdog, err = startWatchdog(e.dir); err != nil {
+		_ = os.RemoveAll(e.dir)
+		return nil, err
 	}
 	api := e.env.ControlPlane.GetAPIServer()
 	api.CertDir = e.apiDir
+	e.env.ControlPlane.Etcd = &envtest.Etcd{DataDir: etcdDir}
 	for name, value := range o.APIServerFlags {
 		api.Configure().Set(name, value)
 	}
 	t0 := time.Now()
 	cfg, err := e.env.Start()
 	if err != nil {
-		_ = os.RemoveAll(e.apiDir)
+		e.watchdog.stop()
+		_ = os.RemoveAll(e.dir)
 		return nil, fmt.Errorf("starting etcd and kube-apiserver (binaries from %s; `make control-plane` builds them): %w", assets(o.AssetsDir), err)
 	}
 	e.Config = cfg
+	e.watchdog.remove(e.env.WebhookInstallOptions.LocalServingCertDir)
 	if err := ctx.Err(); err != nil {
 		_ = e.Stop()
 		return nil, err
@@ -118,7 +136,8 @@ func start(ctx context.Context, o Options) (*Env, error) {
 
 	dev, err := certs.NewDev(24 * time.Hour)
 	if err == nil {
-		e.CertDir, err = os.MkdirTemp("", "precedent-webhook-certs-")
+		e.CertDir = filepath.Join(e.dir, "webhook-certs")
+		err = os.Mkdir(e.CertDir, 0o700)
 	}
 	if err == nil {
 		err = dev.WriteDir(e.CertDir)
@@ -190,13 +209,11 @@ func (e *Env) RestartAPIServer() (stopErr, err error) {
 	return stopErr, nil
 }
 
-// Stop stops kube-apiserver and etcd and removes the certificates.
+// Stop stops kube-apiserver and etcd and removes their folder.
 func (e *Env) Stop() error {
-	if e.CertDir != "" {
-		_ = os.RemoveAll(e.CertDir)
-	}
 	err := e.env.Stop()
-	_ = os.RemoveAll(e.apiDir)
+	e.watchdog.stop()
+	_ = os.RemoveAll(e.dir)
 	return err
 }
 

@@ -13,7 +13,8 @@ import (
 
 // TestInterrupt: the first SIGINT stops `precedent dev` in every phase of its start-up, promptly,
 // and leaves no etcd or kube-apiserver running and nothing in its temporary folder (TMPDIR); so do
-// SIGTERM and SIGHUP (the terminal closed).
+// SIGTERM and SIGHUP (the terminal closed). SIGKILL, which dev cannot handle, leaves nothing either:
+// the control plane's watchdog sees its parent gone and cleans up.
 func TestInterrupt(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "precedent")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/precedent")
@@ -32,6 +33,8 @@ func TestInterrupt(t *testing.T) {
 		{"applying the samples", "  ✓ webhooks registered", nil},
 		{"SIGTERM while installing the CRDs", "  ✓ etcd ", syscall.SIGTERM},
 		{"SIGHUP while applying the samples", "  ✓ webhooks registered", syscall.SIGHUP},
+		{"SIGKILL while installing the CRDs", "  ✓ etcd ", syscall.SIGKILL},
+		{"SIGKILL once serving", "  ✓ webhooks registered", syscall.SIGKILL},
 	} {
 		t.Run(tc.phase, func(t *testing.T) {
 			tmp := t.TempDir()
@@ -61,7 +64,11 @@ func TestInterrupt(t *testing.T) {
 			if sig == nil {
 				sig = os.Interrupt
 			}
-			log = stop(t, dev, sig, lines, log, stderr)
+			if sig == syscall.SIGKILL {
+				killed(t, dev, tmp)
+			} else {
+				log = stop(t, dev, sig, lines, log, stderr)
+			}
 			t.Logf("stopped %s after %v; last line %q", time.Since(sent).Round(100*time.Millisecond), sig, log[len(log)-1])
 			if left := processesUnder(t, tmp); len(left) > 0 {
 				for pid, cmdline := range left {
@@ -77,6 +84,24 @@ func TestInterrupt(t *testing.T) {
 				t.Errorf("left in TMPDIR after %v: %s", sig, e.Name())
 			}
 		})
+	}
+}
+
+// killed kills dev and waits (30 s at most) until no process of its control plane runs and its
+// temporary folder tmp is empty: the watchdog's work, as dev had no chance to do it.
+func killed(t *testing.T, dev *exec.Cmd, tmp string) {
+	t.Helper()
+	if err := dev.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = dev.Wait()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		entries, _ := os.ReadDir(tmp)
+		if len(processesUnder(t, tmp)) == 0 && len(entries) == 0 {
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
 

@@ -5,8 +5,10 @@ import (
 	"time"
 )
 
-// Timeout is how long Eventually waits.
-const Timeout = 30 * time.Second
+// Timeout is how long Eventually waits: generous, so that a suite run beside other CPU-bound work
+// (a loaded CI runner, a laptop) waits for what is slow there rather than failing; a condition that
+// holds returns at its first poll that sees it.
+const Timeout = 60 * time.Second
 
 // Eventually polls cond every 50 ms until it holds or Timeout passes, then fails the test with what
 // and the last state cond described.

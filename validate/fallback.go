@@ -16,6 +16,12 @@ var codeFallsBack = warning.Register(warning.Code{ID: "PRC-W026", Severity: warn
 	Meaning: "the deleted policy had rules in effect on the routes named: once it is gone, another policy's rule of the same id takes effect there instead, or none does",
 	Fix:     "check that those routes should lose the rules or take the other policy's; keep the policy, or move the rules to one that stays"})
 
+var codeChangeFallsBack = warning.Register(warning.Code{ID: "PRC-W027", Severity: warning.SeverityWarning,
+	Title: "rules in effect fall back on update",
+	Meaning: "the updated policy, a Gateway-level one or one moved from or to a Gateway, had rules in effect on the routes named that it no longer holds there after the change (a rule removed, a target changed, overrides made defaults): " +
+		"another policy's rule of the same id takes effect there instead, or none does",
+	Fix: "check that those routes should lose the rules or take the other policy's; keep the rules in the policy, or move them to one that applies there"})
+
 // fallbacks says what takes the place of the rules of old (the policy a delete removes) that are in
 // effect on the routes it reaches: per policy that takes over (or none), the rule ids and how many
 // routes, one warning each, those left with nothing first. Nothing when none of its rules is in
@@ -23,35 +29,74 @@ var codeFallsBack = warning.Register(warning.Code{ID: "PRC-W026", Severity: warn
 // summary note's.
 func fallbacks(before *effective.Snapshot, old *policy.Policy) []string {
 	after := before.Without(old.Ref)
-	type taker struct {
-		by  policy.Ref
-		any bool // false: no rule of the id is in effect once old is gone
-	}
-	rules := map[taker]map[string]bool{}
-	routes := map[taker]map[topology.Key]bool{}
+	var t fallTally
 	for _, i := range before.PathsOf(old) {
 		p := before.Graph.Paths[i]
 		if p.RouteKind == "" {
 			continue
 		}
-		b, a := before.Compute(p), after.Compute(p)
-		for id, e := range b.Rules {
-			if e.Source != old.Ref {
-				continue
-			}
-			var k taker
-			if ae, ok := a.Rules[id]; ok {
-				k = taker{by: ae.Source, any: true}
-			}
-			if rules[k] == nil {
-				rules[k], routes[k] = map[string]bool{}, map[topology.Key]bool{}
-			}
-			rules[k][id] = true
-			routes[k][p.Route] = true
+		for _, f := range fallsOf(before.ComputePath(i), after.Compute(p), old.Ref) {
+			t.add(f, p.Route)
 		}
 	}
-	takers := make([]taker, 0, len(rules))
-	for k := range rules {
+	return t.lines(codeFallsBack, "removing this policy", before.Kind.GVK.Kind)
+}
+
+// taker is what takes the place of a rule in effect: the policy whose rule of the same id is in
+// effect instead (any), or nothing (any false).
+type taker struct {
+	by  policy.Ref
+	any bool
+}
+
+// fall is a rule of a policy in effect on a path before a write, and what takes its place after.
+type fall struct {
+	taker
+	id string
+}
+
+// fallsOf lists the rules of ref in effect in before that ref no longer holds in after.
+func fallsOf(before, after effective.Result, ref policy.Ref) []fall {
+	var out []fall
+	for id, e := range before.Rules {
+		if e.Source != ref {
+			continue
+		}
+		ae, ok := after.Rules[id]
+		switch {
+		case ok && ae.Source == ref:
+			continue
+		case ok:
+			out = append(out, fall{taker{by: ae.Source, any: true}, id})
+		default:
+			out = append(out, fall{id: id})
+		}
+	}
+	return out
+}
+
+// fallTally gathers falls over routes: per taker, the rule ids and the routes.
+type fallTally struct {
+	rules  map[taker]map[string]bool
+	routes map[taker]map[topology.Key]bool
+}
+
+func (t *fallTally) add(f fall, route topology.Key) {
+	if t.rules == nil {
+		t.rules, t.routes = map[taker]map[string]bool{}, map[taker]map[topology.Key]bool{}
+	}
+	if t.rules[f.taker] == nil {
+		t.rules[f.taker], t.routes[f.taker] = map[string]bool{}, map[topology.Key]bool{}
+	}
+	t.rules[f.taker][f.id] = true
+	t.routes[f.taker][route] = true
+}
+
+// lines are the warnings of the tally, with code and subject ("removing this policy"): one per
+// taker, those left with nothing first, then by policy.
+func (t *fallTally) lines(code *warning.Code, subject, kind string) []string {
+	takers := make([]taker, 0, len(t.rules))
+	for k := range t.rules {
 		takers = append(takers, k)
 	}
 	slices.SortFunc(takers, func(x, y taker) int {
@@ -68,20 +113,19 @@ func fallbacks(before *effective.Snapshot, old *policy.Policy) []string {
 		}
 		return 0
 	})
-	kind := before.Kind.GVK.Kind
 	out := make([]string, 0, len(takers))
 	for _, k := range takers {
-		ids := make([]string, 0, len(rules[k]))
-		for id := range rules[k] {
+		ids := make([]string, 0, len(t.rules[k]))
+		for id := range t.rules[k] {
 			ids = append(ids, id)
 		}
-		n := len(routes[k])
+		n := len(t.routes[k])
 		on := strconv.Itoa(n) + " route" + plural(n)
 		if !k.any {
-			out = append(out, codeFallsBack.Line("removing this policy leaves "+ruleList(ids)+" with no rule in effect on "+on))
+			out = append(out, code.Line(subject+" leaves "+ruleList(ids)+" with no rule in effect on "+on))
 			continue
 		}
-		out = append(out, codeFallsBack.Line("removing this policy puts "+kind+" "+printable.String(k.by.String())+"'s "+ruleList(ids)+" in effect instead on "+on))
+		out = append(out, code.Line(subject+" puts "+kind+" "+printable.String(k.by.String())+"'s "+ruleList(ids)+" in effect instead on "+on))
 	}
 	return out
 }

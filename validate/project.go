@@ -65,6 +65,9 @@ func project(before *effective.Snapshot, ref policy.Ref, written *policy.Policy,
 	summary := w.summary(written == nil, len(pr.changedRoutes))
 	lines := w.list([]string{summary})
 	w.affect(summary, pr.changedPaths.list)
+	// What takes the place of the rules an update takes out of effect comes next: after the
+	// summary, before the rest (the warning limit cuts from the end), as for a delete.
+	lines = slices.Insert(lines, 1, pr.fallen.lines(codeChangeFallsBack, "this change", kindOf(before, written))...)
 	return lines, w.affected
 }
 
@@ -109,6 +112,10 @@ type projection struct {
 	scratch       [2][256]byte
 	seed          maphash.Seed
 	keys          []byte // the keys of the outcomes, one after the other
+	// updated: the write replaces a stored version; fallen gathers, on the paths whose folds are
+	// compared, the rules of the stored version in effect there that the write takes out of effect.
+	updated bool
+	fallen  fallTally
 }
 
 // outcome is what the paths of one key get. The key is the fold keys after (for the mentions of
@@ -122,6 +129,7 @@ type outcome struct {
 	compare bool
 	msgs    []int // warnings, by their number in w
 	changed bool
+	falls   []fall // the rules of the updated policy in effect before, not after
 }
 
 // span is a part of the projection's keys.
@@ -165,7 +173,7 @@ func (pr *projection) keep(k []byte) span {
 }
 
 func newProjection(before, after *effective.Snapshot, w *warnings, old, written *policy.Policy) *projection {
-	pr := &projection{before: before, after: after, w: w, written: written, outcomes: make([]outcome, 0, 8)}
+	pr := &projection{before: before, after: after, w: w, written: written, outcomes: make([]outcome, 0, 8), updated: old != nil && written != nil}
 	pr.countChanges = written == nil || (old != nil && isHighLevel(old)) || (written != nil && isHighLevel(written))
 	if old != nil && written != nil && after != before {
 		pr.edited = editedRules(old, written)
@@ -230,6 +238,9 @@ func (pr *projection) path(i int) {
 	for _, n := range o.msgs {
 		pr.w.addAt(n, i)
 	}
+	for _, f := range o.falls {
+		pr.fallen.add(f, path.Route)
+	}
 	if o.changed {
 		if pr.changedRoutes == nil {
 			pr.changedRoutes = map[topology.Key]bool{}
@@ -264,6 +275,9 @@ func (pr *projection) look(i int, k *pathKey, compare, displace bool, mentions *
 	switch {
 	case compare && pr.after != pr.before: // else the same fold on both sides
 		o.msgs = append(o.msgs, pr.w.displaced(pr.after, i, ra, rb)...)
+		if pr.updated {
+			o.falls = fallsOf(rb, ra, pr.w.ref)
+		}
 	case displace:
 		o.msgs = append(o.msgs, pr.w.displacedMentions(pr.after, i, mentions, rb)...)
 	}

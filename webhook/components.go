@@ -21,7 +21,10 @@ import (
 // of them a cluster installs, and matchPolicy Equivalent sends each write in the version asked.
 // A profile that asks a mutating webhook for kinds is an error: a component patches only the
 // validating configuration.
-func ComponentWebhooks(name string, p profile.Profile, kinds []policy.Kind, cc ClientConfig) ([]admissionregistrationv1.ValidatingWebhook, error) {
+func ComponentWebhooks(name string, p interface {
+	profile.Kinds
+	profile.Admission
+}, kinds []policy.Kind, cc ClientConfig) ([]admissionregistrationv1.ValidatingWebhook, error) {
 	w := p.Webhooks(kinds)
 	if len(w.Mutating) > 0 {
 		return nil, fmt.Errorf("component %s: profile %s asks the mutating webhook %s, which a component does not patch", name, p.Name(), w.Mutating[0].Name)

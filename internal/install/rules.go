@@ -129,7 +129,7 @@ func metricsReaderRules() []rbacv1.PolicyRule {
 // componentRules are the rules a component grants for kinds, the kinds it configures with profile
 // p: read them and what p reads (Reads), and update the status of those whose status Precedent
 // writes (none by default for Kuadrant's and Envoy Gateway's kinds: their controllers own it).
-func componentRules(p profile.Profile, kinds []policy.Kind) []rbacv1.PolicyRule {
+func componentRules(p profile.Kinds, kinds []policy.Kind) []rbacv1.PolicyRule {
 	var s ruleSet
 	for _, k := range kinds {
 		s.addKind(k.GVK.GroupKind(), read)
@@ -147,7 +147,7 @@ func componentRules(p profile.Profile, kinds []policy.Kind) []rbacv1.PolicyRule 
 
 // readRules are the rules that let Precedent read what profile p reads beyond its policies (Reads):
 // the chart adds them for each profile its extraKinds name.
-func readRules(p profile.Profile) []rbacv1.PolicyRule {
+func readRules(p profile.Kinds) []rbacv1.PolicyRule {
 	var s ruleSet
 	for _, gk := range p.Reads() {
 		s.addKind(gk, read)

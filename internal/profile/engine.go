@@ -80,8 +80,7 @@ func (e Engine) KindModel() policy.Model {
 }
 
 func (e Engine) Claims(gk schema.GroupKind, reg *policy.Registry) bool {
-	k, ok := reg.Lookup(gk)
-	return ok && k.Profile == e.Model
+	return ClaimedBy(e.Model, gk, reg)
 }
 
 func (Engine) Own() []schema.GroupKind { return nil }

@@ -22,9 +22,22 @@ import (
 
 // Profile is one policy model: which objects it owns, how it checks and defaults a write, which
 // webhook rules and informers it needs, the caches it prepares before a replica is ready, and its
-// CLI views. The webhook and `validate -f` both call its Review, over different sources. A Profile holds no back-pointer to the handler that calls it (like
-// controller-runtime's admission.Validator): everything a call needs comes in its arguments.
+// CLI views. It is the composition of the roles below; each caller takes the role it uses (the
+// install generator's Kinds and Admission, the review's Reviewer, the CLI's Views). The webhook and
+// `validate -f` both call its Review, over different sources. A Profile holds no back-pointer to the
+// handler that calls it (like controller-runtime's admission.Validator): everything a call needs
+// comes in its arguments. Optional roles (PolicyExplainer, RuleExplainer, Readers, Configurable,
+// Sectioned, Annotated) are found by type assertion.
 type Profile interface {
+	Kinds
+	Reviewer
+	Admission
+	Preparer
+	Views
+}
+
+// Kinds is the role of naming what a profile reads and reviews.
+type Kinds interface {
 	// Name is the profile's name in a PrecedentConfig's spec.kinds[].profile; "" for a profile that
 	// manages only its own kinds and cannot be configured for others.
 	Name() policy.Profile
@@ -41,22 +54,35 @@ type Profile interface {
 	// profile's CLI views read from a cluster (its own kinds and what it reads, such as Kuma's
 	// Dataplanes or the configured Backend kind).
 	Sources(s settings.Settings) []schema.GroupKind
+	// Checks reports whether objects of gk in an offline input are the profile's to check (policies
+	// and the topology objects only it reads, such as Kuma's Dataplanes).
+	Checks(gk schema.GroupKind, reg *policy.Registry) bool
+}
 
+// Reviewer is the role of answering writes: the webhook's and `validate -f`'s.
+type Reviewer interface {
 	// Review answers a create, an update or a delete (r.Deleting()) of r.Object.
 	Review(r Request) Decision
 	// Default returns the defaulting of a write of u, none when it needs nothing.
 	Default(gk schema.GroupKind, u *unstructured.Unstructured, reg *policy.Registry) []jsonpatch.JsonPatchOperation
+}
+
+// Admission is the role of saying which admission webhooks the profile needs.
+type Admission interface {
 	// Webhooks are the webhook rules the profile needs for the managed kinds of its profile among
 	// kinds (the registry's), and for its own kinds.
 	Webhooks(kinds []policy.Kind) Webhooks
+}
 
+// Preparer is the role of warming a replica's caches.
+type Preparer interface {
 	// Prepare builds the profile's derived caches in st under s before a replica reports ready,
 	// so its first admissions cost what steady-state ones do.
 	Prepare(st source.Source, s settings.Settings) error
+}
 
-	// Checks reports whether objects of gk in an offline input are the profile's to check (policies
-	// and the topology objects only it reads, such as Kuma's Dataplanes).
-	Checks(gk schema.GroupKind, reg *policy.Registry) bool
+// Views is the role of the CLI's views over an offline input (or a cluster read as one).
+type Views interface {
 	// Effective returns the effective policy of kind k (one of the profile's) on every path of the
 	// input that its policies reach beneath target (nil: everywhere), in the CLI contract's shape
 	// (`precedent effective`); an error when the model has no effective policy per Gateway API path.
@@ -65,6 +91,13 @@ type Profile interface {
 	// "", else the one kind names ("Kind" or "Kind.group"); matched is false when it names none of
 	// them.
 	Diff(base, head *Offline, kind string) (changes []diff.Change, matched bool, err error)
+}
+
+// ClaimedBy reports whether the registry reg manages gk with the profile named name: the Claims
+// (and Checks) of the profiles whose kinds are the registry's.
+func ClaimedBy(name policy.Profile, gk schema.GroupKind, reg *policy.Registry) bool {
+	k, ok := reg.Lookup(gk)
+	return ok && k.Profile == name
 }
 
 // Operation is the write a Request reviews, as the API server names it.

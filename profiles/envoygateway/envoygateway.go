@@ -48,8 +48,7 @@ func (Profile) KindModel() policy.Model {
 }
 
 func (Profile) Claims(gk schema.GroupKind, reg *policy.Registry) bool {
-	k, ok := reg.Lookup(gk)
-	return ok && k.Profile == Name
+	return profile.ClaimedBy(Name, gk, reg)
 }
 
 func (Profile) Own() []schema.GroupKind { return nil }

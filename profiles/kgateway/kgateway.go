@@ -178,6 +178,5 @@ func (p Profile) Prepare(st source.Source, s settings.Settings) error {
 
 // Checks: the TrafficPolicies of an offline input (routes and Gateways are checked by nobody).
 func (Profile) Checks(gk schema.GroupKind, reg *policy.Registry) bool {
-	k, ok := reg.Lookup(gk)
-	return ok && k.Profile == Name
+	return profile.ClaimedBy(Name, gk, reg)
 }

@@ -79,8 +79,7 @@ func controllers(reg *policy.Registry) []string {
 }
 
 func (Profile) Claims(gk schema.GroupKind, reg *policy.Registry) bool {
-	k, ok := reg.Lookup(gk)
-	return ok && k.Profile == Name
+	return profile.ClaimedBy(Name, gk, reg)
 }
 
 func (Profile) Own() []schema.GroupKind { return nil }

@@ -189,7 +189,7 @@ func (Profile) Default(gk schema.GroupKind, u *unstructured.Unstructured, reg *p
 // Webhooks: each managed kind, creates, updates and (projected) deletes; the kinds whose line sets
 // a mergeType default are also defaulted.
 func (Profile) Webhooks(kinds []policy.Kind) profile.Webhooks {
-	w := profile.Webhooks{Validate: profile.EngineWebhooks(Name, kinds)}
+	w := profile.Webhooks{Validate: profile.KindWebhooks(Name, kinds)}
 	m := profile.Mutating{Name: DefaultsWebhook, Conditions: []admissionregistrationv1.MatchCondition{{Name: "without-merge-type", Expression: DefaultsCondition}}}
 	for _, k := range kinds {
 		if _, ok := defaulted(k); ok {

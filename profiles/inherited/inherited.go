@@ -13,15 +13,15 @@ import (
 )
 
 // GEP713 is GEP-713's model: the engine's, nothing to default.
-func GEP713() profile.Engine { return profile.Engine{Model: policy.ProfileGEP713} }
+func GEP713() Folded { return Folded{Model: policy.ProfileGEP713} }
 
 // DefaultsOverrides is the RFC's model: the engine's, plus the `strategy` default.
 func DefaultsOverrides() Profile {
-	return Profile{profile.Engine{Model: policy.ProfileDefaultsOverrides}}
+	return Profile{Folded{Model: policy.ProfileDefaultsOverrides}}
 }
 
 // Profile is the defaults-overrides profile.
-type Profile struct{ profile.Engine }
+type Profile struct{ Folded }
 
 // DefaultsWebhook is the name of the mutating webhook that defaults `strategy`.
 const DefaultsWebhook = "defaults.precedent.dev"
@@ -41,7 +41,7 @@ func (Profile) Default(_ schema.GroupKind, u *unstructured.Unstructured, _ *poli
 // the API server evaluate its matchConditions on every write (about 65 µs measured by
 // `make bench-admission`) for a call that never happens.
 func (p Profile) Webhooks(kinds []policy.Kind) profile.Webhooks {
-	w := p.Engine.Webhooks(kinds)
+	w := p.Folded.Webhooks(kinds)
 	m := profile.Mutating{Name: DefaultsWebhook, Conditions: []admissionregistrationv1.MatchCondition{{Name: "block-without-strategy", Expression: MutateCondition}}}
 	for _, k := range kinds {
 		if NeedsDefaulting(k) {

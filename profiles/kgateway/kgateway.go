@@ -139,7 +139,7 @@ func (Profile) Default(schema.GroupKind, *unstructured.Unstructured, *policy.Reg
 // while one is configured. The route and Gateway writes only ever get warnings, so their entry fails
 // open (WarnOnly): a Precedent outage never blocks a route write; TrafficPolicy writes fail closed.
 func (Profile) Webhooks(kinds []policy.Kind) profile.Webhooks {
-	res := profile.EngineWebhooks(Name, kinds)
+	res := profile.KindWebhooks(Name, kinds)
 	if len(res) > 0 {
 		res = append(res,
 			profile.Resource{Group: topology.Group, Version: "v1", Resource: "httproutes", WarnOnly: true},

@@ -85,7 +85,7 @@ func (Profile) Default(schema.GroupKind, *unstructured.Unstructured, *policy.Reg
 // Webhooks: Precedent's mesh kinds, creates and updates (deletes are not projected); Kuma's kinds
 // configured with the profile, like every registry kind.
 func (Profile) Webhooks(kinds []policy.Kind) profile.Webhooks {
-	w := profile.Webhooks{Validate: profile.EngineWebhooks(Name, kinds)}
+	w := profile.Webhooks{Validate: profile.KindWebhooks(Name, kinds)}
 	for _, gk := range own {
 		w.Validate = append(w.Validate, profile.Resource{Group: gk.Group, Version: "v1alpha1", Resource: profile.Plural(gk.Kind)})
 	}

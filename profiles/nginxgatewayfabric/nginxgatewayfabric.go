@@ -209,7 +209,7 @@ func (Profile) Default(schema.GroupKind, *unstructured.Unstructured, *policy.Reg
 
 // Webhooks: each managed kind, creates, updates and (projected) deletes.
 func (Profile) Webhooks(kinds []policy.Kind) profile.Webhooks {
-	return profile.Webhooks{Validate: profile.EngineWebhooks(Name, kinds)}
+	return profile.Webhooks{Validate: profile.KindWebhooks(Name, kinds)}
 }
 
 // Prepare derives the world before the replica reports ready, when the profile is in use.

@@ -1,0 +1,92 @@
+package profile
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/precedent-dev/precedent/internal/diff"
+	"github.com/precedent-dev/precedent/internal/effective"
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/source"
+	"github.com/precedent-dev/precedent/internal/topology"
+)
+
+// KindListed makes sure the state has listed the policies of kind k, so that a write is checked
+// against all of them. A kind managed since a PrecedentConfig change (normally watched as the change
+// came in), or whose CRD was installed after the start, is watched now; while its informer lists,
+// the error says to retry (the handler answers 503, which the API server's client may retry).
+func KindListed(st source.Source, k policy.Kind) error {
+	gk := k.GVK.GroupKind()
+	if st.KindSynced(gk) {
+		return nil
+	}
+	if err := st.WatchKinds([]policy.Kind{k}); err != nil {
+		return fmt.Errorf("watching the %s policies: %w: retry", k.GVK.Kind, err)
+	}
+	if !st.KindSynced(gk) {
+		return fmt.Errorf("the cache of %s policies is not synced yet: retry", k.GVK.Kind)
+	}
+	return nil
+}
+
+// KindWebhooks are the validating rules of the registry's kinds of profile name: creates,
+// updates and (projected) deletes.
+func KindWebhooks(name policy.Profile, kinds []policy.Kind) []Resource {
+	var out []Resource
+	for _, k := range ofProfile(name, kinds) {
+		out = append(out, Resource{Group: k.GVK.Group, Version: k.GVK.Version, Resource: Plural(k.GVK.Kind), Deletes: true})
+	}
+	return out
+}
+
+// KindsOf are the kinds of reg configured with profile name.
+func KindsOf(name policy.Profile, reg *policy.Registry) []policy.Kind {
+	return ofProfile(name, reg.Kinds())
+}
+
+// ofProfile keeps the kinds configured with profile name.
+func ofProfile(name policy.Profile, kinds []policy.Kind) []policy.Kind {
+	var out []policy.Kind
+	for _, k := range kinds {
+		if k.Profile == name {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// Lines renders field errors of obj as the CLI contract's lines: "<Kind> <ns>/<name>: <error>".
+func Lines(obj *unstructured.Unstructured, errs field.ErrorList) []string {
+	out := make([]string, 0, len(errs))
+	for _, e := range errs {
+		out = append(out, fmt.Sprintf("%s %s: %s", obj.GetKind(), NSName(obj), e.Error()))
+	}
+	return out
+}
+
+// NSName is "namespace/name", or the name of a cluster-scoped object.
+func NSName(u *unstructured.Unstructured) string {
+	if u.GetNamespace() == "" {
+		return u.GetName()
+	}
+	return u.GetNamespace() + "/" + u.GetName()
+}
+
+// DiffEffective is the Diff of a profile whose views are its Effective items: the items of each of
+// its kinds in reg that kind names, compared between base and head (matched: kind named one).
+func DiffEffective(name policy.Profile, base, head *Offline, kind string, eff func(*Offline, policy.Kind, *topology.Target) ([]effective.Item, error)) ([]diff.Change, bool, error) {
+	var out []diff.Change
+	matched := false
+	for _, k := range KindsOf(name, head.Registry) {
+		if !Names(kind, k.GVK.GroupKind()) {
+			continue
+		}
+		matched = true
+		b, _ := eff(base, k, nil)
+		h, _ := eff(head, k, nil)
+		out = append(out, diff.Items(k.GVK.GroupKind(), b, h)...)
+	}
+	return out, matched, nil
+}

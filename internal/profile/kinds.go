@@ -2,8 +2,10 @@ package profile
 
 import (
 	"fmt"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/precedent-dev/precedent/internal/diff"
@@ -89,4 +91,36 @@ func DiffEffective(name policy.Profile, base, head *Offline, kind string, eff fu
 		out = append(out, diff.Items(k.GVK.GroupKind(), b, h)...)
 	}
 	return out, matched, nil
+}
+
+// ControllersOf are the GatewayClass controllers kinds apply to (policy.Kind.Controllers), sorted:
+// the union of their lines', nil (any) when one of them applies to any. A model with one world for
+// all its kinds serves the union.
+func ControllersOf(kinds []policy.Kind) []string {
+	var out []string
+	for _, k := range kinds {
+		c := k.Controllers()
+		if c == nil {
+			return nil
+		}
+		for _, n := range c {
+			if !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// DiffEach is the Diff of a profile over its kinds gks: the changes one gives for each kind that
+// kind names ("": every one); matched is false when it names none.
+func DiffEach(gks []schema.GroupKind, kind string, one func(gk schema.GroupKind) []diff.Change) (changes []diff.Change, matched bool) {
+	for _, gk := range gks {
+		if Names(kind, gk) {
+			matched = true
+			changes = append(changes, one(gk)...)
+		}
+	}
+	return changes, matched
 }

@@ -146,15 +146,9 @@ func (Profile) Checks(gk schema.GroupKind, _ *policy.Registry) bool { return eng
 // Diff compares the access decisions of each access kind between base and head (files, or the
 // cluster and the cluster with files applied: the cluster loader reads Sources).
 func (Profile) Diff(base, head *profile.Offline, kind string) ([]diff.Change, bool, error) {
-	var out []diff.Change
-	matched := false
-	for _, gk := range own {
-		if !profile.Names(kind, gk) {
-			continue
-		}
-		matched = true
-		out = append(out, Access(gk.Kind, tree(base, gk), tree(head, gk))...)
-	}
+	out, matched := profile.DiffEach(own, kind, func(gk schema.GroupKind) []diff.Change {
+		return Access(gk.Kind, tree(base, gk), tree(head, gk))
+	})
 	return out, matched, nil
 }
 

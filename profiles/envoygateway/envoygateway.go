@@ -127,7 +127,7 @@ func worldKinds(reg *policy.Registry) (map[string]bool, []schema.GroupKind, []st
 		kinds[k.GVK.Kind] = true
 		gks = append(gks, k.GVK.GroupKind())
 	}
-	return kinds, gks, controllersOf(profile.KindsOf(Name, reg))
+	return kinds, gks, profile.ControllersOf(profile.KindsOf(Name, reg))
 }
 
 // buildWorld builds the world whole from the objects of gks in the state.
@@ -252,7 +252,7 @@ func offlineWorld(in *profile.Offline, skip *unstructured.Unstructured) *world {
 			labeled = append(labeled, engine.Object{Kind: u.GetKind(), Key: topology.Key{Namespace: u.GetNamespace(), Name: u.GetName()}, Labels: u.GetLabels()})
 		}
 	}
-	return newWorld(in.Graph, objs, labeled, in.Inv.Topology.NamespaceLabels, kinds, controllersOf(profile.KindsOf(Name, in.Registry)))
+	return newWorld(in.Graph, objs, labeled, in.Inv.Topology.NamespaceLabels, kinds, profile.ControllersOf(profile.KindsOf(Name, in.Registry)))
 }
 
 func (p Profile) Checks(gk schema.GroupKind, reg *policy.Registry) bool { return p.Claims(gk, reg) }

@@ -1,12 +1,9 @@
 package envoygateway
 
 import (
-	"slices"
-
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/source"
 	"github.com/precedent-dev/precedent/internal/topology"
 	engine "github.com/precedent-dev/precedent/profiles/envoygateway/engine"
@@ -141,26 +138,6 @@ func referenceGrant(u *unstructured.Unstructured) engine.ReferenceGrant {
 		}
 	}
 	return g
-}
-
-// controllersOf are the GatewayClass controllers the world of kinds serves: those of every kind's
-// line, nil (any) when one of them applies to any. The engine has one world for all its kinds, so
-// lines that name different controllers share the union.
-func controllersOf(kinds []policy.Kind) []string {
-	var out []string
-	for _, k := range kinds {
-		c := k.Controllers()
-		if c == nil {
-			return nil
-		}
-		for _, n := range c {
-			if !slices.Contains(out, n) {
-				out = append(out, n)
-			}
-		}
-	}
-	slices.Sort(out)
-	return out
 }
 
 // otherControllers is the warning (topology.CodeOtherControllers) for a policy of kind whose

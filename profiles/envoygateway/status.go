@@ -47,7 +47,7 @@ func (Profile) Ancestors(in *profile.Offline, k policy.Kind, ref policy.Ref) ([]
 	if refused {
 		return refusal(msg), nil
 	}
-	served := servedBy(in.Graph, controllersOf(profile.KindsOf(Name, in.Registry)))
+	served := servedBy(in.Graph, profile.ControllersOf(profile.KindsOf(Name, in.Registry)))
 	as := &ancestorStatuses{parents: routeParents(in.Objects, served), by: map[string]*AncestorStatus{}}
 	as.markNoSection(p, pr.Resolution.NoSection)
 	as.markScopes(pr)

@@ -147,15 +147,9 @@ func (p Profile) Checks(gk schema.GroupKind, reg *policy.Registry) bool {
 // Diff compares the merged configuration of Precedent's mesh kinds per proxy between base and head
 // (files, or the cluster and the cluster with files applied: the cluster loader reads Sources).
 func (Profile) Diff(base, head *profile.Offline, kind string) ([]diff.Change, bool, error) {
-	var out []diff.Change
-	matched := false
-	for _, gk := range own {
-		if !profile.Names(kind, gk) {
-			continue
-		}
-		matched = true
-		out = append(out, Mesh(gk.Kind, tree(base), tree(head))...)
-	}
+	out, matched := profile.DiffEach(own, kind, func(gk schema.GroupKind) []diff.Change {
+		return Mesh(gk.Kind, tree(base), tree(head))
+	})
 	return out, matched, nil
 }
 

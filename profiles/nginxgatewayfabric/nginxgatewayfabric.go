@@ -2,7 +2,6 @@ package nginxgatewayfabric
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 
@@ -58,24 +57,6 @@ func (Profile) KindModel() policy.Model {
 	}
 	sort.Strings(kinds)
 	return policy.Model{Kinds: kinds, ControllerNames: []string{ControllerName}}
-}
-
-// controllers are the controllers the profile's kinds in reg apply to (their union; nil: any).
-func controllers(reg *policy.Registry) []string {
-	var out []string
-	for _, k := range profile.KindsOf(Name, reg) {
-		c := k.Controllers()
-		if c == nil {
-			return nil
-		}
-		for _, n := range c {
-			if !slices.Contains(out, n) {
-				out = append(out, n)
-			}
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 func (Profile) Claims(gk schema.GroupKind, reg *policy.Registry) bool {
@@ -134,7 +115,7 @@ func (Profile) world(st source.Source, reg *policy.Registry) *engine.World {
 	for _, k := range profile.KindsOf(Name, reg) {
 		gks = append(gks, k.GVK.GroupKind())
 	}
-	ctl := controllers(reg)
+	ctl := profile.ControllersOf(profile.KindsOf(Name, reg))
 	v := st.Derive(source.Derivation{Key: string(Name), Kinds: gks, Topology: true, Params: strings.Join(ctl, ","), Build: func() any {
 		var objs []*unstructured.Unstructured
 		for _, gk := range gks {
@@ -236,7 +217,7 @@ func offlineWorld(in *profile.Offline) *engine.World {
 		r := &in.Inv.Topology.GRPCRoutes[i]
 		w.GRPCRoutes[topology.Key{Namespace: r.Namespace, Name: r.Name}] = r
 	}
-	w.Controllers = controllers(in.Registry)
+	w.Controllers = profile.ControllersOf(profile.KindsOf(Name, in.Registry))
 	return w
 }
 

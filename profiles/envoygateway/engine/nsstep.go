@@ -15,9 +15,10 @@ import (
 // in its namespace a policy of another namespace may reach. Neither changes what a targetRef names.
 
 // WithNamespace returns the snapshot over g, the graph after an event on namespace ns whose labels
-// are now labels (deleted: none), as NewSnapshot builds it over g from the same objects: the routes
-// of ns and the Gateways its ListenerSets attach to (before or after) are done again, then the
-// policies that name them and those with targetSelectors resolved again. It returns nil when it
+// are now labels (deleted: none), as NewSnapshot builds it over g from the same objects: the paths of
+// the routes of ns and the Gateways its ListenerSets attach to (before or after) are done again, then
+// the policies that name those ListenerSets and Gateways (whose scopes the attachment decides) and
+// those with targetSelectors resolved again. It returns nil when it
 // cannot step (a snapshot built without a graph, or one with more dead paths than live).
 func (s *Snapshot) WithNamespace(g *topology.Graph, ns string, labels map[string]string, deleted bool) *Snapshot {
 	if s.graph == nil || g == nil {
@@ -46,8 +47,7 @@ func (s *Snapshot) WithNamespace(g *topology.Graph, ns string, labels map[string
 		if !routeKinds[t.Kind] {
 			continue
 		}
-		n.redoRoute(old, t)
-		touched = append(touched, Scope{Kind: t.Kind, Namespace: t.Namespace, Name: t.Name})
+		n.redoRoute(old, t) // its paths; not its scopes, which a route has attached or not
 	}
 	gateways := map[topology.Key]bool{}
 	for _, gr := range []*topology.Graph{old, g} {

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	engine "github.com/precedent-dev/precedent/profiles/envoygateway/engine"
@@ -180,4 +181,16 @@ func (c *churn) deliverGrant(name string, del bool) {
 	key := "grant " + name
 	old, ok := c.others[key]
 	c.deliverOther(key, u, old, ok, del)
+}
+
+// deliverOther adds cur, updates old to cur, or (del) deletes old, and keeps cur under key.
+func (c *churn) deliverOther(key string, cur, old client.Object, exists, del bool) {
+	switch {
+	case del && exists:
+		c.inf.Delete(c.t, old)
+		delete(c.others, key)
+	case !del:
+		c.deliver(cur, old, exists)
+		c.others[key] = cur
+	}
 }

@@ -185,18 +185,6 @@ func (c *churn) deliver(cur, old client.Object, exists bool) {
 	c.inf.Update(c.t, old, cur)
 }
 
-// deliverOther adds cur, updates old to cur, or (del) deletes old, and keeps cur under key.
-func (c *churn) deliverOther(key string, cur, old client.Object, exists, del bool) {
-	switch {
-	case del && exists:
-		c.inf.Delete(c.t, old)
-		delete(c.others, key)
-	case !del:
-		c.deliver(cur, old, exists)
-		c.others[key] = cur
-	}
-}
-
 // deliverPolicy creates, updates or (del) deletes policy name: SecurityPolicies, BackendTrafficPolicies
 // and ClientTrafficPolicies by the name's number mod 3, created at one of three times (ties ordered by name).
 func (c *churn) deliverPolicy(name string, del bool) {

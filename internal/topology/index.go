@@ -156,6 +156,24 @@ func (g *Graph) GatewayKeys() []Key {
 	return out
 }
 
+// NamespaceRoutes lists the routes of namespace ns, in route order: those whose attachment the
+// namespace's labels decide (allowedRoutes selectors), as SetNamespace reattaches them.
+func (g *Graph) NamespaceRoutes(ns string) []Target {
+	ts, _ := g.nsRoutes.get(ns)
+	out := slices.Clone(ts)
+	slices.SortFunc(out, targetCompare)
+	return out
+}
+
+// NamespaceListenerSets lists the keys of the ListenerSets of namespace ns, sorted: those a
+// Gateway's allowedListeners selector may take or leave when the namespace's labels change.
+func (g *Graph) NamespaceListenerSets(ns string) []Key {
+	ks, _ := g.nsLsets.get(ns)
+	out := slices.Clone(ks)
+	slices.SortFunc(out, Key.Compare)
+	return out
+}
+
 // Route returns the route of target t (Kind, Namespace and Name; no section).
 func (g *Graph) Route(t Target) (*Route, bool) { return g.routes.get(t) }
 

@@ -107,8 +107,9 @@ func (p Profile) Review(r profile.Request) profile.Decision {
 }
 
 // world is the snapshot of the managed kinds of the profile over the state: stepped with each event
-// of a policy of those kinds (world.next), built whole after a change of the topology or of the
-// kinds the profile reads.
+// it reads (world.next: a policy of those kinds, the topology, a Namespace, a ListenerSet or L4
+// route's labels, a ReferenceGrant) while the state applies it, built whole only on its first use or
+// when an event could not step it (a topology event without the graph after it).
 func (Profile) world(st source.Source, reg *policy.Registry) *world {
 	kinds, gks, controllers := worldKinds(reg)
 	// Params: a PrecedentConfig that changes the kinds' controllerNames builds the world anew.

@@ -15,6 +15,7 @@ var (
 	tcpRouteKind       = schema.GroupKind{Group: topology.Group, Kind: "TCPRoute"}
 	udpRouteKind       = schema.GroupKind{Group: topology.Group, Kind: "UDPRoute"}
 	referenceGrantKind = schema.GroupKind{Group: topology.Group, Kind: "ReferenceGrant"}
+	namespaceKind      = schema.GroupKind{Kind: "Namespace"}
 	reads              = []schema.GroupKind{listenerSetKind, tcpRouteKind, udpRouteKind, referenceGrantKind}
 )
 
@@ -73,9 +74,10 @@ func asStored(p *engine.Policy, graph *topology.Graph) *engine.Policy {
 }
 
 // next is the world after event e, as newWorld would build it: a policy of kinds is stepped into the
-// snapshot (engine.Snapshot.WithPolicy), a topology event onto the graph after it (WithTopology), the
-// labels of a ListenerSet or L4 route (WithObject). It returns nil for the others (a Namespace, a
-// ReferenceGrant), and the world is built whole on its next use.
+// snapshot (engine.Snapshot.WithPolicy), a topology event onto the graph after it (WithTopology; a
+// Namespace's, WithNamespace), the labels of a ListenerSet or L4 route (WithObject), a ReferenceGrant
+// (WithReferenceGrant). It returns nil when the snapshot cannot step (nextTopology): the world is
+// built whole on its next use.
 func (w *world) next(e source.Event, kinds map[string]bool) any {
 	if e.Topology {
 		return w.nextTopology(e)
@@ -85,6 +87,14 @@ func (w *world) next(e source.Event, kinds map[string]bool) any {
 	case listenerSetKind, tcpRouteKind, udpRouteKind:
 		n := *w
 		n.snap = w.snap.WithObject(e.GroupKind.Kind, key, e.Object.GetLabels(), e.Deleted)
+		return &n
+	case referenceGrantKind:
+		u, ok := e.Object.(*unstructured.Unstructured)
+		if !ok {
+			return nil
+		}
+		n := *w
+		n.snap = w.snap.WithReferenceGrant(referenceGrant(u), e.Deleted)
 		return &n
 	}
 	u, ok := e.Object.(*unstructured.Unstructured)
@@ -103,14 +113,20 @@ func (w *world) next(e source.Event, kinds map[string]bool) any {
 // nextTopology is next for an event of the topology: the snapshot stepped onto the graph after it,
 // then the ClientTrafficPolicies whose validity the listeners decide (engine.PortOverlap) read again.
 func (w *world) nextTopology(e source.Event) any {
-	if e.Graph == nil || e.GroupKind.Group != topology.Group {
+	var snap *engine.Snapshot
+	switch {
+	case e.Graph == nil:
 		return nil
+	case e.GroupKind == namespaceKind:
+		snap = w.snap.WithNamespace(e.Graph, e.Object.GetName(), e.Object.GetLabels(), e.Deleted)
+	case e.GroupKind.Group == topology.Group:
+		snap = w.snap.WithTopology(e.Graph, e.GroupKind.Kind, topology.Key{Namespace: e.Object.GetNamespace(), Name: e.Object.GetName()}, e.Object.GetLabels(), e.Deleted)
 	}
-	snap := w.snap.WithTopology(e.Graph, e.GroupKind.Kind, topology.Key{Namespace: e.Object.GetNamespace(), Name: e.Object.GetName()}, e.Object.GetLabels(), e.Deleted)
 	if snap == nil {
 		return nil
 	}
-	if e.GroupKind.Kind == "Gateway" || e.GroupKind.Kind == "ListenerSet" || e.GroupKind.Kind == "GatewayClass" {
+	// A Namespace's labels may attach its ListenerSets to a Gateway or detach them: its listeners change.
+	if e.GroupKind.Kind == "Gateway" || e.GroupKind.Kind == "ListenerSet" || e.GroupKind.Kind == "GatewayClass" || (e.GroupKind == namespaceKind && snap != w.snap) {
 		for _, p := range snap.Stored(engine.ClientTrafficPolicy) {
 			read := p.AsRead()
 			if q := asStored(read, e.Graph); (p == read) != (q == read) { // valid before xor after
@@ -123,7 +139,7 @@ func (w *world) nextTopology(e source.Event) any {
 
 // referenceGrant reads a ReferenceGrant's from and to lists.
 func referenceGrant(u *unstructured.Unstructured) engine.ReferenceGrant {
-	g := engine.ReferenceGrant{Namespace: u.GetNamespace()}
+	g := engine.ReferenceGrant{Namespace: u.GetNamespace(), Name: u.GetName()}
 	str := func(m map[string]interface{}, k string) string { s, _ := m[k].(string); return s }
 	from, _, _ := unstructured.NestedSlice(u.Object, "spec", "from")
 	for _, raw := range from {

@@ -53,23 +53,27 @@ type churn struct {
 	gateways map[string]*gwv1.Gateway
 	lsets    map[string]*gwv1.ListenerSet
 	classes  map[string]*gwv1.GatewayClass
+	others   map[string]client.Object // the objects of the namespaces' test, by kind and name
 }
 
 var stepKinds = []string{engine.SecurityPolicy, engine.BackendTrafficPolicy, engine.ClientTrafficPolicy}
 
-func newChurn(t *testing.T, seed int64) *churn {
+// newChurn is a churn over a state whose profile reads are those mapper maps (none: the world reads
+// only the topology and the policies).
+func newChurn(t *testing.T, seed int64, mapper meta.RESTMapper) *churn {
 	kinds := []policy.Kind{kind(engine.SecurityPolicy, nil), kind(engine.BackendTrafficPolicy, nil), kind(engine.ClientTrafficPolicy, nil)}
 	c := &churn{t: t, r: rand.New(rand.NewSource(seed)), st: state.New(logr.Discard()), inf: statetest.New(t), reg: policy.NewRegistry(kinds...),
 		policies: map[string]*unstructured.Unstructured{}, routes: map[string]*gwv1.HTTPRoute{}, gateways: map[string]*gwv1.Gateway{},
-		lsets: map[string]*gwv1.ListenerSet{}, classes: map[string]*gwv1.GatewayClass{}}
+		lsets: map[string]*gwv1.ListenerSet{}, classes: map[string]*gwv1.GatewayClass{}, others: map[string]client.Object{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	if err := c.st.Watch(ctx, c.inf, kinds); err != nil {
 		t.Fatal(err)
 	}
-	// The kinds the profile reads besides the topology are not installed (the fake informers would
-	// hand the typed ListenerSets to an unstructured watch): WithObject has its own test.
-	if err := c.st.WatchProfiles(ctx, c.inf, meta.NewDefaultRESTMapper(nil), nil, schema.GroupKind{}); err != nil {
+	// The kinds the profile reads besides the topology are not installed but for those of mapper (the
+	// fake informers would hand the typed ListenerSets to an unstructured watch): WithObject has its
+	// own test.
+	if err := c.st.WatchProfiles(ctx, c.inf, mapper, nil, schema.GroupKind{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := listed(c.st, c.reg); err != nil {
@@ -299,11 +303,17 @@ func (c *churn) listenerRefs() []interface{} {
 // checkWorldChurn runs one seeded sequence of steps events, each of which the world must follow with
 // a step; it returns how many were compared.
 func checkWorldChurn(t *testing.T, seed int64, steps int) (compared int) {
-	c := newChurn(t, seed)
+	return newChurn(t, seed, meta.NewDefaultRESTMapper(nil)).check(seed, steps, (*churn).randomEvent)
+}
+
+// check delivers steps events of randomEvent, each of which the world must follow with a step, and
+// compares it with a whole build after each; it returns how many were compared.
+func (c *churn) check(seed int64, steps int, randomEvent func(*churn) string) (compared int) {
+	t := c.t
 	kinds, gks, controllers := worldKinds(c.reg)
 	Profile{}.world(c.st, c.reg) // built once: the policy events after it step it
 	for step := 0; step < steps; step++ {
-		event := c.randomEvent()
+		event := randomEvent(c)
 		// Stepped: the world current with the event is there, Build is not called.
 		c.st.Derive(source.Derivation{Key: string(Name), Kinds: gks, Topology: true, Params: strings.Join(controllers, " "), Build: func() any {
 			t.Fatalf("seed %d step %d: the %s event was not stepped: the world is built whole", seed, step, event)

@@ -1,6 +1,9 @@
 package mesh
 
 import (
+	"sync/atomic"
+
+	"github.com/benbjohnson/immutable"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -13,8 +16,8 @@ import (
 // mesh kind, parsed and grouped by mesh, each brought forward per event (grouping.go); and per
 // (kind, mesh) the index of that mesh's policies and Dataplanes (mesh.Index), so that reviewing a
 // write costs what the write changes, not what the mesh holds. An event of another mesh leaves an
-// index as it is; an event of its own mesh is applied by the index's copy-on-write updates
-// (nextIndex).
+// index as it is; an event of its own mesh, a MeshService's included, is applied by the index's
+// copy-on-write updates (meshIndex.next).
 
 // Precedent's own mesh kinds, and Kuma's Dataplanes, which the profile reads.
 var (
@@ -53,26 +56,58 @@ func dataplaneMesh(u *unstructured.Unstructured) string {
 // shared: read it only.
 //
 // The policies' to items that name MeshServices by labels are resolved against Kuma's MeshServices
-// of the mesh (engine.ResolveServices), as on every policy event; a MeshService event of the mesh
-// rebuilds the index whole on its next use, as does a policy event of a policy with such items
-// (MeshServices change seldom, and most policies name no MeshService by labels).
+// of the mesh (engine.ResolveServices). The index keeps the mesh's MeshServices and those policies
+// beside it (meshIndex), so that a MeshService event, and an event of a policy with such items, step
+// it like the others: the policies whose resolution the event changes are resolved again and put in
+// the index (WithPolicy) while the event is applied, and no admission builds it.
 func Index(st source.Source, gk schema.GroupKind, meshName string, v engine.Version) *engine.Index {
 	return st.Derive(source.Derivation{Key: "mesh/index/" + gk.String() + "/" + meshName + "@" + string(v), Kinds: []schema.GroupKind{gk, DataplaneKind, MeshServiceKind},
 		Build: func() any {
-			svcs := serviceGrouping.list(services(st), meshName)
-			pols := engine.ResolveServices(policyGrouping.list(policies(st, gk), meshName), svcs)
-			return engine.NewIndexAt(v, gk.Kind+"."+gk.Group, pols, shaped(dataplaneGrouping.list(dataplanes(st), meshName), v))
+			indexBuilds.Add(1)
+			return buildIndex(st, gk, meshName, v)
 		},
 		Next: func(prev any, e source.Event) any {
-			if e.GroupKind == MeshServiceKind {
-				if inMesh(e.Object, PolicyMesh, meshName) || inMesh(e.Old, PolicyMesh, meshName) {
-					return nil
-				}
-				return prev
+			if n := prev.(*meshIndex).next(meshName, v, e); n != nil {
+				return n
 			}
-			return nextIndex(prev.(*engine.Index), meshName, v, e)
+			return nil // an untyped nil: build whole
 		},
-	}).(*engine.Index)
+	}).(*meshIndex).x
+}
+
+// indexBuilds counts the whole builds of mesh indexes, for the tests that show an event steps the
+// index instead (export_test.go).
+var indexBuilds atomic.Int64
+
+// meshIndex is the derived value of Index: the index of one mesh, with what its policies' label-only
+// MeshService items were resolved against (the mesh's MeshServices that parse, by key) and those
+// policies as resolved (byLabels, by ID), for the MeshService and policy events to step it.
+type meshIndex struct {
+	x        *engine.Index
+	services *objects[engine.ServiceObject]
+	byLabels *objects[engine.Policy]
+}
+
+// buildIndex builds the meshIndex of the policies of kind gk and the Dataplanes of mesh meshName
+// whole.
+func buildIndex(st source.Source, gk schema.GroupKind, meshName string, v engine.Version) *meshIndex {
+	m := &meshIndex{services: services(st)[meshName], byLabels: immutable.NewSortedMap[string, engine.Policy](nil)}
+	if m.services == nil {
+		m.services = immutable.NewSortedMap[string, engine.ServiceObject](nil)
+	}
+	pols := engine.ResolveServices(policyGrouping.list(policies(st, gk), meshName), m.serviceList())
+	for i := range pols {
+		if pols[i].NamesServicesByLabels() {
+			m.byLabels = m.byLabels.Set(pols[i].ID(), pols[i])
+		}
+	}
+	m.x = engine.NewIndexAt(v, gk.Kind+"."+gk.Group, pols, shaped(dataplaneGrouping.list(dataplanes(st), meshName), v))
+	return m
+}
+
+// serviceList lists the mesh's MeshServices, by key.
+func (m *meshIndex) serviceList() []engine.ServiceObject {
+	return serviceGrouping.list(byMesh[engine.ServiceObject]{"": m.services}, "")
 }
 
 // shaped keeps the Dataplanes that Kuma version v's validator accepts (Dataplane.CheckShape): Kuma
@@ -87,16 +122,17 @@ func shaped(dps []engine.Dataplane, v engine.Version) []engine.Dataplane {
 	return out
 }
 
-// nextIndex brings the index x of mesh meshName (of version v) forward with event e: an event of
-// another mesh leaves it as it is; one of its own mesh is applied by the index's copy-on-write
-// updates (WithDataplane, WithPolicy), sharing the rest.
-func nextIndex(x *engine.Index, meshName string, v engine.Version, e source.Event) any {
+// next brings the index m of mesh meshName (of version v) forward with event e: an event of another
+// mesh leaves it as it is; one of its own mesh is applied by the index's copy-on-write updates
+// (WithDataplane, WithPolicy), sharing the rest. It returns nil when it cannot (an object that is
+// not unstructured): the index is built whole.
+func (m *meshIndex) next(meshName string, v engine.Version, e source.Event) *meshIndex {
 	meshOf := PolicyMesh
 	if e.GroupKind == DataplaneKind {
 		meshOf = dataplaneMesh
 	}
 	if !inMesh(e.Object, meshOf, meshName) && !inMesh(e.Old, meshOf, meshName) {
-		return x
+		return m
 	}
 	u, isObj := e.Object.(*unstructured.Unstructured)
 	if !isObj {
@@ -105,21 +141,64 @@ func nextIndex(x *engine.Index, meshName string, v engine.Version, e source.Even
 	// The object as the index of meshName holds it: nil when deleted, moved to another mesh, or
 	// no longer parsing (a build leaves those out too).
 	keep := !e.Deleted && meshOf(u) == meshName
-	if e.GroupKind == DataplaneKind {
+	n := *m
+	switch e.GroupKind {
+	case DataplaneKind:
 		var dp *engine.Dataplane
 		if d, parsed := dataplaneGrouping.parse(u); keep && parsed && d.CheckShape(v) == nil {
 			dp = &d
 		}
-		return x.WithDataplane(dataplaneGrouping.objKey(u), dp)
-	}
-	var p *engine.Policy
-	if q, parsed := policyGrouping.parse(u); keep && parsed {
-		if q.NamesServicesByLabels() {
-			return nil // resolved against the mesh's MeshServices by the next build (Next may not read them)
+		n.x = m.x.WithDataplane(dataplaneGrouping.objKey(u), dp)
+	case MeshServiceKind:
+		n.withService(serviceGrouping.objKey(u), u, keep)
+	default:
+		var p *engine.Policy
+		if q, parsed := policyGrouping.parse(u); keep && parsed {
+			p = &q
 		}
-		p = &q
+		n.withPolicy(policyGrouping.objKey(u), p)
 	}
-	return x.WithPolicy(policyGrouping.objKey(u), p)
+	return &n
+}
+
+// withPolicy makes p (nil: none) the policy id of m, a meshIndex being stepped: its label-only
+// MeshService items resolved against the mesh's MeshServices, as a build resolves them.
+func (m *meshIndex) withPolicy(id string, p *engine.Policy) {
+	m.byLabels = m.byLabels.Delete(id)
+	if p != nil && p.NamesServicesByLabels() {
+		resolved := engine.ResolveServices([]engine.Policy{*p}, m.serviceList())[0]
+		p = &resolved
+		m.byLabels = m.byLabels.Set(id, resolved)
+	}
+	m.x = m.x.WithPolicy(id, p)
+}
+
+// withService makes the MeshService key of m, a meshIndex being stepped, the one u holds when keep
+// (and u parses), else none; then resolves again the policies whose label-only items select it
+// before or after (engine.Policy.SelectsByLabels), the others' resolutions being unchanged.
+func (m *meshIndex) withService(key string, u *unstructured.Unstructured, keep bool) {
+	var touched []*engine.ServiceObject
+	if old, ok := m.services.Get(key); ok {
+		touched = append(touched, &old)
+		m.services = m.services.Delete(key)
+	}
+	if s, parsed := serviceGrouping.parse(u); keep && parsed {
+		touched = append(touched, &s)
+		m.services = m.services.Set(key, s)
+	}
+	var again []engine.Policy
+	for it := m.byLabels.Iterator(); !it.Done(); {
+		_, p, _ := it.Next()
+		for _, s := range touched {
+			if p.SelectsByLabels(s) {
+				again = append(again, p)
+				break
+			}
+		}
+	}
+	for i := range again {
+		m.withPolicy(again[i].ID(), &again[i])
+	}
 }
 
 // inMesh reports whether o is an object of mesh meshName (false for nil).

@@ -194,7 +194,8 @@ func watching(t *testing.T) (*statetest.Informers, *state.State, context.Context
 
 // TestMeshIndexFollowsMeshServices: a kuma.io MeshTimeout's to item naming MeshServices by labels
 // is resolved against the MeshServices the state holds, and the index follows their events: a
-// relabelled MeshService no longer resolves (the index is built anew on its next use).
+// relabelled MeshService no longer resolves, and the event stepped the index: the write after it
+// builds nothing.
 func TestMeshIndexFollowsMeshServices(t *testing.T) {
 	inf, st, ctx := watching(t)
 	kumaTimeouts := schema.GroupKind{Group: engine.KumaGroup, Kind: engine.KindMeshTimeout}
@@ -233,8 +234,12 @@ func TestMeshIndexFollowsMeshServices(t *testing.T) {
 	if diff := cmp.Diff(want, warnings()); diff != "" {
 		t.Errorf("labels resolved (-want +got):\n%s", diff)
 	}
+	meshprofile.IndexBuilds()
 	inf.Update(t, svc, service("search"))
 	if diff := cmp.Diff([]string(nil), warnings()); diff != "" {
 		t.Errorf("MeshService relabelled (-want +got):\n%s", diff)
+	}
+	if n := meshprofile.IndexBuilds(); n != 0 {
+		t.Errorf("the write after the MeshService event built the index whole %d times, want 0", n)
 	}
 }

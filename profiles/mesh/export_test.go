@@ -25,3 +25,15 @@ func GroupDataplanes(objs []*unstructured.Unstructured) map[string][]engine.Data
 func GroupPolicies(objs []*unstructured.Unstructured) map[string][]engine.Policy {
 	return policyGrouping.lists(policyGrouping.build(objs))
 }
+
+// IndexBuilds returns the number of whole builds of mesh indexes since the last call.
+func IndexBuilds() int64 { return indexBuilds.Swap(0) }
+
+// FreshIndex is the index of the policies of gk and the Dataplanes of mesh meshName built from the
+// objects st stores, without its derived caches: what Index must answer like.
+func FreshIndex(st *state.State, gk schema.GroupKind, meshName string, v engine.Version) *engine.Index {
+	svcs := serviceGrouping.list(serviceGrouping.build(st.Objects(MeshServiceKind)), meshName)
+	pols := engine.ResolveServices(policyGrouping.list(policyGrouping.build(st.Objects(gk)), meshName), svcs)
+	dps := shaped(dataplaneGrouping.list(dataplaneGrouping.build(st.Objects(DataplaneKind)), meshName), v)
+	return engine.NewIndexAt(v, gk.Kind+"."+gk.Group, pols, dps)
+}

@@ -87,14 +87,14 @@ func (s *Snapshot) inNamespaces(p *Policy, sel Selector, nsSel labels.Selector, 
 	case "All":
 		return true
 	case "Selector":
-		return nsSel != nil && nsSel.Matches(labels.Set(s.nsLabels[o.Key.Namespace]))
+		return nsSel != nil && nsSel.Matches(labels.Set(s.nsLabels.get(o.Key.Namespace)))
 	default:
 		return o.Key.Namespace == p.Ref.Namespace
 	}
 }
 
 func (s *Snapshot) granted(p *Policy, to Scope) bool {
-	for _, g := range s.grants[to.Namespace] {
+	for _, g := range s.grants.get(to.Namespace) {
 		from := false
 		for _, f := range g.From {
 			if f.Group == Group && f.Kind == p.Kind && f.Namespace == p.Ref.Namespace {

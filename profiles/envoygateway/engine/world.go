@@ -38,6 +38,7 @@ type Object struct {
 // ReferenceGrant lets policies of From reach objects of To in its namespace.
 type ReferenceGrant struct {
 	Namespace string
+	Name      string // names it for a step (WithReferenceGrant)
 	From      []GrantFrom
 	To        []GrantTo
 }
@@ -170,8 +171,8 @@ type Snapshot struct {
 	listeners pathIndex // one path per listener (RouteKind empty), for ClientTrafficPolicy
 	exists    pmap[Scope, bool]
 	objects   map[string]objectMap // by kind, in key order
-	nsLabels  map[string]map[string]string
-	grants    map[string][]ReferenceGrant // by namespace
+	nsLabels  pmap[string, map[string]string]
+	grants    pmap[string, []ReferenceGrant] // by namespace
 	// attach lists each kind's policies per scope, oldest (the holder) first; resolved holds each
 	// kind's policies with their resolutions, by ref.
 	attach   map[string]pmap[Scope, []*Policy]
@@ -216,7 +217,7 @@ type Resolution struct {
 // NewSnapshot builds the indexes. Inputs are not modified.
 func NewSnapshot(in Input) *Snapshot {
 	s := &Snapshot{
-		objects: map[string]objectMap{}, nsLabels: in.NamespaceLabels, grants: map[string][]ReferenceGrant{},
+		objects: map[string]objectMap{}, nsLabels: pmapOf(in.NamespaceLabels),
 		attach: map[string]pmap[Scope, []*Policy]{}, resolved: map[string]pmap[Ref, placedPolicy]{},
 		split: map[string]pmap[Scope, int]{}, graph: in.Graph, controllers: in.Controllers,
 		b: newBuilding(),
@@ -235,9 +236,11 @@ func NewSnapshot(in Input) *Snapshot {
 	for kind, b := range objects {
 		s.objects[kind] = b.Map()
 	}
+	grants := map[string][]ReferenceGrant{}
 	for _, g := range in.ReferenceGrants {
-		s.grants[g.Namespace] = append(s.grants[g.Namespace], g)
+		grants[g.Namespace] = append(grants[g.Namespace], g)
 	}
+	s.grants = pmapOf(grants)
 	policies := map[string][]*Policy{} // by kind, oldest first
 	for _, p := range in.Policies {
 		policies[p.Kind] = append(policies[p.Kind], p)

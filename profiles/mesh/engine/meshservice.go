@@ -152,17 +152,36 @@ func servicesByLabels(labels map[string]string, mesh string, services []ServiceO
 		if s.MeshName() != mesh {
 			continue
 		}
-		all := true
-		for k, v := range labels {
-			if got, ok := s.Labels[k]; !ok || got != v {
-				all = false
-				break
-			}
-		}
-		if all && !contains(out, s.Name) {
+		if carries(s.Labels, labels) && !contains(out, s.Name) {
 			out = append(out, s.Name)
 		}
 	}
 	sort.Strings(out)
 	return out
+}
+
+// carries reports whether have has every label of want.
+func carries(have, want map[string]string) bool {
+	for k, v := range want {
+		if got, ok := have[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
+}
+
+// SelectsByLabels says whether one of p's to items naming MeshServices only by labels selects the
+// MeshService s: s is of p's mesh and carries all the item's labels (what ResolveServices lists).
+// An event on a MeshService that no such item selects, before or after, leaves p's resolution as it
+// is.
+func (p *Policy) SelectsByLabels(s *ServiceObject) bool {
+	if !p.Kuma() || s.MeshName() != p.MeshName() {
+		return false
+	}
+	for j := range p.To {
+		if r := &p.To[j].TargetRef; r.Kind == MeshService && r.Name == "" && len(r.Labels) > 0 && carries(s.Labels, r.Labels) {
+			return true
+		}
+	}
+	return false
 }

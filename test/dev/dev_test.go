@@ -2,7 +2,8 @@
 // local control plane with the CRD folders of `make run`, applies every sample set (each marked ✓,
 // none skipped), prints the ready line and the "try this" commands; each profile's tour gives in the
 // cluster the answer it gives offline; each printed kubectl command gives what
-// docs/local-cluster.md shows; Ctrl-C (SIGINT) stops everything it started.
+// docs/local-cluster.md shows; Ctrl-C (SIGINT) stops everything it started. Without those CRD
+// folders, a set that needs a kind the cluster does not serve is marked ✗ skipped, never ✓.
 package dev
 
 import (

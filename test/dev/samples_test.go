@@ -133,3 +133,44 @@ func run(t *testing.T, bin string, args []string) (string, int, string) {
 	t.Fatalf("running precedent %s: %v", strings.Join(args, " "), err)
 	return "", 0, ""
 }
+
+// TestSkippedSetNotTicked: `precedent dev` with its default CRD folders (the Gateway API's and
+// Precedent's only) marks each set that uses a kind it does not serve ✗ skipped, naming the kind,
+// never ✓, and still applies the others.
+func TestSkippedSetNotTicked(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "precedent")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/precedent")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building precedent: %v\n%s", err, out)
+	}
+	dev, lines, stderr := startDev(t, exec.Command(bin, "dev", "--kubeconfig-out", filepath.Join(t.TempDir(), "dev.kubeconfig")))
+	log, _ := readCommands(t, lines, stderr, 5)
+	log = interrupt(t, dev, lines, log, stderr)
+	for set, missing := range map[string]string{
+		"access":               "XBackend (agentic.prototype.x-k8s.io/v0alpha0)",
+		"envoy-gateway":        "(gateway.envoyproxy.io/v1alpha1)",
+		"kgateway":             "TrafficPolicy (gateway.kgateway.dev/v1alpha1)",
+		"kuadrant":             "(kuadrant.io/v1)",
+		"nginx-gateway-fabric": "(gateway.nginx.org/v1alpha1)",
+		"gep713":               "",
+		"mesh":                 "",
+		"rfc":                  "",
+	} {
+		var got []string
+		for _, l := range log {
+			if strings.Contains(l, " samples config/samples/"+set+" ") {
+				got = append(got, l)
+			}
+		}
+		ok := len(got) == 1
+		if missing == "" {
+			ok = ok && strings.HasPrefix(got[0], "  ✓ samples config/samples/"+set+" applied: ")
+		} else {
+			ok = ok && strings.HasPrefix(got[0], "  ✗ samples config/samples/"+set+" skipped: ") && strings.Contains(got[0], missing) && strings.HasSuffix(got[0], " not installed")
+		}
+		if !ok {
+			t.Errorf("set %s: lines %q, want one, ✓ applied if it needs no more CRDs, else ✗ skipped naming %q", set, got, missing)
+		}
+	}
+}

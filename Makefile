@@ -264,7 +264,12 @@ generate: ## Regenerate what the registered profiles and the table of checks def
 # `precedent dev` (e.g. DEV_FLAGS='--v 1' logs every admission; `bin/precedent dev --help` lists them).
 EG_VERSION = $(shell sed -n 's|^require github.com/envoyproxy/gateway \(v[^ ]*\)$$|\1|p' hack/tools/envoy-gateway/go.mod)
 EG_CRD_DIR = $(shell cd hack/tools/envoy-gateway && $(GO) mod download -json github.com/envoyproxy/gateway@$(EG_VERSION) | sed -n 's|^[[:space:]]*"Dir": "\(.*\)",$$|\1|p')/charts/gateway-helm/charts/crds/crds/generated
-RUN_CRD_DIRS = config/crd/gateway-api config/crd test/crds/kuadrant test/crds/xbackend $(EG_CRD_DIR)
+KGW_VERSION = $(shell sed -n 's|^require github.com/kgateway-dev/kgateway/v2 \(v[^ ]*\)$$|\1|p' hack/tools/kgateway/go.mod)
+# kgateway's own TrafficPolicy CRD (its other CRDs' CEL rules exceed the API server's cost budget).
+KGW_CRD = $(shell cd hack/tools/kgateway && $(GO) mod download -json github.com/kgateway-dev/kgateway/v2@$(KGW_VERSION) | sed -n 's|^[[:space:]]*"Dir": "\(.*\)",$$|\1|p')/install/helm/kgateway-crds/templates/gateway.kgateway.dev_trafficpolicies.yaml
+# Every model's CRDs (folders, or a file), so every set of config/samples applies: test/dev and
+# test/docs start precedent dev with these (`make run-crd-dirs` prints them).
+RUN_CRD_DIRS = config/crd/gateway-api config/crd test/crds/kuadrant test/crds/xbackend test/crds/nginx-gateway-fabric $(EG_CRD_DIR) $(KGW_CRD)
 
 .PHONY: run
 run: ## Build the control plane (first time: minutes) and the binary, then run `bin/precedent dev` with every model's CRDs and samples until Ctrl-C (DEV_FLAGS='...' adds dev flags).
@@ -275,3 +280,7 @@ run: ## Build the control plane (first time: minutes) and the binary, then run `
 	fi
 	@$(MAKE) --no-print-directory control-plane build
 	$(BIN)/precedent dev $(foreach d,$(RUN_CRD_DIRS),--crd-dir $(d)) $(DEV_FLAGS)
+
+.PHONY: run-crd-dirs
+run-crd-dirs: ## Print the CRD folders `make run` installs, one a line (the tests that start precedent dev read them).
+	@printf '%s\n' $(RUN_CRD_DIRS)

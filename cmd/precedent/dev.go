@@ -65,7 +65,7 @@ closes), then stops everything it started. Run it from the repository root (` + 
 	f := cmd.Flags()
 	f.StringVar(&o.kubeconfigOut, "kubeconfig-out", "bin/dev.kubeconfig", "where to write the kubeconfig of the local cluster")
 	f.StringVar(&o.assetsDir, "control-plane", "bin/control-plane", "folder of the etcd and kube-apiserver binaries (KUBEBUILDER_ASSETS overrides it)")
-	f.StringArrayVar(&o.crdDirs, "crd-dir", []string{"config/crd/gateway-api", "config/crd"}, "folders of CRDs to install (repeatable)")
+	f.StringArrayVar(&o.crdDirs, "crd-dir", []string{"config/crd/gateway-api", "config/crd"}, "folders (or files) of CRDs to install (repeatable)")
 	f.StringVar(&o.samples, "samples", "config/samples", `folder of samples to apply, one sub-folder at a time ("" applies none)`)
 	f.StringVar(&o.try, "try", "config/try", "folder of the manifests the \"try this\" commands apply")
 	f.IntVarP(&o.verbosity, "v", "v", 0, "log verbosity of the manager (0: errors only; 1: every admission)")
@@ -75,6 +75,8 @@ closes), then stops everything it started. Run it from the repository root (` + 
 func (o *devOptions) run(ctx context.Context, out io.Writer) error {
 	start := time.Now()
 	step := func(format string, args ...interface{}) { fmt.Fprintf(out, "  ✓ "+format+"\n", args...) }
+	// failed marks what did not happen as asked (a sample set skipped or not wholly applied): never ✓.
+	failed := func(format string, args ...interface{}) { fmt.Fprintf(out, "  ✗ "+format+"\n", args...) }
 	fmt.Fprintln(out, "precedent dev: starting a local control plane with Precedent's webhooks")
 	// controller-runtime's logger before anything logs (envtest's CRD install does, at V(1)).
 	ctrl.SetLogger(devLogger(o.verbosity))
@@ -158,7 +160,9 @@ func (o *devOptions) run(ctx context.Context, out io.Writer) error {
 		for _, a := range applied {
 			switch {
 			case a.Skipped != "":
-				step("samples %s skipped: %s", a.Folder, a.Skipped)
+				failed("samples %s skipped: %s", a.Folder, a.Skipped)
+			case len(a.Rejected) > 0:
+				failed("samples %s not all applied: %d objects created, %d rejected", a.Folder, a.Created, len(a.Rejected))
 			default:
 				step("samples %s applied: %d objects", a.Folder, a.Created)
 			}

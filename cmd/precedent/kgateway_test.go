@@ -10,18 +10,18 @@ func TestKgatewayExplain(t *testing.T) {
 	runCases(t, []cmdCase{
 		{
 			name: "target",
-			args: explain("--target", "httproute/shop/cart", "--rule", "rateLimit"),
-			want: cmdResult{stdout: `route shop/cart (gateway infra/gw) rule checkout
+			args: explain("--target", "httproute/store/cart", "--rule", "rateLimit"),
+			want: cmdResult{stdout: `route store/cart (gateway infra/gw) rule checkout
   rateLimit is in effect, from infra/root-limits
   1.  route  infra/root-limits    added     
-  2.  route  shop/cart-limits     replaced  infra/root-limits
+  2.  route  store/cart-limits    replaced  infra/root-limits
 `},
 		},
 		{
 			name: "reach",
 			args: explain("--reach", "--rule", "cors"),
 			want: cmdResult{stdout: `cors reaches 2 paths
-  route shop/cart (gateway infra/gw) rule checkout from infra/root-limits
+  route store/cart (gateway infra/gw) rule checkout from infra/root-limits
   route team-a/team-a (gateway infra/gw) rule rule-0 from infra/root-limits
 `},
 		},

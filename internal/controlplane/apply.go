@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -29,7 +30,9 @@ type Applied struct {
 
 // ApplySamples creates the objects of each sub-folder of root (and of root's own files), creating
 // their namespaces, skipping the folders in skip and those that use a kind the API server does not
-// serve. Objects that already exist are left alone.
+// serve (naming every such kind). An object that already exists is left alone and reported as
+// rejected, naming the folder that created it when one did: two sets defining one object would
+// otherwise leave the cluster with the first one's, silently.
 func ApplySamples(ctx context.Context, c client.Client, root string, skip ...string) ([]Applied, error) {
 	entries, err := os.ReadDir(root)
 	if err != nil {
@@ -47,8 +50,9 @@ func ApplySamples(ctx context.Context, c client.Client, root string, skip ...str
 	}
 	sort.Strings(folders)
 	var out []Applied
+	created := map[string]string{} // "<group>/<Kind> <ns>/<name>" → the folder that created it
 	for _, f := range folders {
-		a, err := applyFolder(ctx, c, f)
+		a, err := applyFolder(ctx, c, f, created)
 		if err != nil {
 			return out, err
 		}
@@ -57,35 +61,58 @@ func ApplySamples(ctx context.Context, c client.Client, root string, skip ...str
 	return out, nil
 }
 
-func applyFolder(ctx context.Context, c client.Client, dir string) (Applied, error) {
+func applyFolder(ctx context.Context, c client.Client, dir string, created map[string]string) (Applied, error) {
 	a := Applied{Folder: dir}
 	objs, err := manifest.Read(dir)
 	if err != nil {
 		return a, err
 	}
+	var missing []string
 	for _, o := range objs {
 		gvk := o.GroupVersionKind()
 		if _, err := c.RESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
-			a.Skipped = fmt.Sprintf("%s (%s) is not installed", gvk.Kind, gvk.GroupVersion())
-			return a, nil
+			if m := fmt.Sprintf("%s (%s)", gvk.Kind, gvk.GroupVersion()); !slices.Contains(missing, m) {
+				missing = append(missing, m)
+			}
+		}
+	}
+	if len(missing) > 0 {
+		a.Skipped = strings.Join(missing, ", ") + " not installed"
+		return a, nil
+	}
+	// The set's own Namespaces first (as written, labels and all), then the other objects in the
+	// order of the files: the order of creation is the order of age.
+	var spaces, rest []manifest.Object
+	for _, o := range objs {
+		if gvk := o.GroupVersionKind(); gvk.Group == "" && gvk.Kind == "Namespace" {
+			spaces = append(spaces, o)
+		} else {
+			rest = append(rest, o)
 		}
 	}
 	namespaces := map[string]bool{}
-	for _, o := range objs {
+	for _, o := range append(spaces, rest...) {
 		u := o.Unstructured.DeepCopy()
 		u.SetCreationTimestamp(metav1.Time{})
 		if ns := u.GetNamespace(); ns != "" && !namespaces[ns] {
 			namespaces[ns] = true
 			err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
-			if err != nil && !apierrors.IsAlreadyExists(err) {
+			if err == nil {
+				created["/Namespace /"+ns] = dir
+			} else if !apierrors.IsAlreadyExists(err) {
 				return a, fmt.Errorf("creating namespace %s: %w", ns, err)
 			}
 		}
 		err := createRetrying(ctx, c, u)
+		key := fmt.Sprintf("%s/%s %s/%s", u.GroupVersionKind().Group, u.GetKind(), u.GetNamespace(), u.GetName())
 		switch {
 		case err == nil:
 			a.Created++
+			created[key] = dir
+		case apierrors.IsAlreadyExists(err) && created[key] != "":
+			a.Rejected = append(a.Rejected, fmt.Sprintf("%s %s/%s: already created by the samples of %s", u.GetKind(), u.GetNamespace(), u.GetName(), created[key]))
 		case apierrors.IsAlreadyExists(err):
+			a.Rejected = append(a.Rejected, fmt.Sprintf("%s %s/%s: already exists", u.GetKind(), u.GetNamespace(), u.GetName()))
 		case apierrors.IsInvalid(err) || apierrors.IsForbidden(err) || apierrors.IsBadRequest(err):
 			a.Rejected = append(a.Rejected, fmt.Sprintf("%s %s/%s: %v", u.GetKind(), u.GetNamespace(), u.GetName(), err))
 		default:

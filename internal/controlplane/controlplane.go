@@ -25,7 +25,7 @@ import (
 type Options struct {
 	// AssetsDir holds the etcd and kube-apiserver binaries (KUBEBUILDER_ASSETS overrides it).
 	AssetsDir string
-	// CRDDirs are folders of CRD manifests to install (non-CRD documents are skipped).
+	// CRDDirs are folders (or files) of CRD manifests to install (non-CRD documents are skipped).
 	CRDDirs []string
 	// Step is told about each start-up step as it completes (may be nil).
 	Step func(format string, args ...interface{})

@@ -18,8 +18,8 @@ import (
 // rateLimit; a field only the child sets is added; a deep field under DeepMergePreferParent holds
 // from both policies.
 func TestExplainRule(t *testing.T) {
-	cart := effective.ItemKey{Gateway: "infra/gw", Route: "shop/cart", Rule: "checkout"}
-	root, cartLimits := policy.Ref{Namespace: "infra", Name: "root-limits"}, policy.Ref{Namespace: "shop", Name: "cart-limits"}
+	cart := effective.ItemKey{Gateway: "infra/gw", Route: "store/cart", Rule: "checkout"}
+	root, cartLimits := policy.Ref{Namespace: "infra", Name: "root-limits"}, policy.Ref{Namespace: "store", Name: "cart-limits"}
 	cases := []struct {
 		name   string
 		deep   bool
@@ -27,7 +27,7 @@ func TestExplainRule(t *testing.T) {
 		rule   string
 		want   []effective.Explanation
 	}{
-		{"the parent prefers itself", false, topology.Target{Kind: "HTTPRoute", Namespace: "shop", Name: "cart"}, "rateLimit", []effective.Explanation{{
+		{"the parent prefers itself", false, topology.Target{Kind: "HTTPRoute", Namespace: "store", Name: "cart"}, "rateLimit", []effective.Explanation{{
 			Path: cart, Rule: "rateLimit", From: &root, Steps: []effective.Step{
 				{Level: "route", Policy: root, Action: effective.Added},
 				{Level: "route", Policy: cartLimits, Action: effective.Replaced, Other: &root, Detail: "route infra/root sets ShallowMergePreferParent"},
@@ -64,8 +64,8 @@ func TestExplainRule(t *testing.T) {
 // only where its value holds; a field no policy sets is an error.
 func TestReach(t *testing.T) {
 	root := policy.Ref{Namespace: "infra", Name: "root-limits"}
-	cartLimits := policy.Ref{Namespace: "shop", Name: "cart-limits"}
-	cart := effective.ItemKey{Gateway: "infra/gw", Route: "shop/cart", Rule: "checkout"}
+	cartLimits := policy.Ref{Namespace: "store", Name: "cart-limits"}
+	cart := effective.ItemKey{Gateway: "infra/gw", Route: "store/cart", Rule: "checkout"}
 	team := effective.ItemKey{Gateway: "infra/gw", Route: "team-a/team-a", Rule: "rule-0"}
 	cases := []struct {
 		name string

@@ -94,14 +94,14 @@ func TestSample(t *testing.T) {
 		got[it.Route+" "+it.Rule] = it.Sources
 	}
 	want := map[string]map[string]string{
-		"shop/cart checkout": {"cors": "TrafficPolicy infra/root-limits", "headerModifiers": "TrafficPolicy shop/checkout-headers",
-			"rateLimit": "TrafficPolicy infra/root-limits", "timeouts": "TrafficPolicy shop/cart-limits"},
+		"store/cart checkout": {"cors": "TrafficPolicy infra/root-limits", "headerModifiers": "TrafficPolicy store/checkout-headers",
+			"rateLimit": "TrafficPolicy infra/root-limits", "timeouts": "TrafficPolicy store/cart-limits"},
 		"team-a/team-a rule-0": {"cors": "TrafficPolicy infra/root-limits", "rateLimit": "TrafficPolicy infra/root-limits"},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("effective (-want +got):\n%s", d)
 	}
-	exp, err := (Profile{}).ExplainPolicy(in, trafficPolicy, policy.Ref{Namespace: "shop", Name: "cart-limits"})
+	exp, err := (Profile{}).ExplainPolicy(in, trafficPolicy, policy.Ref{Namespace: "store", Name: "cart-limits"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,9 @@
 // Package dev tests `precedent dev`, what `make run` runs, end to end: the built binary starts the
-// local control plane, prints the ready line and the "try this" commands; each printed kubectl
-// command gives what docs/local-cluster.md shows; Ctrl-C (SIGINT) stops everything it started.
+// local control plane with the CRD folders of `make run`, applies every sample set (each marked ✓,
+// none skipped), prints the ready line and the "try this" commands; each profile's tour gives in the
+// cluster the answer it gives offline; each printed kubectl command gives what
+// docs/local-cluster.md shows; Ctrl-C (SIGINT) stops everything it started. Without those CRD
+// folders, a set that needs a kind the cluster does not serve is marked ✗ skipped, never ✓.
 package dev
 
 import (
@@ -14,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/precedent-dev/precedent/test/egcrds"
 )
 
 // root is the repository root (this package is test/dev).
@@ -31,8 +36,17 @@ func TestMakeRun(t *testing.T) {
 	}
 	before := controlPlaneProcesses(t)
 
+	// The CRD folders of `make run`: every model's, so every sample set applies.
+	dirs, err := egcrds.RunCRDDirs()
+	if err != nil {
+		t.Fatal(err)
+	}
 	kubeconfig := filepath.Join(t.TempDir(), "dev.kubeconfig")
-	dev, lines, stderr := startDev(t, exec.Command(bin, "dev", "--kubeconfig-out", kubeconfig))
+	args := []string{"dev", "--kubeconfig-out", kubeconfig}
+	for _, d := range dirs {
+		args = append(args, "--crd-dir", d)
+	}
+	dev, lines, stderr := startDev(t, exec.Command(bin, args...))
 	stopped := false
 	defer func() {
 		if !stopped {
@@ -46,6 +60,10 @@ func TestMakeRun(t *testing.T) {
 	if !contains(log, "ready: kubeconfig="+kubeconfig) {
 		t.Fatalf("no ready line naming the kubeconfig:\n%s", strings.Join(log, "\n"))
 	}
+	allApplied(t, log)
+	// Before the "try this" commands change the cluster: each profile's tour gives in the cluster
+	// what it gives offline over the same samples.
+	sameAnswers(t, bin, kubeconfig)
 
 	// Each printed command, in order, with what docs/local-cluster.md says it gives.
 	want := []struct {

@@ -325,13 +325,13 @@ type devCluster struct {
 // and every sample set; await waits for its ready line.
 func startDev(t *testing.T, bin string) *devCluster {
 	t.Helper()
-	egDir, err := egcrds.CRDDir()
+	dirs, err := egcrds.RunCRDDirs()
 	if err != nil {
-		t.Fatalf("Envoy Gateway's CRDs, which make run installs: %v", err)
+		t.Fatalf("the CRD folders make run installs: %v", err)
 	}
 	d := &devCluster{kubeconfig: filepath.Join(t.TempDir(), "dev.kubeconfig"), ready: make(chan error, 1), log: &strings.Builder{}}
 	args := []string{"dev", "--kubeconfig-out", d.kubeconfig}
-	for _, dir := range []string{"config/crd/gateway-api", "config/crd", "test/crds/kuadrant", "test/crds/xbackend", egDir} {
+	for _, dir := range dirs {
 		args = append(args, "--crd-dir", dir)
 	}
 	d.cmd = exec.Command(bin, args...)

@@ -1,6 +1,6 @@
 // Package egcrds finds Envoy Gateway's real CRDs in the Go module cache, at the version pinned by
-// the tools module hack/tools/envoy-gateway, for tests and `make run`; they are never copied into
-// the repository.
+// the tools module hack/tools/envoy-gateway (kgateway's too, hack/tools/kgateway), for tests and
+// `make run`; they are never copied into the repository. RunCRDDirs lists what `make run` installs.
 package egcrds
 
 import (
@@ -24,11 +24,14 @@ const Module = "github.com/envoyproxy/gateway"
 // crdDir is where the module keeps its generated CRDs.
 const crdDir = "charts/gateway-helm/charts/crds/crds/generated"
 
-// toolsDir is hack/tools/<name> in this repository.
-func toolsDir(name string) string {
+// repoRoot is the repository's root (this package is test/egcrds).
+func repoRoot() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "hack", "tools", name)
+	return filepath.Join(filepath.Dir(file), "..", "..")
 }
+
+// toolsDir is hack/tools/<name> in this repository.
+func toolsDir(name string) string { return filepath.Join(repoRoot(), "hack", "tools", name) }
 
 // KgatewayModule is kgateway's module path; hack/tools/kgateway pins its version.
 const KgatewayModule = "github.com/kgateway-dev/kgateway/v2"

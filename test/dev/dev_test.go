@@ -34,7 +34,9 @@ func TestMakeRun(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building precedent: %v\n%s", err, out)
 	}
-	before := controlPlaneProcesses(t)
+	// dev's temporary folders (its control plane's among them) go to a folder of this test's own:
+	// the processes left afterwards are those that name it, whatever other suites run meanwhile.
+	tmp := t.TempDir()
 
 	// The CRD folders of `make run`: every model's, so every sample set applies.
 	dirs, err := egcrds.RunCRDDirs()
@@ -46,7 +48,9 @@ func TestMakeRun(t *testing.T) {
 	for _, d := range dirs {
 		args = append(args, "--crd-dir", d)
 	}
-	dev, lines, stderr := startDev(t, exec.Command(bin, args...))
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	dev, lines, stderr := startDev(t, cmd)
 	stopped := false
 	defer func() {
 		if !stopped {
@@ -98,10 +102,8 @@ func TestMakeRun(t *testing.T) {
 	if !contains(log, "stopped: webhooks, kube-apiserver and etcd") {
 		t.Errorf("no stop line:\n%s", strings.Join(log, "\n"))
 	}
-	for pid, cmdline := range controlPlaneProcesses(t) {
-		if _, had := before[pid]; !had {
-			t.Errorf("process %d left running after SIGINT: %s", pid, cmdline)
-		}
+	for pid, cmdline := range processesUnder(t, tmp) {
+		t.Errorf("process %d left running after SIGINT: %s", pid, cmdline)
 	}
 }
 
@@ -112,27 +114,6 @@ func contains(lines []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// controlPlaneProcesses lists the running etcd and kube-apiserver processes started in the
-// repository root, where dev runs (not the test suites of other packages running meanwhile), by pid
-// (zombies left out: they have exited).
-func controlPlaneProcesses(t *testing.T) map[int]string {
-	t.Helper()
-	abs, err := filepath.Abs(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := processes(t, func(cmdline []byte) bool {
-		argv0 := filepath.Base(string(bytes.SplitN(cmdline, []byte{0}, 2)[0]))
-		return argv0 == "etcd" || argv0 == "kube-apiserver"
-	})
-	for pid := range out {
-		if cwd, err := os.Readlink(filepath.Join("/proc", strconv.Itoa(pid), "cwd")); err == nil && cwd != abs {
-			delete(out, pid)
-		}
-	}
-	return out
 }
 
 // startDev starts dev in the repository root and returns it, its output lines (closed at its end)

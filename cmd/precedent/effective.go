@@ -89,7 +89,7 @@ as -f.
 			if under != nil && !o.topology().Exists(t) {
 				return targetNotFound(t)
 			}
-			o.noteUnnamed(cmd.ErrOrStderr(), src.opts.notes())
+			o.noteUnnamed(cmd.ErrOrStderr(), src.opts.notes(), ns)
 			for _, k := range kinds {
 				if !slices.ContainsFunc(all, func(it effective.Item) bool { return it.Kind == k.GVK.Kind }) {
 					continue // no effective policy of this kind: no order to depend on

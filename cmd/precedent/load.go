@@ -396,12 +396,16 @@ func (o *input) snapshot(k policy.Kind) *effective.Snapshot {
 	return effective.NewSnapshot(k, o.topology(), o.inv.Views(k), o.evaluator())
 }
 
-// noteUnnamed says which route rules got generated names (nothing unless show).
-func (o *input) noteUnnamed(w io.Writer, show bool) {
+// noteUnnamed says which route rules got generated names (nothing unless show), of the routes of
+// namespace ns ("": every namespace), as a namespaced query shows those routes only.
+func (o *input) noteUnnamed(w io.Writer, show bool, ns string) {
 	if !show {
 		return
 	}
 	for _, t := range sortedRouteTargets(o.topology()) {
+		if ns != "" && t.Namespace != ns {
+			continue
+		}
 		r, _ := o.topology().Route(t)
 		for _, n := range r.Unnamed {
 			fmt.Fprintln(w, "Note: "+codeUnnamedRule.Linef("%s %s has an unnamed rule, shown as %q", r.Kind, printable.String(r.Key.String()), n))

@@ -48,7 +48,7 @@ type definition struct {
 // version holds what the API server builds once per served version of a CRD.
 type version struct {
 	structural *structuralschema.Structural
-	schema     apiservervalidation.SchemaValidator
+	schema     reused
 	cel        *schemacel.Validator // nil when the schema has no x-kubernetes-validations
 }
 
@@ -109,7 +109,7 @@ func build(u *unstructured.Unstructured) (*definition, schema.GroupKind, error) 
 }
 
 // newVersion builds the validators the way the API server's CRD handler does: a structural schema
-// with its defaults pruned, the OpenAPI schema validator, and the CEL validator with the per-call
+// with its defaults pruned, the OpenAPI schema validator (kept whole across objects: reused), and the CEL validator with the per-call
 // cost limit.
 func newVersion(props *apiextensions.JSONSchemaProps) (*version, error) {
 	s, err := structuralschema.NewStructural(props)
@@ -120,11 +120,11 @@ func newVersion(props *apiextensions.JSONSchemaProps) (*version, error) {
 	if err := structuraldefaulting.PruneDefaults(s); err != nil {
 		return nil, fmt.Errorf("pruning defaults: %w", err)
 	}
-	sv, _, err := apiservervalidation.NewSchemaValidator(props)
+	_, openapi, err := apiservervalidation.NewSchemaValidator(props) // the schema as the API server converts it
 	if err != nil {
 		return nil, fmt.Errorf("schema validator: %w", err)
 	}
-	return &version{structural: s, schema: sv, cel: schemacel.NewValidator(s, true, celconfig.PerCallLimit)}, nil
+	return &version{structural: s, schema: newReused(openapi), cel: schemacel.NewValidator(s, true, celconfig.PerCallLimit)}, nil
 }
 
 // Knows reports whether a CRD for gk was given.

@@ -14,7 +14,6 @@ import (
 
 	yamlv3 "go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
 )
 
 // Object is one decoded document (or one item of a List) and where it came from.
@@ -136,7 +135,7 @@ func decode(name string, data []byte) ([]Object, []bad) {
 	var out []Object
 	var bads []bad
 	for i, d := range documents(data) {
-		if len(bytes.TrimSpace(stripComments(d.data))) == 0 {
+		if significant(d.data) == 0 { // only blank lines and comments
 			continue
 		}
 		lines := lineIndex(d.data)
@@ -145,8 +144,8 @@ func decode(name string, data []byte) ([]Object, []bad) {
 			bads = append(bads, bad{err: &ReadError{File: name, Index: i, Line: at(lines.root), Err: ErrTopLevelList}, skip: "a YAML list at the top level: not a Kubernetes object"})
 			continue
 		}
-		var m map[string]interface{}
-		if err := yaml.Unmarshal(d.data, &m); err != nil {
+		m, err := unmarshal(d.data)
+		if err != nil {
 			line, msg := syntaxLine(err)
 			if line == 0 {
 				if !lines.parsed { // a document the YAML parser could not read at all
@@ -216,21 +215,20 @@ type document struct {
 func documents(data []byte) []document {
 	var out []document
 	cur := document{line: 1}
-	rest := data
-	for n := 1; len(rest) > 0; n++ {
-		line := rest
-		if k := bytes.IndexByte(rest, '\n'); k >= 0 {
-			line, rest = rest[:k+1], rest[k+1:]
-		} else {
-			rest = nil
+	start := 0 // where cur's text starts in data: a document is a slice of data, not a copy
+	for n, at := 1, 0; at < len(data); n++ {
+		end := len(data)
+		if k := bytes.IndexByte(data[at:], '\n'); k >= 0 {
+			end = at + k + 1
 		}
-		if isSeparator(line) {
+		if isSeparator(data[at:end]) {
+			cur.data = data[start:at:at]
 			out = append(out, cur)
-			cur = document{line: n + 1}
-			continue
+			cur, start = document{line: n + 1}, end
 		}
-		cur.data = append(cur.data, line...)
+		at = end
 	}
+	cur.data = data[start:len(data):len(data)]
 	return append(out, cur)
 }
 
@@ -302,21 +300,29 @@ func mayHoldItems(doc []byte, first int) bool {
 
 // firstLine is the 1-based line of the first line of doc that is neither blank nor a comment.
 func firstLine(doc []byte) int {
-	for i, line := range bytes.Split(doc, []byte("\n")) {
-		if t := bytes.TrimSpace(line); len(t) > 0 && t[0] != '#' {
-			return i + 1
-		}
+	if n := significant(doc); n > 0 {
+		return n
 	}
 	return 1
 }
 
-func stripComments(doc []byte) []byte {
-	var b bytes.Buffer
-	for _, line := range bytes.Split(doc, []byte("\n")) {
+// significant is the 1-based line of the first line of doc that is neither blank nor a comment,
+// 0 when there is none.
+func significant(doc []byte) int {
+	for n := 1; len(doc) > 0; n++ {
+		var line []byte
+		line, doc = cutLine(doc)
 		if t := bytes.TrimSpace(line); len(t) > 0 && t[0] != '#' {
-			b.Write(line)
-			b.WriteByte('\n')
+			return n
 		}
 	}
-	return b.Bytes()
+	return 0
+}
+
+// cutLine splits doc after its first line, the line without its newline.
+func cutLine(doc []byte) (line, rest []byte) {
+	if k := bytes.IndexByte(doc, '\n'); k >= 0 {
+		return doc[:k], doc[k+1:]
+	}
+	return doc, nil
 }

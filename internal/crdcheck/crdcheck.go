@@ -4,10 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"runtime"
 	"sort"
-	"sync"
-	"sync/atomic"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
@@ -24,6 +21,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
+
+	"github.com/precedent-dev/precedent/internal/parallel"
 )
 
 // GroupKind is the kind of a CustomResourceDefinition.
@@ -207,19 +206,7 @@ func (c *Checker) Check(ctx context.Context, u *unstructured.Unstructured) field
 // writes with the same validators).
 func (c *Checker) CheckAll(ctx context.Context, objs []*unstructured.Unstructured) []field.ErrorList {
 	out := make([]field.ErrorList, len(objs))
-	workers := min(runtime.GOMAXPROCS(0), len(objs)/64+1) // a few objects are not worth a goroutine
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1)) - 1; i < len(objs); i = int(next.Add(1)) - 1 {
-				out[i] = c.Check(ctx, objs[i])
-			}
-		}()
-	}
-	wg.Wait()
+	parallel.Each(len(objs), func(i int) { out[i] = c.Check(ctx, objs[i]) })
 	return out
 }
 

@@ -14,6 +14,8 @@ import (
 
 	yamlv3 "go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/precedent-dev/precedent/internal/parallel"
 )
 
 // Object is one decoded document (or one item of a List) and where it came from.
@@ -130,61 +132,74 @@ func Decode(name string, data []byte) ([]Object, error) {
 // notObject is the reason a file found in a folder is skipped when no document of it is an object.
 const notObject = "no apiVersion and kind: not a Kubernetes object"
 
-// decode is Decode going on past the documents that are not objects, returning them apart.
+// decode is Decode going on past the documents that are not objects, returning them apart. The
+// documents are decoded on every CPU at once (each independently of the others), their results
+// kept in document order.
 func decode(name string, data []byte) ([]Object, []bad) {
+	docs := documents(data)
+	type result struct {
+		objs []Object
+		bad  *bad
+	}
+	results := make([]result, len(docs))
+	parallel.Each(len(docs), func(i int) { results[i].objs, results[i].bad = decodeDocument(name, i, docs[i]) })
 	var out []Object
 	var bads []bad
-	for i, d := range documents(data) {
-		if significant(d.data) == 0 { // only blank lines and comments
-			continue
+	for _, r := range results {
+		out = append(out, r.objs...)
+		if r.bad != nil {
+			bads = append(bads, *r.bad)
 		}
-		lines := lineIndex(d.data)
-		at := func(rel int) int { return d.line + rel - 1 }
-		if lines.list {
-			bads = append(bads, bad{err: &ReadError{File: name, Index: i, Line: at(lines.root), Err: ErrTopLevelList}, skip: "a YAML list at the top level: not a Kubernetes object"})
-			continue
-		}
-		m, err := unmarshal(d.data)
-		if err != nil {
-			line, msg := syntaxLine(err)
-			if line == 0 {
-				if !lines.parsed { // a document the YAML parser could not read at all
-					bads = append(bads, bad{err: &ReadError{File: name, Index: i, Line: at(firstLine(d.data)), Err: err}, syntax: true})
-					continue
-				}
-				// a document that parses but is no mapping (a scalar): not an object
-				bads = append(bads, bad{err: &ReadError{File: name, Index: i, Line: at(lines.root), Err: err}, skip: notObject})
-				continue
-			}
-			bads = append(bads, bad{err: &ReadError{File: name, Index: i, Line: at(line), Err: msg}, syntax: true})
-			continue
-		}
-		if m == nil {
-			continue
-		}
-		u := &unstructured.Unstructured{Object: m}
-		if u.GetAPIVersion() == "" || u.GetKind() == "" {
-			bads = append(bads, bad{err: &ReadError{File: name, Index: i, Line: at(lines.root), Err: errors.New("apiVersion and kind are required")}, skip: notObject})
-			continue
-		}
-		if u.IsList() {
-			list, err := u.ToList()
-			if err != nil {
-				bads = append(bads, bad{err: &ReadError{File: name, Index: i, Line: at(lines.root), Err: err}, syntax: true})
-				continue
-			}
-			for j := range list.Items {
-				line := lines.root
-				if j < len(lines.items) {
-					line = lines.items[j]
-				}
-				out = append(out, Object{Unstructured: &list.Items[j], File: name, Index: i, Line: at(line)})
-			}
-			continue
-		}
-		out = append(out, Object{Unstructured: u, File: name, Index: i, Line: at(lines.root)})
 	}
 	return out, bads
+}
+
+// decodeDocument decodes document i of file name: its objects (none for a blank document), or
+// why it is not one.
+func decodeDocument(name string, i int, d document) ([]Object, *bad) {
+	if significant(d.data) == 0 { // only blank lines and comments
+		return nil, nil
+	}
+	lines := lineIndex(d.data)
+	at := func(rel int) int { return d.line + rel - 1 }
+	if lines.list {
+		return nil, &bad{err: &ReadError{File: name, Index: i, Line: at(lines.root), Err: ErrTopLevelList}, skip: "a YAML list at the top level: not a Kubernetes object"}
+	}
+	m, err := unmarshal(d.data)
+	if err != nil {
+		line, msg := syntaxLine(err)
+		if line == 0 {
+			if !lines.parsed { // a document the YAML parser could not read at all
+				return nil, &bad{err: &ReadError{File: name, Index: i, Line: at(firstLine(d.data)), Err: err}, syntax: true}
+			}
+			// a document that parses but is no mapping (a scalar): not an object
+			return nil, &bad{err: &ReadError{File: name, Index: i, Line: at(lines.root), Err: err}, skip: notObject}
+		}
+		return nil, &bad{err: &ReadError{File: name, Index: i, Line: at(line), Err: msg}, syntax: true}
+	}
+	if m == nil {
+		return nil, nil
+	}
+	u := &unstructured.Unstructured{Object: m}
+	if u.GetAPIVersion() == "" || u.GetKind() == "" {
+		return nil, &bad{err: &ReadError{File: name, Index: i, Line: at(lines.root), Err: errors.New("apiVersion and kind are required")}, skip: notObject}
+	}
+	if !u.IsList() {
+		return []Object{{Unstructured: u, File: name, Index: i, Line: at(lines.root)}}, nil
+	}
+	list, err := u.ToList()
+	if err != nil {
+		return nil, &bad{err: &ReadError{File: name, Index: i, Line: at(lines.root), Err: err}, syntax: true}
+	}
+	out := make([]Object, 0, len(list.Items))
+	for j := range list.Items {
+		line := lines.root
+		if j < len(lines.items) {
+			line = lines.items[j]
+		}
+		out = append(out, Object{Unstructured: &list.Items[j], File: name, Index: i, Line: at(line)})
+	}
+	return out, nil
 }
 
 // yamlLine finds the line a YAML parser names in its error ("yaml: line 3: did not find …").

@@ -23,6 +23,7 @@ func TestUnmarshalAsSigsYAML(t *testing.T) {
 		"timestamps stay strings":     "a: 2001-12-14t21:59:43.10-05:00\nb: 2002-12-14\n",
 		"binary":                      "a: !!binary aGVsbG8=\n",
 		"non-string keys":             "1: a\ntrue: b\n1.5: c\n",
+		"int and bool keys":           "1: a\ntrue: b\n-2: c\n",
 		"a null key":                  "? \n: a\n",
 		"anchors and merge keys":      "base: &b {x: 1, y: [2]}\nderived:\n  <<: *b\n  z: 3\n",
 		"block scalars":               "a: |\n  line one\n  line two\nb: >-\n  folded\n  text\n",

@@ -108,8 +108,8 @@ func build(u *unstructured.Unstructured) (*definition, schema.GroupKind, error) 
 }
 
 // newVersion builds the validators the way the API server's CRD handler does: a structural schema
-// with its defaults pruned, the OpenAPI schema validator (kept whole across objects: reused), and the CEL validator with the per-call
-// cost limit.
+// with its defaults pruned, the OpenAPI schema validator (kept whole across objects: reused), and
+// the CEL validator with the per-call cost limit.
 func newVersion(props *apiextensions.JSONSchemaProps) (*version, error) {
 	s, err := structuralschema.NewStructural(props)
 	if err != nil {

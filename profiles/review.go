@@ -74,6 +74,8 @@ type job struct {
 	p       profile.Profile
 	profile int
 	kind    int
+	// name and group are profile.NSName(u) and gk.String(), made once for the order of the jobs.
+	name, group string
 }
 
 // NewSession builds the source of change set c and the reviews it calls for (package memory):
@@ -125,7 +127,7 @@ func jobsOf(c Changes, reg *policy.Registry) []job {
 		gk := u.GroupVersionKind().GroupKind()
 		for i, p := range registered {
 			if p.Claims(gk, reg) {
-				jobs = append(jobs, job{u: u, op: op, gk: gk, p: p, profile: i, kind: kindOrder[gk]})
+				jobs = append(jobs, job{u: u, op: op, gk: gk, p: p, profile: i, kind: kindOrder[gk], name: profile.NSName(u), group: gk.String()})
 				return
 			}
 		}
@@ -141,7 +143,7 @@ func jobsOf(c Changes, reg *policy.Registry) []job {
 		add(u, profile.Delete)
 	}
 	sort.SliceStable(jobs, func(i, j int) bool {
-		a, b := jobs[i], jobs[j]
+		a, b := &jobs[i], &jobs[j]
 		if a.profile != b.profile {
 			return a.profile < b.profile
 		}
@@ -149,12 +151,12 @@ func jobsOf(c Changes, reg *policy.Registry) []job {
 			return a.kind < b.kind
 		}
 		if a.gk != b.gk {
-			return a.gk.String() < b.gk.String()
+			return a.group < b.group
 		}
 		if (a.op == profile.Delete) != (b.op == profile.Delete) {
 			return b.op == profile.Delete
 		}
-		return profile.NSName(a.u) < profile.NSName(b.u)
+		return a.name < b.name
 	})
 	return jobs
 }

@@ -66,6 +66,7 @@ else the defaults.
 			if err != nil {
 				return err
 			}
+			o.inv = nil // the review reads a source of its own: the inventory's views can go
 			fs, err := o.validate(cmd.Context())
 			if err != nil {
 				return &exitError{Code: 2, Err: err}

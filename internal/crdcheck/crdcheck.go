@@ -4,10 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"runtime"
 	"sort"
-	"sync"
-	"sync/atomic"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
@@ -24,6 +21,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
+
+	"github.com/precedent-dev/precedent/internal/parallel"
 )
 
 // GroupKind is the kind of a CustomResourceDefinition.
@@ -48,7 +47,7 @@ type definition struct {
 // version holds what the API server builds once per served version of a CRD.
 type version struct {
 	structural *structuralschema.Structural
-	schema     apiservervalidation.SchemaValidator
+	schema     reused
 	cel        *schemacel.Validator // nil when the schema has no x-kubernetes-validations
 }
 
@@ -109,8 +108,8 @@ func build(u *unstructured.Unstructured) (*definition, schema.GroupKind, error) 
 }
 
 // newVersion builds the validators the way the API server's CRD handler does: a structural schema
-// with its defaults pruned, the OpenAPI schema validator, and the CEL validator with the per-call
-// cost limit.
+// with its defaults pruned, the OpenAPI schema validator (kept whole across objects: reused), and
+// the CEL validator with the per-call cost limit.
 func newVersion(props *apiextensions.JSONSchemaProps) (*version, error) {
 	s, err := structuralschema.NewStructural(props)
 	if err != nil {
@@ -120,11 +119,11 @@ func newVersion(props *apiextensions.JSONSchemaProps) (*version, error) {
 	if err := structuraldefaulting.PruneDefaults(s); err != nil {
 		return nil, fmt.Errorf("pruning defaults: %w", err)
 	}
-	sv, _, err := apiservervalidation.NewSchemaValidator(props)
+	_, openapi, err := apiservervalidation.NewSchemaValidator(props) // the schema as the API server converts it
 	if err != nil {
 		return nil, fmt.Errorf("schema validator: %w", err)
 	}
-	return &version{structural: s, schema: sv, cel: schemacel.NewValidator(s, true, celconfig.PerCallLimit)}, nil
+	return &version{structural: s, schema: newReused(openapi), cel: schemacel.NewValidator(s, true, celconfig.PerCallLimit)}, nil
 }
 
 // Knows reports whether a CRD for gk was given.
@@ -207,19 +206,7 @@ func (c *Checker) Check(ctx context.Context, u *unstructured.Unstructured) field
 // writes with the same validators).
 func (c *Checker) CheckAll(ctx context.Context, objs []*unstructured.Unstructured) []field.ErrorList {
 	out := make([]field.ErrorList, len(objs))
-	workers := min(runtime.GOMAXPROCS(0), len(objs)/64+1) // a few objects are not worth a goroutine
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1)) - 1; i < len(objs); i = int(next.Add(1)) - 1 {
-				out[i] = c.Check(ctx, objs[i])
-			}
-		}()
-	}
-	wg.Wait()
+	parallel.Each(len(objs), func(i int) { out[i] = c.Check(ctx, objs[i]) })
 	return out
 }
 

@@ -15,56 +15,82 @@ import (
 // on the policies of a path, found anew on the new paths), and a policy change drops only the
 // folds of the paths that policy reached.
 
-// idTable holds the policies of each numbered target, in chunks that a version shares with the
-// version it was made from.
+// idTable holds the policies of each numbered target in a two-level tree of chunks that a version
+// shares with the version it was made from: setting an entry copies the short root, one branch and
+// one leaf. (A single level copied a spine as long as the targets are many at every update: each
+// update cost in proportion to the topology, and a review of every policy grew with its square.)
 type idTable struct {
-	c []*[idChunk][]*policy.Policy
+	root []*idBranch
 }
 
-const idChunk = 256
+const (
+	idLeafSize   = 64
+	idBranchSize = 64
+)
+
+type (
+	idLeaf   [idLeafSize][]*policy.Policy
+	idBranch [idBranchSize]*idLeaf
+)
+
+// idPlace is where target number id sits: its branch in the root, its leaf in the branch, its entry
+// in the leaf.
+func idPlace(id int32) (branch, leaf, entry int) {
+	return int(id) / (idLeafSize * idBranchSize), int(id) / idLeafSize % idBranchSize, int(id) % idLeafSize
+}
 
 func (t idTable) get(id int32) []*policy.Policy {
-	c := int(id) / idChunk
-	if c >= len(t.c) || t.c[c] == nil {
+	b, l, e := idPlace(id)
+	if b >= len(t.root) || t.root[b] == nil || t.root[b][l] == nil {
 		return nil
 	}
-	return t.c[c][int(id)%idChunk]
+	return t.root[b][l][e]
 }
 
-// with returns t with the given entries set (nil: none), copying the chunks it writes.
+// with returns t with the given entries set (nil: none), copying the branches and leaves it writes.
 func (t idTable) with(set map[int32][]*policy.Policy) idTable {
 	if len(set) == 0 {
 		return t
 	}
-	out := idTable{c: slices.Clone(t.c)}
-	owned := map[int]bool{}
+	out := idTable{root: slices.Clone(t.root)}
+	owned := map[any]bool{} // the branches and leaves out has its own copy of
 	for id, ps := range set {
-		c := int(id) / idChunk
-		for c >= len(out.c) {
-			out.c = append(out.c, nil)
+		b, l, e := idPlace(id)
+		for b >= len(out.root) {
+			out.root = append(out.root, nil)
 		}
-		if !owned[c] {
-			ch := new([idChunk][]*policy.Policy)
-			if out.c[c] != nil {
-				*ch = *out.c[c]
+		if br := out.root[b]; !owned[br] {
+			c := new(idBranch)
+			if br != nil {
+				*c = *br
 			}
-			out.c[c], owned[c] = ch, true
+			out.root[b], owned[c] = c, true
 		}
-		out.c[c][int(id)%idChunk] = ps
+		if lf := out.root[b][l]; !owned[lf] {
+			c := new(idLeaf)
+			if lf != nil {
+				*c = *lf
+			}
+			out.root[b][l], owned[c] = c, true
+		}
+		out.root[b][l][e] = ps
 	}
 	return out
 }
 
 // indexIDs numbers the policies of each target of byTarget by g's target numbers.
 func indexIDs(g *topology.Graph, byTarget layered[topology.Target, []*policy.Policy]) idTable {
-	t := idTable{c: make([]*[idChunk][]*policy.Policy, (g.TargetIDs()+idChunk-1)/idChunk)}
+	t := idTable{root: make([]*idBranch, (g.TargetIDs()+idLeafSize*idBranchSize-1)/(idLeafSize*idBranchSize))}
 	byTarget.each(func(target topology.Target, ps []*policy.Policy) {
 		if id, ok := g.TargetID(target); ok {
-			c := int(id) / idChunk
-			if t.c[c] == nil {
-				t.c[c] = new([idChunk][]*policy.Policy)
+			b, l, e := idPlace(id)
+			if t.root[b] == nil {
+				t.root[b] = new(idBranch)
 			}
-			t.c[c][int(id)%idChunk] = ps
+			if t.root[b][l] == nil {
+				t.root[b][l] = new(idLeaf)
+			}
+			t.root[b][l][e] = ps
 		}
 	})
 	return t

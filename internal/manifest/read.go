@@ -14,7 +14,8 @@ import (
 
 	yamlv3 "go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
+
+	"github.com/precedent-dev/precedent/internal/parallel"
 )
 
 // Object is one decoded document (or one item of a List) and where it came from.
@@ -131,61 +132,74 @@ func Decode(name string, data []byte) ([]Object, error) {
 // notObject is the reason a file found in a folder is skipped when no document of it is an object.
 const notObject = "no apiVersion and kind: not a Kubernetes object"
 
-// decode is Decode going on past the documents that are not objects, returning them apart.
+// decode is Decode going on past the documents that are not objects, returning them apart. The
+// documents are decoded on every CPU at once (each independently of the others), their results
+// kept in document order.
 func decode(name string, data []byte) ([]Object, []bad) {
+	docs := documents(data)
+	type result struct {
+		objs []Object
+		bad  *bad
+	}
+	results := make([]result, len(docs))
+	parallel.Each(len(docs), func(i int) { results[i].objs, results[i].bad = decodeDocument(name, i, docs[i]) })
 	var out []Object
 	var bads []bad
-	for i, d := range documents(data) {
-		if len(bytes.TrimSpace(stripComments(d.data))) == 0 {
-			continue
+	for _, r := range results {
+		out = append(out, r.objs...)
+		if r.bad != nil {
+			bads = append(bads, *r.bad)
 		}
-		lines := lineIndex(d.data)
-		at := func(rel int) int { return d.line + rel - 1 }
-		if lines.list {
-			bads = append(bads, bad{err: &ReadError{File: name, Index: i, Line: at(lines.root), Err: ErrTopLevelList}, skip: "a YAML list at the top level: not a Kubernetes object"})
-			continue
-		}
-		var m map[string]interface{}
-		if err := yaml.Unmarshal(d.data, &m); err != nil {
-			line, msg := syntaxLine(err)
-			if line == 0 {
-				if !lines.parsed { // a document the YAML parser could not read at all
-					bads = append(bads, bad{err: &ReadError{File: name, Index: i, Line: at(firstLine(d.data)), Err: err}, syntax: true})
-					continue
-				}
-				// a document that parses but is no mapping (a scalar): not an object
-				bads = append(bads, bad{err: &ReadError{File: name, Index: i, Line: at(lines.root), Err: err}, skip: notObject})
-				continue
-			}
-			bads = append(bads, bad{err: &ReadError{File: name, Index: i, Line: at(line), Err: msg}, syntax: true})
-			continue
-		}
-		if m == nil {
-			continue
-		}
-		u := &unstructured.Unstructured{Object: m}
-		if u.GetAPIVersion() == "" || u.GetKind() == "" {
-			bads = append(bads, bad{err: &ReadError{File: name, Index: i, Line: at(lines.root), Err: errors.New("apiVersion and kind are required")}, skip: notObject})
-			continue
-		}
-		if u.IsList() {
-			list, err := u.ToList()
-			if err != nil {
-				bads = append(bads, bad{err: &ReadError{File: name, Index: i, Line: at(lines.root), Err: err}, syntax: true})
-				continue
-			}
-			for j := range list.Items {
-				line := lines.root
-				if j < len(lines.items) {
-					line = lines.items[j]
-				}
-				out = append(out, Object{Unstructured: &list.Items[j], File: name, Index: i, Line: at(line)})
-			}
-			continue
-		}
-		out = append(out, Object{Unstructured: u, File: name, Index: i, Line: at(lines.root)})
 	}
 	return out, bads
+}
+
+// decodeDocument decodes document i of file name: its objects (none for a blank document), or
+// why it is not one.
+func decodeDocument(name string, i int, d document) ([]Object, *bad) {
+	if significant(d.data) == 0 { // only blank lines and comments
+		return nil, nil
+	}
+	lines := lineIndex(d.data)
+	at := func(rel int) int { return d.line + rel - 1 }
+	if lines.list {
+		return nil, &bad{err: &ReadError{File: name, Index: i, Line: at(lines.root), Err: ErrTopLevelList}, skip: "a YAML list at the top level: not a Kubernetes object"}
+	}
+	m, err := unmarshal(d.data)
+	if err != nil {
+		line, msg := syntaxLine(err)
+		if line == 0 {
+			if !lines.parsed { // a document the YAML parser could not read at all
+				return nil, &bad{err: &ReadError{File: name, Index: i, Line: at(firstLine(d.data)), Err: err}, syntax: true}
+			}
+			// a document that parses but is no mapping (a scalar): not an object
+			return nil, &bad{err: &ReadError{File: name, Index: i, Line: at(lines.root), Err: err}, skip: notObject}
+		}
+		return nil, &bad{err: &ReadError{File: name, Index: i, Line: at(line), Err: msg}, syntax: true}
+	}
+	if m == nil {
+		return nil, nil
+	}
+	u := &unstructured.Unstructured{Object: m}
+	if u.GetAPIVersion() == "" || u.GetKind() == "" {
+		return nil, &bad{err: &ReadError{File: name, Index: i, Line: at(lines.root), Err: errors.New("apiVersion and kind are required")}, skip: notObject}
+	}
+	if !u.IsList() {
+		return []Object{{Unstructured: u, File: name, Index: i, Line: at(lines.root)}}, nil
+	}
+	list, err := u.ToList()
+	if err != nil {
+		return nil, &bad{err: &ReadError{File: name, Index: i, Line: at(lines.root), Err: err}, syntax: true}
+	}
+	out := make([]Object, 0, len(list.Items))
+	for j := range list.Items {
+		line := lines.root
+		if j < len(lines.items) {
+			line = lines.items[j]
+		}
+		out = append(out, Object{Unstructured: &list.Items[j], File: name, Index: i, Line: at(line)})
+	}
+	return out, nil
 }
 
 // yamlLine finds the line a YAML parser names in its error ("yaml: line 3: did not find …").
@@ -216,21 +230,20 @@ type document struct {
 func documents(data []byte) []document {
 	var out []document
 	cur := document{line: 1}
-	rest := data
-	for n := 1; len(rest) > 0; n++ {
-		line := rest
-		if k := bytes.IndexByte(rest, '\n'); k >= 0 {
-			line, rest = rest[:k+1], rest[k+1:]
-		} else {
-			rest = nil
+	start := 0 // where cur's text starts in data: a document is a slice of data, not a copy
+	for n, at := 1, 0; at < len(data); n++ {
+		end := len(data)
+		if k := bytes.IndexByte(data[at:], '\n'); k >= 0 {
+			end = at + k + 1
 		}
-		if isSeparator(line) {
+		if isSeparator(data[at:end]) {
+			cur.data = data[start:at:at]
 			out = append(out, cur)
-			cur = document{line: n + 1}
-			continue
+			cur, start = document{line: n + 1}, end
 		}
-		cur.data = append(cur.data, line...)
+		at = end
 	}
+	cur.data = data[start:len(data):len(data)]
 	return append(out, cur)
 }
 
@@ -302,21 +315,29 @@ func mayHoldItems(doc []byte, first int) bool {
 
 // firstLine is the 1-based line of the first line of doc that is neither blank nor a comment.
 func firstLine(doc []byte) int {
-	for i, line := range bytes.Split(doc, []byte("\n")) {
-		if t := bytes.TrimSpace(line); len(t) > 0 && t[0] != '#' {
-			return i + 1
-		}
+	if n := significant(doc); n > 0 {
+		return n
 	}
 	return 1
 }
 
-func stripComments(doc []byte) []byte {
-	var b bytes.Buffer
-	for _, line := range bytes.Split(doc, []byte("\n")) {
+// significant is the 1-based line of the first line of doc that is neither blank nor a comment,
+// 0 when there is none.
+func significant(doc []byte) int {
+	for n := 1; len(doc) > 0; n++ {
+		var line []byte
+		line, doc = cutLine(doc)
 		if t := bytes.TrimSpace(line); len(t) > 0 && t[0] != '#' {
-			b.Write(line)
-			b.WriteByte('\n')
+			return n
 		}
 	}
-	return b.Bytes()
+	return 0
+}
+
+// cutLine splits doc after its first line, the line without its newline.
+func cutLine(doc []byte) (line, rest []byte) {
+	if k := bytes.IndexByte(doc, '\n'); k >= 0 {
+		return doc[:k], doc[k+1:]
+	}
+	return doc, nil
 }

@@ -238,3 +238,15 @@ func qualified(ks []Kind) []string {
 
 // Kinds lists the registered kinds.
 func (r *Registry) Kinds() []Kind { return append([]Kind(nil), r.kinds...) }
+
+// OfProfile lists the registered kinds of profile p (nil when none: asked per object, it copies
+// only what it returns).
+func (r *Registry) OfProfile(p Profile) []Kind {
+	var out []Kind
+	for _, k := range r.kinds {
+		if k.Profile == p {
+			out = append(out, k)
+		}
+	}
+	return out
+}

@@ -45,7 +45,7 @@ func KindWebhooks(name policy.Profile, kinds []policy.Kind) []Resource {
 
 // KindsOf are the kinds of reg configured with profile name.
 func KindsOf(name policy.Profile, reg *policy.Registry) []policy.Kind {
-	return ofProfile(name, reg.Kinds())
+	return reg.OfProfile(name)
 }
 
 // ofProfile keeps the kinds configured with profile name.

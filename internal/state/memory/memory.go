@@ -329,13 +329,17 @@ var _ cache.Informer = (*informer)(nil)
 
 func (i *informer) AddEventHandler(h toolscache.ResourceEventHandler) (toolscache.ResourceEventHandlerRegistration, error) {
 	objs := i.parent.objs[i.gvk.GroupKind()]
-	keys := make([]client.ObjectKey, 0, len(objs))
-	for k := range objs {
-		keys = append(keys, k)
+	type named struct {
+		key  client.ObjectKey
+		name string // key.String(), made once: the order of the list
 	}
-	sort.Slice(keys, func(a, b int) bool { return keys[a].String() < keys[b].String() })
+	keys := make([]named, 0, len(objs))
+	for k := range objs {
+		keys = append(keys, named{k, k.String()})
+	}
+	sort.Slice(keys, func(a, b int) bool { return keys[a].name < keys[b].name })
 	for _, k := range keys {
-		co, err := i.parent.convert(objs[k], i.gvk, i.form)
+		co, err := i.parent.convert(objs[k.key], i.gvk, i.form)
 		if err != nil {
 			return nil, err
 		}

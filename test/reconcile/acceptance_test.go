@@ -3,7 +3,6 @@ package reconcile_test
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -35,11 +34,7 @@ spec:
 // `kubectl precedent effective` shows the route policy's rule in effect; switched back on, both
 // say the override holds again.
 func TestInvalidPolicyHoldsNothing(t *testing.T) {
-	bin := t.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "kubectl-precedent"), "github.com/precedent-dev/precedent/cmd/precedent")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building kubectl-precedent: %v\n%s", err, out)
-	}
+	bin := pluginDir(t)
 	ns := harness.Namespace(t, c)
 	harness.Apply(t, c, ns, gatewayAndRoute)
 	harness.Apply(t, c, ns, routePolicy, gatewayOverrideThatUnsets)

@@ -29,5 +29,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	c, _ = h.Client()
-	os.Exit(h.Run(m))
+	code := h.Run(m)
+	if plugin.dir != "" {
+		_ = os.RemoveAll(plugin.dir)
+	}
+	os.Exit(code)
 }

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -26,11 +27,7 @@ func TestKubectlPluginMatchesOffline(t *testing.T) {
 	if _, err := exec.LookPath("kubectl"); err != nil {
 		t.Fatalf("kubectl is needed for the plugin test: %v", err)
 	}
-	bin := t.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "kubectl-precedent"), "github.com/precedent-dev/precedent/cmd/precedent")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building kubectl-precedent: %v\n%s", err, out)
-	}
+	bin := pluginDir(t)
 	ns := harness.Namespace(t, c)
 	harness.Apply(t, c, ns, gatewayAndRoute)
 	harness.Apply(t, c, ns, routePolicy, `
@@ -112,11 +109,7 @@ spec:
 // table); granted list on what the command needs in its namespace, it gets the admin's answer
 // with no line about other namespaces or kinds.
 func TestKubectlPluginImpersonates(t *testing.T) {
-	bin := t.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "kubectl-precedent"), "github.com/precedent-dev/precedent/cmd/precedent")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building kubectl-precedent: %v\n%s", err, out)
-	}
+	bin := pluginDir(t)
 	ns := harness.Namespace(t, c)
 	harness.Apply(t, c, ns, gatewayAndRoute)
 	harness.Apply(t, c, ns, routePolicy)
@@ -163,6 +156,32 @@ subjects:
 		out, errOut, code := run(as...)
 		return code == 0 && out == admin && errOut == settingsNote, fmt.Sprintf("exit %d, stdout:\n%s\nstderr:\n%s", code, out, errOut)
 	})
+}
+
+// plugin is the kubectl-precedent the package's tests run, built once.
+var plugin struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// pluginDir returns the folder holding kubectl-precedent, building it on the first call (TestMain
+// removes the folder).
+func pluginDir(t *testing.T) string {
+	t.Helper()
+	plugin.once.Do(func() {
+		if plugin.dir, plugin.err = os.MkdirTemp("", "kubectl-precedent-"); plugin.err != nil {
+			return
+		}
+		build := exec.Command("go", "build", "-o", filepath.Join(plugin.dir, "kubectl-precedent"), "github.com/precedent-dev/precedent/cmd/precedent")
+		if out, err := build.CombinedOutput(); err != nil {
+			plugin.err = fmt.Errorf("building kubectl-precedent: %w\n%s", err, out)
+		}
+	})
+	if plugin.err != nil {
+		t.Fatal(plugin.err)
+	}
+	return plugin.dir
 }
 
 func stderr(err error) string {

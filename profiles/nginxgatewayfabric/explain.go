@@ -144,7 +144,7 @@ func fates(w *engine.World, p *engine.Policy, st *engine.Status) (map[string]*ta
 				continue
 			}
 			switch from := holds[id]; {
-			case from == me:
+			case engine.Holds(from, me):
 				t.inEffect++
 			case from != "":
 				t.by[from]++

@@ -115,9 +115,11 @@ func matching(kind string, sources map[string]string, rule string) []policy.Ref 
 		if !engine.Matches(kind, id, rule) {
 			continue
 		}
-		ns, name, _ := strings.Cut(from, "/")
-		if r := (policy.Ref{Namespace: ns, Name: name}); !slices.Contains(out, r) {
-			out = append(out, r)
+		for _, one := range engine.SourceRefs(from) {
+			ns, name, _ := strings.Cut(one, "/")
+			if r := (policy.Ref{Namespace: ns, Name: name}); !slices.Contains(out, r) {
+				out = append(out, r)
+			}
 		}
 	}
 	slices.SortFunc(out, func(a, b policy.Ref) int { return strings.Compare(a.String(), b.String()) })

@@ -12,9 +12,12 @@ import (
 
 // Items are the effective settings of kind on every (Gateway, route) path its accepted policies
 // reach, in `precedent effective`'s shape: spec holds the settings by their field paths, sources the
-// policy each field comes from. ClientSettingsPolicy: the Gateway's policies' fields, each replaced
-// by the route's where the route's policies set it. ObservabilityPolicy: the route's. UpstreamSettings-
-// Policy: per Service the route sends to (spec.<service>.<field>), the merged fields of its policies.
+// policy each field comes from. A kind set on Gateways and routes (ClientSettingsPolicy,
+// ProxySettingsPolicy, RateLimitPolicy, WAFPolicy, PayloadProcessor): the Gateway's policies'
+// fields, each replaced by the route's where the route's policies set it (a list whole). A kind set
+// on routes only (ObservabilityPolicy): the route's; on Gateways only (SnippetsPolicy,
+// ExternalLoadBalancer): the Gateway's, on each of its routes. UpstreamSettingsPolicy: per Service
+// the route sends to (spec.<service>.<field>), the merged fields of its policies.
 func (w *World) Items(kind string, statuses map[key]*Status) []effective.Item {
 	by := map[string][]*Policy{} // accepted policies by target, "Kind ns/name"
 	for _, p := range w.Policies {
@@ -39,19 +42,23 @@ func (w *World) Items(kind string, statuses map[key]*Status) []effective.Item {
 		}
 		seen[pk] = true
 		spec, sources := map[string]interface{}{}, map[string]string{}
-		switch kind {
-		case ClientSettingsPolicy:
-			apply(spec, sources, "", by["Gateway "+path.Gateway.String()])
-			apply(spec, sources, "", by[pk[1]])
-		case ObservabilityPolicy:
-			apply(spec, sources, "", by[pk[1]])
-		case UpstreamSettingsPolicy:
+		ks := Kinds[kind]
+		switch {
+		case kind == UpstreamSettingsPolicy:
 			for _, svc := range w.backends(path.RouteKind, path.Route) {
 				prefix := svc.Name + "." // a Service of another namespace is named with it
 				if svc.Namespace != path.Route.Namespace {
 					prefix = svc.String() + "."
 				}
 				apply(spec, sources, prefix, by["Service "+svc.String()])
+			}
+		case ks.httpOnly && path.RouteKind != "HTTPRoute":
+		default:
+			if _, ok := ks.targets["Gateway"]; ok {
+				apply(spec, sources, "", by["Gateway "+path.Gateway.String()])
+			}
+			if _, ok := ks.targets[path.RouteKind]; ok {
+				apply(spec, sources, "", by[pk[1]])
 			}
 		}
 		if len(sources) == 0 {
@@ -68,14 +75,52 @@ func (w *World) Items(kind string, statuses map[key]*Status) []effective.Item {
 	return out
 }
 
-// apply sets the fields of pols (accepted ones, so no two set one field) in spec under prefix.
+// apply sets the fields of pols, the accepted policies of one level (so no two set one field), in
+// spec under prefix, over what a level above set. A list (kindSpec.lists) holds the values of every
+// policy of the level that sets it, in precedence order, its sources joined by ", " (SourceRefs).
 func apply(spec map[string]interface{}, sources map[string]string, prefix string, pols []*Policy) {
+	lists := map[string][]interface{}{}
+	var froms map[string][]string
 	for _, p := range pols {
 		for _, f := range p.SetFields() {
-			setNested(spec, prefix+f, p.Fields[f])
-			sources[prefix+f] = p.Ref.String()
+			if !isList(p.Kind, f) {
+				setNested(spec, prefix+f, p.Fields[f])
+				sources[prefix+f] = p.Ref.String()
+				continue
+			}
+			if froms == nil {
+				froms = map[string][]string{}
+			}
+			if l, ok := p.Fields[f].([]interface{}); ok {
+				lists[f] = append(lists[f], l...)
+			} else {
+				lists[f] = append(lists[f], p.Fields[f])
+			}
+			froms[f] = append(froms[f], p.Ref.String())
 		}
 	}
+	for f, l := range lists {
+		setNested(spec, prefix+f, l)
+		sources[prefix+f] = strings.Join(froms[f], ", ")
+	}
+}
+
+// SourceRefs are the policies an item's source names: one, or for a list several joined by ", ".
+func SourceRefs(from string) []string {
+	if from == "" {
+		return nil
+	}
+	return strings.Split(from, ", ")
+}
+
+// Holds reports whether the source from names the policy ref.
+func Holds(from, ref string) bool {
+	for _, r := range SourceRefs(from) {
+		if r == ref {
+			return true
+		}
+	}
+	return false
 }
 
 func setNested(m map[string]interface{}, path string, v interface{}) {

@@ -16,7 +16,7 @@ var (
 		Meaning: "NGINX Gateway Fabric does not accept a route-targeted policy when another route, not targeted by it, shares a gateway:hostname:port/path with a targeted route (checkTargetRoutesForOverlap): the policy would have no effect",
 		Fix:     "target every route that shares the hostname, port and path, or give the routes distinct paths or hostnames"})
 	CodeConflicted = warning.Register(warning.Code{ID: "PRC-W260", Severity: warning.SeverityWarning, Title: "conflicts with an older policy",
-		Meaning: "an older policy of the same kind on the same target sets the same field: NGINX Gateway Fabric marks this one Conflicted and applies none of it (markConflictedPolicies)",
+		Meaning: "an older policy of the same kind on the same target sets the same field (a PayloadProcessor or ExternalLoadBalancer: is there at all): NGINX Gateway Fabric marks this one Conflicted and applies none of it (markConflictedPolicies, processExternalLoadBalancers)",
 		Fix:     "move the field into the older policy, or remove it from this one"})
 	CodeDisplaced = warning.Register(warning.Code{ID: "PRC-W261", Severity: warning.SeverityWarning, Title: "write takes another policy out of effect",
 		Meaning: "the write makes another policy Conflicted or not accepted, so the settings it applied are gone",
@@ -25,7 +25,7 @@ var (
 		Meaning: "none of the policy's targets exists: NGINX Gateway Fabric ignores it and writes no status",
 		Fix:     "create the target, or correct the reference"})
 	CodeOverridden = warning.Register(warning.Code{ID: "PRC-W263", Severity: warning.SeverityWarning, Title: "Gateway settings overridden on routes",
-		Meaning: "a ClientSettingsPolicy on a route sets a field this Gateway-level policy sets: on that route the route's value holds",
+		Meaning: "a policy of the same kind on a route (ClientSettingsPolicy, ProxySettingsPolicy, RateLimitPolicy, WAFPolicy, PayloadProcessor) sets a field this Gateway-level policy sets: on that route the route's value holds",
 		Fix:     "nothing, if the routes should decide; else remove the field from the route policies"})
 )
 
@@ -63,11 +63,11 @@ func (w *World) Project(wr Write) Projection {
 		case ReasonTargetConflict:
 			pr.Errs = append(pr.Errs, field.Forbidden(p.Targets[st.Target].Path, CodeTargetConflict.Line(st.Message)))
 		case ReasonConflicted:
-			pr.Warnings = append(pr.Warnings, CodeConflicted.Linef("%s %s, older, sets %s on the same target: NGINX Gateway Fabric marks this policy Conflicted and applies none of it", st.By.Kind, st.By.Ref, strings.Join(st.Fields, ", ")))
-		case ReasonTargetNotFound:
+			pr.Warnings = append(pr.Warnings, CodeConflicted.Linef("%s %s, older, %s on the same target: NGINX Gateway Fabric marks this policy Conflicted and applies none of it", st.By.Kind, st.By.Ref, conflictWords(st)))
+		case ReasonTargetNotFound, ReasonInvalid:
 			pr.Warnings = append(pr.Warnings, CodeNoTarget.Line(st.Message))
 		}
-		if p.Kind == ClientSettingsPolicy && st.Accepted() && targetsGateway(p) {
+		if inherited(p.Kind) && st.Accepted() && targetsGateway(p) {
 			all := w.with(wr)
 			pr.Warnings = append(pr.Warnings, all.overridden(p, all.Decide())...)
 		}
@@ -141,6 +141,24 @@ func (w *World) routesOnly() *World {
 	return out
 }
 
+// conflictWords say why a Conflicted policy conflicts: the fields both set, or that its kind allows
+// one policy per target.
+func conflictWords(st *Status) string {
+	if Kinds[st.By.Kind].always {
+		return "already holds it (one " + st.By.Kind + " per target)"
+	}
+	return "sets " + strings.Join(st.Fields, ", ")
+}
+
+// inherited reports whether a kind is set on Gateways and on routes, a route's value replacing the
+// Gateway's.
+func inherited(kind string) bool {
+	ks := Kinds[kind]
+	_, gw := ks.targets["Gateway"]
+	_, route := ks.targets["HTTPRoute"]
+	return gw && route
+}
+
 func targetsGateway(p *Policy) bool {
 	for _, t := range p.Targets {
 		if t.Kind == "Gateway" {
@@ -165,8 +183,8 @@ func (w *World) with(wr Write) *World {
 	return out
 }
 
-// overridden says, for a Gateway-level ClientSettingsPolicy p, which of its fields routes' policies
-// override, one line per field with the count of routes and the first.
+// overridden says, for a Gateway-level policy p of an inherited kind, which of its fields routes'
+// policies override, one line per field with the count of routes and the first.
 func (w *World) overridden(p *Policy, statuses map[key]*Status) []string {
 	var gws []string
 	for _, t := range p.Targets {
@@ -178,13 +196,13 @@ func (w *World) overridden(p *Policy, statuses map[key]*Status) []string {
 		return nil
 	}
 	routes := map[string][]string{} // field -> "route by policy"
-	for _, it := range w.Items(ClientSettingsPolicy, statuses) {
+	for _, it := range w.Items(p.Kind, statuses) {
 		if !slicesContains(sortedCopy(gws), it.Gateway) {
 			continue
 		}
 		for f, src := range it.Sources {
-			if _, mine := p.Fields[f]; mine && src != p.Ref.String() {
-				routes[f] = append(routes[f], "route "+it.Route+" by "+ClientSettingsPolicy+" "+src)
+			if _, mine := p.Fields[f]; mine && !Holds(src, p.Ref.String()) {
+				routes[f] = append(routes[f], "route "+it.Route+" by "+p.Kind+" "+src)
 			}
 		}
 	}

@@ -138,6 +138,11 @@ func (w *World) decide(pols []*Policy) map[key]*Status {
 		st := &Status{Reason: ReasonAccepted, Target: -1}
 		out[key{p.Kind, p.Ref}] = st
 		if !w.anyTargetExists(p) {
+			if Kinds[p.Kind].missing != "" {
+				// processExternalLoadBalancers writes Invalid for one whose Gateway is not in its graph.
+				st.Reason, st.Message = Kinds[p.Kind].missing, "targetRef references a Gateway that does not exist: no Gateway of NGINX Gateway Fabric's GatewayClass has that name"
+				continue
+			}
 			// processPolicies skips a policy none of whose targets is in its graph: no status is written.
 			st.Reason, st.Message = ReasonTargetNotFound, "none of its targets is a Gateway of NGINX Gateway Fabric's GatewayClass, a route attached to one, or a Service such a route sends to: the policy has no effect, and NGINX Gateway Fabric writes no status for it"
 			continue
@@ -395,6 +400,9 @@ func (w *World) markConflicted(valid []*Policy, out map[key]*Status) {
 				if both := common(list[i], list[j]); len(both) > 0 {
 					sj.Reason, sj.By, sj.Fields = ReasonConflicted, list[i], both
 					sj.Message = fmt.Sprintf("Conflicts with another %s", list[j].Kind)
+					if list[j].Kind == ExternalLoadBalancer {
+						sj.Message = fmt.Sprintf("Gateway %q is already fronted by ExternalLoadBalancer %q", k.ns+"/"+k.name, list[i].Ref.Name)
+					}
 				}
 			}
 		}
@@ -414,11 +422,15 @@ func (a targetKey) less(b targetKey) bool {
 	return a.name < b.name
 }
 
-// common are the fields both policies set.
+// common are the fields both policies set (lists never conflict); for a kind whose any two
+// policies conflict, its fields whatever is set.
 func common(a, b *Policy) []string {
+	if Kinds[a.Kind].always {
+		return Kinds[a.Kind].fields
+	}
 	var out []string
 	for _, f := range a.SetFields() {
-		if _, ok := b.Fields[f]; ok {
+		if _, ok := b.Fields[f]; ok && !isList(a.Kind, f) {
 			out = append(out, f)
 		}
 	}

@@ -15,7 +15,7 @@ func TestNGINXGatewayFabricValidate(t *testing.T) {
 		{
 			name: "the samples: a warning only",
 			args: []string{"validate", "-f", samples, "--config", cfg},
-			want: cmdResult{stdout: "Warning: PRC-W263 ClientSettingsPolicy cafe/gateway-client-settings: body.maxSize is overridden on route cafe/coffee by ClientSettingsPolicy cafe/coffee-client-settings\n0 errors, 1 warning in 11 objects\n"},
+			want: cmdResult{stdout: "Warning: PRC-W263 ClientSettingsPolicy cafe/gateway-client-settings: body.maxSize is overridden on route cafe/coffee by ClientSettingsPolicy cafe/coffee-client-settings\n0 errors, 1 warning in 17 objects\n"},
 		},
 	})
 	r := runResult("validate", "-f", samples, "-f", "testdata/ngf-overlap", "--config", cfg)

@@ -63,7 +63,8 @@ func TestComponents(t *testing.T) {
 		filepath.Join("config", "envoy-gateway"): {"gateway.envoyproxy.io/BackendTrafficPolicy", "gateway.envoyproxy.io/SecurityPolicy",
 			"gateway.envoyproxy.io/ClientTrafficPolicy", "gateway.envoyproxy.io/EnvoyExtensionPolicy"},
 		filepath.Join("config", "nginx-gateway-fabric"): {"gateway.nginx.org/ClientSettingsPolicy", "gateway.nginx.org/UpstreamSettingsPolicy",
-			"gateway.nginx.org/ObservabilityPolicy"},
+			"gateway.nginx.org/ObservabilityPolicy",
+			"gateway.nginx.org/ProxySettingsPolicy", "gateway.nginx.org/RateLimitPolicy", "gateway.nginx.org/SnippetsPolicy", "gateway.nginx.org/WAFPolicy", "gateway.nginx.org/PayloadProcessor", "gateway.nginx.org/ExternalLoadBalancer"},
 		filepath.Join("config", "kgateway"): {"gateway.kgateway.dev/TrafficPolicy"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

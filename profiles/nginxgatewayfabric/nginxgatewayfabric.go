@@ -48,7 +48,7 @@ func (Profile) Name() policy.Profile { return Name }
 // ControllerName is NGINX Gateway Fabric's GatewayClass controllerName (its Helm chart's default).
 const ControllerName = "gateway.nginx.org/nginx-gateway-controller"
 
-// KindModel: the three kinds, no defaults, the Gateways of NGINX Gateway Fabric's GatewayClasses,
+// KindModel: the engine's kinds, no defaults, the Gateways of NGINX Gateway Fabric's GatewayClasses,
 // and no status writer (NGINX Gateway Fabric's controller owns the status of its kinds).
 func (Profile) KindModel() policy.Model {
 	kinds := make([]string, 0, len(engine.Kinds))

@@ -22,7 +22,11 @@ func ngfKinds() []interface{} {
 	line := func(version, kind string) interface{} {
 		return map[string]interface{}{"gvk": map[string]interface{}{"group": "gateway.nginx.org", "version": version, "kind": kind}, "profile": "nginx-gateway-fabric"}
 	}
-	return []interface{}{line("v1alpha1", "ClientSettingsPolicy"), line("v1alpha1", "UpstreamSettingsPolicy"), line("v1alpha2", "ObservabilityPolicy")}
+	out := []interface{}{line("v1alpha1", "ClientSettingsPolicy"), line("v1alpha1", "UpstreamSettingsPolicy"), line("v1alpha2", "ObservabilityPolicy")}
+	for _, k := range []string{"ProxySettingsPolicy", "RateLimitPolicy", "SnippetsPolicy", "WAFPolicy", "PayloadProcessor", "ExternalLoadBalancer"} {
+		out = append(out, line("v1alpha1", k))
+	}
+	return out
 }
 
 // TestNGINXGatewayFabricKinds manages NGINX Gateway Fabric's kinds (same-shape CRDs,
@@ -140,6 +144,56 @@ spec:
 		harness.WarningsOf(t, c, rec, newer, []string{
 			"PRC-W260 ClientSettingsPolicy " + ns + "/gw-csp, older, sets body.maxSize on the same target: NGINX Gateway Fabric marks this policy Conflicted and applies none of it",
 		})
+	})
+
+	// The six other kinds, as NGINX Gateway Fabric decides them: rate-limit rules never conflict but
+	// a second rejectCode does; a second ExternalLoadBalancer on a Gateway is Conflicted whatever it
+	// sets; a ProxySettingsPolicy may not mix a Gateway with routes (the CRD's rule).
+	t.Run("the other kinds conflict as NGINX Gateway Fabric decides", func(t *testing.T) {
+		rl := func(name, extra string) *unstructured.Unstructured {
+			return harness.ObjectIn(ns, `
+apiVersion: gateway.nginx.org/v1alpha1
+kind: RateLimitPolicy
+metadata: {name: `+name+`, namespace: "{{ns}}"}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]
+  rateLimit: {`+extra+`local: {rules: [{rate: 10r/s, key: $binary_remote_addr}]}}`)
+		}
+		harness.EventuallyWithin(t, 30*time.Second, "the first RateLimitPolicy is created", func() (bool, string) {
+			err := c.Create(ctx, rl("rl-1", "rejectCode: 429, "))
+			return err == nil, harness.ErrString(err)
+		})
+		harness.WarningsOf(t, c, rec, rl("rl-2", ""), nil)
+		harness.WarningsOf(t, c, rec, rl("rl-3", "rejectCode: 503, "), []string{
+			"PRC-W260 RateLimitPolicy " + ns + "/rl-1, older, sets rateLimit.rejectCode on the same target: NGINX Gateway Fabric marks this policy Conflicted and applies none of it",
+		})
+		elb := func(name string) *unstructured.Unstructured {
+			return harness.ObjectIn(ns, `
+apiVersion: gateway.nginx.org/v1alpha1
+kind: ExternalLoadBalancer
+metadata: {name: `+name+`, namespace: "{{ns}}"}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]
+  gatewayLink: {ipamLabel: prod}`)
+		}
+		harness.EventuallyWithin(t, 30*time.Second, "the first ExternalLoadBalancer is created", func() (bool, string) {
+			err := c.Create(ctx, elb("front"))
+			return err == nil, harness.ErrString(err)
+		})
+		harness.WarningsOf(t, c, rec, elb("back"), []string{
+			"PRC-W260 ExternalLoadBalancer " + ns + "/front, older, already holds it (one ExternalLoadBalancer per target) on the same target: NGINX Gateway Fabric marks this policy Conflicted and applies none of it",
+		})
+		mixed := harness.ObjectIn(ns, `
+apiVersion: gateway.nginx.org/v1alpha1
+kind: ProxySettingsPolicy
+metadata: {name: mixed, namespace: "{{ns}}"}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}, {group: gateway.networking.k8s.io, kind: HTTPRoute, name: cart}]
+  timeout: {read: 10s}`)
+		err := c.Create(ctx, mixed, client.DryRunAll)
+		if err == nil || !strings.Contains(err.Error(), "spec.targetRefs") || !strings.Contains(err.Error(), "Cannot mix Gateway kind with HTTPRoute or GRPCRoute kinds in targetRefs") {
+			t.Errorf("a ProxySettingsPolicy on a Gateway and a route: want refused at spec.targetRefs, got %v", err)
+		}
 	})
 
 	// The same-shape CRDs hold NGINX Gateway Fabric's schema facts: the NGINX Plus load-balancing

@@ -8,5 +8,9 @@
 // effective settings: ClientSettingsPolicy is inherited, the route's fields overriding the Gateway's
 // one by one as NGINX inherits directives from server to location; UpstreamSettingsPolicies on one
 // Service merge (upstreamsettings.Processor); ObservabilityPolicy applies to the routes it targets.
+// ProxySettingsPolicy, RateLimitPolicy, WAFPolicy and PayloadProcessor are inherited like
+// ClientSettingsPolicy; SnippetsPolicy and ExternalLoadBalancer hold on a Gateway's routes; a kind's
+// lists (rate-limit rules, snippets, WAF policies) never conflict and apply together; PayloadProcessor
+// and ExternalLoadBalancer allow one per target (processExternalLoadBalancers for the latter).
 // It does no I/O: it takes objects and the topology graph and returns values.
 package engine

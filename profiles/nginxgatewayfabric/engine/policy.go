@@ -101,7 +101,7 @@ var Kinds = map[string]kindSpec{
 		fields: []string{"processors"}, always: true, httpOnly: true},
 	// processExternalLoadBalancers (graph/externalloadbalancer.go): the oldest one on a Gateway of
 	// the graph fronts it, the others are Conflicted; one on a Gateway not in the graph is Invalid.
-	ExternalLoadBalancer: {targets: map[string]string{"Gateway": gatewayGroup}, maxTargets: 1, whole: "gatewayLink",
+	ExternalLoadBalancer: {targets: map[string]string{"Gateway": gatewayGroup}, maxTargets: 1,
 		fields: []string{"gatewayLink"}, always: true, missing: ReasonInvalid},
 }
 

@@ -80,7 +80,10 @@ func (w *World) Project(wr Write) Projection {
 		if StatusOf(before, q).Accepted() && !StatusOf(after, q).Accepted() {
 			st := StatusOf(after, q)
 			why := st.Reason
-			if st.Reason == ReasonConflicted {
+			switch {
+			case st.Reason == ReasonConflicted && Kinds[q.Kind].always:
+				why = fmt.Sprintf("Conflicted (%s holds the target first)", st.By.Ref)
+			case st.Reason == ReasonConflicted:
 				why = fmt.Sprintf("Conflicted (%s also set by %s)", strings.Join(st.Fields, ", "), st.By.Ref)
 			}
 			displaced = append(displaced, CodeDisplaced.Linef("%s %s: this write makes it %s: its settings are no longer applied", q.Kind, q.Ref, why))

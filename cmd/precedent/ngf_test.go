@@ -25,6 +25,27 @@ func TestNGINXGatewayFabricValidate(t *testing.T) {
 	}
 }
 
+// The same write, two NGINX Gateway Fabric versions, two answers: a route policy whose route shares
+// both its hostnames, in another order, with another route on the same path is refused on main
+// (the default) and accepted on a kind line of version 2.6.
+func TestNGINXGatewayFabricVersionLines(t *testing.T) {
+	in := []string{"validate", "-f", "../../config/samples/nginx-gateway-fabric/topology.yaml", "-f", "testdata/ngf-versions/routes.yaml", "--config"}
+	runCases(t, []cmdCase{
+		{
+			name: "main",
+			args: append(append([]string(nil), in...), "../../config/nginx-gateway-fabric/precedentconfig.yaml"),
+			want: cmdResult{code: 1,
+				stdout: `ClientSettingsPolicy cafe/menu-client-settings: spec.targetRef: Forbidden: PRC-E260 Policy cannot be applied to target "cafe/menu" since another Route "cafe/menu-v2" shares a namespace/gateway-name:hostname:port/path combination with this target (cafe/gateway:cafe.example.com:80/menu)` + "\n1 error, 0 warnings in 9 objects\n",
+				stderr: "error: 1 error\n"},
+		},
+		{
+			name: "2.6",
+			args: append(append([]string(nil), in...), "testdata/ngf-versions/precedentconfig-2.6.yaml"),
+			want: cmdResult{stdout: "0 errors, 0 warnings in 9 objects\n"},
+		},
+	})
+}
+
 // A GRPCRoute target sharing a gRPC method with a GRPCRoute the policy does not target is refused
 // like an HTTPRoute's (NGINX Gateway Fabric's processPolicies collects both kinds of route).
 func TestNGINXGatewayFabricGRPCOverlap(t *testing.T) {

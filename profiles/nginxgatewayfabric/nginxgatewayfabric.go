@@ -49,14 +49,14 @@ func (Profile) Name() policy.Profile { return Name }
 const ControllerName = "gateway.nginx.org/nginx-gateway-controller"
 
 // KindModel: the engine's kinds, no defaults, the Gateways of NGINX Gateway Fabric's GatewayClasses,
-// and no status writer (NGINX Gateway Fabric's controller owns the status of its kinds).
+// the versions the engine predicts (2.6 and main, the default), and no status writer (NGINX Gateway Fabric's controller owns the status of its kinds).
 func (Profile) KindModel() policy.Model {
 	kinds := make([]string, 0, len(engine.Kinds))
 	for k := range engine.Kinds {
 		kinds = append(kinds, k)
 	}
 	sort.Strings(kinds)
-	return policy.Model{Kinds: kinds, ControllerNames: []string{ControllerName}}
+	return policy.Model{Kinds: kinds, ControllerNames: []string{ControllerName}, Versions: engine.Versions}
 }
 
 func (Profile) Claims(gk schema.GroupKind, reg *policy.Registry) bool {
@@ -116,14 +116,15 @@ func (Profile) world(st source.Source, reg *policy.Registry) *engine.World {
 		gks = append(gks, k.GVK.GroupKind())
 	}
 	ctl := profile.ControllersOf(profile.KindsOf(Name, reg))
-	v := st.Derive(source.Derivation{Key: string(Name), Kinds: gks, Topology: true, Params: strings.Join(ctl, ","), Build: func() any {
+	versions := versionsOf(reg)
+	v := st.Derive(source.Derivation{Key: string(Name), Kinds: gks, Topology: true, Params: strings.Join(ctl, ",") + " " + fmt.Sprint(versions), Build: func() any {
 		var objs []*unstructured.Unstructured
 		for _, gk := range gks {
 			objs = append(objs, st.Objects(gk)...)
 		}
 		_, routes, _ := st.HTTPTopology()
 		w := newWorld(st.Graph(), routes, objs)
-		w.Controllers = ctl
+		w.Controllers, w.Versions = ctl, versions
 		return w
 	}})
 	return v.(*engine.World)
@@ -218,7 +219,17 @@ func offlineWorld(in *profile.Offline) *engine.World {
 		w.GRPCRoutes[topology.Key{Namespace: r.Namespace, Name: r.Name}] = r
 	}
 	w.Controllers = profile.ControllersOf(profile.KindsOf(Name, in.Registry))
+	w.Versions = versionsOf(in.Registry)
 	return w
+}
+
+// versionsOf is the NGINX Gateway Fabric version each kind line of the profile predicts, by kind.
+func versionsOf(reg *policy.Registry) map[string]string {
+	out := map[string]string{}
+	for _, k := range profile.KindsOf(Name, reg) {
+		out[k.GVK.Kind] = k.VersionInForce()
+	}
+	return out
 }
 
 // Effective: the settings NGINX Gateway Fabric applies per (Gateway, route), beneath target.

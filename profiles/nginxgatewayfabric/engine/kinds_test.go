@@ -148,3 +148,48 @@ func TestReadTargetRules(t *testing.T) {
 		}
 	}
 }
+
+// TestVersionLines: the same write, two versions, two answers. A ClientSettingsPolicy on a route
+// whose hostnames another route on the same listener and path shares in another order (or in part)
+// is a TargetConflict on main (#5605: one overlap key per hostname) and accepted on 2.6, whose key
+// formats the whole list of accepted hostnames (v2.6.7 checkTargetRoutesForOverlap).
+func TestVersionLines(t *testing.T) {
+	route := func(name, hosts string) string {
+		return sprintf(`
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: %s, namespace: shop}
+spec: {parentRefs: [{name: gw}], hostnames: [%s], rules: [{matches: [{path: {value: /coffee}}]}]}`, name, hosts)
+	}
+	csp := kindPolicy(ClientSettingsPolicy, "coffee-csp", "1", "{targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: coffee}, body: {maxSize: 1m}}")
+	gw := `
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: shop}
+spec: {gatewayClassName: nginx, listeners: [{name: http, port: 80, protocol: HTTP}]}`
+	cases := []struct {
+		name, other string
+		want        map[string]string // version -> reason
+	}{
+		{"the same hostnames in another order", "b.example.com, a.example.com", map[string]string{Version26: ReasonAccepted, VersionMain: ReasonTargetConflict}},
+		{"one hostname of two", "b.example.com", map[string]string{Version26: ReasonAccepted, VersionMain: ReasonTargetConflict}},
+		{"the same list", "a.example.com, b.example.com", map[string]string{Version26: ReasonTargetConflict, VersionMain: ReasonTargetConflict}},
+		{"another hostname", "c.example.com", map[string]string{Version26: ReasonAccepted, VersionMain: ReasonAccepted}},
+	}
+	for _, c := range cases {
+		for _, v := range Versions {
+			w := ngfWorld(t, gw, route("coffee", "a.example.com, b.example.com"), route("other", c.other))
+			w.Versions = map[string]string{ClientSettingsPolicy: v}
+			w.Index()
+			p := policy(t, csp)
+			pr := w.Project(Write{New: p})
+			got := ReasonAccepted
+			if len(pr.Errs) > 0 {
+				got = ReasonTargetConflict
+			}
+			if got != c.want[v] {
+				t.Errorf("%s, NGINX Gateway Fabric %s: %s (errors %v), want %s", c.name, v, got, pr.Errs, c.want[v])
+			}
+		}
+	}
+}

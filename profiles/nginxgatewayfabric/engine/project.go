@@ -138,7 +138,7 @@ func (w *World) related(wr Write) []*Policy {
 
 // routesOnly is the world's routes and Services without policies, sharing the route index.
 func (w *World) routesOnly() *World {
-	out := &World{Graph: w.Graph, HTTPRoutes: w.HTTPRoutes, GRPCRoutes: w.GRPCRoutes, Services: w.Services, Controllers: w.Controllers}
+	out := &World{Graph: w.Graph, HTTPRoutes: w.HTTPRoutes, GRPCRoutes: w.GRPCRoutes, Services: w.Services, Controllers: w.Controllers, Versions: w.Versions}
 	out.Index()
 	out.idx.sharing = w.indexes().sharing
 	return out

@@ -24,17 +24,48 @@ type World struct {
 	Policies []*Policy
 	// Controllers are the GatewayClass controllers whose Gateways the kinds apply to (nil: any).
 	Controllers []string
+	// Versions are the NGINX Gateway Fabric version each kind's line predicts, by kind (a kind
+	// without one: the newest, VersionMain).
+	Versions map[string]string
 
 	// idx holds the indexes built on first use (a world is shared by concurrent reviews).
 	idx *indexes
 }
 
-// indexes are a world's routes by gateway:hostname:port/path and its policies by target.
+// indexes are a world's routes by their overlap keys and its policies by target.
 type indexes struct {
-	once, targetOnce, refOnce sync.Once
-	sharing                   map[string][]topology.Key
-	byTarget                  map[targetKey][]*Policy
-	referenced                map[topology.Key]bool
+	targetOnce, refOnce sync.Once
+	sharing             *sharing
+	byTarget            map[targetKey][]*Policy
+	referenced          map[topology.Key]bool
+}
+
+// sharing are a world's routes by overlap key, one index per NGINX Gateway Fabric version in use
+// (built on first use; worlds of the same routes share it).
+type sharing struct {
+	mu sync.Mutex
+	by map[string]map[string][]topology.Key
+}
+
+// The NGINX Gateway Fabric versions whose behaviour the engine predicts, oldest first. They differ in
+// the overlap key of checkTargetRoutesForOverlap: the v2.6 releases format a listener's whole list of
+// accepted hostnames into one key (so routes overlap only with the same list, in the same order);
+// main, from #5605 (commit 8c6464f6a), makes one key per hostname. PayloadProcessor and
+// ExternalLoadBalancer are kinds of main only.
+const (
+	Version26   = "2.6"
+	VersionMain = "main"
+)
+
+// Versions are the versions, oldest first.
+var Versions = []string{Version26, VersionMain}
+
+// version is the version the kind's line predicts.
+func (w *World) version(kind string) string {
+	if v := w.Versions[kind]; v != "" {
+		return v
+	}
+	return VersionMain
 }
 
 // targetKey is one target of a policy kind: conflicts are decided per kind and target.
@@ -42,7 +73,7 @@ type targetKey struct{ kind, ns, tkind, name string }
 
 // Index prepares the world for use: its indexes are built once, on first use.
 func (w *World) Index() *World {
-	w.idx = &indexes{}
+	w.idx = &indexes{sharing: &sharing{by: map[string]map[string][]topology.Key{}}}
 	return w
 }
 
@@ -50,26 +81,30 @@ func (w *World) indexes() *indexes {
 	if w.idx == nil {
 		w.Index()
 	}
-	w.idx.once.Do(func() {
-		if w.idx.sharing == nil {
-			w.idx.sharing = map[string][]topology.Key{}
-			w.share("HTTPRoute", keys(w.HTTPRoutes))
-			w.share("GRPCRoute", keys(w.GRPCRoutes))
-			for _, ks := range w.idx.sharing {
-				sort.Slice(ks, func(i, j int) bool { return ks[i].String() < ks[j].String() })
-			}
-		}
-	})
 	return w.idx
 }
 
-// share indexes the routes ks of kind by their gateway:hostname:port/path keys.
-func (w *World) share(kind string, ks []topology.Key) {
-	for _, k := range ks {
-		for _, hp := range w.hostPortPaths(kind, k) {
-			w.idx.sharing[hp] = append(w.idx.sharing[hp], k)
+// sharingOf is the index of the world's routes by their overlap keys as version computes them.
+func (w *World) sharingOf(version string) map[string][]topology.Key {
+	sh := w.indexes().sharing
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if idx, ok := sh.by[version]; ok {
+		return idx
+	}
+	idx := map[string][]topology.Key{}
+	for kind, ks := range map[string][]topology.Key{"HTTPRoute": keys(w.HTTPRoutes), "GRPCRoute": keys(w.GRPCRoutes)} {
+		for _, k := range ks {
+			for _, hp := range w.hostPortPaths(kind, k, version) {
+				idx[hp] = append(idx[hp], k)
+			}
 		}
 	}
+	for _, ks := range idx {
+		sort.Slice(ks, func(i, j int) bool { return ks[i].String() < ks[j].String() })
+	}
+	sh.by[version] = idx
+	return idx
 }
 
 func keys[V any](m map[topology.Key]V) []topology.Key {
@@ -198,13 +233,14 @@ func (w *World) overlap(p *Policy) (int, string) {
 	if len(targeted) == 0 {
 		return -1, ""
 	}
-	idx := w.indexes().sharing
+	version := w.version(p.Kind)
+	idx := w.sharingOf(version)
 	for i, t := range p.Targets {
 		k := topology.Key{Namespace: p.Ref.Namespace, Name: t.Name}
 		if !routeKind(t.Kind) {
 			continue
 		}
-		for _, hp := range w.hostPortPaths(t.Kind, k) {
+		for _, hp := range w.hostPortPaths(t.Kind, k, version) {
 			for _, other := range idx[hp] {
 				if !targeted[other] {
 					return i, fmt.Sprintf("Policy cannot be applied to target %q since another Route %q shares a namespace/gateway-name:hostname:port/path combination with this target (%s)", k.String(), other.String(), hp)
@@ -217,10 +253,11 @@ func (w *World) overlap(p *Policy) (int, string) {
 
 func routeKind(kind string) bool { return kind == "HTTPRoute" || kind == "GRPCRoute" }
 
-// hostPortPaths are the gateway:hostname:port/path keys of an HTTPRoute or GRPCRoute, as
-// buildGatewayHostPortPaths makes them: per listener the route attaches to, per hostname it accepts
-// there, per path of its matches; none for a route not in the world.
-func (w *World) hostPortPaths(kind string, k topology.Key) []string {
+// hostPortPaths are the overlap keys of an HTTPRoute or GRPCRoute as buildGatewayHostPortPaths of
+// version makes them: per listener the route attaches to, per path of its matches, on main per
+// hostname it accepts there (gateway:hostname:port/path), on 2.6 its accepted hostnames as one list
+// (gateway:[h1 h2]:port/path, the %s of a []string); none for a route not in the world.
+func (w *World) hostPortPaths(kind string, k topology.Key, version string) []string {
 	hostnames, paths := w.routeMatches(kind, k)
 	var out []string
 	for _, i := range w.Graph.ServedPaths(w.Graph.PathsFor(topology.Target{Kind: kind, Namespace: k.Namespace, Name: k.Name}), w.Controllers) {
@@ -229,7 +266,11 @@ func (w *World) hostPortPaths(kind string, k topology.Key) []string {
 		if !ok {
 			continue
 		}
-		for _, h := range acceptedHostnames(lh, hostnames) {
+		hosts := acceptedHostnames(lh, hostnames)
+		if version == Version26 && len(hosts) > 0 {
+			hosts = []string{fmt.Sprint(hosts)}
+		}
+		for _, h := range hosts {
 			for _, p := range paths {
 				out = append(out, fmt.Sprintf("%s:%s:%d%s", path.Gateway.String(), h, port, p))
 			}

@@ -45,8 +45,11 @@ var (
 
 func (Profile) Name() policy.Profile { return Name }
 
-// KindModel: TrafficPolicy, no status writer (kgateway's controller owns its status).
-func (Profile) KindModel() policy.Model { return policy.Model{Kinds: []string{engine.TrafficPolicy}} }
+// KindModel: TrafficPolicy, the kgateway versions predicted (2.2), no status writer (kgateway's
+// controller owns its status).
+func (Profile) KindModel() policy.Model {
+	return policy.Model{Kinds: []string{engine.TrafficPolicy}, Versions: engine.Versions}
+}
 
 // Claims the configured TrafficPolicy kind, and HTTPRoute and Gateway writes while one is
 // configured: their kgateway.dev/inherited-policy-priority annotation decides what children inherit.
@@ -113,6 +116,9 @@ func modeChange(w *engine.World, kind string, u, old *unstructured.Unstructured)
 		}
 		owner, was = "route "+k.String(), r.Priority
 	default:
+		if !engine.GatewayModeRead(w.Version) {
+			return gatewayModeUnread(u, old)
+		}
 		g := w.Gateways[k]
 		if g == nil {
 			return nil
@@ -129,6 +135,21 @@ func modeChange(w *engine.World, kind string, u, old *unstructured.Unstructured)
 		return nil
 	}
 	return w.ChangeModeFrom(owner, was, now).Warnings()
+}
+
+// gatewayModeUnread warns a Gateway write that sets or changes the annotation that the kgateway
+// version predicted does not read on Gateways.
+func gatewayModeUnread(u, old *unstructured.Unstructured) []string {
+	v, set := u.GetAnnotations()[engine.Annotation]
+	if !set {
+		return nil
+	}
+	if old != nil {
+		if was, had := old.GetAnnotations()[engine.Annotation]; had && was == v {
+			return nil
+		}
+	}
+	return []string{engine.CodeGatewayModeUnread.Linef("kgateway 2.2 does not read %s on a Gateway: %s has no effect, the routes' own values still win over this Gateway's policies", engine.Annotation, v)}
 }
 
 func (Profile) Default(schema.GroupKind, *unstructured.Unstructured, *policy.Registry) []jsonpatch.JsonPatchOperation {

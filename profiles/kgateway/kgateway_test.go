@@ -149,3 +149,37 @@ func TestModeChange(t *testing.T) {
 		})
 	}
 }
+
+// TestGatewayModeUnread: kgateway 2.2 never reads a Gateway's inherited-policy-priority, so a
+// Gateway write that sets or changes it is told it has no effect; an update that keeps it, or a
+// Gateway without it, gets nothing.
+func TestGatewayModeUnread(t *testing.T) {
+	w := engine.New(sample(t).Objects)
+	gw := func(mode string) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{}
+		u.SetNamespace("infra")
+		u.SetName("gw")
+		if mode != "" {
+			u.SetAnnotations(map[string]string{engine.Annotation: mode})
+		}
+		return u
+	}
+	warn := []string{"PRC-W235 kgateway 2.2 does not read kgateway.dev/inherited-policy-priority on a Gateway: ShallowMergePreferParent has no effect, the routes' own values still win over this Gateway's policies"}
+	cases := []struct {
+		name   string
+		u, old *unstructured.Unstructured
+		want   []string
+	}{
+		{"set on create", gw(string(engine.ShallowPreferParent)), nil, warn},
+		{"changed on update", gw(string(engine.ShallowPreferParent)), gw(string(engine.DeepPreferChild)), warn},
+		{"kept on update", gw(string(engine.ShallowPreferParent)), gw(string(engine.ShallowPreferParent)), nil},
+		{"none", gw(""), gw(string(engine.ShallowPreferParent)), nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if d := cmp.Diff(c.want, modeChange(w, "Gateway", c.u, c.old)); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+}

@@ -29,4 +29,9 @@ var (
 		Title:   "kgateway target does not exist",
 		Meaning: "a targetRef of the TrafficPolicy names a Gateway, ListenerSet or HTTPRoute (or a listener or rule of one) that does not exist: kgateway attaches the policy nowhere through it and writes no status for it",
 		Fix:     "create the target, or correct the reference"})
+	// CodeGatewayModeUnread: the kgateway version predicted reads the annotation on HTTPRoutes only.
+	CodeGatewayModeUnread = warning.Register(warning.Code{ID: "PRC-W235", Severity: warning.SeverityWarning,
+		Title:   "kgateway does not read a Gateway's annotation",
+		Meaning: "kgateway 2.2 reads kgateway.dev/inherited-policy-priority on HTTPRoutes only (getInheritedPolicyPriority, called from transformHttpRoute): on a Gateway the annotation has no effect, and routes' own values win over the Gateway's policies",
+		Fix:     "set the annotation on the routes that should prefer their parent, or remove it from the Gateway"})
 )

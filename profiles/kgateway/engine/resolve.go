@@ -214,11 +214,14 @@ func (v View) gatewayLevel(pr ParentRef, listener string) Level {
 		rs = append(rs, ranked{pol, 2})
 	}
 	owner := "gateway " + gw.String()
+	// kgateway 2.2 attaches a Gateway's policies with no priority of their own (ToAttachedPolicies
+	// without WithInheritedPolicyPriority), which merges as ShallowMergePreferChild
+	// (GetMergeStrategy's default): the Gateway's annotation is never read (GatewayModeRead).
 	m := ShallowPreferChild
-	if g := v.Gateways[gw]; g != nil {
-		m = g.Priority
+	if g := v.Gateways[gw]; g != nil && GatewayModeRead(v.Version) {
+		m = v.mode(owner, g.Priority)
 	}
-	return Level{Owner: owner, Mode: v.mode(owner, m), Policies: order(rs)}
+	return Level{Owner: owner, Mode: m, Policies: order(rs)}
 }
 
 // Compute folds path p.

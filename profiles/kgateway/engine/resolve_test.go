@@ -184,7 +184,8 @@ func TestChangeMode(t *testing.T) {
 	}{
 		{"parent route to prefer child", "route infra/root", ShallowPreferChild, []string{"PRC-W232 this annotation change takes `cors` away from 12 child routes"}},
 		{"parent route unchanged", "route infra/root", ShallowPreferParent, nil},
-		{"Gateway to prefer parent", "gateway infra/gw", ShallowPreferParent, []string{"PRC-W233 this annotation change overrides `extAuth` of 12 child routes with the parent's"}},
+		// kgateway 2.2 never reads a Gateway's annotation: nothing changes beneath it.
+		{"Gateway to prefer parent", "gateway infra/gw", ShallowPreferParent, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -192,5 +193,26 @@ func TestChangeMode(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// TestGatewayModeIgnored: on kgateway 2.2 a Gateway annotated ShallowMergePreferParent does not make
+// its TrafficPolicy's fields win over a route's: the route's own value holds.
+func TestGatewayModeIgnored(t *testing.T) {
+	w := New([]*unstructured.Unstructured{
+		gateway("infra", "gw", ShallowPreferParent),
+		route("infra", "r", "gw", "", nil, backend()),
+		tp("infra", "gw-tp", 0, list{ref("Gateway", "gw", "")}, obj{"cors": obj{"maxAge": int64(1)}}),
+		tp("infra", "r-tp", 1, list{ref("HTTPRoute", "r", "")}, obj{"cors": obj{"maxAge": int64(2)}}),
+	})
+	v := View{World: w}
+	paths := v.Paths(Key{"infra", "r"})
+	if len(paths) == 0 {
+		t.Fatal("no path through infra/r")
+	}
+	for _, p := range paths {
+		if got := fields(v.Compute(p))["cors"]; got != "r-tp" {
+			t.Errorf("cors on %v from %q, want r-tp (the Gateway's annotation is not read)", p, got)
+		}
 	}
 }

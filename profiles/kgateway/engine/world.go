@@ -55,8 +55,31 @@ type Owner struct {
 	Listeners []Listener
 }
 
+// The kgateway versions whose behaviour the engine predicts, oldest first: v2.2, the newest the Go
+// module proxy serves (github.com/kgateway-dev/kgateway/v2@v2.2.0); it refuses the newer ones, so no
+// newer line can be read and cited.
+const Version22 = "2.2"
+
+// Versions are the versions, oldest first.
+var Versions = []string{Version22}
+
+// readsGatewayMode are the versions that read a Gateway's inherited-policy-priority annotation:
+// none of those predicted (v2.2 reads only HTTPRoutes', krtcollections getInheritedPolicyPriority).
+var readsGatewayMode = map[string]bool{}
+
+// GatewayModeRead reports whether kgateway version v ("": the newest) reads a Gateway's
+// inherited-policy-priority annotation.
+func GatewayModeRead(v string) bool {
+	if v == "" {
+		v = Versions[len(Versions)-1]
+	}
+	return readsGatewayMode[v]
+}
+
 // World is the objects a snapshot is computed from, indexed.
 type World struct {
+	// Version is the kgateway version predicted ("": the newest, Versions).
+	Version      string
 	Routes       map[Key]*Route
 	Gateways     map[Key]*Owner
 	ListenerSets map[Key]*Owner

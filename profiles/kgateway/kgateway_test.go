@@ -136,7 +136,9 @@ func TestModeChange(t *testing.T) {
 		{"annotation removed: the children's own rateLimit wins again", root(""), nil,
 			[]string{"PRC-W232 this annotation change takes `rateLimit` away from 1 child route"}},
 		{"unchanged", root(string(engine.ShallowPreferParent)), nil, nil},
-		{"deep prefer parent keeps the shallow fields", root(string(engine.DeepPreferParent)), nil, nil},
+		// kgateway v2.2's defaultMerge keeps a field the child sets under either DeepMerge mode.
+		{"deep prefer parent gives the shallow fields back to the children", root(string(engine.DeepPreferParent)), nil,
+			[]string{"PRC-W232 this annotation change takes `rateLimit` away from 1 child route"}},
 		{"unchanged from the replaced object's annotation", root(string(engine.ShallowPreferParent)), root(string(engine.ShallowPreferParent)), nil},
 		{"from the replaced object's annotation, not the stored one", root(string(engine.ShallowPreferParent)), root(string(engine.DeepPreferChild)),
 			[]string{"PRC-W233 this annotation change overrides `rateLimit` of 1 child route with the parent's"}},

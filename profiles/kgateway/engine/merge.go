@@ -31,12 +31,15 @@ func (m Mode) PrefersParent() bool { return m == ShallowPreferParent || m == Dee
 
 func (m Mode) deep() bool { return m == DeepPreferChild || m == DeepPreferParent }
 
-// deepFields are the TrafficPolicy fields kgateway deep-merges under the DeepMerge modes: the
-// transformation filter (its release notes for 2.1: "Deep merges apply only to the transformation
-// filter"); the other fields merge shallowly whatever the mode. (extAuth, extProc and acl deep-merge
-// within one level only when the controller's Settings.PolicyMerge asks, which a cluster's objects
-// do not show; the engine keeps them shallow.)
-var deepFields = map[string]bool{"transformation": true}
+// deepFields are the TrafficPolicy fields kgateway v2.2 deep-merges under the DeepMerge modes
+// (pkg/kgateway/extensions2/plugins/trafficpolicy/merge.go): the transformation filter key by key
+// (mergeTransformation), and extAuth and extProc provider by provider (mergeExtAuth, mergeExtProc:
+// a parent's provider that the child's value does not name runs beside it, the preferred level's
+// first). Every other field, under either DeepMerge mode, keeps the child's value where the child
+// sets it (defaultMerge returns when p1 is set), so DeepMergePreferParent prefers the parent only in
+// these. (Within one level extAuth, extProc and acl deep-merge only when the controller's
+// Settings.PolicyMerge asks, which a cluster's objects do not show; the engine keeps them shallow.)
+var deepFields = map[string]bool{"transformation": true, "extAuth": true, "extProc": true}
 
 // Value is one effective field: its value and the policies it comes from (several when deep-merged),
 // most preferred first.
@@ -108,6 +111,18 @@ func (res *Result) merge(f string, v Value, l Level) {
 	case besideGateway(f, cur, v, l):
 		// two filters run, the routes' provider's and the Gateway's: both values are in effect
 		res.Fields[f] = Value{Value: []interface{}{cur.Value, v.Value}, Sources: append(append([]Key(nil), cur.Sources...), v.Sources...)}
+	case l.Mode.deep() && deepFields[f] && providerPaths[f] != nil:
+		// mergeExtAuth/mergeExtProc: the parent's provider joins unless the child's names it already
+		a, b := provider(f, cur.Value, cur.Sources[0].Namespace), provider(f, v.Value, v.Sources[0].Namespace)
+		if a == "" || b == "" || a == b {
+			res.displace(f, v, cur, l)
+			return
+		}
+		first, second := cur, v
+		if l.Mode.PrefersParent() {
+			first, second = v, cur
+		}
+		res.Fields[f] = Value{Value: []interface{}{first.Value, second.Value}, Sources: append(append([]Key(nil), first.Sources...), second.Sources...)}
 	case l.Mode.deep() && deepFields[f]:
 		child, parent := cur, v
 		if l.Mode.PrefersParent() {
@@ -115,15 +130,22 @@ func (res *Result) merge(f string, v Value, l Level) {
 		} else {
 			res.Fields[f] = Value{Value: deepMerge(child.Value, parent.Value), Sources: append(append([]Key(nil), child.Sources...), parent.Sources...)}
 		}
+	case l.Mode.deep():
+		res.displace(f, v, cur, l) // defaultMerge under a DeepMerge mode: the child's value holds
 	case l.Mode.PrefersParent():
 		for _, s := range cur.Sources {
 			res.Displaced = append(res.Displaced, Displacement{Field: f, Policy: s, By: v.Sources[0], Owner: l.Owner, Mode: l.Mode})
 		}
 		res.Fields[f] = v
 	default:
-		for _, s := range v.Sources {
-			res.Displaced = append(res.Displaced, Displacement{Field: f, Policy: s, By: cur.Sources[0], Owner: l.Owner, Mode: l.Mode})
-		}
+		res.displace(f, v, cur, l)
+	}
+}
+
+// displace records that the parent level l's value v of field f gives way to the child's cur.
+func (res *Result) displace(f string, v, cur Value, l Level) {
+	for _, s := range v.Sources {
+		res.Displaced = append(res.Displaced, Displacement{Field: f, Policy: s, By: cur.Sources[0], Owner: l.Owner, Mode: l.Mode})
 	}
 }
 

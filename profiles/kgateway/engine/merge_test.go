@@ -52,12 +52,13 @@ func TestModes(t *testing.T) {
 			},
 		},
 		{
-			name:      "DeepMergePreferParent: transformation merged with the parent's winning, rateLimit replaced by the parent's",
+			// kgateway v2.2's defaultMerge keeps a field the child sets under either DeepMerge mode.
+			name:      "DeepMergePreferParent: transformation merged with the parent's winning, rateLimit kept by the child",
 			mode:      DeepPreferParent,
-			want:      map[string]string{"timeouts": "root-tp", "rateLimit": "root-tp", "transformation": "root-tp,cart-tp"},
+			want:      map[string]string{"timeouts": "root-tp", "rateLimit": "cart-tp", "transformation": "root-tp,cart-tp"},
 			wantTrans: parentPolicy["transformation"].(obj),
 			displaced: []Displacement{
-				{Field: "rateLimit", Policy: Key{"shop", "cart-tp"}, By: Key{"infra", "root-tp"}, Owner: "route infra/root", Mode: DeepPreferParent},
+				{Field: "rateLimit", Policy: Key{"infra", "root-tp"}, By: Key{"shop", "cart-tp"}, Owner: "route infra/root", Mode: DeepPreferParent},
 			},
 		},
 	}
@@ -153,6 +154,43 @@ func TestSameLevel(t *testing.T) {
 			}
 			if d := cmp.Diff(c.want, fields(v.Compute(paths[0]))); d != "" {
 				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestDeepMergeProviders follows kgateway v2.2's mergeExtAuth under the DeepMerge modes: a parent
+// route's extAuth provider that the child's does not name runs too, the preferred level's first; the
+// same provider stays the child's alone.
+func TestDeepMergeProviders(t *testing.T) {
+	auth := func(name string) obj { return obj{"extensionRef": obj{"name": name, "namespace": "shop"}} }
+	cases := []struct {
+		name   string
+		mode   Mode
+		parent string
+		want   string
+	}{
+		{"DeepMergePreferChild, another provider: both, the child's first", DeepPreferChild, "corp-auth", "cart-tp,root-tp"},
+		{"DeepMergePreferParent, another provider: both, the parent's first", DeepPreferParent, "corp-auth", "root-tp,cart-tp"},
+		{"DeepMergePreferParent, the same provider: the child's", DeepPreferParent, "shop-auth", "cart-tp"},
+		{"ShallowMergePreferChild, another provider: the child's", ShallowPreferChild, "corp-auth", "cart-tp"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w := New([]*unstructured.Unstructured{
+				gateway("infra", "gw", ""),
+				route("infra", "root", "gw", c.mode, nil, delegate("shop", "cart")),
+				route("shop", "cart", "", "", nil, backend()),
+				tp("infra", "root-tp", 0, list{ref("HTTPRoute", "root", "")}, obj{"extAuth": auth(c.parent)}),
+				tp("shop", "cart-tp", 1, list{ref("HTTPRoute", "cart", "")}, obj{"extAuth": auth("shop-auth")}),
+			})
+			v := View{World: w}
+			paths := v.Paths(Key{"shop", "cart"})
+			if len(paths) != 1 {
+				t.Fatalf("paths: got %d, want 1", len(paths))
+			}
+			if got := fields(v.Compute(paths[0]))["extAuth"]; got != c.want {
+				t.Errorf("extAuth from %q, want %q", got, c.want)
 			}
 		})
 	}

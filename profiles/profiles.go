@@ -91,8 +91,8 @@ func Backend(s settings.Settings) schema.GroupKind {
 }
 
 // Models are the models of the table's configurable profiles (profile.Configurable), by name.
-func Models() map[policy.Profile]policy.Model {
-	out := map[policy.Profile]policy.Model{}
+func Models() map[policy.ProfileName]policy.Model {
+	out := map[policy.ProfileName]policy.Model{}
 	for _, p := range registered {
 		if c, ok := p.(profile.Configurable); ok && p.Name() != "" {
 			out[p.Name()] = c.KindModel()

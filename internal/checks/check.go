@@ -62,7 +62,7 @@ type Check struct {
 	// ID is stable and kebab-case: metrics, settings and exports name the check by it.
 	ID string
 	// Profiles are the profiles whose kinds the check applies to.
-	Profiles []policy.Profile
+	Profiles []policy.ProfileName
 	// Path is the field path the check reports on ("spec.targetRef.namespace").
 	Path string
 	// Message says what the check rejects.
@@ -78,7 +78,7 @@ type Check struct {
 }
 
 // AppliesTo reports whether the check applies to the kinds of profile p.
-func (c Check) AppliesTo(p policy.Profile) bool {
+func (c Check) AppliesTo(p policy.ProfileName) bool {
 	for _, q := range c.Profiles {
 		if q == p {
 			return true
@@ -106,13 +106,13 @@ func For(k policy.Kind) []Check {
 }
 
 // byProfile holds each profile's checks, built once: a write's checks are looked up, not filtered.
-var byProfile = map[policy.Profile][]Check{}
+var byProfile = map[policy.ProfileName][]Check{}
 
 func init() { index() }
 
 // index builds byProfile from the table.
 func index() {
-	byProfile = map[policy.Profile][]Check{}
+	byProfile = map[policy.ProfileName][]Check{}
 	for _, c := range table {
 		for _, p := range c.Profiles {
 			byProfile[p] = append(byProfile[p], c)
@@ -126,7 +126,7 @@ func index() {
 // table's. The table of profiles calls it when it installs the models (profiles.Install), before
 // anything reads the checks; checks already in the table are not added again, so installing twice
 // changes nothing.
-func Register(p policy.Profile, uses []string, after string, own ...Check) {
+func Register(p policy.ProfileName, uses []string, after string, own ...Check) {
 	registering.Lock()
 	defer registering.Unlock()
 	own = slices.DeleteFunc(slices.Clone(own), func(c Check) bool {
@@ -155,7 +155,7 @@ func Register(p policy.Profile, uses []string, after string, own ...Check) {
 var registering sync.Mutex
 
 // forProfile is the shared list of profile p's checks: callers must not modify it.
-func forProfile(p policy.Profile) []Check { return byProfile[p] }
+func forProfile(p policy.ProfileName) []Check { return byProfile[p] }
 
 // Finding is one error of one check.
 type Finding struct {

@@ -3,9 +3,9 @@ package checks
 import "github.com/precedent-dev/precedent/internal/policy"
 
 var (
-	targeted = []policy.Profile{policy.ProfileDefaultsOverrides, policy.ProfileGEP713}
-	do       = []policy.Profile{policy.ProfileDefaultsOverrides}
-	gep713   = []policy.Profile{policy.ProfileGEP713}
+	targeted = []policy.ProfileName{policy.ProfileDefaultsOverrides, policy.ProfileGEP713}
+	do       = []policy.ProfileName{policy.ProfileDefaultsOverrides}
+	gep713   = []policy.ProfileName{policy.ProfileGEP713}
 )
 
 // Targets are the IDs of the checks of target references, which a model registering its own

@@ -41,7 +41,7 @@ func TestTable(t *testing.T) {
 
 // TestFor lists the checks of each profile: the mesh profile's live in package mesh.
 func TestFor(t *testing.T) {
-	ids := func(p policy.Profile) []string {
+	ids := func(p policy.ProfileName) []string {
 		var out []string
 		for _, c := range checks.For(policy.Kind{Profile: p}) {
 			out = append(out, c.ID)
@@ -51,7 +51,7 @@ func TestFor(t *testing.T) {
 	targets := []string{"target-required", "target-no-namespace", "target-name-required", "target-group-supported",
 		"target-kind-supported", "target-same-kind", "target-unique"}
 	tests := []struct {
-		profile policy.Profile
+		profile policy.ProfileName
 		want    []string
 	}{
 		{policy.ProfileDefaultsOverrides, append(append([]string(nil), targets...), "do-bare-with-blocks", "do-not-empty", "do-strategy",
@@ -59,7 +59,7 @@ func TestFor(t *testing.T) {
 		{policy.ProfileGEP713, append(append([]string(nil), targets...), "gep713-default-or-override")},
 		{policy.ProfileKuadrant, append(append([]string(nil), targets...), "kuadrant-bare-with-blocks", "kuadrant-defaults-with-overrides",
 			"kuadrant-strategy", "kuadrant-rules-required", "kuadrant-not-empty")},
-		{policy.Profile("mesh"), nil},
+		{policy.ProfileName("mesh"), nil},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.profile), func(t *testing.T) {

@@ -68,7 +68,7 @@ func Components(root string) ([]Component, error) {
 
 // componentKinds reads the kinds of a component's PrecedentConfig, each of profile name, and its
 // spec.kinds entries as written.
-func componentKinds(raw []byte, name policy.Profile) ([]policy.Kind, []any, error) {
+func componentKinds(raw []byte, name policy.ProfileName) ([]policy.Kind, []any, error) {
 	u := &unstructured.Unstructured{}
 	if err := yaml.Unmarshal(raw, &u.Object); err != nil {
 		return nil, nil, err

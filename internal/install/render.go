@@ -163,7 +163,7 @@ func chartRBAC() []byte {
 	slices.Sort(names)
 	for _, n := range names {
 		fmt.Fprintf(&b, " %q (list", n)
-		for _, g := range none[policy.Profile(n)] {
+		for _, g := range none[policy.ProfileName(n)] {
 			fmt.Fprintf(&b, " %q", g)
 		}
 		b.WriteString(")")

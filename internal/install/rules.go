@@ -160,7 +160,7 @@ func readRules(p profile.Kinds) []rbacv1.PolicyRule {
 // the groups Precedent knows (those of the shipped kinds, of the profiles' own kinds and of what
 // they read) and of one it cannot know; a kind of another group of a profile whose default
 // depends on the group reads as full.
-func statusNone() map[policy.Profile][]string {
+func statusNone() map[policy.ProfileName][]string {
 	groups := []string{"status.probe.invalid"}
 	addGroup := func(g string) {
 		if !slices.Contains(groups, g) {
@@ -175,7 +175,7 @@ func statusNone() map[policy.Profile][]string {
 			addGroup(gk.Group)
 		}
 	}
-	out := map[policy.Profile][]string{}
+	out := map[policy.ProfileName][]string{}
 	for _, p := range profiles.All() {
 		name := p.Name()
 		if name == "" {

@@ -89,7 +89,7 @@ func TestComponentRules(t *testing.T) {
 // StatusMode): none for every Kuadrant, Envoy Gateway, mesh and NGINX Gateway Fabric kind (all but
 // kuadrant have no status writer).
 func TestStatusNone(t *testing.T) {
-	want := map[policy.Profile][]string{
+	want := map[policy.ProfileName][]string{
 		policy.ProfileKuadrant: {"*"},
 		envoygateway.Name:      {"*"},
 		kgateway.Name:          {"*"},

@@ -10,18 +10,19 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// Profile names a family of policy kinds that share one merge model.
-type Profile string
+// ProfileName names a profile: a family of policy kinds that share one model (profile.Profile is
+// the interface a profile implements, each profile package's Profile its implementation).
+type ProfileName string
 
 const (
 	// ProfileDefaultsOverrides is the Kuadrant RFC model: bare rules, or defaults/overrides blocks of
 	// named rules with strategy, when and unset.
-	ProfileDefaultsOverrides Profile = "defaults-overrides"
+	ProfileDefaultsOverrides ProfileName = "defaults-overrides"
 	// ProfileGEP713 is the GEP-713 model: default/override configuration objects merged field by field.
-	ProfileGEP713 Profile = "gep713"
+	ProfileGEP713 ProfileName = "gep713"
 	// ProfileKuadrant is Kuadrant's own kinds (kuadrant.io RateLimitPolicy, AuthPolicy,
 	// TokenRateLimitPolicy), folded the way Kuadrant's operator folds them (profiles/kuadrant/engine).
-	ProfileKuadrant Profile = "kuadrant"
+	ProfileKuadrant ProfileName = "kuadrant"
 )
 
 // Status modes of a managed kind: what the reconciler writes for it.
@@ -43,7 +44,7 @@ const GatewayGroup = "gateway.networking.k8s.io"
 // Kind describes one managed policy kind: where its fields are and which targets it accepts.
 type Kind struct {
 	GVK     schema.GroupVersionKind `json:"gvk"`
-	Profile Profile                 `json:"profile"`
+	Profile ProfileName             `json:"profile"`
 	// RulesField is the name of the bare rules field (e.g. "rules", "limits"), also used inside the
 	// defaults and overrides blocks. For ProfileGEP713 it is unused.
 	RulesField string `json:"rulesField,omitempty"`
@@ -101,7 +102,7 @@ const AnyController = "*"
 // Effective reports whether the kind's profile has effective policies over Gateway API paths (the
 // engine's snapshots, `effective`, `explain`, `diff`): the engine's models, not those whose kinds
 // are merged per request or per proxy (profiles/access, profiles/mesh).
-func (k Kind) Effective() bool { return k.model().Engine }
+func (k Kind) Effective() bool { return k.model().Folded }
 
 // StatusMode is the kind's status mode: StatusNone when its profile's model has no status writer
 // (such as Kuma's and Envoy Gateway's, whose controllers own those statuses), else the kind's
@@ -241,7 +242,7 @@ func (r *Registry) Kinds() []Kind { return append([]Kind(nil), r.kinds...) }
 
 // OfProfile lists the registered kinds of profile p (nil when none: asked per object, it copies
 // only what it returns).
-func (r *Registry) OfProfile(p Profile) []Kind {
+func (r *Registry) OfProfile(p ProfileName) []Kind {
 	var out []Kind
 	for _, k := range r.kinds {
 		if k.Profile == p {

@@ -49,15 +49,15 @@ func TestRegistryResolve(t *testing.T) {
 // profileMesh and meshModel stand for the mesh profile's model (profiles/mesh), which this package
 // does not know: a model without a status writer, with controller versions.
 const (
-	profileMesh Profile = "mesh"
-	kumaGroup           = "kuma.io"
+	profileMesh ProfileName = "mesh"
+	kumaGroup               = "kuma.io"
 )
 
 var meshModel = Model{Kinds: []string{"MeshTimeout", "MeshTrafficPermission"}, Versions: []string{"2.14", "3.0"}}
 
 func TestStatusMode(t *testing.T) {
 	defer installed.Store(installed.Load())
-	Install(map[Profile]Model{profileMesh: meshModel})
+	Install(map[ProfileName]Model{profileMesh: meshModel})
 	gvk := func(group, kind string) schema.GroupVersionKind {
 		return schema.GroupVersionKind{Group: group, Version: "v1alpha1", Kind: kind}
 	}

@@ -19,10 +19,11 @@ import (
 // engine knows itself are in known below, which the engine-backed profiles return as their model.
 // The front doors never ask a Kind's profile: they ask its model, or the registered profile.Profile.
 type Model struct {
-	// Engine reports that the kinds have effective policies over Gateway API paths folded by package
-	// effective (snapshots, `effective`, `explain`, `diff`).
-	Engine bool
-	// Fold is the engine's fold of the model (Engine only).
+	// Folded reports that the kinds have effective policies over Gateway API paths folded by package
+	// effective (snapshots, `effective`, `explain`, `diff`): the shared engine's models
+	// (profiles/inherited's Folded).
+	Folded bool
+	// Fold is the engine's fold of the model (Folded only).
 	Fold Fold
 	// Kinds are the kinds a PrecedentConfig line of the model may name (any when empty).
 	Kinds []string
@@ -81,35 +82,35 @@ var writer = &StatusWriter{Default: StatusFull}
 
 // known are the engine's own models, whose shapes the lower packages know; every other model is its
 // profile's (profiles/<model>), installed from the table.
-var known = map[Profile]Model{
-	ProfileDefaultsOverrides: {Engine: true, Fold: FoldRules, CheckKind: rulesFieldRequired, Status: writer,
+var known = map[ProfileName]Model{
+	ProfileDefaultsOverrides: {Folded: true, Fold: FoldRules, CheckKind: rulesFieldRequired, Status: writer,
 		Read: (*Policy).readDefaultsOverrides},
-	ProfileGEP713: {Engine: true, Fold: FoldFields, Status: writer,
+	ProfileGEP713: {Folded: true, Fold: FoldFields, Status: writer,
 		Read: (*Policy).readGEP713, BareForm: func(_ Kind, rules map[string]interface{}) map[string]interface{} { return Unflatten(rules) }},
 }
 
 // Known returns the model of profile p that the lower packages know: an engine model.
 // The profiles of those models return it as theirs (profile.Configurable).
-func Known(p Profile) (Model, bool) {
+func Known(p ProfileName) (Model, bool) {
 	m, ok := known[p]
 	return m, ok
 }
 
 // installed are the models a PrecedentConfig may name, by profile; nil until Install.
-var installed atomic.Pointer[map[Profile]Model]
+var installed atomic.Pointer[map[ProfileName]Model]
 
 // errNotInstalled is what CheckKind answers in a program that never installed the models.
 var errNotInstalled = errors.New("no policy models are installed: the program must call profiles.Install before it reads settings")
 
 // Install makes models the ones a PrecedentConfig may name, replacing those installed before. Package
 // profiles calls it with its table's models (profiles.Install); nothing installs them at init.
-func Install(models map[Profile]Model) {
+func Install(models map[ProfileName]Model) {
 	m := maps.Clone(models)
 	installed.Store(&m)
 }
 
 // ModelOf returns the installed model of profile p.
-func ModelOf(p Profile) (Model, bool) {
+func ModelOf(p ProfileName) (Model, bool) {
 	if ms := installed.Load(); ms != nil {
 		m, ok := (*ms)[p]
 		return m, ok

@@ -19,16 +19,16 @@ func TestCheckKindInstalled(t *testing.T) {
 	mesh := meshModel
 	tests := []struct {
 		name    string
-		install map[Profile]Model // nil: nothing installed
+		install map[ProfileName]Model // nil: nothing installed
 		kind    Kind
 		want    []string
 	}{
 		{name: "nothing installed", kind: timeout,
 			want: []string{"spec.kinds[0].profile: Internal error: no policy models are installed: the program must call profiles.Install before it reads settings"}},
-		{name: "profile not installed", install: map[Profile]Model{}, kind: timeout,
+		{name: "profile not installed", install: map[ProfileName]Model{}, kind: timeout,
 			want: []string{`spec.kinds[0].profile: Unsupported value: "mesh"`}},
-		{name: "installed", install: map[Profile]Model{profileMesh: mesh}, kind: timeout},
-		{name: "status full without a status writer", install: map[Profile]Model{profileMesh: mesh}, kind: full,
+		{name: "installed", install: map[ProfileName]Model{profileMesh: mesh}, kind: timeout},
+		{name: "status full without a status writer", install: map[ProfileName]Model{profileMesh: mesh}, kind: full,
 			want: []string{`spec.kinds[0].status: Unsupported value: "full": supported values: "none"`}},
 	}
 	for _, tt := range tests {

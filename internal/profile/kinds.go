@@ -35,7 +35,7 @@ func KindListed(st source.Source, k policy.Kind) error {
 
 // KindWebhooks are the validating rules of the registry's kinds of profile name: creates,
 // updates and (projected) deletes.
-func KindWebhooks(name policy.Profile, kinds []policy.Kind) []Resource {
+func KindWebhooks(name policy.ProfileName, kinds []policy.Kind) []Resource {
 	var out []Resource
 	for _, k := range ofProfile(name, kinds) {
 		out = append(out, Resource{Group: k.GVK.Group, Version: k.GVK.Version, Resource: Plural(k.GVK.Kind), Deletes: true})
@@ -44,12 +44,12 @@ func KindWebhooks(name policy.Profile, kinds []policy.Kind) []Resource {
 }
 
 // KindsOf are the kinds of reg configured with profile name.
-func KindsOf(name policy.Profile, reg *policy.Registry) []policy.Kind {
+func KindsOf(name policy.ProfileName, reg *policy.Registry) []policy.Kind {
 	return reg.OfProfile(name)
 }
 
 // ofProfile keeps the kinds configured with profile name.
-func ofProfile(name policy.Profile, kinds []policy.Kind) []policy.Kind {
+func ofProfile(name policy.ProfileName, kinds []policy.Kind) []policy.Kind {
 	var out []policy.Kind
 	for _, k := range kinds {
 		if k.Profile == name {
@@ -78,7 +78,7 @@ func NSName(u *unstructured.Unstructured) string {
 
 // DiffEffective is the Diff of a profile whose views are its Effective items: the items of each of
 // its kinds in reg that kind names, compared between base and head (matched: kind named one).
-func DiffEffective(name policy.Profile, base, head *Offline, kind string, eff func(*Offline, policy.Kind, *topology.Target) ([]effective.Item, error)) ([]diff.Change, bool, error) {
+func DiffEffective(name policy.ProfileName, base, head *Offline, kind string, eff func(*Offline, policy.Kind, *topology.Target) ([]effective.Item, error)) ([]diff.Change, bool, error) {
 	var out []diff.Change
 	matched := false
 	for _, k := range KindsOf(name, head.Registry) {

@@ -40,7 +40,7 @@ type Profile interface {
 type Kinds interface {
 	// Name is the profile's name in a PrecedentConfig's spec.kinds[].profile; "" for a profile that
 	// manages only its own kinds and cannot be configured for others.
-	Name() policy.Profile
+	Name() policy.ProfileName
 	// Claims reports whether the profile reviews objects of gk under the managed kinds reg.
 	Claims(gk schema.GroupKind, reg *policy.Registry) bool
 	// Own are the policy kinds the profile manages whatever the settings say; the state watches
@@ -95,7 +95,7 @@ type Views interface {
 
 // ClaimedBy reports whether the registry reg manages gk with the profile named name: the Claims
 // (and Checks) of the profiles whose kinds are the registry's.
-func ClaimedBy(name policy.Profile, gk schema.GroupKind, reg *policy.Registry) bool {
+func ClaimedBy(name policy.ProfileName, gk schema.GroupKind, reg *policy.Registry) bool {
 	k, ok := reg.Lookup(gk)
 	return ok && k.Profile == name
 }

@@ -22,8 +22,10 @@ import (
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -367,20 +369,19 @@ func (r *Reconciler) after(mapper handler.MapFunc) handler.EventHandler {
 // is looked at again (nil onStatus: such updates map like the others). The update that is the
 // reconciler's own last write is not looked at again unless a reconcile waited for it (writes).
 func (r *Reconciler) afterPolicy(mapper, onStatus handler.MapFunc) handler.EventHandler {
-	enqueue := func(ctx context.Context, obj client.Object, deleted bool, mapper handler.MapFunc, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+	enqueue := func(ctx context.Context, obj client.Object, deleted, news bool, mapper handler.MapFunc, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 		if !r.writes() {
 			return // status none (or the kind no longer managed): no work at all
 		}
 		wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		r.Source.AwaitCaught(wctx, obj, deleted)
 		cancel()
-		for _, req := range mapper(ctx, obj) {
-			q.Add(req)
-		}
+		self := reconcile.Request{NamespacedName: client.ObjectKeyFromObject(obj)}
+		addRequests(q, mapper(ctx, obj), self, news && onStatus != nil)
 	}
 	return handler.Funcs{
 		CreateFunc: func(ctx context.Context, e event.CreateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			enqueue(ctx, e.Object, false, mapper, q)
+			enqueue(ctx, e.Object, false, !e.IsInInitialList, mapper, q)
 		},
 		UpdateFunc: func(ctx context.Context, e event.UpdateEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 			m := mapper
@@ -390,16 +391,34 @@ func (r *Reconciler) afterPolicy(mapper, onStatus handler.MapFunc) handler.Event
 				}
 				m = onStatus
 			}
-			enqueue(ctx, e.ObjectNew, false, m, q)
+			enqueue(ctx, e.ObjectNew, false, e.ObjectOld.GetResourceVersion() != e.ObjectNew.GetResourceVersion(), m, q)
 		},
 		DeleteFunc: func(ctx context.Context, e event.DeleteEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
 			r.written.forget(client.ObjectKeyFromObject(e.Object))
 			r.views.forget(client.ObjectKeyFromObject(e.Object))
-			enqueue(ctx, e.Object, true, mapper, q)
+			enqueue(ctx, e.Object, true, true, mapper, q)
 		},
 		GenericFunc: func(ctx context.Context, e event.GenericEvent, q workqueue.TypedRateLimitingInterface[reconcile.Request]) {
-			enqueue(ctx, e.Object, false, mapper, q)
+			enqueue(ctx, e.Object, false, false, mapper, q)
 		},
+	}
+}
+
+// selfPriority is the priority of a policy's own request when its write is news (not a relist): it
+// goes ahead of the neighbour requests that earlier writes queued, so a policy created under a
+// stream of writes beside a big policy gets its status in the time of one reconcile, not after the
+// queue (controller-runtime's priority queue; relists stay at handler.LowPriority).
+const selfPriority = 10
+
+// addRequests adds reqs to q; with self first, when ahead, at selfPriority on a priority queue.
+func addRequests(q workqueue.TypedRateLimitingInterface[reconcile.Request], reqs []reconcile.Request, self reconcile.Request, ahead bool) {
+	pq, ok := q.(priorityqueue.PriorityQueue[reconcile.Request])
+	for _, req := range reqs {
+		if ok && ahead && req == self {
+			pq.AddWithOpts(priorityqueue.AddOpts{Priority: ptr.To(selfPriority)}, req)
+			continue
+		}
+		q.Add(req)
 	}
 }
 

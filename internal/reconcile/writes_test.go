@@ -15,7 +15,7 @@ import (
 // writer and its status mode is full, whatever a kind line says (the settings refuse status full
 // where there is no writer; the reconciler does not rely on it).
 func TestWrites(t *testing.T) {
-	kind := func(group, kind string, p policy.Profile, status string) policy.Kind {
+	kind := func(group, kind string, p policy.ProfileName, status string) policy.Kind {
 		return policy.Kind{GVK: schema.GroupVersionKind{Group: group, Version: "v1", Kind: kind}, Profile: p, Status: status, RulesField: "rules"}
 	}
 	tests := []struct {
@@ -27,8 +27,8 @@ func TestWrites(t *testing.T) {
 		{name: "defaults-overrides with status none", kind: kind("example.com", "LimitPolicy", policy.ProfileDefaultsOverrides, policy.StatusNone)},
 		{name: "kuadrant by default", kind: kind("kuadrant.io", "RateLimitPolicy", policy.ProfileKuadrant, "")},
 		{name: "kuadrant with status full", kind: kind("kuadrant.io", "RateLimitPolicy", policy.ProfileKuadrant, policy.StatusFull), want: true},
-		{name: "Kuma's MeshTimeout even with status full", kind: kind("kuma.io", "MeshTimeout", policy.Profile("mesh"), policy.StatusFull)},
-		{name: "a mesh kind of another group", kind: kind("example.com", "MeshTimeout", policy.Profile("mesh"), "")},
+		{name: "Kuma's MeshTimeout even with status full", kind: kind("kuma.io", "MeshTimeout", policy.ProfileName("mesh"), policy.StatusFull)},
+		{name: "a mesh kind of another group", kind: kind("example.com", "MeshTimeout", policy.ProfileName("mesh"), "")},
 		{name: "Envoy Gateway's SecurityPolicy even with status full", kind: kind("gateway.envoyproxy.io", "SecurityPolicy", "envoy-gateway", policy.StatusFull)},
 	}
 	for _, tt := range tests {

@@ -23,7 +23,7 @@ func TestDecode(t *testing.T) {
 	withKuma := Defaults()
 	withKuma.Kinds = []policy.Kind{{
 		GVK:         schema.GroupVersionKind{Group: "kuma.io", Version: "v1alpha1", Kind: "MeshTimeout"},
-		Profile:     policy.Profile("mesh"),
+		Profile:     policy.ProfileName("mesh"),
 		TargetKinds: policy.DefaultTargetKinds,
 	}}
 	kuma := func(kind string) map[string]interface{} {

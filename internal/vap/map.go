@@ -21,7 +21,7 @@ type Defaulting struct {
 	Condition string
 	Patch     string
 	// Profiles are the profiles whose managed kinds get it (none: only the kinds it names itself).
-	Profiles []policy.Profile
+	Profiles []policy.ProfileName
 }
 
 // StrategyDefault is mutate.Patch: `strategy: atomic` on a spec.defaults or spec.overrides block
@@ -34,7 +34,7 @@ var StrategyDefault = Defaulting{
 	Patch: fmt.Sprintf("(%s ? [%s] : []) + (%s ? [%s] : [])",
 		blockLacksStrategy("defaults"), AddPatch("'/spec/defaults/strategy'", "'"+policy.StrategyAtomic+"'"),
 		blockLacksStrategy("overrides"), AddPatch("'/spec/overrides/strategy'", "'"+policy.StrategyAtomic+"'")),
-	Profiles: []policy.Profile{policy.ProfileDefaultsOverrides},
+	Profiles: []policy.ProfileName{policy.ProfileDefaultsOverrides},
 }
 
 func blockLacksStrategy(b string) string {

@@ -146,7 +146,7 @@ func TestParity(t *testing.T) {
 		t.Fatal(err)
 	}
 	rejected := map[string]bool{} // the CEL checks some fixture rejects, to see each one exercised
-	profiles := map[policy.Profile]bool{}
+	profiles := map[policy.ProfileName]bool{}
 	for _, file := range files {
 		objs, err := manifest.Read(file)
 		if err != nil {
@@ -163,7 +163,7 @@ func TestParity(t *testing.T) {
 			t.Run(name, func(t *testing.T) { checkParity(t, k, u, ev, rejected) })
 		}
 	}
-	for _, p := range []policy.Profile{policy.ProfileDefaultsOverrides, policy.ProfileGEP713, policy.ProfileKuadrant} {
+	for _, p := range []policy.ProfileName{policy.ProfileDefaultsOverrides, policy.ProfileGEP713, policy.ProfileKuadrant} {
 		if !profiles[p] {
 			t.Errorf("no parity fixture of profile %s", p)
 		}

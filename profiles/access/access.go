@@ -39,7 +39,7 @@ const DefaultsCondition = `has(object.spec) && has(object.spec.rules) && object.
 var own = []schema.GroupKind{engine.AccessPolicyKind, engine.XAccessPolicyKind}
 
 // Name is empty: the profile manages its own kinds only.
-func (Profile) Name() policy.Profile { return "" }
+func (Profile) Name() policy.ProfileName { return "" }
 
 func (Profile) Claims(gk schema.GroupKind, _ *policy.Registry) bool { return engine.IsPolicy(gk) }
 

@@ -22,7 +22,7 @@ import (
 )
 
 // Name is the profile's name in spec.kinds[].profile.
-const Name policy.Profile = "envoy-gateway"
+const Name policy.ProfileName = "envoy-gateway"
 
 // Profile is Envoy Gateway's model.
 type Profile struct{}
@@ -32,7 +32,7 @@ var (
 	_ profile.Configurable = Profile{}
 )
 
-func (Profile) Name() policy.Profile { return Name }
+func (Profile) Name() policy.ProfileName { return Name }
 
 // KindModel: the four kinds, folded by package envoygateway, the mergeType default, no status
 // writer (Envoy Gateway's controller owns the status of its kinds), and Envoy Gateway's GatewayClass

@@ -38,7 +38,7 @@ func mergeTypeDefault(value string) vap.Defaulting {
 			"(envoy-gateway kinds whose PrecedentConfig line sets it; not ClientTrafficPolicy)",
 		Condition: withoutMergeType,
 		Patch:     "[" + vap.AddPatch("'/spec/mergeType'", "'"+value+"'") + "]",
-		Profiles:  []policy.Profile{Name},
+		Profiles:  []policy.ProfileName{Name},
 	}
 }
 

@@ -42,14 +42,14 @@ func Review(k policy.Kind, r profile.Request) profile.Decision {
 // package validate): the registry's kinds configured with profile Model, reviewed on the state's
 // snapshots, validated offline on the input's, no defaulting. The RFC's and GEP-713's models are
 // Folded; Kuadrant's embeds it and adds its own model of the fold.
-type Folded struct{ Model policy.Profile }
+type Folded struct{ Model policy.ProfileName }
 
 var (
 	_ profile.Profile      = Folded{}
 	_ profile.Configurable = Folded{}
 )
 
-func (e Folded) Name() policy.Profile { return e.Model }
+func (e Folded) Name() policy.ProfileName { return e.Model }
 
 // KindModel is the engine's model of the profile: it has the reconciler's status writer.
 func (e Folded) KindModel() policy.Model {

@@ -19,7 +19,7 @@ import (
 )
 
 // Name is the profile's name in spec.kinds[].profile.
-const Name policy.Profile = "kgateway"
+const Name policy.ProfileName = "kgateway"
 
 // ControllerName is the GatewayClass controllerName of the Gateways kgateway serves.
 const ControllerName = "kgateway.dev/kgateway"
@@ -43,7 +43,7 @@ var (
 	reads           = []schema.GroupKind{listenerSetKind}
 )
 
-func (Profile) Name() policy.Profile { return Name }
+func (Profile) Name() policy.ProfileName { return Name }
 
 // KindModel: TrafficPolicy, the kgateway versions predicted (2.2), no status writer (kgateway's
 // controller owns its status).

@@ -31,7 +31,7 @@ var own = []schema.GroupKind{MeshTimeoutKind, MeshPermissionKind}
 
 // Name is the profile's name in spec.kinds[].profile: Kuma's targetRef model (MeshTimeout,
 // MeshTrafficPermission), the MADR's shape and order for policy.precedent.dev, Kuma's own for kuma.io.
-const Name policy.Profile = "mesh"
+const Name policy.ProfileName = "mesh"
 
 // Kinds are the kinds the mesh profile reads.
 var Kinds = []string{"MeshTimeout", "MeshTrafficPermission"}
@@ -40,7 +40,7 @@ var Kinds = []string{"MeshTimeout", "MeshTrafficPermission"}
 // 2.14 and 3.0 (Kuma's master, the default).
 var Versions = []string{string(engine.Kuma214), string(engine.Kuma30)}
 
-func (Profile) Name() policy.Profile { return Name }
+func (Profile) Name() policy.ProfileName { return Name }
 
 // KindModel: the mesh model, without a status writer (a proxy's merged policy is Kuma's to report).
 func (Profile) KindModel() policy.Model { return policy.Model{Kinds: Kinds, Versions: Versions} }

@@ -19,7 +19,7 @@ func TestVersionsAgree(t *testing.T) {
 			t.Errorf("model versions %v, engine versions %v", m.Versions, engine.Versions)
 		}
 	}
-	policy.Install(map[policy.Profile]policy.Model{Name: m}) // as profiles.Install does
+	policy.Install(map[policy.ProfileName]policy.Model{Name: m}) // as profiles.Install does
 	if got := (policy.Kind{Profile: Name}).VersionInForce(); got != string(engine.Kuma30) {
 		t.Errorf("default version %q, want %q", got, engine.Kuma30)
 	}

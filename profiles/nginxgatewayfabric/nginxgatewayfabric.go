@@ -23,7 +23,7 @@ import (
 )
 
 // Name is the profile's name in spec.kinds[].profile.
-const Name policy.Profile = "nginx-gateway-fabric"
+const Name policy.ProfileName = "nginx-gateway-fabric"
 
 // Profile is NGINX Gateway Fabric's model.
 type Profile struct{}
@@ -43,7 +43,7 @@ var (
 	reads           = []schema.GroupKind{services, grpcRoutes, referenceGrants}
 )
 
-func (Profile) Name() policy.Profile { return Name }
+func (Profile) Name() policy.ProfileName { return Name }
 
 // ControllerName is NGINX Gateway Fabric's GatewayClass controllerName (its Helm chart's default).
 const ControllerName = "gateway.nginx.org/nginx-gateway-controller"

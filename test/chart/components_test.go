@@ -77,15 +77,15 @@ func TestChartExtraKindsAgreeWithComponents(t *testing.T) {
 // TestChartStatusDefault: the chart grants update on an extra kind's status exactly where the
 // reconciler writes it (policy.Kind's WritesStatus: the profile's default unless status is set).
 func TestChartStatusDefault(t *testing.T) {
-	kind := func(group, k string, p policy.Profile, status string) policy.Kind {
+	kind := func(group, k string, p policy.ProfileName, status string) policy.Kind {
 		return policy.Kind{GVK: schema.GroupVersionKind{Group: group, Version: "v1", Kind: k}, Profile: p, Status: status}
 	}
 	for _, k := range []policy.Kind{
 		kind("kuadrant.io", "RateLimitPolicy", policy.ProfileKuadrant, ""),
 		kind("kuadrant.io", "AuthPolicy", policy.ProfileKuadrant, policy.StatusFull),
 		kind("gateway.envoyproxy.io", "SecurityPolicy", "envoy-gateway", ""),
-		kind("kuma.io", "MeshTimeout", policy.Profile("mesh"), ""),
-		kind("example.com", "MeshTimeout", policy.Profile("mesh"), ""),
+		kind("kuma.io", "MeshTimeout", policy.ProfileName("mesh"), ""),
+		kind("example.com", "MeshTimeout", policy.ProfileName("mesh"), ""),
 		kind("example.com", "LimitPolicy", policy.ProfileDefaultsOverrides, ""),
 		kind("example.com", "LimitPolicy", policy.ProfileDefaultsOverrides, policy.StatusNone),
 	} {

@@ -13,7 +13,7 @@ import (
 var (
 	spec       = field.NewPath("spec")
 	strategies = []string{policy.StrategyAtomic, policy.StrategyMerge}
-	own        = []policy.Profile{policy.ProfileKuadrant}
+	own        = []policy.ProfileName{policy.ProfileKuadrant}
 )
 
 // Checks are the kuadrant profile's own stateless checks, which run after the target checks

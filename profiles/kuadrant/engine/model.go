@@ -9,7 +9,7 @@ import (
 // Model is Kuadrant's model for the engine: its kinds, the rules field a line of spec.kinds gets,
 // no status of Precedent's, Kuadrant's reading, order, bare form and fold, and the GatewayClass
 // controllers of its gateway providers.
-var Model = policy.Model{Engine: true, Fold: Fold{}, Kinds: KuadrantKinds, DefaultKind: defaultKind,
+var Model = policy.Model{Folded: true, Fold: Fold{}, Kinds: KuadrantKinds, DefaultKind: defaultKind,
 	ControllerNames: ControllerNames,
 	Status:          &policy.StatusWriter{Default: policy.StatusNone}, // Kuadrant's operator writes it unless asked
 	Read:            readKuadrant, Less: kuadrantLess, BareForm: kuadrantBareForm}

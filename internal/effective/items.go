@@ -1,6 +1,7 @@
 package effective
 
 import (
+	"cmp"
 	"sort"
 
 	"github.com/precedent-dev/precedent/internal/policy"
@@ -122,16 +123,7 @@ func SortItems(items []Item) {
 
 // KeyLess orders displayed paths as the CLI contract lists them (SortItems).
 func KeyLess(a, b ItemKey) bool {
-	if a.Gateway != b.Gateway {
-		return a.Gateway < b.Gateway
-	}
-	if a.Route != b.Route {
-		return a.Route < b.Route
-	}
-	if a.Rule != b.Rule {
-		return a.Rule < b.Rule
-	}
-	return a.Listener < b.Listener
+	return cmp.Or(cmp.Compare(a.Gateway, b.Gateway), cmp.Compare(a.Route, b.Route), cmp.Compare(a.Rule, b.Rule), cmp.Compare(a.Listener, b.Listener)) < 0
 }
 
 // ItemFor renders a result.

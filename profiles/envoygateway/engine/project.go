@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
 	"reflect"
 	"sort"
@@ -86,16 +87,7 @@ func (s *Snapshot) Project(w Write) Projection {
 }
 
 func scopeLess(a, b Scope) bool {
-	if a.Kind != b.Kind {
-		return a.Kind < b.Kind
-	}
-	if a.Namespace != b.Namespace {
-		return a.Namespace < b.Namespace
-	}
-	if a.Name != b.Name {
-		return a.Name < b.Name
-	}
-	return a.Section < b.Section
+	return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name), cmp.Compare(a.Section, b.Section)) < 0
 }
 
 // place names what a path is about in a warning: its route, or its listener.

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strings"
@@ -451,16 +452,7 @@ func (w *World) markConflicted(valid []*Policy, out map[key]*Status) {
 }
 
 func (a targetKey) less(b targetKey) bool {
-	if a.kind != b.kind {
-		return a.kind < b.kind
-	}
-	if a.ns != b.ns {
-		return a.ns < b.ns
-	}
-	if a.tkind != b.tkind {
-		return a.tkind < b.tkind
-	}
-	return a.name < b.name
+	return cmp.Or(cmp.Compare(a.kind, b.kind), cmp.Compare(a.ns, b.ns), cmp.Compare(a.tkind, b.tkind), cmp.Compare(a.name, b.name)) < 0
 }
 
 // common are the fields both policies set (lists never conflict); for a kind whose any two

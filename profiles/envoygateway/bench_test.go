@@ -32,8 +32,9 @@ var benchSizes = []gen.Size{
 }
 
 // benchWorld is a State fed through its informer handlers with gen's world of size sz, its Gateways
-// of a GatewayClass of Envoy Gateway's controller, and Envoy Gateway's policies on gen's targets (gen.EnvoyGateway); the
-// snapshot built. It returns the policies delivered, in gen's order (Gateway policies first).
+// of a GatewayClass of Envoy Gateway's controller, and Envoy Gateway's policies on gen's targets
+// (gen.EnvoyGateway); the snapshot built. It returns the policies delivered, in gen's order (Gateway
+// policies first).
 func benchWorld(b *testing.B, sz gen.Size) (*state.State, *statetest.Informers, profile.Request, []*unstructured.Unstructured) {
 	st, inf, r, pols, _ := benchWorldOf(b, sz)
 	return st, inf, r, pols

@@ -277,8 +277,8 @@ func envoyGatewayWorld(b *testing.B, scale int) profileWorld {
 		leaf:    creates(b, pols, onKind("HTTPRoute")), top: creates(b, pols, onKind("Gateway")), levels: [2]string{"route", "gateway"}}
 }
 
-// kgatewayWorld: gen's world, every other Gateway preferring its TrafficPolicy, a TrafficPolicy per
-// policy (gen.KGateway: 5,000 at 1x), config/kgateway's settings.
+// kgatewayWorld: gen's world, a TrafficPolicy per policy (gen.KGateway: 5,000 at 1x),
+// config/kgateway's settings.
 func kgatewayWorld(b *testing.B, scale int) profileWorld {
 	w := scaled(scale)
 	pols := gen.KGateway(w)

@@ -12,17 +12,10 @@ import (
 // KGatewayGroup is kgateway's API group, as profiles/kgateway/engine spells it.
 const KGatewayGroup = "gateway.kgateway.dev"
 
-// KGateway makes w a world of the kgateway profile: every other Gateway prefers its own
-// TrafficPolicy to its routes' (the kgateway.dev/inherited-policy-priority annotation
-// ShallowMergePreferParent; w's Gateways are changed in place), and each policy of w becomes a
-// TrafficPolicy of the same name on its target, created a second apart in w's order (Gateway
-// policies first). It returns the TrafficPolicies.
+// KGateway is w's policies as kgateway's: each one a TrafficPolicy of the same name on its target,
+// created a second apart in w's order (Gateway policies first). (w's routes delegate nothing, so no
+// inherited-policy-priority annotation is read: a route's values win over its Gateway's.)
 func KGateway(w World) []*unstructured.Unstructured {
-	for i := range w.Input.Gateways {
-		if i%2 == 1 {
-			w.Input.Gateways[i].Annotations = map[string]string{"kgateway.dev/inherited-policy-priority": "ShallowMergePreferParent"}
-		}
-	}
 	out := make([]*unstructured.Unstructured, 0, len(w.Policies))
 	for i, p := range w.Policies {
 		u := TrafficPolicy(p.Ref.Namespace, p.Ref.Name, p.Targets[0].Kind, p.Targets[0].Name)
@@ -33,8 +26,7 @@ func KGateway(w World) []*unstructured.Unstructured {
 }
 
 // TrafficPolicy is kgateway's TrafficPolicy ns/name on target: on a Gateway a local rate limit and
-// CORS, on a route a local rate limit and a request timeout (the route's rate limit is what a
-// Gateway preferring itself displaces).
+// CORS, on a route a local rate limit (over the Gateway's) and a request timeout.
 func TrafficPolicy(ns, name, targetKind, target string) *unstructured.Unstructured {
 	limit := func(tokens int64) map[string]interface{} {
 		return map[string]interface{}{"local": map[string]interface{}{"tokenBucket": map[string]interface{}{"maxTokens": tokens, "fillInterval": "1s"}}}

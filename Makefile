@@ -208,8 +208,8 @@ bench-reconcile: control-plane ## Status reconciler from cold on a loaded API se
 	$(GO) test -run '^$$' -bench '^BenchmarkReconcileUnderBigPolicy$$' -benchtime 300x -benchmem ./internal/reconcile
 
 .PHONY: bench-scale
-bench-scale: ## A replica at 1x and 10x the benchmark world: ready time (informer handlers, prepared caches, first write), live heap, route- and Gateway-level write p50/p99, and the 10x/1x ratios.
-	$(GO) test -run '^$$' -bench '^BenchmarkScale$$' -benchtime 1x -timeout 30m ./webhook
+bench-scale: ## A replica at 1x and 10x the benchmark world: ready time (informer handlers, prepared caches, first write), live heap, route- and Gateway-level write p50/p99, and the 10x/1x ratios; then the same per profile (Envoy Gateway, kgateway, NGINX Gateway Fabric, access, mesh at 50,000 Dataplanes), as a table.
+	$(GO) test -run '^$$' -bench '^BenchmarkScale(Profiles)?$$' -benchtime 1x -timeout 30m ./webhook
 
 .PHONY: bench-offline
 bench-offline: ## The CI path at real size: validate -f and effective -o json over the generated world at 1x (16,051 objects) and 10x (160,510), wall time and peak RSS, against d6284c5's binary in the same run (BENCH_ARGS='-offline-scales 1 -offline-against ""').

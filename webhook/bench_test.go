@@ -14,6 +14,7 @@ import (
 	"github.com/go-logr/logr"
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -171,15 +172,20 @@ func validator(b *testing.B, name string, w gen.World) *webhook.Validator {
 
 // newValidator builds a Validator over the world, with the fake informers that feed its State.
 func newValidator(b testing.TB, w gen.World) (*webhook.Validator, *statetest.Informers) {
+	return newValidatorIn(context.Background(), b, w)
+}
+
+// newValidatorIn is newValidator, its State's background work stopped with ctx.
+func newValidatorIn(ctx context.Context, b testing.TB, w gen.World) (*webhook.Validator, *statetest.Informers) {
 	inf := statetest.New(b)
 	live := liveconfig.NewLive(settings.Defaults(), logr.Discard())
 	st := state.New(logr.Discard())
-	if err := st.Watch(context.Background(), inf, live.Current().Registry().Kinds()); err != nil {
+	if err := st.Watch(ctx, inf, live.Current().Registry().Kinds()); err != nil {
 		b.Fatal(err)
 	}
 	// As a replica does, though no kind a profile owns or reads is installed here: profiles.Prepare
 	// then finds them absent instead of failing for want of a REST mapper.
-	if err := st.WatchProfiles(context.Background(), inf, meta.NewDefaultRESTMapper(nil), profiles.Own(), schema.GroupKind{}); err != nil {
+	if err := st.WatchProfiles(ctx, inf, meta.NewDefaultRESTMapper(nil), profiles.Own(), schema.GroupKind{}); err != nil {
 		b.Fatal(err)
 	}
 	objs, err := w.Objects()
@@ -187,9 +193,7 @@ func newValidator(b testing.TB, w gen.World) (*webhook.Validator, *statetest.Inf
 		b.Fatal(err)
 	}
 	for _, ns := range w.Namespaces() {
-		m := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{"kubernetes.io/metadata.name": ns}}}
-		m.SetGroupVersionKind(schema.GroupVersionKind{Version: "v1", Kind: "Namespace"})
-		inf.Add(b, m)
+		inf.Add(b, namespace(ns))
 	}
 	for i := range w.Input.Gateways {
 		inf.Add(b, &w.Input.Gateways[i])
@@ -227,33 +231,46 @@ func requests(b *testing.B, w gen.World, level string) []admission.Request {
 	return out
 }
 
+// namespace is Namespace ns as the State's metadata informer delivers it.
+func namespace(ns string) *metav1.PartialObjectMetadata {
+	m := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{"kubernetes.io/metadata.name": ns}}}
+	m.SetGroupVersionKind(schema.GroupVersionKind{Version: "v1", Kind: "Namespace"})
+	return m
+}
+
 func request(b testing.TB, p *policy.Policy) admission.Request {
 	u, err := gen.PolicyObject(p)
 	if err != nil {
 		b.Fatal(err)
 	}
+	return create(b, u)
+}
+
+// create is the admission request of a dry-run create of u as the API server sends it
+// (creationTimestamp, uid and managedFields set); u is changed.
+func create(b testing.TB, u *unstructured.Unstructured) admission.Request {
 	u.SetCreationTimestamp(metav1.Now())
-	u.SetUID(types.UID(fmt.Sprintf("00000000-0000-0000-0000-%012d", len(p.Ref.Name))))
+	u.SetUID(types.UID(fmt.Sprintf("00000000-0000-0000-0000-%012d", len(u.GetName()))))
 	u.SetGeneration(1)
 	fields, err := json.Marshal(map[string]interface{}{"f:spec": fieldSet(u.Object["spec"])})
 	if err != nil {
 		b.Fatal(err)
 	}
 	u.SetManagedFields([]metav1.ManagedFieldsEntry{{
-		Manager: "kubectl-client-side-apply", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: p.Kind.GVK.GroupVersion().String(),
+		Manager: "kubectl-client-side-apply", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: u.GetAPIVersion(),
 		Time: ptr.To(metav1.Now()), FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: fields},
 	}})
 	raw, err := json.Marshal(u.Object)
 	if err != nil {
 		b.Fatal(err)
 	}
-	gvk := p.Kind.GVK
+	gvk := u.GroupVersionKind()
 	return admission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
 		UID:       types.UID("bench"),
 		Kind:      metav1.GroupVersionKind{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind},
 		Resource:  metav1.GroupVersionResource{Group: gvk.Group, Version: gvk.Version, Resource: webhook.Plural(gvk.Kind)},
-		Name:      p.Ref.Name,
-		Namespace: p.Ref.Namespace,
+		Name:      u.GetName(),
+		Namespace: u.GetNamespace(),
 		Operation: admissionv1.Create,
 		Object:    runtime.RawExtension{Raw: raw},
 		DryRun:    ptr.To(true),

@@ -41,16 +41,7 @@ func createRequest(gvk schema.GroupVersionKind, obj map[string]interface{}) admi
 }
 
 func accessObject(name, targetKind, targetGroup, target string, tools ...interface{}) map[string]interface{} {
-	return map[string]interface{}{
-		"apiVersion": "policy.precedent.dev/v1alpha1", "kind": "AccessPolicy",
-		"metadata": map[string]interface{}{"name": name, "namespace": "shop", "creationTimestamp": "2025-01-01T00:00:00Z"},
-		"spec": map[string]interface{}{
-			"targetRefs": []interface{}{map[string]interface{}{"group": targetGroup, "kind": targetKind, "name": target}},
-			"rules": []interface{}{map[string]interface{}{"name": "agent",
-				"source":        map[string]interface{}{"type": "ServiceAccount", "serviceAccount": map[string]interface{}{"name": "agent"}},
-				"authorization": map[string]interface{}{"type": "InlineTools", "tools": tools}}},
-		},
-	}
+	return gen.AccessPolicy("shop", name, targetGroup, targetKind, target, tools...).Object
 }
 
 // BenchmarkAccessGatewayWrite: the webhook's review of a Gateway-level AccessPolicy write with 1,000

@@ -10,6 +10,7 @@ import (
 
 	accessprofile "github.com/precedent-dev/precedent/profiles/access"
 	access "github.com/precedent-dev/precedent/profiles/access/engine"
+	"github.com/precedent-dev/precedent/test/gen"
 )
 
 // BenchmarkAccessPolicyEvent: applying one AccessPolicy update (a Backend-level policy whose tools
@@ -51,14 +52,6 @@ func BenchmarkAccessPolicyEvent(b *testing.B) {
 
 // backendPolicy is the AccessPolicy of Backend be-i granting tools to shop/agent.
 func backendPolicy(i int, tools ...interface{}) *unstructured.Unstructured {
-	return &unstructured.Unstructured{Object: map[string]interface{}{
-		"apiVersion": "policy.precedent.dev/v1alpha1", "kind": "AccessPolicy",
-		"metadata": map[string]interface{}{"name": fmt.Sprintf("be-%d", i), "namespace": "shop", "creationTimestamp": "2025-01-01T00:00:00Z"},
-		"spec": map[string]interface{}{
-			"targetRefs": []interface{}{map[string]interface{}{"group": access.DefaultBackendGroup, "kind": access.DefaultBackendKind, "name": fmt.Sprintf("be-%d", i)}},
-			"rules": []interface{}{map[string]interface{}{"name": "agent",
-				"source":        map[string]interface{}{"type": "ServiceAccount", "serviceAccount": map[string]interface{}{"name": "agent"}},
-				"authorization": map[string]interface{}{"type": "InlineTools", "tools": tools}}},
-		},
-	}}
+	name := fmt.Sprintf("be-%d", i)
+	return gen.AccessPolicy("shop", name, access.DefaultBackendGroup, access.DefaultBackendKind, name, tools...)
 }

@@ -32,8 +32,9 @@ var benchSizes = []gen.Size{
 }
 
 // benchWorld is a State fed through its informer handlers with gen's world of size sz, its Gateways
-// of a GatewayClass of Envoy Gateway's controller, and Envoy Gateway's policies on gen's targets; the
-// snapshot built. It returns the policies delivered, in gen's order (Gateway policies first).
+// of a GatewayClass of Envoy Gateway's controller, and Envoy Gateway's policies on gen's targets
+// (gen.EnvoyGateway); the snapshot built. It returns the policies delivered, in gen's order (Gateway
+// policies first).
 func benchWorld(b *testing.B, sz gen.Size) (*state.State, *statetest.Informers, profile.Request, []*unstructured.Unstructured) {
 	st, inf, r, pols, _ := benchWorldOf(b, sz)
 	return st, inf, r, pols
@@ -63,14 +64,9 @@ func benchWorldOf(b *testing.B, sz gen.Size) (*state.State, *statetest.Informers
 	for i := range w.Input.HTTPRoutes {
 		inf.Add(b, &w.Input.HTTPRoutes[i])
 	}
-	var pols []*unstructured.Unstructured
-	for i, p := range w.Policies {
-		for _, k := range []string{engine.SecurityPolicy, engine.BackendTrafficPolicy} {
-			u := benchPolicy(k, p.Ref.Namespace, p.Ref.Name, p.Targets[0].Kind, p.Targets[0].Name, 0)
-			u.SetCreationTimestamp(metav1.NewTime(time.Date(2025, 1, 1, 0, 0, i, 0, time.UTC)))
-			inf.Add(b, u)
-			pols = append(pols, u)
-		}
+	pols := gen.EnvoyGateway(w)
+	for _, u := range pols {
+		inf.Add(b, u)
 	}
 	s := settings.Defaults()
 	r := profile.Request{Settings: s, Registry: policy.NewRegistry(kinds...), Source: st}
@@ -81,30 +77,6 @@ func benchWorldOf(b *testing.B, sz gen.Size) (*state.State, *statetest.Informers
 		b.Fatal("no effective SecurityPolicy in the world")
 	}
 	return st, inf, r, pols, w
-}
-
-// benchPolicy is a policy of kind on target, version v of it: on a Gateway, CORS, JWT and
-// authorization (SecurityPolicy) or timeouts and retries (BackendTrafficPolicy); on a route, the same
-// merged strategically into the Gateway's.
-func benchPolicy(k, ns, name, targetKind, target string, v int) *unstructured.Unstructured {
-	spec := map[string]interface{}{"targetRefs": []interface{}{map[string]interface{}{"group": gwv1.GroupName, "kind": targetKind, "name": target}}}
-	switch {
-	case k == engine.SecurityPolicy && targetKind == "Gateway":
-		spec["jwt"] = map[string]interface{}{"providers": []interface{}{map[string]interface{}{"name": "corp", "remoteJWKS": map[string]interface{}{"uri": "https://login.example.com/jwks"}}}}
-		spec["cors"] = map[string]interface{}{"allowOrigins": []interface{}{fmt.Sprintf("https://v%d.example.com", v)}}
-		spec["authorization"] = map[string]interface{}{"defaultAction": "Deny", "rules": []interface{}{map[string]interface{}{"action": "Allow", "principal": map[string]interface{}{"clientCIDRs": []interface{}{"10.0.0.0/8"}}}}}
-	case k == engine.SecurityPolicy:
-		spec["mergeType"] = "StrategicMerge"
-		spec["extAuth"] = map[string]interface{}{"http": map[string]interface{}{"backendRefs": []interface{}{map[string]interface{}{"name": "authz", "port": int64(9000 + v)}}}}
-	case targetKind == "Gateway":
-		spec["timeout"] = map[string]interface{}{"http": map[string]interface{}{"requestTimeout": fmt.Sprintf("%ds", 10+v)}}
-		spec["retry"] = map[string]interface{}{"numRetries": int64(2)}
-	default:
-		spec["mergeType"] = "StrategicMerge"
-		spec["timeout"] = map[string]interface{}{"tcp": map[string]interface{}{"connectTimeout": fmt.Sprintf("%ds", 1+v)}}
-	}
-	return &unstructured.Unstructured{Object: map[string]interface{}{"apiVersion": engine.Group + "/v1alpha1", "kind": k,
-		"metadata": map[string]interface{}{"namespace": ns, "name": name}, "spec": spec}}
 }
 
 // BenchmarkReview is the profile's review of a policy write (what the validating webhook pays per
@@ -120,7 +92,7 @@ func BenchmarkReview(b *testing.B) {
 			spec := c.u.Object["spec"].(map[string]interface{})
 			target := spec["targetRefs"].([]interface{})[0].(map[string]interface{})
 			req := r
-			req.Object = benchPolicy(c.u.GetKind(), c.u.GetNamespace(), c.u.GetName(), target["kind"].(string), target["name"].(string), 1)
+			req.Object = gen.EnvoyGatewayPolicy(c.u.GetKind(), c.u.GetNamespace(), c.u.GetName(), target["kind"].(string), target["name"].(string), 1)
 			req.Object.SetCreationTimestamp(c.u.GetCreationTimestamp())
 			req.GroupKind = req.Object.GroupVersionKind().GroupKind()
 			if d := (Profile{}).Review(req); len(d.Errs) > 0 || d.Unavailable != nil || d.Internal != nil {
@@ -175,7 +147,7 @@ func benchPolicyEvent(b *testing.B, inf *statetest.Informers, pols []*unstructur
 	j := from + (i*7919)%n
 	old := pols[j]
 	target := old.Object["spec"].(map[string]interface{})["targetRefs"].([]interface{})[0].(map[string]interface{})
-	next := benchPolicy(old.GetKind(), old.GetNamespace(), old.GetName(), target["kind"].(string), target["name"].(string), 1+i%50)
+	next := gen.EnvoyGatewayPolicy(old.GetKind(), old.GetNamespace(), old.GetName(), target["kind"].(string), target["name"].(string), 1+i%50)
 	next.SetCreationTimestamp(old.GetCreationTimestamp())
 	inf.Update(b, old, next)
 	pols[j] = next
@@ -219,7 +191,7 @@ func BenchmarkReviewAfterEvent(b *testing.B) {
 		u := pols[len(pols)-2]
 		target := u.Object["spec"].(map[string]interface{})["targetRefs"].([]interface{})[0].(map[string]interface{})
 		req := r
-		req.Object = benchPolicy(u.GetKind(), u.GetNamespace(), u.GetName(), target["kind"].(string), target["name"].(string), 1)
+		req.Object = gen.EnvoyGatewayPolicy(u.GetKind(), u.GetNamespace(), u.GetName(), target["kind"].(string), target["name"].(string), 1)
 		req.Object.SetCreationTimestamp(u.GetCreationTimestamp())
 		req.GroupKind = req.Object.GroupVersionKind().GroupKind()
 		namespaces, grants := map[string]client.Object{}, map[string]client.Object{}

@@ -10,6 +10,7 @@ import (
 	"github.com/precedent-dev/precedent/internal/state"
 	meshprofile "github.com/precedent-dev/precedent/profiles/mesh"
 	mesh "github.com/precedent-dev/precedent/profiles/mesh/engine"
+	"github.com/precedent-dev/precedent/test/gen"
 )
 
 // BenchmarkDataplaneEvent: applying one Dataplane change (its outbounds change) and reading the
@@ -30,7 +31,7 @@ func BenchmarkDataplaneEvent(b *testing.B) {
 				}})
 			}
 			for i := 0; i < n; i++ {
-				s.Apply(benchDataplane(i, 0))
+				s.Apply(gen.Dataplane(i, 200, 0))
 			}
 			if x := meshprofile.Index(s, meshprofile.MeshTimeoutKind, "default", mesh.Kuma30); x == nil {
 				b.Fatal("no index")
@@ -38,25 +39,9 @@ func BenchmarkDataplaneEvent(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				s.Apply(benchDataplane(7, 1+i%2))
+				s.Apply(gen.Dataplane(7, 200, 1+i%2))
 				meshprofile.Index(s, meshprofile.MeshTimeoutKind, "default", mesh.Kuma30)
 			}
 		})
 	}
-}
-
-// benchDataplane is Dataplane dp-i of service svc-(i%200) with 10 outbounds from svc-shift on.
-func benchDataplane(i, shift int) *unstructured.Unstructured {
-	var outbound []interface{}
-	for o := 0; o < 10; o++ {
-		outbound = append(outbound, map[string]interface{}{"tags": map[string]interface{}{mesh.ServiceTag: fmt.Sprintf("svc-%d", (o+shift)%200)}})
-	}
-	return &unstructured.Unstructured{Object: map[string]interface{}{
-		"apiVersion": "kuma.io/v1alpha1", "kind": mesh.KindDataplane,
-		"metadata": map[string]interface{}{"name": fmt.Sprintf("dp-%d", i), "namespace": "kuma-demo"},
-		"spec": map[string]interface{}{"networking": map[string]interface{}{
-			"inbound":  []interface{}{map[string]interface{}{"tags": map[string]interface{}{mesh.ServiceTag: fmt.Sprintf("svc-%d", i%200)}}},
-			"outbound": outbound,
-		}},
-	}}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/precedent-dev/precedent/internal/state"
 	meshprofile "github.com/precedent-dev/precedent/profiles/mesh"
 	mesh "github.com/precedent-dev/precedent/profiles/mesh/engine"
+	"github.com/precedent-dev/precedent/test/gen"
 )
 
 // BenchmarkAdmissionAfterServiceEvent: the admission of a MeshTimeout write (its mesh's index read
@@ -37,10 +38,10 @@ func BenchmarkAdmissionAfterServiceEvent(b *testing.B) {
 			b.Run(fmt.Sprintf("event=%s/dataplanes=%d", event, n), func(b *testing.B) {
 				s := state.New(logr.Discard())
 				for i := 0; i < 200; i++ {
-					s.Apply(benchKumaTimeout(i, 0), benchMeshService(i, 0))
+					s.Apply(benchKumaTimeout(i, 0), gen.MeshService(i, 0))
 				}
 				for i := 0; i < n; i++ {
-					dp := benchDataplane(i, 0)
+					dp := gen.Dataplane(i, 200, 0)
 					dp.SetLabels(map[string]string{"app": fmt.Sprintf("svc-%d", i%200)})
 					s.Apply(dp)
 				}
@@ -55,7 +56,7 @@ func BenchmarkAdmissionAfterServiceEvent(b *testing.B) {
 					start := time.Now()
 					switch event {
 					case "meshservice":
-						s.Apply(benchMeshService(7, 6+i%2)) // team-3, which 20 policies name, and team-4
+						s.Apply(gen.MeshService(7, 6+i%2)) // team-3, which 20 policies name, and team-4
 					case "labelpolicy":
 						s.Apply(benchKumaTimeout(3, 1+i%2))
 					}
@@ -67,16 +68,6 @@ func BenchmarkAdmissionAfterServiceEvent(b *testing.B) {
 			})
 		}
 	}
-}
-
-// benchMeshService is MeshService svc-i, labelled team-(i+shift)%10.
-func benchMeshService(i, shift int) *unstructured.Unstructured {
-	return &unstructured.Unstructured{Object: map[string]interface{}{
-		"apiVersion": "kuma.io/v1alpha1", "kind": mesh.KindMeshService,
-		"metadata": map[string]interface{}{"name": fmt.Sprintf("svc-%d", i), "namespace": "kuma-demo",
-			"labels": map[string]interface{}{"team": fmt.Sprintf("team-%d", (i+shift)%10)}},
-		"spec": map[string]interface{}{"ports": []interface{}{map[string]interface{}{"port": int64(80)}}},
-	}}
 }
 
 // benchKumaTimeout is kuma.io MeshTimeout p-i on the Dataplanes of svc-(i%200): one in ten (i%10 ==
@@ -100,8 +91,8 @@ func benchKumaTimeout(i, shift int) *unstructured.Unstructured {
 func probeWarnings(b *testing.B, kind schema.GroupKind, probe mesh.Policy) []string {
 	s := state.New(logr.Discard())
 	for i := 0; i < 200; i++ {
-		s.Apply(benchKumaTimeout(i, 0), benchMeshService(i, 0))
-		dp := benchDataplane(i, 0)
+		s.Apply(benchKumaTimeout(i, 0), gen.MeshService(i, 0))
+		dp := gen.Dataplane(i, 200, 0)
 		dp.SetLabels(map[string]string{"app": fmt.Sprintf("svc-%d", i%200)})
 		s.Apply(dp)
 	}

@@ -86,13 +86,7 @@ func (p Profile) Review(r profile.Request) profile.Decision {
 		return profile.Decision{Unavailable: err}
 	}
 	w := p.world(r.Source, r.Registry)
-	var old *engine.Policy
-	for _, q := range w.Policies {
-		if q.Kind == pol.Kind && q.Ref == pol.Ref {
-			old = q
-		}
-	}
-	write := engine.Write{Old: old, New: pol}
+	write := engine.Write{Old: w.Find(pol.Kind, pol.Ref), New: pol}
 	if r.Deleting() {
 		write = engine.Write{Old: pol}
 	}
@@ -125,7 +119,7 @@ func (Profile) world(st source.Source, reg *policy.Registry) *engine.World {
 		_, routes, _ := st.HTTPTopology()
 		w := newWorld(st.Graph(), routes, objs)
 		w.Controllers, w.Versions = ctl, versions
-		return w
+		return w.Prepared() // built here, off the request path, not by the first write
 	}})
 	return v.(*engine.World)
 }

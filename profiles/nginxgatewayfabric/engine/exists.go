@@ -67,7 +67,7 @@ func (w *World) routeInGraph(kind string, k topology.Key) bool {
 // it names when a ReferenceGrant allows it (validateRouteBackendRef); whether the Service object
 // exists does not matter to NGINX Gateway Fabric.
 func (w *World) referenced() map[topology.Key]bool {
-	idx := w.indexes()
+	idx := w.indexes().routes
 	idx.refOnce.Do(func() {
 		idx.referenced = map[topology.Key]bool{}
 		for k := range w.HTTPRoutes {

@@ -110,3 +110,18 @@ func policy(t *testing.T, doc string) *Policy {
 }
 
 func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
+
+// with is the world with the write applied; it shares the route index (the routes are the same).
+func (w *World) with(wr Write) *World {
+	out := w.routesOnly()
+	out.Policies = make([]*Policy, 0, len(w.Policies)+1)
+	for _, q := range w.Policies {
+		if !same(q, wr.Old) && !same(q, wr.New) {
+			out.Policies = append(out.Policies, q)
+		}
+	}
+	if wr.New != nil {
+		out.Policies = append(out.Policies, wr.New)
+	}
+	return out
+}

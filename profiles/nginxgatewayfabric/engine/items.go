@@ -19,9 +19,15 @@ import (
 // ExternalLoadBalancer): the Gateway's, on each of its routes. UpstreamSettingsPolicy: per Service
 // the route sends to (spec.<service>.<field>), the merged fields of its policies.
 func (w *World) Items(kind string, statuses map[key]*Status) []effective.Item {
+	return w.itemsOn(kind, w.Policies, statuses, w.Graph.PathIndexes())
+}
+
+// itemsOn is Items on the paths of indexes paths, from pols (in precedence order) as statuses
+// decides them.
+func (w *World) itemsOn(kind string, pols []*Policy, statuses map[key]*Status, paths []int) []effective.Item {
 	by := map[string][]*Policy{} // accepted policies by target, "Kind ns/name"
-	for _, p := range w.Policies {
-		if p.Kind != kind || !StatusOf(statuses, p).Accepted() {
+	for _, p := range pols {
+		if st := StatusOf(statuses, p); p.Kind != kind || st == nil || !st.Accepted() {
 			continue
 		}
 		for _, t := range p.Targets {
@@ -31,7 +37,7 @@ func (w *World) Items(kind string, statuses map[key]*Status) []effective.Item {
 	}
 	var out []effective.Item
 	seen := map[[2]string]bool{}
-	for _, i := range w.Graph.ServedPaths(w.Graph.PathIndexes(), w.Controllers) {
+	for _, i := range w.Graph.ServedPaths(paths, w.Controllers) {
 		path := w.Graph.Paths[i]
 		if path.Route.Name == "" || (path.RouteKind != "HTTPRoute" && path.RouteKind != "GRPCRoute") {
 			continue

@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/precedent-dev/precedent/internal/topology"
 	"github.com/precedent-dev/precedent/internal/warning"
 )
 
@@ -68,8 +69,7 @@ func (w *World) Project(wr Write) Projection {
 			pr.Warnings = append(pr.Warnings, CodeNoTarget.Line(st.Message))
 		}
 		if inherited(p.Kind) && st.Accepted() && targetsGateway(p) {
-			all := w.with(wr)
-			pr.Warnings = append(pr.Warnings, all.overridden(p, all.Decide())...)
+			pr.Warnings = append(pr.Warnings, w.overridden(wr)...)
 		}
 	}
 	var displaced []string
@@ -101,7 +101,6 @@ func same(q, p *Policy) bool { return p != nil && q.Kind == p.Kind && q.Ref == p
 // target with its old or new version, and those that share a target with them, and so on, in
 // precedence order.
 func (w *World) related(wr Write) []*Policy {
-	idx := w.targets()
 	var queue []targetKey
 	for _, p := range []*Policy{wr.Old, wr.New} {
 		if p == nil {
@@ -111,6 +110,13 @@ func (w *World) related(wr Write) []*Policy {
 			queue = append(queue, targetKey{p.Kind, p.Ref.Namespace, t.Kind, t.Name})
 		}
 	}
+	return w.relatedTo(queue)
+}
+
+// relatedTo are the policies on the targets queue and those that share a target with them, and so
+// on, in precedence order: a set whose statuses depend on its policies alone.
+func (w *World) relatedTo(queue []targetKey) []*Policy {
+	idx := w.targets()
 	seen := map[*Policy]bool{}
 	done := map[targetKey]bool{}
 	var out []*Policy
@@ -136,13 +142,8 @@ func (w *World) related(wr Write) []*Policy {
 	return out
 }
 
-// routesOnly is the world's routes and Services without policies, sharing the route index.
-func (w *World) routesOnly() *World {
-	out := &World{Graph: w.Graph, HTTPRoutes: w.HTTPRoutes, GRPCRoutes: w.GRPCRoutes, Services: w.Services, Controllers: w.Controllers, Versions: w.Versions}
-	out.Index()
-	out.idx.sharing = w.indexes().sharing
-	return out
-}
+// routesOnly is the world's routes and Services without policies, sharing the route indexes.
+func (w *World) routesOnly() *World { return w.sameRoutes() }
 
 // conflictWords say why a Conflicted policy conflicts: the fields both set, or that its kind allows
 // one policy per target.
@@ -171,35 +172,44 @@ func targetsGateway(p *Policy) bool {
 	return false
 }
 
-// with is the world with the write applied; it shares the route index (the routes are the same).
-func (w *World) with(wr Write) *World {
-	out := w.routesOnly()
-	out.Policies = make([]*Policy, 0, len(w.Policies)+1)
-	for _, q := range w.Policies {
-		if !same(q, wr.Old) && !same(q, wr.New) {
-			out.Policies = append(out.Policies, q)
-		}
-	}
-	if wr.New != nil {
-		out.Policies = append(out.Policies, wr.New)
-	}
-	return out
-}
-
-// overridden says, for a Gateway-level policy p of an inherited kind, which of its fields routes'
-// policies override, one line per field with the count of routes and the first.
-func (w *World) overridden(p *Policy, statuses map[key]*Status) []string {
+// overridden says, for the write of a Gateway-level policy p of an inherited kind, which of its
+// fields routes' policies override, one line per field with the count of routes and the first. Only
+// the paths of p's Gateways are looked at, and only the policies on them (and those sharing a target
+// with them) decided, with the write applied: the cost follows those Gateways' routes, not the
+// cluster.
+func (w *World) overridden(wr Write) []string {
+	p := wr.New
 	var gws []string
+	var paths []int
+	var queue []targetKey
 	for _, t := range p.Targets {
 		if t.Kind == "Gateway" {
 			gws = append(gws, p.Ref.Namespace+"/"+t.Name)
+			queue = append(queue, targetKey{p.Kind, p.Ref.Namespace, "Gateway", t.Name})
+			paths = append(paths, w.Graph.PathsFor(topology.Target{Kind: "Gateway", Namespace: p.Ref.Namespace, Name: t.Name})...)
 		}
 	}
 	if len(gws) == 0 {
 		return nil
 	}
+	for _, i := range paths {
+		path := w.Graph.Paths[i]
+		if routeKind(path.RouteKind) {
+			queue = append(queue, targetKey{p.Kind, path.Route.Namespace, path.RouteKind, path.Route.Name})
+		}
+	}
+	var pols []*Policy
+	for _, q := range w.relatedTo(queue) {
+		if !same(q, wr.Old) && !same(q, wr.New) {
+			pols = append(pols, q)
+		}
+	}
+	pols = append(pols, p)
+	sort.SliceStable(pols, func(i, j int) bool { return Less(pols[i], pols[j]) })
+	after := w.routesOnly()
+	statuses := after.decide(pols)
 	routes := map[string][]string{} // field -> "route by policy"
-	for _, it := range w.Items(p.Kind, statuses) {
+	for _, it := range after.itemsOn(p.Kind, pols, statuses, paths) {
 		if !slicesContains(sortedCopy(gws), it.Gateway) {
 			continue
 		}

@@ -33,12 +33,20 @@ type World struct {
 	idx *indexes
 }
 
-// indexes are a world's routes by their overlap keys and its policies by target.
+// indexes are a world's policies by target and by reference, and the indexes of its routes.
 type indexes struct {
-	targetOnce, refOnce sync.Once
-	sharing             *sharing
-	byTarget            map[targetKey][]*Policy
-	referenced          map[topology.Key]bool
+	targetOnce sync.Once
+	byTarget   map[targetKey][]*Policy
+	byRef      map[key]*Policy
+	routes     *routeIndexes
+}
+
+// routeIndexes are what a world derives from its routes alone, shared by the worlds of the same
+// routes (routesOnly, with): the routes by overlap key, and the Services they send to.
+type routeIndexes struct {
+	sharing    *sharing
+	refOnce    sync.Once
+	referenced map[topology.Key]bool
 }
 
 // sharing are a world's routes by overlap key, one index per NGINX Gateway Fabric version in use
@@ -74,8 +82,37 @@ type targetKey struct{ kind, ns, tkind, name string }
 
 // Index prepares the world for use: its indexes are built once, on first use.
 func (w *World) Index() *World {
-	w.idx = &indexes{sharing: &sharing{by: map[string]map[string][]topology.Key{}}}
+	w.idx = &indexes{routes: &routeIndexes{sharing: &sharing{by: map[string]map[string][]topology.Key{}}}}
 	return w
+}
+
+// sameRoutes is a world of w's routes, Services and settings without policies, sharing the
+// indexes derived from the routes.
+func (w *World) sameRoutes() *World {
+	out := &World{Graph: w.Graph, HTTPRoutes: w.HTTPRoutes, GRPCRoutes: w.GRPCRoutes, Services: w.Services, Grants: w.Grants, Controllers: w.Controllers, Versions: w.Versions}
+	out.idx = &indexes{routes: w.indexes().routes}
+	return out
+}
+
+// Prepared is the world with its indexes built: the policies by target, the Services routes send
+// to, and the routes by overlap key for each version its kinds predict; a write then builds none.
+func (w *World) Prepared() *World {
+	w.targets()
+	w.referenced()
+	done := map[string]bool{}
+	for kind := range Kinds {
+		if v := w.version(kind); !done[v] {
+			done[v] = true
+			w.sharingOf(v)
+		}
+	}
+	return w
+}
+
+// Find returns the policy of kind named ref, nil if the world has none.
+func (w *World) Find(kind string, ref Ref) *Policy {
+	w.targets()
+	return w.idx.byRef[key{kind, ref}]
 }
 
 func (w *World) indexes() *indexes {
@@ -87,7 +124,7 @@ func (w *World) indexes() *indexes {
 
 // sharingOf is the index of the world's routes by their overlap keys as version computes them.
 func (w *World) sharingOf(version string) map[string][]topology.Key {
-	sh := w.indexes().sharing
+	sh := w.indexes().routes.sharing
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	if idx, ok := sh.by[version]; ok {
@@ -121,7 +158,9 @@ func (w *World) targets() map[targetKey][]*Policy {
 	idx := w.indexes()
 	idx.targetOnce.Do(func() {
 		idx.byTarget = map[targetKey][]*Policy{}
+		idx.byRef = make(map[key]*Policy, len(w.Policies))
 		for _, p := range w.Policies {
+			idx.byRef[key{p.Kind, p.Ref}] = p
 			for _, t := range p.Targets {
 				tk := targetKey{p.Kind, p.Ref.Namespace, t.Kind, t.Name}
 				idx.byTarget[tk] = append(idx.byTarget[tk], p)

@@ -60,9 +60,12 @@ func NewGrants(policies []Policy, topo *Topology, s Settings) *Grants {
 func (g *Grants) ProjectWrite(written Policy, limit int) []string {
 	s := g.settings
 	old := valueAt(&g.byKey, written.Key())
-	if written.Level() != LevelGateway || (old != nil && len(targetKeys(old, s.BackendGroup, s.BackendKind)) > 0) {
-		// A Backend-level write reads its own grants; a Backend-level policy turned Gateway-level
-		// takes its grants out of the index: both as the reference does.
+	if written.Level() != LevelGateway {
+		return g.backendWrite(written, old, limit)
+	}
+	if old != nil && len(targetKeys(old, s.BackendGroup, s.BackendKind)) > 0 {
+		// A Backend-level policy turned Gateway-level takes its grants out of the index: as the
+		// reference does.
 		return ProjectWrite(written, g.policies(), g.topo, s, limit)
 	}
 	gateways := targetKeys(&written, GatewayGroup, GatewayKind)
@@ -78,6 +81,27 @@ func (g *Grants) ProjectWrite(written Policy, limit int) []string {
 		pj.gatewayWrite(gw, valueAt(&g.behind, gw), before, after)
 	}
 	return pj.warnings()
+}
+
+// backendWrite is the reference's Backend-level write over the indexes: the written grants against
+// the Gateway-level policies in front of each of its Backends (old left out), then the other
+// policies of each Backend. Its cost follows those Gateways' and Backends' policies, not the cluster.
+func (g *Grants) backendWrite(written Policy, old *Policy, limit int) []string {
+	s := g.settings
+	pr := projector{allAllow: s.Combine == AllAllow, seen: map[string]bool{}}
+	for _, b := range targetKeys(&written, s.BackendGroup, s.BackendKind) {
+		for _, gw := range g.topo.GatewaysInFront(b) {
+			pr.grants(gw, &written, newLevelCheck(g.gatewayPolicies(gw, old, nil)), nil)
+		}
+		var rest []*Policy
+		for _, p := range valueAt(&g.backends, b) {
+			if p.Namespace != written.Namespace || p.Name != written.Name {
+				rest = append(rest, p)
+			}
+		}
+		pr.backendWrite(b, &written, old, rest, s)
+	}
+	return capWarnings(pr.warnings, limit)
 }
 
 // ProjectDelete is ProjectDelete(deleted, policies, topo, s, limit) of the policies and topology g was

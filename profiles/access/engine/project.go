@@ -73,6 +73,7 @@ func (pr *projector) backendWrite(b string, written, old *Policy, rest []*Policy
 	if len(others) == 0 {
 		return // nothing granted by another policy here
 	}
+	slices.SortStableFunc(others, byPrecedence) // warned in precedence order
 	level := func(p *Policy) *levelCheck {
 		ps := make([]Policy, 0, len(others)+1)
 		for _, o := range others {
@@ -262,17 +263,20 @@ func backendIndex(rest []*Policy, s Settings) map[string][]*Policy {
 		}
 	}
 	for _, l := range idx {
-		slices.SortStableFunc(l, func(a, b *Policy) int {
-			switch {
-			case before(a, b):
-				return -1
-			case before(b, a):
-				return 1
-			}
-			return 0
-		})
+		slices.SortStableFunc(l, byPrecedence)
 	}
 	return idx
+}
+
+// byPrecedence orders policies as before does, for slices.SortStableFunc.
+func byPrecedence(a, b *Policy) int {
+	switch {
+	case before(a, b):
+		return -1
+	case before(b, a):
+		return 1
+	}
+	return 0
 }
 
 func targetsKey(p *Policy, group, kind, key string) bool {

@@ -59,15 +59,7 @@ func (g *Grants) Update(key string, p *Policy) *Grants {
 		if np != nil && targetsKey(np, s.BackendGroup, s.BackendKind, b) {
 			l = append(l, np)
 			slices.SortStableFunc(l, func(a, b *Policy) int { return strings.Compare(a.Key(), b.Key()) })
-			slices.SortStableFunc(l, func(a, b *Policy) int {
-				switch {
-				case before(a, b):
-					return -1
-				case before(b, a):
-					return 1
-				}
-				return 0
-			})
+			slices.SortStableFunc(l, byPrecedence)
 		}
 		n.backends = setOrDelete(n.backends, b, l)
 		front = append(front, g.topo.GatewaysInFront(b)...)

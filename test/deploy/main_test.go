@@ -39,19 +39,7 @@ func run(m *testing.M) int {
 	ctrllog.SetLogger(logr.Discard())
 	binary, inside := Sandboxed()
 	if !inside {
-		// Built out here, where the Go module proxy is reachable; the suite then runs in network
-		// and mount namespaces of its own (sandbox.go).
-		binary, err := Build(root)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
-		fmt.Fprintf(os.Stderr, "deploy: %s built in %s\n", binary, time.Since(start).Round(time.Millisecond))
-		code, err := RunSandboxed(binary)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-		}
-		return code
+		return runOutside()
 	}
 	if err := PrepareSandbox(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -80,6 +68,26 @@ func run(m *testing.M) int {
 	fmt.Fprintf(os.Stderr, "deploy: control plane up in %s\n", time.Since(start).Round(time.Millisecond))
 	code = m.Run()
 	fmt.Fprintf(os.Stderr, "deploy: suite done in %s\n", time.Since(start).Round(time.Millisecond))
+	return code
+}
+
+// runOutside builds what the suite needs out here, where the Go module proxy is reachable, then
+// runs the suite in network and mount namespaces of its own (sandbox.go).
+func runOutside() int {
+	start := time.Now()
+	binary, err := Build(root)
+	if err == nil {
+		err = FetchRenderer(root)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Fprintf(os.Stderr, "deploy: %s and the chart renderer built in %s\n", binary, time.Since(start).Round(time.Millisecond))
+	code, err := RunSandboxed(binary)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+	}
 	return code
 }
 

@@ -92,7 +92,10 @@ func APIServerFlags(dir, user string) (map[string]string, error) {
 		"enable-aggregator-routing": "true",
 		// Reachable from the pods' namespaces at their host end; the tests' own traffic goes to
 		// 127.0.0.1.
-		"bind-address":      "0.0.0.0",
+		"bind-address": "0.0.0.0",
+		// The suite's network namespace has no default route for kube-apiserver to find its
+		// address by, and the kubernetes Service's endpoint may not be a loopback address.
+		"advertise-address": NodeIP,
 		"audit-policy-file": policy,
 		"audit-log-path":    filepath.Join(dir, "audit.log"),
 	}, nil

@@ -6,4 +6,6 @@
 // cert-manager (the serving certificate and caBundle). The API server reaches the replicas through
 // the Service (--enable-aggregator-routing resolves it to a ready endpoint), while a steady stream
 // of policy writes counts what fails during rollouts, certificate rotations and crashes.
+// TestMain runs it all in a network namespace of its own (sandbox.go): nothing touches the host's
+// network, and a user who is not root runs it in a user namespace.
 package deploy

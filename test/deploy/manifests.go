@@ -269,6 +269,17 @@ func ServiceAccountOf(d *appsv1.Deployment) corev1.ObjectReference {
 	return corev1.ObjectReference{Namespace: d.Namespace, Name: d.Spec.Template.Spec.ServiceAccountName}
 }
 
+// FetchRenderer downloads the modules RenderChart's `go run` needs and fills the build cache with
+// its packages, so that it runs with no network (the suite runs in a network namespace of its own).
+func FetchRenderer(repo string) error {
+	cmd := exec.Command("go", "build", "-o", os.DevNull, "./cmd/render")
+	cmd.Dir = filepath.Join(repo, "test", "chart")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("building test/chart's renderer: %w: %s", err, out)
+	}
+	return nil
+}
+
 // RenderChart renders charts/precedent with the values in valuesYAML as `helm install` would, with
 // Helm's own library (test/chart's module: `go run ./cmd/render`, as its dependencies stay out of
 // the main module).

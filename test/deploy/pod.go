@@ -15,22 +15,13 @@ import (
 	"time"
 )
 
-// nsPrefix starts the name of every network namespace the suite makes: precd-<pid>-<n>, so that a
-// later run can remove what a killed run left behind.
-const nsPrefix = "precd-"
-
 // Network hands out one /30 per pod from 10.213.0.0/16: the host end of the pod's veth pair is .1,
-// the pod's own address .2.
+// the pod's own address .2. It lives in the suite's own network namespace (sandbox.go), so the
+// addresses and the names of its namespaces are the suite's alone.
 type Network struct {
 	mu   sync.Mutex
 	next int
 	made []string // namespaces, for Cleanup
-}
-
-// NewNetwork starts the address plan at an offset derived from the process id, so two runs on one
-// machine do not pick the same addresses.
-func NewNetwork() *Network {
-	return &Network{next: (os.Getpid() % 256) * 64}
 }
 
 // Link is one pod's network: a namespace and a veth pair.
@@ -45,37 +36,30 @@ type Link struct {
 func (n *Network) Add() (*Link, error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	for tries := 0; tries < 256; tries++ {
-		k := n.next % (256 * 64)
-		n.next++
-		third, fourth := k/64, (k%64)*4
-		host, pod := fmt.Sprintf("10.213.%d.%d", third, fourth+1), fmt.Sprintf("10.213.%d.%d", third, fourth+2)
-		if used, err := addressUsed(fmt.Sprintf("10.213.%d.%d/30", third, fourth)); err != nil || used {
-			if err != nil {
-				return nil, err
-			}
-			continue
-		}
-		l := &Link{NS: fmt.Sprintf("%s%d-%d", nsPrefix, os.Getpid(), k), HostIf: fmt.Sprintf("pd%dh%d", os.Getpid()%10000, k%1000), HostIP: host, PodIP: pod, network: n}
-		n.made = append(n.made, l.NS)
-		steps := [][]string{
-			{"netns", "add", l.NS},
-			{"link", "add", l.HostIf, "type", "veth", "peer", "name", "eth0", "netns", l.NS},
-			{"addr", "add", host + "/30", "dev", l.HostIf},
-			{"link", "set", l.HostIf, "up"},
-			{"-n", l.NS, "addr", "add", pod + "/30", "dev", "eth0"},
-			{"-n", l.NS, "link", "set", "eth0", "up"},
-			{"-n", l.NS, "link", "set", "lo", "up"},
-		}
-		for _, s := range steps {
-			if err := ip(s...); err != nil {
-				l.Remove()
-				return nil, err
-			}
-		}
-		return l, nil
+	k := n.next
+	if k >= 256*64 {
+		return nil, fmt.Errorf("no free /30 in 10.213.0.0/16")
 	}
-	return nil, fmt.Errorf("no free /30 in 10.213.0.0/16")
+	n.next++
+	third, fourth := k/64, (k%64)*4
+	l := &Link{NS: fmt.Sprintf("precd-%d", k), HostIf: fmt.Sprintf("precd%dh", k), HostIP: fmt.Sprintf("10.213.%d.%d", third, fourth+1), PodIP: fmt.Sprintf("10.213.%d.%d", third, fourth+2), network: n}
+	n.made = append(n.made, l.NS)
+	steps := [][]string{
+		{"netns", "add", l.NS},
+		{"link", "add", l.HostIf, "type", "veth", "peer", "name", "eth0", "netns", l.NS},
+		{"addr", "add", l.HostIP + "/30", "dev", l.HostIf},
+		{"link", "set", l.HostIf, "up"},
+		{"-n", l.NS, "addr", "add", l.PodIP + "/30", "dev", "eth0"},
+		{"-n", l.NS, "link", "set", "eth0", "up"},
+		{"-n", l.NS, "link", "set", "lo", "up"},
+	}
+	for _, s := range steps {
+		if err := ip(s...); err != nil {
+			l.Remove()
+			return nil, err
+		}
+	}
+	return l, nil
 }
 
 // Remove deletes the namespace (and with it the veth pair).
@@ -96,35 +80,6 @@ func (n *Network) Cleanup() {
 		_ = ip("netns", "del", ns)
 	}
 	n.made = nil
-}
-
-// RemoveStale deletes the namespaces of earlier runs whose process is gone.
-func RemoveStale() error {
-	out, err := exec.Command("ip", "netns", "list").Output()
-	if err != nil {
-		return fmt.Errorf("ip netns list: %w", err)
-	}
-	for _, line := range strings.Split(string(out), "\n") {
-		name, _, _ := strings.Cut(strings.TrimSpace(line), " ")
-		rest, ok := strings.CutPrefix(name, nsPrefix)
-		if !ok {
-			continue
-		}
-		pid, _, _ := strings.Cut(rest, "-")
-		if _, err := os.Stat(filepath.Join("/proc", pid)); err == nil {
-			continue
-		}
-		_ = ip("netns", "del", name)
-	}
-	return nil
-}
-
-func addressUsed(prefix string) (bool, error) {
-	out, err := exec.Command("ip", "-o", "addr", "show", "to", prefix).Output()
-	if err != nil {
-		return false, fmt.Errorf("ip addr show to %s: %w", prefix, err)
-	}
-	return strings.TrimSpace(string(out)) != "", nil
 }
 
 func ip(args ...string) error {

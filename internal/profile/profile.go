@@ -100,6 +100,32 @@ func ClaimedBy(name policy.ProfileName, gk schema.GroupKind, reg *policy.Registr
 	return ok && k.Profile == name
 }
 
+// Spec is what Reading needs of a profile: its name and the kinds it reads beyond its own, the same
+// whatever the settings. A profile's spec is a field-less type, so the profile stays a zero value.
+type Spec interface {
+	Name() policy.ProfileName
+	ReadKinds() []schema.GroupKind
+}
+
+// Reading is the default Kinds part of a profile that owns no kind and reads fixed kinds beyond the
+// registry's (Envoy Gateway's, NGINX Gateway Fabric's): embedded, it gives Name, Claims (the
+// registry's lines of the profile), Own (none), Reads and Sources (S's ReadKinds). A profile
+// overrides what differs by defining the method itself.
+type Reading[S Spec] struct{}
+
+func (Reading[S]) Name() policy.ProfileName { var s S; return s.Name() }
+
+func (Reading[S]) Claims(gk schema.GroupKind, reg *policy.Registry) bool {
+	var s S
+	return ClaimedBy(s.Name(), gk, reg)
+}
+
+func (Reading[S]) Own() []schema.GroupKind { return nil }
+
+func (Reading[S]) Reads() []schema.GroupKind { var s S; return s.ReadKinds() }
+
+func (Reading[S]) Sources(settings.Settings) []schema.GroupKind { var s S; return s.ReadKinds() }
+
 // Operation is the write a Request reviews, as the API server names it.
 type Operation string
 

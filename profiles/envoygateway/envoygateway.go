@@ -25,14 +25,19 @@ import (
 const Name policy.ProfileName = "envoy-gateway"
 
 // Profile is Envoy Gateway's model.
-type Profile struct{}
+type Profile struct{ profile.Reading[spec] }
+
+// spec is the profile's name and what it reads (profile.Reading): the Gateway API kinds beyond the topology's that Envoy Gateway's precedence reads.
+type spec struct{}
+
+func (spec) Name() policy.ProfileName { return Name }
+
+func (spec) ReadKinds() []schema.GroupKind { return reads }
 
 var (
 	_ profile.Profile      = Profile{}
 	_ profile.Configurable = Profile{}
 )
-
-func (Profile) Name() policy.ProfileName { return Name }
 
 // KindModel: the four kinds, folded by package envoygateway, the mergeType default, no status
 // writer (Envoy Gateway's controller owns the status of its kinds), and Envoy Gateway's GatewayClass
@@ -46,18 +51,6 @@ func (Profile) KindModel() policy.Model {
 	return policy.Model{Kinds: kinds, Defaults: map[string][]string{mergeTypeField: {string(engine.JSONMerge), string(engine.StrategicMerge)}},
 		ControllerNames: []string{engine.ControllerName}, Versions: []string{"1.9"}}
 }
-
-func (Profile) Claims(gk schema.GroupKind, reg *policy.Registry) bool {
-	return profile.ClaimedBy(Name, gk, reg)
-}
-
-func (Profile) Own() []schema.GroupKind { return nil }
-
-// Reads: the Gateway API kinds beyond the topology's that Envoy Gateway's precedence reads.
-func (Profile) Reads() []schema.GroupKind { return reads }
-
-// Sources: what it reads (its kinds are the registry's).
-func (Profile) Sources(settings.Settings) []schema.GroupKind { return reads }
 
 // Review reads the written policy, checks it alone (mergeType only on route targets), then projects
 // the write (or delete) on the snapshot derived from the state: the combined checks of the merged

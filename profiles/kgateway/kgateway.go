@@ -24,8 +24,16 @@ const Name policy.ProfileName = "kgateway"
 // ControllerName is the GatewayClass controllerName of the Gateways kgateway serves.
 const ControllerName = "kgateway.dev/kgateway"
 
-// Profile is kgateway's model.
-type Profile struct{}
+// Profile is kgateway's model; it claims more than its lines (Claims).
+type Profile struct{ profile.Reading[spec] }
+
+// spec is the profile's name and what it reads (profile.Reading): ListenerSets (their parent
+// Gateway).
+type spec struct{}
+
+func (spec) Name() policy.ProfileName { return Name }
+
+func (spec) ReadKinds() []schema.GroupKind { return reads }
 
 var (
 	_ profile.Profile         = Profile{}
@@ -42,8 +50,6 @@ var (
 	listenerSetKind = schema.GroupKind{Group: topology.Group, Kind: "ListenerSet"}
 	reads           = []schema.GroupKind{listenerSetKind}
 )
-
-func (Profile) Name() policy.ProfileName { return Name }
 
 // KindModel: TrafficPolicy, the kgateway versions predicted (2.2), no status writer (kgateway's
 // controller owns its status).
@@ -62,14 +68,6 @@ func (Profile) Claims(gk schema.GroupKind, reg *policy.Registry) bool {
 
 // Annotations: the routes' and Gateways' inherited-policy-priority.
 func (Profile) Annotations() []string { return []string{engine.Annotation} }
-
-func (Profile) Own() []schema.GroupKind { return nil }
-
-// Reads: ListenerSets (their parent Gateway).
-func (Profile) Reads() []schema.GroupKind { return reads }
-
-// Sources: what it reads (its kind is the registry's).
-func (Profile) Sources(settings.Settings) []schema.GroupKind { return reads }
 
 // Review: a TrafficPolicy write is read (field errors deny it) and projected on the world: the
 // warnings name each of its fields that a parent preferring itself, or a more specific or older

@@ -26,7 +26,14 @@ import (
 const Name policy.ProfileName = "nginx-gateway-fabric"
 
 // Profile is NGINX Gateway Fabric's model.
-type Profile struct{}
+type Profile struct{ profile.Reading[spec] }
+
+// spec is the profile's name and what it reads (profile.Reading): Services, the targets of UpstreamSettingsPolicies, GRPCRoutes whole and ReferenceGrants.
+type spec struct{}
+
+func (spec) Name() policy.ProfileName { return Name }
+
+func (spec) ReadKinds() []schema.GroupKind { return reads }
 
 var (
 	_ profile.Profile      = Profile{}
@@ -43,8 +50,6 @@ var (
 	reads           = []schema.GroupKind{services, grpcRoutes, referenceGrants}
 )
 
-func (Profile) Name() policy.ProfileName { return Name }
-
 // ControllerName is NGINX Gateway Fabric's GatewayClass controllerName (its Helm chart's default).
 const ControllerName = "gateway.nginx.org/nginx-gateway-controller"
 
@@ -58,18 +63,6 @@ func (Profile) KindModel() policy.Model {
 	sort.Strings(kinds)
 	return policy.Model{Kinds: kinds, ControllerNames: []string{ControllerName}, Versions: engine.Versions}
 }
-
-func (Profile) Claims(gk schema.GroupKind, reg *policy.Registry) bool {
-	return profile.ClaimedBy(Name, gk, reg)
-}
-
-func (Profile) Own() []schema.GroupKind { return nil }
-
-// Reads: Services, the targets of UpstreamSettingsPolicies, GRPCRoutes whole and ReferenceGrants.
-func (Profile) Reads() []schema.GroupKind { return reads }
-
-// Sources: what it reads (its kinds are the registry's).
-func (Profile) Sources(settings.Settings) []schema.GroupKind { return reads }
 
 // Review reads the written policy, then projects the write (or delete) on the world of the state: a
 // route target whose hostname:port/path another route shares denies it; a conflict with an older

@@ -100,8 +100,8 @@ func (p Profile) Review(r profile.Request) profile.Decision {
 	return profile.Decision{Warnings: validate.Limit(ws, r.Settings.WarningLimit)}
 }
 
-// modeChange projects a change of a route's or Gateway's annotation: from old's (the object an
-// update replaces) when the write names it, else from the stored one.
+// modeChange projects a change of a route's annotation: from old's (the object an update replaces)
+// when the write names it, else from the stored one. A Gateway's is not read (gatewayModeUnread).
 func modeChange(w *engine.World, kind string, u, old *unstructured.Unstructured) []string {
 	k := engine.Key{Namespace: u.GetNamespace(), Name: u.GetName()}
 	now := engine.ParseMode(u.GetAnnotations()[engine.Annotation])
@@ -114,14 +114,7 @@ func modeChange(w *engine.World, kind string, u, old *unstructured.Unstructured)
 		}
 		owner, was = "route "+k.String(), r.Priority
 	default:
-		if !engine.GatewayModeRead(w.Version) {
-			return gatewayModeUnread(u, old)
-		}
-		g := w.Gateways[k]
-		if g == nil {
-			return nil
-		}
-		owner, was = "gateway "+k.String(), g.Priority
+		return gatewayModeUnread(u, old)
 	}
 	if old == nil {
 		if now == was {

@@ -64,19 +64,7 @@ func TestModes(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			w := New([]*unstructured.Unstructured{
-				gateway("infra", "gw", ""),
-				route("infra", "root", "gw", c.mode, nil, delegate("shop", "cart")),
-				route("shop", "cart", "", "", nil, backend()),
-				tp("infra", "root-tp", 0, list{ref("HTTPRoute", "root", "")}, parentPolicy),
-				tp("shop", "cart-tp", 1, list{ref("HTTPRoute", "cart", "")}, childPolicy),
-			})
-			v := View{World: w}
-			paths := v.Paths(Key{"shop", "cart"})
-			if len(paths) != 1 {
-				t.Fatalf("paths: got %d, want 1", len(paths))
-			}
-			res := v.Compute(paths[0])
+			res := foldCart(t, c.mode, parentPolicy, childPolicy)
 			if d := cmp.Diff(c.want, fields(res)); d != "" {
 				t.Errorf("sources (-want +got):\n%s", d)
 			}
@@ -177,21 +165,28 @@ func TestDeepMergeProviders(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			w := New([]*unstructured.Unstructured{
-				gateway("infra", "gw", ""),
-				route("infra", "root", "gw", c.mode, nil, delegate("shop", "cart")),
-				route("shop", "cart", "", "", nil, backend()),
-				tp("infra", "root-tp", 0, list{ref("HTTPRoute", "root", "")}, obj{"extAuth": auth(c.parent)}),
-				tp("shop", "cart-tp", 1, list{ref("HTTPRoute", "cart", "")}, obj{"extAuth": auth("shop-auth")}),
-			})
-			v := View{World: w}
-			paths := v.Paths(Key{"shop", "cart"})
-			if len(paths) != 1 {
-				t.Fatalf("paths: got %d, want 1", len(paths))
-			}
-			if got := fields(v.Compute(paths[0]))["extAuth"]; got != c.want {
+			res := foldCart(t, c.mode, obj{"extAuth": auth(c.parent)}, obj{"extAuth": auth("shop-auth")})
+			if got := fields(res)["extAuth"]; got != c.want {
 				t.Errorf("extAuth from %q, want %q", got, c.want)
 			}
 		})
 	}
+}
+
+// foldCart folds the one path of route shop/cart, delegated to by infra/root (annotated mode) on
+// Gateway infra/gw, with TrafficPolicy root-tp (parent) on the root and cart-tp (child) on cart.
+func foldCart(t *testing.T, mode Mode, parent, child obj) Result {
+	t.Helper()
+	v := View{World: New([]*unstructured.Unstructured{
+		gateway("infra", "gw", ""),
+		route("infra", "root", "gw", mode, nil, delegate("shop", "cart")),
+		route("shop", "cart", "", "", nil, backend()),
+		tp("infra", "root-tp", 0, list{ref("HTTPRoute", "root", "")}, parent),
+		tp("shop", "cart-tp", 1, list{ref("HTTPRoute", "cart", "")}, child),
+	})}
+	paths := v.Paths(Key{"shop", "cart"})
+	if len(paths) != 1 {
+		t.Fatalf("paths: got %d, want 1", len(paths))
+	}
+	return v.Compute(paths[0])
 }

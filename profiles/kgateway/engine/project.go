@@ -106,8 +106,8 @@ type ModeChange struct {
 	Lost, Overridden map[string][]Key
 }
 
-// ChangeMode projects a change of the annotation of owner ("route ns/name" or "gateway ns/name")
-// to m on the routes beneath it.
+// ChangeMode projects a change of the annotation of owner ("route ns/name") to m on the routes
+// beneath it; a Gateway's ("gateway ns/name") changes nothing on kgateway 2.2.
 func (w *World) ChangeMode(owner string, m Mode) ModeChange { return w.changeMode(owner, nil, m) }
 
 // ChangeModeFrom is ChangeMode from the mode was rather than the stored one: the annotation of the
@@ -123,18 +123,10 @@ func (w *World) changeMode(owner string, from map[string]Mode, m Mode) ModeChang
 	kind, name, _ := strings.Cut(owner, " ")
 	ns, n, _ := strings.Cut(name, "/")
 	k := Key{ns, n}
-	var routes []Key
-	if kind == "route" {
-		routes = before.under([]Key{k})
-	} else {
-		starts := append([]Key(nil), w.roots[k]...)
-		for lk, ls := range w.ListenerSets {
-			if ls.Parent == k {
-				starts = append(starts, w.roots[lk]...)
-			}
-		}
-		routes = before.under(starts)
+	if kind != "route" {
+		return out // kgateway 2.2 reads the annotation on HTTPRoutes only: a Gateway's changes nothing
 	}
+	routes := before.under([]Key{k})
 	lost, over := map[string]map[Key]bool{}, map[string]map[Key]bool{}
 	for _, rk := range routes {
 		if rk == k {

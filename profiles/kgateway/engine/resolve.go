@@ -188,7 +188,7 @@ func (v View) Levels(p Path) []Level {
 }
 
 // gatewayLevel: listener, ListenerSet, then Gateway policies, merged as one hierarchy as kgateway's
-// listener translation does; the Gateway's annotation says how routes inherit them.
+// listener translation does; routes inherit them as ShallowMergePreferChild.
 func (v View) gatewayLevel(pr ParentRef, listener string) Level {
 	var rs []ranked
 	gw := pr.Key
@@ -213,15 +213,10 @@ func (v View) gatewayLevel(pr ParentRef, listener string) Level {
 	for _, pol := range v.on("Gateway", gw, "") {
 		rs = append(rs, ranked{pol, 2})
 	}
-	owner := "gateway " + gw.String()
 	// kgateway 2.2 attaches a Gateway's policies with no priority of their own (ToAttachedPolicies
 	// without WithInheritedPolicyPriority), which merges as ShallowMergePreferChild
-	// (GetMergeStrategy's default): the Gateway's annotation is never read (GatewayModeRead).
-	m := ShallowPreferChild
-	if g := v.Gateways[gw]; g != nil && GatewayModeRead(v.Version) {
-		m = v.mode(owner, g.Priority)
-	}
-	return Level{Owner: owner, Mode: m, Policies: order(rs)}
+	// (GetMergeStrategy's default), whatever the Gateway's annotation says.
+	return Level{Owner: "gateway " + gw.String(), Mode: ShallowPreferChild, Policies: order(rs)}
 }
 
 // Compute folds path p.

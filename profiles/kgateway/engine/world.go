@@ -46,11 +46,12 @@ type Delegation struct {
 	Label     string
 }
 
-// Owner is a Gateway or ListenerSet with its annotation; a ListenerSet's Parent is its Gateway.
+// Owner is a Gateway or ListenerSet; a ListenerSet's Parent is its Gateway. Its
+// inherited-policy-priority annotation is not read: kgateway 2.2 reads it on HTTPRoutes only
+// (krtcollections getInheritedPolicyPriority, called from transformHttpRoute).
 type Owner struct {
 	Key       Key
 	Labels    map[string]string
-	Priority  Mode
 	Parent    Key
 	Listeners []Listener
 }
@@ -63,23 +64,8 @@ const Version22 = "2.2"
 // Versions are the versions, oldest first.
 var Versions = []string{Version22}
 
-// readsGatewayMode are the versions that read a Gateway's inherited-policy-priority annotation:
-// none of those predicted (v2.2 reads only HTTPRoutes', krtcollections getInheritedPolicyPriority).
-var readsGatewayMode = map[string]bool{}
-
-// GatewayModeRead reports whether kgateway version v ("": the newest) reads a Gateway's
-// inherited-policy-priority annotation.
-func GatewayModeRead(v string) bool {
-	if v == "" {
-		v = Versions[len(Versions)-1]
-	}
-	return readsGatewayMode[v]
-}
-
 // World is the objects a snapshot is computed from, indexed.
 type World struct {
-	// Version is the kgateway version predicted ("": the newest, Versions).
-	Version      string
 	Routes       map[Key]*Route
 	Gateways     map[Key]*Owner
 	ListenerSets map[Key]*Owner
@@ -107,14 +93,14 @@ func New(objs []*unstructured.Unstructured) *World {
 		k := Key{u.GetNamespace(), u.GetName()}
 		switch u.GetKind() {
 		case "Gateway":
-			w.Gateways[k] = &Owner{Key: k, Labels: u.GetLabels(), Priority: modeOf(u), Listeners: readListeners(u)}
+			w.Gateways[k] = &Owner{Key: k, Labels: u.GetLabels(), Listeners: readListeners(u)}
 		case "ListenerSet", "XListenerSet":
 			ref, _, _ := unstructured.NestedMap(u.Object, "spec", "parentRef")
 			ns := str(ref, "namespace")
 			if ns == "" {
 				ns = k.Namespace
 			}
-			w.ListenerSets[k] = &Owner{Key: k, Labels: u.GetLabels(), Priority: modeOf(u), Parent: Key{ns, str(ref, "name")}, Listeners: readListeners(u)}
+			w.ListenerSets[k] = &Owner{Key: k, Labels: u.GetLabels(), Parent: Key{ns, str(ref, "name")}, Listeners: readListeners(u)}
 		case "HTTPRoute":
 			w.Routes[k] = readRoute(u)
 		case TrafficPolicy:

@@ -95,12 +95,17 @@ func (w *World) sameRoutes() *World {
 }
 
 // Prepared is the world with its indexes built: the policies by target, the Services routes send
-// to, and the routes by overlap key for each version its kinds predict; a write then builds none.
+// to, and the routes by overlap key for each version its kinds' lines predict; a write then builds
+// none.
 func (w *World) Prepared() *World {
 	w.targets()
 	w.referenced()
+	kinds := sortedKeys(w.Versions) // the kinds with a line; none in a world built without settings
+	if len(kinds) == 0 {
+		kinds = sortedKeys(Kinds)
+	}
 	done := map[string]bool{}
-	for kind := range Kinds {
+	for _, kind := range kinds {
 		if v := w.version(kind); !done[v] {
 			done[v] = true
 			w.sharingOf(v)

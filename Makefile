@@ -146,9 +146,14 @@ $(SARIF_SCHEMA):
 .PHONY: test
 UNIT_PKGS = $$($(GO) list ./... | grep -v /test/)
 
-test: control-plane sarif-schema picture-tools ## Unit tests (every package but test/), then the envtest suites under test/ one at a time against the real kube-apiserver + etcd, then test/chart (what CI runs).
+# TEST_P is how many envtest packages run at once. Two on a 2-core machine: test/deploy (about 6
+# minutes, mostly waiting on its replicas and restarts) runs beside the others instead of after them;
+# the suites assert no rates or wall-clock budgets, so the contention does not turn them red.
+TEST_P ?= 2
+
+test: control-plane sarif-schema picture-tools ## Unit tests (every package but test/), then the envtest suites under test/ two at a time (each against its own real kube-apiserver + etcd), then test/chart (what CI runs).
 	$(GO) test -timeout 30m $(UNIT_PKGS)
-	$(GO) test -p 1 -count=1 -timeout 30m ./test/...
+	$(GO) test -p $(TEST_P) -count=1 -timeout 30m ./test/...
 	cd test/chart && $(GO) test -p 1 -count=1 -timeout 30m ./...
 
 .PHONY: picture-tools

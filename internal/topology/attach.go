@@ -212,7 +212,7 @@ func (e *editor) lsListenerPaths(k Key) {
 // routeAttaches reports whether a route attaches to listener target lt (route paths come first).
 func (e *editor) routeAttaches(lt Target) bool {
 	id := e.id(lt)
-	first, ok := e.paths.get(int(id)).first()
+	first, ok := e.list(id).first()
 	return ok && e.g.Paths[first].RouteKind != ""
 }
 
@@ -221,7 +221,7 @@ func (e *editor) routeAttaches(lt Target) bool {
 func (e *editor) ownPaths(owner Target, want []seqPath, mine func(*Path) bool) {
 	var have []int
 	if id, ok := e.targetIDs.get(owner); ok {
-		for _, i := range e.paths.get(int(id)).flat() {
+		for _, i := range e.list(id).flat() {
 			if p := &e.g.Paths[i]; p.RouteKind == "" && mine(p) {
 				have = append(have, i)
 			}
@@ -245,7 +245,6 @@ func (e *editor) ownPaths(owner Target, want []seqPath, mine func(*Path) bool) {
 	for _, w := range want {
 		e.addPath(w.p, w.seq)
 	}
-	e.flush()
 }
 
 // AttachedListenerSet returns ListenerSet k and the key of its parent Gateway when the Gateway is

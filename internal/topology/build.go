@@ -370,6 +370,21 @@ func emptied[K comparable, V any](m map[K]V) map[K]V {
 	return m
 }
 
+// list is the list of paths of target id with the paths added and dropped since the last flush
+// merged in. Reading through it lets the lists be written once per edit (at done), not after each
+// Gateway's listeners: a flush rewrites the GatewayClass's list, which holds every path of the
+// class, so flushing per Gateway made a build quadratic in the Gateways.
+func (e *editor) list(id int32) plist {
+	_, a := e.added[id]
+	_, d := e.dropped[id]
+	if a || d {
+		e.merge(id)
+		delete(e.added, id)
+		delete(e.dropped, id)
+	}
+	return e.paths.get(int(id))
+}
+
 // merge writes the list of target id with its added paths in and its dropped ones out.
 func (e *editor) merge(id int32) {
 	cmp := e.g.ComparePaths

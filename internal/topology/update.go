@@ -305,7 +305,7 @@ func (e *editor) attach(old, cur *Route) {
 	if old != nil {
 		rt = old.target()
 		if id, ok := e.targetIDs.get(rt); ok {
-			have = e.paths.get(int(id)).flat()
+			have = e.list(id).flat()
 		}
 	}
 	var want []Path

@@ -390,3 +390,27 @@ func TestIndexVersionsStayUnchanged(t *testing.T) {
 		t.Error("the first version warns of nothing: the comparison says nothing")
 	}
 }
+
+// stats turns the summed counts of the policies in touched (but skip) into Shadowed's per-element
+// state, the way ShadowedAt's simulation leaves it, for collect.
+func stats(agg map[*Policy]map[elemKey]*counts, touched map[*Policy]bool, skip *Policy) map[elemKey]*elemStat {
+	out := map[elemKey]*elemStat{}
+	for p := range touched {
+		if p == skip {
+			continue
+		}
+		for k, c := range agg[p] {
+			if c.selected <= 0 {
+				continue
+			}
+			s := &elemStat{selected: true, effective: c.effective > 0, by: map[elemKey]bool{}}
+			for b, n := range c.by {
+				if n > 0 {
+					s.by[b] = true
+				}
+			}
+			out[k] = s
+		}
+	}
+	return out
+}

@@ -87,18 +87,32 @@ func count(entries []Entry, d Direction, t Selector, into map[elemKey]*counts) {
 
 // addCounts adds (sign 1) or subtracts (sign -1) a class's contribution to per-policy sums.
 func addCounts(agg map[*Policy]map[elemKey]*counts, contrib map[elemKey]*counts, sign int) {
+	addEach(agg, contrib, func(m map[elemKey]*counts, k elemKey, c *counts) { addCount(m, k, c, sign) })
+}
+
+// addEach calls add with each element of contrib and the sums of its policy in agg.
+func addEach(agg map[*Policy]map[elemKey]*counts, contrib map[elemKey]*counts, add func(map[elemKey]*counts, elemKey, *counts)) {
 	for k, c := range contrib {
 		m := agg[k.p]
 		if m == nil {
 			m = map[elemKey]*counts{}
 			agg[k.p] = m
 		}
-		addCount(m, k, c, sign)
+		add(m, k, c)
 	}
 }
 
-// addCount adds (sign 1) or subtracts (sign -1) c to the sums of element k in m.
+// addCount adds (sign 1) or subtracts (sign -1) c to the sums of element k in m, and drops what
+// reaches zero.
 func addCount(m map[elemKey]*counts, k elemKey, c *counts, sign int) {
+	if a := addTo(m, k, c, sign); a.selected == 0 {
+		delete(m, k)
+	}
+}
+
+// addTo adds (sign 1) or subtracts (sign -1) c to the sums of element k in m, and returns them; a
+// blocker whose count reaches zero is dropped, an element is left for the caller.
+func addTo(m map[elemKey]*counts, k elemKey, c *counts, sign int) *counts {
 	a := m[k]
 	if a == nil {
 		a = &counts{}
@@ -115,9 +129,7 @@ func addCount(m map[elemKey]*counts, k elemKey, c *counts, sign int) {
 			delete(a.by, b)
 		}
 	}
-	if a.selected == 0 {
-		delete(m, k)
-	}
+	return a
 }
 
 // copyCounts copies per-element sums, deeply: the copy can be changed without touching m.

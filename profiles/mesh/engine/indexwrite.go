@@ -124,20 +124,41 @@ func (x *Index) WriteWarnings(written Policy, capped bool) []string {
 			}
 		}
 	}
-	before := map[*Policy]map[elemKey]*counts{}
-	after := map[*Policy]map[elemKey]*counts{}
-	for p := range touched {
-		m, _ := x.agg.Get(p)
-		before[p] = m
-		after[p] = copyCounts(m)
-	}
+	// The sums after the write are the index's sums with the changed classes' contributions taken
+	// out and put in: read through an overlay, so that a write costs what it changes, not the size
+	// of the sums it reads (a mesh-wide policy's element is blocked by every service's policy).
+	change := map[*Policy]map[elemKey]*counts{}
 	for _, c := range d.old {
-		addCounts(after, c.contrib, -1)
+		addDelta(change, c.contrib, -1)
 	}
 	for _, c := range d.new {
-		addCounts(after, c.contrib, 1)
+		addDelta(change, c.contrib, 1)
 	}
-	beforeW, afterW := collect(stats(before, touched, &written)), collect(stats(after, touched, nil))
+	same := func(p *Policy) bool {
+		return p.Kind == written.Kind && p.Namespace == written.Namespace && p.Name == written.Name
+	}
+	// Before the write only which warnings there were matters (writeLines keeps a warning of another
+	// policy only when it is new); after it, only written's own warnings and those that name it.
+	var beforeW []Warning
+	was := map[string]bool{}
+	var afterL []sortable
+	for p := range touched {
+		base, _ := x.agg.Get(p)
+		if p != &written {
+			for _, w := range (sums{base: base}).warnings(p, nil) {
+				beforeW = append(beforeW, w.w)
+				was[w.w.Ref.Kind+" "+w.w.ID()+" "+w.w.Path] = true
+			}
+		}
+	}
+	for p := range touched {
+		base, _ := x.agg.Get(p)
+		keep := func(r Ref, by func(func(*Policy) bool) bool) bool {
+			return same(p) || (!was[r.Kind+" "+r.ID()+" "+r.Path] && by(same))
+		}
+		afterL = append(afterL, (sums{base: base, change: change[p]}).warnings(p, keep)...)
+	}
+	afterW := sortWarnings(afterL)
 	if x.perms {
 		b, a := x.permissionWarnings(d)
 		beforeW, afterW = append(beforeW, b...), append(afterW, a...)
@@ -180,28 +201,4 @@ func (x *Index) permissionWarnings(d delta) (before, after []Warning) {
 		addPerm(sums, c.perm, 1)
 	}
 	return before, permWarnings(sums, touched)
-}
-
-// stats turns the summed counts of the policies in touched (but skip) into Shadowed's per-element
-// state.
-func stats(agg map[*Policy]map[elemKey]*counts, touched map[*Policy]bool, skip *Policy) map[elemKey]*elemStat {
-	out := map[elemKey]*elemStat{}
-	for p := range touched {
-		if p == skip {
-			continue
-		}
-		for k, c := range agg[p] {
-			if c.selected <= 0 {
-				continue
-			}
-			s := &elemStat{selected: true, effective: c.effective > 0, by: map[elemKey]bool{}}
-			for b, n := range c.by {
-				if n > 0 {
-					s.by[b] = true
-				}
-			}
-			out[k] = s
-		}
-	}
-	return out
 }

@@ -187,10 +187,6 @@ func collect(stats map[elemKey]*elemStat) []Warning {
 			}
 		}
 	}
-	type sortable struct {
-		w Warning
-		k elemKey
-	}
 	var list []sortable
 	for p, ps := range policies {
 		if len(ps.elems) == 0 {
@@ -212,6 +208,17 @@ func collect(stats map[elemKey]*elemStat) []Warning {
 			list = append(list, sortable{w, k})
 		}
 	}
+	return sortWarnings(list)
+}
+
+// sortable is a warning with the element it is about (i -1: the whole policy).
+type sortable struct {
+	w Warning
+	k elemKey
+}
+
+// sortWarnings orders warnings by kind, policy and element.
+func sortWarnings(list []sortable) []Warning {
 	sort.Slice(list, func(i, j int) bool {
 		a, b := list[i], list[j]
 		if a.w.Kind != b.w.Kind {

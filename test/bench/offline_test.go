@@ -145,9 +145,6 @@ func writeWorld(t *testing.T, dir string, n int) (string, int) {
 	return dir, len(objs)
 }
 
-// buildTags are the Makefile's GO_TAGS: the binaries are measured as `make build` builds them.
-const buildTags = "kustomize_disable_go_plugin_support"
-
 // buildAt builds the precedent binary of commit rev (a detached worktree of this repository,
 // removed afterwards) into dir.
 func buildAt(t *testing.T, dir, rev string) string {
@@ -158,7 +155,7 @@ func buildAt(t *testing.T, dir, rev string) string {
 	}
 	defer exec.Command("git", "worktree", "remove", "--force", tree).Run()
 	bin := filepath.Join(dir, "precedent-"+rev)
-	build := exec.Command("go", "build", "-tags", buildTags, "-o", bin, "./cmd/precedent")
+	build := exec.Command("go", "build", "-tags", harness.BuildTags, "-o", bin, "./cmd/precedent")
 	build.Dir = tree
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building %s: %v\n%s", rev, err, out)

@@ -14,7 +14,7 @@ import (
 func init() { subcommands = append(subcommands, newValidateCmd) }
 
 func newValidateCmd() *cobra.Command {
-	var src sources
+	src := sources{review: true} // the review reads a source of its own: no inventory
 	ci := ciFlags{output: "text"}
 	cmd := &cobra.Command{
 		Use:   "validate [-f] PATH [PATH ...] [--config FILE] [--crd PATH ...] [-o text|json|sarif] [--fail-on error|warning|CODE,...]",
@@ -66,7 +66,6 @@ else the defaults.
 			if err != nil {
 				return err
 			}
-			o.inv = nil // the review reads a source of its own: the inventory's views can go
 			fs, err := o.validate(cmd.Context())
 			if err != nil {
 				return &exitError{Code: 2, Err: err}

@@ -34,8 +34,23 @@ type Inventory struct {
 
 // Build sorts objects. sources gives, for each object, a description of where it came from ("" ok).
 func Build(reg *policy.Registry, objs []*unstructured.Unstructured, sources []string) *Inventory {
+	return build(reg, objs, sources, true)
+}
+
+// Check is Build for a caller that reads the objects its own way (the offline review): it sets the
+// namespace of the objects that have none and returns the Problems, keeping nothing (no policy
+// views, no converted objects).
+func Check(reg *policy.Registry, objs []*unstructured.Unstructured) []error {
+	return build(reg, objs, nil, false).Problems
+}
+
+// build is Build; when not keep, the inventory holds the Problems only.
+func build(reg *policy.Registry, objs []*unstructured.Unstructured, sources []string, keep bool) *Inventory {
 	inv := &Inventory{Policies: map[schema.GroupKind][]*Item{}, Topology: topology.Input{NamespaceLabels: map[string]map[string]string{}}}
 	for i, u := range objs {
+		if !keep {
+			inv.Topology = topology.Input{} // the conversion of the last object is not kept
+		}
 		src := ""
 		if i < len(sources) {
 			src = sources[i]
@@ -45,21 +60,28 @@ func Build(reg *policy.Registry, objs []*unstructured.Unstructured, sources []st
 			u.SetNamespace("default") // like kubectl: namespaced objects without one land in default
 		}
 		if k, ok := reg.Lookup(gvk.GroupKind()); ok {
+			if !keep {
+				continue
+			}
 			p, errs := policy.View(k, u)
 			gk := k.GVK.GroupKind()
 			inv.Policies[gk] = append(inv.Policies[gk], &Item{Object: u, Policy: p, Errs: errs, Source: src})
 			continue
 		}
 		if gvk.Group == "" && gvk.Kind == "Namespace" {
-			inv.Topology.NamespaceLabels[u.GetName()] = u.GetLabels()
+			if keep {
+				inv.Topology.NamespaceLabels[u.GetName()] = u.GetLabels()
+			}
 			continue
 		}
 		if gvk.Group != topology.Group {
-			inv.Others = append(inv.Others, u)
+			if keep {
+				inv.Others = append(inv.Others, u)
+			}
 			continue
 		}
 		known, err := inv.addTopology(u, gvk.Kind)
-		if !known {
+		if !known && keep {
 			inv.Others = append(inv.Others, u)
 		}
 		if err != nil {

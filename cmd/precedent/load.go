@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/precedent-dev/precedent/cel"
@@ -59,6 +60,9 @@ type input struct {
 	// and deletes they are (nil for validate -f, where every object is a create).
 	replaced map[*unstructured.Unstructured]*unstructured.Unstructured
 	deleted  []*unstructured.Unstructured
+	// converted are the Gateway API objects the input's check converted to their typed form
+	// (validate's: newReviewInput), for the review's source.
+	converted map[*unstructured.Unstructured]runtime.Object
 }
 
 // position is where an object starts in the input.
@@ -304,11 +308,20 @@ func newInput(s settings.Settings, objs []*unstructured.Unstructured, srcs []str
 
 // newReviewInput is newInput for validate, whose review reads a source of its own (package
 // memory): the objects are checked as the inventory checks them (inventory.Check), and no
-// inventory is built (no policy views, no converted objects that the review would not read).
+// inventory is built (no policy views, no topology input); the review's source takes the objects
+// the check converted.
 func newReviewInput(s settings.Settings, objs []*unstructured.Unstructured) (*input, error) {
-	return newInputWith(s, objs, func(reg *policy.Registry) (*inventory.Inventory, []error) {
-		return nil, inventory.Check(reg, objs)
+	var converted map[*unstructured.Unstructured]runtime.Object
+	o, err := newInputWith(s, objs, func(reg *policy.Registry) (*inventory.Inventory, []error) {
+		var problems []error
+		converted, problems = inventory.Check(reg, objs)
+		return nil, problems
 	})
+	if err != nil {
+		return nil, err
+	}
+	o.converted = converted
+	return o, nil
 }
 
 // newInputWith is newInput with the inventory that build makes (nil for none) and its problems.

@@ -43,6 +43,12 @@ COMMIT := $(or $(COMMIT),$(shell git rev-parse HEAD 2>/dev/null),unknown)
 SOURCE_DATE_EPOCH := $(or $(SOURCE_DATE_EPOCH),$(shell git log -1 --format=%ct 2>/dev/null),0)
 BUILDINFO_PKG := github.com/precedent-dev/precedent/internal/buildinfo
 LDFLAGS := -X $(BUILDINFO_PKG).version=$(VERSION) -X $(BUILDINFO_PKG).commit=$(COMMIT)
+# Build tags of the cgo builds (build, install). Kustomize's Go-plugin loader imports package plugin,
+# which in a cgo build makes the linker export every symbol and keep every exported method (24 MB
+# more binary, all of it resident: a no-op run's RSS goes from 47 to 70 MB); the kustomizations are
+# built with plugins disabled (krusty.MakeDefaultOptions), so the loader is never used. The static
+# builds (CGO_ENABLED=0) cannot use plugins and are not affected.
+GO_TAGS := kustomize_disable_go_plugin_support
 
 # The image: $(IMAGE_REPO):$(VERSION), so a release tag vX.Y.Z gives ghcr.io/precedent-dev/precedent:vX.Y.Z
 # (the reference config/default deploys). IMAGE_LICENSES is an SPDX expression for the licenses label.
@@ -69,13 +75,13 @@ help: ## List the targets.
 
 .PHONY: install
 install: ## Install precedent and the kubectl plugin kubectl-precedent into $(GOBIN) (default: go env GOPATH/bin).
-	$(GO) install -ldflags '$(LDFLAGS)' ./cmd/precedent
+	$(GO) install -tags '$(GO_TAGS)' -ldflags '$(LDFLAGS)' ./cmd/precedent
 	ln -sf precedent "$$($(GO) env GOPATH)/bin/kubectl-precedent"
 	@echo ">> installed; make sure $$($(GO) env GOPATH)/bin is on PATH, then: kubectl precedent effective --kind AuthPolicy -A"
 
 .PHONY: build
 build: ## Build bin/precedent (also installed as bin/kubectl-precedent).
-	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN)/precedent ./cmd/precedent
+	$(GO) build -tags '$(GO_TAGS)' -ldflags '$(LDFLAGS)' -o $(BIN)/precedent ./cmd/precedent
 	ln -sf precedent $(BIN)/kubectl-precedent
 
 # The stamp changes only when the build identity does, so binaries and image are rebuilt only then.

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/precedent-dev/precedent/internal/finding"
@@ -32,6 +33,9 @@ type Changes struct {
 	Old map[*unstructured.Unstructured]*unstructured.Unstructured
 	// Deleted are the objects the change set deletes (absent from Objects).
 	Deleted []*unstructured.Unstructured
+	// Converted holds objects of Objects already converted to their typed form, not to be
+	// converted again (memory.Options.Converted); nil: none.
+	Converted map[*unstructured.Unstructured]runtime.Object
 }
 
 // ReviewChanges answers, for every object of the change set that a registered profile claims,
@@ -90,7 +94,7 @@ func NewSession(ctx context.Context, c Changes, s settings.Settings) (*Session, 
 	// The deleted objects are in the source from the start, so that their kinds count as installed,
 	// then taken out: the cluster after the change set.
 	all := append(append([]*unstructured.Unstructured(nil), c.Objects...), c.Deleted...)
-	src, err := memory.New(ctx, all, memory.Options{Kinds: reg.Kinds(), Own: Own(), Backend: Backend(s)})
+	src, err := memory.New(ctx, all, memory.Options{Kinds: reg.Kinds(), Own: Own(), Backend: Backend(s), Converted: c.Converted})
 	if err != nil {
 		r.Close()
 		return nil, fmt.Errorf("reading the input as a cluster: %w", err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/precedent-dev/precedent/cel"
@@ -59,6 +60,9 @@ type input struct {
 	// and deletes they are (nil for validate -f, where every object is a create).
 	replaced map[*unstructured.Unstructured]*unstructured.Unstructured
 	deleted  []*unstructured.Unstructured
+	// converted are the Gateway API objects the input's check converted to their typed form
+	// (validate's: newReviewInput), for the review's source.
+	converted map[*unstructured.Unstructured]runtime.Object
 }
 
 // position is where an object starts in the input.
@@ -100,6 +104,9 @@ type sources struct {
 	cluster  clusterFlags
 	unsetOff bool
 	opts     readFlags
+	// review says the command reviews the files over a source of its own (validate): it reads no
+	// inventory, and none is built.
+	review bool
 }
 
 // addOffline registers -f, --config and --crd.
@@ -196,7 +203,7 @@ func (f *sources) loadFiles(ctx context.Context, override *settings.Settings) (*
 	}
 	admitted, rejected := admit(us, f.defaultNamespace(), checker, s.Registry())
 	kept := make([]*unstructured.Unstructured, 0, len(admitted))
-	keptSrcs := make([]string, 0, len(admitted))
+	var keptSrcs []string // where each kept object comes from, for the inventory (none for the review)
 	toCheck := make([]*unstructured.Unstructured, len(admitted))
 	for i, o := range admitted {
 		toCheck[i] = o.u
@@ -208,9 +215,16 @@ func (f *sources) loadFiles(ctx context.Context, override *settings.Settings) (*
 			continue
 		}
 		kept = append(kept, o.u)
-		keptSrcs = append(keptSrcs, fmt.Sprintf("%s:%d", o.file, o.line))
+		if !f.review {
+			keptSrcs = append(keptSrcs, fmt.Sprintf("%s:%d", o.file, o.line))
+		}
 	}
-	o, err := newInput(s, kept, keptSrcs)
+	var o *input
+	if f.review {
+		o, err = newReviewInput(s, kept)
+	} else {
+		o, err = newInput(s, kept, keptSrcs)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -286,6 +300,32 @@ func readConfigFile(path string) (settings.Settings, error) {
 // schema lacks them), sorts the objects and builds the topology. Unconvertible Gateway API objects
 // are an exit-2 error.
 func newInput(s settings.Settings, objs []*unstructured.Unstructured, srcs []string) (*input, error) {
+	return newInputWith(s, objs, func(reg *policy.Registry) (*inventory.Inventory, []error) {
+		inv := inventory.Build(reg, objs, srcs)
+		return inv, inv.Problems
+	})
+}
+
+// newReviewInput is newInput for validate, whose review reads a source of its own (package
+// memory): the objects are checked as the inventory checks them (inventory.Check), and no
+// inventory is built (no policy views, no topology input); the review's source takes the objects
+// the check converted.
+func newReviewInput(s settings.Settings, objs []*unstructured.Unstructured) (*input, error) {
+	var converted map[*unstructured.Unstructured]runtime.Object
+	o, err := newInputWith(s, objs, func(reg *policy.Registry) (*inventory.Inventory, []error) {
+		var problems []error
+		converted, problems = inventory.Check(reg, objs)
+		return nil, problems
+	})
+	if err != nil {
+		return nil, err
+	}
+	o.converted = converted
+	return o, nil
+}
+
+// newInputWith is newInput with the inventory that build makes (nil for none) and its problems.
+func newInputWith(s settings.Settings, objs []*unstructured.Unstructured, build func(*policy.Registry) (*inventory.Inventory, []error)) (*input, error) {
 	reg := s.Registry()
 	for _, u := range objs {
 		gk := u.GroupVersionKind().GroupKind()
@@ -295,9 +335,9 @@ func newInput(s settings.Settings, objs []*unstructured.Unstructured, srcs []str
 			}
 		}
 	}
-	inv := inventory.Build(reg, objs, srcs)
-	if len(inv.Problems) > 0 {
-		return nil, &exitError{Code: 2, Err: errors.Join(inv.Problems...)}
+	inv, problems := build(reg)
+	if len(problems) > 0 {
+		return nil, &exitError{Code: 2, Err: errors.Join(problems...)}
 	}
 	if _, err := cel.New(s.CELCostLimit); err != nil { // the settings' cost limit, checked now
 		return nil, err

@@ -14,7 +14,7 @@ import (
 func init() { subcommands = append(subcommands, newValidateCmd) }
 
 func newValidateCmd() *cobra.Command {
-	var src sources
+	src := sources{review: true} // the review reads a source of its own: no inventory
 	ci := ciFlags{output: "text"}
 	cmd := &cobra.Command{
 		Use:   "validate [-f] PATH [PATH ...] [--config FILE] [--crd PATH ...] [-o text|json|sarif] [--fail-on error|warning|CODE,...]",
@@ -66,7 +66,6 @@ else the defaults.
 			if err != nil {
 				return err
 			}
-			o.inv = nil // the review reads a source of its own: the inventory's views can go
 			fs, err := o.validate(cmd.Context())
 			if err != nil {
 				return &exitError{Code: 2, Err: err}
@@ -93,7 +92,7 @@ else the defaults.
 // topology and the other objects of the input; of a diff's head, the objects it changes as updates
 // of the base's version, and those it deletes as deletes.
 func (o *input) validate(ctx context.Context) ([]finding.Finding, error) {
-	session, err := profiles.NewSession(ctx, profiles.Changes{Objects: o.objects, Old: o.replaced, Deleted: o.deleted}, o.settings)
+	session, err := profiles.NewSession(ctx, profiles.Changes{Objects: o.objects, Old: o.replaced, Deleted: o.deleted, Converted: o.converted}, o.settings)
 	if err != nil {
 		return nil, err
 	}

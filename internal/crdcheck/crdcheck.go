@@ -249,21 +249,40 @@ func blocking(errs field.ErrorList) bool {
 }
 
 // integers turns float64 values that are whole numbers into int64, as the API server's JSON
-// decoding of an object does, so that integer schemas and CEL rules see integers.
+// decoding of an object does, so that integer schemas and CEL rules see integers. Maps and lists
+// are changed in place, and only where a number changes (most values of an object are not).
 func integers(v interface{}) interface{} {
 	switch x := v.(type) {
 	case map[string]interface{}:
 		for k, e := range x {
-			x[k] = integers(e)
+			if n, ok := integer(e); ok {
+				x[k] = n
+			}
 		}
 	case []interface{}:
 		for i, e := range x {
-			x[i] = integers(e)
+			if n, ok := integer(e); ok {
+				x[i] = n
+			}
 		}
 	case float64:
-		if x == math.Trunc(x) && x >= math.MinInt64 && x < math.MaxInt64 {
-			return int64(x)
+		if n, ok := integer(x); ok {
+			return n
 		}
 	}
 	return v
+}
+
+// integer is e as an int64 when e is a whole float64 (ok); maps and lists in e are changed in
+// place (integers), and ok is false for them.
+func integer(e interface{}) (int64, bool) {
+	switch x := e.(type) {
+	case float64:
+		if x == math.Trunc(x) && x >= math.MinInt64 && x < math.MaxInt64 {
+			return int64(x), true
+		}
+	case map[string]interface{}, []interface{}:
+		integers(x)
+	}
+	return 0, false
 }

@@ -34,8 +34,28 @@ type Inventory struct {
 
 // Build sorts objects. sources gives, for each object, a description of where it came from ("" ok).
 func Build(reg *policy.Registry, objs []*unstructured.Unstructured, sources []string) *Inventory {
+	return build(reg, objs, sources, nil)
+}
+
+// Check is Build for a caller that reads the objects its own way (the offline review): it sets the
+// namespace of the objects that have none and returns the Problems, and the Gateway API objects
+// converted to their typed form (so that the caller need not convert them again); no policy
+// views, no topology input.
+func Check(reg *policy.Registry, objs []*unstructured.Unstructured) (map[*unstructured.Unstructured]runtime.Object, []error) {
+	converted := map[*unstructured.Unstructured]runtime.Object{}
+	inv := build(reg, objs, nil, converted)
+	return converted, inv.Problems
+}
+
+// build is Build when converted is nil; else the inventory holds the Problems only, and converted
+// gets each Gateway API object converted.
+func build(reg *policy.Registry, objs []*unstructured.Unstructured, sources []string, converted map[*unstructured.Unstructured]runtime.Object) *Inventory {
+	keep := converted == nil
 	inv := &Inventory{Policies: map[schema.GroupKind][]*Item{}, Topology: topology.Input{NamespaceLabels: map[string]map[string]string{}}}
 	for i, u := range objs {
+		if !keep {
+			inv.Topology = topology.Input{} // one object at a time: see sole
+		}
 		src := ""
 		if i < len(sources) {
 			src = sources[i]
@@ -45,28 +65,60 @@ func Build(reg *policy.Registry, objs []*unstructured.Unstructured, sources []st
 			u.SetNamespace("default") // like kubectl: namespaced objects without one land in default
 		}
 		if k, ok := reg.Lookup(gvk.GroupKind()); ok {
+			if !keep {
+				continue
+			}
 			p, errs := policy.View(k, u)
 			gk := k.GVK.GroupKind()
 			inv.Policies[gk] = append(inv.Policies[gk], &Item{Object: u, Policy: p, Errs: errs, Source: src})
 			continue
 		}
 		if gvk.Group == "" && gvk.Kind == "Namespace" {
-			inv.Topology.NamespaceLabels[u.GetName()] = u.GetLabels()
+			if keep {
+				inv.Topology.NamespaceLabels[u.GetName()] = u.GetLabels()
+			}
 			continue
 		}
 		if gvk.Group != topology.Group {
-			inv.Others = append(inv.Others, u)
+			if keep {
+				inv.Others = append(inv.Others, u)
+			}
 			continue
 		}
 		known, err := inv.addTopology(u, gvk.Kind)
-		if !known {
+		if !known && keep {
 			inv.Others = append(inv.Others, u)
 		}
 		if err != nil {
 			inv.Problems = append(inv.Problems, fmt.Errorf("%s %s: %w", gvk.Kind, key(u), err))
+		} else if known && !keep {
+			converted[u] = sole(&inv.Topology)
 		}
 	}
 	return inv
+}
+
+// sole is the one object of t, an input holding one converted object.
+func sole(t *topology.Input) runtime.Object {
+	switch {
+	case len(t.GatewayClasses) == 1:
+		return &t.GatewayClasses[0]
+	case len(t.Gateways) == 1:
+		return &t.Gateways[0]
+	case len(t.HTTPRoutes) == 1:
+		return &t.HTTPRoutes[0]
+	case len(t.GRPCRoutes) == 1:
+		return &t.GRPCRoutes[0]
+	case len(t.ListenerSets) == 1:
+		return &t.ListenerSets[0]
+	case len(t.TLSRoutes) == 1:
+		return &t.TLSRoutes[0]
+	case len(t.TCPRoutes) == 1:
+		return &t.TCPRoutes[0]
+	case len(t.UDPRoutes) == 1:
+		return &t.UDPRoutes[0]
+	}
+	return nil
 }
 
 // addTopology converts u, a Gateway API object of kind, into the topology input; known is false

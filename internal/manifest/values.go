@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"bytes"
 	"strconv"
 	"unicode/utf8"
 
@@ -15,12 +16,15 @@ import (
 // values of the YAML parser are converted here as that round trip converts them (keys to strings,
 // every number to float64); a document whose values the round trip would change in other ways
 // (invalid UTF-8, NaN or infinite numbers, keys that collide once written as strings, anything but
-// a mapping at the top) or reject goes through sigs.k8s.io/yaml itself, for the same result and
-// the same error.
+// a non-empty mapping at the top) or reject goes through sigs.k8s.io/yaml itself, for the same
+// result and the same error.
 func unmarshal(data []byte) (map[string]interface{}, error) {
-	var v interface{}
-	if err := yamlv2.Unmarshal(data, &v); err == nil {
-		if top, ok := v.(map[interface{}]interface{}); ok {
+	// The mappings are read as MapSlices (lists of key and value), cheaper to build than
+	// map[interface{}]interface{} and collected sooner; a merge key (<<) is left to the
+	// reference decoding, as yaml.v2 drops merged keys from a MapSlice.
+	if !bytes.Contains(data, []byte("<<")) {
+		var top yamlv2.MapSlice
+		if err := yamlv2.Unmarshal(data, &top); err == nil && top != nil {
 			if m, ok := jsonMap(top); ok {
 				return m, nil
 			}
@@ -31,12 +35,13 @@ func unmarshal(data []byte) (map[string]interface{}, error) {
 	return m, err
 }
 
-// jsonMap converts a YAML mapping; ok is false where the JSON round trip would differ.
-func jsonMap(in map[interface{}]interface{}) (map[string]interface{}, bool) {
+// jsonMap converts a YAML mapping; ok is false where the JSON round trip would differ (including
+// a key given twice, which a MapSlice keeps twice).
+func jsonMap(in yamlv2.MapSlice) (map[string]interface{}, bool) {
 	out := make(map[string]interface{}, len(in))
-	for k, v := range in {
+	for _, item := range in {
 		var key string
-		switch k := k.(type) {
+		switch k := item.Key.(type) {
 		case string:
 			if !utf8.ValidString(k) {
 				return nil, false
@@ -52,7 +57,7 @@ func jsonMap(in map[interface{}]interface{}) (map[string]interface{}, bool) {
 		if _, dup := out[key]; dup {
 			return nil, false
 		}
-		jv, ok := jsonValue(v)
+		jv, ok := jsonValue(item.Value)
 		if !ok {
 			return nil, false
 		}
@@ -68,7 +73,10 @@ func jsonValue(v interface{}) (interface{}, bool) {
 		return x, true
 	case string:
 		return x, utf8.ValidString(x)
-	case map[interface{}]interface{}:
+	case yamlv2.MapSlice:
+		if x == nil { // an empty mapping
+			return map[string]interface{}{}, true
+		}
 		return jsonMap(x)
 	case []interface{}:
 		out := make([]interface{}, len(x))

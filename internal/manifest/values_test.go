@@ -39,6 +39,11 @@ func TestUnmarshalAsSigsYAML(t *testing.T) {
 		"a tab":                       "a:\n\tb: c\n",
 		"JSON":                        `{"apiVersion": "v1", "kind": "A", "n": 12345678901234567890, "f": 1.25e-7}`,
 		"empty object":                "{}\n",
+		"empty nested objects":        "a: {}\nb: [{}, {c: {}}]\n",
+		"a merge key overridden":      "base: &b {x: 1, y: 2}\nd:\n  x: 0\n  <<: *b\n  y: 3\n",
+		"a nested duplicate key":      "a:\n  b: 1\n  b: 2\n",
+		"a mapping as a key":          "? {a: b}\n: c\n",
+		"an alias":                    "a: &x {b: [1, {c: d}]}\ne: *x\n",
 	}
 	for name, doc := range docs {
 		t.Run(name, func(t *testing.T) {

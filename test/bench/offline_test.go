@@ -155,7 +155,7 @@ func buildAt(t *testing.T, dir, rev string) string {
 	}
 	defer exec.Command("git", "worktree", "remove", "--force", tree).Run()
 	bin := filepath.Join(dir, "precedent-"+rev)
-	build := exec.Command("go", "build", "-o", bin, "./cmd/precedent")
+	build := exec.Command("go", "build", "-tags", harness.BuildTags, "-o", bin, "./cmd/precedent")
 	build.Dir = tree
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building %s: %v\n%s", rev, err, out)

@@ -10,11 +10,15 @@ import (
 	"testing"
 )
 
-// BuildPrecedent builds the precedent binary into dir and returns its path, for the suites that run
-// the CLI as a user would (against the suite's API server through a kubeconfig, or offline).
+// BuildTags are the Makefile's GO_TAGS, the build tags `make build` builds the binary with.
+const BuildTags = "kustomize_disable_go_plugin_support"
+
+// BuildPrecedent builds the precedent binary into dir, as `make build` does, and returns its path,
+// for the suites that run the CLI as a user would (against the suite's API server through a
+// kubeconfig, or offline).
 func BuildPrecedent(dir string) (string, error) {
 	bin := filepath.Join(dir, "precedent")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/precedent-dev/precedent/cmd/precedent").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-tags", BuildTags, "-o", bin, "github.com/precedent-dev/precedent/cmd/precedent").CombinedOutput(); err != nil {
 		return "", fmt.Errorf("building precedent: %v\n%s", err, out)
 	}
 	return bin, nil

@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"sort"
 	"time"
 
@@ -35,6 +36,10 @@ type Options struct {
 	Kinds   []policy.Kind
 	Own     []schema.GroupKind
 	Backend schema.GroupKind
+	// Converted holds objects of objs already converted to a typed form (by the caller's own
+	// check of them): each is used when it is of the scheme's type for its kind, instead of
+	// converting the object again.
+	Converted map[*unstructured.Unstructured]runtime.Object
 }
 
 // New returns a synced state holding objs. A kind counts as installed when objects of it are in
@@ -53,10 +58,13 @@ func New(ctx context.Context, objs []*unstructured.Unstructured, o Options) (*So
 	for _, k := range o.Kinds {
 		installed = append(installed, k.GVK)
 	}
+	known := scheme.AllKnownTypes()
 	for _, u := range objs {
-		co, err := typed(scheme, u, u.GroupVersionKind())
-		if err != nil {
-			return nil, err
+		co, ok := converted(known, o.Converted[u], u.GroupVersionKind())
+		if !ok {
+			if co, err = typed(scheme, u, u.GroupVersionKind()); err != nil {
+				return nil, err
+			}
 		}
 		if co != client.Object(u) {
 			inf.typed[u] = co
@@ -192,6 +200,23 @@ func convert(scheme *runtime.Scheme, u *unstructured.Unstructured, gvk schema.Gr
 		return typed(scheme, u, gvk)
 	}
 	return u, nil
+}
+
+// converted is obj, an object of gvk converted by the caller, as typed gives it; ok is false when
+// obj is nil or not of the type typed would convert to.
+func converted(known map[schema.GroupVersionKind]reflect.Type, obj runtime.Object, gvk schema.GroupVersionKind) (client.Object, bool) {
+	co, ok := obj.(client.Object)
+	if !ok {
+		return nil, false
+	}
+	if gvk.Group == topology.Group {
+		gvk.Version = "v1" // as typed converts it
+	}
+	if t := reflect.TypeOf(co); t.Kind() != reflect.Pointer || known[gvk] != t.Elem() {
+		return nil, false
+	}
+	co.GetObjectKind().SetGroupVersionKind(gvk)
+	return co, true
 }
 
 // typed is u converted to the typed object of gvk (the scheme's); u itself when the scheme does not

@@ -8,8 +8,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/precedent-dev/precedent/internal/policy"
@@ -189,5 +191,34 @@ func TestTry(t *testing.T) {
 		if got := src.Snapshot(k, cond); c.takenUp && got != snap {
 			t.Errorf("%s: after the trial the snapshot was built anew, not taken up again", c.name)
 		}
+	}
+}
+
+// TestSourceTakesConverted: an object the caller converted is the one the state holds (with the
+// version the state watches, as New's own conversion sets it); one of another type than its
+// kind's is converted again.
+func TestSourceTakesConverted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	objs := objects(t)
+	gw, wrong := &gwv1.Gateway{}, &gwv1.Gateway{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(objs[1].Object, gw); err != nil {
+		t.Fatal(err)
+	}
+	converted := map[*unstructured.Unstructured]runtime.Object{objs[1]: gw, objs[2]: wrong}
+	reg := settings.Defaults().Registry()
+	src, err := memory.New(ctx, objs, memory.Options{Kinds: reg.Kinds(), Converted: converted})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gws, routes, _ := src.HTTPTopology()
+	if len(gws) != 1 || gws[0] != gw {
+		t.Errorf("gateways = %v, want the one converted by the caller", gws)
+	}
+	if want := gwv1.SchemeGroupVersion.WithKind("Gateway"); gw.GroupVersionKind() != want {
+		t.Errorf("converted gateway's kind = %v, want %v", gw.GroupVersionKind(), want)
+	}
+	if len(routes) != 1 || routes[0].Name != "cart" || len(routes[0].Spec.ParentRefs) != 1 {
+		t.Errorf("routes = %v, want cart converted by the source (the caller's object is not an HTTPRoute)", routes)
 	}
 }

@@ -54,7 +54,7 @@ func build(reg *policy.Registry, objs []*unstructured.Unstructured, sources []st
 	inv := &Inventory{Policies: map[schema.GroupKind][]*Item{}, Topology: topology.Input{NamespaceLabels: map[string]map[string]string{}}}
 	for i, u := range objs {
 		if !keep {
-			inv.Topology = topology.Input{} // one object at a time: see sole
+			inv.Topology = topology.Input{} // one object at a time, so that addTopology's object stays where it is
 		}
 		src := ""
 		if i < len(sources) {
@@ -85,75 +85,57 @@ func build(reg *policy.Registry, objs []*unstructured.Unstructured, sources []st
 			}
 			continue
 		}
-		known, err := inv.addTopology(u, gvk.Kind)
+		obj, known, err := inv.addTopology(u, gvk.Kind)
 		if !known && keep {
 			inv.Others = append(inv.Others, u)
 		}
 		if err != nil {
 			inv.Problems = append(inv.Problems, fmt.Errorf("%s %s: %w", gvk.Kind, key(u), err))
 		} else if known && !keep {
-			converted[u] = sole(&inv.Topology)
+			converted[u] = obj
 		}
 	}
 	return inv
 }
 
-// sole is the one object of t, an input holding one converted object.
-func sole(t *topology.Input) runtime.Object {
-	switch {
-	case len(t.GatewayClasses) == 1:
-		return &t.GatewayClasses[0]
-	case len(t.Gateways) == 1:
-		return &t.Gateways[0]
-	case len(t.HTTPRoutes) == 1:
-		return &t.HTTPRoutes[0]
-	case len(t.GRPCRoutes) == 1:
-		return &t.GRPCRoutes[0]
-	case len(t.ListenerSets) == 1:
-		return &t.ListenerSets[0]
-	case len(t.TLSRoutes) == 1:
-		return &t.TLSRoutes[0]
-	case len(t.TCPRoutes) == 1:
-		return &t.TCPRoutes[0]
-	case len(t.UDPRoutes) == 1:
-		return &t.UDPRoutes[0]
-	}
-	return nil
-}
-
-// addTopology converts u, a Gateway API object of kind, into the topology input; known is false
-// for a kind the topology does not take.
-func (inv *Inventory) addTopology(u *unstructured.Unstructured, kind string) (known bool, err error) {
+// addTopology converts u, a Gateway API object of kind, into the topology input, and returns the
+// converted object (the element appended, until the next append to its list); known is false for a
+// kind the topology does not take.
+func (inv *Inventory) addTopology(u *unstructured.Unstructured, kind string) (obj runtime.Object, known bool, err error) {
 	t := &inv.Topology
 	switch kind {
 	case "GatewayClass":
-		return true, appendConverted(u, &t.GatewayClasses)
+		return appendConverted(u, &t.GatewayClasses)
 	case "Gateway":
-		return true, appendConverted(u, &t.Gateways)
+		return appendConverted(u, &t.Gateways)
 	case "HTTPRoute":
-		return true, appendConverted(u, &t.HTTPRoutes)
+		return appendConverted(u, &t.HTTPRoutes)
 	case "GRPCRoute":
-		return true, appendConverted(u, &t.GRPCRoutes)
+		return appendConverted(u, &t.GRPCRoutes)
 	case "ListenerSet":
-		return true, appendConverted(u, &t.ListenerSets)
+		return appendConverted(u, &t.ListenerSets)
 	case "TLSRoute":
-		return true, appendConverted(u, &t.TLSRoutes)
+		return appendConverted(u, &t.TLSRoutes)
 	case "TCPRoute":
-		return true, appendConverted(u, &t.TCPRoutes)
+		return appendConverted(u, &t.TCPRoutes)
 	case "UDPRoute":
-		return true, appendConverted(u, &t.UDPRoutes)
+		return appendConverted(u, &t.UDPRoutes)
 	}
-	return false, nil
+	return nil, false, nil
 }
 
-// appendConverted converts u and appends it to list, unless it does not convert.
-func appendConverted[T any](u *unstructured.Unstructured, list *[]T) error {
+// appendConverted converts u and appends it to list, unless it does not convert, and returns the
+// element appended.
+func appendConverted[T any, P interface {
+	*T
+	runtime.Object
+}](u *unstructured.Unstructured, list *[]T) (runtime.Object, bool, error) {
 	var o T
 	if err := convert(u, &o); err != nil {
-		return err
+		return nil, true, err
 	}
 	*list = append(*list, o)
-	return nil
+	return P(&(*list)[len(*list)-1]), true, nil
 }
 
 func convert(u *unstructured.Unstructured, into interface{}) error {

@@ -31,6 +31,8 @@ import (
 type clusterFlags struct {
 	config        *genericclioptions.ConfigFlags
 	allNamespaces bool
+	// files are the -f of a simulator (addFiles).
+	files []string
 	// kind is the --kind of the command ("" for every managed kind): the policy kinds the command
 	// needs to list, besides Gateways and HTTPRoutes.
 	kind string
@@ -42,6 +44,11 @@ func (f *clusterFlags) add(cmd *cobra.Command, all bool) {
 	if all {
 		cmd.Flags().BoolVarP(&f.allNamespaces, "all-namespaces", "A", false, "paths in every namespace")
 	}
+}
+
+// addFiles registers a simulator's -f/--filename, which read reads.
+func (f *clusterFlags) addFiles(cmd *cobra.Command) {
+	cmd.Flags().StringArrayVarP(&f.files, "filename", "f", nil, "file or folder of manifests (repeatable; default: the cluster in the kubeconfig)")
 }
 
 func (f *clusterFlags) flags() *genericclioptions.ConfigFlags {
@@ -115,10 +122,10 @@ func isAPIStatus(err error) bool {
 	return errors.As(err, &st)
 }
 
-// read is the profile.Read of the simulators: the objects of files, else those of the cluster.
-func (f *clusterFlags) read(ctx context.Context, notes io.Writer, files []string) ([]*unstructured.Unstructured, error) {
-	if len(files) > 0 {
-		objs, _, err := read(files, manifest.Options{Stdin: os.Stdin})
+// read is the profile.Read of the simulators: the objects of the -f files, else those of the cluster.
+func (f *clusterFlags) read(ctx context.Context, notes io.Writer) ([]*unstructured.Unstructured, error) {
+	if len(f.files) > 0 {
+		objs, _, err := read(f.files, manifest.Options{Stdin: os.Stdin})
 		if u := (*unreadable)(nil); errors.As(err, &u) {
 			return nil, &exitError{Code: 2, Err: u.summary()}
 		}

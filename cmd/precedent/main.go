@@ -45,6 +45,7 @@ func newRootCmd() *cobra.Command {
 		if s, ok := p.(profiles.Simulator); ok {
 			cf := &clusterFlags{}
 			sim := s.Simulator(cf.read)
+			cf.addFiles(sim)
 			cf.add(sim, false)
 			root.AddCommand(sim)
 		}

@@ -2,6 +2,7 @@ package effective
 
 import (
 	"cmp"
+	"fmt"
 	"sort"
 
 	"github.com/precedent-dev/precedent/internal/policy"
@@ -119,6 +120,27 @@ func SortItems(items []Item) {
 		a, b := items[i], items[j]
 		return KeyLess(ItemKey{a.Gateway, a.Listener, a.Route, a.Rule}, ItemKey{b.Gateway, b.Listener, b.Route, b.Rule})
 	})
+}
+
+// Beneath reports whether the displayed path k goes through target t: its Gateway, its route (of
+// either kind: paths name a route by namespace/name), or any path for a GatewayClass (every Gateway
+// of an offline input is taken to be of the class).
+func (k ItemKey) Beneath(t topology.Target) bool {
+	name := t.Namespace + "/" + t.Name
+	switch t.Kind {
+	case "GatewayClass":
+		return true
+	case "Gateway":
+		return k.Gateway == name
+	case "HTTPRoute", "GRPCRoute":
+		return k.Route == name
+	}
+	return false
+}
+
+// Undeclared is explain's error for a rule id that no policy of kind k in the input sets.
+func Undeclared(k policy.Kind, rule string) error {
+	return fmt.Errorf("no %s.%s declares rule %q", k.GVK.Kind, k.GVK.Group, rule)
 }
 
 // KeyLess orders displayed paths as the CLI contract lists them (SortItems).

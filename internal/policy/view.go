@@ -27,6 +27,15 @@ type Ref struct {
 
 func (r Ref) String() string { return r.Namespace + "/" + r.Name }
 
+// ParseRef reads a Ref written as String writes it, namespace/name.
+func ParseRef(s string) Ref {
+	ns, name, _ := strings.Cut(s, "/")
+	return Ref{Namespace: ns, Name: name}
+}
+
+// Compare orders refs as their Strings sort (for slices.SortFunc).
+func (r Ref) Compare(o Ref) int { return strings.Compare(r.String(), o.String()) }
+
 // TargetRef is a local policy target reference, with an optional section (listener or route rule).
 type TargetRef struct {
 	Group       string

@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -115,5 +117,19 @@ func TestSameAs(t *testing.T) {
 		if view(edit).SameAs(ref) || ref.SameAs(view(edit)) {
 			t.Errorf("%s: the same as the original", name)
 		}
+	}
+}
+
+func TestParseRefAndCompare(t *testing.T) {
+	for _, s := range []string{"shop/cart", "a-b/c", "/x", "ns/"} {
+		if got := ParseRef(s).String(); got != s {
+			t.Errorf("ParseRef(%q).String() = %q", s, got)
+		}
+	}
+	// Compare sorts as the Strings do: "a-b/c" before "a/z" ('-' < '/'), not namespace first.
+	refs := []Ref{ParseRef("a/z"), ParseRef("a-b/c"), ParseRef("a/b")}
+	slices.SortFunc(refs, Ref.Compare)
+	if got := fmt.Sprint(refs); got != "[a-b/c a/b a/z]" {
+		t.Errorf("sorted = %s, want [a-b/c a/b a/z]", got)
 	}
 }

@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -31,6 +32,32 @@ func KindListed(st source.Source, k policy.Kind) error {
 		return fmt.Errorf("the cache of %s policies is not synced yet: retry", k.GVK.Kind)
 	}
 	return nil
+}
+
+// Listed makes sure the state has listed every kind of profile name in reg (KindListed) and every
+// kind of reads (ReadsListed): a world derived from the state then holds them all. The error names
+// every cache still missing and says to retry.
+func Listed(st source.Source, name policy.ProfileName, reg *policy.Registry, reads ...schema.GroupKind) error {
+	var errs []error
+	for _, k := range KindsOf(name, reg) {
+		errs = append(errs, KindListed(st, k))
+	}
+	return errors.Join(append(errs, ReadsListed(st, reads...))...)
+}
+
+// ReadsListed makes sure the state has listed the kinds gks that a profile reads, watched from the
+// first call on (source.Source.WatchRead).
+func ReadsListed(st source.Source, gks ...schema.GroupKind) error {
+	var errs []error
+	for _, gk := range gks {
+		switch ready, err := st.WatchRead(gk); {
+		case err != nil:
+			errs = append(errs, fmt.Errorf("watching %s: %w: retry", gk.Kind, err))
+		case !ready:
+			errs = append(errs, fmt.Errorf("the cache of %s is not synced yet: retry", gk.Kind))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // KindWebhooks are the validating rules of the registry's kinds of profile name: creates,
@@ -115,12 +142,26 @@ func ControllersOf(kinds []policy.Kind) []string {
 
 // DiffEach is the Diff of a profile over its kinds gks: the changes one gives for each kind that
 // kind names ("": every one); matched is false when it names none.
-func DiffEach(gks []schema.GroupKind, kind string, one func(gk schema.GroupKind) []diff.Change) (changes []diff.Change, matched bool) {
+func DiffEach(gks []schema.GroupKind, kind string, one func(gk schema.GroupKind) []diff.Change) (changes []diff.Change, matched bool, err error) {
 	for _, gk := range gks {
 		if Names(kind, gk) {
 			matched = true
 			changes = append(changes, one(gk)...)
 		}
 	}
-	return changes, matched
+	return changes, matched, nil
+}
+
+// PerRequest is the Effective of a model whose policies decide per request (access's per tool call,
+// mesh's per proxy), not per Gateway API path: an error naming k, what it is ("an access kind") and
+// the command that simulates it instead.
+func PerRequest(k policy.Kind, what, see string) error {
+	return fmt.Errorf("--kind %s.%s is %s: it has no effective policy per Gateway API path; see %s", k.GVK.Kind, k.GVK.Group, what, see)
+}
+
+// Ready reports whether profile name is in use in reg and the state has listed its kinds and
+// reads (Listed): when Prepare derives the profile's world before the replica reports ready
+// (otherwise the first writes wait for the caches).
+func Ready(st source.Source, name policy.ProfileName, reg *policy.Registry, reads ...schema.GroupKind) bool {
+	return len(KindsOf(name, reg)) > 0 && Listed(st, name, reg, reads...) == nil
 }

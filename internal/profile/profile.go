@@ -239,3 +239,11 @@ func Names(kind string, gk schema.GroupKind) bool {
 // Same is n times the check id id: the CheckIDs of n errors of one check (such as a profile's
 // reading of its kind's spec).
 func Same(id string, n int) []string { return slices.Repeat([]string{id}, n) }
+
+// NoDefaulting is the Default of a profile whose kinds need no defaulting (their CRDs default what
+// they default): embedded, it returns none.
+type NoDefaulting struct{}
+
+func (NoDefaulting) Default(schema.GroupKind, *unstructured.Unstructured, *policy.Registry) []jsonpatch.JsonPatchOperation {
+	return nil
+}

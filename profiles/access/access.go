@@ -1,8 +1,6 @@
 package access
 
 import (
-	"fmt"
-
 	"gomodules.xyz/jsonpatch/v2"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -10,7 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/precedent-dev/precedent/internal/diff"
 	"github.com/precedent-dev/precedent/internal/effective"
 	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/profile"
@@ -143,38 +140,6 @@ func (Profile) Prepare(st source.Source, s settings.Settings) error {
 
 func (Profile) Checks(gk schema.GroupKind, _ *policy.Registry) bool { return engine.IsPolicy(gk) }
 
-// Diff compares the access decisions of each access kind between base and head (files, or the
-// cluster and the cluster with files applied: the cluster loader reads Sources).
-func (Profile) Diff(base, head *profile.Offline, kind string) ([]diff.Change, bool, error) {
-	out, matched := profile.DiffEach(own, kind, func(gk schema.GroupKind) []diff.Change {
-		return Access(gk.Kind, tree(base, gk), tree(head, gk))
-	})
-	return out, matched, nil
-}
-
-// tree reads the valid access policies of kind gk of an input (invalid ones are reported by
-// validate) and its Gateway → Backend topology.
-func tree(in *profile.Offline, gk schema.GroupKind) AccessTree {
-	t := AccessTree{Settings: SettingsOf(in.Settings)}
-	for _, u := range in.Objects {
-		if u.GroupVersionKind().GroupKind() != gk {
-			continue
-		}
-		if p, errs := engine.Parse(u, t.Settings); len(errs) == 0 {
-			t.Policies = append(t.Policies, p)
-		}
-	}
-	if len(t.Policies) > 0 {
-		t.Topology, _ = engine.NewTopology(in.Objects, t.Settings) // undecodable objects: reported by validate
-	}
-	return t
-}
-
-// Effective: access policies decide per request (gateway, backend, source, tool), not per path.
-func (Profile) Effective(_ *profile.Offline, k policy.Kind, _ *topology.Target) ([]effective.Item, error) {
-	return nil, fmt.Errorf("--kind %s.%s is an access kind: it has no effective policy per Gateway API path; see precedent access", k.GVK.Kind, k.GVK.Group)
-}
-
 // MutatingTargets: the ServiceAccount namespace default for both kinds, with the profile's own
 // kinds (XAccessPolicy in whatever version its CRD serves, as Webhooks registers it).
 func (Profile) MutatingTargets(_ []policy.Kind, withOwn bool) []vap.MutatingTarget {
@@ -190,3 +155,8 @@ func (Profile) MutatingTargets(_ []policy.Kind, withOwn bool) []vap.MutatingTarg
 
 // Defaultings: the ServiceAccount namespace default.
 func (Profile) Defaultings() []vap.Defaulting { return []vap.Defaulting{Defaulting} }
+
+// Effective: access policies decide per request (gateway, backend, source, tool), not per path.
+func (Profile) Effective(_ *profile.Offline, k policy.Kind, _ *topology.Target) ([]effective.Item, error) {
+	return nil, profile.PerRequest(k, "an access kind", "precedent access")
+}

@@ -2,11 +2,14 @@ package access
 
 import (
 	"encoding/json"
-	"github.com/precedent-dev/precedent/internal/diff"
 	"slices"
 	"sort"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/precedent-dev/precedent/internal/diff"
+	"github.com/precedent-dev/precedent/internal/profile"
 	access "github.com/precedent-dev/precedent/profiles/access/engine"
 )
 
@@ -251,4 +254,30 @@ func (grantShape) TableColumns() []string {
 func (s grantShape) TableCells(c *diff.Change) []string {
 	cs := s.Cells(c)
 	return append([]string{c.Kind, cs[0], c.At[1]}, cs[1:]...)
+}
+
+// Diff compares the access decisions of each access kind between base and head (files, or the
+// cluster and the cluster with files applied: the cluster loader reads Sources).
+func (Profile) Diff(base, head *profile.Offline, kind string) ([]diff.Change, bool, error) {
+	return profile.DiffEach(own, kind, func(gk schema.GroupKind) []diff.Change {
+		return Access(gk.Kind, tree(base, gk), tree(head, gk))
+	})
+}
+
+// tree reads the valid access policies of kind gk of an input (invalid ones are reported by
+// validate) and its Gateway → Backend topology.
+func tree(in *profile.Offline, gk schema.GroupKind) AccessTree {
+	t := AccessTree{Settings: SettingsOf(in.Settings)}
+	for _, u := range in.Objects {
+		if u.GroupVersionKind().GroupKind() != gk {
+			continue
+		}
+		if p, errs := access.Parse(u, t.Settings); len(errs) == 0 {
+			t.Policies = append(t.Policies, p)
+		}
+	}
+	if len(t.Policies) > 0 {
+		t.Topology, _ = access.NewTopology(in.Objects, t.Settings) // undecodable objects: reported by validate
+	}
+	return t
 }

@@ -16,7 +16,6 @@ import (
 )
 
 type accessOptions struct {
-	files        []string
 	gateway      string
 	backend      string
 	source       string
@@ -45,7 +44,7 @@ printed instead), 2 if a file cannot be read.`,
     --external-auth prod/gateway-policy-audit=allow -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			objs, err := read(cmd.Context(), cmd.ErrOrStderr(), o.files)
+			objs, err := read(cmd.Context(), cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -53,7 +52,6 @@ printed instead), 2 if a file cannot be read.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringArrayVarP(&o.files, "filename", "f", nil, "file or folder of manifests (repeatable; default: the cluster in the kubeconfig)")
 	f.StringVar(&o.gateway, "gateway", "", "the Gateway the request goes through, NAMESPACE/NAME")
 	f.StringVar(&o.backend, "backend", "", "the Backend the request goes to, NAMESPACE/NAME")
 	f.StringVar(&o.source, "source", "", "who calls: serviceaccount:NAMESPACE/NAME or spiffe:spiffe://TRUST-DOMAIN/PATH")

@@ -70,7 +70,7 @@ func benchWorldOf(b *testing.B, sz gen.Size) (*state.State, *statetest.Informers
 	}
 	s := settings.Defaults()
 	r := profile.Request{Settings: s, Registry: policy.NewRegistry(kinds...), Source: st}
-	if err := listed(st, r.Registry); err != nil {
+	if err := profile.Listed(st, Name, r.Registry, reads...); err != nil {
 		b.Fatal(err)
 	}
 	if wd := (Profile{}).world(st, r.Registry); len(wd.snap.Items(engine.SecurityPolicy)) == 0 {

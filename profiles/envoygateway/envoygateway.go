@@ -1,7 +1,6 @@
 package envoygateway
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 
@@ -10,8 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/precedent-dev/precedent/internal/diff"
-	"github.com/precedent-dev/precedent/internal/effective"
 	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/profile"
 	"github.com/precedent-dev/precedent/internal/settings"
@@ -71,7 +68,7 @@ func (p Profile) Review(r profile.Request) profile.Decision {
 			return profile.Decision{Errs: errs, CheckIDs: profile.Same(ValuesCheck, len(errs))}
 		}
 	}
-	if err := listed(r.Source, r.Registry); err != nil {
+	if err := profile.Listed(r.Source, Name, r.Registry, reads...); err != nil {
 		return profile.Decision{Unavailable: err}
 	}
 	w := p.world(r.Source, r.Registry)
@@ -196,102 +193,13 @@ func (Profile) Webhooks(kinds []policy.Kind) profile.Webhooks {
 	return w
 }
 
-// listed makes sure the state has listed every managed kind of the profile and every kind it reads:
-// the world holds them all. The kinds it reads are watched from here on (the first use).
-func listed(st source.Source, reg *policy.Registry) error {
-	for _, k := range profile.KindsOf(Name, reg) {
-		if err := profile.KindListed(st, k); err != nil {
-			return err
-		}
-	}
-	for _, gk := range reads {
-		ready, err := st.WatchRead(gk)
-		if err != nil {
-			return fmt.Errorf("watching %s: %w: retry", gk.Kind, err)
-		}
-		if !ready {
-			return fmt.Errorf("the cache of %s is not synced yet: retry", gk.Kind)
-		}
-	}
-	return nil
-}
-
 // Prepare derives the snapshot before the replica reports ready, when the profile is in use; its
 // kinds and the kinds it reads may still be listing then (the first writes wait for them).
 func (p Profile) Prepare(st source.Source, s settings.Settings) error {
-	if len(profile.KindsOf(Name, s.Registry())) == 0 {
-		return nil
-	}
-	if listed(st, s.Registry()) == nil {
+	if profile.Ready(st, Name, s.Registry(), reads...) {
 		p.world(st, s.Registry())
 	}
 	return nil
 }
 
-// offlineWorld is the snapshot of an offline input, without the policy skip (nil: none).
-func offlineWorld(in *profile.Offline, skip *unstructured.Unstructured) *world {
-	kinds := map[string]bool{}
-	for _, k := range profile.KindsOf(Name, in.Registry) {
-		kinds[k.GVK.Kind] = true
-	}
-	objs := make([]*unstructured.Unstructured, 0, len(in.Objects))
-	var labeled []engine.Object
-	for _, u := range in.Objects {
-		if u == skip {
-			continue
-		}
-		objs = append(objs, u)
-		switch u.GroupVersionKind().GroupKind() {
-		case schema.GroupKind{Group: topology.Group, Kind: "Gateway"}, schema.GroupKind{Group: topology.Group, Kind: "HTTPRoute"}, schema.GroupKind{Group: topology.Group, Kind: "GRPCRoute"}:
-			labeled = append(labeled, engine.Object{Kind: u.GetKind(), Key: topology.Key{Namespace: u.GetNamespace(), Name: u.GetName()}, Labels: u.GetLabels()})
-		}
-	}
-	return newWorld(in.Graph, objs, labeled, in.Inv.Topology.NamespaceLabels, kinds, profile.ControllersOf(profile.KindsOf(Name, in.Registry)))
-}
-
 func (p Profile) Checks(gk schema.GroupKind, reg *policy.Registry) bool { return p.Claims(gk, reg) }
-
-// Effective: Envoy Gateway's effective policy per (route rule, listener), with the source of every
-// field, beneath target.
-func (Profile) Effective(in *profile.Offline, k policy.Kind, target *topology.Target) ([]effective.Item, error) {
-	items := offlineWorld(in, nil).snap.Items(k.GVK.Kind)
-	if target == nil {
-		return items, nil
-	}
-	return beneath(items, *target), nil
-}
-
-// Holders gives, per path of kind as Effective keys it, the policies Envoy Gateway records on the
-// xDS route (engine.Snapshot.Holders).
-func (Profile) Holders(in *profile.Offline, k policy.Kind) map[effective.ItemKey][]string {
-	return offlineWorld(in, nil).snap.Holders(k.GVK.Kind)
-}
-
-// beneath keeps the items on paths through target.
-func beneath(items []effective.Item, t topology.Target) []effective.Item {
-	var out []effective.Item
-	for _, it := range items {
-		if under(effective.ItemKey{Gateway: it.Gateway, Listener: it.Listener, Route: it.Route, Rule: it.Rule}, t) {
-			out = append(out, it)
-		}
-	}
-	return out
-}
-
-// under reports whether the displayed path k goes through target t: its Gateway, its route, or
-// any path for a GatewayClass (every Gateway of the input is taken to be of the class).
-func under(k effective.ItemKey, t topology.Target) bool {
-	name := t.Namespace + "/" + t.Name
-	switch t.Kind {
-	case "Gateway":
-		return k.Gateway == name
-	case "GatewayClass":
-		return true
-	}
-	return k.Route == name
-}
-
-// Diff compares the effective items of the profile's kinds between base and head.
-func (p Profile) Diff(base, head *profile.Offline, kind string) ([]diff.Change, bool, error) {
-	return profile.DiffEffective(Name, base, head, kind, p.Effective)
-}

@@ -27,12 +27,12 @@ var _ profile.RuleExplainer = Profile{}
 func (Profile) ExplainRule(in *profile.Offline, k policy.Kind, target topology.Target, rule string) ([]effective.Explanation, error) {
 	snap := offlineWorld(in, nil).snap
 	if !declares(snap, in, k, rule) {
-		return nil, fmt.Errorf("no %s.%s declares rule %q", k.GVK.Kind, k.GVK.Group, rule)
+		return nil, effective.Undeclared(k, rule)
 	}
 	var out []effective.Explanation
 	for _, r := range results(snap, k.GVK.Kind) {
 		key := snap.KeyOf(k.GVK.Kind, r.Path)
-		if !under(key, target) {
+		if !key.Beneath(target) {
 			continue
 		}
 		out = append(out, explainPath(key, r, rule))
@@ -46,7 +46,7 @@ func (Profile) ExplainRule(in *profile.Offline, k policy.Kind, target topology.T
 func (Profile) Reach(in *profile.Offline, k policy.Kind, rule string, ref *policy.Ref) ([]effective.ReachedPath, error) {
 	snap := offlineWorld(in, nil).snap
 	if !declares(snap, in, k, rule) {
-		return nil, fmt.Errorf("no %s.%s declares rule %q", k.GVK.Kind, k.GVK.Group, rule)
+		return nil, effective.Undeclared(k, rule)
 	}
 	out := []effective.ReachedPath{}
 	for _, r := range results(snap, k.GVK.Kind) {
@@ -118,11 +118,10 @@ func contributors(sources map[string]string, rule string) []policy.Ref {
 	for id, from := range sources {
 		if within(id, rule) && !seen[from] {
 			seen[from] = true
-			ns, name, _ := strings.Cut(from, "/")
-			out = append(out, policy.Ref{Namespace: ns, Name: name})
+			out = append(out, policy.ParseRef(from))
 		}
 	}
-	slices.SortFunc(out, func(a, b policy.Ref) int { return strings.Compare(a.String(), b.String()) })
+	slices.SortFunc(out, policy.Ref.Compare)
 	return out
 }
 

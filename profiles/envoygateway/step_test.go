@@ -21,6 +21,7 @@ import (
 
 	"github.com/precedent-dev/precedent/internal/effective"
 	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/profile"
 	"github.com/precedent-dev/precedent/internal/source"
 	"github.com/precedent-dev/precedent/internal/state"
 	"github.com/precedent-dev/precedent/internal/state/statetest"
@@ -76,7 +77,7 @@ func newChurn(t *testing.T, seed int64, mapper meta.RESTMapper) *churn {
 	if err := c.st.WatchProfiles(ctx, c.inf, mapper, nil, schema.GroupKind{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := listed(c.st, c.reg); err != nil {
+	if err := profile.Listed(c.st, Name, c.reg, reads...); err != nil {
 		t.Fatal(err)
 	}
 	c.deliverClass("eg", engine.ControllerName)

@@ -1,17 +1,14 @@
 package inherited
 
 import (
-	"gomodules.xyz/jsonpatch/v2"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/precedent-dev/precedent/internal/diff"
 	"github.com/precedent-dev/precedent/internal/effective"
 	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/profile"
 	"github.com/precedent-dev/precedent/internal/settings"
 	"github.com/precedent-dev/precedent/internal/source"
-	"github.com/precedent-dev/precedent/internal/topology"
 	"github.com/precedent-dev/precedent/validate"
 )
 
@@ -42,7 +39,10 @@ func Review(k policy.Kind, r profile.Request) profile.Decision {
 // package validate): the registry's kinds configured with profile Model, reviewed on the state's
 // snapshots, validated offline on the input's, no defaulting. The RFC's and GEP-713's models are
 // Folded; Kuadrant's embeds it and adds its own model of the fold.
-type Folded struct{ Model policy.ProfileName }
+type Folded struct {
+	Model policy.ProfileName
+	profile.NoDefaulting
+}
 
 var (
 	_ profile.Profile      = Folded{}
@@ -72,10 +72,6 @@ func (Folded) Review(r profile.Request) profile.Decision {
 	return Review(k, r)
 }
 
-func (Folded) Default(schema.GroupKind, *unstructured.Unstructured, *policy.Registry) []jsonpatch.JsonPatchOperation {
-	return nil
-}
-
 func (e Folded) Webhooks(kinds []policy.Kind) profile.Webhooks {
 	return profile.Webhooks{Validate: profile.KindWebhooks(e.Model, kinds)}
 }
@@ -85,41 +81,6 @@ func (e Folded) Prepare(st source.Source, s settings.Settings) error {
 }
 
 func (e Folded) Checks(gk schema.GroupKind, reg *policy.Registry) bool { return e.Claims(gk, reg) }
-
-// Effective folds the paths the policies of k reach on the input's snapshot.
-func (Folded) Effective(in *profile.Offline, k policy.Kind, target *topology.Target) ([]effective.Item, error) {
-	snap := in.Snapshot(k)
-	return snap.Items(snap.Reached(target)), nil
-}
-
-// Diff compares the effective policies of the profile's kinds between base and head.
-func (e Folded) Diff(base, head *profile.Offline, kind string) ([]diff.Change, bool, error) {
-	var out []diff.Change
-	matched := false
-	for _, k := range profile.KindsOf(e.Model, head.Registry) {
-		if profile.Names(kind, k.GVK.GroupKind()) {
-			matched = true
-			out = append(out, Diff(base, head, k)...)
-		}
-	}
-	return out, matched, nil
-}
-
-// Diff compares the effective policies of kind k (as head's settings define it) in base and
-// head; when the topology did not change, both snapshots share base's graph, so that only the paths
-// the changed policies reach are compared.
-func Diff(base, head *profile.Offline, k policy.Kind) []diff.Change {
-	var bp []*policy.Policy
-	if bk, ok := base.Registry.Lookup(k.GVK.GroupKind()); ok {
-		bp = base.Inv.Views(bk)
-	}
-	bs := effective.NewSnapshot(k, base.Graph, bp, base.Cond)
-	graph := head.Graph
-	if diff.SameTopology(base.Inv.Topology, head.Inv.Topology) {
-		graph = base.Graph
-	}
-	return diff.Effective(bs, effective.NewSnapshot(k, graph, head.Inv.Views(k), head.Cond))
-}
 
 var _ profile.Readers = Folded{}
 

@@ -106,7 +106,7 @@ func declaring(in *profile.Offline, k policy.Kind, rule string) (*engine.World, 
 			return w, field, nil
 		}
 	}
-	return nil, "", fmt.Errorf("no %s.%s declares rule %q", k.GVK.Kind, k.GVK.Group, rule)
+	return nil, "", effective.Undeclared(k, rule)
 }
 
 // within reports whether the path key is through target: its Gateway or ListenerSet, a route of
@@ -114,16 +114,14 @@ func declaring(in *profile.Offline, k policy.Kind, rule string) (*engine.World, 
 func within(w *engine.World, key effective.ItemKey, target topology.Target) bool {
 	name := target.Namespace + "/" + target.Name
 	switch target.Kind {
-	case "GatewayClass":
-		return true
-	case "Gateway":
-		return key.Gateway == name
 	case "ListenerSet", "XListenerSet":
 		return key.Gateway == "ListenerSet "+name
 	case "HTTPRoute":
 		return through(w, key.Route, name)
+	case "GRPCRoute":
+		return false // the paths are HTTPRoutes'
 	}
-	return false
+	return key.Beneath(target)
 }
 
 // explainPath words what the fold of one path did with field: a step per policy declaring it,

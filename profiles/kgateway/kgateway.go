@@ -1,10 +1,6 @@
 package kgateway
 
 import (
-	"errors"
-	"fmt"
-
-	"gomodules.xyz/jsonpatch/v2"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -25,7 +21,10 @@ const Name policy.ProfileName = "kgateway"
 const ControllerName = "kgateway.dev/kgateway"
 
 // Profile is kgateway's model; it claims more than its lines (Claims).
-type Profile struct{ profile.Reading[spec] }
+type Profile struct {
+	profile.Reading[spec]
+	profile.NoDefaulting
+}
 
 // spec is the profile's name and what it reads (profile.Reading): ListenerSets (their parent
 // Gateway).
@@ -84,7 +83,7 @@ func (p Profile) Review(r profile.Request) profile.Decision {
 			return profile.Decision{Errs: errs}
 		}
 	}
-	if err := listed(r.Source, r.Registry); err != nil {
+	if err := profile.Listed(r.Source, Name, r.Registry, reads...); err != nil {
 		if pol == nil {
 			return profile.Allowed // a route or Gateway write never waits for the TrafficPolicy cache
 		}
@@ -143,10 +142,6 @@ func gatewayModeUnread(u, old *unstructured.Unstructured) []string {
 	return []string{engine.CodeGatewayModeUnread.Linef("kgateway 2.2 does not read %s on a Gateway: %s has no effect, the routes' own values still win over this Gateway's policies", engine.Annotation, v)}
 }
 
-func (Profile) Default(schema.GroupKind, *unstructured.Unstructured, *policy.Registry) []jsonpatch.JsonPatchOperation {
-	return nil
-}
-
 // Webhooks: the configured TrafficPolicy kind, and HTTPRoute and Gateway writes (not deletes)
 // while one is configured. The route and Gateway writes only ever get warnings, so their entry fails
 // open (WarnOnly): a Precedent outage never blocks a route write; TrafficPolicy writes fail closed.
@@ -160,29 +155,11 @@ func (Profile) Webhooks(kinds []policy.Kind) profile.Webhooks {
 	return profile.Webhooks{Validate: res}
 }
 
-// listed makes sure the state has listed the configured kinds and the ListenerSets (watched from
-// the first use): the world holds them all.
-func listed(st source.Source, reg *policy.Registry) error {
-	var errs []error
-	for _, k := range profile.KindsOf(Name, reg) {
-		errs = append(errs, profile.KindListed(st, k))
-	}
-	for _, gk := range reads {
-		switch ready, err := st.WatchRead(gk); {
-		case err != nil:
-			errs = append(errs, fmt.Errorf("watching %s: %w: retry", gk.Kind, err))
-		case !ready:
-			errs = append(errs, fmt.Errorf("the cache of %s is not synced yet: retry", gk.Kind))
-		}
-	}
-	return errors.Join(errs...)
-}
-
 // Prepare derives the world before the replica reports ready, when the profile is in use and its
 // kinds are listed (otherwise the first write waits for them).
 func (p Profile) Prepare(st source.Source, s settings.Settings) error {
 	reg := s.Registry()
-	if len(profile.KindsOf(Name, reg)) > 0 && listed(st, reg) == nil {
+	if profile.Ready(st, Name, reg, reads...) {
 		p.world(st, reg)
 	}
 	return nil

@@ -5,7 +5,10 @@ import (
 	"sort"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/precedent-dev/precedent/internal/diff"
+	"github.com/precedent-dev/precedent/internal/profile"
 	mesh "github.com/precedent-dev/precedent/profiles/mesh/engine"
 )
 
@@ -215,4 +218,31 @@ func (meshShape) TableColumns() []string {
 
 func (s meshShape) TableCells(c *diff.Change) []string {
 	return append([]string{c.Kind, c.At[0]}, s.Cells(c)...)
+}
+
+// Diff compares the merged configuration of Precedent's mesh kinds per proxy between base and head
+// (files, or the cluster and the cluster with files applied: the cluster loader reads Sources).
+func (Profile) Diff(base, head *profile.Offline, kind string) ([]diff.Change, bool, error) {
+	return profile.DiffEach(own, kind, func(gk schema.GroupKind) []diff.Change {
+		return Mesh(gk.Kind, tree(base), tree(head))
+	})
+}
+
+// tree reads the valid mesh policies of Precedent's kinds and the Dataplanes of an input.
+func tree(in *profile.Offline) MeshTree {
+	var t MeshTree
+	for _, u := range in.Objects {
+		gk := u.GroupVersionKind().GroupKind()
+		switch {
+		case gk == MeshTimeoutKind || gk == MeshPermissionKind:
+			if p, errs := mesh.Parse(u); len(errs) == 0 {
+				t.Policies = append(t.Policies, p)
+			}
+		case gk == DataplaneKind:
+			if dp, err := mesh.ParseDataplane(u); err == nil {
+				t.Dataplanes = append(t.Dataplanes, dp)
+			}
+		}
+	}
+	return t
 }

@@ -1,13 +1,8 @@
 package mesh
 
 import (
-	"fmt"
-
-	"gomodules.xyz/jsonpatch/v2"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/precedent-dev/precedent/internal/diff"
 	"github.com/precedent-dev/precedent/internal/effective"
 	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/profile"
@@ -19,7 +14,7 @@ import (
 )
 
 // Profile is the mesh profile.
-type Profile struct{}
+type Profile struct{ profile.NoDefaulting }
 
 var (
 	_ profile.Profile      = Profile{}
@@ -78,10 +73,6 @@ func (Profile) Review(r profile.Request) profile.Decision {
 	return profile.Decision{Warnings: validate.Limit(ws, r.Settings.WarningLimit)}
 }
 
-func (Profile) Default(schema.GroupKind, *unstructured.Unstructured, *policy.Registry) []jsonpatch.JsonPatchOperation {
-	return nil
-}
-
 // Webhooks: Precedent's mesh kinds, creates and updates (deletes are not projected); Kuma's kinds
 // configured with the profile, like every registry kind.
 func (Profile) Webhooks(kinds []policy.Kind) profile.Webhooks {
@@ -96,17 +87,8 @@ func (Profile) Webhooks(kinds []policy.Kind) profile.Webhooks {
 // the index of every mesh kind watched for every mesh that has Dataplanes; until then it says to
 // retry, so a replica reports ready with its Dataplanes listed.
 func (Profile) Prepare(st source.Source, s settings.Settings) error {
-	for _, r := range []struct {
-		gk   schema.GroupKind
-		name string
-	}{{DataplaneKind, "Dataplanes"}, {MeshServiceKind, "MeshServices"}} {
-		ready, err := st.WatchRead(r.gk)
-		if err != nil {
-			return fmt.Errorf("watching %s: %w", r.name, err)
-		}
-		if !ready {
-			return fmt.Errorf("the cache of %s is not synced yet", r.name)
-		}
+	if err := profile.ReadsListed(st, DataplaneKind, MeshServiceKind); err != nil {
+		return err
 	}
 	reg := s.Registry()
 	gks := append([]schema.GroupKind(nil), own...)
@@ -144,35 +126,7 @@ func (p Profile) Checks(gk schema.GroupKind, reg *policy.Registry) bool {
 	return p.Claims(gk, reg) || gk == DataplaneKind
 }
 
-// Diff compares the merged configuration of Precedent's mesh kinds per proxy between base and head
-// (files, or the cluster and the cluster with files applied: the cluster loader reads Sources).
-func (Profile) Diff(base, head *profile.Offline, kind string) ([]diff.Change, bool, error) {
-	out, matched := profile.DiffEach(own, kind, func(gk schema.GroupKind) []diff.Change {
-		return Mesh(gk.Kind, tree(base), tree(head))
-	})
-	return out, matched, nil
-}
-
-// tree reads the valid mesh policies of Precedent's kinds and the Dataplanes of an input.
-func tree(in *profile.Offline) MeshTree {
-	var t MeshTree
-	for _, u := range in.Objects {
-		gk := u.GroupVersionKind().GroupKind()
-		switch {
-		case gk == MeshTimeoutKind || gk == MeshPermissionKind:
-			if p, errs := engine.Parse(u); len(errs) == 0 {
-				t.Policies = append(t.Policies, p)
-			}
-		case gk == DataplaneKind:
-			if dp, err := engine.ParseDataplane(u); err == nil {
-				t.Dataplanes = append(t.Dataplanes, dp)
-			}
-		}
-	}
-	return t
-}
-
 // Effective: mesh kinds are merged per proxy, not per Gateway API path.
 func (Profile) Effective(_ *profile.Offline, k policy.Kind, _ *topology.Target) ([]effective.Item, error) {
-	return nil, fmt.Errorf("--kind %s.%s is a mesh kind: it has no effective policy per Gateway API path; see precedent mesh", k.GVK.Kind, k.GVK.Group)
+	return nil, profile.PerRequest(k, "a mesh kind", "precedent mesh")
 }

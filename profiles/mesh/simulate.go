@@ -18,7 +18,6 @@ import (
 )
 
 type meshOptions struct {
-	files    []string
 	kind     string
 	proxy    string
 	outbound string
@@ -69,7 +68,6 @@ policy or Dataplane is invalid or the proxy is unknown, 2 if a file cannot be re
 		},
 	}
 	f := cmd.Flags()
-	f.StringArrayVarP(&o.files, "filename", "f", nil, "file or folder of manifests: policies and Dataplanes (repeatable; default: the cluster in the kubeconfig)")
 	f.StringVar(&o.kind, "kind", "", "the policy kind: MeshTimeout or MeshTrafficPermission")
 	f.StringVar(&o.proxy, "proxy", "", "the Dataplane, NAME or NAMESPACE/NAME")
 	f.StringVar(&o.outbound, "outbound", "", "merge the to arrays for the proxy's outbound to SERVICE, or SERVICE:PORT (a port of a MeshService, by number or name: to items with a sectionName select only their port)")
@@ -93,7 +91,7 @@ func (o *meshOptions) run(ctx context.Context, read profile.Read, stdout, stderr
 	if err != nil {
 		return err
 	}
-	objs, err := read(ctx, stderr, o.files)
+	objs, err := read(ctx, stderr)
 	if err != nil {
 		return err
 	}

@@ -1,10 +1,8 @@
 package nginxgatewayfabric
 
 import (
-	"fmt"
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/precedent-dev/precedent/internal/effective"
 	"github.com/precedent-dev/precedent/internal/policy"
@@ -27,7 +25,7 @@ func (Profile) ExplainRule(in *profile.Offline, k policy.Kind, target topology.T
 	w := offlineWorld(in)
 	decl := declaring(w, k.GVK.Kind, rule)
 	if len(decl) == 0 {
-		return nil, fmt.Errorf("no %s.%s declares rule %q", k.GVK.Kind, k.GVK.Group, rule)
+		return nil, effective.Undeclared(k, rule)
 	}
 	statuses := w.Decide()
 	actual := map[effective.ItemKey]map[string]string{}
@@ -37,7 +35,7 @@ func (Profile) ExplainRule(in *profile.Offline, k policy.Kind, target topology.T
 	onPath := map[effective.ItemKey][]*engine.Policy{}
 	for _, p := range decl {
 		for _, it := range w.Reach(p) {
-			if key := itemKey(it); under(key, target) && len(matching(k.GVK.Kind, it.Sources, rule)) > 0 {
+			if key := itemKey(it); key.Beneath(target) && len(matching(k.GVK.Kind, it.Sources, rule)) > 0 {
 				onPath[key] = append(onPath[key], p)
 			}
 		}
@@ -60,7 +58,7 @@ func (Profile) ExplainRule(in *profile.Offline, k policy.Kind, target topology.T
 func (Profile) Reach(in *profile.Offline, k policy.Kind, rule string, ref *policy.Ref) ([]effective.ReachedPath, error) {
 	w := offlineWorld(in)
 	if len(declaring(w, k.GVK.Kind, rule)) == 0 {
-		return nil, fmt.Errorf("no %s.%s declares rule %q", k.GVK.Kind, k.GVK.Group, rule)
+		return nil, effective.Undeclared(k, rule)
 	}
 	out := []effective.ReachedPath{}
 	for _, it := range w.Items(k.GVK.Kind, w.Decide()) {
@@ -116,33 +114,17 @@ func matching(kind string, sources map[string]string, rule string) []policy.Ref 
 			continue
 		}
 		for _, one := range engine.SourceRefs(from) {
-			ns, name, _ := strings.Cut(one, "/")
-			if r := (policy.Ref{Namespace: ns, Name: name}); !slices.Contains(out, r) {
+			if r := policy.ParseRef(one); !slices.Contains(out, r) {
 				out = append(out, r)
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b policy.Ref) int { return strings.Compare(a.String(), b.String()) })
+	slices.SortFunc(out, policy.Ref.Compare)
 	return out
 }
 
 func itemKey(it effective.Item) effective.ItemKey {
 	return effective.ItemKey{Gateway: it.Gateway, Route: it.Route}
-}
-
-// under reports whether the path key is beneath target: its Gateway, its route (of either kind:
-// paths name a route by namespace/name), or any for a GatewayClass.
-func under(key effective.ItemKey, target topology.Target) bool {
-	name := target.Namespace + "/" + target.Name
-	switch target.Kind {
-	case "GatewayClass":
-		return true
-	case "Gateway":
-		return key.Gateway == name
-	case "HTTPRoute", "GRPCRoute":
-		return key.Route == name
-	}
-	return false
 }
 
 // explainPath words what the policies reaching one path did to the field.

@@ -5,14 +5,11 @@ import (
 	"sort"
 	"strings"
 
-	"gomodules.xyz/jsonpatch/v2"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/precedent-dev/precedent/internal/diff"
-	"github.com/precedent-dev/precedent/internal/effective"
 	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/profile"
 	"github.com/precedent-dev/precedent/internal/settings"
@@ -26,7 +23,10 @@ import (
 const Name policy.ProfileName = "nginx-gateway-fabric"
 
 // Profile is NGINX Gateway Fabric's model.
-type Profile struct{ profile.Reading[spec] }
+type Profile struct {
+	profile.Reading[spec]
+	profile.NoDefaulting // its CRDs default what they default
+}
 
 // spec is the profile's name and what it reads (profile.Reading): Services, the targets of UpstreamSettingsPolicies, GRPCRoutes whole and ReferenceGrants.
 type spec struct{}
@@ -75,7 +75,7 @@ func (p Profile) Review(r profile.Request) profile.Decision {
 		}
 		return profile.Decision{Errs: errs, CheckIDs: ids(len(errs), "ngf-target")}
 	}
-	if err := listed(r.Source, r.Registry); err != nil {
+	if err := profile.Listed(r.Source, Name, r.Registry, reads...); err != nil {
 		return profile.Decision{Unavailable: err}
 	}
 	w := p.world(r.Source, r.Registry)
@@ -152,30 +152,6 @@ func newWorld(g *topology.Graph, routes []*gwv1.HTTPRoute, objs []*unstructured.
 	return w.Index()
 }
 
-// listed makes sure the state has listed the profile's kinds, Services and GRPCRoutes.
-func listed(st source.Source, reg *policy.Registry) error {
-	for _, k := range profile.KindsOf(Name, reg) {
-		if err := profile.KindListed(st, k); err != nil {
-			return err
-		}
-	}
-	for _, gk := range reads {
-		ready, err := st.WatchRead(gk)
-		if err != nil {
-			return fmt.Errorf("watching %ss: %w: retry", gk.Kind, err)
-		}
-		if !ready {
-			return fmt.Errorf("the cache of %ss is not synced yet: retry", gk.Kind)
-		}
-	}
-	return nil
-}
-
-// Default: NGINX Gateway Fabric's CRDs default what they default; nothing to add.
-func (Profile) Default(schema.GroupKind, *unstructured.Unstructured, *policy.Registry) []jsonpatch.JsonPatchOperation {
-	return nil
-}
-
 // Webhooks: each managed kind, creates, updates and (projected) deletes.
 func (Profile) Webhooks(kinds []policy.Kind) profile.Webhooks {
 	return profile.Webhooks{Validate: profile.KindWebhooks(Name, kinds)}
@@ -183,60 +159,10 @@ func (Profile) Webhooks(kinds []policy.Kind) profile.Webhooks {
 
 // Prepare derives the world before the replica reports ready, when the profile is in use.
 func (p Profile) Prepare(st source.Source, s settings.Settings) error {
-	if len(profile.KindsOf(Name, s.Registry())) == 0 {
-		return nil
-	}
-	if listed(st, s.Registry()) == nil {
+	if profile.Ready(st, Name, s.Registry(), reads...) {
 		p.world(st, s.Registry())
 	}
 	return nil
 }
 
 func (p Profile) Checks(gk schema.GroupKind, reg *policy.Registry) bool { return p.Claims(gk, reg) }
-
-// offlineWorld is the world of an offline input.
-func offlineWorld(in *profile.Offline) *engine.World {
-	routes := make([]*gwv1.HTTPRoute, len(in.Inv.Topology.HTTPRoutes))
-	for i := range in.Inv.Topology.HTTPRoutes {
-		routes[i] = &in.Inv.Topology.HTTPRoutes[i]
-	}
-	w := newWorld(in.Graph, routes, in.Objects)
-	for i := range in.Inv.Topology.GRPCRoutes {
-		r := &in.Inv.Topology.GRPCRoutes[i]
-		w.GRPCRoutes[topology.Key{Namespace: r.Namespace, Name: r.Name}] = r
-	}
-	w.Controllers = profile.ControllersOf(profile.KindsOf(Name, in.Registry))
-	w.Versions = versionsOf(in.Registry)
-	return w
-}
-
-// versionsOf is the NGINX Gateway Fabric version each kind line of the profile predicts, by kind.
-func versionsOf(reg *policy.Registry) map[string]string {
-	out := map[string]string{}
-	for _, k := range profile.KindsOf(Name, reg) {
-		out[k.GVK.Kind] = k.VersionInForce()
-	}
-	return out
-}
-
-// Effective: the settings NGINX Gateway Fabric applies per (Gateway, route), beneath target.
-func (Profile) Effective(in *profile.Offline, k policy.Kind, target *topology.Target) ([]effective.Item, error) {
-	w := offlineWorld(in)
-	items := w.Items(k.GVK.Kind, w.Decide())
-	if target == nil {
-		return items, nil
-	}
-	var out []effective.Item
-	name := target.Namespace + "/" + target.Name
-	for _, it := range items {
-		if (target.Kind == "Gateway" && it.Gateway == name) || target.Kind == "GatewayClass" || it.Route == name {
-			out = append(out, it)
-		}
-	}
-	return out, nil
-}
-
-// Diff compares the effective items of the profile's kinds between base and head.
-func (p Profile) Diff(base, head *profile.Offline, kind string) ([]diff.Change, bool, error) {
-	return profile.DiffEffective(Name, base, head, kind, p.Effective)
-}

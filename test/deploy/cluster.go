@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/precedent-dev/precedent/test/harness"
+
 	authenticationv1 "k8s.io/api/authentication/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -116,7 +118,7 @@ func Build(root string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	cmd := exec.Command("go", "build", "-o", out, "./cmd/precedent")
+	cmd := exec.Command("go", "build", "-tags", harness.BuildTags, "-o", out, "./cmd/precedent")
 	cmd.Dir = root
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build ./cmd/precedent: %w: %s", err, b)

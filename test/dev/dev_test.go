@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/precedent-dev/precedent/test/harness"
+
 	"github.com/precedent-dev/precedent/test/egcrds"
 )
 
@@ -29,7 +31,7 @@ func TestMakeRun(t *testing.T) {
 		t.Fatalf("kubectl is needed for this end-to-end test: %v", err)
 	}
 	bin := filepath.Join(t.TempDir(), "precedent")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/precedent")
+	build := exec.Command("go", "build", "-tags", harness.BuildTags, "-o", bin, "./cmd/precedent")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building precedent: %v\n%s", err, out)

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/precedent-dev/precedent/test/harness"
 )
 
 // TestInterrupt: the first SIGINT stops `precedent dev` in every phase of its start-up, promptly,
@@ -17,7 +19,7 @@ import (
 // the control plane's watchdog sees its parent gone and cleans up.
 func TestInterrupt(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "precedent")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/precedent")
+	build := exec.Command("go", "build", "-tags", harness.BuildTags, "-o", bin, "./cmd/precedent")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building precedent: %v\n%s", err, out)

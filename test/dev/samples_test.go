@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/precedent-dev/precedent/test/harness"
+
 	"github.com/precedent-dev/precedent/internal/install"
 	"github.com/precedent-dev/precedent/internal/manifest"
 	"github.com/precedent-dev/precedent/profiles"
@@ -139,7 +141,7 @@ func run(t *testing.T, bin string, args []string) (string, int, string) {
 // never ✓, and still applies the others.
 func TestSkippedSetNotTicked(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "precedent")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/precedent")
+	build := exec.Command("go", "build", "-tags", harness.BuildTags, "-o", bin, "./cmd/precedent")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building precedent: %v\n%s", err, out)

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/precedent-dev/precedent/test/harness"
+
 	"github.com/precedent-dev/precedent/test/egcrds"
 )
 
@@ -52,7 +54,7 @@ func TestDocs(t *testing.T) {
 
 	binDir := t.TempDir()
 	bin := filepath.Join(binDir, "precedent")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/precedent")
+	build := exec.Command("go", "build", "-tags", harness.BuildTags, "-o", bin, "./cmd/precedent")
 	build.Dir = root
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building precedent: %v\n%s", err, out)

@@ -173,7 +173,7 @@ func pluginDir(t *testing.T) string {
 		if plugin.dir, plugin.err = os.MkdirTemp("", "kubectl-precedent-"); plugin.err != nil {
 			return
 		}
-		build := exec.Command("go", "build", "-o", filepath.Join(plugin.dir, "kubectl-precedent"), "github.com/precedent-dev/precedent/cmd/precedent")
+		build := exec.Command("go", "build", "-tags", harness.BuildTags, "-o", filepath.Join(plugin.dir, "kubectl-precedent"), "github.com/precedent-dev/precedent/cmd/precedent")
 		if out, err := build.CombinedOutput(); err != nil {
 			plugin.err = fmt.Errorf("building kubectl-precedent: %w\n%s", err, out)
 		}

@@ -48,10 +48,12 @@ type input struct {
 	// not accept them, and left those policies (leaveOutUnaccepted).
 	unaccepted []finding.Finding
 	left       []leftOut
-	// read is the number of objects read from the files (0 from the cluster), and at where each
-	// object (and the first of each kind) starts in them.
-	read int
-	at   map[finding.Object]position
+	// read is the number of objects read from the files (0 from the cluster); placed are those
+	// objects, indexed into at (where each object, and the first of each kind, starts in them) on
+	// the first locate: after the review, whose peak of memory the index need not add to.
+	read   int
+	placed []manifest.Object
+	at     map[finding.Object]position
 	// undated, when set, says which objects have no known creation time (nil: those without
 	// creationTimestamp; see undatedOf).
 	undated func(*unstructured.Unstructured) bool
@@ -73,6 +75,9 @@ type position struct {
 
 // locate says where obj starts in the files; a kind without name is located at its first object.
 func (o *input) locate(obj finding.Object) (string, int, bool) {
+	if o.placed != nil {
+		o.at, o.placed = place(o.placed), nil
+	}
 	p, ok := o.at[obj]
 	return p.file, p.line, ok
 }
@@ -234,7 +239,7 @@ func (f *sources) loadFiles(ctx context.Context, override *settings.Settings) (*
 	if f.review {
 		o.typedOnly()
 	}
-	o.read, o.at = len(objs), place(objs)
+	o.read, o.placed = len(objs), objs
 	finding.Locate(o.rejected, o.locate)
 	return o, nil
 }

@@ -352,7 +352,7 @@ func applyFiles(base *input, files []string, opts manifest.Options, ns string, n
 	if err != nil {
 		return nil, nil, err
 	}
-	head.read, head.at = len(objs), place(objs)
+	head.read, head.placed = len(objs), objs
 	head.skipped = skipped
 	head.undated = newInChangeSet(isNew)
 	head.replaced = replaced

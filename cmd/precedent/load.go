@@ -48,10 +48,12 @@ type input struct {
 	// not accept them, and left those policies (leaveOutUnaccepted).
 	unaccepted []finding.Finding
 	left       []leftOut
-	// read is the number of objects read from the files (0 from the cluster), and at where each
-	// object (and the first of each kind) starts in them.
-	read int
-	at   map[finding.Object]position
+	// read is the number of objects read from the files (0 from the cluster); placed are those
+	// objects, indexed into at (where each object, and the first of each kind, starts in them) on
+	// the first locate: after the review, whose peak of memory the index need not add to.
+	read   int
+	placed []manifest.Object
+	at     map[finding.Object]position
 	// undated, when set, says which objects have no known creation time (nil: those without
 	// creationTimestamp; see undatedOf).
 	undated func(*unstructured.Unstructured) bool
@@ -73,6 +75,9 @@ type position struct {
 
 // locate says where obj starts in the files; a kind without name is located at its first object.
 func (o *input) locate(obj finding.Object) (string, int, bool) {
+	if o.placed != nil {
+		o.at, o.placed = place(o.placed), nil
+	}
 	p, ok := o.at[obj]
 	return p.file, p.line, ok
 }
@@ -231,7 +236,10 @@ func (f *sources) loadFiles(ctx context.Context, override *settings.Settings) (*
 	o.rejected = rejected
 	o.skipped = skipped
 	o.unchecked = unchecked(o.registry, kept, checker)
-	o.read, o.at = len(objs), place(objs)
+	if f.review {
+		o.typedOnly()
+	}
+	o.read, o.placed = len(objs), objs
 	finding.Locate(o.rejected, o.locate)
 	return o, nil
 }
@@ -322,6 +330,35 @@ func newReviewInput(s settings.Settings, objs []*unstructured.Unstructured) (*in
 	}
 	o.converted = converted
 	return o, nil
+}
+
+// typedOnly releases the fields of the Gateway API objects that the review reads in their typed
+// form only (the converted objects: its source delivers them typed) but their apiVersion, kind and
+// metadata, which name them in findings and the source. In the generated world at 10x
+// (docs/performance.md), the routes' decoded fields held 190 MB until the end of the run, beside
+// the typed objects made from them. An object stays whole when some profile reviews its kind
+// (kgateway's routes and Gateways), reads it whole or shows it (profile.Profile's Reads, Own and
+// Sources: ListenerSets, TCPRoutes, GRPCRoutes, ...), as those read the decoded object.
+func (o *input) typedOnly() {
+	whole := map[schema.GroupKind]bool{}
+	for _, p := range profiles.All() {
+		for _, gks := range [][]schema.GroupKind{p.Reads(), p.Own(), p.Sources(o.settings)} {
+			for _, gk := range gks {
+				whole[gk] = true
+			}
+		}
+	}
+	for u := range o.converted {
+		gk := u.GroupVersionKind().GroupKind()
+		if whole[gk] || profiles.For(gk, o.registry) != nil {
+			continue
+		}
+		for k := range u.Object {
+			if k != "apiVersion" && k != "kind" && k != "metadata" {
+				delete(u.Object, k)
+			}
+		}
+	}
 }
 
 // newInputWith is newInput with the inventory that build makes (nil for none) and its problems.

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/precedent-dev/precedent/internal/parallel"
 	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/topology"
 )
@@ -32,70 +33,84 @@ type Inventory struct {
 	Problems []error
 }
 
-// Build sorts objects. sources gives, for each object, a description of where it came from ("" ok).
-func Build(reg *policy.Registry, objs []*unstructured.Unstructured, sources []string) *Inventory {
-	return build(reg, objs, sources, nil)
-}
-
 // Check is Build for a caller that reads the objects its own way (the offline review): it sets the
 // namespace of the objects that have none and returns the Problems, and the Gateway API objects
 // converted to their typed form (so that the caller need not convert them again); no policy
-// views, no topology input.
+// views, no topology input. The objects are converted on every CPU at once (each independently of
+// the others), the Problems kept in input order.
 func Check(reg *policy.Registry, objs []*unstructured.Unstructured) (map[*unstructured.Unstructured]runtime.Object, []error) {
-	converted := map[*unstructured.Unstructured]runtime.Object{}
-	inv := build(reg, objs, nil, converted)
-	return converted, inv.Problems
+	var topo []*unstructured.Unstructured // the Gateway API objects, in input order
+	for _, u := range objs {
+		gvk := u.GroupVersionKind()
+		defaultNamespace(u, gvk)
+		if _, ok := reg.Lookup(gvk.GroupKind()); !ok && gvk.Group == topology.Group {
+			topo = append(topo, u)
+		}
+	}
+	type result struct {
+		obj   runtime.Object
+		known bool
+		err   error
+	}
+	results := make([]result, len(topo))
+	parallel.Each(len(topo), func(i int) {
+		var inv Inventory // one object at a time, so that addTopology's object stays where it is
+		results[i].obj, results[i].known, results[i].err = inv.addTopology(topo[i], topo[i].GetKind())
+	})
+	converted := make(map[*unstructured.Unstructured]runtime.Object, len(topo))
+	var problems []error
+	for i, r := range results {
+		switch u := topo[i]; {
+		case r.err != nil:
+			problems = append(problems, fmt.Errorf("%s %s: %w", u.GetKind(), key(u), r.err))
+		case r.known:
+			converted[u] = r.obj
+		}
+	}
+	return converted, problems
 }
 
-// build is Build when converted is nil; else the inventory holds the Problems only, and converted
-// gets each Gateway API object converted.
-func build(reg *policy.Registry, objs []*unstructured.Unstructured, sources []string, converted map[*unstructured.Unstructured]runtime.Object) *Inventory {
-	keep := converted == nil
+// Build sorts objects. sources gives, for each object, a description of where it came from ("" ok).
+func Build(reg *policy.Registry, objs []*unstructured.Unstructured, sources []string) *Inventory {
 	inv := &Inventory{Policies: map[schema.GroupKind][]*Item{}, Topology: topology.Input{NamespaceLabels: map[string]map[string]string{}}}
 	for i, u := range objs {
-		if !keep {
-			inv.Topology = topology.Input{} // one object at a time, so that addTopology's object stays where it is
-		}
 		src := ""
 		if i < len(sources) {
 			src = sources[i]
 		}
 		gvk := u.GroupVersionKind()
-		if u.GetNamespace() == "" && gvk.Kind != "GatewayClass" && gvk.Kind != "Namespace" {
-			u.SetNamespace("default") // like kubectl: namespaced objects without one land in default
-		}
+		defaultNamespace(u, gvk)
 		if k, ok := reg.Lookup(gvk.GroupKind()); ok {
-			if !keep {
-				continue
-			}
 			p, errs := policy.View(k, u)
 			gk := k.GVK.GroupKind()
 			inv.Policies[gk] = append(inv.Policies[gk], &Item{Object: u, Policy: p, Errs: errs, Source: src})
 			continue
 		}
 		if gvk.Group == "" && gvk.Kind == "Namespace" {
-			if keep {
-				inv.Topology.NamespaceLabels[u.GetName()] = u.GetLabels()
-			}
+			inv.Topology.NamespaceLabels[u.GetName()] = u.GetLabels()
 			continue
 		}
 		if gvk.Group != topology.Group {
-			if keep {
-				inv.Others = append(inv.Others, u)
-			}
+			inv.Others = append(inv.Others, u)
 			continue
 		}
-		obj, known, err := inv.addTopology(u, gvk.Kind)
-		if !known && keep {
+		_, known, err := inv.addTopology(u, gvk.Kind)
+		if !known {
 			inv.Others = append(inv.Others, u)
 		}
 		if err != nil {
 			inv.Problems = append(inv.Problems, fmt.Errorf("%s %s: %w", gvk.Kind, key(u), err))
-		} else if known && !keep {
-			converted[u] = obj
 		}
 	}
 	return inv
+}
+
+// defaultNamespace sets the namespace of a namespaced object that has none to "default", as kubectl
+// does.
+func defaultNamespace(u *unstructured.Unstructured, gvk schema.GroupVersionKind) {
+	if u.GetNamespace() == "" && gvk.Kind != "GatewayClass" && gvk.Kind != "Namespace" {
+		u.SetNamespace("default")
+	}
 }
 
 // addTopology converts u, a Gateway API object of kind, into the topology input, and returns the

@@ -25,7 +25,10 @@ func unmarshal(data []byte) (map[string]interface{}, error) {
 	if !bytes.Contains(data, []byte("<<")) {
 		var top yamlv2.MapSlice
 		if err := yamlv2.Unmarshal(data, &top); err == nil && top != nil {
-			if m, ok := jsonMap(top); ok {
+			in := interners.Get().(*interner)
+			m, ok := in.jsonMap(top)
+			interners.Put(in)
+			if ok {
 				return m, nil
 			}
 		}
@@ -37,7 +40,7 @@ func unmarshal(data []byte) (map[string]interface{}, error) {
 
 // jsonMap converts a YAML mapping; ok is false where the JSON round trip would differ (including
 // a key given twice, which a MapSlice keeps twice).
-func jsonMap(in yamlv2.MapSlice) (map[string]interface{}, bool) {
+func (t *interner) jsonMap(in yamlv2.MapSlice) (map[string]interface{}, bool) {
 	out := make(map[string]interface{}, len(in))
 	for _, item := range in {
 		var key string
@@ -46,7 +49,7 @@ func jsonMap(in yamlv2.MapSlice) (map[string]interface{}, bool) {
 			if !utf8.ValidString(k) {
 				return nil, false
 			}
-			key = k
+			key = t.key(k)
 		case int:
 			key = strconv.Itoa(k)
 		case bool:
@@ -57,7 +60,7 @@ func jsonMap(in yamlv2.MapSlice) (map[string]interface{}, bool) {
 		if _, dup := out[key]; dup {
 			return nil, false
 		}
-		jv, ok := jsonValue(item.Value)
+		jv, ok := t.jsonValue(item.Value)
 		if !ok {
 			return nil, false
 		}
@@ -67,21 +70,21 @@ func jsonMap(in yamlv2.MapSlice) (map[string]interface{}, bool) {
 }
 
 // jsonValue converts a YAML value; ok is false where the JSON round trip would differ.
-func jsonValue(v interface{}) (interface{}, bool) {
+func (t *interner) jsonValue(v interface{}) (interface{}, bool) {
 	switch x := v.(type) {
 	case nil, bool:
 		return x, true
 	case string:
-		return x, utf8.ValidString(x)
+		return t.value(x), utf8.ValidString(x)
 	case yamlv2.MapSlice:
 		if x == nil { // an empty mapping
 			return map[string]interface{}{}, true
 		}
-		return jsonMap(x)
+		return t.jsonMap(x)
 	case []interface{}:
 		out := make([]interface{}, len(x))
 		for i, e := range x {
-			jv, ok := jsonValue(e)
+			jv, ok := t.jsonValue(e)
 			if !ok {
 				return nil, false
 			}

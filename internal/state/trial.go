@@ -51,10 +51,8 @@ func (s *State) Revertible(gk schema.GroupKind) bool {
 	if gk.Kind == "Namespace" && gk.Group == "" {
 		return false
 	}
-	for _, t := range TopologyKinds() {
-		if t == gk {
-			return false
-		}
+	if slices.Contains(topologyKinds(), gk) {
+		return false
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -72,7 +70,7 @@ func (s *State) Revert(m *Mark, puts []Put) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, p := range puts {
-		if p.GroupKind == s.backendGK || (p.GroupKind.Kind == "Namespace" && p.GroupKind.Group == "") || slices.Contains(TopologyKinds(), p.GroupKind) {
+		if p.GroupKind == s.backendGK || (p.GroupKind.Kind == "Namespace" && p.GroupKind.Group == "") || slices.Contains(topologyKinds(), p.GroupKind) {
 			return fmt.Errorf("the state cannot put back a %s: only policy kinds (Revertible)", p.GroupKind)
 		}
 	}

@@ -54,22 +54,27 @@ func New(ctx context.Context, objs []*unstructured.Unstructured, o Options) (*So
 		return nil, err
 	}
 	inf := &informers{scheme: scheme, byKind: map[informerKey]*informer{}, objs: map[schema.GroupKind]map[client.ObjectKey]*unstructured.Unstructured{}, typed: map[*unstructured.Unstructured]client.Object{}}
-	installed := make([]schema.GroupVersionKind, 0, len(o.Kinds)+len(objs))
+	installed := make([]schema.GroupVersionKind, 0, len(o.Kinds))
 	for _, k := range o.Kinds {
 		installed = append(installed, k.GVK)
 	}
+	seen := map[schema.GroupVersionKind]bool{} // the versions of installed, each once
 	known := scheme.AllKnownTypes()
 	for _, u := range objs {
-		co, ok := converted(known, o.Converted[u], u.GroupVersionKind())
+		gvk := u.GroupVersionKind()
+		co, ok := converted(known, o.Converted[u], gvk)
 		if !ok {
-			if co, err = typed(scheme, u, u.GroupVersionKind()); err != nil {
+			if co, err = typed(scheme, u, gvk); err != nil {
 				return nil, err
 			}
 		}
 		if co != client.Object(u) {
 			inf.typed[u] = co
 		}
-		installed = append(installed, u.GroupVersionKind())
+		if !seen[gvk] {
+			seen[gvk] = true
+			installed = append(installed, gvk)
+		}
 		inf.set(u)
 	}
 	src := &Source{State: state.NewForeground(logr.Discard()), inf: inf}

@@ -37,8 +37,9 @@ type Options struct {
 	Own     []schema.GroupKind
 	Backend schema.GroupKind
 	// Converted holds objects of objs already converted to a typed form (by the caller's own
-	// check of them): each is used when it is of the scheme's type for its kind, instead of
-	// converting the object again.
+	// check of them), used instead of converting the object again; each must be of the scheme's
+	// type for its kind (New's error otherwise: the caller may have released the fields it
+	// converted, as validate does).
 	Converted map[*unstructured.Unstructured]runtime.Object
 }
 
@@ -63,6 +64,9 @@ func New(ctx context.Context, objs []*unstructured.Unstructured, o Options) (*So
 	for _, u := range objs {
 		gvk := u.GroupVersionKind()
 		co, ok := converted(known, o.Converted[u], gvk)
+		if !ok && o.Converted[u] != nil {
+			return nil, fmt.Errorf("%s %s: the converted object is a %T, not the scheme's type of its kind", gvk.Kind, client.ObjectKeyFromObject(u), o.Converted[u])
+		}
 		if !ok {
 			if co, err = typed(scheme, u, gvk); err != nil {
 				return nil, err

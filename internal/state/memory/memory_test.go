@@ -196,18 +196,17 @@ func TestTry(t *testing.T) {
 
 // TestSourceTakesConverted: an object the caller converted is the one the state holds (with the
 // version the state watches, as New's own conversion sets it); one of another type than its
-// kind's is converted again.
+// kind's is an error, not converted again (the caller may have released the fields it converted).
 func TestSourceTakesConverted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	objs := objects(t)
-	gw, wrong := &gwv1.Gateway{}, &gwv1.Gateway{}
+	gw := &gwv1.Gateway{}
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(objs[1].Object, gw); err != nil {
 		t.Fatal(err)
 	}
-	converted := map[*unstructured.Unstructured]runtime.Object{objs[1]: gw, objs[2]: wrong}
 	reg := settings.Defaults().Registry()
-	src, err := memory.New(ctx, objs, memory.Options{Kinds: reg.Kinds(), Converted: converted})
+	src, err := memory.New(ctx, objs, memory.Options{Kinds: reg.Kinds(), Converted: map[*unstructured.Unstructured]runtime.Object{objs[1]: gw}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,6 +218,10 @@ func TestSourceTakesConverted(t *testing.T) {
 		t.Errorf("converted gateway's kind = %v, want %v", gw.GroupVersionKind(), want)
 	}
 	if len(routes) != 1 || routes[0].Name != "cart" || len(routes[0].Spec.ParentRefs) != 1 {
-		t.Errorf("routes = %v, want cart converted by the source (the caller's object is not an HTTPRoute)", routes)
+		t.Errorf("routes = %v, want cart converted by the source", routes)
+	}
+	_, err = memory.New(ctx, objs, memory.Options{Kinds: reg.Kinds(), Converted: map[*unstructured.Unstructured]runtime.Object{objs[2]: &gwv1.Gateway{}}})
+	if want := "HTTPRoute shop/cart: the converted object is a *v1.Gateway, not the scheme's type of its kind"; err == nil || err.Error() != want {
+		t.Errorf("a route converted to a Gateway: err = %v, want %q", err, want)
 	}
 }

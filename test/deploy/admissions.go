@@ -156,8 +156,8 @@ const firstAdmissions = 200
 // over the same time, from the handler's log and from the client's side of the same writes.
 type Warmth struct {
 	// First are the replica's first firstAdmissions admissions, Steady the next ones (up to
-	// 2×firstAdmissions of them), Beside the other replica's while the first were served.
-	First, Steady, Beside []Admission
+	// 2×firstAdmissions of them), Beside and BesideSteady the other replica's while each were served.
+	First, Steady, Beside, BesideSteady []Admission
 }
 
 // NewWarmth splits fresh's admissions (from its start) and other's.
@@ -166,31 +166,41 @@ func NewWarmth(fresh, other []Admission) (Warmth, error) {
 		return Warmth{}, fmt.Errorf("%d admissions logged, want %d", len(fresh), 3*firstAdmissions)
 	}
 	w := Warmth{First: fresh[:firstAdmissions], Steady: fresh[firstAdmissions : 3*firstAdmissions]}
-	from, to := w.First[0].At, w.First[len(w.First)-1].At
-	for _, a := range other {
+	w.Beside, w.BesideSteady = during(other, w.First), during(other, w.Steady)
+	return w, nil
+}
+
+// during are the admissions of adms logged between the first and the last of span.
+func during(adms, span []Admission) []Admission {
+	var out []Admission
+	from, to := span[0].At, span[len(span)-1].At
+	for _, a := range adms {
 		if !a.At.Before(from) && !a.At.After(to) {
-			w.Beside = append(w.Beside, a)
+			out = append(out, a)
 		}
 	}
-	return w, nil
+	return out
 }
 
 // Report is the comparison in words, handler times first, then the client's latencies of the same
 // writes.
 func (w Warmth) Report(l *Load) string {
 	var b strings.Builder
-	first, steady, beside := Summarize(handlerTimes(w.First)), Summarize(handlerTimes(w.Steady)), Summarize(handlerTimes(w.Beside))
-	p, m := first.Ratio(steady)
-	bp, bm := first.Ratio(beside)
-	fmt.Fprintf(&b, "handler: first %d admissions %s; next %d (steady) %s: ratio p50 %.2f mean %.2f; the other replica meanwhile %s: ratio p50 %.2f mean %.2f",
-		len(w.First), first, len(w.Steady), steady, p, m, beside, bp, bm)
-	cf, uf := l.Served(w.First)
-	cs, us := l.Served(w.Steady)
-	cb, ub := l.Served(w.Beside)
-	cfirst, csteady, cbeside := Summarize(cf), Summarize(cs), Summarize(cb)
-	p, m = cfirst.Ratio(csteady)
-	bp, bm = cfirst.Ratio(cbeside)
-	fmt.Fprintf(&b, "\nclient, the same writes: first %s; steady %s: ratio p50 %.2f mean %.2f; the other replica's %s: ratio p50 %.2f mean %.2f (admissions matched to no write of the stream: %d, %d, %d)",
-		cfirst, csteady, p, m, cbeside, bp, bm, uf, us, ub)
-	return b.String()
+	sets := [][]Admission{w.First, w.Steady, w.Beside, w.BesideSteady}
+	compare := func(what string, s [4]Latencies, unmatched string) {
+		p, m := s[0].Ratio(s[1])
+		bp, bm := s[0].Ratio(s[2])
+		fmt.Fprintf(&b, "%s: first %d admissions %s; the next %d (steady) %s: ratio p50 %.2f mean %.2f; the other replica's meanwhile %s: ratio p50 %.2f mean %.2f, and during the steady ones %s%s\n",
+			what, len(w.First), s[0], len(w.Steady), s[1], p, m, s[2], bp, bm, s[3], unmatched)
+	}
+	var handler, client [4]Latencies
+	unmatched := make([]string, len(sets))
+	for i, set := range sets {
+		handler[i] = Summarize(handlerTimes(set))
+		took, n := l.Served(set)
+		client[i], unmatched[i] = Summarize(took), strconv.Itoa(n)
+	}
+	compare("handler", handler, "")
+	compare("client, the same writes", client, " (admissions matched to no write of the stream: "+strings.Join(unmatched, ", ")+")")
+	return strings.TrimSuffix(b.String(), "\n")
 }

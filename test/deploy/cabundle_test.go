@@ -3,6 +3,8 @@ package deploy
 import (
 	"context"
 	"fmt"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,11 +25,14 @@ var configUpdate = Rule{Group: "admissionregistration.k8s.io", Resource: "valida
 // and when the restore was seen (polled every 5 ms).
 func caBundleRestored(t *testing.T, load *Load) {
 	ctx := context.Background()
+	probes := startProbes(ctx, 4)
 	from, replaced := replaceValidating(ctx, t)
 	restored, state := awaitCABundle(ctx, 30*time.Second)
 	if restored.IsZero() {
 		t.Fatalf("(d) caBundle not back within 30 s: %s", state)
 	}
+	await(t, restored.Add(200*time.Millisecond), "the probes after the restore")
+	probed := probes()
 	took := restored.Sub(from)
 	injected, err := firstAudit(configUpdate, from)
 	if err != nil {
@@ -38,6 +43,7 @@ func caBundleRestored(t *testing.T, load *Load) {
 	w := load.Between(from, time.Now())
 	t.Logf("(d) validating webhook configuration replaced without caBundle (the update took %s): a replica's update of it received %s after the replace, caBundle seen back %s after it; writes from the replace to 2 s after the restore: %s%s",
 		replaced.Sub(from).Round(time.Millisecond), injected, took.Round(time.Millisecond), w.Summary(), lastFailure(w, from))
+	t.Logf("(d) the webhook probed back to back by 4 clients around the replace: %s", probed.describe(from))
 	if took > 5*time.Second {
 		t.Errorf("(d) caBundle restored after %s, over 5 s", took.Round(time.Millisecond))
 	}
@@ -129,6 +135,7 @@ func caBundleKept(t *testing.T, load *Load) {
 		s := missingCABundle(got)
 		return s == "", s
 	})
+	probes := startProbes(ctx, 4)
 	from, replaced := replaceValidating(ctx, t)
 	cur := &unstructured.Unstructured{}
 	cur.SetGroupVersionKind(cl.Manifests.Find("ValidatingWebhookConfiguration", "precedent").GroupVersionKind())
@@ -138,11 +145,13 @@ func caBundleKept(t *testing.T, load *Load) {
 	if s := missingCABundle(cur); s != "" {
 		t.Errorf("(d2) right after the replace: %s", s)
 	}
+	await(t, replaced.Add(200*time.Millisecond), "the probes after the replace")
+	probed := probes()
 	await(t, replaced.Add(2*time.Second), "two seconds of writes after the replace")
 	w := load.Between(from, time.Now())
-	t.Logf("(d2) the same replace with the caBundle-keeping MutatingAdmissionPolicy: caBundle never lost; writes from the replace to 2 s after it: %s", w.Summary())
-	if len(w.Failed) > 0 {
-		t.Errorf("(d2) %d writes failed although the configuration kept its caBundle", len(w.Failed))
+	t.Logf("(d2) the same replace with the caBundle-keeping MutatingAdmissionPolicy: caBundle never lost; writes from the replace to 2 s after it: %s; probed by 4 clients around it: %s", w.Summary(), probed.describe(from))
+	if len(w.Failed) > 0 || len(probed.failed) > 0 {
+		t.Errorf("(d2) %d writes and %d probes failed although the configuration kept its caBundle", len(w.Failed), len(probed.failed))
 	}
 }
 
@@ -161,4 +170,57 @@ func dryRunReplace(ctx context.Context) (*unstructured.Unstructured, error) {
 		return nil, err
 	}
 	return replaced, nil
+}
+
+// probed is what startProbes saw: how many probes, and when each that failed started.
+type probed struct {
+	n      int
+	failed []time.Time
+	first  string // the first failure's error
+}
+
+// startProbes sends the webhook's probe (a write it must deny) from n clients back to back until the
+// returned function is called, which returns what they saw: a failed probe is the API server calling
+// the webhook without a CA to trust, the window a replace without caBundle opens.
+func startProbes(ctx context.Context, n int) func() probed {
+	var mu sync.Mutex
+	var got probed
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				start := time.Now()
+				denied, why := harness.Denied(ctx, cl.Admin, harness.Probe)
+				if ctx.Err() != nil {
+					return
+				}
+				mu.Lock()
+				got.n++
+				if !denied {
+					if len(got.failed) == 0 {
+						got.first = why
+					}
+					got.failed = append(got.failed, start)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	return func() probed {
+		cancel()
+		wg.Wait()
+		slices.SortFunc(got.failed, time.Time.Compare)
+		return got
+	}
+}
+
+func (p probed) describe(from time.Time) string {
+	if len(p.failed) == 0 {
+		return fmt.Sprintf("%d probes, none failed", p.n)
+	}
+	first, last := p.failed[0].Sub(from), p.failed[len(p.failed)-1].Sub(from)
+	return fmt.Sprintf("%d probes, %d failed, started %s to %s after the replace; the first: %s", p.n, len(p.failed), first.Round(100*time.Microsecond), last.Round(100*time.Microsecond), p.first)
 }

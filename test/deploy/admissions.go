@@ -24,7 +24,11 @@ type Admission struct {
 
 // reviewed matches the handler's line, e.g.
 // I1129 06:56:04.126016   25640 validate.go:54] "reviewed" logger="validate" kind="RateLimitPolicy" policy="load/x-1" operation="CREATE" dryRun=true decision="allowed" warnings=0 duration="45.123µs"
-var reviewed = regexp.MustCompile(`^[IWE](\d{4} \d\d:\d\d:\d\d\.\d{6}) .*\] "reviewed" .* policy="([^"/]*)/([^"]*)" operation="([A-Z]+)" dryRun=(true|false) .* duration="([^"]+)"`)
+// and field its key/value pairs, in any order.
+var (
+	reviewed = regexp.MustCompile(`^[IWE](\d{4} \d\d:\d\d:\d\d\.\d{6}) .*\] "reviewed" (.*)$`)
+	field    = regexp.MustCompile(`(\w+)=("[^"]*"|\S+)`)
+)
 
 // Admissions are the reviews the pod's containers logged, in the order they were logged.
 func (p *Pod) Admissions() ([]Admission, error) {
@@ -42,16 +46,21 @@ func (p *Pod) Admissions() ([]Admission, error) {
 		if m == nil {
 			continue
 		}
+		kv := map[string]string{}
+		for _, f := range field.FindAllStringSubmatch(m[2], -1) {
+			kv[f[1]] = strings.Trim(f[2], `"`)
+		}
 		// klog's header has no year and is in local time.
 		at, err := time.ParseInLocation("2006 0102 15:04:05.000000", strconv.Itoa(year)+" "+m[1], time.Local)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", p.Name, err)
 		}
-		took, err := time.ParseDuration(m[6])
+		took, err := time.ParseDuration(kv["duration"])
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p.Name, err)
+			return nil, fmt.Errorf("%s: the duration of %q: %w", p.Name, sc.Text(), err)
 		}
-		out = append(out, Admission{At: at, Namespace: m[2], Name: m[3], Operation: m[4], DryRun: m[5] == "true", Took: took})
+		ns, name, _ := strings.Cut(kv["policy"], "/")
+		out = append(out, Admission{At: at, Namespace: ns, Name: name, Operation: kv["operation"], DryRun: kv["dryRun"] == "true", Took: took})
 	}
 	return out, sc.Err()
 }

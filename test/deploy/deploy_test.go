@@ -144,6 +144,7 @@ func replicaKilled(t *testing.T, load *Load) {
 	}
 	defer func() { _ = cl.Admin.Delete(ctx, big) }()
 	victim := cl.Pods()[0]
+	leader, _ := cl.Leader(ctx, lease)
 	killed := time.Now()
 	removed, err := cl.KillPod(ctx, victim)
 	if err != nil {
@@ -152,7 +153,7 @@ func replicaKilled(t *testing.T, load *Load) {
 	settle := time.Now().Add(2 * time.Second)
 	harness.Eventually(t, "two seconds of writes after the endpoint is removed", func() (bool, string) { return time.Now().After(settle), "" })
 	before, after := load.Between(killed, removed), load.Between(removed, time.Now())
-	t.Logf("(g) %s SIGKILLed, endpoint removed %s later; until then: %s; after: %s", victim.Name, removed.Sub(killed).Round(time.Millisecond), before.Summary(), after.Summary())
+	t.Logf("(g) %s SIGKILLed (the leader: %t), endpoint removed %s later; until then: %s; after: %s", victim.Name, leader == victim, removed.Sub(killed).Round(time.Millisecond), before.Summary(), after.Summary())
 	if len(after.Failed) > 0 {
 		t.Errorf("(g) %d writes started after the endpoint was removed failed", len(after.Failed))
 	}

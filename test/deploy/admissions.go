@@ -209,7 +209,11 @@ func (w Warmth) Report(l *Load) string {
 		took, n := l.Served(set)
 		client[i], unmatched[i] = Summarize(took), strconv.Itoa(n)
 	}
-	compare("handler", handler, "")
+	var firsts []string
+	for _, a := range w.First[:10] {
+		firsts = append(firsts, round(a.Took).String())
+	}
+	compare("handler", handler, "; the first 10: "+strings.Join(firsts, " "))
 	compare("client, the same writes", client, " (admissions matched to no write of the stream: "+strings.Join(unmatched, ", ")+")")
 	return strings.TrimSuffix(b.String(), "\n")
 }

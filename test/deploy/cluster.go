@@ -219,6 +219,8 @@ func (c *Cluster) StartPod(ctx context.Context) (*Pod, error) {
 	if leader {
 		args = append(args, "--leader-election-namespace="+c.SA.Namespace) // in a pod: the service account's namespace file
 	}
+	// Every admission logged with the handler's time (Pod.Admissions reads them).
+	args = append(args, "--v=1")
 	token, err := c.Token(ctx)
 	if err != nil {
 		return nil, err

@@ -133,10 +133,18 @@ func certificateRenewal(t *testing.T, load *Load) {
 }
 
 // replicaKilled is (g): one replica SIGKILLed; writes may fail until its endpoint is removed, none
-// after. Then the Deployment's replacement comes up.
+// after. Then the Deployment's replacement comes up, with a 5,000-rule policy on the stream's
+// Gateway, and its first admissions are compared with its steady ones (firstAdmissions).
 func replicaKilled(t *testing.T, load *Load) {
 	ctx := context.Background()
+	big := bigGatewayPolicy()
+	big.SetName("big-gateway-policy-g")
+	if err := cl.Admin.Create(ctx, big); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cl.Admin.Delete(ctx, big) }()
 	victim := cl.Pods()[0]
+	leader, _ := cl.Leader(ctx, lease)
 	killed := time.Now()
 	removed, err := cl.KillPod(ctx, victim)
 	if err != nil {
@@ -145,13 +153,38 @@ func replicaKilled(t *testing.T, load *Load) {
 	settle := time.Now().Add(2 * time.Second)
 	harness.Eventually(t, "two seconds of writes after the endpoint is removed", func() (bool, string) { return time.Now().After(settle), "" })
 	before, after := load.Between(killed, removed), load.Between(removed, time.Now())
-	t.Logf("(g) %s SIGKILLed, endpoint removed %s later; until then: %s; after: %s", victim.Name, removed.Sub(killed).Round(time.Millisecond), before.Summary(), after.Summary())
+	t.Logf("(g) %s SIGKILLed (the leader: %t), endpoint removed %s later; until then: %s; after: %s", victim.Name, leader == victim, removed.Sub(killed).Round(time.Millisecond), before.Summary(), after.Summary())
 	if len(after.Failed) > 0 {
 		t.Errorf("(g) %d writes started after the endpoint was removed failed", len(after.Failed))
 	}
-	if _, err := cl.StartPod(ctx); err != nil {
+	survivor := cl.Pods()[0]
+	fresh, err := cl.StartPod(ctx)
+	if err != nil {
 		t.Fatal(err)
 	}
+	firstAdmissionsOf(t, "(g)", fresh, survivor, load)
+}
+
+// firstAdmissionsOf waits for 3×firstAdmissions admissions of fresh and reports its first ones
+// against its steady ones and other's (Warmth). Issue 37 aims at ≤ 1.5× at p50 and in the mean; a
+// speed figure, which CPU contention moves (the other helpers and the API server share 2 cores
+// here), so it fails nothing: the target is BenchmarkValidateFresh's.
+func firstAdmissionsOf(t *testing.T, scenario string, fresh, other *Pod, load *Load) {
+	var adms []Admission
+	harness.EventuallyWithin(t, 2*time.Minute, fmt.Sprintf("%d admissions of %s", 3*firstAdmissions, fresh.Name), func() (bool, string) {
+		var err error
+		adms, err = fresh.Admissions()
+		return err == nil && len(adms) >= 3*firstAdmissions, fmt.Sprintf("%d admissions, %v", len(adms), err)
+	})
+	others, err := other.Admissions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := NewWarmth(adms, others)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s the replacement %s's first admissions against its steady ones, 5,000-rule Gateway policy in the cluster:\n%s", scenario, fresh.Name, w.Report(load))
 }
 
 // leaderKilled is (e): the leader SIGKILLed; status changes made meanwhile (new policies, one
@@ -383,6 +416,7 @@ func TestBuiltinMode(t *testing.T) {
 	}()
 	t.Run("b CA rotation", func(t *testing.T) { caRotation(t, load, old) })
 	t.Run("d caBundle restored", func(t *testing.T) { caBundleRestored(t, load) })
+	t.Run("d2 caBundle kept by an admission policy", func(t *testing.T) { caBundleKept(t, load) })
 }
 
 const secretName = "precedent-webhook-tls"
@@ -420,44 +454,6 @@ func caRotation(t *testing.T, load *Load, old *Issuer) {
 	reportRate(t, w)
 	if len(w.Failed) > 0 {
 		t.Errorf("(b) %d writes failed during the CA rotation", len(w.Failed))
-	}
-}
-
-// caBundleRestored is (d): the validating webhook configuration replaced by the rendered one (as
-// `kubectl replace` or a GitOps tool's replace does), which has no caBundle; the replicas must put
-// it back within 5 s.
-func caBundleRestored(t *testing.T, load *Load) {
-	ctx := context.Background()
-	rendered := cl.Manifests.Find("ValidatingWebhookConfiguration", "precedent")
-	cur := &unstructured.Unstructured{}
-	cur.SetGroupVersionKind(rendered.GroupVersionKind())
-	if err := cl.Admin.Get(ctx, client.ObjectKey{Name: "precedent"}, cur); err != nil {
-		t.Fatal(err)
-	}
-	replaced := rendered.DeepCopy()
-	replaced.SetResourceVersion(cur.GetResourceVersion())
-	from := time.Now()
-	if err := cl.Admin.Update(ctx, replaced); err != nil {
-		t.Fatal(err)
-	}
-	harness.EventuallyWithin(t, 30*time.Second, "caBundle is back in every webhook", func() (bool, string) {
-		if err := cl.Admin.Get(ctx, client.ObjectKey{Name: "precedent"}, cur); err != nil {
-			return false, err.Error()
-		}
-		hooks, _, _ := unstructured.NestedSlice(cur.Object, "webhooks")
-		for _, h := range hooks {
-			if b, _, _ := unstructured.NestedString(h.(map[string]interface{}), "clientConfig", "caBundle"); b == "" {
-				return false, "a webhook without caBundle"
-			}
-		}
-		return true, ""
-	})
-	took := time.Since(from)
-	harness.Eventually(t, "the webhook is called again", func() (bool, string) { return harness.Denied(ctx, cl.Admin, harness.Probe) })
-	w := load.Between(from, time.Now())
-	t.Logf("(d) validating webhook configuration replaced without caBundle: restored after %s; writes until the webhook was called again: %s", took.Round(time.Millisecond), w.Summary())
-	if took > 5*time.Second {
-		t.Errorf("(d) caBundle restored after %s, over 5 s", took.Round(time.Millisecond))
 	}
 }
 

@@ -99,8 +99,8 @@ func (l *Load) do(i int) {
 	}
 	switch kind {
 	case -1:
-		op.Kind = "dry-run"
-		op.Err = l.C.Create(ctx, l.policy(fmt.Sprintf("%s-dry-%d", l.Prefix, i), i), client.DryRunAll)
+		op.Kind, op.Name = "dry-run", fmt.Sprintf("%s-dry-%d", l.Prefix, i)
+		op.Err = l.C.Create(ctx, l.policy(op.Name, i), client.DryRunAll)
 	case 0:
 		op.Kind = "create"
 		l.mu.Lock()
@@ -122,11 +122,11 @@ func (l *Load) do(i int) {
 		}
 	case 2:
 		if i%8 == 2 || l.Bypass {
-			op.Kind = "dry-run"
-			op.Err = l.C.Create(ctx, l.policy(fmt.Sprintf("dry-%d", i), i), client.DryRunAll)
+			op.Kind, op.Name = "dry-run", fmt.Sprintf("dry-%d", i)
+			op.Err = l.C.Create(ctx, l.policy(op.Name, i), client.DryRunAll)
 		} else {
-			op.Kind = "probe"
-			p := l.policy(fmt.Sprintf("probe-%d", i), i)
+			op.Kind, op.Name = "probe", fmt.Sprintf("probe-%d", i)
+			p := l.policy(op.Name, i)
 			p.Object["spec"].(map[string]interface{})["unset"] = []interface{}{"y", "y"}
 			err := l.C.Create(ctx, p, client.DryRunAll)
 			if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "denied the request") {

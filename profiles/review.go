@@ -66,8 +66,10 @@ type Session struct {
 	jobs   []job
 	src    *memory.Source
 	cancel context.CancelFunc
-	// found are the findings of each job, once Findings has run.
-	found [][]finding.Finding
+	// found are the findings of every job in order, once Findings has run; those of job i end at
+	// ends[i].
+	found []finding.Finding
+	ends  []int
 }
 
 // job is the review of one write.
@@ -167,22 +169,29 @@ func jobsOf(c Changes, reg *policy.Registry) []job {
 
 // Findings reviews every write of the change set (once: later calls return the same findings).
 func (r *Session) Findings() ([]finding.Finding, error) {
-	if r.found == nil {
-		r.found = make([][]finding.Finding, len(r.jobs))
+	if r.ends == nil {
+		var found []finding.Finding
+		ends := make([]int, len(r.jobs))
 		for i, j := range r.jobs {
 			fs, err := r.review(j, j.u)
 			if err != nil {
-				r.found = nil
 				return nil, err
 			}
-			r.found[i] = fs
+			found = append(found, fs...)
+			ends[i] = len(found)
 		}
+		r.found, r.ends = found, ends
 	}
-	var out []finding.Finding
-	for _, fs := range r.found {
-		out = append(out, fs...)
+	return slices.Clip(r.found), nil // an append by the caller copies
+}
+
+// foundOf are the findings of job i (Findings has run).
+func (r *Session) foundOf(i int) []finding.Finding {
+	start := 0
+	if i > 0 {
+		start = r.ends[i-1]
 	}
-	return out, nil
+	return r.found[start:r.ends[i]]
 }
 
 // review reviews job j with u, j's object or its stand-in, in the cluster as the API server holds
@@ -233,10 +242,10 @@ func (r *Session) Swapped(stand map[*unstructured.Unstructured]*unstructured.Uns
 		return fs, nil // no review reads them
 	}
 	found := make([][]finding.Finding, len(r.jobs))
-	copy(found, r.found)
 	if terr := r.src.Try(changes, func() {
 		for i, j := range r.jobs {
 			if !again(j) {
+				found[i] = r.foundOf(i)
 				continue
 			}
 			u := j.u

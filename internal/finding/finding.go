@@ -139,7 +139,6 @@ func Warning(obj Object, text string) Finding {
 	if code != nil {
 		f.Code, f.Severity = code.ID, code.Severity
 	}
-	f.Message = msg
 	line := msg
 	if s := obj.Subject(); obj.Name != "" && !strings.HasPrefix(msg, s+" ") && !strings.HasPrefix(msg, s+":") {
 		line = s + ": " + msg
@@ -147,7 +146,8 @@ func Warning(obj Object, text string) Finding {
 	if code != nil {
 		line = code.ID + " " + line
 	}
-	f.line = line
+	// The message is the end of the line: held once (a large input's findings are many).
+	f.line, f.Message = line, line[len(line)-len(msg):]
 	return f
 }
 

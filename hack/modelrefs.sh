@@ -24,7 +24,7 @@ refs access 'AccessPolicy|agentic|profiles/access|"access"|\baccess\.[A-Z]'
 refs mesh 'MeshTimeout|MeshTrafficPermission|kuma|Dataplane|ProfileMesh|profiles/mesh|"mesh"|\bmesh\.[A-Z]'
 refs envoygateway 'envoyproxy|envoy-gateway|SecurityPolicy|BackendTrafficPolicy|ClientTrafficPolicy|EnvoyExtensionPolicy|profiles/envoygateway|"envoygateway"'
 refs nginxgatewayfabric 'nginx-gateway-fabric|nginxgatewayfabric|gateway\.nginx\.org|ClientSettingsPolicy|UpstreamSettingsPolicy|ObservabilityPolicy'
-refs kgateway 'kgateway'
+refs kgateway '\bkgateway'
 } | tee "$out"
 echo
 echo "model               source files  code lines  (outside profiles/<model>/, tests apart)"

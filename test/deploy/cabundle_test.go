@@ -112,13 +112,14 @@ func lastFailure(w Window, from time.Time) string {
 	return fmt.Sprintf("\n  the failed writes started between %s and %s after the replace", w.Failed[0].Start.Sub(from).Round(time.Millisecond), last.Sub(from).Round(time.Millisecond))
 }
 
-// caBundleKept is (d2): the same replace with config/keep-cabundle installed (KeepCABundle). The API
-// server itself copies each webhook's caBundle from the stored configuration into the replacing one
-// that lacks it, so the configuration never loses it: the replace's own response carries it, and no
-// write fails.
+// caBundleKept is (d2): the replace of (d) with config/keep-cabundle installed (KeepCABundle), in
+// either certificate mode (in cert-manager mode the cainjector would restore the caBundle, and the
+// same window opens). The API server itself copies each webhook's caBundle from the stored
+// configuration into the replacing one that lacks it, so the configuration never loses it: the
+// replace's own response carries it, and no write fails.
 func caBundleKept(t *testing.T, load *Load) {
 	ctx := context.Background()
-	remove, err := KeepCABundle(ctx, cl.Admin, cl.Manifests)
+	remove, err := KeepCABundle(ctx, cl.Admin, cl.Manifests, cl.Builtin)
 	if err != nil {
 		if remove != nil {
 			_ = remove()

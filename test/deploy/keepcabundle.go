@@ -11,15 +11,18 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// keepCABundleOverlay is config/builtin-certs with the component config/keep-cabundle, as an admin
-// on Kubernetes 1.36+ writes it.
-var keepCABundleOverlay = filepath.Join("testdata", "builtin-with-keep-cabundle")
+// keepCABundleOverlays are config/builtin-certs and config/default with the component
+// config/keep-cabundle, as an admin on Kubernetes 1.36+ writes them.
+var keepCABundleOverlays = map[bool]string{
+	true:  filepath.Join("testdata", "builtin-with-keep-cabundle"),
+	false: filepath.Join("testdata", "default-with-keep-cabundle"),
+}
 
 // KeepCABundle applies what config/keep-cabundle adds to the install base (the caBundle-keeping
-// MutatingAdmissionPolicy and its binding), rendered from keepCABundleOverlay as `kubectl apply -k`
-// does, and returns what removes it.
-func KeepCABundle(ctx context.Context, c client.Client, base *Rendered) (func() error, error) {
-	with, err := RenderKustomize(keepCABundleOverlay)
+// MutatingAdmissionPolicy and its binding), rendered from the overlay of base's certificate mode
+// (builtin) as `kubectl apply -k` does, and returns what removes it.
+func KeepCABundle(ctx context.Context, c client.Client, base *Rendered, builtin bool) (func() error, error) {
+	with, err := RenderKustomize(keepCABundleOverlays[builtin])
 	if err != nil {
 		return nil, err
 	}

@@ -29,8 +29,8 @@ func keepObjects(objs []*unstructured.Unstructured) map[string]map[string]any {
 
 // TestKeepCABundle: per certificate mode, config/keep-cabundle adds the policy and its binding and
 // nothing else to the kustomize install; the chart renders the same two objects where the API server
-// serves MutatingAdmissionPolicy (1.37) and keepCABundle.enabled is left on, none on 1.30 or with
-// it off; the policy matches exactly the webhook configurations each install renders; and the API
+// serves MutatingAdmissionPolicy (1.37) and keepCABundle.enabled is left on (or absent, as in an
+// older release's values), none on 1.30 or with it off; the policy matches exactly the webhook configurations each install renders; and the API
 // server accepts the policy and binding.
 func TestKeepCABundle(t *testing.T) {
 	overlays := map[string]string{"default": "with-keep-cabundle", "builtin-certs": "builtin-with-keep-cabundle"}
@@ -55,6 +55,7 @@ func TestKeepCABundle(t *testing.T) {
 			}{
 				{"1.37", Kube137, modeValues(m.mode), kust},
 				{"1.30", Kube130, modeValues(m.mode), map[string]map[string]any{}},
+				{"1.37 values without keepCABundle (helm upgrade --reuse-values from an older release)", Kube137, map[string]any{"certificates": map[string]any{"mode": m.mode}, "keepCABundle": nil}, kust},
 				{"1.37 keepCABundle.enabled=false", Kube137, map[string]any{"certificates": map[string]any{"mode": m.mode}, "keepCABundle": map[string]any{"enabled": false}}, map[string]map[string]any{}},
 			} {
 				t.Run("chart "+tc.name, func(t *testing.T) {

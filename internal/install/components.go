@@ -175,8 +175,10 @@ The kind lines of %[1]s/precedentconfig.yaml, added to the spec.kinds of the one
 // files returns every file this package generates, by path relative to the repository root.
 func files(root string) (map[string][]byte, error) {
 	out := map[string][]byte{
-		filepath.Join("config", "rbac", "role.yaml"):                   roleFile(),
-		filepath.Join("charts", "precedent", "templates", "_rbac.tpl"): chartRBAC(),
+		filepath.Join("config", "rbac", "role.yaml"):                           roleFile(),
+		filepath.Join("charts", "precedent", "templates", "_rbac.tpl"):         chartRBAC(),
+		filepath.Join("config", "keep-cabundle", "policy.yaml"):                keepCABundleFile(),
+		filepath.Join("charts", "precedent", "templates", "_keepcabundle.tpl"): chartKeepCABundle(),
 	}
 	cs, err := Components(root)
 	if err != nil {

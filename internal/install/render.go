@@ -102,7 +102,9 @@ read, and the settings (informers: get, list, watch); update the status of the s
 patch); record events (create, and patch for a repeated event); hold the leader-election Lease
 (get, create, update). A Backend kind configured in PrecedentConfig needs its own get/list/watch
 rule, a configured policy kind its component's (config/kuadrant, config/envoy-gateway). The
-built-in certificate mode adds its own Role (config/builtin-certs/role.yaml).
+built-in certificate mode adds its own Role (config/builtin-certs/role.yaml). The caBundle-keeping
+MutatingAdmissionPolicy (config/keep-cabundle; the chart's on Kubernetes 1.36+) needs no rule here:
+the API server evaluates it, and the cluster admin applying the install creates it.
 `
 
 // roleFile renders config/rbac/role.yaml: the ServiceAccount, the ClusterRole precedent, the metrics

@@ -112,13 +112,18 @@ func lastFailure(w Window, from time.Time) string {
 	return fmt.Sprintf("\n  the failed writes started between %s and %s after the replace", w.Failed[0].Start.Sub(from).Round(time.Millisecond), last.Sub(from).Round(time.Millisecond))
 }
 
-// caBundleKept is (d2): the same replace with KeepCABundle installed. The API server itself copies
-// each webhook's caBundle from the stored configuration into the replacing one that lacks it, so the
-// configuration never loses it: the replace's own response carries it, and no write fails.
+// caBundleKept is (d2): the replace of (d) with config/keep-cabundle installed (KeepCABundle), in
+// either certificate mode (in cert-manager mode the cainjector would restore the caBundle, and the
+// same window opens). The API server itself copies each webhook's caBundle from the stored
+// configuration into the replacing one that lacks it, so the configuration never loses it: the
+// replace's own response carries it, and no write fails.
 func caBundleKept(t *testing.T, load *Load) {
 	ctx := context.Background()
-	remove, err := KeepCABundle(ctx, cl.Admin)
+	remove, err := KeepCABundle(ctx, cl.Admin, cl.Manifests, cl.Builtin)
 	if err != nil {
+		if remove != nil {
+			_ = remove()
+		}
 		t.Fatal(err)
 	}
 	defer func() {
@@ -149,7 +154,7 @@ func caBundleKept(t *testing.T, load *Load) {
 	probed := probes()
 	await(t, replaced.Add(2*time.Second), "two seconds of writes after the replace")
 	w := load.Between(from, time.Now())
-	t.Logf("(d2) the same replace with the caBundle-keeping MutatingAdmissionPolicy: caBundle never lost; writes from the replace to 2 s after it: %s; probed by 4 clients around it: %s", w.Summary(), probed.describe(from))
+	t.Logf("(d2) the same replace with config/keep-cabundle's MutatingAdmissionPolicy: caBundle never lost; writes from the replace to 2 s after it: %s; probed by 4 clients around it: %s", w.Summary(), probed.describe(from))
 	if len(w.Failed) > 0 || len(probed.failed) > 0 {
 		t.Errorf("(d2) %d writes and %d probes failed although the configuration kept its caBundle", len(w.Failed), len(probed.failed))
 	}

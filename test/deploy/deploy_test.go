@@ -20,8 +20,8 @@ import (
 )
 
 // TestCertManagerMode installs config/default (cert-manager mode: the test is cert-manager with a
-// CA Issuer) and runs two replicas under the write stream through a rollout, a certificate renewal
-// and crashes.
+// CA Issuer) and runs two replicas under the write stream through a rollout, a certificate renewal,
+// a replace of the webhook configuration with config/keep-cabundle installed, and crashes.
 func TestCertManagerMode(t *testing.T) {
 	ctx := context.Background()
 	r, err := RenderKustomize(filepath.Join(root, "config", "default"))
@@ -78,6 +78,7 @@ func TestCertManagerMode(t *testing.T) {
 		}
 	})
 	t.Run("c serving certificate renewal", func(t *testing.T) { certificateRenewal(t, load) })
+	t.Run("d2 caBundle kept by an admission policy", func(t *testing.T) { caBundleKept(t, load) })
 	t.Run("g one replica killed", func(t *testing.T) { replicaKilled(t, load) })
 	t.Run("e leader killed", func(t *testing.T) { leaderKilled(t, load) })
 	// (h) before (f): it measures admission under a big policy in steady state. Right after the API

@@ -74,7 +74,7 @@ func (s *Snapshot) mentionsOf(key []byte, levels [][]*policy.Policy, ref policy.
 		reads, ok = s.ruleWise(levels[k+1:])
 	}
 	if !ok {
-		return naming(nil, s.computeKeyed(key, levels).Events, ref)
+		return s.mentionsWhole(key, levels, ref, reduced)
 	}
 	f := newFolder(s.Kind, levels[:k+1], s.Cond, s.conds)
 	f.levels(levels[:k+1])
@@ -129,6 +129,25 @@ func (s *Snapshot) mentionsOf(key []byte, levels [][]*policy.Policy, ref policy.
 		}
 	}
 	return naming(out, g.events, ref)
+}
+
+// mentionsWhole is mentionsOf where the levels above ref's do not settle it: the events of the
+// fold of the whole path that name ref, from the memo when the fold is there, else from a fold of
+// the rules they concern (narrowRules) when that is much less than the path's rules (a policy
+// written beside a big one on the same level), else from the whole fold.
+func (s *Snapshot) mentionsWhole(key []byte, levels [][]*policy.Policy, ref policy.Ref, reduced bool) []Event {
+	if reduced {
+		return naming(nil, s.computeKeyed(key, levels).Events, ref)
+	}
+	if s.results != nil {
+		if r, ok := s.results.load(key, levels); ok {
+			return naming(nil, r.Events, ref)
+		}
+	}
+	if rules, total, blocks := s.narrowRules(levels, ref); len(rules)*blocks < total/2 {
+		return naming(nil, s.foldRules(levels, rules), ref)
+	}
+	return naming(nil, s.computeKeyed(key, levels).Events, ref)
 }
 
 // ruleWise reports whether every block of levels treats rules one by one, so that a rule's

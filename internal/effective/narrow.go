@@ -86,7 +86,13 @@ func (s *Snapshot) narrowRules(levels [][]*policy.Policy, ref policy.Ref) (rules
 // events about no rule, in fold order, wherever the blocks that look at the whole effective policy
 // so far see it whole.
 func (s *Snapshot) foldRules(levels [][]*policy.Policy, rules []string) []Event {
-	g := &folder{kind: s.Kind, cond: s.Cond, memo: s.conds, ep: make(map[string]Entry, len(rules)), unset: map[string]*policy.Ref{}}
+	return s.foldRulesTraced(levels, rules, nil).events
+}
+
+// foldRulesTraced is foldRules with a trace of the outcomes (folder.trace); it returns the folder,
+// whose effective policy is that of the whole fold for these rules.
+func (s *Snapshot) foldRulesTraced(levels [][]*policy.Policy, rules []string, trace func(*policy.Policy, byte)) *folder {
+	g := &folder{kind: s.Kind, cond: s.Cond, memo: s.conds, ep: make(map[string]Entry, len(rules)), unset: map[string]*policy.Ref{}, trace: trace}
 	for _, ps := range levels {
 		for _, p := range ps {
 			switch b := p.DefaultsBlock(); {
@@ -112,7 +118,7 @@ func (s *Snapshot) foldRules(levels [][]*policy.Policy, rules []string) []Event 
 			}
 		}
 	}
-	return g.events
+	return g
 }
 
 // atomicDefaultsOf is defaults for an atomic block on the given rules only (sorted), emitting their
@@ -128,6 +134,9 @@ func (f *folder) atomicDefaultsOf(p *policy.Policy, b *policy.Block, rules []str
 				f.emit(Unset, p, block, id, by)
 			}
 		}
+	}
+	if f.trace != nil {
+		f.trace(p, outcome(len(f.ep) == 0, nil))
 	}
 	if len(f.ep) > 0 {
 		for _, h := range holders(f.ep) {

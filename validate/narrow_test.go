@@ -96,14 +96,15 @@ func (g *narrowWorld) routePolicy(r int) *policy.Policy {
 // TestNarrowProjectionsMatchWholeFolds: on generated worlds with big policies on the Gateways, the
 // warnings (and the paths they name) of Gateway-level creates beside them, of updates and deletes of
 // any policy, and of route-level creates are the same whether the route paths are compared on the
-// rules the write may change (effective.Snapshot.ChangePath) or on whole folds.
+// rules the write may change (effective.Snapshot.ChangePath) or on whole folds; so are the
+// fallbacks of the deletes.
 func TestNarrowProjectionsMatchWholeFolds(t *testing.T) {
 	ev, err := cel.New(0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { narrowFolds = true }()
-	narrowed, warned := 0, 0
+	narrowed, warned, fell := 0, 0, 0
 	for seed := int64(1); seed <= 12; seed++ {
 		g := &narrowWorld{rnd: rand.New(rand.NewSource(seed))}
 		w := gen.Generate(gen.Size{Gateways: 3, Routes: 12})
@@ -153,6 +154,17 @@ func TestNarrowProjectionsMatchWholeFolds(t *testing.T) {
 			if diff := cmp.Diff(wantAffected, affected); diff != "" {
 				t.Fatalf("seed %d, write of %s (deleted: %t): paths (-whole +narrow):\n%s", seed, wr.ref, wr.written == nil, diff)
 			}
+			if old, ok := snap.Policy(wr.ref); ok && wr.written == nil {
+				narrowFolds = true
+				got := fallbacks(snap, old)
+				narrowFolds = false
+				if diff := cmp.Diff(fallbacks(snap, old), got); diff != "" {
+					t.Fatalf("seed %d, delete of %s: fallbacks (-whole +narrow):\n%s", seed, wr.ref, diff)
+				}
+				if len(got) > 0 {
+					fell++
+				}
+			}
 			after := snap.Without(wr.ref)
 			var paths []int
 			if old, ok := snap.Policy(wr.ref); ok {
@@ -172,8 +184,8 @@ func TestNarrowProjectionsMatchWholeFolds(t *testing.T) {
 			}
 		}
 	}
-	if narrowed < 300 || warned < 100 {
-		t.Fatalf("route paths compared on narrow folds: %d, %d of them in writes with warnings: too few to test it", narrowed, warned)
+	if narrowed < 300 || warned < 100 || fell < 20 {
+		t.Fatalf("route paths compared on narrow folds: %d, %d of them in writes with warnings; deletes with fallbacks: %d: too few to test it", narrowed, warned, fell)
 	}
-	t.Logf("route paths compared on narrow folds: %d, %d of them in writes with warnings", narrowed, warned)
+	t.Logf("route paths compared on narrow folds: %d, %d of them in writes with warnings; deletes with fallbacks: %d", narrowed, warned, fell)
 }

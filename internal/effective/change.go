@@ -19,7 +19,8 @@ import (
 // only; the events after are those of the whole fold about them and every event that names a
 // policy the write changed (its old or new version), in fold order. ok is false when the rules
 // outside cannot be shown the same (a when condition or an atomic defaults block of another
-// policy that decides otherwise after the write), when the kind folds its own way, or when the
+// policy with rules outside, or an atomic overrides block, that decides otherwise after the
+// write), when the kind folds its own way, or when the
 // rules to follow are not much fewer than the path's: callers then fold both sides whole.
 func (s *Snapshot) ChangePath(before *Snapshot, i int) (after, prior Result, ok bool) {
 	after, prior, _, ok = s.change(before, i)
@@ -54,8 +55,8 @@ func (s *Snapshot) change(before *Snapshot, i int) (after, prior Result, rules [
 	// The other policies' blocks must decide alike on both sides: then each rule outside takes
 	// the same course through the same blocks.
 	var ta, tb []byte
-	fa := s.foldRulesTraced(la[:ma], rules, tracer(&ta, written))
-	fb := before.foldRulesTraced(lb[:mb], rules, tracer(&tb, written))
+	fa := s.foldRulesTraced(la[:ma], rules, tracer(&ta, written, rules))
+	fb := before.foldRulesTraced(lb[:mb], rules, tracer(&tb, written, rules))
 	if !slices.Equal(ta, tb) {
 		return Result{}, Result{}, nil, false
 	}
@@ -87,13 +88,32 @@ func changed(a, b [][]*policy.Policy) []policy.Ref {
 	return out
 }
 
-// tracer records into t the outcomes of the blocks of policies other than written.
-func tracer(t *[]byte, written []policy.Ref) func(*policy.Policy, byte) {
-	return func(p *policy.Policy, o byte) {
-		if !slices.Contains(written, p.Ref) {
-			*t = append(*t, o)
+// tracer records into t the outcomes of the blocks of policies other than written that can reach
+// a rule outside rules (sorted): atomic overrides (they drop every rule), and the blocks that hold
+// such a rule. A block whose rules are all followed may decide otherwise after the write: the fold
+// of these rules shows what it does.
+func tracer(t *[]byte, written []policy.Ref, rules []string) func(*policy.Policy, *policy.Block, byte) {
+	return func(p *policy.Policy, b *policy.Block, o byte) {
+		if slices.Contains(written, p.Ref) {
+			return
+		}
+		if b != p.Overrides || b.Strategy == policy.StrategyMerge {
+			if len(b.Rules) <= len(rules) && followsAll(rules, b) {
+				return
+			}
+		}
+		*t = append(*t, o)
+	}
+}
+
+// followsAll reports whether every rule of b is among rules (sorted).
+func followsAll(rules []string, b *policy.Block) bool {
+	for id := range b.Rules {
+		if _, in := slices.BinarySearch(rules, id); !in {
+			return false
 		}
 	}
+	return true
 }
 
 // outcome codes a decision for a trace: false, true, or an error.

@@ -38,7 +38,7 @@ type folder struct {
 	events []Event
 	// trace, when set, records the outcome of each when condition evaluated (applies) and whether
 	// the effective policy was empty at each atomic defaults block (ChangePath).
-	trace func(p *policy.Policy, outcome byte)
+	trace func(p *policy.Policy, b *policy.Block, outcome byte)
 }
 
 // Fold computes the effective policy from levels ordered most specific first.
@@ -130,7 +130,7 @@ func (f *folder) applies(p *policy.Policy, b *policy.Block, block string) bool {
 	}
 	ok, err := f.eval(b.When)
 	if f.trace != nil {
-		f.trace(p, outcome(ok, err))
+		f.trace(p, b, outcome(ok, err))
 	}
 	if err != nil {
 		f.events = append(f.events, Event{Type: ConditionError, Policy: p.Ref, Block: block, Message: err.Error()})

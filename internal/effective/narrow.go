@@ -91,7 +91,7 @@ func (s *Snapshot) foldRules(levels [][]*policy.Policy, rules []string) []Event 
 
 // foldRulesTraced is foldRules with a trace of the outcomes (folder.trace); it returns the folder,
 // whose effective policy is that of the whole fold for these rules.
-func (s *Snapshot) foldRulesTraced(levels [][]*policy.Policy, rules []string, trace func(*policy.Policy, byte)) *folder {
+func (s *Snapshot) foldRulesTraced(levels [][]*policy.Policy, rules []string, trace func(*policy.Policy, *policy.Block, byte)) *folder {
 	g := &folder{kind: s.Kind, cond: s.Cond, memo: s.conds, ep: make(map[string]Entry, len(rules)), unset: map[string]*policy.Ref{}, trace: trace}
 	for _, ps := range levels {
 		for _, p := range ps {
@@ -136,7 +136,7 @@ func (f *folder) atomicDefaultsOf(p *policy.Policy, b *policy.Block, rules []str
 		}
 	}
 	if f.trace != nil {
-		f.trace(p, outcome(len(f.ep) == 0, nil))
+		f.trace(p, b, outcome(len(f.ep) == 0, nil))
 	}
 	if len(f.ep) > 0 {
 		for _, h := range holders(f.ep) {

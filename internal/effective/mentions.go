@@ -23,8 +23,10 @@ type Mentions struct {
 // every block there treats rules one by one (merge defaults, and overrides, whose when conditions
 // read named rules only), those levels are folded for these rules and the rules the conditions
 // read only: a route-level write under a Gateway
-// policy of thousands of rules costs what the route's own rules cost. Otherwise the whole path is
-// folded (through the memo) and its events filtered.
+// policy of thousands of rules costs what the route's own rules cost. Otherwise the events come
+// from the path's memoized fold, or from a fold of the rules they concern (narrow.go) when that
+// is much less than the path (a write beside a big policy on its own level), or from the whole
+// fold.
 func (s *Snapshot) MentionsPath(i int, ref policy.Ref) *Mentions {
 	m, _ := s.MentionsPathKey(nil, i, ref)
 	return m

@@ -20,8 +20,8 @@ import (
 // policy the write changed (its old or new version), in fold order. ok is false when the rules
 // outside cannot be shown the same (a when condition or an atomic defaults block of another
 // policy with rules outside, or an atomic overrides block, that decides otherwise after the
-// write), when the kind folds its own way, or when the
-// rules to follow are not much fewer than the path's: callers then fold both sides whole.
+// write), when the kind folds its own way, or when the path holds few rules or the rules to
+// follow are not much fewer than the path's: callers then fold both sides whole.
 func (s *Snapshot) ChangePath(before *Snapshot, i int) (after, prior Result, ok bool) {
 	after, prior, _, ok = s.change(before, i)
 	return after, prior, ok
@@ -36,6 +36,9 @@ func (s *Snapshot) change(before *Snapshot, i int) (after, prior Result, rules [
 	var buf [1024]byte
 	_, ma := s.pathLevels(buf[:0], &la, i)
 	_, mb := before.pathLevels(buf[:0], &lb, i)
+	if max(ruleCount(la[:ma]), ruleCount(lb[:mb])) < narrowMin {
+		return Result{}, Result{}, nil, false
+	}
 	written := changed(la[:ma], lb[:mb])
 	if len(written) == 0 {
 		return Result{}, Result{}, nil, false // nothing changes here: the callers' folds are the same fold

@@ -146,8 +146,10 @@ func (s *Snapshot) mentionsWhole(key []byte, levels [][]*policy.Policy, ref poli
 			return naming(nil, r.Events, ref)
 		}
 	}
-	if rules, total, blocks := s.narrowRules(levels, ref); len(rules)*blocks < total/2 {
-		return naming(nil, s.foldRules(levels, rules), ref)
+	if ruleCount(levels) >= narrowMin {
+		if rules, total, blocks := s.narrowRules(levels, ref); len(rules)*blocks < total/2 {
+			return naming(nil, s.foldRules(levels, rules), ref)
+		}
 	}
 	return naming(nil, s.computeKeyed(key, levels).Events, ref)
 }

@@ -14,6 +14,26 @@ import (
 // that read more than named rules. narrowRules picks the rules a fold must follow to give those
 // events exactly, and foldRules folds the path for them only.
 
+// narrowMin is the fewest rules a path's blocks must hold for a narrow fold to be tried: below it
+// the whole fold costs about what choosing the rules would.
+const narrowMin = 64
+
+// ruleCount is how many rules the blocks of levels hold.
+func ruleCount(levels [][]*policy.Policy) int {
+	n := 0
+	for _, ps := range levels {
+		for _, p := range ps {
+			if b := p.DefaultsBlock(); b != nil {
+				n += len(b.Rules)
+			}
+			if p.Overrides != nil {
+				n += len(p.Overrides.Rules)
+			}
+		}
+	}
+	return n
+}
+
 // narrowRules returns the rules (sorted, without duplicates) whose fold over levels (most specific
 // first) gives every event of the whole fold that names ref, in the same order: ref's rules and
 // unsets, the rules the when conditions read, and, wherever a block looks at the whole effective

@@ -14,8 +14,8 @@ import (
 // both sides for the rules the write may change only, and says when that is not enough.
 
 // ChangePath returns the effective policy of the path with index i before the write (in before, the
-// snapshot s is a view of) and after it (in s), for the rules the write may change only: the
-// rules of every other rule are the same entries on both sides. The results hold these rules
+// snapshot s is a view of) and after it (in s), for the rules the write may change only: every
+// other rule has the same entry on both sides (or none on either). The results hold these rules
 // only; the events after are those of the whole fold about them and every event that names a
 // policy the write changed (its old or new version), in fold order. ok is false when the rules
 // outside cannot be shown the same (a when condition or an atomic defaults block of another

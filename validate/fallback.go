@@ -35,7 +35,13 @@ func fallbacks(before *effective.Snapshot, old *policy.Policy) []string {
 		if p.RouteKind == "" {
 			continue
 		}
-		for _, f := range fallsOf(before.ComputePath(i), after.Compute(p), old.Ref) {
+		// The rules of old are among those ChangePath follows: their falls are the same as from
+		// the whole folds.
+		ra, rb, ok := after.ChangePath(before, i)
+		if !ok || !narrowFolds {
+			rb, ra = before.ComputePath(i), after.Compute(p)
+		}
+		for _, f := range fallsOf(rb, ra, old.Ref) {
 			t.add(f, p.Route)
 		}
 	}

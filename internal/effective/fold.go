@@ -36,6 +36,9 @@ type folder struct {
 	ep     map[string]Entry
 	unset  map[string]*policy.Ref // rule id → the most specific policy that unsets it (its own Ref)
 	events []Event
+	// trace, when set, records the outcome of each when condition evaluated (applies) and whether
+	// the effective policy was empty at each atomic defaults block (ChangePath).
+	trace func(p *policy.Policy, b *policy.Block, outcome byte)
 }
 
 // Fold computes the effective policy from levels ordered most specific first.
@@ -126,6 +129,9 @@ func (f *folder) applies(p *policy.Policy, b *policy.Block, block string) bool {
 		return true
 	}
 	ok, err := f.eval(b.When)
+	if f.trace != nil {
+		f.trace(p, b, outcome(ok, err))
+	}
 	if err != nil {
 		f.events = append(f.events, Event{Type: ConditionError, Policy: p.Ref, Block: block, Message: err.Error()})
 		return false

@@ -23,8 +23,10 @@ type Mentions struct {
 // every block there treats rules one by one (merge defaults, and overrides, whose when conditions
 // read named rules only), those levels are folded for these rules and the rules the conditions
 // read only: a route-level write under a Gateway
-// policy of thousands of rules costs what the route's own rules cost. Otherwise the whole path is
-// folded (through the memo) and its events filtered.
+// policy of thousands of rules costs what the route's own rules cost. Otherwise the events come
+// from the path's memoized fold, or from a fold of the rules they concern (narrow.go) when that
+// is much less than the path (a write beside a big policy on its own level), or from the whole
+// fold.
 func (s *Snapshot) MentionsPath(i int, ref policy.Ref) *Mentions {
 	m, _ := s.MentionsPathKey(nil, i, ref)
 	return m
@@ -74,7 +76,7 @@ func (s *Snapshot) mentionsOf(key []byte, levels [][]*policy.Policy, ref policy.
 		reads, ok = s.ruleWise(levels[k+1:])
 	}
 	if !ok {
-		return naming(nil, s.computeKeyed(key, levels).Events, ref)
+		return s.mentionsWhole(key, levels, ref, reduced)
 	}
 	f := newFolder(s.Kind, levels[:k+1], s.Cond, s.conds)
 	f.levels(levels[:k+1])
@@ -129,6 +131,27 @@ func (s *Snapshot) mentionsOf(key []byte, levels [][]*policy.Policy, ref policy.
 		}
 	}
 	return naming(out, g.events, ref)
+}
+
+// mentionsWhole is mentionsOf where the levels above ref's do not settle it: the events of the
+// fold of the whole path that name ref, from the memo when the fold is there, else from a fold of
+// the rules they concern (narrowRules) when that is much less than the path's rules (a policy
+// written beside a big one on the same level), else from the whole fold.
+func (s *Snapshot) mentionsWhole(key []byte, levels [][]*policy.Policy, ref policy.Ref, reduced bool) []Event {
+	if reduced {
+		return naming(nil, s.computeKeyed(key, levels).Events, ref)
+	}
+	if s.results != nil {
+		if r, ok := s.results.load(key, levels); ok {
+			return naming(nil, r.Events, ref)
+		}
+	}
+	if ruleCount(levels) >= narrowMin {
+		if rules, total, blocks := s.narrowRules(levels, ref); len(rules)*blocks < total/2 {
+			return naming(nil, s.foldRules(levels, rules), ref)
+		}
+	}
+	return naming(nil, s.computeKeyed(key, levels).Events, ref)
 }
 
 // ruleWise reports whether every block of levels treats rules one by one, so that a rule's

@@ -115,20 +115,7 @@ func (s *Snapshot) mentionsOf(key []byte, levels [][]*policy.Policy, ref policy.
 				g.mergeDefaultsOf(p, b, rules)
 			}
 		}
-		for j := len(ps) - 1; j >= 0; j-- {
-			if p := ps[j]; p.Overrides != nil {
-				g.overridesOf(p, p.Overrides, rules)
-			}
-		}
-		for _, p := range ps {
-			for _, id := range p.Unset {
-				if _, in := slices.BinarySearch(rules, id); in {
-					if _, ok := g.unset[id]; !ok {
-						g.unset[id] = &p.Ref
-					}
-				}
-			}
-		}
+		g.overridesAndUnsetsOf(ps, rules)
 	}
 	return naming(out, g.events, ref)
 }
@@ -182,12 +169,12 @@ func (s *Snapshot) ruleWise(levels [][]*policy.Policy) ([]string, bool) {
 	return reads, true
 }
 
-// mergeDefaultsOf is defaults for a merge block on the given rules only (sorted), emitting their
-// events in the order defaults does; its condition reads none but these.
-func (f *folder) mergeDefaultsOf(p *policy.Policy, b *policy.Block, rules []string) {
+// defaultsApply names the defaults block b of p and reports whether it applies (its condition);
+// when it does, it first emits the Unset events of its rules among rules (sorted), as defaults does.
+func (f *folder) defaultsApply(p *policy.Policy, b *policy.Block, rules []string) (string, bool) {
 	block := blockName(p, b)
 	if !f.applies(p, b, block) {
-		return
+		return block, false
 	}
 	for _, id := range rules {
 		if _, ok := b.Rules[id]; ok {
@@ -195,6 +182,16 @@ func (f *folder) mergeDefaultsOf(p *policy.Policy, b *policy.Block, rules []stri
 				f.emit(Unset, p, block, id, by)
 			}
 		}
+	}
+	return block, true
+}
+
+// mergeDefaultsOf is defaults for a merge block on the given rules only (sorted), emitting their
+// events in the order defaults does; its condition reads none but these.
+func (f *folder) mergeDefaultsOf(p *policy.Policy, b *policy.Block, rules []string) {
+	block, ok := f.defaultsApply(p, b, rules)
+	if !ok {
+		return
 	}
 	for _, id := range rules {
 		if _, ok := b.Rules[id]; ok {
@@ -255,4 +252,23 @@ func naming(out, events []Event, ref policy.Ref) []Event {
 // names reports whether event e names ref.
 func names(e *Event, ref policy.Ref) bool {
 	return e.Policy == ref || (e.Other != nil && *e.Other == ref)
+}
+
+// overridesAndUnsetsOf applies, for the sorted rules only, the overrides of one level's policies ps
+// (the most precedent last, so that it wins) and records the first unset of each rule.
+func (g *folder) overridesAndUnsetsOf(ps []*policy.Policy, rules []string) {
+	for j := len(ps) - 1; j >= 0; j-- {
+		if p := ps[j]; p.Overrides != nil {
+			g.overridesOf(p, p.Overrides, rules)
+		}
+	}
+	for _, p := range ps {
+		for _, id := range p.Unset {
+			if _, in := slices.BinarySearch(rules, id); in {
+				if _, ok := g.unset[id]; !ok {
+					g.unset[id] = &p.Ref
+				}
+			}
+		}
+	}
 }

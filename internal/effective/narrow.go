@@ -123,20 +123,7 @@ func (s *Snapshot) foldRulesTraced(levels [][]*policy.Policy, rules []string, tr
 				g.atomicDefaultsOf(p, b, rules)
 			}
 		}
-		for j := len(ps) - 1; j >= 0; j-- {
-			if p := ps[j]; p.Overrides != nil {
-				g.overridesOf(p, p.Overrides, rules)
-			}
-		}
-		for _, p := range ps {
-			for _, id := range p.Unset {
-				if _, in := slices.BinarySearch(rules, id); in {
-					if _, ok := g.unset[id]; !ok {
-						g.unset[id] = &p.Ref
-					}
-				}
-			}
-		}
+		g.overridesAndUnsetsOf(ps, rules)
 	}
 	return g
 }
@@ -144,16 +131,9 @@ func (s *Snapshot) foldRulesTraced(levels [][]*policy.Policy, rules []string, tr
 // atomicDefaultsOf is defaults for an atomic block on the given rules only (sorted), emitting their
 // events in the order defaults does; the effective policy so far must hold no other rules.
 func (f *folder) atomicDefaultsOf(p *policy.Policy, b *policy.Block, rules []string) {
-	block := blockName(p, b)
-	if !f.applies(p, b, block) {
+	block, ok := f.defaultsApply(p, b, rules)
+	if !ok {
 		return
-	}
-	for _, id := range rules {
-		if _, ok := b.Rules[id]; ok {
-			if by, ok := f.unset[id]; ok {
-				f.emit(Unset, p, block, id, by)
-			}
-		}
 	}
 	if f.trace != nil {
 		f.trace(p, b, outcome(len(f.ep) == 0, nil))

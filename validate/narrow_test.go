@@ -109,78 +109,26 @@ func TestNarrowProjectionsMatchWholeFolds(t *testing.T) {
 		g := &narrowWorld{rnd: rand.New(rand.NewSource(seed))}
 		w := gen.Generate(gen.Size{Gateways: 3, Routes: 12})
 		g.kind = w.Kind
-		var ps []*policy.Policy
-		if g.rnd.Intn(2) == 0 {
-			ps = append(ps, g.policy("", "GatewayClass", "example", "", false))
-		}
-		for gw := 0; gw < 3; gw++ {
-			ps = append(ps, g.gatewayPolicy(gw, true))
-			for j := g.rnd.Intn(3); j > 0; j-- {
-				ps = append(ps, g.gatewayPolicy(gw, false))
-			}
-		}
-		for r := 0; r < 12; r++ {
-			for j := g.rnd.Intn(2); j > 0; j-- {
-				ps = append(ps, g.routePolicy(r))
-			}
-		}
+		ps := g.policies()
 		snap := effective.NewSnapshot(w.Kind, topology.Build(w.Input), ps, ev)
-		type write struct {
-			ref     policy.Ref
-			written *policy.Policy
-		}
-		var writes []write
-		for j := 0; j < 6; j++ {
-			p := g.gatewayPolicy(g.rnd.Intn(3), false)
-			writes = append(writes, write{p.Ref, p})
-		}
-		for j := 0; j < 3; j++ {
-			p := g.routePolicy(g.rnd.Intn(12))
-			writes = append(writes, write{p.Ref, p})
-		}
-		for _, old := range ps {
-			again := g.policy(old.Ref.Namespace, old.Targets[0].Kind, old.Targets[0].Name, old.Targets[0].SectionName, false)
-			again.Ref, again.Created = old.Ref, old.Created
-			writes = append(writes, write{old.Ref, again}, write{old.Ref, nil})
-		}
-		for _, wr := range writes {
-			narrowFolds = true
-			lines, affected := project(snap, wr.ref, wr.written, true, true)
-			narrowFolds = false
-			wantLines, wantAffected := project(snap, wr.ref, wr.written, true, true)
-			if diff := cmp.Diff(wantLines, lines); diff != "" {
-				t.Fatalf("seed %d, write of %s (deleted: %t): warnings (-whole +narrow):\n%s", seed, wr.ref, wr.written == nil, diff)
-			}
-			if diff := cmp.Diff(wantAffected, affected); diff != "" {
-				t.Fatalf("seed %d, write of %s (deleted: %t): paths (-whole +narrow):\n%s", seed, wr.ref, wr.written == nil, diff)
-			}
+		for _, wr := range g.writes(ps) {
+			at := fmt.Sprintf("seed %d, write of %s (deleted: %t)", seed, wr.ref, wr.written == nil)
+			lines := sameNarrowAndWhole(t, at, snap, wr)
 			if old, ok := snap.Policy(wr.ref); ok && wr.written == nil {
 				narrowFolds = true
 				got := fallbacks(snap, old)
 				narrowFolds = false
 				if diff := cmp.Diff(fallbacks(snap, old), got); diff != "" {
-					t.Fatalf("seed %d, delete of %s: fallbacks (-whole +narrow):\n%s", seed, wr.ref, diff)
+					t.Fatalf("%s: fallbacks (-whole +narrow):\n%s", at, diff)
 				}
 				if len(got) > 0 {
 					fell++
 				}
 			}
-			after := snap.Without(wr.ref)
-			var paths []int
-			if old, ok := snap.Policy(wr.ref); ok {
-				paths = snap.PathsOf(old)
-			}
-			if wr.written != nil {
-				after = snap.With(wr.written)
-				paths = after.Graph.Union(paths, after.PathsOf(wr.written))
-			}
-			for _, i := range paths {
-				if _, _, ok := after.ChangePath(snap, i); ok && after.Graph.Paths[i].RouteKind != "" {
-					narrowed++
-					if len(lines) > 0 {
-						warned++
-					}
-				}
+			n := narrowRoutePaths(snap, wr)
+			narrowed += n
+			if len(lines) > 0 {
+				warned += n
 			}
 		}
 	}
@@ -188,4 +136,89 @@ func TestNarrowProjectionsMatchWholeFolds(t *testing.T) {
 		t.Fatalf("route paths compared on narrow folds: %d, %d of them in writes with warnings; deletes with fallbacks: %d: too few to test it", narrowed, warned, fell)
 	}
 	t.Logf("route paths compared on narrow folds: %d, %d of them in writes with warnings; deletes with fallbacks: %d", narrowed, warned, fell)
+}
+
+// narrowWrite is a write of TestNarrowProjectionsMatchWholeFolds: the policy written (nil: ref
+// deleted).
+type narrowWrite struct {
+	ref     policy.Ref
+	written *policy.Policy
+}
+
+// policies are a world's policies: maybe one on the GatewayClass, a big one on each Gateway with
+// up to two others, and up to one on each route.
+func (g *narrowWorld) policies() []*policy.Policy {
+	var ps []*policy.Policy
+	if g.rnd.Intn(2) == 0 {
+		ps = append(ps, g.policy("", "GatewayClass", "example", "", false))
+	}
+	for gw := 0; gw < 3; gw++ {
+		ps = append(ps, g.gatewayPolicy(gw, true))
+		for j := g.rnd.Intn(3); j > 0; j-- {
+			ps = append(ps, g.gatewayPolicy(gw, false))
+		}
+	}
+	for r := 0; r < 12; r++ {
+		for j := g.rnd.Intn(2); j > 0; j-- {
+			ps = append(ps, g.routePolicy(r))
+		}
+	}
+	return ps
+}
+
+// writes are six Gateway-level and three route-level creates, and an update and a delete of each
+// policy of ps.
+func (g *narrowWorld) writes(ps []*policy.Policy) []narrowWrite {
+	var writes []narrowWrite
+	for j := 0; j < 6; j++ {
+		p := g.gatewayPolicy(g.rnd.Intn(3), false)
+		writes = append(writes, narrowWrite{p.Ref, p})
+	}
+	for j := 0; j < 3; j++ {
+		p := g.routePolicy(g.rnd.Intn(12))
+		writes = append(writes, narrowWrite{p.Ref, p})
+	}
+	for _, old := range ps {
+		again := g.policy(old.Ref.Namespace, old.Targets[0].Kind, old.Targets[0].Name, old.Targets[0].SectionName, false)
+		again.Ref, again.Created = old.Ref, old.Created
+		writes = append(writes, narrowWrite{old.Ref, again}, narrowWrite{old.Ref, nil})
+	}
+	return writes
+}
+
+// sameNarrowAndWhole projects wr on snap with narrow folds and with whole ones, fails unless the
+// warnings and their paths are the same, and returns the warnings.
+func sameNarrowAndWhole(t *testing.T, at string, snap *effective.Snapshot, wr narrowWrite) []string {
+	t.Helper()
+	narrowFolds = true
+	lines, affected := project(snap, wr.ref, wr.written, true, true)
+	narrowFolds = false
+	wantLines, wantAffected := project(snap, wr.ref, wr.written, true, true)
+	if diff := cmp.Diff(wantLines, lines); diff != "" {
+		t.Fatalf("%s: warnings (-whole +narrow):\n%s", at, diff)
+	}
+	if diff := cmp.Diff(wantAffected, affected); diff != "" {
+		t.Fatalf("%s: paths (-whole +narrow):\n%s", at, diff)
+	}
+	return lines
+}
+
+// narrowRoutePaths counts the route paths of wr's write on snap that ChangePath answers for.
+func narrowRoutePaths(snap *effective.Snapshot, wr narrowWrite) int {
+	after := snap.Without(wr.ref)
+	var paths []int
+	if old, ok := snap.Policy(wr.ref); ok {
+		paths = snap.PathsOf(old)
+	}
+	if wr.written != nil {
+		after = snap.With(wr.written)
+		paths = after.Graph.Union(paths, after.PathsOf(wr.written))
+	}
+	n := 0
+	for _, i := range paths {
+		if _, _, ok := after.ChangePath(snap, i); ok && after.Graph.Paths[i].RouteKind != "" {
+			n++
+		}
+	}
+	return n
 }

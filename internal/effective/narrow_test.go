@@ -1,6 +1,7 @@
 package effective
 
 import (
+	"fmt"
 	"math/rand"
 	"reflect"
 	"slices"
@@ -103,29 +104,7 @@ func TestChangePathAgreesWithWholeFolds(t *testing.T) {
 		graph := topology.Build(w.Input)
 		for _, cond := range []*cel.Evaluator{ev, nil} {
 			snap := NewSnapshot(w.Kind, graph, w.Policies, cond)
-			type write struct {
-				name string
-				s    *Snapshot
-				refs []policy.Ref
-			}
-			route := g.routePolicy(g.rnd.Intn(12))
-			writes := []write{{"with a route policy", snap.With(route), []policy.Ref{route.Ref}}}
-			for gw := 0; gw < 3; gw++ {
-				section := ""
-				if g.rnd.Intn(4) == 0 {
-					section = "http"
-				}
-				p := g.policy("infra", "Gateway", "gw-"+string(rune('0'+gw)), section, false)
-				writes = append(writes, write{"with " + p.Ref.String() + " on a Gateway", snap.With(p), []policy.Ref{p.Ref}})
-			}
-			for _, old := range w.Policies {
-				again := *g.policy(old.Ref.Namespace, "Gateway", "gw-0", "", false)
-				again.Ref, again.Targets = old.Ref, old.Targets
-				writes = append(writes,
-					write{"with " + old.Ref.String() + " rewritten", snap.With(&again), []policy.Ref{old.Ref}},
-					write{"without " + old.Ref.String(), snap.Without(old.Ref), []policy.Ref{old.Ref}})
-			}
-			for _, wr := range writes {
+			for _, wr := range changeWrites(g, snap, w.Policies) {
 				for i, path := range wr.s.Graph.Paths {
 					after, prior, rules, ok := wr.s.change(snap, i)
 					if !ok {
@@ -133,41 +112,9 @@ func TestChangePathAgreesWithWholeFolds(t *testing.T) {
 						continue
 					}
 					answered++
-					wa, wb := whole(wr.s, path), whole(snap, path)
-					for _, side := range []struct {
-						name      string
-						got, want Result
-					}{{"after", after, wa}, {"before", prior, wb}} {
-						for _, id := range rules {
-							g, gok := side.got.Rules[id]
-							w, wok := side.want.Rules[id]
-							if gok != wok || !reflect.DeepEqual(g, w) {
-								t.Fatalf("seed %d, %s, path %v, %s, rule %s: got %+v (%t), want %+v (%t)", seed, wr.name, path, side.name, id, g, gok, w, wok)
-							}
-						}
-						if len(side.got.Rules) > len(rules) {
-							t.Fatalf("seed %d, %s, path %v, %s: %d rules, more than the %d followed", seed, wr.name, path, side.name, len(side.got.Rules), len(rules))
-						}
-					}
-					differ := false
-					for _, pair := range [][2]Result{{wa, wb}, {wb, wa}} {
-						for id, e := range pair[0].Rules {
-							if _, followed := slices.BinarySearch(rules, id); followed {
-								differ = differ || !reflect.DeepEqual(e, pair[1].Rules[id])
-								continue
-							}
-							if o, ok := pair[1].Rules[id]; !ok || !reflect.DeepEqual(e, o) {
-								t.Fatalf("seed %d, %s, path %v: rule %s is not followed but differs: %+v and %+v", seed, wr.name, path, id, e, o)
-							}
-						}
-					}
-					if differ {
+					at := fmt.Sprintf("seed %d, %s, path %v", seed, wr.name, path)
+					if checkChange(t, at, wr, snap, path, after, prior, rules) {
 						changedPaths++
-					}
-					for _, ref := range wr.refs {
-						if got, want := naming(nil, after.Events, ref), naming(nil, wa.Events, ref); !reflect.DeepEqual(got, want) {
-							t.Fatalf("seed %d, %s, path %v, events naming %s:\n got %+v\nwant %+v", seed, wr.name, path, ref, got, want)
-						}
 					}
 				}
 			}
@@ -177,6 +124,77 @@ func TestChangePathAgreesWithWholeFolds(t *testing.T) {
 		t.Fatalf("ChangePath answered %d times (%d with rules that change) and refused %d times: too few to test it", answered, changedPaths, refused)
 	}
 	t.Logf("answered %d times, %d with rules that change; refused %d times", answered, changedPaths, refused)
+}
+
+// changeWrite is a write ChangePath is asked about: the snapshot after it and the policies it
+// writes.
+type changeWrite struct {
+	name string
+	s    *Snapshot
+	refs []policy.Ref
+}
+
+// changeWrites are the writes of TestChangePathAgreesWithWholeFolds on snap: a route policy, a
+// policy on each Gateway (some on a section), and each policy rewritten and removed.
+func changeWrites(g *mentionsWorld, snap *Snapshot, policies []*policy.Policy) []changeWrite {
+	route := g.routePolicy(g.rnd.Intn(12))
+	writes := []changeWrite{{"with a route policy", snap.With(route), []policy.Ref{route.Ref}}}
+	for gw := 0; gw < 3; gw++ {
+		section := ""
+		if g.rnd.Intn(4) == 0 {
+			section = "http"
+		}
+		p := g.policy("infra", "Gateway", "gw-"+string(rune('0'+gw)), section, false)
+		writes = append(writes, changeWrite{"with " + p.Ref.String() + " on a Gateway", snap.With(p), []policy.Ref{p.Ref}})
+	}
+	for _, old := range policies {
+		again := *g.policy(old.Ref.Namespace, "Gateway", "gw-0", "", false)
+		again.Ref, again.Targets = old.Ref, old.Targets
+		writes = append(writes,
+			changeWrite{"with " + old.Ref.String() + " rewritten", snap.With(&again), []policy.Ref{old.Ref}},
+			changeWrite{"without " + old.Ref.String(), snap.Without(old.Ref), []policy.Ref{old.Ref}})
+	}
+	return writes
+}
+
+// checkChange checks one answer of ChangePath on path (after and prior, following rules) against
+// the whole folds of wr.s and snap, and reports whether a followed rule changes.
+func checkChange(t *testing.T, at string, wr changeWrite, snap *Snapshot, path topology.Path, after, prior Result, rules []string) bool {
+	t.Helper()
+	wa, wb := whole(wr.s, path), whole(snap, path)
+	for _, side := range []struct {
+		name      string
+		got, want Result
+	}{{"after", after, wa}, {"before", prior, wb}} {
+		for _, id := range rules {
+			g, gok := side.got.Rules[id]
+			w, wok := side.want.Rules[id]
+			if gok != wok || !reflect.DeepEqual(g, w) {
+				t.Fatalf("%s, %s, rule %s: got %+v (%t), want %+v (%t)", at, side.name, id, g, gok, w, wok)
+			}
+		}
+		if len(side.got.Rules) > len(rules) {
+			t.Fatalf("%s, %s: %d rules, more than the %d followed", at, side.name, len(side.got.Rules), len(rules))
+		}
+	}
+	differ := false
+	for _, pair := range [][2]Result{{wa, wb}, {wb, wa}} {
+		for id, e := range pair[0].Rules {
+			if _, followed := slices.BinarySearch(rules, id); followed {
+				differ = differ || !reflect.DeepEqual(e, pair[1].Rules[id])
+				continue
+			}
+			if o, ok := pair[1].Rules[id]; !ok || !reflect.DeepEqual(e, o) {
+				t.Fatalf("%s: rule %s is not followed but differs: %+v and %+v", at, id, e, o)
+			}
+		}
+	}
+	for _, ref := range wr.refs {
+		if got, want := naming(nil, after.Events, ref), naming(nil, wa.Events, ref); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s, events naming %s:\n got %+v\nwant %+v", at, ref, got, want)
+		}
+	}
+	return differ
 }
 
 // whole is the fold of path with no memo.

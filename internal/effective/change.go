@@ -87,7 +87,7 @@ func changed(a, b [][]*policy.Policy) []policy.Ref {
 			}
 		}
 	}
-	slices.SortFunc(out, func(x, y policy.Ref) int { return x.Compare(y) })
+	slices.SortFunc(out, policy.Ref.Compare)
 	return out
 }
 

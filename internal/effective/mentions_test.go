@@ -169,57 +169,65 @@ func namingFresh(s *Snapshot, path topology.Path, ref policy.Ref) ([]Event, bool
 // of any level, MentionsPath gives exactly the events of a fresh fold that name the policy, whether
 // its levels above are folded rule by rule or whole.
 func TestMentionsMatchFreshFolds(t *testing.T) {
-	ev, err := cel.New(0)
-	if err != nil {
-		t.Fatal(err)
-	}
 	fast, fastNamed, fastConds := 0, 0, 0
-	for seed := int64(1); seed <= 20; seed++ {
-		g := &mentionsWorld{rnd: rand.New(rand.NewSource(seed))}
-		w := g.generate(3, 12)
-		graph := topology.Build(w.Input)
-		for _, cond := range []*cel.Evaluator{ev, nil} {
-			snap := NewSnapshot(w.Kind, graph, w.Policies, cond)
-			views := map[string]*Snapshot{"snapshot": snap}
-			written := g.routePolicy(g.rnd.Intn(12))
-			views["with a route policy"] = snap.With(written)
-			if len(w.Policies) > 0 {
-				old := w.Policies[g.rnd.Intn(len(w.Policies))]
-				again := *g.routePolicy(0)
-				again.Ref, again.Targets = old.Ref, old.Targets
-				views["with "+old.Ref.String()+" rewritten"] = snap.With(&again)
-				views["without "+old.Ref.String()] = snap.Without(old.Ref)
-			}
-			for name, s := range views {
-				for round := 0; round < 2; round++ { // the second round is served from the memos
-					for i, path := range s.Graph.Paths {
-						refs := []policy.Ref{written.Ref, {Namespace: "nowhere", Name: "none"}}
-						for _, l := range s.Levels(path) {
-							for _, p := range l.Policies {
-								refs = append(refs, p.Ref)
-							}
+	eachGenerated(t, func(seed int64, g *mentionsWorld, policies []*policy.Policy, snap *Snapshot) {
+		views := map[string]*Snapshot{"snapshot": snap}
+		written := g.routePolicy(g.rnd.Intn(12))
+		views["with a route policy"] = snap.With(written)
+		if len(policies) > 0 {
+			old := policies[g.rnd.Intn(len(policies))]
+			again := *g.routePolicy(0)
+			again.Ref, again.Targets = old.Ref, old.Targets
+			views["with "+old.Ref.String()+" rewritten"] = snap.With(&again)
+			views["without "+old.Ref.String()] = snap.Without(old.Ref)
+		}
+		for name, s := range views {
+			for round := 0; round < 2; round++ { // the second round is served from the memos
+				for i, path := range s.Graph.Paths {
+					refs := []policy.Ref{written.Ref, {Namespace: "nowhere", Name: "none"}}
+					for _, l := range s.Levels(path) {
+						for _, p := range l.Policies {
+							refs = append(refs, p.Ref)
 						}
-						for _, ref := range refs {
-							want, isFast, above, conds := namingFresh(s, path, ref)
-							got := s.MentionsPath(i, ref).Events
-							if !reflect.DeepEqual(got, want) {
-								t.Fatalf("seed %d, %s, round %d, path %v, policy %s (rule-wise above: %t):\n got %+v\nwant %+v", seed, name, round, path, ref, isFast, got, want)
-							}
-							if isFast && round == 0 {
-								fast++
-								fastNamed += above
-								if conds && above > 0 {
-									fastConds++
-								}
+					}
+					for _, ref := range refs {
+						want, isFast, above, conds := namingFresh(s, path, ref)
+						got := s.MentionsPath(i, ref).Events
+						if !reflect.DeepEqual(got, want) {
+							t.Fatalf("seed %d, %s, round %d, path %v, policy %s (rule-wise above: %t):\n got %+v\nwant %+v", seed, name, round, path, ref, isFast, got, want)
+						}
+						if isFast && round == 0 {
+							fast++
+							fastNamed += above
+							if conds && above > 0 {
+								fastConds++
 							}
 						}
 					}
 				}
 			}
 		}
-	}
+	})
 	if fast < 100 || fastNamed < 50 || fastConds < 20 {
 		t.Fatalf("the worlds took the rule-wise way %d times, with %d events from the levels above, %d times with events and conditions there: too few to test it", fast, fastNamed, fastConds)
 	}
 	t.Logf("rule-wise: %d paths and policies, %d events from the levels above, %d with conditions there", fast, fastNamed, fastConds)
+}
+
+// eachGenerated calls f with the snapshot of each of 20 generated worlds (mentionsWorld, its seed
+// and its policies), with a CEL evaluator and without.
+func eachGenerated(t *testing.T, f func(seed int64, g *mentionsWorld, policies []*policy.Policy, snap *Snapshot)) {
+	t.Helper()
+	ev, err := cel.New(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seed := int64(1); seed <= 20; seed++ {
+		g := &mentionsWorld{rnd: rand.New(rand.NewSource(seed))}
+		w := g.generate(3, 12)
+		graph := topology.Build(w.Input)
+		for _, cond := range []*cel.Evaluator{ev, nil} {
+			f(seed, g, w.Policies, NewSnapshot(w.Kind, graph, w.Policies, cond))
+		}
+	}
 }

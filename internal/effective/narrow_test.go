@@ -2,12 +2,10 @@ package effective
 
 import (
 	"fmt"
-	"math/rand"
 	"reflect"
 	"slices"
 	"testing"
 
-	"github.com/precedent-dev/precedent/cel"
 	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/topology"
 )
@@ -20,59 +18,49 @@ import (
 // exactly the events of the whole fold that name the policy, whether or not MentionsPath would take
 // that way.
 func TestNarrowFoldsAgreeWithWholeFolds(t *testing.T) {
-	ev, err := cel.New(0)
-	if err != nil {
-		t.Fatal(err)
-	}
 	narrow, narrowNamed, narrowWhole := 0, 0, 0
-	for seed := int64(1); seed <= 20; seed++ {
-		g := &mentionsWorld{rnd: rand.New(rand.NewSource(seed))}
-		w := g.generate(3, 12)
-		graph := topology.Build(w.Input)
-		for _, cond := range []*cel.Evaluator{ev, nil} {
-			snap := NewSnapshot(w.Kind, graph, w.Policies, cond)
-			views := map[string]*Snapshot{
-				"snapshot":            snap,
-				"with a route policy": snap.With(g.routePolicy(g.rnd.Intn(12))),
+	eachGenerated(t, func(seed int64, g *mentionsWorld, policies []*policy.Policy, snap *Snapshot) {
+		views := map[string]*Snapshot{
+			"snapshot":            snap,
+			"with a route policy": snap.With(g.routePolicy(g.rnd.Intn(12))),
+		}
+		for gw := 0; gw < 3; gw++ {
+			section := ""
+			if g.rnd.Intn(4) == 0 {
+				section = "http"
 			}
-			for gw := 0; gw < 3; gw++ {
-				section := ""
-				if g.rnd.Intn(4) == 0 {
-					section = "http"
+			p := g.policy("infra", "Gateway", "gw-"+string(rune('0'+gw)), section, false)
+			views["with "+p.Ref.String()+" on a Gateway"] = snap.With(p)
+		}
+		if len(policies) > 0 {
+			old := policies[g.rnd.Intn(len(policies))]
+			again := *g.policy(old.Ref.Namespace, "Gateway", "gw-0", "", false)
+			again.Ref, again.Targets = old.Ref, old.Targets
+			views["with "+old.Ref.String()+" rewritten"] = snap.With(&again)
+			views["without "+old.Ref.String()] = snap.Without(old.Ref)
+		}
+		for name, s := range views {
+			for _, path := range s.Graph.Paths {
+				var levels [][]*policy.Policy
+				for _, l := range s.Levels(path) {
+					levels = append(levels, l.Policies)
 				}
-				p := g.policy("infra", "Gateway", "gw-"+string(rune('0'+gw)), section, false)
-				views["with "+p.Ref.String()+" on a Gateway"] = snap.With(p)
-			}
-			if len(w.Policies) > 0 {
-				old := w.Policies[g.rnd.Intn(len(w.Policies))]
-				again := *g.policy(old.Ref.Namespace, "Gateway", "gw-0", "", false)
-				again.Ref, again.Targets = old.Ref, old.Targets
-				views["with "+old.Ref.String()+" rewritten"] = snap.With(&again)
-				views["without "+old.Ref.String()] = snap.Without(old.Ref)
-			}
-			for name, s := range views {
-				for _, path := range s.Graph.Paths {
-					var levels [][]*policy.Policy
-					for _, l := range s.Levels(path) {
-						levels = append(levels, l.Policies)
-					}
-					for _, l := range levels {
-						for _, p := range l {
-							want, _, _, _ := namingFresh(s, path, p.Ref)
-							rules, total, blocks := s.narrowRules(levels, p.Ref)
-							got := naming(nil, s.foldRules(levels, rules), p.Ref)
-							if !reflect.DeepEqual(got, want) {
-								t.Fatalf("seed %d, %s, path %v, policy %s, rules %v:\n got %+v\nwant %+v", seed, name, path, p.Ref, rules, got, want)
-							}
-							if len(rules)*blocks < total/2 && len(want) > 0 {
-								narrow++
-								for _, e := range want {
-									if e.Policy != p.Ref {
-										narrowNamed++
-									}
-									if e.Rule == "" && e.Type == Replaced {
-										narrowWhole++
-									}
+				for _, l := range levels {
+					for _, p := range l {
+						want, _, _, _ := namingFresh(s, path, p.Ref)
+						rules, total, blocks := s.narrowRules(levels, p.Ref)
+						got := naming(nil, s.foldRules(levels, rules), p.Ref)
+						if !reflect.DeepEqual(got, want) {
+							t.Fatalf("seed %d, %s, path %v, policy %s, rules %v:\n got %+v\nwant %+v", seed, name, path, p.Ref, rules, got, want)
+						}
+						if len(rules)*blocks < total/2 && len(want) > 0 {
+							narrow++
+							for _, e := range want {
+								if e.Policy != p.Ref {
+									narrowNamed++
+								}
+								if e.Rule == "" && e.Type == Replaced {
+									narrowWhole++
 								}
 							}
 						}
@@ -80,7 +68,7 @@ func TestNarrowFoldsAgreeWithWholeFolds(t *testing.T) {
 				}
 			}
 		}
-	}
+	})
 	if narrow < 200 || narrowNamed < 50 || narrowWhole < 10 {
 		t.Fatalf("the narrow way was worth taking %d times, with %d events of other policies naming the policy and %d replacements of whole effective policies: too few to test it", narrow, narrowNamed, narrowWhole)
 	}
@@ -93,33 +81,23 @@ func TestNarrowFoldsAgreeWithWholeFolds(t *testing.T) {
 // follows, every other rule is the same on both sides of the whole folds, and its events after
 // name the written policy as the whole fold's do.
 func TestChangePathAgreesWithWholeFolds(t *testing.T) {
-	ev, err := cel.New(0)
-	if err != nil {
-		t.Fatal(err)
-	}
 	answered, changedPaths, refused := 0, 0, 0
-	for seed := int64(1); seed <= 20; seed++ {
-		g := &mentionsWorld{rnd: rand.New(rand.NewSource(seed))}
-		w := g.generate(3, 12)
-		graph := topology.Build(w.Input)
-		for _, cond := range []*cel.Evaluator{ev, nil} {
-			snap := NewSnapshot(w.Kind, graph, w.Policies, cond)
-			for _, wr := range changeWrites(g, snap, w.Policies) {
-				for i, path := range wr.s.Graph.Paths {
-					after, prior, rules, ok := wr.s.change(snap, i)
-					if !ok {
-						refused++
-						continue
-					}
-					answered++
-					at := fmt.Sprintf("seed %d, %s, path %v", seed, wr.name, path)
-					if checkChange(t, at, wr, snap, path, after, prior, rules) {
-						changedPaths++
-					}
+	eachGenerated(t, func(seed int64, g *mentionsWorld, policies []*policy.Policy, snap *Snapshot) {
+		for _, wr := range changeWrites(g, snap, policies) {
+			for i, path := range wr.s.Graph.Paths {
+				after, prior, rules, ok := wr.s.change(snap, i)
+				if !ok {
+					refused++
+					continue
+				}
+				answered++
+				at := fmt.Sprintf("seed %d, %s, path %v", seed, wr.name, path)
+				if checkChange(t, at, wr, snap, path, after, prior, rules) {
+					changedPaths++
 				}
 			}
 		}
-	}
+	})
 	if answered < 500 || changedPaths < 100 || refused < 100 {
 		t.Fatalf("ChangePath answered %d times (%d with rules that change) and refused %d times: too few to test it", answered, changedPaths, refused)
 	}

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -87,12 +88,37 @@ func TestKeepCABundle(t *testing.T) {
 	}
 }
 
+// TestKeepCABundleUnderNamePrefix: an overlay's namePrefix and nameSuffix rename the policy's
+// resourceNames with the webhook configurations and the binding's policyName with the policy, so a
+// renamed installation keeps its caBundle as an unrenamed one does.
+func TestKeepCABundleUnderNamePrefix(t *testing.T) {
+	objs := renderKustomizeAt(t, filepath.Join("testdata", "prefixed-with-keep-cabundle"))
+	keep := keepObjects(objs)
+	const policy = "prod-precedent-keep-cabundle-blue"
+	if got := slices.Sorted(maps.Keys(keep)); !slices.Equal(got, []string{"MutatingAdmissionPolicy/" + policy, "MutatingAdmissionPolicyBinding/" + policy}) {
+		t.Fatalf("the renamed install has %v, want the renamed policy and binding", got)
+	}
+	var b admissionregistrationv1.MutatingAdmissionPolicyBinding
+	convert(t, &unstructured.Unstructured{Object: keep["MutatingAdmissionPolicyBinding/"+policy]}, &b)
+	if b.Spec.PolicyName != policy {
+		t.Errorf("the binding's policyName is %q, want the renamed policy %q", b.Spec.PolicyName, policy)
+	}
+	if n := len(byKind(objs, "ValidatingWebhookConfiguration")); n != 1 || byKind(objs, "ValidatingWebhookConfiguration")["prod-precedent-blue"] == nil {
+		t.Fatalf("want one ValidatingWebhookConfiguration prod-precedent-blue, got %v", kinds(objs))
+	}
+	assertMatchesConfigurations(t, "kustomize with namePrefix", keep, objs)
+}
+
 // assertMatchesConfigurations: the policy in keep matches updates of exactly the webhook
 // configurations of objs.
 func assertMatchesConfigurations(t *testing.T, install string, keep map[string]map[string]any, objs []*unstructured.Unstructured) {
 	t.Helper()
 	var p admissionregistrationv1.MutatingAdmissionPolicy
-	convert(t, &unstructured.Unstructured{Object: keep["MutatingAdmissionPolicy/precedent-keep-cabundle"]}, &p)
+	for key, o := range keep {
+		if strings.HasPrefix(key, "MutatingAdmissionPolicy/") {
+			convert(t, &unstructured.Unstructured{Object: o}, &p)
+		}
+	}
 	var got []string
 	for _, r := range p.Spec.MatchConstraints.ResourceRules {
 		for _, res := range r.Resources {

@@ -18,12 +18,13 @@ type txn struct {
 
 	members map[*Policy]keySet // the classes holding each policy whose classes changed
 	gone    *Policy            // a policy removed: its sums and classes go at finish
+	heads   headTxn
 }
 
 func newTxn(x *Index) *txn {
 	return &txn{x: x, orig: map[string]*class{}, dirty: map[string]*class{}, force: map[string]bool{},
 		aggs: map[*Policy]map[elemKey]*counts{}, perms: map[permissionKey]*permCount{}, groups: map[string]int{},
-		made: map[*source]bool{}, members: map[*Policy]keySet{}}
+		made: map[*source]bool{}, members: map[*Policy]keySet{}, heads: newHeadTxn()}
 }
 
 // dataplane replaces Dataplane key old by e (either nil for none): its indexes (changing only the
@@ -146,6 +147,7 @@ func (t *txn) finish() {
 		if c.n <= 0 {
 			if o != nil {
 				t.addCounts(o.contrib, -1)
+				t.addHeads(o.heads, -1)
 				t.addPerm(o.perm, -1)
 				t.member(o, false)
 				x.classes = *x.classes.Delete(sig)
@@ -166,9 +168,17 @@ func (t *txn) finish() {
 			}
 			c.contrib = simulateClass(x.version, c.ordered, c.outbounds, x.repSources())
 			t.addCounts(c.contrib, 1)
+			if o == nil || !sameKeys(o.outbounds, c.outbounds) {
+				if o != nil {
+					t.addHeads(o.heads, -1)
+				}
+				c.heads = headsOf(x.version, c.ordered, c.outbounds)
+				t.addHeads(c.heads, 1)
+			}
 		}
 		x.classes = *x.classes.Set(sig, c)
 	}
+	t.finishHeads()
 	for p, m := range t.aggs {
 		if len(m) == 0 {
 			x.agg = *x.agg.Delete(p)

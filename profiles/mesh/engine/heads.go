@@ -125,8 +125,24 @@ func sigOf(cells map[string]int) string {
 }
 
 // update sets the cells of k to cells (none: k leaves), moving k to the bucket of its new set.
+// Most events change no one's set of cells (a class left and one of the same heads joined): then
+// only the counts are set, or nothing when they stay.
 func (ix *cellIndex[K]) update(k K, cells map[string]int) {
 	old, had := ix.cells.Get(k)
+	if had && len(old) == len(cells) && len(cells) > 0 {
+		same, counts := true, true
+		for c, n := range cells {
+			m, ok := old[c]
+			same, counts = same && ok, counts && m == n
+		}
+		if same && counts {
+			return
+		}
+		if same {
+			ix.cells = *ix.cells.Set(k, cells)
+			return
+		}
+	}
 	oldSig, newSig := "", sigOf(cells)
 	if had {
 		oldSig = sigOf(old)

@@ -73,17 +73,23 @@ func (c *meshWriteCounts) add(d meshWriteCounts) {
 // whole mesh before and after the write (WriteWarningsAt), capped and uncapped.
 // MeshTrafficPermission has no to items: its writes are left to the classes, and compared too.
 func TestMeshWriteAgreesWithWholeRecomputation(t *testing.T) {
-	kinds := []string{KindMeshTimeout + "." + PrecedentGroup, kumaTimeout, KindMeshTrafficPermission + "." + PrecedentGroup}
-	for _, kind := range kinds {
+	runs := []struct {
+		kind string
+		v    Version
+	}{
+		{KindMeshTimeout + "." + PrecedentGroup, Kuma30}, {kumaTimeout, Kuma30}, {kumaTimeout, Kuma214},
+		{KindMeshTrafficPermission + "." + PrecedentGroup, Kuma30},
+	}
+	for _, r := range runs {
 		var n meshWriteCounts
 		for seed := 1; seed <= *indexSeeds; seed++ {
-			t.Run(fmt.Sprintf("%s/seed=%d", kind, seed), func(t *testing.T) {
-				n.add(runMeshWrites(t, kind, int64(seed), *indexSteps))
+			t.Run(fmt.Sprintf("%s/%s/seed=%d", r.kind, r.v, seed), func(t *testing.T) {
+				n.add(runMeshWrites(t, r.kind, r.v, int64(seed), *indexSteps))
 			})
 		}
-		t.Logf("%s: %+v", kind, n)
-		if kind != KindMeshTrafficPermission+"."+PrecedentGroup && (n.fast == 0 || n.lines == 0 || n.more == 0 || n.others == 0) {
-			t.Errorf("%s: %+v: the comparisons say little", kind, n)
+		t.Logf("%s on %s: %+v", r.kind, r.v, n)
+		if r.kind != KindMeshTrafficPermission+"."+PrecedentGroup && (n.fast == 0 || n.lines == 0 || n.more == 0 || n.others == 0) {
+			t.Errorf("%s on %s: %+v: the comparisons say little", r.kind, r.v, n)
 		}
 	}
 }
@@ -116,11 +122,11 @@ func (w *meshWorld) meshEvent(x *Index, policies map[string]Policy, dps map[stri
 }
 
 // runMeshWrites runs one seed's events and probe writes.
-func runMeshWrites(t *testing.T, kind string, seed int64, steps int) meshWriteCounts {
+func runMeshWrites(t *testing.T, kind string, v Version, seed int64, steps int) meshWriteCounts {
 	w := &meshWorld{tb: t, kind: kind, rng: rand.New(rand.NewSource(seed)), tops: map[string]string{}}
 	policies := map[string]Policy{}
 	dps := map[string]Dataplane{}
-	x := NewIndex(kind, nil, nil)
+	x := NewIndexAt(v, kind, nil, nil)
 	meshNames := []string{"m-1", "m-3", "m-5"}
 	var n meshWriteCounts
 	for step := 0; step < steps; step++ {

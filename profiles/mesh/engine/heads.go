@@ -204,6 +204,17 @@ func (ix *cellIndex[K]) claiming(q map[string]bool, n int) (int, []K) {
 	return total, first
 }
 
+// claims says whether k claims some cell of q somewhere.
+func (ix *cellIndex[K]) claims(k K, q map[string]bool) bool {
+	cells, _ := ix.cells.Get(k)
+	for c := range cells {
+		if q[c] {
+			return true
+		}
+	}
+	return false
+}
+
 // policyOrder sorts policies highest priority first (sortPolicies), then by ID, then by address:
 // two versions of one policy meet in a txn that replaces one by the other, and a sorted set must
 // tell them apart (the heap does not move objects).

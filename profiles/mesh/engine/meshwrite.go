@@ -5,14 +5,11 @@ import "sort"
 // headMark stands, in a merge of the tail's entries, for a claim of the head (heads.go).
 const headMark = -2
 
-// tailReady says whether a mesh-level policy is one whose write meshWrite answers, and one that
-// can sit in the tail of such a write: it selects every Dataplane (no proxyTypes, no namespace
-// rule), has no from entries, and each to element targets the whole Mesh (selects every outbound).
-func tailReady(p *Policy) bool {
+// tailMember says whether a mesh-level policy can sit in the tail of a write meshWrite answers:
+// it selects every Dataplane (no proxyTypes, no namespace rule) and each of its to elements targets
+// the whole Mesh (selects every outbound).
+func tailMember(p *Policy) bool {
 	if !meshLevel(p) || len(p.TargetRef.ProxyTypes) > 0 || p.Kuma() && (p.Role == RoleConsumer || p.Role == RoleWorkloadOwner) {
-		return false
-	}
-	if len(Entries([]*Policy{p}, From)) > 0 {
 		return false
 	}
 	for i := range p.To {
@@ -23,17 +20,26 @@ func tailReady(p *Policy) bool {
 	return true
 }
 
+// tailReady says whether a mesh-level policy is one whose write (or replacement) meshWrite
+// answers: a tail member with no from entries (from items, or Kuma's MeshTimeout catch-all
+// rules), so that the write leaves every from entry's outcome as it is.
+func tailReady(p *Policy) bool {
+	return tailMember(p) && len(Entries([]*Policy{p}, From)) == 0
+}
+
 // tailStat is one tail element's outcome over every (class, outbound) pair: whether it selected
 // one with fields to set, whether it set a field, the leaves that a head claimed somewhere (with
-// their prefixes) and the tail elements that blocked it.
+// their prefixes) and the tail elements that blocked it. A from entry of a tail member keeps its
+// outcome from the index's sums: fixed are the elements that block it there.
 type tailStat struct {
 	selected, effective bool
 	head                map[string][]string
 	by                  map[elemKey]bool
+	fixed               map[elemKey]int
 }
 
 // meshWrite answers WriteWarnings for a write of a mesh-level policy that selects every Dataplane
-// (tailReady), in a mesh whose mesh-level policies are all tailReady, from the heads' sums: it
+// (tailReady), in a mesh whose mesh-level policies are all tail members, from the heads' sums: it
 // merges the tail (the mesh-level policies after the write) once per shape of the heads, and
 // names the head elements that block the tail through the cells they claim. Its cost follows the
 // number of shapes and mesh-level policies, not of classes. ok is false when the write or the
@@ -52,7 +58,7 @@ func (x *Index) meshWrite(written *Policy, advice []string, capped bool) (lines 
 		if pe.p == oldE.p || !meshLevel(pe.p) {
 			continue
 		}
-		if !tailReady(pe.p) {
+		if !tailMember(pe.p) {
 			return nil, false
 		}
 		tail = append(tail, pe.p)
@@ -75,6 +81,14 @@ func (x *Index) meshWrite(written *Policy, advice []string, capped bool) (lines 
 		for _, w := range (sums{base: base}).warnings(p, nil) {
 			before = append(before, w.w)
 			was[w.w.Ref.Kind+" "+w.w.ID()+" "+w.w.Path] = true
+		}
+	}
+	for _, p := range tail {
+		base, _ := x.agg.Get(p)
+		for k, c := range base {
+			if k.d != To && c.selected > 0 {
+				stats[k] = &tailStat{selected: true, effective: c.effective > 0, fixed: c.by}
+			}
 		}
 	}
 	byPolicy := map[*Policy][]elemKey{}
@@ -153,8 +167,8 @@ func headCells(into map[string]bool, leaves map[string][]string) {
 // tailWarnings are the warnings of tail policy p after the write, as sums.warnings gives them:
 // the whole policy when none of its elements sets a field and another policy blocks one,
 // else each element that sets none. keep is given each warning's Ref and whether it names the
-// written policy. By lists the first head elements (or policies) and every tail one; more counts
-// the head's left out.
+// written policy. By lists the first head elements (or policies) and every other one; more counts
+// the heads left out.
 func (x *Index) tailWarnings(p *Policy, keys []elemKey, stats map[elemKey]*tailStat, same func(*Policy) bool, keep func(Ref, bool) bool) []sortable {
 	effective := false
 	var elems []elemKey
@@ -171,46 +185,57 @@ func (x *Index) tailWarnings(p *Policy, keys []elemKey, stats map[elemKey]*tailS
 		return nil
 	}
 	cells := map[string]bool{}
-	tailBy := map[*Policy]bool{}
+	others := map[*Policy]bool{} // the blockers of other policies besides the heads found by cells
+	names := false
 	for _, k := range elems {
-		headCells(cells, stats[k].head)
-		for b := range stats[k].by {
+		s := stats[k]
+		headCells(cells, s.head)
+		for b := range s.by {
 			if b.p != p {
-				tailBy[b.p] = true
+				others[b.p], names = true, names || same(b.p)
+			}
+		}
+		for b, n := range s.fixed {
+			if n > 0 && b.p != p {
+				others[b.p] = true
 			}
 		}
 	}
-	if effective || len(cells) == 0 && len(tailBy) == 0 {
+	if effective || len(cells) == 0 && len(others) == 0 {
 		return x.elementWarnings(p, elems, stats, same, keep)
 	}
 	w := Warning{Ref: policyRef(p, "")}
-	names := false
-	for b := range tailBy {
-		names = names || same(b)
-	}
 	if !keep(w.Ref, names) {
 		return nil
 	}
 	total, first := x.headPols.claiming(cells, maxBy)
-	for _, b := range first {
-		w.By = append(w.By, policyRef(b, ""))
+	for b := range others {
+		if x.headPols.claims(b, cells) {
+			delete(others, b) // counted among the heads
+		}
 	}
-	for _, b := range sortPolicies(tailBy) {
+	for _, b := range first {
+		others[b] = true
+	}
+	for _, b := range sortPolicies(others) {
 		w.By = append(w.By, policyRef(b, ""))
 	}
 	return []sortable{{w: w, k: elemKey{p: p, i: -1}, more: total - len(first)}}
 }
 
-// elementWarnings are the warnings of elements of p that select some outbound and set no field.
+// elementWarnings are the warnings of elements of p that select some target and set no field.
 func (x *Index) elementWarnings(p *Policy, elems []elemKey, stats map[elemKey]*tailStat, same func(*Policy) bool, keep func(Ref, bool) bool) []sortable {
 	var out []sortable
 	for _, k := range elems {
 		s := stats[k]
 		w := Warning{Ref: policyRef(p, ElementPath(k.d, k.i))}
 		names := false
+		by := map[elemKey]bool{}
 		for b := range s.by {
-			names = names || same(b.p)
+			by[b], names = true, names || same(b.p)
 		}
+		// A from entry (fixed) is never kept: the written policy has none, so it names no from
+		// entry's blocker.
 		if !keep(w.Ref, names) {
 			continue
 		}
@@ -218,9 +243,9 @@ func (x *Index) elementWarnings(p *Policy, elems []elemKey, stats map[elemKey]*t
 		headCells(cells, s.head)
 		total, first := x.heads.claiming(cells, maxBy)
 		for _, b := range first {
-			w.By = append(w.By, policyRef(b.p, ElementPath(b.d, b.i)))
+			by[b] = true
 		}
-		for _, b := range sortElems(s.by) {
+		for _, b := range sortElems(by) {
 			w.By = append(w.By, policyRef(b.p, ElementPath(b.d, b.i)))
 		}
 		out = append(out, sortable{w: w, k: k, more: total - len(first)})

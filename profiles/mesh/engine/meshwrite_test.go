@@ -12,9 +12,9 @@ import (
 
 // meshPolicy returns a mesh-level policy of the world's kind named name whose to items all
 // target the Mesh (the writes meshWrite answers), setting overlapping fields, so that it often
-// blocks and is blocked by the others; with a from item now and then (a write it leaves to the
-// classes).
-func (w *meshWorld) meshPolicy(name string) Policy {
+// blocks and is blocked by the others; with a from item in fromPct cases in a hundred (a policy
+// meshWrite reads from the index's sums, and whose write it leaves to the classes).
+func (w *meshWorld) meshPolicy(name string, fromPct int) Policy {
 	kind, group, _ := strings.Cut(w.kind, ".")
 	kuma := group == KumaGroup
 	fields := []string{"connectTimeout: 1s", "http: {requestTimeout: 2s}", "http: {idleTimeout: 3s, requestTimeout: 4s}",
@@ -30,7 +30,7 @@ func (w *meshWorld) meshPolicy(name string) Policy {
 	spec := "targetRef: {kind: Mesh}, to: [" + strings.Join(items, ", ") + "]"
 	if kind == KindMeshTrafficPermission { // inbound only: a write meshWrite leaves to the classes
 		spec = "targetRef: {kind: Mesh}, from: [{targetRef: {kind: Mesh}, action: " + w.pick("ALLOW", "DENY") + "}]"
-	} else if w.chance(8) {
+	} else if w.chance(fromPct) {
 		from := "{targetRef: {kind: Mesh}, connectTimeout: 7s}"
 		if kuma {
 			from = "{targetRef: {kind: Mesh}, default: {idleTimeout: 7s}}"
@@ -112,7 +112,7 @@ func (w *meshWorld) meshEvent(x *Index, policies map[string]Policy, dps map[stri
 		policies[p.ID()] = p
 		return x.WithPolicy(p.ID(), &p), "upsert policy " + p.ID()
 	case r < 90:
-		p := w.meshPolicy(w.pick(meshNames...))
+		p := w.meshPolicy(w.pick(meshNames...), 30)
 		policies[p.ID()] = p
 		return x.WithPolicy(p.ID(), &p), "upsert mesh-level policy " + p.ID()
 	}
@@ -133,7 +133,7 @@ func runMeshWrites(t *testing.T, kind string, v Version, seed int64, steps int) 
 		var event string
 		x, event = w.meshEvent(x, policies, dps, meshNames)
 		pl, dl := lists(policies, dps)
-		probes := []Policy{w.meshPolicy("a-new"), w.meshPolicy("n-new"), w.meshPolicy("z-new"), w.meshPolicy(w.pick(meshNames...))}
+		probes := []Policy{w.meshPolicy("a-new", 8), w.meshPolicy("n-new", 8), w.meshPolicy("z-new", 8), w.meshPolicy(w.pick(meshNames...), 8)}
 		for _, p := range pl {
 			if meshLevel(&p) {
 				probes = append(probes, p)
@@ -205,6 +205,13 @@ func TestMeshWriteHeads(t *testing.T) {
 		many = append(many, mt(svc+"-timeouts", TargetRef{Kind: Service, Name: svc}, obj("connectTimeout", "1s")))
 		manyServices = append(manyServices, proxy(svc+"-1", map[string]string{ServiceTag: svc}, "backend"))
 	}
+	var withFrom []Policy
+	for _, h := range many {
+		h.From = []Element{NewElement(TargetRef{Kind: Mesh}, obj("connectTimeout", "1s"))}
+		withFrom = append(withFrom, h)
+	}
+	lowWithFrom := mt("m-low", TargetRef{Kind: Mesh}, obj("connectTimeout", "3s"), obj("http", obj("idleTimeout", "3s")))
+	lowWithFrom.From = []Element{NewElement(TargetRef{Kind: Mesh}, obj("connectTimeout", "3s"))}
 	tests := []struct {
 		name    string
 		heads   []Policy
@@ -229,6 +236,13 @@ func TestMeshWriteHeads(t *testing.T) {
 				"PRC-W014 MeshTimeout kuma-system/base: spec.to[0] never takes effect on any Dataplane: every field it sets is decided by spec.to[0] of kuma-system/web-http-leaf, spec.to[0] of kuma-system/api-http-object",
 				"PRC-W014 MeshTimeout kuma-system/base: spec.to[1] never takes effect on any Dataplane: every field it sets is decided by spec.to[0] of kuma-system/web-http-leaf, spec.to[0] of kuma-system/api-http-object",
 			},
+		},
+		{
+			// m-low's to[0] is blocked by the heads through their cells, its from[0] by the same
+			// heads' from items (kept in the index's sums), its to[1] by the write: each head counts once.
+			name: "a mesh-level policy newly shadowed, its blockers counted once", heads: append(withFrom, lowWithFrom), dps: manyServices,
+			written: mt("z-new", TargetRef{Kind: Mesh}, obj("http", obj("idleTimeout", "2s"))),
+			want:    []string{"PRC-W014 MeshTimeout kuma-system/m-low never takes effect on any Dataplane: every field it sets is decided by kuma-system/svc-4-timeouts, kuma-system/svc-3-timeouts, kuma-system/svc-2-timeouts and 3 more"},
 		},
 		{
 			name: "the first three heads named, the others counted", heads: many, dps: manyServices,

@@ -32,10 +32,34 @@ type headClaim struct {
 	by   elemKey
 }
 
-// shapeCount is one shape: its cells and how many (class, outbound) pairs have it.
+// shapeCount is one shape of one variant (the slots of the mesh-level policies of a class, which
+// its Dataplanes share): its cells and how many (class, outbound) pairs have it.
 type shapeCount struct {
-	cells []string
-	n     int
+	variant string
+	cells   []string
+	n       int
+}
+
+// claimIndex is the cells the heads' elements and policies claim.
+type claimIndex struct {
+	elems cellIndex[elemKey]
+	pols  cellIndex[*Policy]
+}
+
+func newClaimIndex() claimIndex {
+	return claimIndex{elems: newCellIndex[elemKey](elemOrder{}), pols: newCellIndex[*Policy](policyOrder{})}
+}
+
+// variantOf is the variant of a class of ordered policies: the slots of its mesh-level policies.
+func (x *Index) variantOf(ordered []*Policy) string {
+	var slots []int
+	for _, p := range ordered {
+		if meshLevel(p) {
+			slots = append(slots, x.slotOf(p))
+		}
+	}
+	sort.Ints(slots)
+	return signature(slots)
 }
 
 func leafCell(path string) string   { return "L" + path }
@@ -251,45 +275,79 @@ func (elemOrder) Compare(a, b elemKey) int {
 	return a.i - b.i
 }
 
-// headTxn is a txn's pending changes to the heads' sums: the shapes' counts and copies of the
-// cells of the elements and policies whose counts change.
+// headTxn is a txn's pending changes to the heads' sums: the shapes' counts, and copies of the
+// cells of the elements and policies whose counts change, over every class and per variant.
 type headTxn struct {
-	shapes map[string]int
-	claims map[string][]headClaim // the claims of each new shape
+	shapes   map[string]int
+	made     map[string]*shapeCount // the shapes new to the index
+	all      claimTxn
+	variants map[string]*claimTxn
+}
+
+type claimTxn struct {
 	byElem map[elemKey]map[string]int
 	byPol  map[*Policy]map[string]int
 }
 
-func newHeadTxn() headTxn {
-	return headTxn{shapes: map[string]int{}, claims: map[string][]headClaim{}, byElem: map[elemKey]map[string]int{}, byPol: map[*Policy]map[string]int{}}
+func newClaimTxn() *claimTxn {
+	return &claimTxn{byElem: map[elemKey]map[string]int{}, byPol: map[*Policy]map[string]int{}}
 }
 
-// addHeads adds (sign 1) or subtracts (sign -1) a class's heads to the pending sums.
-func (t *txn) addHeads(heads []headTarget, sign int) {
+func newHeadTxn() headTxn {
+	return headTxn{shapes: map[string]int{}, made: map[string]*shapeCount{}, all: *newClaimTxn(), variants: map[string]*claimTxn{}}
+}
+
+// addHeads adds (sign 1) or subtracts (sign -1) the heads of class c to the pending sums.
+func (t *txn) addHeads(c *class, sign int) {
 	h := &t.heads
-	for _, ht := range heads {
-		h.shapes[ht.shape] += sign
-		if sign > 0 {
-			if _, ok := t.x.shapes.Get(ht.shape); !ok {
-				h.claims[ht.shape] = ht.claims
+	v := h.variants[c.variant]
+	if v == nil {
+		v = newClaimTxn()
+		h.variants[c.variant] = v
+	}
+	from, _ := t.x.variants.Get(c.variant)
+	for _, ht := range c.heads {
+		key := c.variant + "\x01" + ht.shape
+		h.shapes[key] += sign
+		if _, ok := t.x.shapes.Get(key); !ok && sign > 0 && h.made[key] == nil {
+			sc := &shapeCount{variant: c.variant}
+			for _, cl := range ht.claims {
+				sc.cells = append(sc.cells, cl.cell)
 			}
+			h.made[key] = sc
 		}
-		for _, c := range ht.claims {
-			e, ok := h.byElem[c.by]
-			if !ok {
-				old, _ := t.x.heads.cells.Get(c.by)
-				e = copyCells(old)
-				h.byElem[c.by] = e
-			}
-			bump(e, c.cell, sign)
-			p, ok := h.byPol[c.by.p]
-			if !ok {
-				old, _ := t.x.headPols.cells.Get(c.by.p)
-				p = copyCells(old)
-				h.byPol[c.by.p] = p
-			}
-			bump(p, c.cell, sign)
+		h.all.add(t.x.claims, ht.claims, sign)
+		v.add(from, ht.claims, sign)
+	}
+}
+
+// add adds (sign 1) or subtracts (sign -1) claims to copies of the cells in ix.
+func (ct *claimTxn) add(ix claimIndex, claims []headClaim, sign int) {
+	for _, c := range claims {
+		e, ok := ct.byElem[c.by]
+		if !ok {
+			old, _ := ix.elems.cells.Get(c.by)
+			e = copyCells(old)
+			ct.byElem[c.by] = e
 		}
+		bump(e, c.cell, sign)
+		p, ok := ct.byPol[c.by.p]
+		if !ok {
+			old, _ := ix.pols.cells.Get(c.by.p)
+			p = copyCells(old)
+			ct.byPol[c.by.p] = p
+		}
+		bump(p, c.cell, sign)
+	}
+}
+
+// apply publishes the pending cells into ix.
+func (ct *claimTxn) apply(ix *claimIndex) {
+	for k, cells := range ct.byElem {
+		ix.elems.update(k, cells)
+	}
+	for p, cells := range ct.byPol {
+		ix.pols.update(p, cells)
 	}
 }
 
@@ -310,27 +368,31 @@ func bump(m map[string]int, cell string, sign int) {
 // finishHeads publishes the pending sums of the heads.
 func (t *txn) finishHeads() {
 	x := t.x
-	for s, d := range t.heads.shapes {
+	for key, d := range t.heads.shapes {
 		if d == 0 {
 			continue
 		}
-		sc, ok := x.shapes.Get(s)
+		sc, ok := x.shapes.Get(key)
 		if !ok {
-			sc = &shapeCount{}
-			for _, c := range t.heads.claims[s] {
-				sc.cells = append(sc.cells, c.cell)
-			}
+			sc = t.heads.made[key]
 		}
 		if n := sc.n + d; n > 0 {
-			x.shapes = *x.shapes.Set(s, &shapeCount{cells: sc.cells, n: n})
+			x.shapes = *x.shapes.Set(key, &shapeCount{variant: sc.variant, cells: sc.cells, n: n})
 		} else {
-			x.shapes = *x.shapes.Delete(s)
+			x.shapes = *x.shapes.Delete(key)
 		}
 	}
-	for k, cells := range t.heads.byElem {
-		x.heads.update(k, cells)
-	}
-	for p, cells := range t.heads.byPol {
-		x.headPols.update(p, cells)
+	t.heads.all.apply(&x.claims)
+	for v, ct := range t.heads.variants {
+		ix, ok := x.variants.Get(v)
+		if !ok {
+			ix = newClaimIndex()
+		}
+		ct.apply(&ix)
+		if ix.elems.cells.Len() == 0 {
+			x.variants = *x.variants.Delete(v)
+		} else {
+			x.variants = *x.variants.Set(v, ix)
+		}
 	}
 }

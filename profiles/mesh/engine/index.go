@@ -54,10 +54,11 @@ type Index struct {
 	reps *repCache // one source per group, computed on first use
 
 	// What the classes' heads claim on their outbounds (heads.go), for the writes of mesh-level
-	// policies (meshwrite.go).
+	// policies (meshwrite.go): the shapes by variant and shape, the cells over every class and
+	// over the classes of each variant.
 	shapes   immutable.Map[string, *shapeCount]
-	heads    cellIndex[elemKey]
-	headPols cellIndex[*Policy]
+	claims   claimIndex
+	variants immutable.Map[string, claimIndex]
 }
 
 // dpEntry is an indexed Dataplane and the keys of the policies that may select it (dataplaneKeys).
@@ -108,6 +109,7 @@ type class struct {
 	contrib   map[elemKey]*counts
 	perm      map[permissionKey]*permCount // classPermissions(ordered), when the index keeps perm
 	heads     []headTarget                 // headsOf(ordered, outbounds)
+	variant   string                       // variantOf(ordered)
 }
 
 // counts is one element's outcomes summed over the (class, target) pairs that select it: how many
@@ -133,7 +135,7 @@ func NewIndexAt(v Version, kind string, policies []Policy, dataplanes []Dataplan
 		labels: newMap[string, keySet](), classes: newMap[string, *class](), member: newMap[*Policy, keySet](),
 		sources: newMap[string, *source](), srcTags: newMap[string, keySet](), groups: newMap[string, *group](),
 		agg: newMap[*Policy, map[elemKey]*counts](), perm: newMap[permissionKey, *permCount](),
-		shapes: newMap[string, *shapeCount](), heads: newCellIndex[elemKey](elemOrder{}), headPols: newCellIndex[*Policy](policyOrder{})}
+		shapes: newMap[string, *shapeCount](), claims: newClaimIndex(), variants: newMap[string, claimIndex]()}
 	if g, k, _ := strings.Cut(kind, "."); g == KindMeshTrafficPermission && k == KumaGroup {
 		x.perms = true
 	}

@@ -147,7 +147,7 @@ func (t *txn) finish() {
 		if c.n <= 0 {
 			if o != nil {
 				t.addCounts(o.contrib, -1)
-				t.addHeads(o.heads, -1)
+				t.addHeads(o, -1)
 				t.addPerm(o.perm, -1)
 				t.member(o, false)
 				x.classes = *x.classes.Delete(sig)
@@ -170,10 +170,10 @@ func (t *txn) finish() {
 			t.addCounts(c.contrib, 1)
 			if o == nil || !sameKeys(o.outbounds, c.outbounds) {
 				if o != nil {
-					t.addHeads(o.heads, -1)
+					t.addHeads(o, -1)
 				}
-				c.heads = headsOf(x.version, c.ordered, c.outbounds)
-				t.addHeads(c.heads, 1)
+				c.heads, c.variant = headsOf(x.version, c.ordered, c.outbounds), x.variantOf(c.ordered)
+				t.addHeads(c, 1)
 			}
 		}
 		x.classes = *x.classes.Set(sig, c)

@@ -6,10 +6,9 @@ import "sort"
 const headMark = -2
 
 // tailMember says whether a mesh-level policy can sit in the tail of a write meshWrite answers:
-// it selects every Dataplane (no proxyTypes, no namespace rule) and each of its to elements targets
-// the whole Mesh (selects every outbound).
+// each of its to elements targets the whole Mesh (selects every outbound).
 func tailMember(p *Policy) bool {
-	if !meshLevel(p) || len(p.TargetRef.ProxyTypes) > 0 || p.Kuma() && (p.Role == RoleConsumer || p.Role == RoleWorkloadOwner) {
+	if !meshLevel(p) {
 		return false
 	}
 	for i := range p.To {
@@ -21,9 +20,13 @@ func tailMember(p *Policy) bool {
 }
 
 // tailReady says whether a mesh-level policy is one whose write (or replacement) meshWrite
-// answers: a tail member with no from entries (from items, or Kuma's MeshTimeout catch-all
-// rules), so that the write leaves every from entry's outcome as it is.
+// answers: a tail member that selects every Dataplane (no proxyTypes, no namespace rule) with no
+// from entries (from items, or Kuma's MeshTimeout catch-all rules), so that the write joins every
+// class and leaves every from entry's outcome as it is.
 func tailReady(p *Policy) bool {
+	if len(p.TargetRef.ProxyTypes) > 0 || p.Kuma() && (p.Role == RoleConsumer || p.Role == RoleWorkloadOwner) {
+		return false
+	}
 	return tailMember(p) && len(Entries([]*Policy{p}, From)) == 0
 }
 
@@ -40,31 +43,20 @@ type tailStat struct {
 
 // meshWrite answers WriteWarnings for a write of a mesh-level policy that selects every Dataplane
 // (tailReady), in a mesh whose mesh-level policies are all tail members, from the heads' sums: it
-// merges the tail (the mesh-level policies after the write) once per shape of the heads, and
-// names the head elements that block the tail through the cells they claim. Its cost follows the
-// number of shapes and mesh-level policies, not of classes. ok is false when the write or the
-// mesh is not of that form (or the index keeps Kuma's MeshTrafficPermission rules).
+// merges the tail (the mesh-level policies of a variant, with the write) once per shape of the
+// heads, and names the head elements that block the tail through the cells they claim: over
+// every class for a policy in every variant, over its variant's for one in a single variant. Its
+// cost follows the number of shapes and mesh-level policies, not of classes. ok is false when the
+// write or the mesh is not of that form (or the index keeps Kuma's MeshTrafficPermission rules).
 func (x *Index) meshWrite(written *Policy, advice []string, capped bool) (lines []string, ok bool) {
 	if x.perms || !tailReady(written) {
 		return nil, false
 	}
-	oldE, _ := x.pols.Get(written.ID())
-	if oldE.p != nil && !tailReady(oldE.p) {
+	t, ok := x.tailOf(written)
+	if !ok {
 		return nil, false
 	}
-	wild, _ := x.polBy.Get(selKey{kind: '*'})
-	tail := []*Policy{written}
-	for _, pe := range wild {
-		if pe.p == oldE.p || !meshLevel(pe.p) {
-			continue
-		}
-		if !tailMember(pe.p) {
-			return nil, false
-		}
-		tail = append(tail, pe.p)
-	}
-	sort.SliceStable(tail, func(a, b int) bool { return higher(tail[a], tail[b]) })
-	stats := x.tailStats(EntriesAt(x.version, tail, To))
+	stats := x.tailStats(t)
 	same := func(p *Policy) bool {
 		return p.Kind == written.Kind && p.Namespace == written.Namespace && p.Name == written.Name
 	}
@@ -73,18 +65,12 @@ func (x *Index) meshWrite(written *Policy, advice []string, capped bool) (lines 
 	// theirs can name a mesh-level policy, which sits below them.
 	var before []Warning
 	was := map[string]bool{}
-	for _, p := range tail {
-		if p == written {
-			continue
-		}
+	for _, p := range t.members {
 		base, _ := x.agg.Get(p)
 		for _, w := range (sums{base: base}).warnings(p, nil) {
 			before = append(before, w.w)
 			was[w.w.Ref.Kind+" "+w.w.ID()+" "+w.w.Path] = true
 		}
-	}
-	for _, p := range tail {
-		base, _ := x.agg.Get(p)
 		for k, c := range base {
 			if k.d != To && c.selected > 0 {
 				stats[k] = &tailStat{selected: true, effective: c.effective > 0, fixed: c.by}
@@ -96,11 +82,11 @@ func (x *Index) meshWrite(written *Policy, advice []string, capped bool) (lines 
 		byPolicy[k.p] = append(byPolicy[k.p], k)
 	}
 	var after []sortable
-	for _, p := range tail {
+	for _, p := range append(t.members, written) {
 		keep := func(r Ref, names bool) bool {
 			return p == written || (!was[r.Kind+" "+r.ID()+" "+r.Path] && names)
 		}
-		after = append(after, x.tailWarnings(p, byPolicy[p], stats, same, keep)...)
+		after = append(after, tailWarnings(p, t.claims[p], byPolicy[p], stats, same, keep)...)
 	}
 	afterW := sortWarnings(after)
 	more := make([]int, len(after))
@@ -110,12 +96,74 @@ func (x *Index) meshWrite(written *Policy, advice []string, capped bool) (lines 
 	return writeLines(written, advice, before, afterW, more, capped), true
 }
 
-// tailStats merges the tail's to entries once per shape of the heads, on top of the shape's
+// tail is the mesh-level policies a write of a mesh-level policy meets: the index's (members,
+// without the written policy's older version) and, per variant of the classes, the to entries of
+// its members and the written policy in order; and per policy, the cells of the heads that can
+// block it.
+type tail struct {
+	members []*Policy
+	entries map[string][]Entry
+	claims  map[*Policy]claimIndex
+}
+
+// tailOf returns the tail of a write of written, or ok false when a mesh-level policy is no tail
+// member, or reaches more than one variant and not all of them, or written replaces a policy
+// whose write meshWrite would not answer.
+func (x *Index) tailOf(written *Policy) (t tail, ok bool) {
+	oldE, _ := x.pols.Get(written.ID())
+	if oldE.p != nil && !tailReady(oldE.p) {
+		return t, false
+	}
+	wild, _ := x.polBy.Get(selKey{kind: '*'})
+	bySlot := map[int]*Policy{}
+	for _, pe := range wild {
+		if pe.p == oldE.p || !meshLevel(pe.p) {
+			continue
+		}
+		if !tailMember(pe.p) {
+			return t, false
+		}
+		t.members = append(t.members, pe.p)
+		bySlot[pe.slot] = pe.p
+	}
+	t.entries, t.claims = map[string][]Entry{}, map[*Policy]claimIndex{written: x.claims}
+	in := map[*Policy][]string{} // the variants each member is in
+	for it := x.shapes.Iterator(); !it.Done(); {
+		_, sc, _ := it.Next()
+		if _, done := t.entries[sc.variant]; done {
+			continue
+		}
+		pols := []*Policy{written}
+		for i := 0; i+4 <= len(sc.variant); i += 4 {
+			v := sc.variant[i : i+4]
+			if p := bySlot[int(v[0])<<24|int(v[1])<<16|int(v[2])<<8|int(v[3])]; p != nil {
+				pols = append(pols, p)
+				in[p] = append(in[p], sc.variant)
+			}
+		}
+		sort.SliceStable(pols, func(a, b int) bool { return higher(pols[a], pols[b]) })
+		t.entries[sc.variant] = EntriesAt(x.version, pols, To)
+	}
+	for _, p := range t.members {
+		switch vs := in[p]; {
+		case len(vs) == len(t.entries) || len(vs) == 0: // every variant, or none (no to outcome)
+			t.claims[p] = x.claims
+		case len(vs) == 1:
+			t.claims[p], _ = x.variants.Get(vs[0])
+		case len(vs) > 1:
+			return t, false
+		}
+	}
+	return t, true
+}
+
+// tailStats merges each variant's tail entries once per shape of the heads, on top of the shape's
 // claims, and sums each element's outcomes.
-func (x *Index) tailStats(entries []Entry) map[elemKey]*tailStat {
+func (x *Index) tailStats(t tail) map[elemKey]*tailStat {
 	out := map[elemKey]*tailStat{}
 	for it := x.shapes.Iterator(); !it.Done(); {
 		_, sc, _ := it.Next()
+		entries := t.entries[sc.variant]
 		m := newMerger()
 		for _, c := range sc.cells {
 			m.claims[c[1:]] = claim{by: headMark, object: c[0] == 'O'}
@@ -169,7 +217,7 @@ func headCells(into map[string]bool, leaves map[string][]string) {
 // else each element that sets none. keep is given each warning's Ref and whether it names the
 // written policy. By lists the first head elements (or policies) and every other one; more counts
 // the heads left out.
-func (x *Index) tailWarnings(p *Policy, keys []elemKey, stats map[elemKey]*tailStat, same func(*Policy) bool, keep func(Ref, bool) bool) []sortable {
+func tailWarnings(p *Policy, ix claimIndex, keys []elemKey, stats map[elemKey]*tailStat, same func(*Policy) bool, keep func(Ref, bool) bool) []sortable {
 	effective := false
 	var elems []elemKey
 	for _, k := range keys {
@@ -202,15 +250,15 @@ func (x *Index) tailWarnings(p *Policy, keys []elemKey, stats map[elemKey]*tailS
 		}
 	}
 	if effective || len(cells) == 0 && len(others) == 0 {
-		return x.elementWarnings(p, elems, stats, same, keep)
+		return elementWarnings(p, ix, elems, stats, same, keep)
 	}
 	w := Warning{Ref: policyRef(p, "")}
 	if !keep(w.Ref, names) {
 		return nil
 	}
-	total, first := x.headPols.claiming(cells, maxBy)
+	total, first := ix.pols.claiming(cells, maxBy)
 	for b := range others {
-		if x.headPols.claims(b, cells) {
+		if ix.pols.claims(b, cells) {
 			delete(others, b) // counted among the heads
 		}
 	}
@@ -224,7 +272,7 @@ func (x *Index) tailWarnings(p *Policy, keys []elemKey, stats map[elemKey]*tailS
 }
 
 // elementWarnings are the warnings of elements of p that select some target and set no field.
-func (x *Index) elementWarnings(p *Policy, elems []elemKey, stats map[elemKey]*tailStat, same func(*Policy) bool, keep func(Ref, bool) bool) []sortable {
+func elementWarnings(p *Policy, ix claimIndex, elems []elemKey, stats map[elemKey]*tailStat, same func(*Policy) bool, keep func(Ref, bool) bool) []sortable {
 	var out []sortable
 	for _, k := range elems {
 		s := stats[k]
@@ -241,7 +289,7 @@ func (x *Index) elementWarnings(p *Policy, elems []elemKey, stats map[elemKey]*t
 		}
 		cells := map[string]bool{}
 		headCells(cells, s.head)
-		total, first := x.heads.claiming(cells, maxBy)
+		total, first := ix.elems.claiming(cells, maxBy)
 		for _, b := range first {
 			by[b] = true
 		}

@@ -13,8 +13,9 @@ import (
 // meshPolicy returns a mesh-level policy of the world's kind named name whose to items all
 // target the Mesh (the writes meshWrite answers), setting overlapping fields, so that it often
 // blocks and is blocked by the others; with a from item in fromPct cases in a hundred (a policy
-// meshWrite reads from the index's sums, and whose write it leaves to the classes).
-func (w *meshWorld) meshPolicy(name string, fromPct int) Policy {
+// meshWrite reads from the index's sums, and whose write it leaves to the classes), and for Kuma's
+// kinds with proxyTypes in restrictPct (a policy of one variant of the classes).
+func (w *meshWorld) meshPolicy(name string, fromPct, restrictPct int) Policy {
 	kind, group, _ := strings.Cut(w.kind, ".")
 	kuma := group == KumaGroup
 	fields := []string{"connectTimeout: 1s", "http: {requestTimeout: 2s}", "http: {idleTimeout: 3s, requestTimeout: 4s}",
@@ -27,7 +28,11 @@ func (w *meshWorld) meshPolicy(name string, fromPct int) Policy {
 	for n := 1 + w.rng.Intn(3); n > 0; n-- {
 		items = append(items, "{targetRef: {kind: Mesh}, "+w.pick(fields...)+"}")
 	}
-	spec := "targetRef: {kind: Mesh}, to: [" + strings.Join(items, ", ") + "]"
+	top := "{kind: Mesh}"
+	if kuma && w.chance(restrictPct) {
+		top = w.pick("{kind: Mesh, proxyTypes: [Sidecar]}", "{kind: Mesh, proxyTypes: [Gateway]}")
+	}
+	spec := "targetRef: " + top + ", to: [" + strings.Join(items, ", ") + "]"
 	if kind == KindMeshTrafficPermission { // inbound only: a write meshWrite leaves to the classes
 		spec = "targetRef: {kind: Mesh}, from: [{targetRef: {kind: Mesh}, action: " + w.pick("ALLOW", "DENY") + "}]"
 	} else if w.chance(fromPct) {
@@ -112,7 +117,7 @@ func (w *meshWorld) meshEvent(x *Index, policies map[string]Policy, dps map[stri
 		policies[p.ID()] = p
 		return x.WithPolicy(p.ID(), &p), "upsert policy " + p.ID()
 	case r < 90:
-		p := w.meshPolicy(w.pick(meshNames...), 30)
+		p := w.meshPolicy(w.pick(meshNames...), 30, 30)
 		policies[p.ID()] = p
 		return x.WithPolicy(p.ID(), &p), "upsert mesh-level policy " + p.ID()
 	}
@@ -133,7 +138,7 @@ func runMeshWrites(t *testing.T, kind string, v Version, seed int64, steps int) 
 		var event string
 		x, event = w.meshEvent(x, policies, dps, meshNames)
 		pl, dl := lists(policies, dps)
-		probes := []Policy{w.meshPolicy("a-new", 8), w.meshPolicy("n-new", 8), w.meshPolicy("z-new", 8), w.meshPolicy(w.pick(meshNames...), 8)}
+		probes := []Policy{w.meshPolicy("a-new", 8, 0), w.meshPolicy("n-new", 8, 5), w.meshPolicy("z-new", 8, 0), w.meshPolicy(w.pick(meshNames...), 8, 5)}
 		for _, p := range pl {
 			if meshLevel(&p) {
 				probes = append(probes, p)
@@ -212,13 +217,33 @@ func TestMeshWriteHeads(t *testing.T) {
 	}
 	lowWithFrom := mt("m-low", TargetRef{Kind: Mesh}, obj("connectTimeout", "3s"), obj("http", obj("idleTimeout", "3s")))
 	lowWithFrom.From = []Element{NewElement(TargetRef{Kind: Mesh}, obj("connectTimeout", "3s"))}
+	kmt := func(name, top, conf string) Policy {
+		return policy(t, "apiVersion: kuma.io/v1alpha1\nkind: MeshTimeout\nmetadata: {name: "+name+", namespace: kuma-system}\nspec:\n  targetRef: "+top+
+			"\n  to:\n  - {targetRef: {kind: Mesh}, default: {"+conf+"}}\n")
+	}
+	gateway := proxy("gw-1", map[string]string{ServiceTag: "gw"}, "backend")
+	gateway.Gateway = true
 	tests := []struct {
 		name    string
+		kind    string // KindMeshTimeout when ""
 		heads   []Policy
 		dps     []Dataplane
 		written Policy
 		want    []string
 	}{
+		{
+			// m-low reaches the sidecars only: the gateway's head, which claims the same field on
+			// the gateway, does not block it.
+			name: "a policy of one variant blocked by that variant's heads only", kind: kumaTimeout,
+			heads: []Policy{
+				kmt("web-timeouts", "{kind: MeshService, name: web}", "connectionTimeout: 1s"),
+				kmt("gw-timeouts", "{kind: MeshService, name: gw}", "connectionTimeout: 1s"),
+				kmt("m-low", "{kind: Mesh, proxyTypes: [Sidecar]}", "connectionTimeout: 2s, idleTimeout: 2s"),
+			},
+			dps:     []Dataplane{proxy("web-1", map[string]string{ServiceTag: "web"}, "backend"), gateway},
+			written: kmt("a-new", "{kind: Mesh}", "idleTimeout: 3s"),
+			want:    []string{"PRC-W014 MeshTimeout kuma-system/m-low never takes effect on any Dataplane: every field it sets is decided by kuma-system/web-timeouts, kuma-system/a-new"},
+		},
 		{
 			name: "blocked by a leaf at a prefix and by the same leaf", heads: cells, dps: twoServices,
 			written: mt("base", TargetRef{Kind: Mesh}, obj("http", obj("idleTimeout", "2s"))),
@@ -252,7 +277,11 @@ func TestMeshWriteHeads(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			x := NewIndex(KindMeshTimeout, tt.heads, tt.dps)
+			kind := tt.kind
+			if kind == "" {
+				kind = KindMeshTimeout
+			}
+			x := NewIndex(kind, tt.heads, tt.dps)
 			got, ok := x.meshWrite(&tt.written, nil, false)
 			if !ok {
 				t.Fatal("meshWrite did not answer the write")

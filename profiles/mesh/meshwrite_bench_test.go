@@ -71,3 +71,19 @@ func TestGenMeshWrite(t *testing.T) {
 		t.Errorf("meshWrite differs from the plain analysis (-plain +meshWrite):\n%s", diff)
 	}
 }
+
+// BenchmarkIndexMeshLevelEvent is the informer side of the same write: the index's next version
+// once the Mesh-level policy is created (every class gets it), at 5,000 and 50,000 Dataplanes.
+func BenchmarkIndexMeshLevelEvent(b *testing.B) {
+	for _, n := range []int{5000, 50000} {
+		b.Run(fmt.Sprintf("dataplanes=%d", n), func(b *testing.B) {
+			ps, dps, w := genMesh(b, n)
+			x := mesh.NewIndex(mesh.KindMeshTimeout, ps, dps)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				_ = x.WithPolicy(w.ID(), &w)
+			}
+		})
+	}
+}

@@ -52,6 +52,13 @@ type Index struct {
 	perm  immutable.Map[permissionKey, *permCount]
 
 	reps *repCache // one source per group, computed on first use
+
+	// What the classes' heads claim on their outbounds (heads.go), for the writes of mesh-level
+	// policies (meshwrite.go): the shapes by variant and shape, the cells over every class and
+	// over the classes of each variant.
+	shapes   immutable.Map[string, *shapeCount]
+	claims   claimIndex
+	variants immutable.Map[string, claimIndex]
 }
 
 // dpEntry is an indexed Dataplane and the keys of the policies that may select it (dataplaneKeys).
@@ -101,6 +108,8 @@ type class struct {
 	from      bool           // the policies have from entries
 	contrib   map[elemKey]*counts
 	perm      map[permissionKey]*permCount // classPermissions(ordered), when the index keeps perm
+	heads     []headTarget                 // headsOf(ordered, outbounds)
+	variant   string                       // variantOf(ordered)
 }
 
 // counts is one element's outcomes summed over the (class, target) pairs that select it: how many
@@ -125,7 +134,8 @@ func NewIndexAt(v Version, kind string, policies []Policy, dataplanes []Dataplan
 		dps: newMap[string, *dpEntry](), inTags: newMap[string, keySet](), names: newMap[string, keySet](),
 		labels: newMap[string, keySet](), classes: newMap[string, *class](), member: newMap[*Policy, keySet](),
 		sources: newMap[string, *source](), srcTags: newMap[string, keySet](), groups: newMap[string, *group](),
-		agg: newMap[*Policy, map[elemKey]*counts](), perm: newMap[permissionKey, *permCount]()}
+		agg: newMap[*Policy, map[elemKey]*counts](), perm: newMap[permissionKey, *permCount](),
+		shapes: newMap[string, *shapeCount](), claims: newClaimIndex(), variants: newMap[string, claimIndex]()}
 	if g, k, _ := strings.Cut(kind, "."); g == KindMeshTrafficPermission && k == KumaGroup {
 		x.perms = true
 	}

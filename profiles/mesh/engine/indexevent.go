@@ -59,7 +59,9 @@ func (x *Index) WithPolicy(id string, p *Policy) *Index {
 		c := s.c
 		if s.selN > 0 {
 			ordered := append(append([]*Policy(nil), s.base...), newP)
-			t.move(y.sigOf(ordered), ordered, s.selN, s.selOut, 1)
+			sig := y.sigOf(ordered)
+			t.move(sig, ordered, s.selN, s.selOut, 1)
+			t.from[sig] = c // its heads may do (headsFrom)
 		}
 		if s.hadOld {
 			t.move(c.sig, nil, c.n, c.outbounds, -1)

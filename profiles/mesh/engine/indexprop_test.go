@@ -350,7 +350,10 @@ func TestIndexVersionsStayUnchanged(t *testing.T) {
 		p := w.policy("")
 		x0 = x0.WithPolicy(p.ID(), &p)
 	}
-	probes := []Policy{w.policy("p-1"), w.policy("p-2"), w.policy("probe")}
+	probes := []Policy{w.policy("p-1"), w.policy("p-2"), w.policy("probe"), w.meshPolicy("a-new", 0, 0)}
+	if _, ok := x0.meshWrite(&probes[3], nil, false); !ok {
+		t.Fatal("the Mesh-level probe is not answered by meshWrite: the readers do not read the heads")
+	}
 	want := answer(x0, probes)
 	done := make(chan answers)
 	for r := 0; r < 2; r++ {

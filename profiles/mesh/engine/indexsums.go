@@ -97,7 +97,7 @@ func (s sums) warnings(p *Policy, keep func(r Ref, names func(func(*Policy) bool
 				w.By = append(w.By, policyRef(b, ""))
 			}
 		}
-		return []sortable{{w, elemKey{p: p, i: -1}}}
+		return []sortable{{w: w, k: elemKey{p: p, i: -1}}}
 	}
 	out := make([]sortable, 0, len(elems))
 	for _, k := range elems {
@@ -115,7 +115,7 @@ func (s sums) warnings(p *Policy, keep func(r Ref, names func(func(*Policy) bool
 				w.By = append(w.By, policyRef(b.p, ElementPath(b.d, b.i)))
 			}
 		}
-		out = append(out, sortable{w, k})
+		out = append(out, sortable{w: w, k: k})
 	}
 	return out
 }

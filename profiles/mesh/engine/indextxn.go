@@ -18,12 +18,14 @@ type txn struct {
 
 	members map[*Policy]keySet // the classes holding each policy whose classes changed
 	gone    *Policy            // a policy removed: its sums and classes go at finish
+	heads   headTxn
+	from    map[string]*class // a class a new one was made from (a policy's write)
 }
 
 func newTxn(x *Index) *txn {
 	return &txn{x: x, orig: map[string]*class{}, dirty: map[string]*class{}, force: map[string]bool{},
 		aggs: map[*Policy]map[elemKey]*counts{}, perms: map[permissionKey]*permCount{}, groups: map[string]int{},
-		made: map[*source]bool{}, members: map[*Policy]keySet{}}
+		made: map[*source]bool{}, members: map[*Policy]keySet{}, heads: newHeadTxn(), from: map[string]*class{}}
 }
 
 // dataplane replaces Dataplane key old by e (either nil for none): its indexes (changing only the
@@ -146,6 +148,7 @@ func (t *txn) finish() {
 		if c.n <= 0 {
 			if o != nil {
 				t.addCounts(o.contrib, -1)
+				t.addHeads(o, -1)
 				t.addPerm(o.perm, -1)
 				t.member(o, false)
 				x.classes = *x.classes.Delete(sig)
@@ -166,9 +169,17 @@ func (t *txn) finish() {
 			}
 			c.contrib = simulateClass(x.version, c.ordered, c.outbounds, x.repSources())
 			t.addCounts(c.contrib, 1)
+			if o == nil || !sameKeys(o.outbounds, c.outbounds) {
+				if o != nil {
+					t.addHeads(o, -1)
+				}
+				c.heads, c.variant = t.headsFrom(sig, c), x.variantOf(c.ordered)
+				t.addHeads(c, 1)
+			}
 		}
 		x.classes = *x.classes.Set(sig, c)
 	}
+	t.finishHeads()
 	for p, m := range t.aggs {
 		if len(m) == 0 {
 			x.agg = *x.agg.Delete(p)
@@ -192,6 +203,36 @@ func (t *txn) finish() {
 		} else {
 			x.perm = *x.perm.Set(k, a)
 		}
+	}
+}
+
+// headsFrom returns the heads of class c: those of the class it was made from when that class
+// has the same head (the policies above the mesh level) and the same outbound services, as when a
+// mesh-level policy is written and every class gets it; else computed.
+func (t *txn) headsFrom(sig string, c *class) []headTarget {
+	if src := t.from[sig]; src != nil && sameKeys(src.outbounds, c.outbounds) && sameHead(src.ordered, c.ordered) {
+		return src.heads
+	}
+	return headsOf(t.x.version, c.ordered, c.outbounds)
+}
+
+// sameHead says whether two lists of ordered policies have the same policies above the mesh level.
+func sameHead(a, b []*Policy) bool {
+	i, j := 0, 0
+	for {
+		for i < len(a) && meshLevel(a[i]) {
+			i++
+		}
+		for j < len(b) && meshLevel(b[j]) {
+			j++
+		}
+		if i == len(a) || j == len(b) {
+			return i == len(a) && j == len(b)
+		}
+		if a[i] != b[j] {
+			return false
+		}
+		i, j = i+1, j+1
 	}
 }
 

@@ -114,6 +114,14 @@ func (x *Index) WriteWarnings(written Policy, capped bool) []string {
 	if x.dps.Len() == 0 {
 		return capLines(advice, capped)
 	}
+	if lines, ok := x.meshWrite(&written, advice, capped); ok {
+		return lines
+	}
+	return x.classWrite(written, advice, capped)
+}
+
+// classWrite is WriteWarnings recomputing the classes the write changes.
+func (x *Index) classWrite(written Policy, advice []string, capped bool) []string {
 	oldE, _ := x.pols.Get(written.ID())
 	d := x.delta(oldE.p, &written)
 	touched := map[*Policy]bool{&written: true}
@@ -163,7 +171,7 @@ func (x *Index) WriteWarnings(written Policy, capped bool) []string {
 		b, a := x.permissionWarnings(d)
 		beforeW, afterW = append(beforeW, b...), append(afterW, a...)
 	}
-	return writeLines(&written, advice, beforeW, afterW, capped)
+	return writeLines(&written, advice, beforeW, afterW, nil, capped)
 }
 
 // permissionWarnings gives the rules warnings (ruleshadow.go) of the policies in the classes the

@@ -87,34 +87,42 @@ func (m *merger) run(entries []Entry, target Selector, out []outcome) {
 func (m *merger) add(i int, leaves []leaf, o *outcome) {
 	for li := range leaves {
 		l := &leaves[li]
-		by := -1
-		if c, ok := m.claims[l.path]; ok {
-			by = c.by
-		} else {
-			for _, p := range l.prefixes {
-				if c, ok := m.claims[p]; ok && !c.object {
-					by = c.by
-					break
-				}
-			}
-		}
-		if by >= 0 {
+		if by := m.claimer(l); by >= 0 {
 			if o != nil {
 				o.blocked = append(o.blocked, by)
 			}
 			continue
 		}
-		m.claims[l.path] = claim{by: i}
-		for _, p := range l.prefixes {
-			if _, ok := m.claims[p]; !ok {
-				m.claims[p] = claim{by: i, object: true}
-			}
-		}
-		m.set = append(m.set, setLeaf{leaf: l, by: i})
+		m.claim(i, l)
 		if o != nil {
 			o.set = true
 		}
 	}
+}
+
+// claimer returns the entry that keeps a leaf from being set: the one that set the same path, an
+// object at that path (a leaf below it), or a leaf at a prefix of it; -1 when none did.
+func (m *merger) claimer(l *leaf) int {
+	if c, ok := m.claims[l.path]; ok {
+		return c.by
+	}
+	for _, p := range l.prefixes {
+		if c, ok := m.claims[p]; ok && !c.object {
+			return c.by
+		}
+	}
+	return -1
+}
+
+// claim sets a leaf for entry i.
+func (m *merger) claim(i int, l *leaf) {
+	m.claims[l.path] = claim{by: i}
+	for _, p := range l.prefixes {
+		if _, ok := m.claims[p]; !ok {
+			m.claims[p] = claim{by: i, object: true}
+		}
+	}
+	m.set = append(m.set, setLeaf{leaf: l, by: i})
 }
 
 // result builds the merged configuration and its origins.

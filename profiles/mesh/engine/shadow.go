@@ -42,7 +42,10 @@ type Warning struct {
 
 // String renders the warning in one short line, e.g.
 // `MeshTimeout web: spec.to[1] never takes effect on any Dataplane: every field it sets is decided by spec.to[0] of base`.
-func (w Warning) String() string {
+func (w Warning) String() string { return w.line(0) }
+
+// line renders the warning as String does when more of its By were left out of the list.
+func (w Warning) line(more int) string {
 	names := make([]string, 0, maxBy)
 	for i, b := range w.By {
 		if i == maxBy {
@@ -55,7 +58,7 @@ func (w Warning) String() string {
 		}
 	}
 	by := strings.Join(names, ", ")
-	if n := len(w.By) - maxBy; n > 0 {
+	if n := len(w.By) + more - maxBy; n > 0 {
 		by += fmt.Sprintf(" and %d more", n)
 	}
 	reason := "every field it sets is decided by %s"
@@ -197,7 +200,7 @@ func collect(stats map[elemKey]*elemStat) []Warning {
 			for _, b := range sortPolicies(ps.by) {
 				w.By = append(w.By, policyRef(b, ""))
 			}
-			list = append(list, sortable{w, elemKey{p: p, i: -1}})
+			list = append(list, sortable{w: w, k: elemKey{p: p, i: -1}})
 			continue
 		}
 		for _, k := range ps.elems {
@@ -205,16 +208,18 @@ func collect(stats map[elemKey]*elemStat) []Warning {
 			for _, b := range sortElems(stats[k].by) {
 				w.By = append(w.By, policyRef(b.p, ElementPath(b.d, b.i)))
 			}
-			list = append(list, sortable{w, k})
+			list = append(list, sortable{w: w, k: k})
 		}
 	}
 	return sortWarnings(list)
 }
 
-// sortable is a warning with the element it is about (i -1: the whole policy).
+// sortable is a warning with the element it is about (i -1: the whole policy), and how many of
+// its By were left out of the list (an index's write of a mesh-level policy lists the first few).
 type sortable struct {
-	w Warning
-	k elemKey
+	w    Warning
+	k    elemKey
+	more int
 }
 
 // sortWarnings orders warnings by kind, policy and element.
@@ -301,13 +306,14 @@ func WriteWarningsAt(v Version, written Policy, existing []Policy, dataplanes []
 		}
 	}
 	after = append(after, written)
-	return writeLines(&written, advice, ShadowedAt(v, kept, dataplanes), ShadowedAt(v, after, dataplanes), capped)
+	return writeLines(&written, advice, ShadowedAt(v, kept, dataplanes), ShadowedAt(v, after, dataplanes), nil, capped)
 }
 
 // writeLines renders the warnings of a write of written from the shadowed elements before and after
 // it: written's own, and those of other policies that written newly shadows; deduplicated, and
-// capped at MaxWarnings lines plus one that counts the rest when capped.
-func writeLines(written *Policy, advice []string, before, after []Warning, capped bool) []string {
+// capped at MaxWarnings lines plus one that counts the rest when capped. more, when set, says per
+// warning after how many of its By were left out of its list.
+func writeLines(written *Policy, advice []string, before, after []Warning, more []int, capped bool) []string {
 	same := func(p *Policy) bool {
 		return p.Kind == written.Kind && p.Namespace == written.Namespace && p.Name == written.Name
 	}
@@ -317,12 +323,16 @@ func writeLines(written *Policy, advice []string, before, after []Warning, cappe
 	}
 	lines := append([]string(nil), advice...)
 	seen := map[string]bool{}
-	for _, w := range after {
+	for i, w := range after {
 		mine := same(&Policy{Kind: w.Kind, Namespace: w.Namespace, Name: w.Name})
 		if !mine && (!shadowedBy(w, same) || was[w.Ref.Kind+" "+w.ID()+" "+w.Path]) {
 			continue
 		}
-		if s := w.String(); !seen[s] {
+		n := 0
+		if more != nil {
+			n = more[i]
+		}
+		if s := w.line(n); !seen[s] {
 			seen[s] = true
 			lines = append(lines, s)
 		}

@@ -1,0 +1,398 @@
+package engine
+
+import (
+	"sort"
+	"strings"
+	"unsafe"
+
+	"github.com/benbjohnson/immutable"
+)
+
+// A mesh-level policy (top-level targetRef Mesh) has the lowest priority there is: on every
+// outbound of every class the to entries of the class's other policies, its head, come first, and
+// the mesh-level policies' entries after them. A write of a mesh-level policy that selects every
+// Dataplane changes only the outcomes of the mesh-level entries, and those depend on a class only
+// through what its head has claimed on each outbound. So the Index keeps, per class and outbound,
+// the cells its head claims (a leaf path, or an object above a leaf, with the element that claimed
+// it), and over the mesh: the shapes (sets of cells) with how many (class, outbound) pairs have
+// each, and per head element and head policy the cells it claims somewhere. meshwrite.go answers
+// such a write from these, whatever the number of classes.
+
+// headTarget is what the head of a class claims on one outbound the class can meet: its cells,
+// sorted, and their key.
+type headTarget struct {
+	shape  string
+	claims []headClaim
+}
+
+// headClaim is a cell ("L"+path for a leaf, "O"+path for an object above a leaf) and the head
+// element that claimed it.
+type headClaim struct {
+	cell string
+	by   elemKey
+}
+
+// shapeCount is one shape of one variant (the slots of the mesh-level policies of a class, which
+// its Dataplanes share): its cells and how many (class, outbound) pairs have it.
+type shapeCount struct {
+	variant string
+	cells   []string
+	n       int
+}
+
+// claimIndex is the cells the heads' elements and policies claim.
+type claimIndex struct {
+	elems cellIndex[elemKey]
+	pols  cellIndex[*Policy]
+}
+
+func newClaimIndex() claimIndex {
+	return claimIndex{elems: newCellIndex[elemKey](elemOrder{}), pols: newCellIndex[*Policy](policyOrder{})}
+}
+
+// variantOf is the variant of a class of ordered policies: the slots of its mesh-level policies.
+func (x *Index) variantOf(ordered []*Policy) string {
+	var slots []int
+	for _, p := range ordered {
+		if meshLevel(p) {
+			slots = append(slots, x.slotOf(p))
+		}
+	}
+	sort.Ints(slots)
+	return signature(slots)
+}
+
+func leafCell(path string) string   { return "L" + path }
+func objectCell(path string) string { return "O" + path }
+
+// meshLevel says whether a policy's top-level targetRef is the Mesh, the lowest level: every other
+// policy that selects a proxy has priority over it (level, kumaLevel).
+func meshLevel(p *Policy) bool { return p.TargetRef.Kind == Mesh }
+
+// headsOf returns, per outbound a class of ordered policies with these outbounds can meet (the
+// services its head's to entries name, and one of the others), the cells its head claims.
+func headsOf(v Version, ordered []*Policy, outbounds map[string]int) []headTarget {
+	if len(outbounds) == 0 {
+		return nil
+	}
+	var head []*Policy
+	for _, p := range ordered {
+		if !meshLevel(p) {
+			head = append(head, p)
+		}
+	}
+	entries := EntriesAt(v, head, To)
+	named := namedServices(entries)
+	var targets []Selector
+	for s := range named {
+		if outbounds[s] > 0 {
+			targets = append(targets, Selector{Service: s})
+		}
+	}
+	for s, n := range outbounds {
+		if n > 0 && !named[s] {
+			targets = append(targets, Selector{Service: s})
+			break
+		}
+	}
+	out := make([]headTarget, 0, len(targets))
+	for _, t := range targets {
+		m := newMerger()
+		m.run(entries, t, nil)
+		h := headTarget{claims: make([]headClaim, 0, len(m.claims))}
+		for path, c := range m.claims {
+			cell := leafCell(path)
+			if c.object {
+				cell = objectCell(path)
+			}
+			h.claims = append(h.claims, headClaim{cell: cell, by: entries[c.by].key(To)})
+		}
+		sort.Slice(h.claims, func(i, j int) bool { return h.claims[i].cell < h.claims[j].cell })
+		cells := make([]string, len(h.claims))
+		for i, c := range h.claims {
+			cells[i] = c.cell
+		}
+		h.shape = strings.Join(cells, "\x00")
+		out = append(out, h)
+	}
+	return out
+}
+
+// cellIndex is, per head element (or policy), the cells it claims somewhere, counted over the
+// (class, outbound) pairs, and the elements grouped by their set of cells (a bucket, its members
+// in priority order), so that the elements claiming any of a few cells are counted, and the first
+// of them found, bucket by bucket.
+type cellIndex[K comparable] struct {
+	cells   immutable.Map[K, map[string]int]
+	buckets immutable.Map[string, *bucket[K]]
+	cmp     immutable.Comparer[K]
+}
+
+// bucket is the members of a cellIndex that claim exactly these cells.
+type bucket[K comparable] struct {
+	cells   []string
+	members immutable.SortedMap[K, struct{}]
+}
+
+func newCellIndex[K comparable](cmp immutable.Comparer[K]) cellIndex[K] {
+	return cellIndex[K]{cells: newMap[K, map[string]int](), buckets: newMap[string, *bucket[K]](), cmp: cmp}
+}
+
+// sigOf is the key of a set of cells.
+func sigOf(cells map[string]int) string {
+	keys := make([]string, 0, len(cells))
+	for c := range cells {
+		keys = append(keys, c)
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, "\x00")
+}
+
+// update sets the cells of k to cells (none: k leaves), moving k to the bucket of its new set.
+// Most events change no one's set of cells (a class left and one of the same heads joined): then
+// only the counts are set, or nothing when they stay.
+func (ix *cellIndex[K]) update(k K, cells map[string]int) {
+	old, had := ix.cells.Get(k)
+	if had && len(old) == len(cells) && len(cells) > 0 {
+		same, counts := true, true
+		for c, n := range cells {
+			m, ok := old[c]
+			same, counts = same && ok, counts && m == n
+		}
+		if same && counts {
+			return
+		}
+		if same {
+			ix.cells = *ix.cells.Set(k, cells)
+			return
+		}
+	}
+	oldSig, newSig := "", sigOf(cells)
+	if had {
+		oldSig = sigOf(old)
+	}
+	if had && oldSig != newSig {
+		b, _ := ix.buckets.Get(oldSig)
+		if m := b.members.Delete(k); m.Len() == 0 {
+			ix.buckets = *ix.buckets.Delete(oldSig)
+		} else {
+			ix.buckets = *ix.buckets.Set(oldSig, &bucket[K]{cells: b.cells, members: *m})
+		}
+	}
+	if len(cells) == 0 {
+		ix.cells = *ix.cells.Delete(k)
+		return
+	}
+	ix.cells = *ix.cells.Set(k, cells)
+	if had && oldSig == newSig {
+		return
+	}
+	b, ok := ix.buckets.Get(newSig)
+	if !ok {
+		b = &bucket[K]{members: *immutable.NewSortedMap[K, struct{}](ix.cmp)}
+		for c := range cells {
+			b.cells = append(b.cells, c)
+		}
+	}
+	ix.buckets = *ix.buckets.Set(newSig, &bucket[K]{cells: b.cells, members: *b.members.Set(k, struct{}{})})
+}
+
+// claiming returns how many members claim some cell of q, and the first (at most) n of them in
+// priority order.
+func (ix *cellIndex[K]) claiming(q map[string]bool, n int) (int, []K) {
+	total := 0
+	var first []K
+	for it := ix.buckets.Iterator(); !it.Done(); {
+		_, b, _ := it.Next()
+		hit := false
+		for _, c := range b.cells {
+			if q[c] {
+				hit = true
+				break
+			}
+		}
+		if !hit {
+			continue
+		}
+		total += b.members.Len()
+		i := 0
+		for mi := b.members.Iterator(); !mi.Done() && i < n; i++ {
+			k, _, _ := mi.Next()
+			first = append(first, k)
+		}
+	}
+	sort.Slice(first, func(i, j int) bool { return ix.cmp.Compare(first[i], first[j]) < 0 })
+	if len(first) > n {
+		first = first[:n]
+	}
+	return total, first
+}
+
+// claims says whether k claims some cell of q somewhere.
+func (ix *cellIndex[K]) claims(k K, q map[string]bool) bool {
+	cells, _ := ix.cells.Get(k)
+	for c := range cells {
+		if q[c] {
+			return true
+		}
+	}
+	return false
+}
+
+// policyOrder sorts policies highest priority first (sortPolicies), then by ID, then by address:
+// two versions of one policy meet in a txn that replaces one by the other, and a sorted set must
+// tell them apart (the heap does not move objects).
+type policyOrder struct{}
+
+func (policyOrder) Compare(a, b *Policy) int {
+	switch {
+	case a == b:
+		return 0
+	case higher(a, b):
+		return -1
+	case higher(b, a):
+		return 1
+	}
+	if c := strings.Compare(a.GroupKind()+" "+a.ID(), b.GroupKind()+" "+b.ID()); c != 0 {
+		return c
+	}
+	if uintptr(unsafe.Pointer(a)) < uintptr(unsafe.Pointer(b)) {
+		return -1
+	}
+	return 1
+}
+
+// elemOrder sorts elements as sortElems does.
+type elemOrder struct{}
+
+func (elemOrder) Compare(a, b elemKey) int {
+	if c := (policyOrder{}).Compare(a.p, b.p); c != 0 {
+		return c
+	}
+	if a.d != b.d {
+		return int(a.d) - int(b.d)
+	}
+	return a.i - b.i
+}
+
+// headTxn is a txn's pending changes to the heads' sums: the shapes' counts, and copies of the
+// cells of the elements and policies whose counts change, over every class and per variant.
+type headTxn struct {
+	shapes   map[string]int
+	made     map[string]*shapeCount // the shapes new to the index
+	all      claimTxn
+	variants map[string]*claimTxn
+}
+
+type claimTxn struct {
+	byElem map[elemKey]map[string]int
+	byPol  map[*Policy]map[string]int
+}
+
+func newClaimTxn() *claimTxn {
+	return &claimTxn{byElem: map[elemKey]map[string]int{}, byPol: map[*Policy]map[string]int{}}
+}
+
+func newHeadTxn() headTxn {
+	return headTxn{shapes: map[string]int{}, made: map[string]*shapeCount{}, all: *newClaimTxn(), variants: map[string]*claimTxn{}}
+}
+
+// addHeads adds (sign 1) or subtracts (sign -1) the heads of class c to the pending sums.
+func (t *txn) addHeads(c *class, sign int) {
+	h := &t.heads
+	v := h.variants[c.variant]
+	if v == nil {
+		v = newClaimTxn()
+		h.variants[c.variant] = v
+	}
+	from, _ := t.x.variants.Get(c.variant)
+	for _, ht := range c.heads {
+		key := c.variant + "\x01" + ht.shape
+		h.shapes[key] += sign
+		if _, ok := t.x.shapes.Get(key); !ok && sign > 0 && h.made[key] == nil {
+			sc := &shapeCount{variant: c.variant}
+			for _, cl := range ht.claims {
+				sc.cells = append(sc.cells, cl.cell)
+			}
+			h.made[key] = sc
+		}
+		h.all.add(t.x.claims, ht.claims, sign)
+		v.add(from, ht.claims, sign)
+	}
+}
+
+// add adds (sign 1) or subtracts (sign -1) claims to copies of the cells in ix.
+func (ct *claimTxn) add(ix claimIndex, claims []headClaim, sign int) {
+	for _, c := range claims {
+		e, ok := ct.byElem[c.by]
+		if !ok {
+			old, _ := ix.elems.cells.Get(c.by)
+			e = copyCells(old)
+			ct.byElem[c.by] = e
+		}
+		bump(e, c.cell, sign)
+		p, ok := ct.byPol[c.by.p]
+		if !ok {
+			old, _ := ix.pols.cells.Get(c.by.p)
+			p = copyCells(old)
+			ct.byPol[c.by.p] = p
+		}
+		bump(p, c.cell, sign)
+	}
+}
+
+// apply publishes the pending cells into ix.
+func (ct *claimTxn) apply(ix *claimIndex) {
+	for k, cells := range ct.byElem {
+		ix.elems.update(k, cells)
+	}
+	for p, cells := range ct.byPol {
+		ix.pols.update(p, cells)
+	}
+}
+
+func copyCells(m map[string]int) map[string]int {
+	out := make(map[string]int, len(m))
+	for c, n := range m {
+		out[c] = n
+	}
+	return out
+}
+
+func bump(m map[string]int, cell string, sign int) {
+	if m[cell] += sign; m[cell] == 0 {
+		delete(m, cell)
+	}
+}
+
+// finishHeads publishes the pending sums of the heads.
+func (t *txn) finishHeads() {
+	x := t.x
+	for key, d := range t.heads.shapes {
+		if d == 0 {
+			continue
+		}
+		sc, ok := x.shapes.Get(key)
+		if !ok {
+			sc = t.heads.made[key]
+		}
+		if n := sc.n + d; n > 0 {
+			x.shapes = *x.shapes.Set(key, &shapeCount{variant: sc.variant, cells: sc.cells, n: n})
+		} else {
+			x.shapes = *x.shapes.Delete(key)
+		}
+	}
+	t.heads.all.apply(&x.claims)
+	for v, ct := range t.heads.variants {
+		ix, ok := x.variants.Get(v)
+		if !ok {
+			ix = newClaimIndex()
+		}
+		ct.apply(&ix)
+		if ix.elems.cells.Len() == 0 {
+			x.variants = *x.variants.Delete(v)
+		} else {
+			x.variants = *x.variants.Set(v, ix)
+		}
+	}
+}

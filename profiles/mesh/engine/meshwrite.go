@@ -1,0 +1,302 @@
+package engine
+
+import "sort"
+
+// headMark stands, in a merge of the tail's entries, for a claim of the head (heads.go).
+const headMark = -2
+
+// tailMember says whether a mesh-level policy can sit in the tail of a write meshWrite answers:
+// each of its to elements targets the whole Mesh (selects every outbound).
+func tailMember(p *Policy) bool {
+	if !meshLevel(p) {
+		return false
+	}
+	for i := range p.To {
+		if p.To[i].TargetRef.Kind != Mesh {
+			return false
+		}
+	}
+	return true
+}
+
+// tailReady says whether a mesh-level policy is one whose write (or replacement) meshWrite
+// answers: a tail member that selects every Dataplane (no proxyTypes, no namespace rule) with no
+// from entries (from items, or Kuma's MeshTimeout catch-all rules), so that the write joins every
+// class and leaves every from entry's outcome as it is.
+func tailReady(p *Policy) bool {
+	if len(p.TargetRef.ProxyTypes) > 0 || p.Kuma() && (p.Role == RoleConsumer || p.Role == RoleWorkloadOwner) {
+		return false
+	}
+	return tailMember(p) && len(Entries([]*Policy{p}, From)) == 0
+}
+
+// tailStat is one tail element's outcome over every (class, outbound) pair: whether it selected
+// one with fields to set, whether it set a field, the leaves that a head claimed somewhere (with
+// their prefixes) and the tail elements that blocked it. A from entry of a tail member keeps its
+// outcome from the index's sums: fixed are the elements that block it there.
+type tailStat struct {
+	selected, effective bool
+	head                map[string][]string
+	by                  map[elemKey]bool
+	fixed               map[elemKey]int
+}
+
+// meshWrite answers WriteWarnings for a write of a mesh-level policy that selects every Dataplane
+// (tailReady), in a mesh whose mesh-level policies are all tail members, from the heads' sums: it
+// merges the tail (the mesh-level policies of a variant, with the write) once per shape of the
+// heads, and names the head elements that block the tail through the cells they claim: over
+// every class for a policy in every variant, over its variant's for one in a single variant. Its
+// cost follows the number of shapes and mesh-level policies, not of classes. ok is false when the
+// write or the mesh is not of that form (or the index keeps Kuma's MeshTrafficPermission rules).
+func (x *Index) meshWrite(written *Policy, advice []string, capped bool) (lines []string, ok bool) {
+	if x.perms || !tailReady(written) {
+		return nil, false
+	}
+	t, ok := x.tailOf(written)
+	if !ok {
+		return nil, false
+	}
+	stats := x.tailStats(t)
+	same := func(p *Policy) bool {
+		return p.Kind == written.Kind && p.Namespace == written.Namespace && p.Name == written.Name
+	}
+	// Before the write only which warnings there were matters (writeLines keeps a warning of
+	// another policy only when it is new); the heads' policies keep theirs, and no warning of
+	// theirs can name a mesh-level policy, which sits below them.
+	var before []Warning
+	was := map[string]bool{}
+	for _, p := range t.members {
+		base, _ := x.agg.Get(p)
+		for _, w := range (sums{base: base}).warnings(p, nil) {
+			before = append(before, w.w)
+			was[w.w.Ref.Kind+" "+w.w.ID()+" "+w.w.Path] = true
+		}
+		for k, c := range base {
+			if k.d != To && c.selected > 0 {
+				stats[k] = &tailStat{selected: true, effective: c.effective > 0, fixed: c.by}
+			}
+		}
+	}
+	byPolicy := map[*Policy][]elemKey{}
+	for k := range stats {
+		byPolicy[k.p] = append(byPolicy[k.p], k)
+	}
+	var after []sortable
+	for _, p := range append(t.members, written) {
+		keep := func(r Ref, names bool) bool {
+			return p == written || (!was[r.Kind+" "+r.ID()+" "+r.Path] && names)
+		}
+		after = append(after, tailWarnings(p, t.claims[p], byPolicy[p], stats, same, keep)...)
+	}
+	afterW := sortWarnings(after)
+	more := make([]int, len(after))
+	for i := range after {
+		more[i] = after[i].more
+	}
+	return writeLines(written, advice, before, afterW, more, capped), true
+}
+
+// tail is the mesh-level policies a write of a mesh-level policy meets: the index's (members,
+// without the written policy's older version) and, per variant of the classes, the to entries of
+// its members and the written policy in order; and per policy, the cells of the heads that can
+// block it.
+type tail struct {
+	members []*Policy
+	entries map[string][]Entry
+	claims  map[*Policy]claimIndex
+}
+
+// tailOf returns the tail of a write of written, or ok false when a mesh-level policy is no tail
+// member, or reaches more than one variant and not all of them, or written replaces a policy
+// whose write meshWrite would not answer.
+func (x *Index) tailOf(written *Policy) (t tail, ok bool) {
+	oldE, _ := x.pols.Get(written.ID())
+	if oldE.p != nil && !tailReady(oldE.p) {
+		return t, false
+	}
+	wild, _ := x.polBy.Get(selKey{kind: '*'})
+	bySlot := map[int]*Policy{}
+	for _, pe := range wild {
+		if pe.p == oldE.p || !meshLevel(pe.p) {
+			continue
+		}
+		if !tailMember(pe.p) {
+			return t, false
+		}
+		t.members = append(t.members, pe.p)
+		bySlot[pe.slot] = pe.p
+	}
+	t.entries, t.claims = map[string][]Entry{}, map[*Policy]claimIndex{written: x.claims}
+	in := map[*Policy][]string{} // the variants each member is in
+	for it := x.shapes.Iterator(); !it.Done(); {
+		_, sc, _ := it.Next()
+		if _, done := t.entries[sc.variant]; done {
+			continue
+		}
+		pols := []*Policy{written}
+		for i := 0; i+4 <= len(sc.variant); i += 4 {
+			v := sc.variant[i : i+4]
+			if p := bySlot[int(v[0])<<24|int(v[1])<<16|int(v[2])<<8|int(v[3])]; p != nil {
+				pols = append(pols, p)
+				in[p] = append(in[p], sc.variant)
+			}
+		}
+		sort.SliceStable(pols, func(a, b int) bool { return higher(pols[a], pols[b]) })
+		t.entries[sc.variant] = EntriesAt(x.version, pols, To)
+	}
+	for _, p := range t.members {
+		switch vs := in[p]; {
+		case len(vs) == len(t.entries) || len(vs) == 0: // every variant, or none (no to outcome)
+			t.claims[p] = x.claims
+		case len(vs) == 1:
+			t.claims[p], _ = x.variants.Get(vs[0])
+		case len(vs) > 1:
+			return t, false
+		}
+	}
+	return t, true
+}
+
+// tailStats merges each variant's tail entries once per shape of the heads, on top of the shape's
+// claims, and sums each element's outcomes.
+func (x *Index) tailStats(t tail) map[elemKey]*tailStat {
+	out := map[elemKey]*tailStat{}
+	for it := x.shapes.Iterator(); !it.Done(); {
+		_, sc, _ := it.Next()
+		entries := t.entries[sc.variant]
+		m := newMerger()
+		for _, c := range sc.cells {
+			m.claims[c[1:]] = claim{by: headMark, object: c[0] == 'O'}
+		}
+		for i := range entries {
+			e := &entries[i]
+			leaves := e.Element.leaves
+			if leaves == nil {
+				leaves = flatten(e.Element.Conf)
+			}
+			if len(leaves) == 0 {
+				continue
+			}
+			k := e.key(To)
+			s := out[k]
+			if s == nil {
+				s = &tailStat{head: map[string][]string{}, by: map[elemKey]bool{}}
+				out[k] = s
+			}
+			s.selected = true
+			for li := range leaves {
+				l := &leaves[li]
+				switch by := m.claimer(l); by {
+				case -1:
+					m.claim(i, l)
+					s.effective = true
+				case headMark:
+					s.head[l.path] = l.prefixes
+				default:
+					s.by[entries[by].key(To)] = true
+				}
+			}
+		}
+	}
+	return out
+}
+
+// headCells are the cells whose claimers block these leaves somewhere: the leaf's path claimed
+// (by a leaf or below it), or a prefix of it claimed by a leaf.
+func headCells(into map[string]bool, leaves map[string][]string) {
+	for path, prefixes := range leaves {
+		into[leafCell(path)], into[objectCell(path)] = true, true
+		for _, p := range prefixes {
+			into[leafCell(p)] = true
+		}
+	}
+}
+
+// tailWarnings are the warnings of tail policy p after the write, as sums.warnings gives them:
+// the whole policy when none of its elements sets a field and another policy blocks one,
+// else each element that sets none. keep is given each warning's Ref and whether it names the
+// written policy. By lists the first head elements (or policies) and every other one; more counts
+// the heads left out.
+func tailWarnings(p *Policy, ix claimIndex, keys []elemKey, stats map[elemKey]*tailStat, same func(*Policy) bool, keep func(Ref, bool) bool) []sortable {
+	effective := false
+	var elems []elemKey
+	for _, k := range keys {
+		switch s := stats[k]; {
+		case !s.selected:
+		case s.effective:
+			effective = true
+		default:
+			elems = append(elems, k)
+		}
+	}
+	if len(elems) == 0 {
+		return nil
+	}
+	cells := map[string]bool{}
+	others := map[*Policy]bool{} // the blockers of other policies besides the heads found by cells
+	names := false
+	for _, k := range elems {
+		s := stats[k]
+		headCells(cells, s.head)
+		for b := range s.by {
+			if b.p != p {
+				others[b.p], names = true, names || same(b.p)
+			}
+		}
+		for b, n := range s.fixed {
+			if n > 0 && b.p != p {
+				others[b.p] = true
+			}
+		}
+	}
+	if effective || len(cells) == 0 && len(others) == 0 {
+		return elementWarnings(p, ix, elems, stats, same, keep)
+	}
+	w := Warning{Ref: policyRef(p, "")}
+	if !keep(w.Ref, names) {
+		return nil
+	}
+	total, first := ix.pols.claiming(cells, maxBy)
+	for b := range others {
+		if ix.pols.claims(b, cells) {
+			delete(others, b) // counted among the heads
+		}
+	}
+	for _, b := range first {
+		others[b] = true
+	}
+	for _, b := range sortPolicies(others) {
+		w.By = append(w.By, policyRef(b, ""))
+	}
+	return []sortable{{w: w, k: elemKey{p: p, i: -1}, more: total - len(first)}}
+}
+
+// elementWarnings are the warnings of elements of p that select some target and set no field.
+func elementWarnings(p *Policy, ix claimIndex, elems []elemKey, stats map[elemKey]*tailStat, same func(*Policy) bool, keep func(Ref, bool) bool) []sortable {
+	var out []sortable
+	for _, k := range elems {
+		s := stats[k]
+		w := Warning{Ref: policyRef(p, ElementPath(k.d, k.i))}
+		names := false
+		by := map[elemKey]bool{}
+		for b := range s.by {
+			by[b], names = true, names || same(b.p)
+		}
+		// A from entry (fixed) is never kept: the written policy has none, so it names no from
+		// entry's blocker.
+		if !keep(w.Ref, names) {
+			continue
+		}
+		cells := map[string]bool{}
+		headCells(cells, s.head)
+		total, first := ix.elems.claiming(cells, maxBy)
+		for _, b := range first {
+			by[b] = true
+		}
+		for _, b := range sortElems(by) {
+			w.By = append(w.By, policyRef(b.p, ElementPath(b.d, b.i)))
+		}
+		out = append(out, sortable{w: w, k: k, more: total - len(first)})
+	}
+	return out
+}

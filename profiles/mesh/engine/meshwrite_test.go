@@ -1,0 +1,297 @@
+package engine
+
+import (
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// meshPolicy returns a mesh-level policy of the world's kind named name whose to items all
+// target the Mesh (the writes meshWrite answers), setting overlapping fields, so that it often
+// blocks and is blocked by the others; with a from item in fromPct cases in a hundred (a policy
+// meshWrite reads from the index's sums, and whose write it leaves to the classes), and for Kuma's
+// kinds with proxyTypes in restrictPct (a policy of one variant of the classes).
+func (w *meshWorld) meshPolicy(name string, fromPct, restrictPct int) Policy {
+	kind, group, _ := strings.Cut(w.kind, ".")
+	kuma := group == KumaGroup
+	fields := []string{"connectTimeout: 1s", "http: {requestTimeout: 2s}", "http: {idleTimeout: 3s, requestTimeout: 4s}",
+		"connectTimeout: 5s, http: {idleTimeout: 6s}", "http: {}"}
+	if kuma {
+		fields = []string{"default: {connectionTimeout: 1s}", "default: {http: {requestTimeout: 2s}}",
+			"default: {idleTimeout: 3s, http: {requestTimeout: 4s}}", "default: {connectionTimeout: 5s, idleTimeout: 6s}"}
+	}
+	var items []string
+	for n := 1 + w.rng.Intn(3); n > 0; n-- {
+		items = append(items, "{targetRef: {kind: Mesh}, "+w.pick(fields...)+"}")
+	}
+	top := "{kind: Mesh}"
+	if kuma && w.chance(restrictPct) {
+		top = w.pick("{kind: Mesh, proxyTypes: [Sidecar]}", "{kind: Mesh, proxyTypes: [Gateway]}")
+	}
+	spec := "targetRef: " + top + ", to: [" + strings.Join(items, ", ") + "]"
+	if kind == KindMeshTrafficPermission { // inbound only: a write meshWrite leaves to the classes
+		spec = "targetRef: {kind: Mesh}, from: [{targetRef: {kind: Mesh}, action: " + w.pick("ALLOW", "DENY") + "}]"
+	} else if w.chance(fromPct) {
+		from := "{targetRef: {kind: Mesh}, connectTimeout: 7s}"
+		if kuma {
+			from = "{targetRef: {kind: Mesh}, default: {idleTimeout: 7s}}"
+		}
+		spec += ", from: [" + from + "]"
+	}
+	doc := fmt.Sprintf("apiVersion: %s/v1alpha1\nkind: %s\nmetadata: {name: %s, namespace: kuma-system, labels: {kuma.io/mesh: default}}\nspec: {%s}\n",
+		group, kind, name, spec)
+	p, errs := Parse(obj(w.tb, doc))
+	if len(errs) > 0 {
+		w.tb.Fatalf("generated policy is invalid: %v\n%s", errs.ToAggregate(), doc)
+	}
+	return p
+}
+
+// otherPolicy is a random policy of meshWorld that does not keep every mesh-level write from
+// meshWrite, except now and then.
+func (w *meshWorld) otherPolicy() Policy {
+	for {
+		if p := w.policy(""); !meshLevel(&p) || tailReady(&p) || w.chance(5) {
+			return p
+		}
+	}
+}
+
+// meshWriteCounts are how many probe writes meshWrite answered, and of their warning lines how many
+// there were, how many counted blockers left out of their list ("and N more") and how many were
+// about another policy that the write newly shadows.
+type meshWriteCounts struct{ fast, lines, more, others int }
+
+func (c *meshWriteCounts) add(d meshWriteCounts) {
+	c.fast, c.lines, c.more, c.others = c.fast+d.fast, c.lines+d.lines, c.more+d.more, c.others+d.others
+}
+
+// TestMeshWriteAgreesWithWholeRecomputation applies random events (Dataplanes, policies at every
+// level, mesh-level policies; creates, updates, deletes) to an index and after each one compares,
+// for writes of mesh-level policies (new ones with names on either side of the others, updates,
+// and the others rewritten), what the index answers (meshWrite where it applies) with the
+// recomputation of the classes the write changes (classWrite) and with the plain analysis of the
+// whole mesh before and after the write (WriteWarningsAt), capped and uncapped.
+// MeshTrafficPermission has no to items: its writes are left to the classes, and compared too.
+func TestMeshWriteAgreesWithWholeRecomputation(t *testing.T) {
+	runs := []struct {
+		kind string
+		v    Version
+	}{
+		{KindMeshTimeout + "." + PrecedentGroup, Kuma30}, {kumaTimeout, Kuma30}, {kumaTimeout, Kuma214},
+		{KindMeshTrafficPermission + "." + PrecedentGroup, Kuma30},
+	}
+	for _, r := range runs {
+		var n meshWriteCounts
+		for seed := 1; seed <= *indexSeeds; seed++ {
+			t.Run(fmt.Sprintf("%s/%s/seed=%d", r.kind, r.v, seed), func(t *testing.T) {
+				n.add(runMeshWrites(t, r.kind, r.v, int64(seed), *indexSteps))
+			})
+		}
+		t.Logf("%s on %s: %+v", r.kind, r.v, n)
+		if r.kind != KindMeshTrafficPermission+"."+PrecedentGroup && (n.fast == 0 || n.lines == 0 || n.more == 0 || n.others == 0) {
+			t.Errorf("%s on %s: %+v: the comparisons say little", r.kind, r.v, n)
+		}
+	}
+}
+
+// meshEvent applies one random event to the index and the lists, and says what it was.
+func (w *meshWorld) meshEvent(x *Index, policies map[string]Policy, dps map[string]Dataplane, meshNames []string) (*Index, string) {
+	switch r := w.rng.Intn(100); {
+	case r < 35:
+		dp := w.dataplane()
+		key := DataplaneKey(&dp)
+		dps[key] = dp
+		return x.WithDataplane(key, &dp), "upsert Dataplane " + key
+	case r < 42:
+		dp := w.dataplane()
+		key := DataplaneKey(&dp)
+		delete(dps, key)
+		return x.WithDataplane(key, nil), "delete Dataplane " + key
+	case r < 65:
+		p := w.otherPolicy()
+		policies[p.ID()] = p
+		return x.WithPolicy(p.ID(), &p), "upsert policy " + p.ID()
+	case r < 90:
+		p := w.meshPolicy(w.pick(meshNames...), 30, 30)
+		policies[p.ID()] = p
+		return x.WithPolicy(p.ID(), &p), "upsert mesh-level policy " + p.ID()
+	}
+	id := "kuma-system/" + w.pick(append(meshNames, "p-0", "p-2")...)
+	delete(policies, id)
+	return x.WithPolicy(id, nil), "delete policy " + id
+}
+
+// runMeshWrites runs one seed's events and probe writes.
+func runMeshWrites(t *testing.T, kind string, v Version, seed int64, steps int) meshWriteCounts {
+	w := &meshWorld{tb: t, kind: kind, rng: rand.New(rand.NewSource(seed)), tops: map[string]string{}}
+	policies := map[string]Policy{}
+	dps := map[string]Dataplane{}
+	x := NewIndexAt(v, kind, nil, nil)
+	meshNames := []string{"m-1", "m-3", "m-5"}
+	var n meshWriteCounts
+	for step := 0; step < steps; step++ {
+		var event string
+		x, event = w.meshEvent(x, policies, dps, meshNames)
+		pl, dl := lists(policies, dps)
+		probes := []Policy{w.meshPolicy("a-new", 8, 0), w.meshPolicy("n-new", 8, 5), w.meshPolicy("z-new", 8, 0), w.meshPolicy(w.pick(meshNames...), 8, 5)}
+		for _, p := range pl {
+			if meshLevel(&p) {
+				probes = append(probes, p)
+			}
+		}
+		for _, p := range probes {
+			for _, capped := range []bool{false, true} {
+				if err := compareMeshWrite(x, p, pl, dl, capped, &n); err != "" {
+					t.Fatalf("step %d (%s), write of %s (capped %v): %s", step, event, p.ID(), capped, err)
+				}
+			}
+		}
+	}
+	return n
+}
+
+// compareMeshWrite compares the index's answer to a write of p with its classes' recomputation
+// and with the plain analysis, and counts it in n.
+func compareMeshWrite(x *Index, p Policy, pl []Policy, dl []Dataplane, capped bool, n *meshWriteCounts) string {
+	got := x.WriteWarnings(p, capped)
+	classes := capLines(ruleAdvice(&p), capped)
+	if len(dl) > 0 {
+		classes = x.classWrite(p, ruleAdvice(&p), capped)
+	}
+	if diff := cmp.Diff(WriteWarningsAt(x.version, p, pl, dl, capped), got, cmpopts.EquateEmpty()); diff != "" {
+		return "the index differs from the plain analysis (-plain +index):\n" + diff
+	}
+	if diff := cmp.Diff(classes, got, cmpopts.EquateEmpty()); diff != "" {
+		return "the index differs from its classes' recomputation (-classes +index):\n" + diff
+	}
+	if _, ok := x.meshWrite(&p, ruleAdvice(&p), capped); !ok || capped || len(dl) == 0 {
+		return ""
+	}
+	n.fast++
+	for _, l := range got {
+		n.lines++
+		if strings.Contains(l, " more") {
+			n.more++
+		}
+		if !strings.Contains(l, "/"+p.Name+":") && !strings.Contains(l, "/"+p.Name+" never") {
+			n.others++
+		}
+	}
+	return ""
+}
+
+// TestMeshWriteHeads: a mesh-level element is blocked where a head set a leaf at a prefix of its
+// field, or a leaf below it (an object at its path), and a warning names the first heads and counts
+// the others; meshWrite says what the plain analysis says. Parse's schemas have no fields that are
+// both a leaf and an object, so the policies are built here.
+func TestMeshWriteHeads(t *testing.T) {
+	mt := func(name string, top TargetRef, confs ...map[string]interface{}) Policy {
+		p := Policy{Kind: KindMeshTimeout, Namespace: "kuma-system", Name: name, TargetRef: top}
+		for _, c := range confs {
+			p.To = append(p.To, NewElement(TargetRef{Kind: Mesh}, c))
+		}
+		return p
+	}
+	obj := func(k string, v interface{}) map[string]interface{} { return map[string]interface{}{k: v} }
+	cells := []Policy{
+		mt("web-http-leaf", TargetRef{Kind: Service, Name: "web"}, obj("http", "5s")),
+		mt("api-http-object", TargetRef{Kind: Service, Name: "api"}, obj("http", obj("idleTimeout", "1s"))),
+	}
+	twoServices := []Dataplane{proxy("web-1", map[string]string{ServiceTag: "web"}, "backend"), proxy("api-1", map[string]string{ServiceTag: "api"}, "backend")}
+	var many []Policy
+	var manyServices []Dataplane
+	for i := 0; i < 5; i++ {
+		svc := fmt.Sprintf("svc-%d", i)
+		many = append(many, mt(svc+"-timeouts", TargetRef{Kind: Service, Name: svc}, obj("connectTimeout", "1s")))
+		manyServices = append(manyServices, proxy(svc+"-1", map[string]string{ServiceTag: svc}, "backend"))
+	}
+	var withFrom []Policy
+	for _, h := range many {
+		h.From = []Element{NewElement(TargetRef{Kind: Mesh}, obj("connectTimeout", "1s"))}
+		withFrom = append(withFrom, h)
+	}
+	lowWithFrom := mt("m-low", TargetRef{Kind: Mesh}, obj("connectTimeout", "3s"), obj("http", obj("idleTimeout", "3s")))
+	lowWithFrom.From = []Element{NewElement(TargetRef{Kind: Mesh}, obj("connectTimeout", "3s"))}
+	kmt := func(name, top, conf string) Policy {
+		return policy(t, "apiVersion: kuma.io/v1alpha1\nkind: MeshTimeout\nmetadata: {name: "+name+", namespace: kuma-system}\nspec:\n  targetRef: "+top+
+			"\n  to:\n  - {targetRef: {kind: Mesh}, default: {"+conf+"}}\n")
+	}
+	gateway := proxy("gw-1", map[string]string{ServiceTag: "gw"}, "backend")
+	gateway.Gateway = true
+	tests := []struct {
+		name    string
+		kind    string // KindMeshTimeout when ""
+		heads   []Policy
+		dps     []Dataplane
+		written Policy
+		want    []string
+	}{
+		{
+			// m-low reaches the sidecars only: the gateway's head, which claims the same field on
+			// the gateway, does not block it.
+			name: "a policy of one variant blocked by that variant's heads only", kind: kumaTimeout,
+			heads: []Policy{
+				kmt("web-timeouts", "{kind: MeshService, name: web}", "connectionTimeout: 1s"),
+				kmt("gw-timeouts", "{kind: MeshService, name: gw}", "connectionTimeout: 1s"),
+				kmt("m-low", "{kind: Mesh, proxyTypes: [Sidecar]}", "connectionTimeout: 2s, idleTimeout: 2s"),
+			},
+			dps:     []Dataplane{proxy("web-1", map[string]string{ServiceTag: "web"}, "backend"), gateway},
+			written: kmt("a-new", "{kind: Mesh}", "idleTimeout: 3s"),
+			want:    []string{"PRC-W014 MeshTimeout kuma-system/m-low never takes effect on any Dataplane: every field it sets is decided by kuma-system/web-timeouts, kuma-system/a-new"},
+		},
+		{
+			name: "blocked by a leaf at a prefix and by the same leaf", heads: cells, dps: twoServices,
+			written: mt("base", TargetRef{Kind: Mesh}, obj("http", obj("idleTimeout", "2s"))),
+			want:    []string{"PRC-W014 MeshTimeout kuma-system/base never takes effect on any Dataplane: every field it sets is decided by kuma-system/web-http-leaf, kuma-system/api-http-object"},
+		},
+		{
+			name: "a leaf blocked by the same leaf and by an object", heads: cells, dps: twoServices,
+			written: mt("base", TargetRef{Kind: Mesh}, obj("http", "3s")),
+			want:    []string{"PRC-W014 MeshTimeout kuma-system/base never takes effect on any Dataplane: every field it sets is decided by kuma-system/web-http-leaf, kuma-system/api-http-object"},
+		},
+		{
+			name: "elements blocked apart", heads: cells, dps: twoServices,
+			written: mt("base", TargetRef{Kind: Mesh}, obj("http", obj("idleTimeout", "2s")), obj("http", "3s"), obj("connectTimeout", "1s")),
+			want: []string{
+				"PRC-W014 MeshTimeout kuma-system/base: spec.to[0] never takes effect on any Dataplane: every field it sets is decided by spec.to[0] of kuma-system/web-http-leaf, spec.to[0] of kuma-system/api-http-object",
+				"PRC-W014 MeshTimeout kuma-system/base: spec.to[1] never takes effect on any Dataplane: every field it sets is decided by spec.to[0] of kuma-system/web-http-leaf, spec.to[0] of kuma-system/api-http-object",
+			},
+		},
+		{
+			// m-low's to[0] is blocked by the heads through their cells, its from[0] by the same
+			// heads' from items (kept in the index's sums), its to[1] by the write: each head counts once.
+			name: "a mesh-level policy newly shadowed, its blockers counted once", heads: append(withFrom, lowWithFrom), dps: manyServices,
+			written: mt("z-new", TargetRef{Kind: Mesh}, obj("http", obj("idleTimeout", "2s"))),
+			want:    []string{"PRC-W014 MeshTimeout kuma-system/m-low never takes effect on any Dataplane: every field it sets is decided by kuma-system/svc-4-timeouts, kuma-system/svc-3-timeouts, kuma-system/svc-2-timeouts and 3 more"},
+		},
+		{
+			name: "the first three heads named, the others counted", heads: many, dps: manyServices,
+			written: mt("base", TargetRef{Kind: Mesh}, obj("connectTimeout", "2s")),
+			want:    []string{"PRC-W014 MeshTimeout kuma-system/base never takes effect on any Dataplane: every field it sets is decided by kuma-system/svc-4-timeouts, kuma-system/svc-3-timeouts, kuma-system/svc-2-timeouts and 2 more"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			kind := tt.kind
+			if kind == "" {
+				kind = KindMeshTimeout
+			}
+			x := NewIndex(kind, tt.heads, tt.dps)
+			got, ok := x.meshWrite(&tt.written, nil, false)
+			if !ok {
+				t.Fatal("meshWrite did not answer the write")
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("meshWrite (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(WriteWarnings(tt.written, tt.heads, tt.dps, false), got); diff != "" {
+				t.Errorf("meshWrite differs from the plain analysis (-plain +meshWrite):\n%s", diff)
+			}
+		})
+	}
+}

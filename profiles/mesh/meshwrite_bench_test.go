@@ -1,0 +1,89 @@
+package mesh_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	mesh "github.com/precedent-dev/precedent/profiles/mesh/engine"
+	"github.com/precedent-dev/precedent/test/gen"
+)
+
+// genMesh is test/gen's Mesh at n Dataplanes (the webhook's BenchmarkScaleProfiles world: ten
+// Dataplanes and a Service-level MeshTimeout per service, ten mesh-level MeshTimeouts) as the
+// index's input, and the Mesh-level write that benchmark reviews: a copy of mesh-0-timeouts named
+// bench-0.
+func genMesh(tb testing.TB, n int) ([]mesh.Policy, []mesh.Dataplane, mesh.Policy) {
+	var ps []mesh.Policy
+	var dps []mesh.Dataplane
+	for _, u := range gen.Mesh(n) {
+		switch u.GetKind() {
+		case mesh.KindDataplane:
+			dp, err := mesh.ParseDataplane(u)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			dps = append(dps, dp)
+		case mesh.KindMeshTimeout:
+			p, errs := mesh.Parse(u)
+			if len(errs) > 0 {
+				tb.Fatal(errs.ToAggregate())
+			}
+			ps = append(ps, p)
+		}
+	}
+	u := gen.MeshTimeout("bench-0", "", "", 5)
+	w, errs := mesh.Parse(u)
+	if len(errs) > 0 {
+		tb.Fatal(errs.ToAggregate())
+	}
+	return ps, dps, w
+}
+
+// BenchmarkIndexWriteMeshLevel is the review of a Mesh-level MeshTimeout write through an Index
+// over test/gen's mesh at 5,000 and 50,000 Dataplanes (500 and 5,000 classes): the index answers
+// it from its heads' shapes (engine/meshwrite.go), whose cost does not grow with the classes.
+func BenchmarkIndexWriteMeshLevel(b *testing.B) {
+	for _, n := range []int{5000, 50000} {
+		b.Run(fmt.Sprintf("dataplanes=%d", n), func(b *testing.B) {
+			ps, dps, w := genMesh(b, n)
+			x := mesh.NewIndex(mesh.KindMeshTimeout, ps, dps)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				_ = x.WriteWarnings(w, false)
+			}
+		})
+	}
+}
+
+// TestGenMeshWrite: the index answers the benchmark's write as the plain analysis does, at a size
+// the plain analysis takes in a moment.
+func TestGenMeshWrite(t *testing.T) {
+	ps, dps, w := genMesh(t, 200)
+	got := mesh.NewIndex(mesh.KindMeshTimeout, ps, dps).WriteWarnings(w, false)
+	want := []string{"PRC-W014 MeshTimeout kuma-system/bench-0 never takes effect on any Dataplane: every field it sets is decided by kuma-system/svc-9-timeouts, kuma-system/svc-8-timeouts, kuma-system/svc-7-timeouts and 18 more"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("meshWrite (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(mesh.WriteWarnings(w, ps, dps, false), got); diff != "" {
+		t.Errorf("meshWrite differs from the plain analysis (-plain +meshWrite):\n%s", diff)
+	}
+}
+
+// BenchmarkIndexMeshLevelEvent is the informer side of the same write: the index's next version
+// once the Mesh-level policy is created (every class gets it), at 5,000 and 50,000 Dataplanes.
+func BenchmarkIndexMeshLevelEvent(b *testing.B) {
+	for _, n := range []int{5000, 50000} {
+		b.Run(fmt.Sprintf("dataplanes=%d", n), func(b *testing.B) {
+			ps, dps, w := genMesh(b, n)
+			x := mesh.NewIndex(mesh.KindMeshTimeout, ps, dps)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				_ = x.WithPolicy(w.ID(), &w)
+			}
+		})
+	}
+}

@@ -372,6 +372,7 @@ func newInputWith(s settings.Settings, objs []*unstructured.Unstructured, build 
 			}
 		}
 	}
+	manifest.Share(objs) // defaulted: the last write to the objects' fields
 	inv, problems := build(reg)
 	if len(problems) > 0 {
 		return nil, &exitError{Code: 2, Err: errors.Join(problems...)}

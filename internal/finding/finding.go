@@ -54,8 +54,8 @@ type Finding struct {
 	Line int    `json:"line,omitempty"`
 	// line is the finding as the text output prints it, without the "Warning: " of warnings; ""
 	// for a warning whose line is its code, its subject (when subject) and its message (Warning),
-	// which Text makes when asked: a large input's findings are many (115,000 lines of 140 bytes
-	// in the generated world at 10x), and each is printed once.
+	// which Text makes when asked: a large input's findings are many (115,000 in the generated
+	// world at 10x), each printed once, and a warning then holds the review's text only.
 	line    string
 	subject bool
 }

@@ -3,8 +3,6 @@ package manifest
 import (
 	"hash/maphash"
 	"math"
-	"runtime"
-	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
@@ -13,30 +11,20 @@ import (
 // first of them, in the objects' order. Policies written from one template repeat their rule
 // bodies, and each decoded map costs some 300 bytes however few its entries; in the generated
 // world at 10x (docs/performance.md), 50,000 policies whose defaults and overrides are those of
-// a few templates held about 150 MB of equal maps until the end of a run. Values are compared
+// a few templates held about 100 MB of equal maps until the end of a run. Values are compared
 // whole and by type (an int64 50 is not a float64 50), so each object reads the same as before.
 //
 // The objects must not be changed below their top level after Share (except metadata, which is
 // never shared): a change made through one object would show in the others. Call it after
 // defaulting, pruning and the namespace of -n, the last writes the commands make to the objects
-// they read.
-//
-// The objects are shared on every CPU at once, each CPU taking every n-th object with a table of
-// its own (a table shared between them would need a lock at every value): a value is held once
-// per CPU at most.
+// they read. Objects shared already may be shared again (diff's head holds the base's objects):
+// Share puts into their maps only values equal to those there, and it runs on one goroutine, as a
+// map that several objects hold could be reached from two at once.
 func Share(objs []*unstructured.Unstructured) {
-	workers := min(runtime.GOMAXPROCS(0), len(objs)/256+1)
-	seed := maphash.MakeSeed()
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			s := sharer{seed: seed, seen: map[uint64][]interface{}{}}
-			for i := w; i < len(objs); i += workers {
-				s.object(objs[i])
-			}
-		})
+	s := sharer{seed: maphash.MakeSeed(), seen: map[uint64][]interface{}{}}
+	for _, u := range objs {
+		s.object(u)
 	}
-	wg.Wait()
 }
 
 // object shares the fields of u but its metadata.

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"fmt"
 	"math"
 	"reflect"
 	"testing"
@@ -105,4 +106,36 @@ spec:
 func rates(u *unstructured.Unstructured) []interface{} {
 	v, _, _ := unstructured.NestedFieldNoCopy(u.Object, "spec", "defaults", "limits", "burst", "rates")
 	return v.([]interface{})
+}
+
+// TestShareAgain shares objects shared already beside new ones (diff's head holds the base's
+// objects): every object reads as decoded, and the new ones take the values shared before.
+func TestShareAgain(t *testing.T) {
+	const doc = `apiVersion: policy.precedent.dev/v1alpha1
+kind: RateLimitPolicy
+metadata: {name: %s, namespace: shop}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}
+  defaults:
+    limits: {burst: {rates: [{limit: 50, window: 1m}]}}
+`
+	decode := func(name string) *unstructured.Unstructured {
+		objs, err := Decode("test.yaml", []byte(fmt.Sprintf(doc, name)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return objs[0].Unstructured
+	}
+	base := []*unstructured.Unstructured{decode("a"), decode("b")}
+	Share(base)
+	head := append(append([]*unstructured.Unstructured(nil), base...), decode("c"))
+	Share(head)
+	for _, u := range head {
+		if diff := cmp.Diff(decode(u.GetName()).Object, u.Object); diff != "" {
+			t.Errorf("%s changed (-want +got):\n%s", u.GetName(), diff)
+		}
+	}
+	if !same(rates(head[2]), rates(head[0])) {
+		t.Errorf("the new object's rates are not the ones shared before")
+	}
 }

@@ -238,6 +238,7 @@ func (f *sources) loadFiles(ctx context.Context, override *settings.Settings) (*
 	o.unchecked = unchecked(o.registry, kept, checker)
 	if f.review {
 		o.typedOnly()
+		manifest.Share(o.objects) // defaulted, and without the fields read typed: fewer to share
 	}
 	o.read, o.placed = len(objs), objs
 	finding.Locate(o.rejected, o.locate)
@@ -309,6 +310,7 @@ func readConfigFile(path string) (settings.Settings, error) {
 // are an exit-2 error.
 func newInput(s settings.Settings, objs []*unstructured.Unstructured, srcs []string) (*input, error) {
 	return newInputWith(s, objs, func(reg *policy.Registry) (*inventory.Inventory, []error) {
+		manifest.Share(objs) // defaulted: the last write to the objects' fields; before the views hold them
 		inv := inventory.Build(reg, objs, srcs)
 		return inv, inv.Problems
 	})

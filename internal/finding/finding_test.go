@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -34,15 +35,16 @@ func TestWarning(t *testing.T) {
 	obj := ObjectOf(policy())
 	tests := []struct {
 		name, text string
-		want       Finding
+		want       Finding // but its line
+		line       string  // Text
 	}{
-		{"subject added", "rule a is overridden", Finding{Severity: warning.SeverityWarning, Object: obj, Message: "rule a is overridden", line: "AuthPolicy shop/p: rule a is overridden"}},
-		{"subject already first is kept once", "AuthPolicy shop/p will be Conflicted", Finding{Severity: warning.SeverityWarning, Object: obj, Message: "AuthPolicy shop/p will be Conflicted", line: "AuthPolicy shop/p will be Conflicted"}},
-		{"subject already first with a colon", "AuthPolicy shop/p: spec.x is dropped", Finding{Severity: warning.SeverityWarning, Object: obj, Message: "AuthPolicy shop/p: spec.x is dropped", line: "AuthPolicy shop/p: spec.x is dropped"}},
-		{"another object first keeps the subject", "AuthPolicy shop/q never takes effect", Finding{Severity: warning.SeverityWarning, Object: obj, Message: "AuthPolicy shop/q never takes effect", line: "AuthPolicy shop/p: AuthPolicy shop/q never takes effect"}},
-		{"a registered code", testWarning.Line("rule a is overridden"), Finding{Code: "PRC-W139", Severity: warning.SeverityWarning, Object: obj, Message: "rule a is overridden", line: "PRC-W139 AuthPolicy shop/p: rule a is overridden"}},
-		{"an unregistered code is text", "PRC-W999 rule a", Finding{Severity: warning.SeverityWarning, Object: obj, Message: "PRC-W999 rule a", line: "AuthPolicy shop/p: PRC-W999 rule a"}},
-		{"a kind without object name", "3 objects are not checked", Finding{Severity: warning.SeverityWarning, Message: "3 objects are not checked", line: "3 objects are not checked"}},
+		{"subject added", "rule a is overridden", Finding{Severity: warning.SeverityWarning, Object: obj, Message: "rule a is overridden"}, "AuthPolicy shop/p: rule a is overridden"},
+		{"subject already first is kept once", "AuthPolicy shop/p will be Conflicted", Finding{Severity: warning.SeverityWarning, Object: obj, Message: "AuthPolicy shop/p will be Conflicted"}, "AuthPolicy shop/p will be Conflicted"},
+		{"subject already first with a colon", "AuthPolicy shop/p: spec.x is dropped", Finding{Severity: warning.SeverityWarning, Object: obj, Message: "AuthPolicy shop/p: spec.x is dropped"}, "AuthPolicy shop/p: spec.x is dropped"},
+		{"another object first keeps the subject", "AuthPolicy shop/q never takes effect", Finding{Severity: warning.SeverityWarning, Object: obj, Message: "AuthPolicy shop/q never takes effect"}, "AuthPolicy shop/p: AuthPolicy shop/q never takes effect"},
+		{"a registered code", testWarning.Line("rule a is overridden"), Finding{Code: "PRC-W139", Severity: warning.SeverityWarning, Object: obj, Message: "rule a is overridden"}, "PRC-W139 AuthPolicy shop/p: rule a is overridden"},
+		{"an unregistered code is text", "PRC-W999 rule a", Finding{Severity: warning.SeverityWarning, Object: obj, Message: "PRC-W999 rule a"}, "AuthPolicy shop/p: PRC-W999 rule a"},
+		{"a kind without object name", "3 objects are not checked", Finding{Severity: warning.SeverityWarning, Message: "3 objects are not checked"}, "3 objects are not checked"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -50,8 +52,34 @@ func TestWarning(t *testing.T) {
 			if tt.want.Object == (Object{}) {
 				o = Object{}
 			}
-			if diff := cmp.Diff(tt.want, Warning(o, tt.text), cmp.AllowUnexported(Finding{})); diff != "" {
+			got := Warning(o, tt.text)
+			if diff := cmp.Diff(tt.want, got, cmpopts.IgnoreUnexported(Finding{})); diff != "" {
 				t.Errorf("Warning (-want +got):\n%s", diff)
+			}
+			if got.Text() != tt.line {
+				t.Errorf("Warning(%q).Text() = %q, want %q", tt.text, got.Text(), tt.line)
+			}
+		})
+	}
+}
+
+func TestWithCode(t *testing.T) {
+	obj := ObjectOf(policy())
+	tests := []struct {
+		name string
+		in   Finding
+		want string // Text
+	}{
+		{"a warning gets the code first", Warning(obj, "rule a is overridden"), "PRC-E139 AuthPolicy shop/p: rule a is overridden"},
+		{"a coded warning's code is replaced on its line only when it differs", Warning(obj, testWarning.Line("rule a")), "PRC-E139 PRC-W139 AuthPolicy shop/p: rule a"},
+		{"a line that starts with the code keeps it once", Warning(Object{}, testError.Line("3 objects")), "PRC-E139 3 objects"},
+		{"an error", Errors(policy(), field.ErrorList{field.Required(field.NewPath("spec"), "set it")}, nil)[0], "PRC-E139 AuthPolicy shop/p: spec: Required value: set it"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.in.WithCode(testError)
+			if got.Text() != tt.want || got.Code != testError.ID || got.Severity != testError.Severity {
+				t.Errorf("WithCode: %q (%s, %s), want %q (%s, %s)", got.Text(), got.Code, got.Severity, tt.want, testError.ID, testError.Severity)
 			}
 		})
 	}

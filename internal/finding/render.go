@@ -18,7 +18,7 @@ func WriteText(w io.Writer, fs []Finding) {
 			if fs[i].Severity != sev {
 				continue
 			}
-			fmt.Fprintln(w, prefix[sev]+printable.String(fs[i].line))
+			fmt.Fprintln(w, prefix[sev]+printable.String(fs[i].Text()))
 		}
 	}
 }

@@ -123,7 +123,7 @@ func WriteSARIF(w io.Writer, fs []Finding, version string) error {
 		if _, ok := index[id]; !ok {
 			add(sarifRule{ID: id, ShortDescription: sarifText{"a Precedent " + level(f.Severity) + " without a code yet"}, DefaultConfiguration: sarifDefault{level(f.Severity)}})
 		}
-		res := sarifResult{RuleID: id, RuleIndex: index[id], Level: level(f.Severity), Message: sarifText{nonEmpty(f.line, f.Message)}}
+		res := sarifResult{RuleID: id, RuleIndex: index[id], Level: level(f.Severity), Message: sarifText{nonEmpty(f.Text(), f.Message)}}
 		if f.File != "" || f.Object.Name != "" {
 			loc := sarifLocation{}
 			if f.File != "" {

@@ -68,6 +68,9 @@ func (b *building) addListener(p Path) {
 func (b *building) reserve(n int) {
 	b.paths = slices.Grow(b.paths, n)
 	b.under.reserve(n + n/2) // a scope per rule, and the routes', listeners' and Gateways'
+	if len(b.exists) == 0 {
+		b.exists = make(map[Scope]bool, n+n/2)
+	}
 }
 
 func (l *scopeLists) reserve(n int) {

@@ -137,8 +137,10 @@ func TopologyOf(gateways []*gatewayv1.Gateway, routes []*gatewayv1.HTTPRoute, ns
 	}
 	t.gws, t.ns = keyedOf(gws), keyedOf(nsLabels)
 	entries := make(map[string]*routeEntry, len(routes))
-	byParent, byNS := map[string]map[string]struct{}{}, map[string]map[string]struct{}{}
-	backends, fronts, links := map[string][]string{}, map[string][]string{}, map[string]int32{}
+	// Sized for a route per Backend and Gateway link: grown by rehashing, they cost a 10x world's
+	// build a pass over each table at each doubling.
+	byParent, byNS := make(map[string]map[string]struct{}, len(gateways)), map[string]map[string]struct{}{}
+	backends, fronts, links := make(map[string][]string, len(gateways)), make(map[string][]string, len(routes)), make(map[string]int32, len(routes))
 	add := func(m map[string]map[string]struct{}, outer, inner string) {
 		if m[outer] == nil {
 			m[outer] = map[string]struct{}{}

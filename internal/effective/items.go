@@ -40,11 +40,25 @@ func (s *Snapshot) Reached(target *topology.Target) []int {
 	}
 	var out []int
 	for _, i := range candidates {
-		if len(s.Levels(s.Graph.Paths[i])) > 0 {
+		if s.reaches(i) {
 			out = append(out, i)
 		}
 	}
 	return out
+}
+
+// reaches reports whether some policy of this view is at a level of path i (Levels is not empty),
+// by the path's target numbers: Reached(nil) asks it of every path, and looking its targets up by
+// name, with a slice of levels per path, cost a replica's start a hash and a cache miss per level
+// and 285 MB of garbage at 10x.
+func (s *Snapshot) reaches(i int) bool {
+	ids := s.Graph.PathTargetIDs(i)
+	for _, id := range ids[:s.Graph.Paths[i].Depth()] {
+		if len(s.atID(id)) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // KeyOf returns the displayed key of a path: the listener is shown when some listener of its

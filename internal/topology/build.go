@@ -102,16 +102,18 @@ func build(gateways []*gwv1.Gateway, lsets []*gwv1.ListenerSet, routes []*Route,
 	for ns, l := range nsLabels {
 		e.nsLabels.set(ns, l)
 	}
+	reserve(e, gateways, routes)
 	slices.SortFunc(routes, routeCompare)
 	refs := map[Target][]Target{}
 	byNS := map[string][]Target{}
 	var unattached []Target
 	for _, r := range routes {
 		rt := r.target()
-		if _, dup := e.routes.get(rt); dup {
+		_, dup, shard := e.routes.find(rt)
+		if dup {
 			continue // the same route twice in the input: the first stands
 		}
-		e.routes.set(rt, r)
+		e.routes.setAt(shard, rt, r)
 		e.id(rt)
 		for _, k := range parentKeys(r) {
 			refs[k] = append(refs[k], rt)
@@ -153,6 +155,26 @@ func build(gateways []*gwv1.Gateway, lsets []*gwv1.ListenerSet, routes []*Route,
 	g := e.done()
 	g.Unattached = unattached
 	return g
+}
+
+// reserve sizes a build's indexes and paths for the gateways and routes, which it counts (a
+// parentRef that names no listener may attach to more than one: the paths are then more).
+func reserve(e *editor, gateways []*gwv1.Gateway, routes []*Route) {
+	targets, paths := 0, 0
+	for _, gw := range gateways {
+		targets += 1 + len(gw.Spec.Listeners)
+		paths += len(gw.Spec.Listeners)
+	}
+	for _, r := range routes {
+		targets += 1 + len(r.Rules)
+		paths += len(r.Parents) * len(r.Rules)
+	}
+	e.routes.reserve(len(routes))
+	e.targetIDs.reserve(targets)
+	e.placeIDs.reserve(len(routes))
+	g := e.g
+	g.Paths, g.seqs, g.pathIDs, g.places = make([]Path, 0, paths), make([]int32, 0, paths), make([][MaxTargets]int32, 0, paths), make([]int32, 0, paths)
+	g.targets, e.fresh = make([]Target, 0, targets), make([][]int, 0, targets)
 }
 
 // HTTPRouteOf is an HTTPRoute as far as attachment goes.
@@ -221,9 +243,19 @@ type editor struct {
 	targetIDs  *pmapEdit[Target, int32]
 	placeIDs   *pmapEdit[placeKey, place]
 	paths      *pvecEdit[plist]
-	// added and dropped are the paths going into and out of each target's list, until flush.
+	// added and dropped are the paths going into and out of each target's list, until flush: added
+	// holds those of the targets numbered before the edit, fresh those of the targets it numbers
+	// (fresh[id-base]), by number rather than in a map: a build numbers every target and adds each
+	// path to six lists, and a map of them as large as the graph cost a cache miss at each.
 	added   map[int32][]int
+	fresh   [][]int
+	base    int32
 	dropped map[int32]map[int]bool
+	// place is the place of the path added last, not yet written to placeIDs (when pending): the
+	// paths of one route come one after another and share their place.
+	place        placeKey
+	placeVal     place
+	placePending bool
 	// last holds the targets of the path added last at each level with their numbers: the paths of
 	// one route come one after another and share all but the rule, which spares most lookups.
 	last    [MaxTargets]Target
@@ -257,7 +289,8 @@ func newEditor(from *Graph) *editor {
 		classes: g.classes.edit(), nsLabels: g.nsLabels.edit(), refs: g.refs.edit(), nsRoutes: g.nsRoutes.edit(),
 		gwLsets: g.gwLsets.edit(), nsLsets: g.nsLsets.edit(),
 		targetIDs: g.targetIDs.edit(), placeIDs: g.placeIDs.edit(), paths: g.paths.edit(),
-		added: map[int32][]int{}, dropped: map[int32]map[int]bool{}, gws: map[Key]bool{}, lss: map[Key]bool{}, redone: map[Target]bool{},
+		added: map[int32][]int{}, base: int32(len(g.targets)), dropped: map[int32]map[int]bool{},
+		gws: map[Key]bool{}, lss: map[Key]bool{}, redone: map[Target]bool{},
 	}
 }
 
@@ -277,11 +310,12 @@ func (e *editor) done() *Graph {
 
 // id returns the number of target t, numbering it if it is new.
 func (e *editor) id(t Target) int32 {
-	id, ok := e.targetIDs.get(t)
+	id, ok, shard := e.targetIDs.find(t)
 	if !ok {
 		id = int32(len(e.g.targets))
 		e.g.targets = append(e.g.targets, t)
-		e.targetIDs.set(t, id)
+		e.fresh = append(e.fresh, nil)
+		e.targetIDs.setAt(shard, t, id)
 		e.paths.set(int(id), nil)
 	}
 	return id
@@ -303,22 +337,51 @@ func (e *editor) addPath(p Path, seq int) {
 			ids[j] = e.id(t)
 			e.last[j], e.lastIDs[j] = t, ids[j]
 		}
-		e.added[ids[j]] = append(e.added[ids[j]], i)
+		e.addTo(ids[j], i)
 	}
 	g.pathIDs = append(g.pathIDs, ids)
 	k := placeOf(p)
-	pl, _ := e.placeIDs.get(k)
-	if pl.n == 0 {
-		pl.id = int32(i)
+	if !e.placePending || k != e.place {
+		e.writePlace()
+		pl, _ := e.placeIDs.get(k)
+		e.place, e.placeVal, e.placePending = k, pl, true
 	}
-	pl.n++
-	e.placeIDs.set(k, pl)
-	g.places = append(g.places, pl.id)
+	if e.placeVal.n == 0 {
+		e.placeVal.id = int32(i)
+	}
+	e.placeVal.n++
+	g.places = append(g.places, e.placeVal.id)
 	g.live++
+}
+
+// writePlace writes the pending place of the paths added last to placeIDs.
+func (e *editor) writePlace() {
+	if e.placePending {
+		e.placeIDs.set(e.place, e.placeVal)
+		e.placePending = false
+	}
+}
+
+// addTo adds path i to the paths going into the list of target id.
+func (e *editor) addTo(id int32, i int) {
+	if id >= e.base {
+		e.fresh[id-e.base] = append(e.fresh[id-e.base], i)
+		return
+	}
+	e.added[id] = append(e.added[id], i)
+}
+
+// addedTo is the paths going into the list of target id (nil: none).
+func (e *editor) addedTo(id int32) []int {
+	if id >= e.base {
+		return e.fresh[id-e.base]
+	}
+	return e.added[id]
 }
 
 // dropPath takes path i out of the indexes (it stays in Paths).
 func (e *editor) dropPath(i int) {
+	e.writePlace()
 	p := &e.g.Paths[i]
 	for _, id := range e.g.pathIDs[i][:p.Depth()] {
 		d := e.dropped[id]
@@ -347,15 +410,22 @@ func placeOf(p Path) placeKey {
 
 // flush writes the lists of paths of the targets that gained or lost some, in path order.
 func (e *editor) flush() {
+	e.writePlace()
 	for id := range e.added {
 		e.merge(id)
 	}
+	for j, add := range e.fresh {
+		if add != nil {
+			e.merge(e.base + int32(j))
+		}
+	}
 	for id := range e.dropped {
-		if _, done := e.added[id]; !done {
+		if e.addedTo(id) == nil {
 			e.merge(id)
 		}
 	}
 	e.added = emptied(e.added)
+	clear(e.fresh)
 	e.dropped = emptied(e.dropped)
 }
 
@@ -375,11 +445,14 @@ func emptied[K comparable, V any](m map[K]V) map[K]V {
 // Gateway's listeners: a flush rewrites the GatewayClass's list, which holds every path of the
 // class, so flushing per Gateway made a build quadratic in the Gateways.
 func (e *editor) list(id int32) plist {
-	_, a := e.added[id]
 	_, d := e.dropped[id]
-	if a || d {
+	if e.addedTo(id) != nil || d {
 		e.merge(id)
-		delete(e.added, id)
+		if id >= e.base {
+			e.fresh[id-e.base] = nil
+		} else {
+			delete(e.added, id)
+		}
 		delete(e.dropped, id)
 	}
 	return e.paths.get(int(id))
@@ -388,7 +461,7 @@ func (e *editor) list(id int32) plist {
 // merge writes the list of target id with its added paths in and its dropped ones out.
 func (e *editor) merge(id int32) {
 	cmp := e.g.ComparePaths
-	add := e.added[id]
+	add := e.addedTo(id)
 	if !slices.IsSortedFunc(add, cmp) {
 		slices.SortFunc(add, cmp)
 	}

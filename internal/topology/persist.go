@@ -54,7 +54,30 @@ func (m pmap[K, V]) edit() *pmapEdit[K, V] { return &pmapEdit[K, V]{m: m} }
 
 func (e *pmapEdit[K, V]) get(k K) (V, bool) { return e.m.get(k) }
 
-func (e *pmapEdit[K, V]) shard(k K) map[K]V {
+func (e *pmapEdit[K, V]) shard(k K) map[K]V { return e.shardAt(shardOf(k)) }
+
+// find is get, with the number of k's shard for setAt: a caller that sets what it did not find
+// hashes k for its shard once.
+func (e *pmapEdit[K, V]) find(k K) (V, bool, int) {
+	i := shardOf(k)
+	if e.m.s == nil {
+		var zero V
+		return zero, false, i
+	}
+	v, ok := e.m.s[i][k]
+	return v, ok, i
+}
+
+// setAt sets k, whose shard is number i (find), to v.
+func (e *pmapEdit[K, V]) setAt(i int, k K, v V) {
+	sh := e.shardAt(i)
+	if _, ok := sh[k]; !ok {
+		e.m.n++
+	}
+	sh[k] = v
+}
+
+func (e *pmapEdit[K, V]) shardAt(i int) map[K]V {
 	if !e.table {
 		t := new([shards]map[K]V)
 		if e.m.s != nil {
@@ -62,7 +85,6 @@ func (e *pmapEdit[K, V]) shard(k K) map[K]V {
 		}
 		e.m.s, e.table = t, true
 	}
-	i := shardOf(k)
 	if !e.owned[i] {
 		c := make(map[K]V, len(e.m.s[i])+1)
 		for k, v := range e.m.s[i] {
@@ -73,13 +95,21 @@ func (e *pmapEdit[K, V]) shard(k K) map[K]V {
 	return e.m.s[i]
 }
 
-func (e *pmapEdit[K, V]) set(k K, v V) {
-	sh := e.shard(k)
-	if _, ok := sh[k]; !ok {
-		e.m.n++
+// reserve sizes the shards of an empty map for about n entries, so that a build does not grow
+// them by rehashing from empty.
+func (e *pmapEdit[K, V]) reserve(n int) {
+	if e.m.s != nil {
+		return
 	}
-	sh[k] = v
+	t := new([shards]map[K]V)
+	for i := range t {
+		t[i] = make(map[K]V, n/shards+1)
+		e.owned[i] = true
+	}
+	e.m.s, e.table = t, true
 }
+
+func (e *pmapEdit[K, V]) set(k K, v V) { e.setAt(shardOf(k), k, v) }
 
 func (e *pmapEdit[K, V]) del(k K) {
 	if _, ok := e.m.get(k); !ok {

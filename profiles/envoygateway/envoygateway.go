@@ -1,6 +1,8 @@
 package envoygateway
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -127,7 +129,7 @@ func buildWorld(st source.Source, gks []schema.GroupKind, kinds map[string]bool,
 	for _, gk := range gks {
 		objs = append(objs, st.Objects(gk)...)
 	}
-	sort.Slice(objs, func(i, j int) bool { return less(objs[i], objs[j]) }) // a decision is the same for the same state
+	sortObjects(objs) // a decision is the same for the same state
 	labeled, nsLabels := st.Labeled()
 	objects := make([]engine.Object, 0, len(labeled))
 	for _, l := range labeled {
@@ -136,14 +138,24 @@ func buildWorld(st source.Source, gks []schema.GroupKind, kinds map[string]bool,
 	return newWorld(st.Graph(), objs, objects, nsLabels, kinds, controllers)
 }
 
-func less(a, b *unstructured.Unstructured) bool {
-	if a.GetKind() != b.GetKind() {
-		return a.GetKind() < b.GetKind()
+// sortObjects sorts objs by kind, namespace and name. Each object's key is read once: reading it
+// from the object's map at each comparison cost a quarter of a 10x world's build (n log n map
+// lookups, most of them cache misses).
+func sortObjects(objs []*unstructured.Unstructured) {
+	type keyed struct {
+		kind, namespace, name string
+		u                     *unstructured.Unstructured
 	}
-	if a.GetNamespace() != b.GetNamespace() {
-		return a.GetNamespace() < b.GetNamespace()
+	ks := make([]keyed, len(objs))
+	for i, u := range objs {
+		ks[i] = keyed{u.GetKind(), u.GetNamespace(), u.GetName(), u}
 	}
-	return a.GetName() < b.GetName()
+	slices.SortFunc(ks, func(a, b keyed) int {
+		return cmp.Or(strings.Compare(a.kind, b.kind), strings.Compare(a.namespace, b.namespace), strings.Compare(a.name, b.name))
+	})
+	for i := range ks {
+		objs[i] = ks[i].u
+	}
 }
 
 // mergeTypeField is the spec field a kind line may default (envoyproxy/gateway #9334).

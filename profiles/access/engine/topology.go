@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/benbjohnson/immutable"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
@@ -137,14 +138,10 @@ func TopologyOf(gateways []*gatewayv1.Gateway, routes []*gatewayv1.HTTPRoute, ns
 	}
 	t.gws, t.ns = keyedOf(gws), keyedOf(nsLabels)
 	entries := make(map[string]*routeEntry, len(routes))
-	byParent, byNS := map[string]map[string]struct{}{}, map[string]map[string]struct{}{}
-	backends, fronts, links := map[string][]string{}, map[string][]string{}, map[string]int32{}
-	add := func(m map[string]map[string]struct{}, outer, inner string) {
-		if m[outer] == nil {
-			m[outer] = map[string]struct{}{}
-		}
-		m[outer][inner] = struct{}{}
-	}
+	// Sized for a route per Backend and Gateway link: grown by rehashing, they cost a 10x world's
+	// build a pass over each table at each doubling.
+	byParent, byNS := make(map[string][]string, len(gateways)), map[string][]string{}
+	backends, fronts, links := make(map[string][]string, len(gateways)), make(map[string][]string, len(routes)), make(map[string]int32, len(routes))
 	for _, r := range routes {
 		e := newRouteEntry(r, t.settings)
 		if e == nil {
@@ -154,9 +151,9 @@ func TopologyOf(gateways []*gatewayv1.Gateway, routes []*gatewayv1.HTTPRoute, ns
 		key := r.Namespace + "/" + r.Name
 		entries[key] = e
 		for _, p := range e.parents {
-			add(byParent, p.gateway, key)
+			byParent[p.gateway] = append(byParent[p.gateway], key)
 		}
-		add(byNS, e.namespace, key)
+		byNS[e.namespace] = append(byNS[e.namespace], key)
 		for _, gw := range e.linked {
 			for _, b := range e.backends {
 				k := pairKey(gw, b)
@@ -169,6 +166,7 @@ func TopologyOf(gateways []*gatewayv1.Gateway, routes []*gatewayv1.HTTPRoute, ns
 		}
 	}
 	t.routes, t.links = keyedOf(entries), keyedOf(links)
+	// Lists until here, not sets: a namespace's set of a 10x world's routes grew by rehashing.
 	t.byParent, t.byNS = setsOf(byParent), setsOf(byNS)
 	for _, l := range backends {
 		slices.Sort(l)
@@ -180,11 +178,15 @@ func TopologyOf(gateways []*gatewayv1.Gateway, routes []*gatewayv1.HTTPRoute, ns
 	return t
 }
 
-// setsOf is m as persistent maps.
-func setsOf(m map[string]map[string]struct{}) keyed[keyed[struct{}]] {
+// setsOf is m, each list a set (a key listed twice is there once), as persistent maps.
+func setsOf(m map[string][]string) keyed[keyed[struct{}]] {
 	out := make(map[string]keyed[struct{}], len(m))
-	for k, s := range m {
-		out[k] = keyedOf(s)
+	for k, l := range m {
+		b := immutable.NewMapBuilder[string, struct{}](nil)
+		for _, x := range l {
+			b.Set(x, struct{}{})
+		}
+		out[k] = *b.Map()
 	}
 	return keyedOf(out)
 }

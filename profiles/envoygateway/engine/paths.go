@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"slices"
+
 	"github.com/benbjohnson/immutable"
 )
 
@@ -17,12 +19,16 @@ type pathIndex struct {
 }
 
 // frozen is the index of paths made by a build.
-func frozen(paths []Path, under map[Scope][]int32) pathIndex {
+func frozen(paths []Path, under *scopeLists) pathIndex {
 	b := immutable.NewListBuilder[Path]()
 	for _, p := range paths {
 		b.Append(p)
 	}
-	return pathIndex{list: b.List(), under: pmapOf(under)}
+	u := immutable.NewMapBuilder[Scope, []int32](hasher[Scope]{})
+	for j, sc := range under.keys {
+		u.Set(sc, under.lists[j])
+	}
+	return pathIndex{list: b.List(), under: pmap[Scope, []int32]{u.Map()}}
 }
 
 func (x pathIndex) len() int { return x.list.Len() }
@@ -36,27 +42,72 @@ func (x pathIndex) at(i int) (Path, bool) {
 // one to gather the paths and scopes of what it redoes.
 type building struct {
 	paths, listeners []Path
-	under, lunder    map[Scope][]int32
+	under, lunder    scopeLists
 	exists           map[Scope]bool
 }
 
 func newBuilding() *building {
-	return &building{under: map[Scope][]int32{}, lunder: map[Scope][]int32{}, exists: map[Scope]bool{}}
+	return &building{under: newScopeLists(), lunder: newScopeLists(), exists: map[Scope]bool{}}
 }
 
 func (b *building) add(p Path) {
 	i := int32(len(b.paths))
 	b.paths = append(b.paths, p)
 	c, n := p.chain()
-	for _, sc := range c[:n] {
-		b.under[sc] = append(b.under[sc], i)
-	}
+	b.under.add(c[:n], i)
 }
 
 func (b *building) addListener(p Path) {
 	i := int32(len(b.listeners))
 	b.listeners = append(b.listeners, p)
-	for _, sc := range p.parents() {
-		b.lunder[sc] = append(b.lunder[sc], i)
+	c, n := p.parentArray()
+	b.lunder.add(c[:n], i)
+}
+
+// reserve sizes b for about n route paths: a build then grows nothing by copying or rehashing.
+func (b *building) reserve(n int) {
+	b.paths = slices.Grow(b.paths, n)
+	b.under.reserve(n + n/2) // a scope per rule, and the routes', listeners' and Gateways'
+	if len(b.exists) == 0 {
+		b.exists = make(map[Scope]bool, n+n/2)
 	}
+}
+
+func (l *scopeLists) reserve(n int) {
+	if len(l.keys) == 0 {
+		l.at = make(map[Scope]int, n)
+	}
+	l.keys, l.lists = slices.Grow(l.keys, n), slices.Grow(l.lists, n)
+}
+
+// scopeLists lists the paths beneath each scope, in the order added: keys[j]'s are lists[j].
+type scopeLists struct {
+	at    map[Scope]int
+	keys  []Scope
+	lists [][]int32
+	// last is the chain of scopes added last, with their positions: the paths of one route come
+	// one after another and share all but the rule's, which spares a build most of its lookups
+	// (at 10x, each a cache miss).
+	last   [5]Scope
+	lastAt [5]int
+	lastN  int
+}
+
+func newScopeLists() scopeLists { return scopeLists{at: map[Scope]int{}} }
+
+// add adds path i beneath each scope of chain.
+func (l *scopeLists) add(chain []Scope, i int32) {
+	for j, sc := range chain {
+		if j >= l.lastN || sc != l.last[j] {
+			at, ok := l.at[sc]
+			if !ok {
+				at = len(l.keys)
+				l.at[sc] = at
+				l.keys, l.lists = append(l.keys, sc), append(l.lists, nil)
+			}
+			l.last[j], l.lastAt[j] = sc, at
+		}
+		l.lists[l.lastAt[j]] = append(l.lists[l.lastAt[j]], i)
+	}
+	l.lastN = len(chain)
 }

@@ -98,7 +98,7 @@ func (s *Snapshot) redoRoute(old *topology.Graph, t topology.Target) {
 	s.merge(s.b)
 	if was := s.paths.under.get(rs); !s.paths.same(was, s.b.paths) {
 		s.paths.drop(was, Path.chainScopes)
-		s.paths.insertRoute(s.b.paths, s.b.under)
+		s.paths.insertRoute(s.b.paths, &s.b.under)
 	}
 }
 
@@ -177,7 +177,7 @@ func (s *Snapshot) addGatewayScopes(k topology.Key) []Scope {
 	gs := Scope{Kind: "Gateway", Namespace: k.Namespace, Name: k.Name}
 	if was := s.listeners.under.get(gs); !s.listeners.same(was, s.b.listeners) {
 		s.listeners.drop(was, Path.parents)
-		s.listeners.insertBlock(s.b.listeners, s.b.lunder)
+		s.listeners.insertBlock(s.b.listeners, &s.b.lunder)
 	}
 	return touched
 }
@@ -296,13 +296,14 @@ func (x *pathIndex) appendPaths(paths []Path) []int32 {
 // insertRoute adds the paths of one route (numbered 0… in under, in a build's order) to the index:
 // in each scope's list, the route's paths go where a build puts them (routes ordered by key, then
 // kind).
-func (x *pathIndex) insertRoute(paths []Path, under map[Scope][]int32) {
+func (x *pathIndex) insertRoute(paths []Path, under *scopeLists) {
 	if len(paths) == 0 {
 		return
 	}
 	nums := x.appendPaths(paths)
 	route := paths[0]
-	for sc, local := range under {
+	for j, sc := range under.keys {
+		local := under.lists[j]
 		cur := x.under.get(sc)
 		at := sort.Search(len(cur), func(j int) bool {
 			p, _ := x.at(int(cur[j]))
@@ -318,9 +319,10 @@ func (x *pathIndex) insertRoute(paths []Path, under map[Scope][]int32) {
 }
 
 // insertBlock adds listener paths (numbered 0… in under) whose scopes list nothing else.
-func (x *pathIndex) insertBlock(paths []Path, under map[Scope][]int32) {
+func (x *pathIndex) insertBlock(paths []Path, under *scopeLists) {
 	nums := x.appendPaths(paths)
-	for sc, local := range under {
+	for j, sc := range under.keys {
+		local := under.lists[j]
 		next := make([]int32, 0, len(local))
 		for _, i := range local {
 			next = append(next, nums[i])

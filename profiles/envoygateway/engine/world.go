@@ -223,7 +223,7 @@ func NewSnapshot(in Input) *Snapshot {
 		b: newBuilding(),
 	}
 	s.buildPaths(in)
-	s.paths, s.listeners, s.exists = frozen(s.b.paths, s.b.under), frozen(s.b.listeners, s.b.lunder), pmapOf(s.b.exists)
+	s.paths, s.listeners, s.exists = frozen(s.b.paths, &s.b.under), frozen(s.b.listeners, &s.b.lunder), pmapOf(s.b.exists)
 	s.b = nil
 	// A selector's matches are listed in key order: the same for the same objects.
 	objects := map[string]*immutable.SortedMapBuilder[topology.Key, Object]{}
@@ -308,6 +308,7 @@ func (s *Snapshot) buildPaths(in Input) {
 		gw, ok := g.Gateway(k)
 		return ok && g.Serves(string(gw.Spec.GatewayClassName), in.Controllers)
 	}
+	s.b.reserve(len(g.Paths))
 	for _, k := range g.GatewayKeys() {
 		s.addGateway(g, k, in.Controllers)
 	}

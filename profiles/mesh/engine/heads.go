@@ -82,19 +82,7 @@ func headsOf(v Version, ordered []*Policy, outbounds map[string]int) []headTarge
 		}
 	}
 	entries := EntriesAt(v, head, To)
-	named := namedServices(entries)
-	var targets []Selector
-	for s := range named {
-		if outbounds[s] > 0 {
-			targets = append(targets, Selector{Service: s})
-		}
-	}
-	for s, n := range outbounds {
-		if n > 0 && !named[s] {
-			targets = append(targets, Selector{Service: s})
-			break
-		}
-	}
+	targets := outboundTargets(entries, outbounds)
 	out := make([]headTarget, 0, len(targets))
 	for _, t := range targets {
 		m := newMerger()

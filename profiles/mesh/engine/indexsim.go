@@ -9,20 +9,7 @@ func simulateClass(v Version, ordered []*Policy, outbounds map[string]int, reps 
 		return out
 	}
 	if entries := EntriesAt(v, ordered, To); len(entries) > 0 && len(outbounds) > 0 {
-		named := namedServices(entries)
-		var targets []Selector
-		for s := range named {
-			if outbounds[s] > 0 {
-				targets = append(targets, Selector{Service: s})
-			}
-		}
-		for s, n := range outbounds {
-			if n > 0 && !named[s] {
-				targets = append(targets, Selector{Service: s})
-				break
-			}
-		}
-		for _, t := range targets {
+		for _, t := range outboundTargets(entries, outbounds) {
 			count(entries, To, t, out)
 		}
 	}
@@ -32,6 +19,26 @@ func simulateClass(v Version, ordered []*Policy, outbounds map[string]int, reps 
 		}
 	}
 	return out
+}
+
+// outboundTargets are the outbounds a class with these to entries meets that can differ: every
+// service the entries name that the class has outbounds to, and one of the others, which stands
+// for them all.
+func outboundTargets(entries []Entry, outbounds map[string]int) []Selector {
+	named := namedServices(entries)
+	var targets []Selector
+	for s := range named {
+		if outbounds[s] > 0 {
+			targets = append(targets, Selector{Service: s})
+		}
+	}
+	for s, n := range outbounds {
+		if n > 0 && !named[s] {
+			targets = append(targets, Selector{Service: s})
+			break
+		}
+	}
+	return targets
 }
 
 // namedServices are the services the to entries name: by name, or (MeshService) by labels resolved.

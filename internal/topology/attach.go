@@ -220,7 +220,7 @@ func (e *editor) routeAttaches(lt Target) bool {
 // are the same.
 func (e *editor) ownPaths(owner Target, want []seqPath, mine func(*Path) bool) {
 	var have []int
-	if id, ok := e.targetIDs.get(owner); ok {
+	if id, ok := e.targetIDs.get(owner, e.g.targets); ok {
 		for _, i := range e.list(id).flat() {
 			if p := &e.g.Paths[i]; p.RouteKind == "" && mine(p) {
 				have = append(have, i)

@@ -102,10 +102,10 @@ func build(gateways []*gwv1.Gateway, lsets []*gwv1.ListenerSet, routes []*Route,
 	for ns, l := range nsLabels {
 		e.nsLabels.set(ns, l)
 	}
-	reserve(e, gateways, routes)
+	reserve(e, gateways, lsets, routes, len(classes))
 	slices.SortFunc(routes, routeCompare)
-	refs := map[Target][]Target{}
-	byNS := map[string][]Target{}
+	refs := map[Target][]int32{}
+	byNS := map[string][]int32{}
 	var unattached []Target
 	for _, r := range routes {
 		rt := r.target()
@@ -114,11 +114,11 @@ func build(gateways []*gwv1.Gateway, lsets []*gwv1.ListenerSet, routes []*Route,
 			continue // the same route twice in the input: the first stands
 		}
 		e.routes.setAt(shard, rt, r)
-		e.id(rt)
+		id := e.id(rt)
 		for _, k := range parentKeys(r) {
-			refs[k] = append(refs[k], rt)
+			refs[k] = append(refs[k], id)
 		}
-		byNS[r.Key.Namespace] = append(byNS[r.Key.Namespace], rt)
+		byNS[r.Key.Namespace] = append(byNS[r.Key.Namespace], id)
 		ps := e.routePaths(r)
 		for j, p := range ps {
 			e.addPath(p, j)
@@ -157,10 +157,15 @@ func build(gateways []*gwv1.Gateway, lsets []*gwv1.ListenerSet, routes []*Route,
 	return g
 }
 
-// reserve sizes a build's indexes and paths for the gateways and routes, which it counts (a
-// parentRef that names no listener may attach to more than one: the paths are then more).
-func reserve(e *editor, gateways []*gwv1.Gateway, routes []*Route) {
-	targets, paths := 0, 0
+// reserve sizes a build's indexes and paths for the gateways, ListenerSets, routes and classes,
+// which it counts (a parentRef that names no listener may attach to more than one: the paths are
+// then more). The targets are counted whole: one more than reserved doubled the slice of them.
+func reserve(e *editor, gateways []*gwv1.Gateway, lsets []*gwv1.ListenerSet, routes []*Route, classes int) {
+	targets, paths := classes+1, 0 // a Gateway may name a class that does not exist
+	for _, ls := range lsets {
+		targets += 1 + len(ls.Spec.Listeners)
+		paths += len(ls.Spec.Listeners)
+	}
 	for _, gw := range gateways {
 		targets += 1 + len(gw.Spec.Listeners)
 		paths += len(gw.Spec.Listeners)
@@ -171,7 +176,7 @@ func reserve(e *editor, gateways []*gwv1.Gateway, routes []*Route) {
 	}
 	e.routes.reserve(len(routes))
 	e.targetIDs.reserve(targets)
-	e.placeIDs.reserve(len(routes))
+	e.placeIDs.routes.reserve(len(routes))
 	g := e.g
 	g.Paths, g.seqs, g.pathIDs, g.places = make([]Path, 0, paths), make([]int32, 0, paths), make([][MaxTargets]int32, 0, paths), make([]int32, 0, paths)
 	g.targets, e.fresh = make([]Target, 0, targets), make([][]int, 0, targets)
@@ -236,12 +241,12 @@ type editor struct {
 	unattached *pmapEdit[Target, bool]
 	classes    *pmapEdit[string, string]
 	nsLabels   *pmapEdit[string, map[string]string]
-	refs       *pmapEdit[Target, []Target]
-	nsRoutes   *pmapEdit[string, []Target]
+	refs       *pmapEdit[Target, []int32]
+	nsRoutes   *pmapEdit[string, []int32]
 	gwLsets    *pmapEdit[Key, []Key]
 	nsLsets    *pmapEdit[string, []Key]
-	targetIDs  *pmapEdit[Target, int32]
-	placeIDs   *pmapEdit[placeKey, place]
+	targetIDs  *idIndexEdit
+	placeIDs   *placeIndexEdit
 	paths      *pvecEdit[plist]
 	// added and dropped are the paths going into and out of each target's list, until flush: added
 	// holds those of the targets numbered before the edit, fresh those of the targets it numbers
@@ -310,12 +315,12 @@ func (e *editor) done() *Graph {
 
 // id returns the number of target t, numbering it if it is new.
 func (e *editor) id(t Target) int32 {
-	id, ok, shard := e.targetIDs.find(t)
+	id, ok, h := e.targetIDs.find(t, e.g.targets)
 	if !ok {
 		id = int32(len(e.g.targets))
 		e.g.targets = append(e.g.targets, t)
 		e.fresh = append(e.fresh, nil)
-		e.targetIDs.setAt(shard, t, id)
+		e.targetIDs.setAt(h, id)
 		e.paths.set(int(id), nil)
 	}
 	return id

@@ -32,10 +32,10 @@ type Graph struct {
 	nsLabels   pmap[string, map[string]string]
 	// refs lists, by parent (a Gateway or ListenerSet target, no section), the routes whose
 	// parentRefs name it (whether it exists or not); nsRoutes the routes of each namespace: what an
-	// update of a parent or a namespace re-attaches. gwLsets lists by Gateway the ListenerSets whose
+	// update of a parent or a namespace re-attaches, by their target numbers. gwLsets lists by Gateway the ListenerSets whose
 	// parentRef names it, nsLsets the ListenerSets of each namespace (allowedListeners selectors).
-	refs     pmap[Target, []Target]
-	nsRoutes pmap[string, []Target]
+	refs     pmap[Target, []int32]
+	nsRoutes pmap[string, []int32]
 	gwLsets  pmap[Key, []Key]
 	nsLsets  pmap[string, []Key]
 
@@ -44,13 +44,13 @@ type Graph struct {
 	// path i in LevelTargets order, seqs[i] its position among the paths of its route (or among the
 	// listeners of its Gateway), places[i] its place (PlaceID). Numbers are never reused within a
 	// lineage of versions: a target that goes away keeps its number, with no paths.
-	targetIDs pmap[Target, int32]
+	targetIDs idIndex
 	targets   []Target
 	paths     pvec[plist]
 	pathIDs   [][MaxTargets]int32
 	seqs      []int32
 	places    []int32
-	placeIDs  pmap[placeKey, place]
+	placeIDs  placeIndex
 	live      int // paths in the indexes
 	line      *lineage
 }
@@ -62,6 +62,50 @@ type placeKey struct {
 	gateway     Key
 	listenerSet Key
 	listener    string
+}
+
+// placeIndex holds the place of each placeKey: a route's by its key alone (most places are
+// routes', and a key of seven strings made the entry of each 120 bytes), a listener's by its key.
+type placeIndex struct {
+	routes    pmap[Key, place]
+	listeners pmap[placeKey, place]
+}
+
+// placeIndexEdit writes a new version of a placeIndex.
+type placeIndexEdit struct {
+	routes    *pmapEdit[Key, place]
+	listeners *pmapEdit[placeKey, place]
+}
+
+func (x placeIndex) edit() *placeIndexEdit {
+	return &placeIndexEdit{routes: x.routes.edit(), listeners: x.listeners.edit()}
+}
+
+func (e *placeIndexEdit) get(k placeKey) (place, bool) {
+	if k.route.Name != "" {
+		return e.routes.get(k.route)
+	}
+	return e.listeners.get(k)
+}
+
+func (e *placeIndexEdit) set(k placeKey, pl place) {
+	if k.route.Name != "" {
+		e.routes.set(k.route, pl)
+		return
+	}
+	e.listeners.set(k, pl)
+}
+
+func (e *placeIndexEdit) del(k placeKey) {
+	if k.route.Name != "" {
+		e.routes.del(k.route)
+		return
+	}
+	e.listeners.del(k)
+}
+
+func (e *placeIndexEdit) done() placeIndex {
+	return placeIndex{routes: e.routes.done(), listeners: e.listeners.done()}
 }
 
 // place is the number of a place (a path of it) and how many live paths it has.
@@ -82,7 +126,7 @@ type lineage struct {
 // PathsFor returns the indexes of the paths beneath a target in path order (nil when it reaches
 // none). The slice is the graph's own: callers must not modify it.
 func (g *Graph) PathsFor(t Target) []int {
-	if id, ok := g.targetIDs.get(t); ok {
+	if id, ok := g.targetIDs.get(t, g.targets); ok {
 		return g.paths.get(int(id)).flat()
 	}
 	return nil
@@ -159,8 +203,11 @@ func (g *Graph) GatewayKeys() []Key {
 // NamespaceRoutes lists the routes of namespace ns, in route order: those whose attachment the
 // namespace's labels decide (allowedRoutes selectors), as SetNamespace reattaches them.
 func (g *Graph) NamespaceRoutes(ns string) []Target {
-	ts, _ := g.nsRoutes.get(ns)
-	out := slices.Clone(ts)
+	ids, _ := g.nsRoutes.get(ns)
+	out := make([]Target, len(ids))
+	for i, id := range ids {
+		out[i] = g.targets[id]
+	}
 	slices.SortFunc(out, targetCompare)
 	return out
 }
@@ -211,7 +258,7 @@ func (g *Graph) PlaceID(i int) int32 { return g.places[i] }
 
 // TargetID is the number of a known target (ok false for any other target). Numbers are dense, from
 // 0 to TargetIDs()-1.
-func (g *Graph) TargetID(t Target) (int32, bool) { return g.targetIDs.get(t) }
+func (g *Graph) TargetID(t Target) (int32, bool) { return g.targetIDs.get(t, g.targets) }
 
 // TargetIDs is the count of numbered targets.
 func (g *Graph) TargetIDs() int { return len(g.targets) }

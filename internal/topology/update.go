@@ -47,8 +47,8 @@ func (e *editor) gatewayChanged(k Key) *Graph {
 // reattach re-attaches the routes whose parentRefs name parent.
 func (e *editor) reattach(parent Target) {
 	refs, _ := e.refs.get(parent)
-	for _, rt := range refs {
-		e.reattachRoute(rt)
+	for _, id := range refs {
+		e.reattachRoute(e.g.targets[id])
 	}
 }
 
@@ -96,7 +96,7 @@ func (g *Graph) DeleteListenerSet(k Key) *Graph {
 	if l, _ := e.nsLsets.get(k.Namespace); len(l) <= 1 {
 		e.nsLsets.del(k.Namespace)
 	} else {
-		e.nsLsets.set(k.Namespace, withoutKey(l, k))
+		e.nsLsets.set(k.Namespace, without(l, k))
 	}
 	e.lsets.del(k)
 	e.listenerSetChanged(k)
@@ -117,27 +117,16 @@ func (e *editor) reparent(k Key, old, cur *gwv1.ListenerSet) {
 		return
 	}
 	if hadWas {
-		if l, _ := e.gwLsets.get(was); len(withoutKey(l, k)) == 0 {
+		if l, _ := e.gwLsets.get(was); len(without(l, k)) == 0 {
 			e.gwLsets.del(was)
 		} else {
-			e.gwLsets.set(was, withoutKey(l, k))
+			e.gwLsets.set(was, without(l, k))
 		}
 	}
 	if hasIs {
 		l, _ := e.gwLsets.get(is)
 		e.gwLsets.set(is, append(slices.Clip(l), k))
 	}
-}
-
-// withoutKey is ks less k, as a new slice.
-func withoutKey(ks []Key, k Key) []Key {
-	out := make([]Key, 0, len(ks))
-	for _, x := range ks {
-		if x != k {
-			out = append(out, x)
-		}
-	}
-	return out
 }
 
 // SetHTTPRoute returns g with HTTPRoute r created or replaced.
@@ -159,12 +148,12 @@ func (g *Graph) setRoute(r *Route) *Graph {
 	e := newEditor(g)
 	rt := r.target()
 	old, had := e.routes.get(rt)
+	id := e.id(rt)
 	if !had {
-		e.id(rt)
 		ts, _ := e.nsRoutes.get(r.Key.Namespace)
-		e.nsRoutes.set(r.Key.Namespace, append(slices.Clip(ts), rt))
+		e.nsRoutes.set(r.Key.Namespace, append(slices.Clip(ts), id))
 	}
-	e.reref(rt, old, r)
+	e.reref(id, old, r)
 	e.routes.set(rt, r)
 	e.attach(old, r)
 	return e.finish()
@@ -179,9 +168,10 @@ func (g *Graph) DeleteRoute(kind string, k Key) *Graph {
 		return g
 	}
 	e := newEditor(g)
-	e.reref(rt, old, nil)
+	id := e.id(rt)
+	e.reref(id, old, nil)
 	ts, _ := e.nsRoutes.get(k.Namespace)
-	if ts = without(ts, rt); len(ts) == 0 {
+	if ts = without(ts, id); len(ts) == 0 {
 		e.nsRoutes.del(k.Namespace)
 	} else {
 		e.nsRoutes.set(k.Namespace, ts)
@@ -213,8 +203,8 @@ func (g *Graph) DeleteNamespace(ns string) *Graph {
 
 func (e *editor) namespaceChanged(ns string) *Graph {
 	ts, _ := e.nsRoutes.get(ns)
-	for _, rt := range ts {
-		e.reattachRoute(rt)
+	for _, id := range ts {
+		e.reattachRoute(e.g.targets[id])
 	}
 	// The ListenerSets of ns: a Gateway's allowedListeners selector may now take or leave them.
 	lss, _ := e.nsLsets.get(ns)
@@ -258,9 +248,9 @@ func (e *editor) finish() *Graph {
 	return e.done()
 }
 
-// reref moves route rt in the index of the Gateways its parentRefs name, from old's to cur's (nil
-// for none).
-func (e *editor) reref(rt Target, old, cur *Route) {
+// reref moves route number rt in the index of the Gateways its parentRefs name, from old's to
+// cur's (nil for none).
+func (e *editor) reref(rt int32, old, cur *Route) {
 	var was, is []Target
 	if old != nil {
 		was = parentKeys(old)
@@ -286,12 +276,12 @@ func (e *editor) reref(rt Target, old, cur *Route) {
 	}
 }
 
-// without is ts less t, as a new slice.
-func without(ts []Target, t Target) []Target {
-	out := make([]Target, 0, len(ts))
-	for _, x := range ts {
-		if x != t {
-			out = append(out, x)
+// without is xs less x, as a new slice.
+func without[T comparable](xs []T, x T) []T {
+	out := make([]T, 0, len(xs))
+	for _, y := range xs {
+		if y != x {
+			out = append(out, y)
 		}
 	}
 	return out
@@ -304,7 +294,7 @@ func (e *editor) attach(old, cur *Route) {
 	var rt Target
 	if old != nil {
 		rt = old.target()
-		if id, ok := e.targetIDs.get(rt); ok {
+		if id, ok := e.targetIDs.get(rt, e.g.targets); ok {
 			have = e.list(id).flat()
 		}
 	}

@@ -36,7 +36,7 @@ func (s *State) Graph() *topology.Graph {
 	}
 	refs := s.topoRefs()
 	s.mu.Unlock()
-	g = topology.Build(refs.input())
+	g = topology.BuildObjects(refs)
 	s.mu.Lock()
 	if s.graphGen <= gen {
 		s.graph, s.graphGen = g, gen

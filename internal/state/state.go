@@ -525,7 +525,7 @@ func (s *State) build(k policy.Kind, cond *cel.Evaluator) *effective.Snapshot {
 	s.mu.Lock()
 	g, gen := s.graph, s.topoGen
 	stale := g == nil || s.graphGen != gen
-	var refs topoRefs
+	var refs topology.Objects
 	if stale {
 		refs = s.topoRefs()
 	}
@@ -535,7 +535,7 @@ func (s *State) build(k policy.Kind, cond *cel.Evaluator) *effective.Snapshot {
 	s.mu.Unlock()
 
 	if stale {
-		g = topology.Build(refs.input())
+		g = topology.BuildObjects(refs)
 		s.mu.Lock()
 		s.graph, s.graphGen = g, gen
 		s.mu.Unlock()
@@ -649,71 +649,24 @@ func (s *State) policyObjects(gk schema.GroupKind) []*unstructured.Unstructured 
 	return objs
 }
 
-// topoRefs are the topology objects at one moment. Informer objects are never modified, so they
-// can be read (and copied into a topology.Input) after mu is released.
-type topoRefs struct {
-	classes    []*gwv1.GatewayClass
-	gateways   []*gwv1.Gateway
-	httpRoutes []*gwv1.HTTPRoute
-	grpcRoutes []*gwv1.GRPCRoute
-	lsets      []*gwv1.ListenerSet
-	tlsRoutes  []*gwv1.TLSRoute
-	tcpRoutes  []*gwv1.TCPRoute
-	udpRoutes  []*gwv1.UDPRoute
-	nsLabels   map[string]map[string]string
-}
-
-// topoRefs lists the topology objects (mu held).
-func (s *State) topoRefs() topoRefs {
-	r := topoRefs{
-		classes:    make([]*gwv1.GatewayClass, 0, len(s.classes)),
-		gateways:   make([]*gwv1.Gateway, 0, len(s.gateways)),
-		httpRoutes: make([]*gwv1.HTTPRoute, 0, len(s.httpRoutes)),
-		grpcRoutes: make([]*gwv1.GRPCRoute, 0, len(s.grpcRoutes)),
-		nsLabels:   make(map[string]map[string]string, len(s.nsLabels)),
+// topoRefs lists the topology objects (mu held). Informer objects are never modified, so they
+// can be read (and built from, by reference) after mu is released.
+func (s *State) topoRefs() topology.Objects {
+	r := topology.Objects{
+		GatewayClasses:  values(s.classes),
+		Gateways:        values(s.gateways),
+		HTTPRoutes:      values(s.httpRoutes),
+		GRPCRoutes:      values(s.grpcRoutes),
+		ListenerSets:    values(s.lsets),
+		TLSRoutes:       values(s.tlsRoutes),
+		TCPRoutes:       values(s.tcpRoutes),
+		UDPRoutes:       values(s.udpRoutes),
+		NamespaceLabels: make(map[string]map[string]string, len(s.nsLabels)),
 	}
-	for _, o := range s.classes {
-		r.classes = append(r.classes, o)
-	}
-	for _, o := range s.gateways {
-		r.gateways = append(r.gateways, o)
-	}
-	for _, o := range s.httpRoutes {
-		r.httpRoutes = append(r.httpRoutes, o)
-	}
-	for _, o := range s.grpcRoutes {
-		r.grpcRoutes = append(r.grpcRoutes, o)
-	}
-	r.lsets, r.tlsRoutes, r.tcpRoutes, r.udpRoutes = values(s.lsets), values(s.tlsRoutes), values(s.tcpRoutes), values(s.udpRoutes)
 	for n, l := range s.nsLabels {
-		r.nsLabels[n] = l
+		r.NamespaceLabels[n] = l
 	}
 	return r
-}
-
-// input copies the objects into the engine's input.
-func (r topoRefs) input() topology.Input {
-	in := topology.Input{
-		GatewayClasses:  make([]gwv1.GatewayClass, 0, len(r.classes)),
-		Gateways:        make([]gwv1.Gateway, 0, len(r.gateways)),
-		HTTPRoutes:      make([]gwv1.HTTPRoute, 0, len(r.httpRoutes)),
-		GRPCRoutes:      make([]gwv1.GRPCRoute, 0, len(r.grpcRoutes)),
-		NamespaceLabels: r.nsLabels,
-	}
-	for _, o := range r.classes {
-		in.GatewayClasses = append(in.GatewayClasses, *o)
-	}
-	for _, o := range r.gateways {
-		in.Gateways = append(in.Gateways, *o)
-	}
-	for _, o := range r.httpRoutes {
-		in.HTTPRoutes = append(in.HTTPRoutes, *o)
-	}
-	for _, o := range r.grpcRoutes {
-		in.GRPCRoutes = append(in.GRPCRoutes, *o)
-	}
-	in.ListenerSets, in.TLSRoutes, in.TCPRoutes, in.UDPRoutes = derefs(r.lsets), derefs(r.tlsRoutes), derefs(r.tcpRoutes), derefs(r.udpRoutes)
-	return in
 }
 
 func key(o client.Object) types.NamespacedName {

@@ -241,7 +241,7 @@ func (s *State) watchTopology(ctx context.Context, c cache.Informers, t topoKind
 }
 
 // values lists the objects of a map, in no order.
-func values[T any](m map[types.NamespacedName]*T) []*T {
+func values[K comparable, T any](m map[K]*T) []*T {
 	out := make([]*T, 0, len(m))
 	for _, o := range m {
 		out = append(out, o)
@@ -249,17 +249,6 @@ func values[T any](m map[types.NamespacedName]*T) []*T {
 	return out
 }
 
-// derefs copies objects into a slice (nil for none).
-func derefs[T any](ps []*T) []T {
-	if len(ps) == 0 {
-		return nil
-	}
-	out := make([]T, len(ps))
-	for i, p := range ps {
-		out[i] = *p
-	}
-	return out
-}
 
 // TopologyKinds are the kinds the state watches for the topology whatever the profiles and the
 // settings say: the Gateway API kinds (the optional ones once their CRDs are installed) and the

@@ -10,8 +10,10 @@ import (
 
 // routePaths computes the paths of route r over the Gateways, ListenerSets and namespace labels of
 // the edit, in parentRef, listener and rule order.
-func (e *editor) routePaths(r *Route) []Path {
-	var out []Path
+func (e *editor) routePaths(r *Route) []Path { return e.appendRoutePaths(nil, r) }
+
+// appendRoutePaths appends the paths of route r to out (routePaths into a buffer a build reuses).
+func (e *editor) appendRoutePaths(out []Path, r *Route) []Path {
 	for _, pr := range r.Parents {
 		at, ok := e.parentListeners(r, pr)
 		if !ok {

@@ -8,35 +8,61 @@ import (
 
 // Build computes the paths and indexes. Inputs are not modified.
 func Build(in Input) *Graph {
-	gws := make([]*gwv1.Gateway, len(in.Gateways))
-	for i := range in.Gateways {
-		gws[i] = &in.Gateways[i]
-	}
+	return BuildObjects(Objects{
+		GatewayClasses: pointers(in.GatewayClasses), Gateways: pointers(in.Gateways), HTTPRoutes: pointers(in.HTTPRoutes),
+		GRPCRoutes: pointers(in.GRPCRoutes), ListenerSets: pointers(in.ListenerSets), TLSRoutes: pointers(in.TLSRoutes),
+		TCPRoutes: pointers(in.TCPRoutes), UDPRoutes: pointers(in.UDPRoutes), NamespaceLabels: in.NamespaceLabels,
+	})
+}
+
+// Objects is an Input by reference: what BuildObjects builds from, without a copy of each object
+// (a replica's informer objects, which nothing modifies). The graph keeps the Gateways and
+// ListenerSets it is given, and reads the rest.
+type Objects struct {
+	GatewayClasses  []*gwv1.GatewayClass
+	Gateways        []*gwv1.Gateway
+	HTTPRoutes      []*gwv1.HTTPRoute
+	GRPCRoutes      []*gwv1.GRPCRoute
+	ListenerSets    []*gwv1.ListenerSet
+	TLSRoutes       []*gwv1.TLSRoute
+	TCPRoutes       []*gwv1.TCPRoute
+	UDPRoutes       []*gwv1.UDPRoute
+	NamespaceLabels map[string]map[string]string
+}
+
+// BuildObjects is Build over objects given by reference. The objects must not be modified
+// afterwards (the graph keeps some of them), and the slices are not kept.
+func BuildObjects(in Objects) *Graph {
 	classes := make([]Class, len(in.GatewayClasses))
 	for i, gc := range in.GatewayClasses {
 		classes[i] = Class{gc.Name, string(gc.Spec.ControllerName)}
 	}
-	lsets := make([]*gwv1.ListenerSet, len(in.ListenerSets))
-	for i := range in.ListenerSets {
-		lsets[i] = &in.ListenerSets[i]
-	}
 	routes := make([]*Route, 0, len(in.HTTPRoutes)+len(in.GRPCRoutes)+len(in.TLSRoutes)+len(in.TCPRoutes)+len(in.UDPRoutes))
-	for i := range in.HTTPRoutes {
-		routes = append(routes, HTTPRouteOf(&in.HTTPRoutes[i]))
+	for _, r := range in.HTTPRoutes {
+		routes = append(routes, HTTPRouteOf(r))
 	}
-	for i := range in.GRPCRoutes {
-		routes = append(routes, GRPCRouteOf(&in.GRPCRoutes[i]))
+	for _, r := range in.GRPCRoutes {
+		routes = append(routes, GRPCRouteOf(r))
 	}
-	for i := range in.TLSRoutes {
-		routes = append(routes, TLSRouteOf(&in.TLSRoutes[i]))
+	for _, r := range in.TLSRoutes {
+		routes = append(routes, TLSRouteOf(r))
 	}
-	for i := range in.TCPRoutes {
-		routes = append(routes, TCPRouteOf(&in.TCPRoutes[i]))
+	for _, r := range in.TCPRoutes {
+		routes = append(routes, TCPRouteOf(r))
 	}
-	for i := range in.UDPRoutes {
-		routes = append(routes, UDPRouteOf(&in.UDPRoutes[i]))
+	for _, r := range in.UDPRoutes {
+		routes = append(routes, UDPRouteOf(r))
 	}
-	return build(gws, lsets, routes, classes, in.NamespaceLabels)
+	return build(slices.Clone(in.Gateways), slices.Clone(in.ListenerSets), routes, classes, in.NamespaceLabels)
+}
+
+// pointers is a pointer to each element of xs, in order.
+func pointers[T any](xs []T) []*T {
+	out := make([]*T, len(xs))
+	for i := range xs {
+		out[i] = &xs[i]
+	}
+	return out
 }
 
 // Compact builds g anew from its objects: the same graph, without the removed paths an updated
@@ -107,6 +133,7 @@ func build(gateways []*gwv1.Gateway, lsets []*gwv1.ListenerSet, routes []*Route,
 	refs := map[Target][]int32{}
 	byNS := map[string][]int32{}
 	var unattached []Target
+	var buf []Path // the paths of one route, before addPath copies them
 	for _, r := range routes {
 		rt := r.target()
 		_, dup, shard := e.routes.find(rt)
@@ -119,7 +146,8 @@ func build(gateways []*gwv1.Gateway, lsets []*gwv1.ListenerSet, routes []*Route,
 			refs[k] = append(refs[k], id)
 		}
 		byNS[r.Key.Namespace] = append(byNS[r.Key.Namespace], id)
-		ps := e.routePaths(r)
+		ps := e.appendRoutePaths(buf[:0], r)
+		buf = ps
 		for j, p := range ps {
 			e.addPath(p, j)
 		}

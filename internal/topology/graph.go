@@ -211,15 +211,32 @@ func newRoute(kind, ns, name string, parents []gwv1.ParentReference, ruleNames [
 			continue
 		}
 		// Unnamed rules get a stable name from their index.
-		gen := fmt.Sprintf("rule-%d", i)
+		gen := unnamedRule(i)
 		r.Rules = append(r.Rules, gen)
 		r.Unnamed = append(r.Unnamed, gen)
 	}
 	if len(r.Rules) == 0 {
-		r.Rules = []string{"rule-0"}
-		r.Unnamed = []string{"rule-0"}
+		r.Rules = []string{unnamedRule(0)}
+		r.Unnamed = r.Rules
 	}
 	return r
+}
+
+// unnamedRules are the names of the first unnamed rules, made once: every route of a cluster
+// without rule names would otherwise hold its own copy of "rule-0".
+var unnamedRules = func() (names [16]string) {
+	for i := range names {
+		names[i] = fmt.Sprintf("rule-%d", i)
+	}
+	return names
+}()
+
+// unnamedRule is the name of unnamed rule i.
+func unnamedRule(i int) string {
+	if i < len(unnamedRules) {
+		return unnamedRules[i]
+	}
+	return fmt.Sprintf("rule-%d", i)
 }
 
 func routeCompare(a, b *Route) int {

@@ -56,6 +56,9 @@ func (l plist) contains(i int, cmp func(int, int) int) bool {
 // with returns the list with the paths of add (in path order) in and those of drop out, sharing the
 // chunks neither touches.
 func (l plist) with(add []int, drop map[int]bool, cmp func(int, int) int) plist {
+	if len(l) == 0 && len(drop) == 0 {
+		return split(nil, add) // a new target's list (the editor lets go of add)
+	}
 	if len(l) == 0 {
 		var live []int
 		for _, i := range add {

@@ -249,7 +249,6 @@ func values[K comparable, T any](m map[K]*T) []*T {
 	return out
 }
 
-
 // TopologyKinds are the kinds the state watches for the topology whatever the profiles and the
 // settings say: the Gateway API kinds (the optional ones once their CRDs are installed) and the
 // Namespaces (their labels). The generated RBAC (package install) lets Precedent read them.

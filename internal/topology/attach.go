@@ -91,7 +91,7 @@ func (e *editor) parentListeners(r *Route, pr gwv1.ParentReference) (attachment,
 		if !ok {
 			return attachment{}, false
 		}
-		at := attachment{class: string(gw.Spec.GatewayClassName), gateway: Key{gw.Namespace, gw.Name}, lset: k}
+		at := attachment{class: string(gw.Spec.GatewayClassName), gateway: Key{gw.Namespace, gw.Name}, lset: Key{ls.Namespace, ls.Name}}
 		for _, le := range ls.Spec.Listeners {
 			l := ListenerOf(le)
 			if SelectsListener(pr, l) && Admits(l, ls.Namespace, r.Kind, r.Key.Namespace, matches) && HostnamesIntersect(l.Hostname, r.Hostnames) {
@@ -105,7 +105,9 @@ func (e *editor) parentListeners(r *Route, pr gwv1.ParentReference) (attachment,
 	if !ok {
 		return attachment{}, false
 	}
-	at := attachment{class: string(gw.Spec.GatewayClassName), gateway: key}
+	// The keys are the objects' own strings, not the parentRef's: the paths and targets of every
+	// route to a Gateway then share them, and comparing them compares pointers, not bytes.
+	at := attachment{class: string(gw.Spec.GatewayClassName), gateway: Key{gw.Namespace, gw.Name}}
 	for _, l := range gw.Spec.Listeners {
 		if SelectsListener(pr, l) && Admits(l, gw.Namespace, r.Kind, r.Key.Namespace, matches) && HostnamesIntersect(l.Hostname, r.Hostnames) {
 			at.listeners = append(at.listeners, string(l.Name))

@@ -99,6 +99,7 @@ func (g *Graph) Compact() *Graph {
 // build is Build over Gateways, ListenerSets, routes, GatewayClasses and namespace labels.
 func build(gateways []*gwv1.Gateway, lsets []*gwv1.ListenerSet, routes []*Route, classes []Class, nsLabels map[string]map[string]string) *Graph {
 	e := newEditor(&Graph{line: &lineage{}})
+	e.inOrder = true
 	for _, gw := range gateways {
 		e.gateways.set(Key{gw.Namespace, gw.Name}, gw)
 	}
@@ -299,6 +300,10 @@ type editor struct {
 	lss map[Key]bool
 	// redone are the routes re-attached by this edit.
 	redone map[Target]bool
+	// inOrder is set when the paths are added in path order (a build numbers them so): the paths
+	// added to a list are then in path order already, and merge need not compare them (each
+	// comparison reads two paths, which at 10x are seldom in a cache).
+	inOrder bool
 }
 
 func newEditor(from *Graph) *editor {
@@ -495,7 +500,7 @@ func (e *editor) list(id int32) plist {
 func (e *editor) merge(id int32) {
 	cmp := e.g.ComparePaths
 	add := e.addedTo(id)
-	if !slices.IsSortedFunc(add, cmp) {
+	if !e.inOrder && !slices.IsSortedFunc(add, cmp) {
 		slices.SortFunc(add, cmp)
 	}
 	e.paths.set(int(id), e.paths.get(int(id)).with(add, e.dropped[id], cmp))

@@ -53,8 +53,9 @@ func find(table []idSlot, tag uint32, t Target, targets []Target) (int32, bool) 
 type idIndexEdit struct {
 	x     idIndex
 	table bool // x.s is this edit's own copy
-	owned [shards]bool
-	used  [shards]int32 // entries of the owned shards
+	// used counts the entries of the shards this edit owns (by shard; made on the first write: an
+	// update writes a shard or two, and an array of them cost every edit a kilobyte).
+	used map[int]int32
 }
 
 func (x idIndex) edit() *idIndexEdit { return &idIndexEdit{x: x} }
@@ -100,11 +101,16 @@ func (e *idIndexEdit) own(i, more int) []idSlot {
 		e.x.s, e.table = t, true
 	}
 	old := e.x.s[i]
-	if !e.owned[i] {
-		e.used[i] = int32(count(old))
+	n, owned := e.used[i]
+	if !owned {
+		if e.used == nil {
+			e.used = map[int]int32{}
+		}
+		n = int32(count(old))
+		e.used[i] = n
 	}
-	want := 2 * (int(e.used[i]) + more)
-	if e.owned[i] && len(old) >= want {
+	want := 2 * (int(n) + more)
+	if owned && len(old) >= want {
 		return old
 	}
 	size := max(len(old), 8)
@@ -121,7 +127,7 @@ func (e *idIndexEdit) own(i, more int) []idSlot {
 			}
 		}
 	}
-	e.x.s[i], e.owned[i] = table, true
+	e.x.s[i] = table
 	return table
 }
 

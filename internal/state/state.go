@@ -312,6 +312,9 @@ func (s *State) handleWith(ctx context.Context, c cache.Informers, obj client.Ob
 	if err != nil {
 		return nil, fmt.Errorf("watching %T: %w", obj, err)
 	}
+	// The informer's objects are all of obj's form and kind: their observedKind is obj's, made once
+	// (a typed kind's is its Go type's name, which fmt formats anew at every call).
+	okind := observedKind(obj)
 	event := func(co, old client.Object, changed, deleted bool) {
 		var publish, publishDerived func()
 		if changed {
@@ -329,13 +332,13 @@ func (s *State) handleWith(ctx context.Context, c cache.Informers, obj client.Ob
 		defer s.mu.Unlock()
 		if deleted {
 			del(key(co))
-			delete(s.seen, observedKey(co))
+			delete(s.seen, observedKeyOf(okind, co))
 		} else {
 			set(co)
-			s.seen[observedKey(co)] = co.GetResourceVersion()
+			s.seen[observedKeyOf(okind, co)] = co.GetResourceVersion()
 		}
-		if rv, err := strconv.ParseUint(co.GetResourceVersion(), 10, 64); err == nil && rv > s.appliedRV[observedKind(co)] {
-			s.appliedRV[observedKind(co)] = rv
+		if rv, err := strconv.ParseUint(co.GetResourceVersion(), 10, 64); err == nil && rv > s.appliedRV[okind] {
+			s.appliedRV[okind] = rv
 		}
 		if changed {
 			bump()
@@ -446,8 +449,11 @@ func (s *State) caught(obj client.Object, deleted bool) bool {
 }
 
 // observedKey identifies an object across its typed and unstructured forms.
-func observedKey(o client.Object) string {
-	return observedKind(o) + "/" + o.GetNamespace() + "/" + o.GetName()
+func observedKey(o client.Object) string { return observedKeyOf(observedKind(o), o) }
+
+// observedKeyOf is observedKey of o, whose observedKind is kind.
+func observedKeyOf(kind string, o client.Object) string {
+	return kind + "/" + o.GetNamespace() + "/" + o.GetName()
 }
 
 // observedKind is the kind part of observedKey.

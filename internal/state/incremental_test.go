@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -58,15 +59,25 @@ func objectKey(o client.Object) string {
 // and UDP routes in the churn (and policies on them).
 func TestIncrementalMatchesFullBuildListenerSets(t *testing.T) {
 	for seed := int64(1); seed <= referenceSeeds/2; seed++ {
-		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) { checkChurnWith(t, seed, referenceSteps, true) })
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) { checkChurnWith(t, seed, referenceSteps, true, false) })
 	}
 }
 
 // checkChurn applies steps changes of the churn of seed and compares after each.
-func checkChurn(t *testing.T, seed int64, steps int) { checkChurnWith(t, seed, steps, false) }
+func checkChurn(t *testing.T, seed int64, steps int) { checkChurnWith(t, seed, steps, false, false) }
 
-// checkChurnWith is checkChurn, with ListenerSets and L4 routes in the churn when listenerSets.
-func checkChurnWith(t *testing.T, seed int64, steps int, listenerSets bool) {
+// TestIncrementalMatchesFullBuildReserved is the reference check with ListenerSets on a state whose
+// maps were sized before Watch (Reserve, as package memory does), and Reserve called again after
+// it (which must leave the maps the handlers write alone).
+func TestIncrementalMatchesFullBuildReserved(t *testing.T) {
+	for seed := int64(1); seed <= 5; seed++ {
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) { checkChurnWith(t, seed, referenceSteps, true, true) })
+	}
+}
+
+// checkChurnWith is checkChurn, with ListenerSets and L4 routes in the churn when listenerSets, and
+// the state's maps reserved before and after Watch when reserve.
+func checkChurnWith(t *testing.T, seed int64, steps int, listenerSets, reserve bool) {
 	kind := settings.Defaults().Registry().Kinds()
 	var k policy.Kind
 	for _, x := range kind {
@@ -78,8 +89,18 @@ func checkChurnWith(t *testing.T, seed int64, steps int, listenerSets bool) {
 	st := state.New(logr.Discard())
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
+	counts := map[schema.GroupKind]int{k.GVK.GroupKind(): 40, {Kind: "Namespace"}: 10}
+	for _, kind := range []string{"GatewayClass", "Gateway", "HTTPRoute", "GRPCRoute", "ListenerSet", "TLSRoute", "TCPRoute", "UDPRoute"} {
+		counts[schema.GroupKind{Group: topology.Group, Kind: kind}] = 40
+	}
+	if reserve {
+		st.Reserve(counts)
+	}
 	if err := st.Watch(ctx, inf, []policy.Kind{k}); err != nil {
 		t.Fatal(err)
+	}
+	if reserve {
+		st.Reserve(counts)
 	}
 	cond, err := cel.New(0)
 	if err != nil {

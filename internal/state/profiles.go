@@ -47,7 +47,7 @@ func (s *State) WatchProfiles(ctx context.Context, c cache.Informers, mapper met
 		}
 		gk := gk
 		s.mu.Lock()
-		s.policies[gk] = map[types.NamespacedName]*unstructured.Unstructured{}
+		s.policies[gk] = make(map[types.NamespacedName]*unstructured.Unstructured, s.reserved[gk])
 		s.mu.Unlock()
 		u := &unstructured.Unstructured{}
 		u.SetGroupVersionKind(gvk)

@@ -105,6 +105,9 @@ type State struct {
 	derived map[string]*derived
 	// foreground is set for a state that does no work in the background (NewForeground).
 	foreground bool
+	// reserved are the sizes of the lists to come by group/kind (Reserve), for the maps of
+	// policies made when a kind is watched.
+	reserved map[schema.GroupKind]int
 }
 
 // built is a snapshot with the generations it was built from, and the view of each policy object
@@ -249,7 +252,7 @@ func (s *State) watchKinds(kinds []policy.Kind, initial bool) error {
 		s.mu.Lock()
 		_, done := s.kinds[gk]
 		if !done && s.policies[gk] == nil {
-			s.policies[gk] = map[types.NamespacedName]*unstructured.Unstructured{}
+			s.policies[gk] = make(map[types.NamespacedName]*unstructured.Unstructured, s.reserved[gk])
 		}
 		s.mu.Unlock()
 		if done {

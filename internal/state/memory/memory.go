@@ -54,7 +54,20 @@ func New(ctx context.Context, objs []*unstructured.Unstructured, o Options) (*So
 	if err != nil {
 		return nil, err
 	}
-	inf := &informers{scheme: scheme, byKind: map[informerKey]*informer{}, objs: map[schema.GroupKind]map[client.ObjectKey]*unstructured.Unstructured{}, typed: map[*unstructured.Unstructured]client.Object{}}
+	// The lists' sizes are known: the maps here and the state's are made at their size.
+	counts := map[schema.GroupKind]int{}
+	for _, u := range objs {
+		counts[u.GroupVersionKind().GroupKind()]++
+	}
+	inf := &informers{scheme: scheme, byKind: map[informerKey]*informer{}, objs: make(map[schema.GroupKind]map[client.ObjectKey]*unstructured.Unstructured, len(counts))}
+	gatewayAPI := 0 // the objects converted to a typed form, mostly
+	for gk, n := range counts {
+		inf.objs[gk] = make(map[client.ObjectKey]*unstructured.Unstructured, n)
+		if gk.Group == topology.Group {
+			gatewayAPI += n
+		}
+	}
+	inf.typed = make(map[*unstructured.Unstructured]client.Object, gatewayAPI)
 	installed := make([]schema.GroupVersionKind, 0, len(o.Kinds))
 	for _, k := range o.Kinds {
 		installed = append(installed, k.GVK)
@@ -82,6 +95,7 @@ func New(ctx context.Context, objs []*unstructured.Unstructured, o Options) (*So
 		inf.set(u)
 	}
 	src := &Source{State: state.NewForeground(logr.Discard()), inf: inf}
+	src.State.Reserve(counts)
 	if err := src.State.Watch(ctx, inf, o.Kinds); err != nil {
 		return nil, err
 	}

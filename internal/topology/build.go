@@ -78,10 +78,11 @@ func (g *Graph) Compact() *Graph {
 		lsets = append(lsets, ls)
 		return true
 	})
-	routes := make([]*Route, 0, g.routes.len())
-	g.routes.each(func(_ Target, r *Route) bool {
-		routes = append(routes, r)
-		return true
+	routes := make([]*Route, 0, g.nroutes)
+	g.routes.each(func(_ int, r *Route) {
+		if r != nil {
+			routes = append(routes, r)
+		}
 	})
 	var classes []Class
 	g.classes.each(func(c string, controller string) bool {
@@ -137,12 +138,11 @@ func build(gateways []*gwv1.Gateway, lsets []*gwv1.ListenerSet, routes []*Route,
 	var buf []Path // the paths of one route, before addPath copies them
 	for _, r := range routes {
 		rt := r.target()
-		_, dup, shard := e.routes.find(rt)
-		if dup {
+		id := e.id(rt)
+		if _, dup := e.route(id); dup {
 			continue // the same route twice in the input: the first stands
 		}
-		e.routes.setAt(shard, rt, r)
-		id := e.id(rt)
+		e.putRoute(id, r)
 		for _, k := range parentKeys(r) {
 			refs[k] = append(refs[k], id)
 		}
@@ -203,7 +203,6 @@ func reserve(e *editor, gateways []*gwv1.Gateway, lsets []*gwv1.ListenerSet, rou
 		targets += 1 + len(r.Rules)
 		paths += len(r.Parents) * len(r.Rules)
 	}
-	e.routes.reserve(len(routes))
 	e.targetIDs.reserve(targets)
 	e.placeIDs.routes.reserve(len(routes))
 	g := e.g
@@ -266,7 +265,7 @@ type editor struct {
 	g          *Graph
 	gateways   *pmapEdit[Key, *gwv1.Gateway]
 	lsets      *pmapEdit[Key, *gwv1.ListenerSet]
-	routes     *pmapEdit[Target, *Route]
+	routes     *pvecEdit[*Route]
 	unattached *pmapEdit[Target, bool]
 	classes    *pmapEdit[string, string]
 	nsLabels   *pmapEdit[string, map[string]string]
@@ -344,6 +343,32 @@ func (e *editor) done() *Graph {
 	g.line.paths, g.line.targets = len(g.Paths), len(g.targets)
 	g.line.mu.Unlock()
 	return g
+}
+
+// route is the route of target number id; false when there is none.
+func (e *editor) route(id int32) (*Route, bool) {
+	r := e.routes.get(int(id))
+	return r, r != nil
+}
+
+// routeOf is the route of target t (no section); false when there is none.
+func (e *editor) routeOf(t Target) (*Route, bool) {
+	if id, ok := e.targetIDs.get(t, e.g.targets); ok {
+		return e.route(id)
+	}
+	return nil, false
+}
+
+// putRoute sets the route of target number id to r (nil: deleted).
+func (e *editor) putRoute(id int32, r *Route) {
+	old := e.routes.get(int(id))
+	switch {
+	case old == nil && r != nil:
+		e.g.nroutes++
+	case old != nil && r == nil:
+		e.g.nroutes--
+	}
+	e.routes.set(int(id), r)
 }
 
 // id returns the number of target t, numbering it if it is new.

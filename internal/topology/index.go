@@ -26,7 +26,8 @@ type Graph struct {
 
 	gateways   pmap[Key, *gwv1.Gateway]
 	lsets      pmap[Key, *gwv1.ListenerSet]
-	routes     pmap[Target, *Route] // keyed by Kind/Namespace/Name (no section)
+	routes     pvec[*Route]         // by the number of the route's target (Kind/Namespace/Name, no section); nil: none
+	nroutes    int                  // the routes in routes
 	unattached pmap[Target, bool]   // Unattached as a set
 	classes    pmap[string, string] // GatewayClass objects: their controllerName
 	nsLabels   pmap[string, map[string]string]
@@ -163,7 +164,7 @@ func (g *Graph) Exists(t Target) bool {
 			}
 		}
 	case "HTTPRoute", "GRPCRoute", "TLSRoute", "TCPRoute", "UDPRoute":
-		r, ok := g.routes.get(Target{Kind: t.Kind, Namespace: t.Namespace, Name: t.Name})
+		r, ok := g.Route(Target{Kind: t.Kind, Namespace: t.Namespace, Name: t.Name})
 		if !ok || t.Section == "" {
 			return ok
 		}
@@ -222,14 +223,22 @@ func (g *Graph) NamespaceListenerSets(ns string) []Key {
 }
 
 // Route returns the route of target t (Kind, Namespace and Name; no section).
-func (g *Graph) Route(t Target) (*Route, bool) { return g.routes.get(t) }
+func (g *Graph) Route(t Target) (*Route, bool) {
+	id, ok := g.targetIDs.get(t, g.targets)
+	if !ok {
+		return nil, false
+	}
+	r := g.routes.get(int(id))
+	return r, r != nil
+}
 
 // RouteTargets lists the targets of every route, in route order.
 func (g *Graph) RouteTargets() []Target {
-	out := make([]Target, 0, g.routes.len())
-	g.routes.each(func(t Target, _ *Route) bool {
-		out = append(out, t)
-		return true
+	out := make([]Target, 0, g.nroutes)
+	g.routes.each(func(id int, r *Route) {
+		if r != nil {
+			out = append(out, g.targets[id])
+		}
 	})
 	slices.SortFunc(out, targetCompare)
 	return out

@@ -139,6 +139,15 @@ func (v pvec[T]) get(i int) T {
 
 func (v pvec[T]) len() int { return v.n }
 
+// each calls f on every entry, in order.
+func (v pvec[T]) each(f func(int, T)) {
+	for c, ch := range v.c {
+		for j := 0; j < chunk && c*chunk+j < v.n; j++ {
+			f(c*chunk+j, ch[j])
+		}
+	}
+}
+
 // pvecEdit writes a new version of a pvec.
 type pvecEdit[T any] struct {
 	v     pvec[T]

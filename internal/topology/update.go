@@ -58,7 +58,7 @@ func (e *editor) reattachRoute(rt Target) {
 	if e.redone[rt] {
 		return
 	}
-	if r, ok := e.routes.get(rt); ok {
+	if r, ok := e.routeOf(rt); ok {
 		e.redone[rt] = true
 		e.attach(r, r)
 	}
@@ -147,14 +147,14 @@ func (g *Graph) SetUDPRoute(r *gwv1.UDPRoute) *Graph { return g.setRoute(UDPRout
 func (g *Graph) setRoute(r *Route) *Graph {
 	e := newEditor(g)
 	rt := r.target()
-	old, had := e.routes.get(rt)
 	id := e.id(rt)
+	old, had := e.route(id)
 	if !had {
 		ts, _ := e.nsRoutes.get(r.Key.Namespace)
 		e.nsRoutes.set(r.Key.Namespace, append(slices.Clip(ts), id))
 	}
 	e.reref(id, old, r)
-	e.routes.set(rt, r)
+	e.putRoute(id, r)
 	e.attach(old, r)
 	return e.finish()
 }
@@ -163,7 +163,7 @@ func (g *Graph) setRoute(r *Route) *Graph {
 // UDPRoute) and key k.
 func (g *Graph) DeleteRoute(kind string, k Key) *Graph {
 	rt := Target{Kind: kind, Namespace: k.Namespace, Name: k.Name}
-	old, had := g.routes.get(rt)
+	old, had := g.Route(rt)
 	if !had {
 		return g
 	}
@@ -176,7 +176,7 @@ func (g *Graph) DeleteRoute(kind string, k Key) *Graph {
 	} else {
 		e.nsRoutes.set(k.Namespace, ts)
 	}
-	e.routes.del(rt)
+	e.putRoute(id, nil)
 	e.attach(old, nil)
 	return e.finish()
 }

@@ -124,13 +124,22 @@ type view struct {
 	Exists     map[string]bool
 	Unattached []topology.Target
 	Places     map[topology.Path]topology.Path
+	// Routes are the graph's routes, and NamespaceRoutes those of each namespace of the churns.
+	Routes          []topology.Target
+	NamespaceRoutes map[string][]topology.Target
 }
 
 func viewOf(g *topology.Graph) view { return viewWith(g, nil) }
 
 // viewWith is viewOf asking also about the extra targets.
 func viewWith(g *topology.Graph, extra []topology.Target) view {
-	v := view{For: map[string][]topology.Path{}, Exists: map[string]bool{}, Places: map[topology.Path]topology.Path{}, Unattached: g.Unattached}
+	v := view{For: map[string][]topology.Path{}, Exists: map[string]bool{}, Places: map[topology.Path]topology.Path{}, Unattached: g.Unattached,
+		Routes: g.RouteTargets(), NamespaceRoutes: map[string][]topology.Target{}}
+	for _, ns := range []string{"infra", "shop", "pay"} {
+		if rs := g.NamespaceRoutes(ns); len(rs) > 0 {
+			v.NamespaceRoutes[ns] = rs
+		}
+	}
 	idx := g.PathIndexes()
 	for _, i := range idx {
 		v.Paths = append(v.Paths, g.Paths[i])

@@ -47,6 +47,13 @@ func (k Key) Compare(o Key) int {
 	if k.Namespace == o.Namespace {
 		return strings.Compare(k.Name, o.Name)
 	}
+	if n := min(len(k.Namespace), len(o.Namespace)); n > 0 {
+		// Both String forms start with the namespaces: where those differ within the shorter, they
+		// decide (sorting routes compares keys of different namespaces most of the time).
+		if c := strings.Compare(k.Namespace[:n], o.Namespace[:n]); c != 0 {
+			return c
+		}
+	}
 	la, lb := k.strLen(), o.strLen()
 	for i := 0; i < la && i < lb; i++ {
 		if a, b := k.strByte(i), o.strByte(i); a != b {

@@ -175,6 +175,7 @@ func TestKeyCompareOrdersAsString(t *testing.T) {
 		{"a", "b"}, {"a-x", "c"}, {"a", "a-x"}, {"ab", ""}, {"", "a/b"}, {"", "a"}, {"", "b"},
 		{"app-1", "route-10"}, {"app-10", "route-1"}, {"app-1", "route-9"}, {"app-1", "route-10"},
 		{"a.b", "c"}, {"a", "/"}, {"", ""}, {"infra", "gw-0"}, {"infra", "gw-0-x"},
+		{"app-2", "route-1"}, {"app-12", "a"}, {"b", "a"}, {"ba", "a"}, {"a0", "z"},
 	}
 	for _, a := range keys {
 		for _, b := range keys {

@@ -32,6 +32,13 @@ func listenerSetTargets() []topology.Target {
 	return out
 }
 
+// withListenerSets is an empty cluster of every kind the graph reads, ListenerSets and L4 routes
+// included.
+func withListenerSets() *objects {
+	return &objects{gateways: map[topology.Key]*gwv1.Gateway{}, http: map[topology.Key]*gwv1.HTTPRoute{}, grpc: map[topology.Key]*gwv1.GRPCRoute{}, ns: map[string]map[string]string{},
+		lsets: map[topology.Key]*gwv1.ListenerSet{}, tls: map[topology.Key]*gwv1.TLSRoute{}, tcp: map[topology.Key]*gwv1.TCPRoute{}, udp: map[topology.Key]*gwv1.UDPRoute{}}
+}
+
 // TestUpdateMatchesBuildListenerSets is TestUpdateMatchesBuild with ListenerSets, TLS/TCP/UDP
 // routes, Gateways that allow ListenerSets or not, and parentRefs to ListenerSets in the churn.
 func TestUpdateMatchesBuildListenerSets(t *testing.T) {
@@ -42,8 +49,7 @@ func TestUpdateMatchesBuildListenerSets(t *testing.T) {
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
 			c := gen.NewChurn(seed, policy.Builtin()[1])
 			c.ListenerSets = true
-			o := &objects{gateways: map[topology.Key]*gwv1.Gateway{}, http: map[topology.Key]*gwv1.HTTPRoute{}, grpc: map[topology.Key]*gwv1.GRPCRoute{}, ns: map[string]map[string]string{},
-				lsets: map[topology.Key]*gwv1.ListenerSet{}, tls: map[topology.Key]*gwv1.TLSRoute{}, tcp: map[topology.Key]*gwv1.TCPRoute{}, udp: map[topology.Key]*gwv1.UDPRoute{}}
+			o := withListenerSets()
 			g := topology.Build(o.input())
 			for step := 0; step < steps; step++ {
 				ch := c.Next()

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"testing"
 
-	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
-
 	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/topology"
 	"github.com/precedent-dev/precedent/test/gen"
@@ -19,8 +17,7 @@ func TestBuildListsInPathOrder(t *testing.T) {
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
 			c := gen.NewChurn(seed, policy.Builtin()[1])
 			c.ListenerSets = true
-			o := &objects{gateways: map[topology.Key]*gwv1.Gateway{}, http: map[topology.Key]*gwv1.HTTPRoute{}, grpc: map[topology.Key]*gwv1.GRPCRoute{}, ns: map[string]map[string]string{},
-				lsets: map[topology.Key]*gwv1.ListenerSet{}, tls: map[topology.Key]*gwv1.TLSRoute{}, tcp: map[topology.Key]*gwv1.TCPRoute{}, udp: map[topology.Key]*gwv1.UDPRoute{}}
+			o := withListenerSets()
 			g := topology.Build(o.input())
 			for step := 0; step < 150; step++ {
 				g = o.apply(g, c.Next())

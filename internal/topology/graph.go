@@ -209,8 +209,14 @@ type Input struct {
 
 func newRoute(kind, ns, name string, parents []gwv1.ParentReference, ruleNames []*gwv1.SectionName, hostnames []gwv1.Hostname) *Route {
 	r := &Route{Kind: kind, Key: Key{ns, name}, Parents: parents}
-	for _, h := range hostnames {
-		r.Hostnames = append(r.Hostnames, string(h))
+	if len(hostnames) > 0 {
+		r.Hostnames = make([]string, len(hostnames))
+		for i, h := range hostnames {
+			r.Hostnames[i] = string(h)
+		}
+	}
+	if len(ruleNames) > 0 {
+		r.Rules = make([]string, 0, len(ruleNames))
 	}
 	for i, n := range ruleNames {
 		if n != nil && *n != "" {

@@ -27,6 +27,7 @@ import (
 	"github.com/precedent-dev/precedent/internal/settings"
 	"github.com/precedent-dev/precedent/internal/state"
 	"github.com/precedent-dev/precedent/internal/state/statetest"
+	graph "github.com/precedent-dev/precedent/internal/topology"
 	"github.com/precedent-dev/precedent/profiles"
 	"github.com/precedent-dev/precedent/test/gen"
 	"github.com/precedent-dev/precedent/webhook"
@@ -177,6 +178,30 @@ func newValidator(b testing.TB, w gen.World) (*webhook.Validator, *statetest.Inf
 
 // newValidatorIn is newValidator, its State's background work stopped with ctx.
 func newValidatorIn(ctx context.Context, b testing.TB, w gen.World) (*webhook.Validator, *statetest.Informers) {
+	return feedValidator(ctx, b, w.Input, w.Namespaces(), policyObjects(b, w))
+}
+
+// policyObjects are the world's policies as the State's informer for their kind delivers them.
+// Only these: the Gateways and routes are delivered typed, as a replica's informers deliver them,
+// and a conversion of those to unstructured objects (gen.World.Objects) would be work of the
+// benchmark's, not of a replica's.
+func policyObjects(b testing.TB, w gen.World) []*unstructured.Unstructured {
+	out := make([]*unstructured.Unstructured, 0, len(w.Policies))
+	for _, p := range w.Policies {
+		u, err := gen.PolicyObject(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if u.GroupVersionKind() == w.Kind.GVK {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// feedValidator builds a Validator whose State its fake informers fill with a world: namespaces,
+// the Gateways and routes of in, and pols (policyObjects), through the State's own handlers.
+func feedValidator(ctx context.Context, b testing.TB, in graph.Input, namespaces []string, pols []*unstructured.Unstructured) (*webhook.Validator, *statetest.Informers) {
 	inf := statetest.New(b)
 	live := liveconfig.NewLive(settings.Defaults(), logr.Discard())
 	st := state.New(logr.Discard())
@@ -188,23 +213,17 @@ func newValidatorIn(ctx context.Context, b testing.TB, w gen.World) (*webhook.Va
 	if err := st.WatchProfiles(ctx, inf, meta.NewDefaultRESTMapper(nil), profiles.Own(), schema.GroupKind{}); err != nil {
 		b.Fatal(err)
 	}
-	objs, err := w.Objects()
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, ns := range w.Namespaces() {
+	for _, ns := range namespaces {
 		inf.Add(b, namespace(ns))
 	}
-	for i := range w.Input.Gateways {
-		inf.Add(b, &w.Input.Gateways[i])
+	for i := range in.Gateways {
+		inf.Add(b, &in.Gateways[i])
 	}
-	for i := range w.Input.HTTPRoutes {
-		inf.Add(b, &w.Input.HTTPRoutes[i])
+	for i := range in.HTTPRoutes {
+		inf.Add(b, &in.HTTPRoutes[i])
 	}
-	for _, o := range objs {
-		if o.GroupVersionKind() == w.Kind.GVK {
-			inf.Add(b, o)
-		}
+	for _, o := range pols {
+		inf.Add(b, o)
 	}
 	if !st.Synced() {
 		b.Fatal("the state is not synced after the fake informers delivered the world")

@@ -2,15 +2,21 @@ package engine
 
 import (
 	"hash/maphash"
+	"iter"
 
 	"github.com/benbjohnson/immutable"
 
 	"github.com/precedent-dev/precedent/internal/topology"
 )
 
-// A Snapshot keeps its policy indexes in persistent maps (github.com/benbjohnson/immutable): Set and
-// Delete return a new map sharing all but the path to the key with the old one, so a step
-// (WithPolicy) copies what the event touches and the previous snapshot stays valid for its readers.
+// A Snapshot keeps its indexes in persistent maps: a step (WithPolicy, WithTopology) returns a
+// snapshot that shares all but what the event touches with the previous one, which stays valid for
+// its readers. A build (NewSnapshot) fills plain Go maps and freezes them as the maps' bases, which
+// nothing writes afterwards; a step records its changes over the base in a persistent map
+// (github.com/benbjohnson/immutable), where Set and Delete return a new map sharing all but the path
+// to the key with the old one. Built straight into persistent maps, a 10x world's indexes cost their
+// build a hash-trie insert per key, each a few cache misses, on top of the Go maps they were
+// gathered in.
 
 // hasher hashes keys with hash/maphash (immutable's own hashers take only integers and strings).
 type hasher[K comparable] struct{}
@@ -20,48 +26,91 @@ var hashSeed = maphash.MakeSeed()
 func (hasher[K]) Hash(k K) uint32   { return uint32(maphash.Comparable(hashSeed, k)) }
 func (hasher[K]) Equal(a, b K) bool { return a == b }
 
-// pmap is a persistent map; the zero value (nil) is empty.
-type pmap[K comparable, V any] struct{ m *immutable.Map[K, V] }
+// pmap is a persistent map; the zero value is empty. Its entries are base's, changed by over's: a
+// change sets a key's value, or removes the key (gone).
+type pmap[K comparable, V any] struct {
+	base map[K]V
+	over *immutable.Map[K, change[V]]
+}
+
+// change is a step's change of one key of a pmap.
+type change[V any] struct {
+	v    V
+	gone bool
+}
 
 func (p pmap[K, V]) get(k K) V {
-	var zero V
-	if p.m == nil {
-		return zero
-	}
-	v, _ := p.m.Get(k)
+	v, _ := p.lookup(k)
 	return v
 }
 
 func (p pmap[K, V]) lookup(k K) (V, bool) {
-	if p.m == nil {
-		var zero V
-		return zero, false
+	if p.over != nil {
+		if c, ok := p.over.Get(k); ok {
+			return c.v, !c.gone
+		}
 	}
-	return p.m.Get(k)
+	v, ok := p.base[k]
+	return v, ok
 }
 
 func (p pmap[K, V]) set(k K, v V) pmap[K, V] {
-	if p.m == nil {
-		p.m = immutable.NewMap[K, V](hasher[K]{})
-	}
-	return pmap[K, V]{p.m.Set(k, v)}
+	return p.with(k, change[V]{v: v})
 }
 
 func (p pmap[K, V]) del(k K) pmap[K, V] {
-	if p.m == nil {
+	if _, ok := p.base[k]; ok {
+		return p.with(k, change[V]{gone: true})
+	}
+	if p.over == nil {
 		return p
 	}
-	return pmap[K, V]{p.m.Delete(k)}
+	return pmap[K, V]{base: p.base, over: p.over.Delete(k)}
 }
 
-// pmapOf is m as a persistent map, built in place.
-func pmapOf[K comparable, V any](m map[K]V) pmap[K, V] {
-	b := immutable.NewMapBuilder[K, V](hasher[K]{})
-	for k, v := range m {
-		b.Set(k, v)
+func (p pmap[K, V]) with(k K, c change[V]) pmap[K, V] {
+	over := p.over
+	if over == nil {
+		over = immutable.NewMap[K, change[V]](hasher[K]{})
 	}
-	return pmap[K, V]{b.Map()}
+	return pmap[K, V]{base: p.base, over: over.Set(k, c)}
 }
+
+// all is the entries of p, in no order.
+func (p pmap[K, V]) all() iter.Seq2[K, V] {
+	return func(yield func(K, V) bool) {
+		if p.over != nil {
+			for it := p.over.Iterator(); !it.Done(); {
+				k, c, _ := it.Next()
+				if !c.gone && !yield(k, c.v) {
+					return
+				}
+			}
+		}
+		for k, v := range p.base {
+			if p.over != nil {
+				if _, changed := p.over.Get(k); changed {
+					continue
+				}
+			}
+			if !yield(k, v) {
+				return
+			}
+		}
+	}
+}
+
+// sizeHint is about the number of entries of p (for a capacity).
+func (p pmap[K, V]) sizeHint() int {
+	n := len(p.base)
+	if p.over != nil {
+		n += p.over.Len()
+	}
+	return n
+}
+
+// pmapOf is m as a persistent map: its base, which no one may write afterwards.
+func pmapOf[K comparable, V any](m map[K]V) pmap[K, V] { return pmap[K, V]{base: m} }
 
 // keyComparer orders keys as topology.Key.Compare does.
 type keyComparer struct{}

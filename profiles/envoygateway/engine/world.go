@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"maps"
 	"slices"
 	"sort"
 
@@ -217,7 +218,7 @@ type Resolution struct {
 // NewSnapshot builds the indexes. Inputs are not modified.
 func NewSnapshot(in Input) *Snapshot {
 	s := &Snapshot{
-		objects: map[string]objectMap{}, nsLabels: pmapOf(in.NamespaceLabels),
+		objects: map[string]objectMap{}, nsLabels: pmapOf(maps.Clone(in.NamespaceLabels)),
 		attach: map[string]pmap[Scope, []*Policy]{}, resolved: map[string]pmap[Ref, placedPolicy]{},
 		split: map[string]pmap[Scope, int]{}, graph: in.Graph, controllers: in.Controllers,
 		b: newBuilding(),
@@ -467,13 +468,9 @@ func (s *Snapshot) Exists(sc Scope) bool { return s.exists.get(sc) }
 // Held lists the scopes that policies of kind attach to (the holder and any it holds off),
 // sorted; Envoy Gateway's status relations are drawn between them.
 func (s *Snapshot) Held(kind string) []Scope {
-	at := s.attach[kind].m
-	if at == nil {
-		return []Scope{}
-	}
-	out := make([]Scope, 0, at.Len())
-	for it := at.Iterator(); !it.Done(); {
-		sc, ps, _ := it.Next()
+	at := s.attach[kind]
+	out := make([]Scope, 0, at.sizeHint())
+	for sc, ps := range at.all() {
 		if len(ps) > 0 {
 			out = append(out, sc)
 		}

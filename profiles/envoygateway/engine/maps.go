@@ -26,10 +26,13 @@ var hashSeed = maphash.MakeSeed()
 func (hasher[K]) Hash(k K) uint32   { return uint32(maphash.Comparable(hashSeed, k)) }
 func (hasher[K]) Equal(a, b K) bool { return a == b }
 
-// pmap is a persistent map; the zero value is empty. Its entries are base's, changed by over's: a
-// change sets a key's value, or removes the key (gone).
+// pmap is a persistent map; the zero value is empty. Its entries are base's, or at's (each key's
+// value is vals[at[key]]: a build's index of positions, frozen without a copy), changed by over's:
+// a change sets a key's value, or removes the key (gone).
 type pmap[K comparable, V any] struct {
 	base map[K]V
+	at   map[K]int
+	vals []V
 	over *immutable.Map[K, change[V]]
 }
 
@@ -50,6 +53,18 @@ func (p pmap[K, V]) lookup(k K) (V, bool) {
 			return c.v, !c.gone
 		}
 	}
+	return p.inBase(k)
+}
+
+// inBase is the value of k in base (or at), before any change.
+func (p pmap[K, V]) inBase(k K) (V, bool) {
+	if p.at != nil {
+		if i, ok := p.at[k]; ok {
+			return p.vals[i], true
+		}
+		var zero V
+		return zero, false
+	}
 	v, ok := p.base[k]
 	return v, ok
 }
@@ -59,21 +74,22 @@ func (p pmap[K, V]) set(k K, v V) pmap[K, V] {
 }
 
 func (p pmap[K, V]) del(k K) pmap[K, V] {
-	if _, ok := p.base[k]; ok {
+	if _, ok := p.inBase(k); ok {
 		return p.with(k, change[V]{gone: true})
 	}
 	if p.over == nil {
 		return p
 	}
-	return pmap[K, V]{base: p.base, over: p.over.Delete(k)}
+	p.over = p.over.Delete(k)
+	return p
 }
 
 func (p pmap[K, V]) with(k K, c change[V]) pmap[K, V] {
-	over := p.over
-	if over == nil {
-		over = immutable.NewMap[K, change[V]](hasher[K]{})
+	if p.over == nil {
+		p.over = immutable.NewMap[K, change[V]](hasher[K]{})
 	}
-	return pmap[K, V]{base: p.base, over: over.Set(k, c)}
+	p.over = p.over.Set(k, c)
+	return p
 }
 
 // all is the entries of p, in no order.
@@ -87,13 +103,20 @@ func (p pmap[K, V]) all() iter.Seq2[K, V] {
 				}
 			}
 		}
-		for k, v := range p.base {
-			if p.over != nil {
-				if _, changed := p.over.Get(k); changed {
-					continue
-				}
+		unchanged := func(k K) bool {
+			if p.over == nil {
+				return true
 			}
-			if !yield(k, v) {
+			_, changed := p.over.Get(k)
+			return !changed
+		}
+		for k, v := range p.base {
+			if unchanged(k) && !yield(k, v) {
+				return
+			}
+		}
+		for k, i := range p.at {
+			if unchanged(k) && !yield(k, p.vals[i]) {
 				return
 			}
 		}
@@ -102,7 +125,7 @@ func (p pmap[K, V]) all() iter.Seq2[K, V] {
 
 // sizeHint is about the number of entries of p (for a capacity).
 func (p pmap[K, V]) sizeHint() int {
-	n := len(p.base)
+	n := len(p.base) + len(p.at)
 	if p.over != nil {
 		n += p.over.Len()
 	}
@@ -111,6 +134,12 @@ func (p pmap[K, V]) sizeHint() int {
 
 // pmapOf is m as a persistent map: its base, which no one may write afterwards.
 func pmapOf[K comparable, V any](m map[K]V) pmap[K, V] { return pmap[K, V]{base: m} }
+
+// pmapAt is the persistent map of each key of at to vals[at[key]]; no one may write at or vals
+// afterwards.
+func pmapAt[K comparable, V any](at map[K]int, vals []V) pmap[K, V] {
+	return pmap[K, V]{at: at, vals: vals}
+}
 
 // keyComparer orders keys as topology.Key.Compare does.
 type keyComparer struct{}

@@ -22,11 +22,7 @@ type pathIndex struct {
 
 // frozen is the index of paths made by a build.
 func frozen(paths []Path, under *scopeLists) pathIndex {
-	u := make(map[Scope][]int32, len(under.keys))
-	for j, sc := range under.keys {
-		u[sc] = under.lists[j]
-	}
-	return pathIndex{base: paths, added: immutable.NewList[Path](), under: pmapOf(u)}
+	return pathIndex{base: paths, added: immutable.NewList[Path](), under: pmapAt(under.at, under.lists)}
 }
 
 func (x pathIndex) len() int { return len(x.base) + x.added.Len() }

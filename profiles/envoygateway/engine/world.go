@@ -246,7 +246,9 @@ func NewSnapshot(in Input) *Snapshot {
 	for _, p := range in.Policies {
 		policies[p.Kind] = append(policies[p.Kind], p)
 	}
-	named, selecting := map[Scope][]policyKey{}, map[policyKey]bool{}
+	// Sized for a target per policy: grown by rehashing, a 10x world's maps cost a pass over each
+	// table at each doubling.
+	named, selecting := make(map[Scope][]policyKey, len(in.Policies)), map[policyKey]bool{}
 	for kind, ps := range policies {
 		sort.SliceStable(ps, func(i, j int) bool { return older(ps[i], ps[j]) })
 		s.indexPolicies(kind, ps)
@@ -277,7 +279,7 @@ func namedBy(p *Policy) []Scope {
 
 // indexPolicies resolves the policies ps of kind, oldest first, and indexes them.
 func (s *Snapshot) indexPolicies(kind string, ps []*Policy) {
-	attach, resolved, split := map[Scope][]*Policy{}, map[Ref]placedPolicy{}, map[Scope]int{}
+	attach, resolved, split := make(map[Scope][]*Policy, len(ps)), make(map[Ref]placedPolicy, len(ps)), map[Scope]int{}
 	for _, p := range ps {
 		r := s.Resolve(p)
 		resolved[p.Ref] = placedPolicy{policy: p, Resolution: r}

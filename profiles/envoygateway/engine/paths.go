@@ -72,16 +72,15 @@ func (b *building) reserve(n int) {
 }
 
 func (l *scopeLists) reserve(n int) {
-	if len(l.keys) == 0 {
+	if len(l.lists) == 0 {
 		l.at = make(map[Scope]int, n)
 	}
-	l.keys, l.lists = slices.Grow(l.keys, n), slices.Grow(l.lists, n)
+	l.lists = slices.Grow(l.lists, n)
 }
 
-// scopeLists lists the paths beneath each scope, in the order added: keys[j]'s are lists[j].
+// scopeLists lists the paths beneath each scope, in the order added: scope sc's are lists[at[sc]].
 type scopeLists struct {
 	at    map[Scope]int
-	keys  []Scope
 	lists [][]int32
 	// last is the chain of scopes added last, with their positions: the paths of one route come
 	// one after another and share all but the rule's, which spares a build most of its lookups
@@ -99,9 +98,9 @@ func (l *scopeLists) add(chain []Scope, i int32) {
 		if j >= l.lastN || sc != l.last[j] {
 			at, ok := l.at[sc]
 			if !ok {
-				at = len(l.keys)
+				at = len(l.lists)
 				l.at[sc] = at
-				l.keys, l.lists = append(l.keys, sc), append(l.lists, nil)
+				l.lists = append(l.lists, nil)
 			}
 			l.last[j], l.lastAt[j] = sc, at
 		}

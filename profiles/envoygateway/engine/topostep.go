@@ -299,7 +299,7 @@ func (x *pathIndex) insertRoute(paths []Path, under *scopeLists) {
 	}
 	nums := x.appendPaths(paths)
 	route := paths[0]
-	for j, sc := range under.keys {
+	for sc, j := range under.at { // each scope's list is set apart: their order does not matter
 		local := under.lists[j]
 		cur := x.under.get(sc)
 		at := sort.Search(len(cur), func(j int) bool {
@@ -318,7 +318,7 @@ func (x *pathIndex) insertRoute(paths []Path, under *scopeLists) {
 // insertBlock adds listener paths (numbered 0… in under) whose scopes list nothing else.
 func (x *pathIndex) insertBlock(paths []Path, under *scopeLists) {
 	nums := x.appendPaths(paths)
-	for j, sc := range under.keys {
+	for sc, j := range under.at {
 		local := under.lists[j]
 		next := make([]int32, 0, len(local))
 		for _, i := range local {

@@ -125,9 +125,16 @@ func worldKinds(reg *policy.Registry) (map[string]bool, []schema.GroupKind, []st
 
 // buildWorld builds the world whole from the objects of gks in the state.
 func buildWorld(st source.Source, gks []schema.GroupKind, kinds map[string]bool, controllers []string) *world {
-	var objs []*unstructured.Unstructured
-	for _, gk := range gks {
-		objs = append(objs, st.Objects(gk)...)
+	lists, n := make([][]*unstructured.Unstructured, len(gks)), 0
+	for i, gk := range gks {
+		lists[i] = st.Objects(gk)
+		n += len(lists[i])
+	}
+	objs := make([]worldObject, 0, n)
+	for i, gk := range gks {
+		for _, u := range lists[i] {
+			objs = append(objs, objectOf(gk, u))
+		}
 	}
 	sortObjects(objs) // a decision is the same for the same state
 	labeled, nsLabels := st.Labeled()
@@ -138,24 +145,14 @@ func buildWorld(st source.Source, gks []schema.GroupKind, kinds map[string]bool,
 	return newWorld(st.Graph(), objs, objects, nsLabels, kinds, controllers)
 }
 
-// sortObjects sorts objs by kind, namespace and name. Each object's key is read once: reading it
-// from the object's map at each comparison cost a quarter of a 10x world's build (n log n map
-// lookups, most of them cache misses).
-func sortObjects(objs []*unstructured.Unstructured) {
-	type keyed struct {
-		kind, namespace, name string
-		u                     *unstructured.Unstructured
-	}
-	ks := make([]keyed, len(objs))
-	for i, u := range objs {
-		ks[i] = keyed{u.GetKind(), u.GetNamespace(), u.GetName(), u}
-	}
-	slices.SortFunc(ks, func(a, b keyed) int {
-		return cmp.Or(strings.Compare(a.kind, b.kind), strings.Compare(a.namespace, b.namespace), strings.Compare(a.name, b.name))
+// sortObjects sorts objs by kind, namespace and name. Each object's kind and key are read once
+// (objectOf): reading them from the object's maps at each comparison cost a quarter of a 10x
+// world's build (n log n map lookups, most of them cache misses), and again in newWorld and
+// engine.Read, more.
+func sortObjects(objs []worldObject) {
+	slices.SortFunc(objs, func(a, b worldObject) int {
+		return cmp.Or(strings.Compare(a.gk.Kind, b.gk.Kind), strings.Compare(a.key.Namespace, b.key.Namespace), strings.Compare(a.key.Name, b.key.Name))
 	})
-	for i := range ks {
-		objs[i] = ks[i].u
-	}
 }
 
 // mergeTypeField is the spec field a kind line may default (envoyproxy/gateway #9334).

@@ -29,24 +29,34 @@ type world struct {
 	controllers []string
 }
 
+// worldObject is an object the world reads, with its kind and key read once.
+type worldObject struct {
+	gk  schema.GroupKind
+	key topology.Key
+	u   *unstructured.Unstructured
+}
+
+// objectOf is u with its kind and key.
+func objectOf(gk schema.GroupKind, u *unstructured.Unstructured) worldObject {
+	return worldObject{gk: gk, key: topology.Key{Namespace: u.GetNamespace(), Name: u.GetName()}, u: u}
+}
+
 // newWorld reads the objects (any mix of kinds: the topology's extra kinds and the policies of
 // kinds) into a snapshot over graph.
-func newWorld(graph *topology.Graph, objs []*unstructured.Unstructured, labeled []engine.Object, nsLabels map[string]map[string]string, kinds map[string]bool, controllers []string) *world {
+func newWorld(graph *topology.Graph, objs []worldObject, labeled []engine.Object, nsLabels map[string]map[string]string, kinds map[string]bool, controllers []string) *world {
 	in := engine.Input{Graph: graph, Objects: labeled, NamespaceLabels: nsLabels, Controllers: controllers}
 	w := &world{graph: graph, controllers: controllers}
-	for _, u := range objs {
-		gk := u.GroupVersionKind().GroupKind()
-		key := topology.Key{Namespace: u.GetNamespace(), Name: u.GetName()}
-		switch {
+	for _, o := range objs {
+		switch gk := o.gk; {
 		case gk == listenerSetKind || gk == tcpRouteKind || gk == udpRouteKind:
 			// Their attachment comes from the graph (the state and the offline input hold them);
 			// here only their labels, for targetSelectors.
-			in.Objects = append(in.Objects, engine.Object{Kind: gk.Kind, Key: key, Labels: u.GetLabels()})
+			in.Objects = append(in.Objects, engine.Object{Kind: gk.Kind, Key: o.key, Labels: o.u.GetLabels()})
 		case gk == referenceGrantKind:
-			in.ReferenceGrants = append(in.ReferenceGrants, referenceGrant(u))
+			in.ReferenceGrants = append(in.ReferenceGrants, referenceGrant(o.u))
 		case gk.Group == engine.Group && kinds[gk.Kind]:
-			if p := stored(u, graph); p != nil {
-				in.Policies = append(in.Policies, p)
+			if p, errs := engine.ReadAs(o.u, gk.Kind, engine.Ref{Namespace: o.key.Namespace, Name: o.key.Name}); len(errs) == 0 {
+				in.Policies = append(in.Policies, asStored(p, graph))
 			}
 		}
 	}

@@ -18,14 +18,15 @@ func offlineWorld(in *profile.Offline, skip *unstructured.Unstructured) *world {
 	for _, k := range profile.KindsOf(Name, in.Registry) {
 		kinds[k.GVK.Kind] = true
 	}
-	objs := make([]*unstructured.Unstructured, 0, len(in.Objects))
+	objs := make([]worldObject, 0, len(in.Objects))
 	var labeled []engine.Object
 	for _, u := range in.Objects {
 		if u == skip {
 			continue
 		}
-		objs = append(objs, u)
-		switch u.GroupVersionKind().GroupKind() {
+		gk := u.GroupVersionKind().GroupKind()
+		objs = append(objs, objectOf(gk, u))
+		switch gk {
 		case schema.GroupKind{Group: topology.Group, Kind: "Gateway"}, schema.GroupKind{Group: topology.Group, Kind: "HTTPRoute"}, schema.GroupKind{Group: topology.Group, Kind: "GRPCRoute"}:
 			labeled = append(labeled, engine.Object{Kind: u.GetKind(), Key: topology.Key{Namespace: u.GetNamespace(), Name: u.GetName()}, Labels: u.GetLabels()})
 		}

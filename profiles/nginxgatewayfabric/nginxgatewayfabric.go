@@ -121,7 +121,9 @@ func (Profile) world(st source.Source, reg *policy.Registry) *engine.World {
 // left out: the webhook refused them; so are GRPCRoutes that do not convert) over the graph and the
 // HTTPRoutes.
 func newWorld(g *topology.Graph, routes []*gwv1.HTTPRoute, objs []*unstructured.Unstructured) *engine.World {
-	w := &engine.World{Graph: g, HTTPRoutes: map[topology.Key]*gwv1.HTTPRoute{}, GRPCRoutes: map[topology.Key]*gwv1.GRPCRoute{}, Services: map[topology.Key]bool{}}
+	// Sized for a Service per route: grown by rehashing, a 10x world's maps cost a pass over each
+	// table at each doubling.
+	w := &engine.World{Graph: g, HTTPRoutes: make(map[topology.Key]*gwv1.HTTPRoute, len(routes)), GRPCRoutes: map[topology.Key]*gwv1.GRPCRoute{}, Services: make(map[topology.Key]bool, len(routes))}
 	for _, r := range routes {
 		w.HTTPRoutes[topology.Key{Namespace: r.Namespace, Name: r.Name}] = r
 	}

@@ -111,15 +111,15 @@ func appendNew(l []string, b string) []string {
 
 // sourcesMap is the sources counted, as persistent maps.
 func (gb *grantsBuild) sourcesMap() keyed[*sourceGrants] {
-	sources := immutable.NewMapBuilder[string, *sourceGrants](nil)
+	sources := make(map[string]*sourceGrants, len(gb.sources))
 	for k, s := range gb.sources {
-		tools := immutable.NewMapBuilder[string, *toolGrants](nil)
+		tools := make(map[string]*toolGrants, len(s.tools))
 		for t, tb := range s.tools {
-			tools.Set(t, &toolGrants{count: tb.count, at: setOf(tb.at)})
+			tools[t] = &toolGrants{count: tb.count, at: setOf(tb.at)}
 		}
-		sources.Set(k, &sourceGrants{inline: s.inline, any: s.any, inlineAt: setOf(s.inlineAt), anyAt: setOf(s.anyAt), tools: *tools.Map()})
+		sources[k] = &sourceGrants{inline: s.inline, any: s.any, inlineAt: setOf(s.inlineAt), anyAt: setOf(s.anyAt), tools: keyedOf(tools)}
 	}
-	return *sources.Map()
+	return keyedOf(sources)
 }
 
 // setOf is the keys of l (sorted) as a persistent ordered set.

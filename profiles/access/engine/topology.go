@@ -3,9 +3,9 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
-	"github.com/benbjohnson/immutable"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
@@ -136,7 +136,7 @@ func TopologyOf(gateways []*gatewayv1.Gateway, routes []*gatewayv1.HTTPRoute, ns
 	for _, gw := range gateways {
 		gws[gw.Namespace+"/"+gw.Name] = gw
 	}
-	t.gws, t.ns = keyedOf(gws), keyedOf(nsLabels)
+	t.gws, t.ns = keyedOf(gws), keyedOf(maps.Clone(nsLabels))
 	entries := make(map[string]*routeEntry, len(routes))
 	// Sized for a route per Backend and Gateway link: grown by rehashing, they cost a 10x world's
 	// build a pass over each table at each doubling.
@@ -182,11 +182,11 @@ func TopologyOf(gateways []*gatewayv1.Gateway, routes []*gatewayv1.HTTPRoute, ns
 func setsOf(m map[string][]string) keyed[keyed[struct{}]] {
 	out := make(map[string]keyed[struct{}], len(m))
 	for k, l := range m {
-		b := immutable.NewMapBuilder[string, struct{}](nil)
+		set := make(map[string]struct{}, len(l))
 		for _, x := range l {
-			b.Set(x, struct{}{})
+			set[x] = struct{}{}
 		}
-		out[k] = *b.Map()
+		out[k] = keyedOf(set)
 	}
 	return keyedOf(out)
 }

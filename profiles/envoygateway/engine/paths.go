@@ -10,9 +10,11 @@ import (
 // them dead and adds new ones at the end, so that the numbers of the others stay what they were;
 // each scope lists the live paths beneath it in a build's order (pathIndex.under).
 
-// pathIndex is a persistent list of paths and, per scope, the live paths beneath it.
+// pathIndex is a persistent list of paths and, per scope, the live paths beneath it. The paths of
+// a build are base, which no one writes afterwards; those steps add follow, in added.
 type pathIndex struct {
-	list  *immutable.List[Path]
+	base  []Path
+	added *immutable.List[Path]
 	dead  pmap[int32, bool]
 	ndead int
 	under pmap[Scope, []int32]
@@ -20,22 +22,18 @@ type pathIndex struct {
 
 // frozen is the index of paths made by a build.
 func frozen(paths []Path, under *scopeLists) pathIndex {
-	b := immutable.NewListBuilder[Path]()
-	for _, p := range paths {
-		b.Append(p)
-	}
-	u := immutable.NewMapBuilder[Scope, []int32](hasher[Scope]{})
-	for j, sc := range under.keys {
-		u.Set(sc, under.lists[j])
-	}
-	return pathIndex{list: b.List(), under: pmap[Scope, []int32]{u.Map()}}
+	return pathIndex{base: paths, added: immutable.NewList[Path](), under: pmapAt(under.at, under.lists)}
 }
 
-func (x pathIndex) len() int { return x.list.Len() }
+func (x pathIndex) len() int { return len(x.base) + x.added.Len() }
 
 // at is path i, and whether it is live.
 func (x pathIndex) at(i int) (Path, bool) {
-	return x.list.Get(i), !x.dead.get(int32(i))
+	live := !x.dead.get(int32(i))
+	if i < len(x.base) {
+		return x.base[i], live
+	}
+	return x.added.Get(i - len(x.base)), live
 }
 
 // building is what NewSnapshot gathers before it freezes it into a Snapshot's indexes; a step uses
@@ -74,16 +72,15 @@ func (b *building) reserve(n int) {
 }
 
 func (l *scopeLists) reserve(n int) {
-	if len(l.keys) == 0 {
+	if len(l.lists) == 0 {
 		l.at = make(map[Scope]int, n)
 	}
-	l.keys, l.lists = slices.Grow(l.keys, n), slices.Grow(l.lists, n)
+	l.lists = slices.Grow(l.lists, n)
 }
 
-// scopeLists lists the paths beneath each scope, in the order added: keys[j]'s are lists[j].
+// scopeLists lists the paths beneath each scope, in the order added: scope sc's are lists[at[sc]].
 type scopeLists struct {
 	at    map[Scope]int
-	keys  []Scope
 	lists [][]int32
 	// last is the chain of scopes added last, with their positions: the paths of one route come
 	// one after another and share all but the rule's, which spares a build most of its lookups
@@ -101,9 +98,9 @@ func (l *scopeLists) add(chain []Scope, i int32) {
 		if j >= l.lastN || sc != l.last[j] {
 			at, ok := l.at[sc]
 			if !ok {
-				at = len(l.keys)
+				at = len(l.lists)
 				l.at[sc] = at
-				l.keys, l.lists = append(l.keys, sc), append(l.lists, nil)
+				l.lists = append(l.lists, nil)
 			}
 			l.last[j], l.lastAt[j] = sc, at
 		}

@@ -103,11 +103,17 @@ func Read(u *unstructured.Unstructured) (*Policy, field.ErrorList) {
 	if gvk.Group != Group {
 		return nil, field.ErrorList{field.Invalid(field.NewPath("apiVersion"), u.GetAPIVersion(), "not an envoy gateway policy")}
 	}
-	if _, ok := Kinds[gvk.Kind]; !ok {
-		return nil, field.ErrorList{field.NotSupported(field.NewPath("kind"), gvk.Kind, sortedKinds())}
+	return ReadAs(u, gvk.Kind, Ref{u.GetNamespace(), u.GetName()})
+}
+
+// ReadAs is Read of an object whose group is Group, of kind and named ref (as a store keeps them:
+// read once by the caller, not again from the object's maps).
+func ReadAs(u *unstructured.Unstructured, kind string, ref Ref) (*Policy, field.ErrorList) {
+	if _, ok := Kinds[kind]; !ok {
+		return nil, field.ErrorList{field.NotSupported(field.NewPath("kind"), kind, sortedKinds())}
 	}
-	p := &Policy{Kind: gvk.Kind, Ref: Ref{u.GetNamespace(), u.GetName()}, Created: u.GetCreationTimestamp().Time, Fields: map[string]interface{}{}}
 	spec, _ := u.Object["spec"].(map[string]interface{})
+	p := &Policy{Kind: kind, Ref: ref, Created: u.GetCreationTimestamp().Time, Fields: make(map[string]interface{}, len(spec))}
 	p.Raw = spec
 	var errs field.ErrorList
 	for k, v := range spec {

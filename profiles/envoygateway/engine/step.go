@@ -96,13 +96,8 @@ func (s *Snapshot) attachAt(kind string, sc Scope, p *Policy) {
 
 // Stored lists the stored policies of kind, in no order.
 func (s *Snapshot) Stored(kind string) []*Policy {
-	m := s.resolved[kind].m
-	if m == nil {
-		return nil
-	}
-	out := make([]*Policy, 0, m.Len())
-	for it := m.Iterator(); !it.Done(); {
-		_, pp, _ := it.Next()
+	var out []*Policy
+	for _, pp := range s.resolved[kind].all() {
 		out = append(out, pp.policy)
 	}
 	return out

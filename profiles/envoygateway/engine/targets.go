@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"slices"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -12,9 +14,15 @@ import (
 // ReferenceGrant).
 func (s *Snapshot) Resolve(p *Policy) Resolution {
 	var r Resolution
-	seen := map[Scope]bool{}
 	for _, t := range p.Targets {
-		s.resolveRef(p, t, &r, seen)
+		s.resolveRef(p, t, &r)
+	}
+	if len(p.Selectors) == 0 {
+		return r
+	}
+	seen := make(map[Scope]bool, len(r.Scopes)) // a selector may match many
+	for _, sc := range r.Scopes {
+		seen[sc] = true
 	}
 	for _, sel := range p.Selectors {
 		s.resolveSelector(p, sel, &r, seen)
@@ -22,9 +30,9 @@ func (s *Snapshot) Resolve(p *Policy) Resolution {
 	return r
 }
 
-// resolveRef adds where one targetRef lands to r: its scope (once, by seen), or NoSection when the
-// object exists without the section named, or Missing.
-func (s *Snapshot) resolveRef(p *Policy, t TargetRef, r *Resolution, seen map[Scope]bool) {
+// resolveRef adds where one targetRef lands to r: its scope (once), or NoSection when the object
+// exists without the section named, or Missing.
+func (s *Snapshot) resolveRef(p *Policy, t TargetRef, r *Resolution) {
 	sc := Scope{Kind: t.Kind, Namespace: p.Ref.Namespace, Name: t.Name, Section: t.Section}
 	if (t.Group != "" && t.Group != topology.Group) || !s.exists.get(sc) {
 		if whole := (Scope{Kind: sc.Kind, Namespace: sc.Namespace, Name: sc.Name}); sc.Section != "" && (t.Group == "" || t.Group == topology.Group) && s.exists.get(whole) {
@@ -34,15 +42,14 @@ func (s *Snapshot) resolveRef(p *Policy, t TargetRef, r *Resolution, seen map[Sc
 		}
 		return
 	}
-	if !seen[sc] {
-		seen[sc] = true
+	if !slices.Contains(r.Scopes, sc) { // a policy's scopes are few: a map per policy cost a build more
 		r.Scopes = append(r.Scopes, sc)
 	}
 }
 
-// resolveSelector adds the objects one targetSelector matches to r: each scope once (by seen),
-// those of another namespace no ReferenceGrant lets the policy reach as Ignored. A selector of
-// another group, or with labels that do not parse, matches nothing.
+// resolveSelector adds the objects one targetSelector matches to r: each scope once (by seen, which
+// holds r's scopes), those of another namespace no ReferenceGrant lets the policy reach as Ignored.
+// A selector of another group, or with labels that do not parse, matches nothing.
 func (s *Snapshot) resolveSelector(p *Policy, sel Selector, r *Resolution, seen map[Scope]bool) {
 	if sel.Group != topology.Group {
 		return

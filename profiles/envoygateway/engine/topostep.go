@@ -217,11 +217,8 @@ func (s *Snapshot) resolveAgain(touched []Scope) {
 			keys[k] = true
 		}
 	}
-	if s.selecting.m != nil {
-		for it := s.selecting.m.Iterator(); !it.Done(); {
-			k, _, _ := it.Next()
-			keys[k] = true
-		}
+	for k := range s.selecting.all() {
+		keys[k] = true
 	}
 	ordered := make([]policyKey, 0, len(keys))
 	for k := range keys {
@@ -284,12 +281,12 @@ func (x *pathIndex) same(idx []int32, paths []Path) bool {
 // appendPaths adds paths at the end of the list and returns their numbers.
 func (x *pathIndex) appendPaths(paths []Path) []int32 {
 	nums := make([]int32, len(paths))
-	l := x.list
+	l := x.added
 	for i, p := range paths {
-		nums[i] = int32(l.Len())
+		nums[i] = int32(len(x.base) + l.Len())
 		l = l.Append(p)
 	}
-	x.list = l
+	x.added = l
 	return nums
 }
 
@@ -302,7 +299,7 @@ func (x *pathIndex) insertRoute(paths []Path, under *scopeLists) {
 	}
 	nums := x.appendPaths(paths)
 	route := paths[0]
-	for j, sc := range under.keys {
+	for sc, j := range under.at { // each scope's list is set apart: their order does not matter
 		local := under.lists[j]
 		cur := x.under.get(sc)
 		at := sort.Search(len(cur), func(j int) bool {
@@ -321,7 +318,7 @@ func (x *pathIndex) insertRoute(paths []Path, under *scopeLists) {
 // insertBlock adds listener paths (numbered 0… in under) whose scopes list nothing else.
 func (x *pathIndex) insertBlock(paths []Path, under *scopeLists) {
 	nums := x.appendPaths(paths)
-	for j, sc := range under.keys {
+	for sc, j := range under.at {
 		local := under.lists[j]
 		next := make([]int32, 0, len(local))
 		for _, i := range local {

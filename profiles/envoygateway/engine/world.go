@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"maps"
 	"slices"
 	"sort"
 
@@ -217,7 +218,7 @@ type Resolution struct {
 // NewSnapshot builds the indexes. Inputs are not modified.
 func NewSnapshot(in Input) *Snapshot {
 	s := &Snapshot{
-		objects: map[string]objectMap{}, nsLabels: pmapOf(in.NamespaceLabels),
+		objects: map[string]objectMap{}, nsLabels: pmapOf(maps.Clone(in.NamespaceLabels)),
 		attach: map[string]pmap[Scope, []*Policy]{}, resolved: map[string]pmap[Ref, placedPolicy]{},
 		split: map[string]pmap[Scope, int]{}, graph: in.Graph, controllers: in.Controllers,
 		b: newBuilding(),
@@ -245,7 +246,9 @@ func NewSnapshot(in Input) *Snapshot {
 	for _, p := range in.Policies {
 		policies[p.Kind] = append(policies[p.Kind], p)
 	}
-	named, selecting := map[Scope][]policyKey{}, map[policyKey]bool{}
+	// Sized for a target per policy: grown by rehashing, a 10x world's maps cost a pass over each
+	// table at each doubling.
+	named, selecting := make(map[Scope][]policyKey, len(in.Policies)), map[policyKey]bool{}
 	for kind, ps := range policies {
 		sort.SliceStable(ps, func(i, j int) bool { return older(ps[i], ps[j]) })
 		s.indexPolicies(kind, ps)
@@ -276,7 +279,7 @@ func namedBy(p *Policy) []Scope {
 
 // indexPolicies resolves the policies ps of kind, oldest first, and indexes them.
 func (s *Snapshot) indexPolicies(kind string, ps []*Policy) {
-	attach, resolved, split := map[Scope][]*Policy{}, map[Ref]placedPolicy{}, map[Scope]int{}
+	attach, resolved, split := make(map[Scope][]*Policy, len(ps)), make(map[Ref]placedPolicy, len(ps)), map[Scope]int{}
 	for _, p := range ps {
 		r := s.Resolve(p)
 		resolved[p.Ref] = placedPolicy{policy: p, Resolution: r}
@@ -467,13 +470,9 @@ func (s *Snapshot) Exists(sc Scope) bool { return s.exists.get(sc) }
 // Held lists the scopes that policies of kind attach to (the holder and any it holds off),
 // sorted; Envoy Gateway's status relations are drawn between them.
 func (s *Snapshot) Held(kind string) []Scope {
-	at := s.attach[kind].m
-	if at == nil {
-		return []Scope{}
-	}
-	out := make([]Scope, 0, at.Len())
-	for it := at.Iterator(); !it.Done(); {
-		sc, ps, _ := it.Next()
+	at := s.attach[kind]
+	out := make([]Scope, 0, at.sizeHint())
+	for sc, ps := range at.all() {
 		if len(ps) > 0 {
 			out = append(out, sc)
 		}

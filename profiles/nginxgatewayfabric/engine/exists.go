@@ -32,6 +32,11 @@ func (w *World) servedGateway(k topology.Key) bool {
 // routeInGraph reports whether the route of kind exists and names a served Gateway as a parent,
 // directly or through a ListenerSet (buildHTTPRoute and buildGRPCRoute return nil otherwise).
 func (w *World) routeInGraph(kind string, k topology.Key) bool {
+	return w.routeServed(kind, k, w.servedGateway)
+}
+
+// routeServed is routeInGraph, with served telling whether a Gateway is served.
+func (w *World) routeServed(kind string, k topology.Key, served func(topology.Key) bool) bool {
 	r, ok := w.Graph.Route(topology.Target{Kind: kind, Namespace: k.Namespace, Name: k.Name})
 	if !ok {
 		return false
@@ -44,7 +49,7 @@ func (w *World) routeInGraph(kind string, k topology.Key) bool {
 		pk := topology.Key{Namespace: ns, Name: string(ref.Name)}
 		switch {
 		case ref.Kind == nil || *ref.Kind == "Gateway":
-			if w.servedGateway(pk) {
+			if served(pk) {
 				return true
 			}
 		case *ref.Kind == "ListenerSet":
@@ -53,7 +58,7 @@ func (w *World) routeInGraph(kind string, k topology.Key) bool {
 				if ls.Spec.ParentRef.Namespace != nil {
 					gns = string(*ls.Spec.ParentRef.Namespace)
 				}
-				if w.servedGateway(topology.Key{Namespace: gns, Name: string(ls.Spec.ParentRef.Name)}) {
+				if served(topology.Key{Namespace: gns, Name: string(ls.Spec.ParentRef.Name)}) {
 					return true
 				}
 			}
@@ -69,23 +74,42 @@ func (w *World) routeInGraph(kind string, k topology.Key) bool {
 func (w *World) referenced() map[topology.Key]bool {
 	idx := w.indexes().routes
 	idx.refOnce.Do(func() {
-		idx.referenced = map[topology.Key]bool{}
-		for k := range w.HTTPRoutes {
-			if w.routeInGraph("HTTPRoute", k) {
-				for _, s := range w.backends("HTTPRoute", k) {
-					idx.referenced[s] = true
-				}
-			}
-		}
-		for k := range w.GRPCRoutes {
-			if w.routeInGraph("GRPCRoute", k) {
-				for _, s := range w.backends("GRPCRoute", k) {
-					idx.referenced[s] = true
-				}
-			}
-		}
+		idx.referenced = w.referencedServices()
 	})
 	return idx.referenced
+}
+
+// referencedServices computes referenced: each route read once, from the map's entries (a 10x
+// world's routes looked up again by key cost a cache miss each), each Gateway's service decided
+// once.
+func (w *World) referencedServices() map[topology.Key]bool {
+	out := make(map[topology.Key]bool, len(w.HTTPRoutes)+len(w.GRPCRoutes))
+	gateways := map[topology.Key]bool{}
+	served := func(k topology.Key) bool {
+		s, ok := gateways[k]
+		if !ok {
+			s = w.servedGateway(k)
+			gateways[k] = s
+		}
+		return s
+	}
+	add := func(kind string, k topology.Key, refs []gwv1.BackendObjectReference) {
+		if !w.routeServed(kind, k, served) {
+			return
+		}
+		for _, b := range refs {
+			if svc, ok := w.backendService(kind, k.Namespace, b); ok {
+				out[svc] = true
+			}
+		}
+	}
+	for k, r := range w.HTTPRoutes {
+		add("HTTPRoute", k, backendRefs(r, nil))
+	}
+	for k, r := range w.GRPCRoutes {
+		add("GRPCRoute", k, backendRefs(nil, r))
+	}
+	return out
 }
 
 // granted reports whether a route of kind in namespace from may send to Service to.
@@ -106,18 +130,24 @@ func (w *World) granted(kind, from string, to topology.Key) bool {
 func (w *World) backendServices(kind, ns string, refs []gwv1.BackendObjectReference) []topology.Key {
 	set := map[topology.Key]bool{}
 	for _, b := range refs {
-		if (b.Kind != nil && *b.Kind != "Service") || (b.Group != nil && *b.Group != "" && *b.Group != "core") {
-			continue
-		}
-		k := topology.Key{Namespace: ns, Name: string(b.Name)}
-		if b.Namespace != nil {
-			k.Namespace = string(*b.Namespace)
-		}
-		if w.granted(kind, ns, k) {
+		if k, ok := w.backendService(kind, ns, b); ok {
 			set[k] = true
 		}
 	}
 	return sortedTopoKeys(set)
+}
+
+// backendService is the Service backendRef b of a route of kind in namespace ns names, if it names
+// one that the route may send to.
+func (w *World) backendService(kind, ns string, b gwv1.BackendObjectReference) (topology.Key, bool) {
+	if (b.Kind != nil && *b.Kind != "Service") || (b.Group != nil && *b.Group != "" && *b.Group != "core") {
+		return topology.Key{}, false
+	}
+	k := topology.Key{Namespace: ns, Name: string(b.Name)}
+	if b.Namespace != nil {
+		k.Namespace = string(*b.Namespace)
+	}
+	return k, w.granted(kind, ns, k)
 }
 
 func sortedTopoKeys(set map[topology.Key]bool) []topology.Key {

@@ -187,3 +187,43 @@ func TestUpstreamSettingsAcrossNamespaces(t *testing.T) {
 		})
 	}
 }
+
+// TestReferencedIsEachServedRoutesBackends: the Services routes send to, computed over the routes'
+// entries with each Gateway's service decided once, are those the backends of each route in NGINX
+// Gateway Fabric's graph name, route by route.
+func TestReferencedIsEachServedRoutesBackends(t *testing.T) {
+	for name, docs := range map[string][]string{
+		"routes of its class and of another":   {topo, classes},
+		"a route to another namespace":         {topo, crossRoute},
+		"a route to another namespace granted": {topo, crossRoute, crossGrant},
+	} {
+		t.Run(name, func(t *testing.T) {
+			w := world(t, docs...)
+			want := map[string]bool{}
+			for k := range w.HTTPRoutes {
+				if w.routeInGraph("HTTPRoute", k) {
+					for _, s := range w.backends("HTTPRoute", k) {
+						want[s.String()] = true
+					}
+				}
+			}
+			for k := range w.GRPCRoutes {
+				if w.routeInGraph("GRPCRoute", k) {
+					for _, s := range w.backends("GRPCRoute", k) {
+						want[s.String()] = true
+					}
+				}
+			}
+			got := map[string]bool{}
+			for s := range w.referenced() {
+				got[s.String()] = true
+			}
+			if len(want) == 0 {
+				t.Fatal("the world's routes send to no Service: the case shows nothing")
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("referenced (-route by route +computed):\n%s", diff)
+			}
+		})
+	}
+}

@@ -146,19 +146,31 @@ func setNested(m map[string]interface{}, path string, v interface{}) {
 // in another where a ReferenceGrant allows it), sorted.
 func (w *World) backends(kind string, k topology.Key) []topology.Key {
 	var refs []gwv1.BackendObjectReference
-	switch r := w.HTTPRoutes[k]; {
-	case kind == "HTTPRoute" && r != nil:
-		for _, rule := range r.Spec.Rules {
-			for _, b := range rule.BackendRefs {
-				refs = append(refs, b.BackendObjectReference)
-			}
-		}
+	switch {
+	case kind == "HTTPRoute" && w.HTTPRoutes[k] != nil:
+		refs = backendRefs(w.HTTPRoutes[k], nil)
 	case kind == "GRPCRoute" && w.GRPCRoutes[k] != nil:
-		for _, rule := range w.GRPCRoutes[k].Spec.Rules {
+		refs = backendRefs(nil, w.GRPCRoutes[k])
+	}
+	return w.backendServices(kind, k.Namespace, refs)
+}
+
+// backendRefs are the backendRefs of the rules of an HTTPRoute h or a GRPCRoute g (the other nil).
+func backendRefs(h *gwv1.HTTPRoute, g *gwv1.GRPCRoute) []gwv1.BackendObjectReference {
+	var refs []gwv1.BackendObjectReference
+	if h != nil {
+		for _, rule := range h.Spec.Rules {
 			for _, b := range rule.BackendRefs {
 				refs = append(refs, b.BackendObjectReference)
 			}
 		}
 	}
-	return w.backendServices(kind, k.Namespace, refs)
+	if g != nil {
+		for _, rule := range g.Spec.Rules {
+			for _, b := range rule.BackendRefs {
+				refs = append(refs, b.BackendObjectReference)
+			}
+		}
+	}
+	return refs
 }

@@ -168,7 +168,7 @@ func (f *sources) load(cmd *cobra.Command, scope string) (*input, string, error)
 // server's object-meta validation would (names, namespaces with -n, duplicates), checks custom
 // objects against the CRDs of the input and of --crd (leaving out those the API server would
 // reject), applies the static defaults the API server would apply, and builds the topology
-// (validate: takes the objects through those steps a part at a time, newReviewInput).
+// (the objects taken through those steps a part at a time: newCheckedInput, newReviewInput).
 // Unreadable input is an exit-2 error (*unreadable, whose findings say where).
 func (f *sources) loadFiles(ctx context.Context, override *settings.Settings) (*input, error) {
 	objs, skipped, err := read(f.files, f.opts.options())
@@ -212,11 +212,7 @@ func (f *sources) loadFiles(ctx context.Context, override *settings.Settings) (*
 	if f.review {
 		o, err = newReviewInput(ctx, s, admitted, checker)
 	} else {
-		kept, keptSrcs, errs := check(ctx, checker, admitted, true)
-		rejected = append(rejected, errs...)
-		if o, err = newInput(s, kept, keptSrcs); err == nil {
-			o.unchecked = unchecked(o.registry, kept, checker)
-		}
+		o, err = newCheckedInput(ctx, s, admitted, checker)
 	}
 	if err != nil {
 		return nil, err
@@ -292,11 +288,12 @@ func readConfigFile(path string) (settings.Settings, error) {
 // schema lacks them), sorts the objects and builds the topology. Unconvertible Gateway API objects
 // are an exit-2 error.
 func newInput(s settings.Settings, objs []*unstructured.Unstructured, srcs []string) (*input, error) {
-	return newInputWith(s, objs, func(reg *policy.Registry) (*inventory.Inventory, []error) {
-		manifest.Share(objs) // defaulted: the last write to the objects' fields; before the views hold them
-		inv := inventory.Build(reg, objs, srcs)
-		return inv, inv.Problems
-	})
+	reg := s.Registry()
+	if err := applyDefaults(reg, objs); err != nil {
+		return nil, err
+	}
+	manifest.Share(objs) // defaulted: the last write to the objects' fields; before the views hold them
+	return builtInput(s, reg, objs, srcs)
 }
 
 // check checks the objects against their CRDs (on every CPU at once), and returns those the API
@@ -337,15 +334,12 @@ func applyDefaults(reg *policy.Registry, objs []*unstructured.Unstructured) erro
 	return nil
 }
 
-// newInputWith is newInput with the inventory that build makes (nil for none) and its problems.
-func newInputWith(s settings.Settings, objs []*unstructured.Unstructured, build func(*policy.Registry) (*inventory.Inventory, []error)) (*input, error) {
-	reg := s.Registry()
-	if err := applyDefaults(reg, objs); err != nil {
-		return nil, err
-	}
-	inv, problems := build(reg)
-	if len(problems) > 0 {
-		return nil, &exitError{Code: 2, Err: errors.Join(problems...)}
+// builtInput is the input of objects defaulted and shared: their inventory built, unconvertible
+// Gateway API objects an exit-2 error, and the settings' CEL cost limit checked.
+func builtInput(s settings.Settings, reg *policy.Registry, objs []*unstructured.Unstructured, srcs []string) (*input, error) {
+	inv := inventory.Build(reg, objs, srcs)
+	if len(inv.Problems) > 0 {
+		return nil, &exitError{Code: 2, Err: errors.Join(inv.Problems...)}
 	}
 	if _, err := cel.New(s.CELCostLimit); err != nil { // the settings' cost limit, checked now
 		return nil, err

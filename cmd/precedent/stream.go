@@ -18,11 +18,39 @@ import (
 	"github.com/precedent-dev/precedent/profiles"
 )
 
-// reviewPart is how many objects validate's input takes through its steps at once (check,
-// defaults, conversion, release, sharing): each step frees or shares some of what the objects
-// held as decoded, and the objects of a large input need not all be held whole and unshared, with
-// the garbage of their check, at once.
+// reviewPart is how many objects the input of the files takes through its steps at once (check,
+// defaults, sharing, and for validate conversion and release): each step frees or shares some of
+// what the objects held as decoded, and the objects of a large input need not all be held whole
+// and unshared, with the garbage of their check, at once.
 var reviewPart = 4096
+
+// newCheckedInput is newInput for the objects of the files (but validate's: newReviewInput), a
+// part of them at a time (reviewPart): each part is checked against the CRDs (the objects the API
+// server would reject are left out, their errors in the input's rejected), defaulted and shared
+// with the parts before; then the inventory is built over all of them. The input is the same as
+// that of the steps each taken over every object at once.
+func newCheckedInput(ctx context.Context, s settings.Settings, admitted []sourced, checker *crdcheck.Checker) (*input, error) {
+	reg := s.Registry()
+	sharer := manifest.NewSharer()
+	kept := make([]*unstructured.Unstructured, 0, len(admitted))
+	var srcs []string
+	var rejected []finding.Finding
+	for start := 0; start < len(admitted); start += reviewPart {
+		part, partSrcs, errs := check(ctx, checker, admitted[start:min(start+reviewPart, len(admitted))], true)
+		rejected = append(rejected, errs...)
+		if err := applyDefaults(reg, part); err != nil {
+			return nil, err
+		}
+		sharer.Share(part) // defaulted: the last write to the objects' fields; before the views hold them
+		kept, srcs = append(kept, part...), append(srcs, partSrcs...)
+	}
+	o, err := builtInput(s, reg, kept, srcs)
+	if err != nil {
+		return nil, err
+	}
+	o.rejected, o.unchecked = rejected, unchecked(reg, kept, checker)
+	return o, nil
+}
 
 // newReviewInput is newInput for validate, whose review reads a source of its own (package
 // memory), a part of the objects at a time (reviewPart): each part is checked against the CRDs

@@ -9,14 +9,16 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/precedent-dev/precedent/internal/finding"
 	"github.com/precedent-dev/precedent/internal/settings"
 )
 
-// TestReviewPartsAsWhole: validate's input taken through its steps a few objects at a time gives
-// what the steps taken over every object at once give: the same output in every format (objects
-// left out for their CRD's rules, duplicates, unchecked kinds, conversion errors, syntax errors)
-// and the same objects, as defaulted, released and shared.
-func TestReviewPartsAsWhole(t *testing.T) {
+// TestInputPartsAsWhole: the input of the files taken through its steps a few objects at a time
+// gives what the steps taken over every object at once give: validate's output in every format
+// (objects left out for their CRD's rules, duplicates, unchecked kinds, conversion errors, syntax
+// errors), and the same objects, as defaulted, released and shared, with the same findings, for
+// validate's input and the other commands'.
+func TestInputPartsAsWhole(t *testing.T) {
 	defer func(n int) { reviewPart = n }(reviewPart)
 	unconvertible := t.TempDir() // two routes the review cannot convert, among others it can
 	var routes string
@@ -53,7 +55,7 @@ func TestReviewPartsAsWhole(t *testing.T) {
 			out, errOut, code := run(append([]string{"validate", "-o", format}, args...)...)
 			want[format] = fmt.Sprintf("exit %d\n%s\nstderr:\n%s", code, out, errOut)
 		}
-		wantObjects := reviewObjects(t, args)
+		wantObjects := [2][]interface{}{loaded(t, args, true), loaded(t, args, false)}
 		for _, part := range []int{1, 2, 7} {
 			reviewPart = part
 			for format, w := range want {
@@ -62,19 +64,19 @@ func TestReviewPartsAsWhole(t *testing.T) {
 					t.Errorf("validate %v -o %s, %d objects at a time (-all at once +in parts):\n%s", args, format, part, diff)
 				}
 			}
-			if diff := cmp.Diff(wantObjects, reviewObjects(t, args)); diff != "" {
+			if diff := cmp.Diff(wantObjects, [2][]interface{}{loaded(t, args, true), loaded(t, args, false)}); diff != "" {
 				t.Errorf("validate %v, %d objects at a time: objects (-all at once +in parts):\n%s", args, part, diff)
 			}
 		}
 	}
 }
 
-// reviewObjects are the objects of validate's input for the command line args (-f, --crd,
-// --config), and whether each was converted for the review's source; nil when the input cannot
-// be read.
-func reviewObjects(t *testing.T, args []string) []interface{} {
+// loaded are the objects of the input for the command line args (-f, --crd, --config) (validate's
+// when review), whether each was converted for the review's source, and the input's findings; the
+// error alone when the input cannot be read.
+func loaded(t *testing.T, args []string, review bool) []interface{} {
 	t.Helper()
-	src := &sources{review: true}
+	src := &sources{review: review}
 	var config string
 	for i := 0; i+1 < len(args); i += 2 {
 		switch args[i] {
@@ -97,9 +99,12 @@ func reviewObjects(t *testing.T, args []string) []interface{} {
 	}
 	o, err := src.loadFiles(context.Background(), override)
 	if err != nil {
-		return nil
+		return []interface{}{err.Error()}
 	}
 	var out []interface{}
+	for _, f := range append(append([]finding.Finding(nil), o.rejected...), o.unchecked...) {
+		out = append(out, fmt.Sprintf("%s:%d: %s", f.File, f.Line, f.Text()))
+	}
 	for _, u := range o.objects {
 		_, converted := o.converted[u]
 		out = append(out, map[string]interface{}{"object": u.Object, "converted": converted})

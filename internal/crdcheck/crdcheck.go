@@ -49,6 +49,9 @@ type version struct {
 	structural *structuralschema.Structural
 	schema     reused
 	cel        *schemacel.Validator // nil when the schema has no x-kubernetes-validations
+	// embedded and listed are the fields under which the embedded objects' metadata and the
+	// list types are checked.
+	embedded, listed fields
 }
 
 var scheme = newScheme()
@@ -123,7 +126,8 @@ func newVersion(props *apiextensions.JSONSchemaProps) (*version, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schema validator: %w", err)
 	}
-	return &version{structural: s, schema: newReused(openapi), cel: schemacel.NewValidator(s, true, celconfig.PerCallLimit)}, nil
+	return &version{structural: s, schema: newReused(openapi), cel: schemacel.NewValidator(s, true, celconfig.PerCallLimit),
+		embedded: fieldsWith(s, embedded), listed: fieldsWith(s, listed)}, nil
 }
 
 // Knows reports whether a CRD for gk was given.
@@ -188,8 +192,7 @@ func (c *Checker) Check(ctx context.Context, u *unstructured.Unstructured) field
 	structuraldefaulting.Default(u.Object, v.structural)
 
 	errs = append(errs, sorted(apiservervalidation.ValidateCustomResource(nil, u.Object, v.schema))...)
-	errs = append(errs, schemaobjectmeta.Validate(ctx, nil, u.Object, v.structural, false)...)
-	errs = append(errs, listtype.ValidateListSetsAndMaps(nil, v.structural, u.Object)...)
+	errs = append(errs, v.walks(ctx, u.Object)...)
 	if v.cel != nil {
 		if blocking(errs) {
 			errs = append(errs, field.Invalid(nil, nil, "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"))
@@ -199,6 +202,19 @@ func (c *Checker) Check(ctx context.Context, u *unstructured.Unstructured) field
 		}
 	}
 	return rooted(errs)
+}
+
+// walks validates the embedded objects' metadata and the list types of obj, through the fields
+// that may hold them.
+func (v *version) walks(ctx context.Context, obj map[string]interface{}) field.ErrorList {
+	var errs field.ErrorList
+	if o, ok := v.embedded.of(obj); ok {
+		errs = append(errs, schemaobjectmeta.Validate(ctx, nil, o, v.structural, false)...)
+	}
+	if o, ok := v.listed.of(obj); ok {
+		errs = append(errs, listtype.ValidateListSetsAndMaps(nil, v.structural, o)...)
+	}
+	return errs
 }
 
 // CheckAll is Check of each object of objs, its errors at the object's index; objects are checked

@@ -203,7 +203,7 @@ func (f *sources) loadFiles(ctx context.Context, override *settings.Settings) (*
 	if f.unsetOff {
 		s.UnsetEnabled = false
 	}
-	checker, err := crdcheck.New(crds)
+	checker, err := crdcheck.WithBuiltin(crds)
 	if err != nil {
 		return nil, &exitError{Code: 2, Err: err}
 	}
@@ -232,16 +232,13 @@ func (f *sources) defaultNamespace() string {
 	return f.cluster.namespaceFlag()
 }
 
-// allCRDs returns the CRDs the objects are checked against: Precedent's own (built in), then those
-// of the input, then those of --crd, a later one winning for its kind (crdcheck.New), so a CRD the
-// user gives replaces the built-in one. --crd takes files and folders (recursively, such as
-// config/crd) and skips what is not a CRD there (kustomization.yaml, ...).
+// allCRDs returns the CRDs of the input, then those of --crd, that the objects are checked
+// against beside Precedent's own (built in), a later one winning for its kind
+// (crdcheck.WithBuiltin), so a CRD the user gives replaces the built-in one. --crd takes files and
+// folders (recursively, such as config/crd) and skips what is not a CRD there
+// (kustomization.yaml, ...).
 func (f *sources) allCRDs(input []*unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
-	crds, err := crdcheck.Builtin()
-	if err != nil {
-		return nil, fmt.Errorf("built-in CRDs: %w", err)
-	}
-	crds = append(crds, input...)
+	crds := input
 	if len(f.crds) == 0 {
 		return crds, nil
 	}

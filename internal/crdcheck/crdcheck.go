@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"sync"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
@@ -38,10 +39,15 @@ type Checker struct {
 
 // definition is one CRD: its validators per version, and its labels.
 type definition struct {
-	name     string
-	labels   map[string]string
-	scope    apiextensions.ResourceScope
+	name   string
+	labels map[string]string
+	scope  apiextensions.ResourceScope
+	// crd is the CRD whose validators are built on first use (lazily: built-in CRDs), nil once
+	// they are.
+	crd      *apiextensions.CustomResourceDefinition
+	once     sync.Once
 	versions map[string]*version
+	err      error
 }
 
 // version holds what the API server builds once per served version of a CRD.
@@ -66,17 +72,42 @@ func newScheme() *kruntime.Scheme {
 // whose schema is not structural, is an error naming it.
 func New(crds []*unstructured.Unstructured) (*Checker, error) {
 	c := &Checker{kinds: map[schema.GroupKind]*definition{}}
+	return c, c.add(crds, false)
+}
+
+// WithBuiltin is New of Precedent's own CRDs (Builtin), then of crds, a later CRD winning for its
+// kind. The validators of a built-in CRD are built when an object of its kind is first checked:
+// an input holds few of Precedent's kinds, and building the validators of all of them (their CEL
+// rules compiled) was most of what checking a small input cost.
+func WithBuiltin(crds []*unstructured.Unstructured) (*Checker, error) {
+	builtin, err := Builtin()
+	if err != nil {
+		return nil, fmt.Errorf("built-in CRDs: %w", err)
+	}
+	c := &Checker{kinds: map[schema.GroupKind]*definition{}}
+	if err := c.add(builtin, true); err != nil {
+		return nil, fmt.Errorf("built-in %w", err)
+	}
+	return c, c.add(crds, false)
+}
+
+// add reads the CRDs into c, building their validators now unless lazily.
+func (c *Checker) add(crds []*unstructured.Unstructured, lazily bool) error {
 	for _, u := range crds {
-		d, gk, err := build(u)
+		d, gk, err := read(u)
+		if err == nil && !lazily {
+			_, err = d.built()
+		}
 		if err != nil {
-			return nil, fmt.Errorf("CustomResourceDefinition %s: %w", u.GetName(), err)
+			return fmt.Errorf("CustomResourceDefinition %s: %w", u.GetName(), err)
 		}
 		c.kinds[gk] = d
 	}
-	return c, nil
+	return nil
 }
 
-func build(u *unstructured.Unstructured) (*definition, schema.GroupKind, error) {
+// read reads a CRD as the API server holds it (the internal version, defaulted).
+func read(u *unstructured.Unstructured) (*definition, schema.GroupKind, error) {
 	if gv := u.GroupVersionKind().GroupVersion(); gv != apiextensionsv1.SchemeGroupVersion {
 		return nil, schema.GroupKind{}, fmt.Errorf("apiVersion %s is not supported: want %s", gv, apiextensionsv1.SchemeGroupVersion)
 	}
@@ -89,25 +120,40 @@ func build(u *unstructured.Unstructured) (*definition, schema.GroupKind, error) 
 	if err := scheme.Convert(v1, crd, nil); err != nil {
 		return nil, schema.GroupKind{}, fmt.Errorf("converting to the internal version: %w", err)
 	}
-	d := &definition{name: crd.Name, labels: crd.Labels, scope: crd.Spec.Scope, versions: map[string]*version{}}
+	d := &definition{name: crd.Name, labels: crd.Labels, scope: crd.Spec.Scope, crd: crd}
+	return d, schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}, nil
+}
+
+// built returns the validators of d's served versions, built on first use.
+func (d *definition) built() (map[string]*version, error) {
+	d.once.Do(func() {
+		d.versions, d.err = build(d.crd)
+		d.crd = nil
+	})
+	return d.versions, d.err
+}
+
+// build builds the validators of the served versions of crd.
+func build(crd *apiextensions.CustomResourceDefinition) (map[string]*version, error) {
+	versions := map[string]*version{}
 	for _, v := range crd.Spec.Versions {
 		if !v.Served {
 			continue
 		}
 		val, err := apiextensions.GetSchemaForVersion(crd, v.Name)
 		if err != nil {
-			return nil, schema.GroupKind{}, fmt.Errorf("version %s: %w", v.Name, err)
+			return nil, fmt.Errorf("version %s: %w", v.Name, err)
 		}
 		if val == nil || val.OpenAPIV3Schema == nil {
-			return nil, schema.GroupKind{}, fmt.Errorf("version %s has no schema", v.Name)
+			return nil, fmt.Errorf("version %s has no schema", v.Name)
 		}
 		ver, err := newVersion(val.OpenAPIV3Schema)
 		if err != nil {
-			return nil, schema.GroupKind{}, fmt.Errorf("version %s: %w", v.Name, err)
+			return nil, fmt.Errorf("version %s: %w", v.Name, err)
 		}
-		d.versions[v.Name] = ver
+		versions[v.Name] = ver
 	}
-	return d, schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}, nil
+	return versions, nil
 }
 
 // newVersion builds the validators the way the API server's CRD handler does: a structural schema
@@ -167,10 +213,14 @@ func (c *Checker) Check(ctx context.Context, u *unstructured.Unstructured) field
 	if !ok {
 		return nil
 	}
-	v, ok := d.versions[gvk.Version]
+	versions, err := d.built()
+	if err != nil { // a built-in CRD: TestBuiltinCRDsBuild keeps this from happening
+		return field.ErrorList{field.InternalError(nil, fmt.Errorf("CustomResourceDefinition %s: %w", d.name, err))}
+	}
+	v, ok := versions[gvk.Version]
 	if !ok {
-		served := make([]string, 0, len(d.versions))
-		for name := range d.versions {
+		served := make([]string, 0, len(versions))
+		for name := range versions {
 			served = append(served, gvk.Group+"/"+name)
 		}
 		sort.Strings(served)

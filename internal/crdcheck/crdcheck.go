@@ -226,7 +226,8 @@ func (c *Checker) Check(ctx context.Context, u *unstructured.Unstructured) field
 		sort.Strings(served)
 		return field.ErrorList{field.NotSupported(field.NewPath("apiVersion"), u.GetAPIVersion(), served)}
 	}
-	u.Object = integers(u.Object).(map[string]interface{})
+	var n numbers
+	u.Object = n.value(u.Object).(map[string]interface{})
 	var errs field.ErrorList
 	unknown := pruning.PruneWithOptions(u.Object, v.structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
 	sort.Strings(unknown)
@@ -238,7 +239,9 @@ func (c *Checker) Check(ctx context.Context, u *unstructured.Unstructured) field
 		// ("strict decoding error: unknown field ...") and validates nothing else.
 		return errs
 	}
-	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u.Object, v.structural)
+	if n.null {
+		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u.Object, v.structural)
+	}
 	structuraldefaulting.Default(u.Object, v.structural)
 
 	errs = append(errs, sorted(apiservervalidation.ValidateCustomResource(nil, u.Object, v.schema))...)
@@ -318,37 +321,54 @@ func blocking(errs field.ErrorList) bool {
 // decoding of an object does, so that integer schemas and CEL rules see integers. Maps and lists
 // are changed in place, and only where a number changes (most values of an object are not).
 func integers(v interface{}) interface{} {
+	var n numbers
+	return n.value(v)
+}
+
+// numbers is integers, noting whether the value holds a null anywhere (null): the API server's
+// pruning of non-nullable nulls has nothing to do in an object that holds none, and it walks every
+// field of the object to find out.
+type numbers struct {
+	null bool
+}
+
+// value is integers of v.
+func (n *numbers) value(v interface{}) interface{} {
 	switch x := v.(type) {
+	case nil:
+		n.null = true
 	case map[string]interface{}:
 		for k, e := range x {
-			if n, ok := integer(e); ok {
-				x[k] = n
+			if i, ok := n.integer(e); ok {
+				x[k] = i
 			}
 		}
 	case []interface{}:
-		for i, e := range x {
-			if n, ok := integer(e); ok {
-				x[i] = n
+		for j, e := range x {
+			if i, ok := n.integer(e); ok {
+				x[j] = i
 			}
 		}
 	case float64:
-		if n, ok := integer(x); ok {
-			return n
+		if i, ok := n.integer(x); ok {
+			return i
 		}
 	}
 	return v
 }
 
 // integer is e as an int64 when e is a whole float64 (ok); maps and lists in e are changed in
-// place (integers), and ok is false for them.
-func integer(e interface{}) (int64, bool) {
+// place (value), and ok is false for them.
+func (n *numbers) integer(e interface{}) (int64, bool) {
 	switch x := e.(type) {
 	case float64:
 		if x == math.Trunc(x) && x >= math.MinInt64 && x < math.MaxInt64 {
 			return int64(x), true
 		}
+	case nil:
+		n.null = true
 	case map[string]interface{}, []interface{}:
-		integers(x)
+		n.value(x)
 	}
 	return 0, false
 }

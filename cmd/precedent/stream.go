@@ -18,14 +18,14 @@ import (
 	"github.com/precedent-dev/precedent/profiles"
 )
 
-// reviewPart is how many objects the input of the files takes through its steps at once (check,
+// inputPart is how many objects the input of the files takes through its steps at once (check,
 // defaults, sharing, and for validate conversion and release): each step frees or shares some of
 // what the objects held as decoded, and the objects of a large input need not all be held whole
 // and unshared, with the garbage of their check, at once.
-var reviewPart = 4096
+var inputPart = 4096
 
 // newCheckedInput is newInput for the objects of the files (but validate's: newReviewInput), a
-// part of them at a time (reviewPart): each part is checked against the CRDs (the objects the API
+// part of them at a time (inputPart): each part is checked against the CRDs (the objects the API
 // server would reject are left out, their errors in the input's rejected), defaulted and shared
 // with the parts before; then the inventory is built over all of them. The input is the same as
 // that of the steps each taken over every object at once.
@@ -35,8 +35,8 @@ func newCheckedInput(ctx context.Context, s settings.Settings, admitted []source
 	kept := make([]*unstructured.Unstructured, 0, len(admitted))
 	var srcs []string
 	var rejected []finding.Finding
-	for start := 0; start < len(admitted); start += reviewPart {
-		part, partSrcs, errs := check(ctx, checker, admitted[start:min(start+reviewPart, len(admitted))], true)
+	for start := 0; start < len(admitted); start += inputPart {
+		part, partSrcs, errs := check(ctx, checker, admitted[start:min(start+inputPart, len(admitted))], true)
 		rejected = append(rejected, errs...)
 		if err := applyDefaults(reg, part); err != nil {
 			return nil, err
@@ -53,7 +53,7 @@ func newCheckedInput(ctx context.Context, s settings.Settings, admitted []source
 }
 
 // newReviewInput is newInput for validate, whose review reads a source of its own (package
-// memory), a part of the objects at a time (reviewPart): each part is checked against the CRDs
+// memory), a part of the objects at a time (inputPart): each part is checked against the CRDs
 // (the objects the API server would reject are left out, their errors in the input's rejected),
 // defaulted, checked as the inventory checks objects (inventory.Check; no inventory is built: no
 // policy views, no topology input), its Gateway API objects converted for the review's source and
@@ -63,8 +63,8 @@ func newReviewInput(ctx context.Context, s settings.Settings, admitted []sourced
 	reg := s.Registry()
 	st := &stream{reg: reg, checker: checker, whole: wholeKinds(s), sharer: manifest.NewSharer(),
 		converted: map[*unstructured.Unstructured]runtime.Object{}, unchecked: map[schema.GroupVersionKind]int{}}
-	for start := 0; start < len(admitted); start += reviewPart {
-		if err := st.add(ctx, admitted[start:min(start+reviewPart, len(admitted))]); err != nil {
+	for start := 0; start < len(admitted); start += inputPart {
+		if err := st.add(ctx, admitted[start:min(start+inputPart, len(admitted))]); err != nil {
 			return nil, err
 		}
 	}

@@ -19,7 +19,7 @@ import (
 // errors), and the same objects, as defaulted, released and shared, with the same findings, for
 // validate's input and the other commands'.
 func TestInputPartsAsWhole(t *testing.T) {
-	defer func(n int) { reviewPart = n }(reviewPart)
+	defer func(n int) { inputPart = n }(inputPart)
 	unconvertible := t.TempDir() // two routes the review cannot convert, among others it can
 	var routes string
 	for i, rules := range []string{"[{name: a}]", "nope", "[{name: b}]", "[{name: c}]", "7", "[]"} {
@@ -49,7 +49,7 @@ func TestInputPartsAsWhole(t *testing.T) {
 		{"-f", "../../config/samples/kuadrant", "--config", "../../config/kuadrant/precedentconfig.yaml", "--crd", "../../test/crds/kuadrant"},
 	}
 	for _, args := range cases {
-		reviewPart = 1 << 30
+		inputPart = 1 << 30
 		want := map[string]string{}
 		for _, format := range []string{"text", "json", "sarif"} {
 			out, errOut, code := run(append([]string{"validate", "-o", format}, args...)...)
@@ -57,7 +57,7 @@ func TestInputPartsAsWhole(t *testing.T) {
 		}
 		wantObjects := [2][]interface{}{loaded(t, args, true), loaded(t, args, false)}
 		for _, part := range []int{1, 2, 7} {
-			reviewPart = part
+			inputPart = part
 			for format, w := range want {
 				out, errOut, code := run(append([]string{"validate", "-o", format}, args...)...)
 				if diff := cmp.Diff(w, fmt.Sprintf("exit %d\n%s\nstderr:\n%s", code, out, errOut)); diff != "" {

@@ -167,7 +167,8 @@ func (f *sources) load(cmd *cobra.Command, scope string) (*input, string, error)
 // settings from override, else from the input, else the defaults, admits the objects as the API
 // server's object-meta validation would (names, namespaces with -n, duplicates), checks custom
 // objects against the CRDs of the input and of --crd (leaving out those the API server would
-// reject), applies the static defaults the API server would apply, and builds the topology.
+// reject), applies the static defaults the API server would apply, and builds the topology
+// (the objects taken through those steps a part at a time: newCheckedInput, newReviewInput).
 // Unreadable input is an exit-2 error (*unreadable, whose findings say where).
 func (f *sources) loadFiles(ctx context.Context, override *settings.Settings) (*input, error) {
 	objs, skipped, err := read(f.files, f.opts.options())
@@ -202,44 +203,22 @@ func (f *sources) loadFiles(ctx context.Context, override *settings.Settings) (*
 	if f.unsetOff {
 		s.UnsetEnabled = false
 	}
-	checker, err := crdcheck.New(crds)
+	checker, err := crdcheck.WithBuiltin(crds)
 	if err != nil {
 		return nil, &exitError{Code: 2, Err: err}
 	}
 	admitted, rejected := admit(us, f.defaultNamespace(), checker, s.Registry())
-	kept := make([]*unstructured.Unstructured, 0, len(admitted))
-	var keptSrcs []string // where each kept object comes from, for the inventory (none for the review)
-	toCheck := make([]*unstructured.Unstructured, len(admitted))
-	for i, o := range admitted {
-		toCheck[i] = o.u
-	}
-	checked := checker.CheckAll(ctx, toCheck) // on every CPU at once
-	for i, o := range admitted {
-		if errs := checked[i]; len(errs) > 0 {
-			rejected = append(rejected, coded(finding.Errors(o.u, errs, nil), schemaCode, errs)...)
-			continue
-		}
-		kept = append(kept, o.u)
-		if !f.review {
-			keptSrcs = append(keptSrcs, fmt.Sprintf("%s:%d", o.file, o.line))
-		}
-	}
 	var o *input
 	if f.review {
-		o, err = newReviewInput(s, kept)
+		o, err = newReviewInput(ctx, s, admitted, checker)
 	} else {
-		o, err = newInput(s, kept, keptSrcs)
+		o, err = newCheckedInput(ctx, s, admitted, checker)
 	}
 	if err != nil {
 		return nil, err
 	}
-	o.rejected = rejected
+	o.rejected = append(rejected, o.rejected...)
 	o.skipped = skipped
-	o.unchecked = unchecked(o.registry, kept, checker)
-	if f.review {
-		o.typedOnly()
-		manifest.Share(o.objects) // defaulted, and without the fields read typed: fewer to share
-	}
 	o.read, o.placed = len(objs), objs
 	finding.Locate(o.rejected, o.locate)
 	return o, nil
@@ -253,16 +232,13 @@ func (f *sources) defaultNamespace() string {
 	return f.cluster.namespaceFlag()
 }
 
-// allCRDs returns the CRDs the objects are checked against: Precedent's own (built in), then those
-// of the input, then those of --crd, a later one winning for its kind (crdcheck.New), so a CRD the
-// user gives replaces the built-in one. --crd takes files and folders (recursively, such as
-// config/crd) and skips what is not a CRD there (kustomization.yaml, ...).
+// allCRDs returns the CRDs of the input, then those of --crd, that the objects are checked
+// against beside Precedent's own (built in), a later one winning for its kind
+// (crdcheck.WithBuiltin), so a CRD the user gives replaces the built-in one. --crd takes files and
+// folders (recursively, such as config/crd) and skips what is not a CRD there
+// (kustomization.yaml, ...).
 func (f *sources) allCRDs(input []*unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
-	crds, err := crdcheck.Builtin()
-	if err != nil {
-		return nil, fmt.Errorf("built-in CRDs: %w", err)
-	}
-	crds = append(crds, input...)
+	crds := input
 	if len(f.crds) == 0 {
 		return crds, nil
 	}
@@ -309,74 +285,58 @@ func readConfigFile(path string) (settings.Settings, error) {
 // schema lacks them), sorts the objects and builds the topology. Unconvertible Gateway API objects
 // are an exit-2 error.
 func newInput(s settings.Settings, objs []*unstructured.Unstructured, srcs []string) (*input, error) {
-	return newInputWith(s, objs, func(reg *policy.Registry) (*inventory.Inventory, []error) {
-		manifest.Share(objs) // defaulted: the last write to the objects' fields; before the views hold them
-		inv := inventory.Build(reg, objs, srcs)
-		return inv, inv.Problems
-	})
-}
-
-// newReviewInput is newInput for validate, whose review reads a source of its own (package
-// memory): the objects are checked as the inventory checks them (inventory.Check), and no
-// inventory is built (no policy views, no topology input); the review's source takes the objects
-// the check converted.
-func newReviewInput(s settings.Settings, objs []*unstructured.Unstructured) (*input, error) {
-	var converted map[*unstructured.Unstructured]runtime.Object
-	o, err := newInputWith(s, objs, func(reg *policy.Registry) (*inventory.Inventory, []error) {
-		var problems []error
-		converted, problems = inventory.Check(reg, objs)
-		return nil, problems
-	})
-	if err != nil {
+	reg := s.Registry()
+	if err := applyDefaults(reg, objs); err != nil {
 		return nil, err
 	}
-	o.converted = converted
-	return o, nil
+	manifest.Share(objs) // defaulted: the last write to the objects' fields; before the views hold them
+	return builtInput(s, reg, objs, srcs)
 }
 
-// typedOnly releases the fields of the Gateway API objects that the review reads in their typed
-// form only (the converted objects: its source delivers them typed) but their apiVersion, kind and
-// metadata, which name them in findings and the source. In the generated world at 10x
-// (docs/performance.md), the routes' decoded fields held 190 MB until the end of the run, beside
-// the typed objects made from them. An object stays whole when some profile reviews its kind
-// (kgateway's routes and Gateways), reads it whole or shows it (profile.Profile's Reads, Own and
-// Sources: ListenerSets, TCPRoutes, GRPCRoutes, ...), as those read the decoded object.
-func (o *input) typedOnly() {
-	whole := map[schema.GroupKind]bool{}
-	for _, p := range profiles.All() {
-		for _, gks := range [][]schema.GroupKind{p.Reads(), p.Own(), p.Sources(o.settings)} {
-			for _, gk := range gks {
-				whole[gk] = true
-			}
-		}
+// check checks the objects against their CRDs (on every CPU at once), and returns those the API
+// server would accept, where each comes from (when srcs) and the errors of the others.
+func check(ctx context.Context, checker *crdcheck.Checker, objs []sourced, srcs bool) ([]*unstructured.Unstructured, []string, []finding.Finding) {
+	toCheck := make([]*unstructured.Unstructured, len(objs))
+	for i, o := range objs {
+		toCheck[i] = o.u
 	}
-	for u := range o.converted {
-		gk := u.GroupVersionKind().GroupKind()
-		if whole[gk] || profiles.For(gk, o.registry) != nil {
+	checked := checker.CheckAll(ctx, toCheck)
+	kept := make([]*unstructured.Unstructured, 0, len(objs))
+	var keptSrcs []string
+	var rejected []finding.Finding
+	for i, o := range objs {
+		if errs := checked[i]; len(errs) > 0 {
+			rejected = append(rejected, coded(finding.Errors(o.u, errs, nil), schemaCode, errs)...)
 			continue
 		}
-		for k := range u.Object {
-			if k != "apiVersion" && k != "kind" && k != "metadata" {
-				delete(u.Object, k)
-			}
+		kept = append(kept, o.u)
+		if srcs {
+			keptSrcs = append(keptSrcs, fmt.Sprintf("%s:%d", o.file, o.line))
 		}
 	}
+	return kept, keptSrcs, rejected
 }
 
-// newInputWith is newInput with the inventory that build makes (nil for none) and its problems.
-func newInputWith(s settings.Settings, objs []*unstructured.Unstructured, build func(*policy.Registry) (*inventory.Inventory, []error)) (*input, error) {
-	reg := s.Registry()
+// applyDefaults applies to the objects of configured kinds the static defaults the API server
+// would apply (for kinds whose schema lacks them); one that cannot be applied is an exit-2 error.
+func applyDefaults(reg *policy.Registry, objs []*unstructured.Unstructured) error {
 	for _, u := range objs {
 		gk := u.GroupVersionKind().GroupKind()
 		if p := profiles.For(gk, reg); p != nil {
 			if err := mutate.Apply(u, p.Default(gk, u, reg)); err != nil {
-				return nil, &exitError{Code: 2, Err: err}
+				return &exitError{Code: 2, Err: err}
 			}
 		}
 	}
-	inv, problems := build(reg)
-	if len(problems) > 0 {
-		return nil, &exitError{Code: 2, Err: errors.Join(problems...)}
+	return nil
+}
+
+// builtInput is the input of objects defaulted and shared: their inventory built, unconvertible
+// Gateway API objects an exit-2 error, and the settings' CEL cost limit checked.
+func builtInput(s settings.Settings, reg *policy.Registry, objs []*unstructured.Unstructured, srcs []string) (*input, error) {
+	inv := inventory.Build(reg, objs, srcs)
+	if len(inv.Problems) > 0 {
+		return nil, &exitError{Code: 2, Err: errors.Join(inv.Problems...)}
 	}
 	if _, err := cel.New(s.CELCostLimit); err != nil { // the settings' cost limit, checked now
 		return nil, err

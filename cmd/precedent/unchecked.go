@@ -27,6 +27,12 @@ attachment), or when its kind ends in Policy outside Kubernetes' own API groups 
 // and no other profile checks, with their count.
 func unchecked(reg *policy.Registry, objs []*unstructured.Unstructured, crds *crdcheck.Checker) []finding.Finding {
 	count := map[schema.GroupVersionKind]int{}
+	countUnchecked(count, reg, objs, crds)
+	return uncheckedOf(count)
+}
+
+// countUnchecked adds to count the policy-like objects of objs that nothing checks, by kind.
+func countUnchecked(count map[schema.GroupVersionKind]int, reg *policy.Registry, objs []*unstructured.Unstructured, crds *crdcheck.Checker) {
 	for _, u := range objs {
 		gvk := u.GroupVersionKind()
 		gk := gvk.GroupKind()
@@ -35,6 +41,10 @@ func unchecked(reg *policy.Registry, objs []*unstructured.Unstructured, crds *cr
 		}
 		count[gvk]++
 	}
+}
+
+// uncheckedOf is the warnings of unchecked of the counts countUnchecked made.
+func uncheckedOf(count map[schema.GroupVersionKind]int) []finding.Finding {
 	gvks := make([]schema.GroupVersionKind, 0, len(count))
 	for gvk := range count {
 		gvks = append(gvks, gvk)

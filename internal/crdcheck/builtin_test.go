@@ -135,3 +135,15 @@ func unsetItems(n int) string {
 	}
 	return strings.Join(items, ", ")
 }
+
+// TestBuiltinCRDsBuild: the validators of every built-in CRD build (WithBuiltin builds them when
+// first used, and could not report an error at the start of a run).
+func TestBuiltinCRDsBuild(t *testing.T) {
+	crds, err := Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(crds); err != nil {
+		t.Fatal(err)
+	}
+}

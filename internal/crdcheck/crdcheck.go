@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"sync"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
@@ -38,10 +39,15 @@ type Checker struct {
 
 // definition is one CRD: its validators per version, and its labels.
 type definition struct {
-	name     string
-	labels   map[string]string
-	scope    apiextensions.ResourceScope
+	name   string
+	labels map[string]string
+	scope  apiextensions.ResourceScope
+	// crd is the CRD whose validators are built on first use (lazily: built-in CRDs), nil once
+	// they are.
+	crd      *apiextensions.CustomResourceDefinition
+	once     sync.Once
 	versions map[string]*version
+	err      error
 }
 
 // version holds what the API server builds once per served version of a CRD.
@@ -49,6 +55,9 @@ type version struct {
 	structural *structuralschema.Structural
 	schema     reused
 	cel        *schemacel.Validator // nil when the schema has no x-kubernetes-validations
+	// embedded and listed are the fields under which the embedded objects' metadata and the
+	// list types are checked.
+	embedded, listed fields
 }
 
 var scheme = newScheme()
@@ -63,17 +72,42 @@ func newScheme() *kruntime.Scheme {
 // whose schema is not structural, is an error naming it.
 func New(crds []*unstructured.Unstructured) (*Checker, error) {
 	c := &Checker{kinds: map[schema.GroupKind]*definition{}}
+	return c, c.add(crds, false)
+}
+
+// WithBuiltin is New of Precedent's own CRDs (Builtin), then of crds, a later CRD winning for its
+// kind. The validators of a built-in CRD are built when an object of its kind is first checked:
+// an input holds few of Precedent's kinds, and building the validators of all of them (their CEL
+// rules compiled) was most of what checking a small input cost.
+func WithBuiltin(crds []*unstructured.Unstructured) (*Checker, error) {
+	builtin, err := Builtin()
+	if err != nil {
+		return nil, fmt.Errorf("built-in CRDs: %w", err)
+	}
+	c := &Checker{kinds: map[schema.GroupKind]*definition{}}
+	if err := c.add(builtin, true); err != nil {
+		return nil, fmt.Errorf("built-in %w", err)
+	}
+	return c, c.add(crds, false)
+}
+
+// add reads the CRDs into c, building their validators now unless lazily.
+func (c *Checker) add(crds []*unstructured.Unstructured, lazily bool) error {
 	for _, u := range crds {
-		d, gk, err := build(u)
+		d, gk, err := read(u)
+		if err == nil && !lazily {
+			_, err = d.built()
+		}
 		if err != nil {
-			return nil, fmt.Errorf("CustomResourceDefinition %s: %w", u.GetName(), err)
+			return fmt.Errorf("CustomResourceDefinition %s: %w", u.GetName(), err)
 		}
 		c.kinds[gk] = d
 	}
-	return c, nil
+	return nil
 }
 
-func build(u *unstructured.Unstructured) (*definition, schema.GroupKind, error) {
+// read reads a CRD as the API server holds it (the internal version, defaulted).
+func read(u *unstructured.Unstructured) (*definition, schema.GroupKind, error) {
 	if gv := u.GroupVersionKind().GroupVersion(); gv != apiextensionsv1.SchemeGroupVersion {
 		return nil, schema.GroupKind{}, fmt.Errorf("apiVersion %s is not supported: want %s", gv, apiextensionsv1.SchemeGroupVersion)
 	}
@@ -86,25 +120,40 @@ func build(u *unstructured.Unstructured) (*definition, schema.GroupKind, error) 
 	if err := scheme.Convert(v1, crd, nil); err != nil {
 		return nil, schema.GroupKind{}, fmt.Errorf("converting to the internal version: %w", err)
 	}
-	d := &definition{name: crd.Name, labels: crd.Labels, scope: crd.Spec.Scope, versions: map[string]*version{}}
+	d := &definition{name: crd.Name, labels: crd.Labels, scope: crd.Spec.Scope, crd: crd}
+	return d, schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}, nil
+}
+
+// built returns the validators of d's served versions, built on first use.
+func (d *definition) built() (map[string]*version, error) {
+	d.once.Do(func() {
+		d.versions, d.err = build(d.crd)
+		d.crd = nil
+	})
+	return d.versions, d.err
+}
+
+// build builds the validators of the served versions of crd.
+func build(crd *apiextensions.CustomResourceDefinition) (map[string]*version, error) {
+	versions := map[string]*version{}
 	for _, v := range crd.Spec.Versions {
 		if !v.Served {
 			continue
 		}
 		val, err := apiextensions.GetSchemaForVersion(crd, v.Name)
 		if err != nil {
-			return nil, schema.GroupKind{}, fmt.Errorf("version %s: %w", v.Name, err)
+			return nil, fmt.Errorf("version %s: %w", v.Name, err)
 		}
 		if val == nil || val.OpenAPIV3Schema == nil {
-			return nil, schema.GroupKind{}, fmt.Errorf("version %s has no schema", v.Name)
+			return nil, fmt.Errorf("version %s has no schema", v.Name)
 		}
 		ver, err := newVersion(val.OpenAPIV3Schema)
 		if err != nil {
-			return nil, schema.GroupKind{}, fmt.Errorf("version %s: %w", v.Name, err)
+			return nil, fmt.Errorf("version %s: %w", v.Name, err)
 		}
-		d.versions[v.Name] = ver
+		versions[v.Name] = ver
 	}
-	return d, schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}, nil
+	return versions, nil
 }
 
 // newVersion builds the validators the way the API server's CRD handler does: a structural schema
@@ -123,7 +172,8 @@ func newVersion(props *apiextensions.JSONSchemaProps) (*version, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schema validator: %w", err)
 	}
-	return &version{structural: s, schema: newReused(openapi), cel: schemacel.NewValidator(s, true, celconfig.PerCallLimit)}, nil
+	return &version{structural: s, schema: newReused(openapi), cel: schemacel.NewValidator(s, true, celconfig.PerCallLimit),
+		embedded: fieldsWith(s, embedded), listed: fieldsWith(s, listed)}, nil
 }
 
 // Knows reports whether a CRD for gk was given.
@@ -163,16 +213,21 @@ func (c *Checker) Check(ctx context.Context, u *unstructured.Unstructured) field
 	if !ok {
 		return nil
 	}
-	v, ok := d.versions[gvk.Version]
+	versions, err := d.built()
+	if err != nil { // a built-in CRD: TestBuiltinCRDsBuild keeps this from happening
+		return field.ErrorList{field.InternalError(nil, fmt.Errorf("CustomResourceDefinition %s: %w", d.name, err))}
+	}
+	v, ok := versions[gvk.Version]
 	if !ok {
-		served := make([]string, 0, len(d.versions))
-		for name := range d.versions {
+		served := make([]string, 0, len(versions))
+		for name := range versions {
 			served = append(served, gvk.Group+"/"+name)
 		}
 		sort.Strings(served)
 		return field.ErrorList{field.NotSupported(field.NewPath("apiVersion"), u.GetAPIVersion(), served)}
 	}
-	u.Object = integers(u.Object).(map[string]interface{})
+	var n numbers
+	u.Object = n.value(u.Object).(map[string]interface{})
 	var errs field.ErrorList
 	unknown := pruning.PruneWithOptions(u.Object, v.structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
 	sort.Strings(unknown)
@@ -184,12 +239,13 @@ func (c *Checker) Check(ctx context.Context, u *unstructured.Unstructured) field
 		// ("strict decoding error: unknown field ...") and validates nothing else.
 		return errs
 	}
-	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u.Object, v.structural)
+	if n.null {
+		structuraldefaulting.PruneNonNullableNullsWithoutDefaults(u.Object, v.structural)
+	}
 	structuraldefaulting.Default(u.Object, v.structural)
 
 	errs = append(errs, sorted(apiservervalidation.ValidateCustomResource(nil, u.Object, v.schema))...)
-	errs = append(errs, schemaobjectmeta.Validate(ctx, nil, u.Object, v.structural, false)...)
-	errs = append(errs, listtype.ValidateListSetsAndMaps(nil, v.structural, u.Object)...)
+	errs = append(errs, v.walks(ctx, u.Object)...)
 	if v.cel != nil {
 		if blocking(errs) {
 			errs = append(errs, field.Invalid(nil, nil, "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"))
@@ -199,6 +255,19 @@ func (c *Checker) Check(ctx context.Context, u *unstructured.Unstructured) field
 		}
 	}
 	return rooted(errs)
+}
+
+// walks validates the embedded objects' metadata and the list types of obj, through the fields
+// that may hold them.
+func (v *version) walks(ctx context.Context, obj map[string]interface{}) field.ErrorList {
+	var errs field.ErrorList
+	if o, ok := v.embedded.of(obj); ok {
+		errs = append(errs, schemaobjectmeta.Validate(ctx, nil, o, v.structural, false)...)
+	}
+	if o, ok := v.listed.of(obj); ok {
+		errs = append(errs, listtype.ValidateListSetsAndMaps(nil, v.structural, o)...)
+	}
+	return errs
 }
 
 // CheckAll is Check of each object of objs, its errors at the object's index; objects are checked
@@ -252,37 +321,54 @@ func blocking(errs field.ErrorList) bool {
 // decoding of an object does, so that integer schemas and CEL rules see integers. Maps and lists
 // are changed in place, and only where a number changes (most values of an object are not).
 func integers(v interface{}) interface{} {
+	var n numbers
+	return n.value(v)
+}
+
+// numbers is integers, noting whether the value holds a null anywhere (null): the API server's
+// pruning of non-nullable nulls has nothing to do in an object that holds none, and it walks every
+// field of the object to find out.
+type numbers struct {
+	null bool
+}
+
+// value is integers of v.
+func (n *numbers) value(v interface{}) interface{} {
 	switch x := v.(type) {
+	case nil:
+		n.null = true
 	case map[string]interface{}:
 		for k, e := range x {
-			if n, ok := integer(e); ok {
-				x[k] = n
+			if i, ok := n.integer(e); ok {
+				x[k] = i
 			}
 		}
 	case []interface{}:
-		for i, e := range x {
-			if n, ok := integer(e); ok {
-				x[i] = n
+		for j, e := range x {
+			if i, ok := n.integer(e); ok {
+				x[j] = i
 			}
 		}
 	case float64:
-		if n, ok := integer(x); ok {
-			return n
+		if i, ok := n.integer(x); ok {
+			return i
 		}
 	}
 	return v
 }
 
 // integer is e as an int64 when e is a whole float64 (ok); maps and lists in e are changed in
-// place (integers), and ok is false for them.
-func integer(e interface{}) (int64, bool) {
+// place (value), and ok is false for them.
+func (n *numbers) integer(e interface{}) (int64, bool) {
 	switch x := e.(type) {
 	case float64:
 		if x == math.Trunc(x) && x >= math.MinInt64 && x < math.MaxInt64 {
 			return int64(x), true
 		}
+	case nil:
+		n.null = true
 	case map[string]interface{}, []interface{}:
-		integers(x)
+		n.value(x)
 	}
 	return 0, false
 }

@@ -202,6 +202,16 @@ spec:
   targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: cart}
   limits: {a: {rates: [{limit: 5, window: 10s}]}}`,
 		},
+		{
+			name: "nulls in fields that are not nullable are dropped, as the API server drops them",
+			doc: `
+apiVersion: policy.precedent.dev/v1alpha1
+kind: RateLimitPolicy
+metadata: {name: p, namespace: shop}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: cart, sectionName: null}
+  limits: {a: {rates: [{limit: 5, window: 10s}], counters: null}}`,
+		},
 	})
 }
 

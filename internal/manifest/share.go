@@ -21,9 +21,25 @@ import (
 // Share puts into their maps only values equal to those there, and it runs on one goroutine, as a
 // map that several objects hold could be reached from two at once.
 func Share(objs []*unstructured.Unstructured) {
-	s := sharer{seed: maphash.MakeSeed(), seen: map[uint64][]interface{}{}}
+	NewSharer().Share(objs)
+}
+
+// Sharer is Share over objects given a part at a time, in order (a large input checked and
+// released a part at a time): each value is made one with the equal values of every part given
+// before, as Share of all the parts at once would. The parts are subject to Share's conditions.
+type Sharer struct {
+	s sharer
+}
+
+// NewSharer returns a Sharer that has seen no value.
+func NewSharer() *Sharer {
+	return &Sharer{s: sharer{seed: maphash.MakeSeed(), seen: map[uint64][]interface{}{}}}
+}
+
+// Share shares the values of objs with each other and with those of the objects given before.
+func (s *Sharer) Share(objs []*unstructured.Unstructured) {
 	for _, u := range objs {
-		s.object(u)
+		s.s.object(u)
 	}
 }
 

@@ -139,3 +139,41 @@ spec:
 		t.Errorf("the new object's rates are not the ones shared before")
 	}
 }
+
+// TestSharerParts: objects shared a part at a time read as decoded, and a later part takes the
+// values of the parts before, as Share of all of them at once gives.
+func TestSharerParts(t *testing.T) {
+	const doc = `apiVersion: policy.precedent.dev/v1alpha1
+kind: RateLimitPolicy
+metadata: {name: %s, namespace: shop}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: %s}
+  defaults:
+    limits: {burst: {rates: [{limit: 50, window: 1m}]}}
+`
+	decode := func(name string) *unstructured.Unstructured {
+		objs, err := Decode("test.yaml", []byte(fmt.Sprintf(doc, name, name)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return objs[0].Unstructured
+	}
+	s := NewSharer()
+	var all []*unstructured.Unstructured
+	for _, part := range [][]string{{"a", "b"}, {"c"}, {"d", "e"}} {
+		var objs []*unstructured.Unstructured
+		for _, name := range part {
+			objs = append(objs, decode(name))
+		}
+		s.Share(objs)
+		all = append(all, objs...)
+	}
+	for _, u := range all {
+		if diff := cmp.Diff(decode(u.GetName()).Object, u.Object); diff != "" {
+			t.Errorf("%s changed (-want +got):\n%s", u.GetName(), diff)
+		}
+		if !same(rates(u), rates(all[0])) {
+			t.Errorf("%s: its rates are not the first part's", u.GetName())
+		}
+	}
+}

@@ -36,6 +36,9 @@ type Changes struct {
 	// Converted holds objects of Objects already converted to their typed form, not to be
 	// converted again (memory.Options.Converted); nil: none.
 	Converted map[*unstructured.Unstructured]runtime.Object
+	// Typed are objects of the cluster given in their typed form only (memory.Options.Typed): no
+	// profile claims them, and none reads them whole.
+	Typed []memory.Typed
 }
 
 // ReviewChanges answers, for every object of the change set that a registered profile claims,
@@ -96,7 +99,7 @@ func NewSession(ctx context.Context, c Changes, s settings.Settings) (*Session, 
 	// The deleted objects are in the source from the start, so that their kinds count as installed,
 	// then taken out: the cluster after the change set.
 	all := append(append([]*unstructured.Unstructured(nil), c.Objects...), c.Deleted...)
-	src, err := memory.New(ctx, all, memory.Options{Kinds: reg.Kinds(), Own: Own(), Backend: Backend(s), Converted: c.Converted})
+	src, err := memory.New(ctx, all, memory.Options{Kinds: reg.Kinds(), Own: Own(), Backend: Backend(s), Converted: c.Converted, Typed: c.Typed})
 	if err != nil {
 		r.Close()
 		return nil, fmt.Errorf("reading the input as a cluster: %w", err)

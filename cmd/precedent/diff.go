@@ -352,7 +352,7 @@ func applyFiles(base *input, files []string, opts manifest.Options, ns string, n
 	if err != nil {
 		return nil, nil, err
 	}
-	head.read, head.placed = len(objs), objs
+	head.read, head.placed = len(objs), placements(objs)
 	head.skipped = skipped
 	head.undated = newInChangeSet(isNew)
 	head.replaced = replaced

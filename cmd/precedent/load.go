@@ -23,6 +23,7 @@ import (
 	"github.com/precedent-dev/precedent/internal/printable"
 	"github.com/precedent-dev/precedent/internal/profile"
 	"github.com/precedent-dev/precedent/internal/settings"
+	"github.com/precedent-dev/precedent/internal/state/memory"
 	"github.com/precedent-dev/precedent/internal/topology"
 	"github.com/precedent-dev/precedent/internal/warning"
 	"github.com/precedent-dev/precedent/mutate"
@@ -52,7 +53,7 @@ type input struct {
 	// objects, indexed into at (where each object, and the first of each kind, starts in them) on
 	// the first locate: after the review, whose peak of memory the index need not add to.
 	read   int
-	placed []manifest.Object
+	placed []placement
 	at     map[finding.Object]position
 	// undated, when set, says which objects have no known creation time (nil: those without
 	// creationTimestamp; see undatedOf).
@@ -65,6 +66,9 @@ type input struct {
 	// converted are the Gateway API objects the input's check converted to their typed form
 	// (validate's: newReviewInput), for the review's source.
 	converted map[*unstructured.Unstructured]runtime.Object
+	// typed are the Gateway API objects of the input that the review reads typed only, kept only
+	// so (validate's: newReviewInput), for the review's source; they are not in objects.
+	typed []memory.Typed
 }
 
 // position is where an object starts in the input.
@@ -82,12 +86,27 @@ func (o *input) locate(obj finding.Object) (string, int, bool) {
 	return p.file, p.line, ok
 }
 
+// placement is where an object of the files starts: what place indexes, without the object (the
+// review need not keep the decoded objects it reads typed only to locate findings).
+type placement struct {
+	obj finding.Object
+	at  position
+}
+
+// placements are the placements of the objects of the files.
+func placements(objs []manifest.Object) []placement {
+	out := make([]placement, len(objs))
+	for i, m := range objs {
+		out[i] = placement{finding.ObjectOf(m.Unstructured), position{m.File, m.Line}}
+	}
+	return out
+}
+
 // place records where the objects of the files start.
-func place(objs []manifest.Object) map[finding.Object]position {
+func place(objs []placement) map[finding.Object]position {
 	at := make(map[finding.Object]position, len(objs))
 	for _, m := range objs {
-		obj := finding.ObjectOf(m.Unstructured)
-		p := position{m.File, m.Line}
+		obj, p := m.obj, m.at
 		if _, dup := at[obj]; !dup {
 			at[obj] = p
 		}
@@ -219,7 +238,7 @@ func (f *sources) loadFiles(ctx context.Context, override *settings.Settings) (*
 	}
 	o.rejected = append(rejected, o.rejected...)
 	o.skipped = skipped
-	o.read, o.placed = len(objs), objs
+	o.read, o.placed = len(objs), placements(objs)
 	finding.Locate(o.rejected, o.locate)
 	return o, nil
 }

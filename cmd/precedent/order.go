@@ -52,7 +52,7 @@ func (o *input) orderWarnings(ctx context.Context, session *profiles.Session) ([
 	deps, more, err := order.Depends(o.objects, o.undatedOf(), func(p *order.Pair) ([]string, error) {
 		if creates == nil {
 			var err error
-			if creates, err = profiles.NewSession(ctx, profiles.Changes{Objects: o.objects}, o.settings); err != nil {
+			if creates, err = profiles.NewSession(ctx, profiles.Changes{Objects: o.objects, Typed: o.typed}, o.settings); err != nil {
 				return nil, err
 			}
 		}

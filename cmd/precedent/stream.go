@@ -15,6 +15,7 @@ import (
 	"github.com/precedent-dev/precedent/internal/manifest"
 	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/settings"
+	"github.com/precedent-dev/precedent/internal/state/memory"
 	"github.com/precedent-dev/precedent/profiles"
 )
 
@@ -74,7 +75,7 @@ func newReviewInput(ctx context.Context, s settings.Settings, admitted []sourced
 	if _, err := cel.New(s.CELCostLimit); err != nil { // the settings' cost limit, checked now
 		return nil, err
 	}
-	return &input{settings: s, registry: reg, objects: st.objects, converted: st.converted,
+	return &input{settings: s, registry: reg, objects: st.objects, converted: st.converted, typed: st.typed,
 		rejected: st.rejected, unchecked: uncheckedOf(st.unchecked)}, nil
 }
 
@@ -87,6 +88,7 @@ type stream struct {
 
 	objects   []*unstructured.Unstructured
 	converted map[*unstructured.Unstructured]runtime.Object
+	typed     []memory.Typed
 	rejected  []finding.Finding
 	problems  []error
 	unchecked map[schema.GroupVersionKind]int
@@ -103,12 +105,21 @@ func (st *stream) add(ctx context.Context, part []sourced) error {
 	converted, problems := inventory.Check(st.reg, kept)
 	st.problems = append(st.problems, problems...)
 	countUnchecked(st.unchecked, st.reg, kept, st.checker) // before release: it reads spec.targetRef
+	released := map[*unstructured.Unstructured]bool{}
 	for u, obj := range converted {
-		st.converted[u] = obj
-		st.release(u)
+		if st.release(u) {
+			released[u] = true
+			st.typed = append(st.typed, memory.Typed{GVK: u.GroupVersionKind(), Object: obj})
+		} else {
+			st.converted[u] = obj
+		}
 	}
 	st.sharer.Share(kept) // defaulted and released: the last writes to their fields
-	st.objects = append(st.objects, kept...)
+	for _, u := range kept {
+		if !released[u] {
+			st.objects = append(st.objects, u)
+		}
+	}
 	return nil
 }
 
@@ -127,20 +138,23 @@ func wholeKinds(s settings.Settings) map[schema.GroupKind]bool {
 	return whole
 }
 
-// release drops the fields of a converted Gateway API object that the review reads in its typed
-// form only (its source delivers it typed) but its apiVersion, kind and metadata, which name it in
-// findings and the source. In the generated world at 10x (docs/performance.md), the routes'
-// decoded fields held 190 MB until the end of the run, beside the typed objects made from them. An
-// object stays whole when some profile reviews its kind (kgateway's routes and Gateways) or reads
-// it whole (wholeKinds).
-func (st *stream) release(u *unstructured.Unstructured) {
+// release reports whether the review reads converted Gateway API object u in its typed form only
+// (its source delivers it typed: memory.Options.Typed), and then drops its fields but its
+// apiVersion, kind and metadata: the input keeps it typed only, and u is left to the files'
+// placements until those are made (loadFiles). In the generated world at 10x
+// (docs/performance.md), the routes' decoded fields held 190 MB until the end of the run, beside
+// the typed objects made from them, and what was left of them 90 MB more. An object stays whole
+// when some profile reviews its kind (kgateway's routes and Gateways) or reads it whole
+// (wholeKinds).
+func (st *stream) release(u *unstructured.Unstructured) bool {
 	gk := u.GroupVersionKind().GroupKind()
 	if st.whole[gk] || profiles.For(gk, st.reg) != nil {
-		return
+		return false
 	}
 	for k := range u.Object {
 		if k != "apiVersion" && k != "kind" && k != "metadata" {
 			delete(u.Object, k)
 		}
 	}
+	return true
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"testing"
 
@@ -10,27 +11,25 @@ import (
 	"github.com/precedent-dev/precedent/internal/settings"
 )
 
-// TestTypedOnly: validate's input keeps the Gateway API objects its review reads typed only with
-// their apiVersion, kind and metadata, and keeps whole the policies and the topology objects a
-// profile reviews (kgateway reviews HTTPRoutes and Gateways when its kinds are managed).
+// TestTypedOnly: validate's input keeps the Gateway API objects its review reads typed only in their
+// typed form only (for the review's source), and keeps whole the policies and the topology objects
+// a profile reviews (kgateway reviews HTTPRoutes and Gateways when its kinds are managed).
 func TestTypedOnly(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		dir    string
 		config string              // --config, "" for none
-		want   map[string][]string // kind → the top-level fields of its objects
+		whole  map[string][]string // kind → the top-level fields of its objects kept decoded
+		typed  []string            // the kinds kept typed only
 	}{
-		{"routes and Gateways read typed keep their names only", "../../config/samples/rfc/a1", "", map[string][]string{
-			"Gateway":    {"apiVersion", "kind", "metadata"},
-			"HTTPRoute":  {"apiVersion", "kind", "metadata"},
+		{"routes and Gateways read typed are kept typed only", "../../config/samples/rfc/a1", "", map[string][]string{
 			"AuthPolicy": {"apiVersion", "kind", "metadata", "spec"},
-		}},
+		}, []string{"Gateway", "HTTPRoute"}},
 		{"routes and Gateways kgateway reviews stay whole", "../../config/samples/kgateway", "../../config/kgateway/precedentconfig.yaml", map[string][]string{
-			"GatewayClass":  {"apiVersion", "kind", "metadata"},
 			"Gateway":       {"apiVersion", "kind", "metadata", "spec"},
 			"HTTPRoute":     {"apiVersion", "kind", "metadata", "spec"},
 			"TrafficPolicy": {"apiVersion", "kind", "metadata", "spec"},
-		}},
+		}, []string{"GatewayClass"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var override *settings.Settings
@@ -54,8 +53,18 @@ func TestTypedOnly(t *testing.T) {
 				sort.Strings(fields)
 				got[u.GetKind()] = fields // the objects of a kind agree; the last one stands for them
 			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
+			if diff := cmp.Diff(tc.whole, got); diff != "" {
 				t.Errorf("top-level fields by kind (-want +got):\n%s", diff)
+			}
+			var typed []string
+			for _, ty := range o.typed {
+				if !slices.Contains(typed, ty.GVK.Kind) {
+					typed = append(typed, ty.GVK.Kind)
+				}
+			}
+			sort.Strings(typed)
+			if diff := cmp.Diff(tc.typed, typed); diff != "" {
+				t.Errorf("kinds kept typed only (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -92,7 +92,7 @@ else the defaults.
 // topology and the other objects of the input; of a diff's head, the objects it changes as updates
 // of the base's version, and those it deletes as deletes.
 func (o *input) validate(ctx context.Context) ([]finding.Finding, error) {
-	session, err := profiles.NewSession(ctx, profiles.Changes{Objects: o.objects, Old: o.replaced, Deleted: o.deleted, Converted: o.converted}, o.settings)
+	session, err := profiles.NewSession(ctx, profiles.Changes{Objects: o.objects, Old: o.replaced, Deleted: o.deleted, Converted: o.converted, Typed: o.typed}, o.settings)
 	if err != nil {
 		return nil, err
 	}

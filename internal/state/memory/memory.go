@@ -41,6 +41,17 @@ type Options struct {
 	// type for its kind (New's error otherwise: the caller may have released the fields it
 	// converted, as validate does).
 	Converted map[*unstructured.Unstructured]runtime.Object
+	// Typed are objects given in their typed form only (the caller keeps no decoded form of them,
+	// as validate does for the Gateway API objects no profile reads whole): each informer of their
+	// kind delivers them as it delivers the others, made from the typed object. Add, Remove and Try
+	// do not change them.
+	Typed []Typed
+}
+
+// Typed is an object of gvk in its typed form (the scheme's type for gvk).
+type Typed struct {
+	GVK    schema.GroupVersionKind
+	Object runtime.Object
 }
 
 // New returns a synced state holding objs. A kind counts as installed when objects of it are in
@@ -55,11 +66,15 @@ func New(ctx context.Context, objs []*unstructured.Unstructured, o Options) (*So
 		return nil, err
 	}
 	// The lists' sizes are known: the maps here and the state's are made at their size.
-	counts := map[schema.GroupKind]int{}
+	counts, typedCounts := map[schema.GroupKind]int{}, map[schema.GroupKind]int{}
 	for _, u := range objs {
 		counts[u.GroupVersionKind().GroupKind()]++
 	}
-	inf := &informers{scheme: scheme, byKind: map[informerKey]*informer{}, objs: make(map[schema.GroupKind]map[client.ObjectKey]*unstructured.Unstructured, len(counts))}
+	for _, t := range o.Typed {
+		typedCounts[t.GVK.GroupKind()]++
+	}
+	inf := &informers{scheme: scheme, byKind: map[informerKey]*informer{}, objs: make(map[schema.GroupKind]map[client.ObjectKey]*unstructured.Unstructured, len(counts)),
+		typedOnly: make(map[schema.GroupKind]map[client.ObjectKey]client.Object, len(typedCounts))}
 	gatewayAPI := 0 // the objects converted to a typed form, mostly
 	for gk, n := range counts {
 		inf.objs[gk] = make(map[client.ObjectKey]*unstructured.Unstructured, n)
@@ -74,6 +89,26 @@ func New(ctx context.Context, objs []*unstructured.Unstructured, o Options) (*So
 	}
 	seen := map[schema.GroupVersionKind]bool{} // the versions of installed, each once
 	known := scheme.AllKnownTypes()
+	for gk, n := range typedCounts {
+		inf.typedOnly[gk] = make(map[client.ObjectKey]client.Object, n)
+		counts[gk] += n
+	}
+	for _, t := range o.Typed {
+		co, ok := converted(known, t.Object, t.GVK)
+		if !ok {
+			return nil, fmt.Errorf("%s: the typed object is a %T, not the scheme's type of its kind", t.GVK.Kind, t.Object)
+		}
+		gk := t.GVK.GroupKind()
+		k := client.ObjectKeyFromObject(co)
+		if _, dup := inf.typedOnly[gk][k]; dup {
+			return nil, fmt.Errorf("%s %s: given twice", t.GVK.Kind, k)
+		}
+		inf.typedOnly[gk][k] = co
+		if !seen[t.GVK] {
+			seen[t.GVK] = true
+			installed = append(installed, t.GVK)
+		}
+	}
 	for _, u := range objs {
 		gvk := u.GroupVersionKind()
 		co, ok := converted(known, o.Converted[u], gvk)
@@ -272,6 +307,8 @@ type informers struct {
 	objs   map[schema.GroupKind]map[client.ObjectKey]*unstructured.Unstructured
 	// typed holds each object of a typed kind converted (the one conversion of each).
 	typed map[*unstructured.Unstructured]client.Object
+	// typedOnly are the objects given typed only (Options.Typed), by group/kind and key.
+	typedOnly map[schema.GroupKind]map[client.ObjectKey]client.Object
 }
 
 // informerKey names one informer (group/kind and form), or one object (group/kind and key).
@@ -330,6 +367,27 @@ func (f *informers) unset(u *unstructured.Unstructured) {
 	delete(f.objs[u.GroupVersionKind().GroupKind()], client.ObjectKeyFromObject(u))
 }
 
+// fromTyped is co, an object given typed only, as an informer of gvk in form fm delivers it.
+func fromTyped(co client.Object, gvk schema.GroupVersionKind, fm form) (client.Object, error) {
+	switch fm {
+	case metadataForm:
+		m := &metav1.PartialObjectMetadata{}
+		m.SetGroupVersionKind(gvk)
+		m.ObjectMeta = metav1.ObjectMeta{Name: co.GetName(), Namespace: co.GetNamespace(), Labels: co.GetLabels(), Annotations: co.GetAnnotations(),
+			UID: co.GetUID(), Generation: co.GetGeneration(), ResourceVersion: co.GetResourceVersion(), CreationTimestamp: co.GetCreationTimestamp()}
+		return m, nil
+	case unstructuredForm:
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(co)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", gvk.Kind, client.ObjectKeyFromObject(co), err)
+		}
+		u := &unstructured.Unstructured{Object: m}
+		u.SetGroupVersionKind(gvk)
+		return u, nil
+	}
+	return co, nil
+}
+
 // convert is u as an informer of gvk in form fm delivers it.
 func (f *informers) convert(u *unstructured.Unstructured, gvk schema.GroupVersionKind, fm form) (client.Object, error) {
 	if fm == typedForm {
@@ -376,18 +434,29 @@ type informer struct {
 var _ cache.Informer = (*informer)(nil)
 
 func (i *informer) AddEventHandler(h toolscache.ResourceEventHandler) (toolscache.ResourceEventHandlerRegistration, error) {
-	objs := i.parent.objs[i.gvk.GroupKind()]
+	objs, typedOnly := i.parent.objs[i.gvk.GroupKind()], i.parent.typedOnly[i.gvk.GroupKind()]
 	type named struct {
 		key  client.ObjectKey
 		name string // key.String(), made once: the order of the list
 	}
-	keys := make([]named, 0, len(objs))
+	keys := make([]named, 0, len(objs)+len(typedOnly))
 	for k := range objs {
 		keys = append(keys, named{k, k.String()})
 	}
+	for k := range typedOnly {
+		if _, both := objs[k]; !both { // an object added since under the same key replaced it
+			keys = append(keys, named{k, k.String()})
+		}
+	}
 	sort.Slice(keys, func(a, b int) bool { return keys[a].name < keys[b].name })
 	for _, k := range keys {
-		co, err := i.parent.convert(objs[k.key], i.gvk, i.form)
+		var co client.Object
+		var err error
+		if u, ok := objs[k.key]; ok {
+			co, err = i.parent.convert(u, i.gvk, i.form)
+		} else {
+			co, err = fromTyped(typedOnly[k.key], i.gvk, i.form)
+		}
 		if err != nil {
 			return nil, err
 		}

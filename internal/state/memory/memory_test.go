@@ -225,3 +225,44 @@ func TestSourceTakesConverted(t *testing.T) {
 		t.Errorf("a route converted to a Gateway: err = %v, want %q", err, want)
 	}
 }
+
+// TestSourceTakesTyped: objects given typed only are in the state as the same objects given
+// decoded would be, delivered as the caller converted them; a typed object of another kind's type
+// is an error.
+func TestSourceTakesTyped(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	objs := objects(t)
+	gw, route := &gwv1.Gateway{}, &gwv1.HTTPRoute{}
+	for i, into := range []runtime.Object{gw, route} {
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(objs[1+i].Object, into); err != nil {
+			t.Fatal(err)
+		}
+	}
+	typed := []memory.Typed{{GVK: objs[1].GroupVersionKind(), Object: gw}, {GVK: objs[2].GroupVersionKind(), Object: route}}
+	rest := append([]*unstructured.Unstructured{objs[0]}, objs[3:]...)
+	reg := settings.Defaults().Registry()
+	src, err := memory.New(ctx, rest, memory.Options{Kinds: reg.Kinds(), Typed: typed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := memory.New(ctx, objects(t), memory.Options{Kinds: reg.Kinds()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gws, routes, ns := src.HTTPTopology()
+	if len(gws) != 1 || gws[0] != gw || len(routes) != 1 || routes[0] != route {
+		t.Errorf("topology = %v, %v, want the Gateway and route given typed", gws, routes)
+	}
+	wgws, wroutes, wns := whole.HTTPTopology()
+	if diff := cmp.Diff([]any{wgws, wroutes, wns}, []any{gws, routes, ns}, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("topology given typed against given decoded (-decoded +typed):\n%s", diff)
+	}
+	if !src.GatewayExists(types.NamespacedName{Namespace: "shop", Name: "gw"}) {
+		t.Error("the Gateway given typed does not exist in the state")
+	}
+	_, err = memory.New(ctx, rest, memory.Options{Kinds: reg.Kinds(), Typed: []memory.Typed{{GVK: objs[2].GroupVersionKind(), Object: &gwv1.Gateway{}}}})
+	if err == nil || !strings.Contains(err.Error(), "HTTPRoute: the typed object is a *v1.Gateway") {
+		t.Errorf("a route given as a Gateway: err = %v, want the typed object's type named", err)
+	}
+}

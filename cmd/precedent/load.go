@@ -49,9 +49,9 @@ type input struct {
 	// not accept them, and left those policies (leaveOutUnaccepted).
 	unaccepted []finding.Finding
 	left       []leftOut
-	// read is the number of objects read from the files (0 from the cluster); placed are those
-	// objects, indexed into at (where each object, and the first of each kind, starts in them) on
-	// the first locate: after the review, whose peak of memory the index need not add to.
+	// read is the number of objects read from the files (0 from the cluster); placed are where those
+	// objects start (without the objects), indexed into at (each object, and the first of each
+	// kind) on the first locate: after the review, whose peak of memory the index need not add to.
 	read   int
 	placed []placement
 	at     map[finding.Object]position

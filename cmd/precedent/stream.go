@@ -57,9 +57,10 @@ func newCheckedInput(ctx context.Context, s settings.Settings, admitted []source
 // memory), a part of the objects at a time (inputPart): each part is checked against the CRDs
 // (the objects the API server would reject are left out, their errors in the input's rejected),
 // defaulted, checked as the inventory checks objects (inventory.Check; no inventory is built: no
-// policy views, no topology input), its Gateway API objects converted for the review's source and
-// released (released), and shared with the parts before (manifest.Sharer). The input is the same
-// as that of the steps each taken over every object at once.
+// policy views, no topology input), its Gateway API objects converted for the review's source (those
+// it reads typed only kept so, and released from the decoded input: release), and the rest shared
+// with the parts before (manifest.Sharer). The input is the same as that of the steps each taken
+// over every object at once.
 func newReviewInput(ctx context.Context, s settings.Settings, admitted []sourced, checker *crdcheck.Checker) (*input, error) {
 	reg := s.Registry()
 	st := &stream{reg: reg, checker: checker, whole: wholeKinds(s), sharer: manifest.NewSharer(),
@@ -105,21 +106,19 @@ func (st *stream) add(ctx context.Context, part []sourced) error {
 	converted, problems := inventory.Check(st.reg, kept)
 	st.problems = append(st.problems, problems...)
 	countUnchecked(st.unchecked, st.reg, kept, st.checker) // before release: it reads spec.targetRef
-	released := map[*unstructured.Unstructured]bool{}
-	for u, obj := range converted {
-		if st.release(u) {
-			released[u] = true
+	start := len(st.objects)
+	for _, u := range kept { // in input order: the typed objects' order is the input's
+		obj, ok := converted[u]
+		switch {
+		case ok && st.release(u):
 			st.typed = append(st.typed, memory.Typed{GVK: u.GroupVersionKind(), Object: obj})
-		} else {
+			continue
+		case ok:
 			st.converted[u] = obj
 		}
+		st.objects = append(st.objects, u)
 	}
-	st.sharer.Share(kept) // defaulted and released: the last writes to their fields
-	for _, u := range kept {
-		if !released[u] {
-			st.objects = append(st.objects, u)
-		}
-	}
+	st.sharer.Share(st.objects[start:]) // defaulted: the last writes to their fields
 	return nil
 }
 

@@ -249,11 +249,7 @@ func formOf(obj client.Object) form {
 func convert(scheme *runtime.Scheme, u *unstructured.Unstructured, gvk schema.GroupVersionKind, f form) (client.Object, error) {
 	switch f {
 	case metadataForm:
-		m := &metav1.PartialObjectMetadata{}
-		m.SetGroupVersionKind(gvk)
-		m.ObjectMeta = metav1.ObjectMeta{Name: u.GetName(), Namespace: u.GetNamespace(), Labels: u.GetLabels(), Annotations: u.GetAnnotations(),
-			UID: u.GetUID(), Generation: u.GetGeneration(), ResourceVersion: u.GetResourceVersion(), CreationTimestamp: u.GetCreationTimestamp()}
-		return m, nil
+		return metadataOf(u, gvk), nil
 	case typedForm:
 		return typed(scheme, u, gvk)
 	}
@@ -367,15 +363,20 @@ func (f *informers) unset(u *unstructured.Unstructured) {
 	delete(f.objs[u.GroupVersionKind().GroupKind()], client.ObjectKeyFromObject(u))
 }
 
+// metadataOf is o as a metadata-only informer of gvk delivers it.
+func metadataOf(o metav1.Object, gvk schema.GroupVersionKind) *metav1.PartialObjectMetadata {
+	m := &metav1.PartialObjectMetadata{}
+	m.SetGroupVersionKind(gvk)
+	m.ObjectMeta = metav1.ObjectMeta{Name: o.GetName(), Namespace: o.GetNamespace(), Labels: o.GetLabels(), Annotations: o.GetAnnotations(),
+		UID: o.GetUID(), Generation: o.GetGeneration(), ResourceVersion: o.GetResourceVersion(), CreationTimestamp: o.GetCreationTimestamp()}
+	return m
+}
+
 // fromTyped is co, an object given typed only, as an informer of gvk in form fm delivers it.
 func fromTyped(co client.Object, gvk schema.GroupVersionKind, fm form) (client.Object, error) {
 	switch fm {
 	case metadataForm:
-		m := &metav1.PartialObjectMetadata{}
-		m.SetGroupVersionKind(gvk)
-		m.ObjectMeta = metav1.ObjectMeta{Name: co.GetName(), Namespace: co.GetNamespace(), Labels: co.GetLabels(), Annotations: co.GetAnnotations(),
-			UID: co.GetUID(), Generation: co.GetGeneration(), ResourceVersion: co.GetResourceVersion(), CreationTimestamp: co.GetCreationTimestamp()}
-		return m, nil
+		return metadataOf(co, gvk), nil
 	case unstructuredForm:
 		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(co)
 		if err != nil {

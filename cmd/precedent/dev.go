@@ -49,8 +49,9 @@ type devOptions struct {
 func newDevCmd() *cobra.Command {
 	o := &devOptions{}
 	cmd := &cobra.Command{
-		Use:   "dev",
-		Short: "Run a local etcd + kube-apiserver with Precedent's webhooks, the CRDs and the samples",
+		Use:         "dev",
+		Annotations: map[string]string{stopsItself: "true"},
+		Short:       "Run a local etcd + kube-apiserver with Precedent's webhooks, the CRDs and the samples",
 		Long: `Starts etcd and kube-apiserver (the pinned binaries of ` + "`make control-plane`" + `), installs the Gateway API
 and Precedent CRDs, serves the webhooks on 127.0.0.1 with an in-memory self-signed certificate registered in
 the API server, applies config/samples/, writes a kubeconfig and runs until interrupted (Ctrl-C, or SIGTERM, or SIGHUP when its terminal

@@ -4,9 +4,6 @@
 package main
 
 import (
-	"context"
-	"errors"
-	"fmt"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -74,23 +71,11 @@ func asPlugin(root *cobra.Command) {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	root := newRootCmd()
 	if strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe") == pluginName {
 		asPlugin(root)
 	}
-	err := root.ExecuteContext(ctx)
-	stop()
-	if err == nil {
-		return
-	}
-	var ee *exitError
-	if errors.As(err, &ee) {
-		if ee.Err != nil && ee.Err.Error() != "" {
-			fmt.Fprintln(os.Stderr, "error:", ee.Err)
-		}
-		os.Exit(ee.Code)
-	}
-	fmt.Fprintln(os.Stderr, "error:", err)
-	os.Exit(2)
+	os.Exit(execute(root, os.Args[1:], sigs, os.Stderr))
 }

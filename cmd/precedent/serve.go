@@ -46,8 +46,9 @@ type serveOptions struct {
 func newServeCmd() *cobra.Command {
 	o := &serveOptions{}
 	cmd := &cobra.Command{
-		Use:   "serve",
-		Short: "Serve the admission webhooks (TLS) with health, readiness and Prometheus metrics endpoints",
+		Use:         "serve",
+		Annotations: map[string]string{stopsItself: "true"},
+		Short:       "Serve the admission webhooks (TLS) with health, readiness and Prometheus metrics endpoints",
 		Long: `Runs a controller-runtime manager: the validating and mutating webhooks of every managed kind and of
 PrecedentConfig (TLS only, certificates from --cert-dir, reloaded when they rotate), an informer cache of
 the Gateway API topology and the policies, /healthz and /readyz, and /metrics.`,

@@ -350,12 +350,12 @@ func (s *State) policyStore(gk schema.GroupKind) store {
 }
 
 // handleWith registers the event handlers of one informer, of objects of kind gk (a topology kind
-// when topo) kept in st, and returns its HasSynced. An event that changes a spec also brings the built graph,
-// snapshots and derived values forward: next (may be nil) and the derivations that read the event
-// (nextDerived) compute their next versions (building held, mu not: readers go on with the current
-// ones) and return what publishes them, which runs with mu held, with the event stored and bumped,
-// so a request sees the event and the versions that follow it together. next may return nil: the
-// generation bumped, the next request builds (as before anything is built).
+// when topo) kept in st, and returns its HasSynced. An event that changes a spec also brings the
+// built graph, snapshots and derived values forward: next (may be nil) and the derivations that
+// read the event (nextDerived) compute their next versions (building held, mu not: readers go on
+// with the current ones) and return what publishes them, which runs with mu held, with the event
+// stored and bumped, so a request sees the event and the versions that follow it together. next
+// may return nil: the generation bumped, the next request builds (as before anything is built).
 func (s *State) handleWith(ctx context.Context, c cache.Informers, obj client.Object, gk schema.GroupKind, topo bool, st store, bump func(), next func(o client.Object, deleted bool) func()) (func() bool, error) {
 	inf, err := c.GetInformer(ctx, obj, cache.BlockUntilSynced(false))
 	if err != nil {

@@ -25,12 +25,18 @@ const (
 	scaleBudget    = 10 * time.Second
 )
 
+// scaleReplicas is how many replicas the scale benchmarks start at each scale, the same at 1x and
+// 10x, of which the fastest to ready counts (wall and CPU each): a single start at 1x takes about a
+// tenth of a second, and one interruption (another process on the core, a collection of the
+// benchmark's own garbage) moved a single sample, and so the 10x/1x ratio, by 10–20%.
+const scaleReplicas = 3
+
 // BenchmarkScale is `make bench-scale` with BenchmarkScaleProfiles: a replica's readiness and its
 // writes at 1x (1,000 Gateways, 10,000 HTTPRoutes, 5,000 RateLimitPolicies) and 10x the benchmark
 // world. Ready is the time from the first object its informers deliver (through the State's own
 // event handlers) to the end of its first admission, the profiles' caches prepared as a replica
-// prepares them before it reports ready (also as CPU time, which a busy machine disturbs less);
-// heap is the live heap after a GC then; p50 and p99 are those of route-level and Gateway-level
+// prepares them before it reports ready (also as CPU time, which a busy machine disturbs less), the
+// best of scaleReplicas replicas started one after the other; heap is the live heap after a GC then; p50 and p99 are those of route-level and Gateway-level
 // policy creates in steady state. The ratios to 1x are reported on the 10x line.
 func BenchmarkScale(b *testing.B) {
 	var base replicaFigures
@@ -67,10 +73,11 @@ type replicaFigures struct {
 	leaf, top       [2]time.Duration // p50, p99
 }
 
-// measureReplica starts a replica b.N times with start (its State fed through its informers'
-// handlers, its background work stopped with the context), prepares the profiles' caches as
-// Register's readiness does and answers leaf[0]: that is ready. Then, the heap after a GC, and the
-// leaf and top writes timed. It returns the figures of the last replica.
+// measureReplica starts scaleReplicas replicas b.N times with start (each State fed through its
+// informers' handlers, its background work stopped with the context), prepares the profiles'
+// caches as Register's readiness does and answers leaf[0]: that is ready, the best of the
+// replicas'. Then, of the last replica, the heap after a GC, and the leaf and top writes timed. It
+// returns the figures of the last b.N round.
 //
 // Each replica starts on a heap whose free pages were given back to the system, as a fresh
 // process's are: otherwise a replica smaller than one measured before it in the same process (the
@@ -79,27 +86,45 @@ type replicaFigures struct {
 func measureReplica(b *testing.B, start func(context.Context) *webhook.Validator, leaf, top []admission.Request) replicaFigures {
 	var f replicaFigures
 	for i := 0; i < b.N; i++ {
-		ctx, cancel := context.WithCancel(context.Background())
-		debug.FreeOSMemory() // a GC, then the free pages back to the system
-		t0, c0 := time.Now(), cpuTime()
-		v := start(ctx)
-		if err := profiles.Prepare(v.State, v.Settings.Current()); err != nil {
-			b.Fatal(err)
+		f = replicaFigures{}
+		for r := 0; r < scaleReplicas; r++ {
+			ctx, cancel := context.WithCancel(context.Background())
+			v, ready, cpu := startReplica(ctx, b, start, leaf[0])
+			if r == 0 || ready < f.ready {
+				f.ready = ready
+			}
+			if r == 0 || cpu < f.readyCPU {
+				f.readyCPU = cpu
+			}
+			if r == scaleReplicas-1 {
+				goruntime.GC()
+				var ms goruntime.MemStats
+				goruntime.ReadMemStats(&ms)
+				f.heap = ms.HeapAlloc
+				f.leaf = timed(b, v, leaf)
+				f.top = timed(b, v, top)
+			}
+			goruntime.KeepAlive(v)
+			cancel()
 		}
-		if resp := v.Handle(context.Background(), leaf[0]); !resp.Allowed {
-			b.Fatalf("the first write was denied: %v", resp.Result)
-		}
-		f.ready, f.readyCPU = time.Since(t0), cpuTime()-c0
-		goruntime.GC()
-		var ms goruntime.MemStats
-		goruntime.ReadMemStats(&ms)
-		f.heap = ms.HeapAlloc
-		f.leaf = timed(b, v, leaf)
-		f.top = timed(b, v, top)
-		goruntime.KeepAlive(v)
-		cancel()
 	}
 	return f
+}
+
+// startReplica starts a replica with start on a heap whose free pages were given back to the
+// system, prepares the profiles' caches and answers first: it returns the replica and its time to
+// ready, wall and CPU.
+func startReplica(ctx context.Context, b *testing.B, start func(context.Context) *webhook.Validator, first admission.Request) (*webhook.Validator, time.Duration, time.Duration) {
+	debug.FreeOSMemory() // a GC, then the free pages back to the system
+	t0, c0 := time.Now(), cpuTime()
+	v := start(ctx)
+	if err := profiles.Prepare(v.State, v.Settings.Current()); err != nil {
+		b.Fatal(err)
+	}
+	if resp := v.Handle(context.Background(), first); !resp.Allowed {
+		b.Fatalf("the first write was denied: %v", resp.Result)
+	}
+	return v, time.Since(t0), cpuTime() - c0
 }
 
 // report reports f as metrics, its write levels named leaf and top; with base (1x), the ratios to

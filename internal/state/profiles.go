@@ -20,11 +20,11 @@ import (
 type profiles struct {
 	mapper    meta.RESTMapper  // WatchProfiles'
 	backendGK schema.GroupKind // the Backend kind watched; zero when its CRD is not installed
-	backends  map[types.NamespacedName]bool
+	backends  map[types.NamespacedName]client.Object
 }
 
 func newProfiles() profiles {
-	return profiles{backends: map[types.NamespacedName]bool{}}
+	return profiles{backends: map[types.NamespacedName]client.Object{}}
 }
 
 // WatchProfiles registers event handlers for what the profiles' write paths read from the start: the
@@ -51,10 +51,8 @@ func (s *State) WatchProfiles(ctx context.Context, c cache.Informers, mapper met
 		s.mu.Unlock()
 		u := &unstructured.Unstructured{}
 		u.SetGroupVersionKind(gvk)
-		set := func(o client.Object) { s.policies[gk][key(o)] = o.(*unstructured.Unstructured) }
-		del := func(n types.NamespacedName) { delete(s.policies[gk], n) }
 		bump := func() { s.policyGen[gk]++; s.kickBuild() } // the derived caches follow, or the background builder
-		if err := s.watch(ctx, c, u, gk, set, del, bump, nil); err != nil {
+		if err := s.watch(ctx, c, u, gk, s.policyStore(gk), bump, nil); err != nil {
 			return err
 		}
 	}
@@ -63,10 +61,8 @@ func (s *State) WatchProfiles(ctx context.Context, c cache.Informers, mapper met
 	} else if ok {
 		m := &metav1.PartialObjectMetadata{}
 		m.SetGroupVersionKind(gvk)
-		set := func(o client.Object) { s.backends[key(o)] = true }
-		del := func(n types.NamespacedName) { delete(s.backends, n) }
 		bump := func() { s.policyGen[backend]++ }
-		if err := s.watch(ctx, c, m, backend, set, del, bump, nil); err != nil {
+		if err := s.watch(ctx, c, m, backend, objectStore(s.backends), bump, nil); err != nil {
 			return err
 		}
 		s.mu.Lock()
@@ -108,5 +104,6 @@ func (s *State) BackendExists(gk schema.GroupKind, n types.NamespacedName) (exis
 	if gk != s.backendGK || gk.Kind == "" {
 		return false, false
 	}
-	return s.backends[n], true
+	_, exists = s.backends[n]
+	return exists, true
 }

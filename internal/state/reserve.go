@@ -15,9 +15,7 @@ func (s *State) Reserve(counts map[schema.GroupKind]int) {
 	if s.informers != nil {
 		return
 	}
-	total := 0
 	for gk, n := range counts {
-		total += n
 		switch gk {
 		case gatewayKind("GatewayClass"):
 			s.classes = sized(s.classes, n)
@@ -45,7 +43,6 @@ func (s *State) Reserve(counts map[schema.GroupKind]int) {
 	for gk, n := range counts {
 		s.reserved[gk] = n
 	}
-	s.seen = sized(s.seen, total)
 }
 
 // sized is m, or an empty map made for n entries when m is empty.

@@ -52,9 +52,11 @@ type State struct {
 	tcpRoutes map[types.NamespacedName]*gwv1.TCPRoute
 	udpRoutes map[types.NamespacedName]*gwv1.UDPRoute
 	nsLabels  map[string]map[string]string
-	policies  map[schema.GroupKind]map[types.NamespacedName]*unstructured.Unstructured
-	topoGen   uint64
-	policyGen map[schema.GroupKind]uint64
+	// nsVersions are the Namespaces' resourceVersions (Caught).
+	nsVersions map[string]string
+	policies   map[schema.GroupKind]map[types.NamespacedName]*unstructured.Unstructured
+	topoGen    uint64
+	policyGen  map[schema.GroupKind]uint64
 
 	graph    *topology.Graph
 	graphGen uint64
@@ -92,13 +94,17 @@ type State struct {
 	topoMissing map[schema.GroupKind]optionalTopoKind
 	// appliedCh is closed (and cleared) when the next event is applied: AwaitCaught waits on it.
 	appliedCh chan struct{}
-	// seen is the resourceVersion of every object applied, by observedKey, so other consumers of
-	// the same informers (the status reconciler) can wait until the state has caught up with an event.
-	seen map[string]string
-	// applied is the highest resourceVersion applied per kind (observedKind): an informer delivers
-	// one kind's events in resourceVersion order, so an object absent from seen whose version is not
-	// above it was applied and since deleted; the state is past its event.
-	appliedRV map[string]uint64
+	// versions reads the resourceVersion of an object the state holds, by observedKind (the
+	// informer's store's version), so other consumers of the same informers (the status reconciler)
+	// can wait until the state has caught up with an event. It reads the stored objects themselves:
+	// a map of every object's version beside them cost each event of the initial list a second
+	// insert into a map as large as the cluster, under a key concatenated for it.
+	versions map[string]func(types.NamespacedName) (string, bool)
+	// appliedRV is the highest resourceVersion applied per kind (observedKind): an informer delivers
+	// one kind's events in resourceVersion order, so an object the state does not hold whose version
+	// is not above it was applied and since deleted; the state is past its event. Each informer's
+	// handler holds its kind's counter.
+	appliedRV map[string]*uint64
 
 	profiles // what the profiles' write paths read besides policies (profiles.go)
 	// derived are the caches profiles derive from the state (Derive), by key.
@@ -140,6 +146,7 @@ func New(log logr.Logger) *State {
 		udpRoutes:   map[types.NamespacedName]*gwv1.UDPRoute{},
 		topoMissing: map[schema.GroupKind]optionalTopoKind{},
 		nsLabels:    map[string]map[string]string{},
+		nsVersions:  map[string]string{},
 		policies:    map[schema.GroupKind]map[types.NamespacedName]*unstructured.Unstructured{},
 		policyGen:   map[schema.GroupKind]uint64{},
 		snaps:       map[schema.GroupKind]*built{},
@@ -150,8 +157,8 @@ func New(log logr.Logger) *State {
 		kick:        make(chan struct{}, 1),
 		refold:      make(chan struct{}, 1),
 		profiles:    newProfiles(),
-		seen:        map[string]string{},
-		appliedRV:   map[string]uint64{},
+		versions:    map[string]func(types.NamespacedName) (string, bool){},
+		appliedRV:   map[string]*uint64{},
 		derived:     map[string]*derived{},
 	}
 }
@@ -194,9 +201,9 @@ func (s *State) Watch(ctx context.Context, c cache.Informers, kinds []policy.Kin
 	return s.watchKinds(kinds, true)
 }
 
-// watch is handle for an informer the state needs from the start (Synced waits for it).
-func (s *State) watch(ctx context.Context, c cache.Informers, obj client.Object, gk schema.GroupKind, set func(client.Object), del func(types.NamespacedName), bump func(), next func(client.Object, bool) func()) error {
-	synced, err := s.handleWith(ctx, c, obj, gk, false, set, del, bump, next)
+// watch is handleWith for an informer the state needs from the start (Synced waits for it).
+func (s *State) watch(ctx context.Context, c cache.Informers, obj client.Object, gk schema.GroupKind, st store, bump func(), next func(client.Object, bool) func()) error {
+	synced, err := s.handleWith(ctx, c, obj, gk, false, st, bump, next)
 	if err != nil {
 		return err
 	}
@@ -260,10 +267,8 @@ func (s *State) watchKinds(kinds []policy.Kind, initial bool) error {
 		}
 		u := &unstructured.Unstructured{}
 		u.SetGroupVersionKind(k.GVK)
-		set := func(o client.Object) { s.policies[gk][key(o)] = o.(*unstructured.Unstructured) }
-		del := func(n types.NamespacedName) { delete(s.policies[gk], n) }
 		bump := func() { s.policyGen[gk]++; s.kickBuild() }
-		synced, err := s.handleWith(ctx, c, u, gk, false, set, del, bump, func(o client.Object, deleted bool) func() {
+		synced, err := s.handleWith(ctx, c, u, gk, false, s.policyStore(gk), bump, func(o client.Object, deleted bool) func() {
 			return s.nextPolicy(gk, o, deleted)
 		})
 		if err != nil {
@@ -303,21 +308,71 @@ func (s *State) KindSynced(gk schema.GroupKind) bool {
 	return ok && f()
 }
 
+// store is how the state keeps the objects of one informer: set stores an object (added or
+// updated), del forgets one, and version is the resourceVersion of the one stored under a key
+// (Caught).
+type store struct {
+	set     func(client.Object)
+	del     func(types.NamespacedName)
+	version func(types.NamespacedName) (string, bool)
+}
+
+// objectStore is the store of objects kept whole in m (mu held when called), by namespace and name.
+func objectStore[T client.Object](m map[types.NamespacedName]T) store {
+	return store{
+		set: func(o client.Object) {
+			if t, ok := o.(T); ok {
+				m[key(o)] = t
+			}
+		},
+		del:     func(n types.NamespacedName) { delete(m, n) },
+		version: func(n types.NamespacedName) (string, bool) { return versionIn(m, n) },
+	}
+}
+
+// versionIn is the resourceVersion of the object of m under k.
+func versionIn[K comparable, T client.Object](m map[K]T, k K) (string, bool) {
+	o, ok := m[k]
+	if !ok {
+		return "", false
+	}
+	return o.GetResourceVersion(), true
+}
+
+// policyStore is the store of the policies of kind gk (those of a kind profiles read too), in
+// s.policies[gk].
+func (s *State) policyStore(gk schema.GroupKind) store {
+	return store{
+		set:     func(o client.Object) { s.policies[gk][key(o)] = o.(*unstructured.Unstructured) },
+		del:     func(n types.NamespacedName) { delete(s.policies[gk], n) },
+		version: func(n types.NamespacedName) (string, bool) { return versionIn(s.policies[gk], n) },
+	}
+}
+
 // handleWith registers the event handlers of one informer, of objects of kind gk (a topology kind
-// when topo), and returns its HasSynced. An event that changes a spec also brings the built graph,
-// snapshots and derived values forward: next (may be nil) and the derivations that read the event
-// (nextDerived) compute their next versions (building held, mu not: readers go on with the current
-// ones) and return what publishes them, which runs with mu held, with the event stored and bumped,
-// so a request sees the event and the versions that follow it together. next may return nil: the
-// generation bumped, the next request builds (as before anything is built).
-func (s *State) handleWith(ctx context.Context, c cache.Informers, obj client.Object, gk schema.GroupKind, topo bool, set func(client.Object), del func(types.NamespacedName), bump func(), next func(o client.Object, deleted bool) func()) (func() bool, error) {
+// when topo) kept in st, and returns its HasSynced. An event that changes a spec also brings the
+// built graph, snapshots and derived values forward: next (may be nil) and the derivations that
+// read the event (nextDerived) compute their next versions (building held, mu not: readers go on
+// with the current ones) and return what publishes them, which runs with mu held, with the event
+// stored and bumped, so a request sees the event and the versions that follow it together. next
+// may return nil: the generation bumped, the next request builds (as before anything is built).
+func (s *State) handleWith(ctx context.Context, c cache.Informers, obj client.Object, gk schema.GroupKind, topo bool, st store, bump func(), next func(o client.Object, deleted bool) func()) (func() bool, error) {
 	inf, err := c.GetInformer(ctx, obj, cache.BlockUntilSynced(false))
 	if err != nil {
 		return nil, fmt.Errorf("watching %T: %w", obj, err)
 	}
 	// The informer's objects are all of obj's form and kind: their observedKind is obj's, made once
-	// (a typed kind's is its Go type's name, which fmt formats anew at every call).
+	// (a typed kind's is its Go type's name, which fmt formats anew at every call), and so is the
+	// kind's high-water mark.
 	okind := observedKind(obj)
+	s.mu.Lock()
+	s.versions[okind] = st.version
+	high := s.appliedRV[okind]
+	if high == nil {
+		high = new(uint64)
+		s.appliedRV[okind] = high
+	}
+	s.mu.Unlock()
 	event := func(co, old client.Object, changed, deleted bool) {
 		var publish, publishDerived func()
 		if changed {
@@ -334,14 +389,12 @@ func (s *State) handleWith(ctx context.Context, c cache.Informers, obj client.Ob
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if deleted {
-			del(key(co))
-			delete(s.seen, observedKeyOf(okind, co))
+			st.del(key(co))
 		} else {
-			set(co)
-			s.seen[observedKeyOf(okind, co)] = co.GetResourceVersion()
+			st.set(co)
 		}
-		if rv, err := strconv.ParseUint(co.GetResourceVersion(), 10, 64); err == nil && rv > s.appliedRV[okind] {
-			s.appliedRV[okind] = rv
+		if rv, err := strconv.ParseUint(co.GetResourceVersion(), 10, 64); err == nil && rv > *high {
+			*high = rv
 		}
 		if changed {
 			bump()
@@ -432,7 +485,11 @@ func (s *State) Caught(obj client.Object, deleted bool) bool {
 
 // caught is Caught with mu held.
 func (s *State) caught(obj client.Object, deleted bool) bool {
-	rv, ok := s.seen[observedKey(obj)]
+	okind := observedKind(obj)
+	rv, ok := "", false
+	if version := s.versions[okind]; version != nil {
+		rv, ok = version(key(obj))
+	}
 	if deleted {
 		return !ok
 	}
@@ -440,7 +497,8 @@ func (s *State) caught(obj client.Object, deleted bool) bool {
 		// Applied and deleted since (a create the state has already seen deleted, under churn), or
 		// not applied yet: the kind's high-water mark tells them apart.
 		want, err := strconv.ParseUint(obj.GetResourceVersion(), 10, 64)
-		return err == nil && want > 0 && want <= s.appliedRV[observedKind(obj)]
+		high := s.appliedRV[okind]
+		return err == nil && want > 0 && high != nil && want <= *high
 	}
 	// The state may already be past this event (its handler runs ahead of the caller's): that counts.
 	have, err1 := strconv.ParseUint(rv, 10, 64)
@@ -451,15 +509,8 @@ func (s *State) caught(obj client.Object, deleted bool) bool {
 	return rv == obj.GetResourceVersion()
 }
 
-// observedKey identifies an object across its typed and unstructured forms.
-func observedKey(o client.Object) string { return observedKeyOf(observedKind(o), o) }
-
-// observedKeyOf is observedKey of o, whose observedKind is kind.
-func observedKeyOf(kind string, o client.Object) string {
-	return kind + "/" + o.GetNamespace() + "/" + o.GetName()
-}
-
-// observedKind is the kind part of observedKey.
+// observedKind names the informer an object comes from: its Go type for a typed object, its
+// group/kind for an unstructured one.
 func observedKind(o client.Object) string {
 	if u, ok := o.(*unstructured.Unstructured); ok {
 		return u.GroupVersionKind().GroupKind().String()

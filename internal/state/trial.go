@@ -81,13 +81,9 @@ func (s *State) Revert(m *Mark, puts []Put) error {
 			continue // not watched: no event reached the state
 		}
 		if p.Object == nil {
-			if u, ok := objs[p.Key]; ok {
-				delete(s.seen, observedKey(u))
-				delete(objs, p.Key)
-			}
+			delete(objs, p.Key)
 		} else {
 			objs[p.Key] = p.Object
-			s.seen[observedKey(p.Object)] = p.Object.GetResourceVersion()
 		}
 		refs[p.GroupKind] = append(refs[p.GroupKind], policy.Ref{Namespace: p.Key.Namespace, Name: p.Key.Name})
 	}

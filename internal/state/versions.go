@@ -27,8 +27,7 @@ import (
 type topoKind struct {
 	gk     schema.GroupKind
 	obj    client.Object
-	set    func(client.Object)
-	del    func(types.NamespacedName)
+	store  store
 	update func(g *topology.Graph, o client.Object, deleted bool) *topology.Graph
 }
 
@@ -43,14 +42,9 @@ func optionalKind[T client.Object](m map[types.NamespacedName]T, kind string, se
 	var zero T
 	obj := reflect.New(reflect.TypeOf(zero).Elem()).Interface().(client.Object)
 	return optionalTopoKind{topoKind: topoKind{
-		gk:  schema.GroupKind{Group: topology.Group, Kind: kind},
-		obj: obj,
-		set: func(o client.Object) {
-			if t, ok := o.(T); ok {
-				m[key(o)] = t
-			}
-		},
-		del: func(k types.NamespacedName) { delete(m, k) },
+		gk:    schema.GroupKind{Group: topology.Group, Kind: kind},
+		obj:   obj,
+		store: objectStore(m),
 		update: func(g *topology.Graph, o client.Object, deleted bool) *topology.Graph {
 			t, ok := o.(T)
 			if deleted || !ok {
@@ -74,7 +68,10 @@ func deleteRoute(kind string) func(*topology.Graph, topology.Key) *topology.Grap
 // topology lists the topology kinds the state watches.
 func (s *State) topology() []topoKind {
 	return []topoKind{
-		{gatewayKind("GatewayClass"), &gwv1.GatewayClass{}, func(o client.Object) { s.classes[o.GetName()] = o.(*gwv1.GatewayClass) }, func(k types.NamespacedName) { delete(s.classes, k.Name) },
+		{gatewayKind("GatewayClass"), &gwv1.GatewayClass{}, store{
+			set:     func(o client.Object) { s.classes[o.GetName()] = o.(*gwv1.GatewayClass) },
+			del:     func(k types.NamespacedName) { delete(s.classes, k.Name) },
+			version: func(k types.NamespacedName) (string, bool) { return versionIn(s.classes, k.Name) }},
 			func(g *topology.Graph, o client.Object, deleted bool) *topology.Graph {
 				if deleted {
 					return g.DeleteGatewayClass(o.GetName())
@@ -85,7 +82,7 @@ func (s *State) topology() []topoKind {
 				}
 				return g.SetGatewayClass(gc.Name, string(gc.Spec.ControllerName))
 			}},
-		{gatewayKind("Gateway"), &gwv1.Gateway{}, func(o client.Object) { s.gateways[key(o)] = o.(*gwv1.Gateway) }, func(k types.NamespacedName) { delete(s.gateways, k) },
+		{gatewayKind("Gateway"), &gwv1.Gateway{}, objectStore(s.gateways),
 			func(g *topology.Graph, o client.Object, deleted bool) *topology.Graph {
 				gw, ok := o.(*gwv1.Gateway)
 				if deleted || !ok {
@@ -93,7 +90,7 @@ func (s *State) topology() []topoKind {
 				}
 				return g.SetGateway(gw)
 			}},
-		{gatewayKind("HTTPRoute"), &gwv1.HTTPRoute{}, func(o client.Object) { s.httpRoutes[key(o)] = o.(*gwv1.HTTPRoute) }, func(k types.NamespacedName) { delete(s.httpRoutes, k) },
+		{gatewayKind("HTTPRoute"), &gwv1.HTTPRoute{}, objectStore(s.httpRoutes),
 			func(g *topology.Graph, o client.Object, deleted bool) *topology.Graph {
 				r, ok := o.(*gwv1.HTTPRoute)
 				if deleted || !ok {
@@ -101,7 +98,7 @@ func (s *State) topology() []topoKind {
 				}
 				return g.SetHTTPRoute(r)
 			}},
-		{gatewayKind("GRPCRoute"), &gwv1.GRPCRoute{}, func(o client.Object) { s.grpcRoutes[key(o)] = o.(*gwv1.GRPCRoute) }, func(k types.NamespacedName) { delete(s.grpcRoutes, k) },
+		{gatewayKind("GRPCRoute"), &gwv1.GRPCRoute{}, objectStore(s.grpcRoutes),
 			func(g *topology.Graph, o client.Object, deleted bool) *topology.Graph {
 				r, ok := o.(*gwv1.GRPCRoute)
 				if deleted || !ok {
@@ -109,7 +106,16 @@ func (s *State) topology() []topoKind {
 				}
 				return g.SetGRPCRoute(r)
 			}},
-		{schema.GroupKind{Kind: "Namespace"}, namespaceMeta(), func(o client.Object) { s.nsLabels[o.GetName()] = o.GetLabels() }, func(k types.NamespacedName) { delete(s.nsLabels, k.Name) },
+		{schema.GroupKind{Kind: "Namespace"}, namespaceMeta(), store{
+			set: func(o client.Object) {
+				s.nsLabels[o.GetName()] = o.GetLabels()
+				s.nsVersions[o.GetName()] = o.GetResourceVersion()
+			},
+			del: func(k types.NamespacedName) { delete(s.nsLabels, k.Name); delete(s.nsVersions, k.Name) },
+			version: func(k types.NamespacedName) (string, bool) {
+				v, ok := s.nsVersions[k.Name]
+				return v, ok
+			}},
 			func(g *topology.Graph, o client.Object, deleted bool) *topology.Graph {
 				if deleted {
 					return g.DeleteNamespace(o.GetName())
@@ -212,7 +218,7 @@ func (s *State) nextPolicy(gk schema.GroupKind, o client.Object, deleted bool) f
 // not nil) whose CRD is not installed is skipped, logged once, and looked for again by WatchKinds.
 func (s *State) watchTopology(ctx context.Context, c cache.Informers, t topoKind, opt *optionalTopoKind, initial bool) error {
 	bump := func() { s.topoGen++; s.kickBuild() }
-	synced, err := s.handleWith(ctx, c, t.obj, t.gk, true, t.set, t.del, bump, func(o client.Object, deleted bool) func() {
+	synced, err := s.handleWith(ctx, c, t.obj, t.gk, true, t.store, bump, func(o client.Object, deleted bool) func() {
 		return s.nextTopology(func(g *topology.Graph) *topology.Graph { return t.update(g, o, deleted) })
 	})
 	if err != nil {

@@ -135,7 +135,9 @@ func (w *World) sharingOf(version string) map[string][]topology.Key {
 	if idx, ok := sh.by[version]; ok {
 		return idx
 	}
-	idx := map[string][]topology.Key{}
+	// Sized for a key per route (each route has one per hostname, port and path it serves): grown by
+	// rehashing, a 10x world's index cost a pass over its table at each doubling.
+	idx := make(map[string][]topology.Key, len(w.HTTPRoutes)+len(w.GRPCRoutes))
 	for kind, ks := range map[string][]topology.Key{"HTTPRoute": keys(w.HTTPRoutes), "GRPCRoute": keys(w.GRPCRoutes)} {
 		for _, k := range ks {
 			for _, hp := range w.hostPortPaths(kind, k, version) {

@@ -36,8 +36,9 @@ const scaleReplicas = 3
 // world. Ready is the time from the first object its informers deliver (through the State's own
 // event handlers) to the end of its first admission, the profiles' caches prepared as a replica
 // prepares them before it reports ready (also as CPU time, which a busy machine disturbs less), the
-// best of scaleReplicas replicas started one after the other; heap is the live heap after a GC then; p50 and p99 are those of route-level and Gateway-level
-// policy creates in steady state. The ratios to 1x are reported on the 10x line.
+// best of scaleReplicas replicas started one after the other; heap is the live heap after a GC
+// then; p50 and p99 are those of route-level and Gateway-level policy creates in steady state. The
+// ratios to 1x are reported on the 10x line.
 func BenchmarkScale(b *testing.B) {
 	var base replicaFigures
 	for _, scale := range []int{1, 10} {

@@ -19,10 +19,12 @@ import (
 // such a write from these, whatever the number of classes.
 
 // headTarget is what the head of a class claims on one outbound the class can meet: its cells,
-// sorted, and their key.
+// sorted, and their key; service is the outbound's, or "" for the one that stands for the services
+// the head names none of.
 type headTarget struct {
-	shape  string
-	claims []headClaim
+	service string
+	shape   string
+	claims  []headClaim
 }
 
 // headClaim is a cell ("L"+path for a leaf, "O"+path for an object above a leaf) and the head
@@ -82,12 +84,16 @@ func headsOf(v Version, ordered []*Policy, outbounds map[string]int) []headTarge
 		}
 	}
 	entries := EntriesAt(v, head, To)
+	named := namedServices(entries)
 	targets := outboundTargets(entries, outbounds)
 	out := make([]headTarget, 0, len(targets))
 	for _, t := range targets {
 		m := newMerger()
 		m.run(entries, t, nil)
 		h := headTarget{claims: make([]headClaim, 0, len(m.claims))}
+		if named[t.Service] {
+			h.service = t.Service
+		}
 		for path, c := range m.claims {
 			cell := leafCell(path)
 			if c.object {
@@ -104,6 +110,20 @@ func headsOf(v Version, ordered []*Policy, outbounds map[string]int) []headTarge
 		out = append(out, h)
 	}
 	return out
+}
+
+// headOn is what the head of class c claims on its outbound to service s.
+func (c *class) headOn(s string) *headTarget {
+	var other *headTarget
+	for i := range c.heads {
+		switch c.heads[i].service {
+		case s:
+			return &c.heads[i]
+		case "":
+			other = &c.heads[i]
+		}
+	}
+	return other
 }
 
 // cellIndex is, per head element (or policy), the cells it claims somewhere, counted over the

@@ -293,9 +293,13 @@ func runEvents(t *testing.T, kind string, seed int64, steps int) (warned int) {
 		pl, dl := lists(policies, dps)
 		probes := append(append([]Policy(nil), pl...), w.policy("probe"), w.policy(""))
 		got := answer(x, probes)
-		fresh := answer(NewIndex(kind, pl, dl), probes)
+		fx := NewIndex(kind, pl, dl)
+		fresh := answer(fx, probes)
 		if diff := cmp.Diff(fresh, got, cmpopts.EquateEmpty()); diff != "" {
 			t.Fatalf("step %d (%s): updated index differs from a fresh one (-fresh +updated):\n%s", step, event, diff)
+		}
+		if diff := cmp.Diff(outClasses(fx), outClasses(x), cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("step %d (%s): the classes by outbound service differ from a fresh index's (-fresh +updated):\n%s", step, event, diff)
 		}
 		plain := answers{Probes: map[string][]string{}, Whole: warningLines(Shadowed(pl, dl))}
 		for i, p := range probes {
@@ -315,6 +319,38 @@ func runEvents(t *testing.T, kind string, seed int64, steps int) (warned int) {
 		prev, prevAnswers, prevProbes = x, got, probes
 	}
 	return warned
+}
+
+// outClasses is the index's classes by outbound service, each class named by its policies' IDs
+// (slots differ between an updated index and a fresh one), checked against the classes' outbounds.
+func outClasses(x *Index) map[string][]string {
+	out := map[string][]string{}
+	for it := x.outCls.Iterator(); !it.Done(); {
+		s, set, _ := it.Next()
+		for si := set.Iterator(); !si.Done(); {
+			sig, _, _ := si.Next()
+			c, ok := x.classes.Get(sig)
+			var ids []string
+			for _, p := range c.ordered {
+				ids = append(ids, p.ID())
+			}
+			name := strings.Join(ids, ",")
+			if !ok || c.outbounds[s] <= 0 {
+				name = "no such class or outbound: " + name
+			}
+			out[s] = append(out[s], name)
+		}
+		sort.Strings(out[s])
+	}
+	for it := x.classes.Iterator(); !it.Done(); {
+		sig, c, _ := it.Next()
+		for s := range c.outbounds {
+			if set, _ := x.outCls.Get(s); !has(set, sig) {
+				out[s] = append(out[s], "missing: "+sig)
+			}
+		}
+	}
+	return out
 }
 
 // lists returns the policies and Dataplanes in key order.
@@ -416,4 +452,9 @@ func stats(agg map[*Policy]map[elemKey]*counts, touched map[*Policy]bool, skip *
 		}
 	}
 	return out
+}
+
+func has(set keySet, k string) bool {
+	_, ok := set.Get(k)
+	return ok
 }

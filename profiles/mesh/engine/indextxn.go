@@ -1,6 +1,10 @@
 package engine
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/benbjohnson/immutable"
+)
 
 // txn derives the next version of an Index in place of a clone: the classes it touches are copied
 // once, and their outcomes recomputed once, at finish. The version the clone was taken from shares
@@ -19,13 +23,15 @@ type txn struct {
 	members map[*Policy]keySet // the classes holding each policy whose classes changed
 	gone    *Policy            // a policy removed: its sums and classes go at finish
 	heads   headTxn
-	from    map[string]*class // a class a new one was made from (a policy's write)
+	from    map[string]*class      // a class a new one was made from (a policy's write)
+	outCls  map[string][2][]string // outbound service → class signatures leaving, joining its set
 }
 
 func newTxn(x *Index) *txn {
 	return &txn{x: x, orig: map[string]*class{}, dirty: map[string]*class{}, force: map[string]bool{},
 		aggs: map[*Policy]map[elemKey]*counts{}, perms: map[permissionKey]*permCount{}, groups: map[string]int{},
-		made: map[*source]bool{}, members: map[*Policy]keySet{}, heads: newHeadTxn(), from: map[string]*class{}}
+		made: map[*source]bool{}, members: map[*Policy]keySet{}, heads: newHeadTxn(), from: map[string]*class{},
+		outCls: map[string][2][]string{}}
 }
 
 // dataplane replaces Dataplane key old by e (either nil for none): its indexes (changing only the
@@ -151,6 +157,7 @@ func (t *txn) finish() {
 				t.addHeads(o, -1)
 				t.addPerm(o.perm, -1)
 				t.member(o, false)
+				t.outbounds(sig, o.outbounds, nil)
 				x.classes = *x.classes.Delete(sig)
 			}
 			continue
@@ -175,11 +182,17 @@ func (t *txn) finish() {
 				}
 				c.heads, c.variant = t.headsFrom(sig, c), x.variantOf(c.ordered)
 				t.addHeads(c, 1)
+				var was map[string]int
+				if o != nil {
+					was = o.outbounds
+				}
+				t.outbounds(sig, was, c.outbounds)
 			}
 		}
 		x.classes = *x.classes.Set(sig, c)
 	}
 	t.finishHeads()
+	t.finishOutbounds()
 	for p, m := range t.aggs {
 		if len(m) == 0 {
 			x.agg = *x.agg.Delete(p)
@@ -401,4 +414,54 @@ func (t *txn) leave(g, key string) {
 		}
 	}
 	x.groups = *x.groups.Set(g, &group{members: members, rep: rep})
+}
+
+// outbounds records that class sig's outbound services change from was to now (nil: none).
+func (t *txn) outbounds(sig string, was, now map[string]int) {
+	for s := range was {
+		if _, ok := now[s]; !ok {
+			l := t.outCls[s]
+			l[0] = append(l[0], sig)
+			t.outCls[s] = l
+		}
+	}
+	for s := range now {
+		if _, ok := was[s]; !ok {
+			l := t.outCls[s]
+			l[1] = append(l[1], sig)
+			t.outCls[s] = l
+		}
+	}
+}
+
+// finishOutbounds publishes the classes' moves between the sets of outCls, each set once.
+func (t *txn) finishOutbounds() {
+	x := t.x
+	if x.outCls.Len() == 0 { // built in place: only classes joining
+		b := immutable.NewMapBuilder[string, keySet](hasher[string]{})
+		for s, l := range t.outCls {
+			if len(l[1]) > 0 {
+				b.Set(s, keySetOf(l[1]))
+			}
+		}
+		x.outCls = *b.Map()
+		return
+	}
+	for s, l := range t.outCls {
+		set, ok := x.outCls.Get(s)
+		if !ok {
+			set = newMap[string, struct{}]()
+		}
+		for _, sig := range l[0] {
+			set = *set.Delete(sig)
+		}
+		for _, sig := range l[1] {
+			set = *set.Set(sig, struct{}{})
+		}
+		if set.Len() == 0 {
+			x.outCls = *x.outCls.Delete(s)
+		} else {
+			x.outCls = *x.outCls.Set(s, set)
+		}
+	}
 }

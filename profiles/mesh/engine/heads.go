@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"sort"
 	"strings"
 	"unsafe"
@@ -270,7 +271,8 @@ func (policyOrder) Compare(a, b *Policy) int {
 	return 1
 }
 
-// elemOrder sorts elements as sortElems does.
+// elemOrder sorts elements as sortElems does. Like every immutable.Comparer it returns -1, 0 or 1
+// only: the sorted map takes any other negative number for "not less".
 type elemOrder struct{}
 
 func (elemOrder) Compare(a, b elemKey) int {
@@ -278,9 +280,9 @@ func (elemOrder) Compare(a, b elemKey) int {
 		return c
 	}
 	if a.d != b.d {
-		return int(a.d) - int(b.d)
+		return cmp.Compare(a.d, b.d)
 	}
-	return a.i - b.i
+	return cmp.Compare(a.i, b.i)
 }
 
 // headTxn is a txn's pending changes to the heads' sums: the shapes' counts, and copies of the

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	mesh "github.com/precedent-dev/precedent/profiles/mesh/engine"
 	"github.com/precedent-dev/precedent/test/gen"
@@ -85,5 +86,63 @@ func BenchmarkIndexMeshLevelEvent(b *testing.B) {
 				_ = x.WithPolicy(w.ID(), &w)
 			}
 		})
+	}
+}
+
+// serviceWrites are Mesh-level MeshTimeout writes whose to items name a service, the most common
+// shape of Kuma's mesh-level policies: one item on svc-0 only, and (test/gen's MeshTimeout) one on
+// svc-0 and one on the Mesh.
+func serviceWrites(tb testing.TB) map[string]mesh.Policy {
+	one := gen.MeshTimeout("bench-0", "", "svc-0", 5)
+	spec := one.Object["spec"].(map[string]interface{})
+	spec["to"] = spec["to"].([]interface{})[:1]
+	out := map[string]mesh.Policy{}
+	for name, u := range map[string]*unstructured.Unstructured{"service": one, "service+mesh": gen.MeshTimeout("bench-0", "", "svc-0", 5)} {
+		p, errs := mesh.Parse(u)
+		if len(errs) > 0 {
+			tb.Fatal(errs.ToAggregate())
+		}
+		out[name] = p
+	}
+	return out
+}
+
+// BenchmarkIndexWriteMeshLevelService is BenchmarkIndexWriteMeshLevel for the writes of
+// serviceWrites: the index visits the classes with outbounds to svc-0 (10 of 500 or 5,000).
+func BenchmarkIndexWriteMeshLevelService(b *testing.B) {
+	for _, to := range []string{"service", "service+mesh"} {
+		for _, n := range []int{5000, 50000} {
+			b.Run(fmt.Sprintf("to=%s/dataplanes=%d", to, n), func(b *testing.B) {
+				ps, dps, _ := genMesh(b, n)
+				w := serviceWrites(b)[to]
+				x := mesh.NewIndex(mesh.KindMeshTimeout, ps, dps)
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					_ = x.WriteWarnings(w, false)
+				}
+			})
+		}
+	}
+}
+
+// TestGenMeshServiceWrites: the index answers serviceWrites as the plain analysis does. On svc-0
+// only svc-19's policy sets the connect timeout; the others' outbounds to svc-0 take
+// mesh-9-timeouts's.
+func TestGenMeshServiceWrites(t *testing.T) {
+	ps, dps, _ := genMesh(t, 200)
+	x := mesh.NewIndex(mesh.KindMeshTimeout, ps, dps)
+	want := map[string][]string{
+		"service":      {"PRC-W014 MeshTimeout kuma-system/bench-0 never takes effect on any Dataplane: every field it sets is decided by kuma-system/svc-19-timeouts, kuma-system/mesh-9-timeouts"},
+		"service+mesh": {"PRC-W014 MeshTimeout kuma-system/bench-0 never takes effect on any Dataplane: every field it sets is decided by kuma-system/svc-9-timeouts, kuma-system/svc-8-timeouts, kuma-system/svc-7-timeouts and 18 more"},
+	}
+	for name, w := range serviceWrites(t) {
+		got := x.WriteWarnings(w, false)
+		if diff := cmp.Diff(want[name], got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", name, diff)
+		}
+		if diff := cmp.Diff(mesh.WriteWarnings(w, ps, dps, false), got); diff != "" {
+			t.Errorf("%s: the index differs from the plain analysis (-plain +index):\n%s", name, diff)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"sort"
 	"strings"
 	"unsafe"
@@ -19,10 +20,12 @@ import (
 // such a write from these, whatever the number of classes.
 
 // headTarget is what the head of a class claims on one outbound the class can meet: its cells,
-// sorted, and their key.
+// sorted, and their key; service is the outbound's, or "" for the one that stands for the services
+// the head names none of.
 type headTarget struct {
-	shape  string
-	claims []headClaim
+	service string
+	shape   string
+	claims  []headClaim
 }
 
 // headClaim is a cell ("L"+path for a leaf, "O"+path for an object above a leaf) and the head
@@ -40,10 +43,12 @@ type shapeCount struct {
 	n       int
 }
 
-// claimIndex is the cells the heads' elements and policies claim.
+// claimIndex is the cells the heads' elements and policies claim, and how many class heads lists
+// are counted in.
 type claimIndex struct {
 	elems cellIndex[elemKey]
 	pols  cellIndex[*Policy]
+	n     int
 }
 
 func newClaimIndex() claimIndex {
@@ -82,12 +87,16 @@ func headsOf(v Version, ordered []*Policy, outbounds map[string]int) []headTarge
 		}
 	}
 	entries := EntriesAt(v, head, To)
+	named := namedServices(entries)
 	targets := outboundTargets(entries, outbounds)
 	out := make([]headTarget, 0, len(targets))
 	for _, t := range targets {
 		m := newMerger()
 		m.run(entries, t, nil)
 		h := headTarget{claims: make([]headClaim, 0, len(m.claims))}
+		if named[t.Service] {
+			h.service = t.Service
+		}
 		for path, c := range m.claims {
 			cell := leafCell(path)
 			if c.object {
@@ -104,6 +113,20 @@ func headsOf(v Version, ordered []*Policy, outbounds map[string]int) []headTarge
 		out = append(out, h)
 	}
 	return out
+}
+
+// headOn is what the head of class c claims on its outbound to service s.
+func (c *class) headOn(s string) *headTarget {
+	var other *headTarget
+	for i := range c.heads {
+		switch c.heads[i].service {
+		case s:
+			return &c.heads[i]
+		case "":
+			other = &c.heads[i]
+		}
+	}
+	return other
 }
 
 // cellIndex is, per head element (or policy), the cells it claims somewhere, counted over the
@@ -250,7 +273,8 @@ func (policyOrder) Compare(a, b *Policy) int {
 	return 1
 }
 
-// elemOrder sorts elements as sortElems does.
+// elemOrder sorts elements as sortElems does. Like every immutable.Comparer it returns -1, 0 or 1
+// only: the sorted map takes any other negative number for "not less".
 type elemOrder struct{}
 
 func (elemOrder) Compare(a, b elemKey) int {
@@ -258,18 +282,27 @@ func (elemOrder) Compare(a, b elemKey) int {
 		return c
 	}
 	if a.d != b.d {
-		return int(a.d) - int(b.d)
+		return cmp.Compare(a.d, b.d)
 	}
-	return a.i - b.i
+	return cmp.Compare(a.i, b.i)
 }
 
-// headTxn is a txn's pending changes to the heads' sums: the shapes' counts, and copies of the
-// cells of the elements and policies whose counts change, over every class and per variant.
+// headTxn is a txn's pending changes to the heads' sums: the shapes' counts, and the heads added
+// (n > 0) and taken out (n < 0), over every class and per variant. Heads are counted by their list,
+// which the classes made from one another share (headsFrom): when a mesh-level policy's event moves
+// every class to a new class of the same head, the lists cancel out over every class, and a variant
+// whose classes all move to a new one moves whole.
 type headTxn struct {
 	shapes   map[string]int
 	made     map[string]*shapeCount // the shapes new to the index
-	all      claimTxn
-	variants map[string]*claimTxn
+	all      map[*headTarget]headNet
+	variants map[string]map[*headTarget]headNet
+}
+
+// headNet is one class heads list, keyed by its first target, and how many times it is added.
+type headNet struct {
+	heads []headTarget
+	n     int
 }
 
 type claimTxn struct {
@@ -282,18 +315,24 @@ func newClaimTxn() *claimTxn {
 }
 
 func newHeadTxn() headTxn {
-	return headTxn{shapes: map[string]int{}, made: map[string]*shapeCount{}, all: *newClaimTxn(), variants: map[string]*claimTxn{}}
+	return headTxn{shapes: map[string]int{}, made: map[string]*shapeCount{}, all: map[*headTarget]headNet{},
+		variants: map[string]map[*headTarget]headNet{}}
 }
 
 // addHeads adds (sign 1) or subtracts (sign -1) the heads of class c to the pending sums.
 func (t *txn) addHeads(c *class, sign int) {
+	if len(c.heads) == 0 {
+		return
+	}
 	h := &t.heads
 	v := h.variants[c.variant]
 	if v == nil {
-		v = newClaimTxn()
+		v = map[*headTarget]headNet{}
 		h.variants[c.variant] = v
 	}
-	from, _ := t.x.variants.Get(c.variant)
+	k := &c.heads[0]
+	h.all[k] = headNet{heads: c.heads, n: h.all[k].n + sign}
+	v[k] = headNet{heads: c.heads, n: v[k].n + sign}
 	for _, ht := range c.heads {
 		key := c.variant + "\x01" + ht.shape
 		h.shapes[key] += sign
@@ -304,13 +343,11 @@ func (t *txn) addHeads(c *class, sign int) {
 			}
 			h.made[key] = sc
 		}
-		h.all.add(t.x.claims, ht.claims, sign)
-		v.add(from, ht.claims, sign)
 	}
 }
 
-// add adds (sign 1) or subtracts (sign -1) claims to copies of the cells in ix.
-func (ct *claimTxn) add(ix claimIndex, claims []headClaim, sign int) {
+// add adds n times the claims to copies of the cells in ix.
+func (ct *claimTxn) add(ix claimIndex, claims []headClaim, n int) {
 	for _, c := range claims {
 		e, ok := ct.byElem[c.by]
 		if !ok {
@@ -318,14 +355,14 @@ func (ct *claimTxn) add(ix claimIndex, claims []headClaim, sign int) {
 			e = copyCells(old)
 			ct.byElem[c.by] = e
 		}
-		bump(e, c.cell, sign)
+		bump(e, c.cell, n)
 		p, ok := ct.byPol[c.by.p]
 		if !ok {
 			old, _ := ix.pols.cells.Get(c.by.p)
 			p = copyCells(old)
 			ct.byPol[c.by.p] = p
 		}
-		bump(p, c.cell, sign)
+		bump(p, c.cell, n)
 	}
 }
 
@@ -339,6 +376,22 @@ func (ct *claimTxn) apply(ix *claimIndex) {
 	}
 }
 
+// applyNet adds the net heads to ix, and returns it with its count of heads lists.
+func applyNet(ix claimIndex, net map[*headTarget]headNet) claimIndex {
+	ct := newClaimTxn()
+	for _, hn := range net {
+		if hn.n == 0 {
+			continue
+		}
+		ix.n += hn.n
+		for _, ht := range hn.heads {
+			ct.add(ix, ht.claims, hn.n)
+		}
+	}
+	ct.apply(&ix)
+	return ix
+}
+
 func copyCells(m map[string]int) map[string]int {
 	out := make(map[string]int, len(m))
 	for c, n := range m {
@@ -347,8 +400,8 @@ func copyCells(m map[string]int) map[string]int {
 	return out
 }
 
-func bump(m map[string]int, cell string, sign int) {
-	if m[cell] += sign; m[cell] == 0 {
+func bump(m map[string]int, cell string, n int) {
+	if m[cell] += n; m[cell] == 0 {
 		delete(m, cell)
 	}
 }
@@ -370,17 +423,94 @@ func (t *txn) finishHeads() {
 			x.shapes = *x.shapes.Delete(key)
 		}
 	}
-	t.heads.all.apply(&x.claims)
-	for v, ct := range t.heads.variants {
+	x.claims = applyNet(x.claims, t.heads.all)
+	moved := t.movedVariants()
+	for v, net := range t.heads.variants {
+		if _, done := moved[v]; done {
+			continue
+		}
 		ix, ok := x.variants.Get(v)
 		if !ok {
 			ix = newClaimIndex()
 		}
-		ct.apply(&ix)
-		if ix.elems.cells.Len() == 0 {
+		if ix = applyNet(ix, net); ix.n == 0 {
 			x.variants = *x.variants.Delete(v)
 		} else {
 			x.variants = *x.variants.Set(v, ix)
 		}
 	}
+	for from, to := range moved {
+		if to == "" {
+			continue
+		}
+		ix, _ := x.variants.Get(from)
+		x.variants = *x.variants.Delete(from)
+		x.variants = *x.variants.Set(to, ix)
+	}
+}
+
+// movedVariants finds the variants whose heads all leave for a new variant that gets exactly those:
+// from → to, and to → "" (both done by moving the claims whole).
+func (t *txn) movedVariants() map[string]string {
+	x := t.x
+	moved := map[string]string{}
+	gaining := map[*headTarget][]string{} // new variants, by the heads lists they gain
+	for v, net := range t.heads.variants {
+		if _, ok := x.variants.Get(v); ok {
+			continue
+		}
+		for k, hn := range net {
+			if hn.n > 0 {
+				gaining[k] = append(gaining[k], v)
+			}
+		}
+	}
+	for v, net := range t.heads.variants {
+		ix, ok := x.variants.Get(v)
+		if !ok {
+			continue
+		}
+		left := ix.n
+		var first *headTarget
+		for k, hn := range net {
+			left += hn.n
+			if hn.n > 0 {
+				left = -1 // gains a list: not a move
+				break
+			}
+			if hn.n < 0 && first == nil {
+				first = k
+			}
+		}
+		if left != 0 || first == nil {
+			continue
+		}
+		for _, to := range gaining[first] {
+			if _, taken := moved[to]; !taken && opposite(net, t.heads.variants[to]) {
+				moved[v], moved[to] = to, ""
+				break
+			}
+		}
+	}
+	return moved
+}
+
+// opposite says whether two nets add and take out the same lists the same number of times.
+func opposite(a, b map[*headTarget]headNet) bool {
+	n := 0
+	for k, hn := range a {
+		if hn.n == 0 {
+			continue
+		}
+		n++
+		if b[k].n != -hn.n {
+			return false
+		}
+	}
+	for _, hn := range b {
+		if hn.n != 0 {
+			n--
+		}
+	}
+	return n == 0
 }

@@ -59,6 +59,9 @@ type Index struct {
 	shapes   immutable.Map[string, *shapeCount]
 	claims   claimIndex
 	variants immutable.Map[string, claimIndex]
+	// outbound service → signatures of the classes with outbounds to it: the classes a mesh-level
+	// to item on that service meets.
+	outCls immutable.Map[string, keySet]
 }
 
 // dpEntry is an indexed Dataplane and the keys of the policies that may select it (dataplaneKeys).
@@ -135,7 +138,8 @@ func NewIndexAt(v Version, kind string, policies []Policy, dataplanes []Dataplan
 		labels: newMap[string, keySet](), classes: newMap[string, *class](), member: newMap[*Policy, keySet](),
 		sources: newMap[string, *source](), srcTags: newMap[string, keySet](), groups: newMap[string, *group](),
 		agg: newMap[*Policy, map[elemKey]*counts](), perm: newMap[permissionKey, *permCount](),
-		shapes: newMap[string, *shapeCount](), claims: newClaimIndex(), variants: newMap[string, claimIndex]()}
+		shapes: newMap[string, *shapeCount](), claims: newClaimIndex(), variants: newMap[string, claimIndex](),
+		outCls: newMap[string, keySet]()}
 	if g, k, _ := strings.Cut(kind, "."); g == KindMeshTrafficPermission && k == KumaGroup {
 		x.perms = true
 	}

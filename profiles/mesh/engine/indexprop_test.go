@@ -293,9 +293,16 @@ func runEvents(t *testing.T, kind string, seed int64, steps int) (warned int) {
 		pl, dl := lists(policies, dps)
 		probes := append(append([]Policy(nil), pl...), w.policy("probe"), w.policy(""))
 		got := answer(x, probes)
-		fresh := answer(NewIndex(kind, pl, dl), probes)
+		fx := NewIndex(kind, pl, dl)
+		fresh := answer(fx, probes)
 		if diff := cmp.Diff(fresh, got, cmpopts.EquateEmpty()); diff != "" {
 			t.Fatalf("step %d (%s): updated index differs from a fresh one (-fresh +updated):\n%s", step, event, diff)
+		}
+		if diff := cmp.Diff(headSums(fx), headSums(x), cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("step %d (%s): the heads' sums differ from a fresh index's (-fresh +updated):\n%s", step, event, diff)
+		}
+		if diff := cmp.Diff(outClasses(fx), outClasses(x), cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("step %d (%s): the classes by outbound service differ from a fresh index's (-fresh +updated):\n%s", step, event, diff)
 		}
 		plain := answers{Probes: map[string][]string{}, Whole: warningLines(Shadowed(pl, dl))}
 		for i, p := range probes {
@@ -315,6 +322,102 @@ func runEvents(t *testing.T, kind string, seed int64, steps int) (warned int) {
 		prev, prevAnswers, prevProbes = x, got, probes
 	}
 	return warned
+}
+
+// outClasses is the index's classes by outbound service, each class named by its policies' IDs
+// (slots differ between an updated index and a fresh one), checked against the classes' outbounds.
+func outClasses(x *Index) map[string][]string {
+	out := map[string][]string{}
+	for it := x.outCls.Iterator(); !it.Done(); {
+		s, set, _ := it.Next()
+		for si := set.Iterator(); !si.Done(); {
+			sig, _, _ := si.Next()
+			c, ok := x.classes.Get(sig)
+			var ids []string
+			for _, p := range c.ordered {
+				ids = append(ids, p.ID())
+			}
+			name := strings.Join(ids, ",")
+			if !ok || c.outbounds[s] <= 0 {
+				name = "no such class or outbound: " + name
+			}
+			out[s] = append(out[s], name)
+		}
+		sort.Strings(out[s])
+	}
+	for it := x.classes.Iterator(); !it.Done(); {
+		sig, c, _ := it.Next()
+		for s := range c.outbounds {
+			if set, _ := x.outCls.Get(s); !has(set, sig) {
+				out[s] = append(out[s], "missing: "+sig)
+			}
+		}
+	}
+	return out
+}
+
+// headSums are the index's sums of the heads (heads.go) with the variants named by their policies'
+// IDs and the elements by ID and path: the shapes' counts, and per variant ("" for every class) the
+// cells of each element and policy with their counts, the buckets and the number of heads lists.
+func headSums(x *Index) map[string]interface{} {
+	ids := map[int]string{}
+	for it := x.pols.Iterator(); !it.Done(); {
+		id, e, _ := it.Next()
+		ids[e.slot] = id
+	}
+	variant := func(v string) string {
+		var names []string
+		for i := 0; i+4 <= len(v); i += 4 {
+			names = append(names, ids[int(v[i])<<24|int(v[i+1])<<16|int(v[i+2])<<8|int(v[i+3])])
+		}
+		sort.Strings(names)
+		return "[" + strings.Join(names, ",") + "]"
+	}
+	elem := func(k elemKey) string {
+		name := k.p.ID() + " " + ElementPath(k.d, k.i)
+		if e, _ := x.pols.Get(k.p.ID()); e.p != k.p {
+			name += " (not the indexed version)"
+		}
+		return name
+	}
+	index := func(ix claimIndex) map[string]interface{} {
+		cells := map[string]map[string]int{}
+		for it := ix.elems.cells.Iterator(); !it.Done(); {
+			k, c, _ := it.Next()
+			cells[elem(k)] = c
+		}
+		for it := ix.pols.cells.Iterator(); !it.Done(); {
+			p, c, _ := it.Next()
+			cells[p.ID()] = c
+		}
+		buckets := map[string][]string{}
+		for it := ix.elems.buckets.Iterator(); !it.Done(); {
+			sig, b, _ := it.Next()
+			for mi := b.members.Iterator(); !mi.Done(); {
+				k, _, _ := mi.Next()
+				buckets[sig] = append(buckets[sig], elem(k))
+			}
+		}
+		for it := ix.pols.buckets.Iterator(); !it.Done(); {
+			sig, b, _ := it.Next()
+			for mi := b.members.Iterator(); !mi.Done(); {
+				p, _, _ := mi.Next()
+				buckets["policies "+sig] = append(buckets["policies "+sig], p.ID())
+			}
+		}
+		return map[string]interface{}{"cells": cells, "buckets": buckets, "lists": ix.n}
+	}
+	shapes := map[string]int{}
+	for it := x.shapes.Iterator(); !it.Done(); {
+		_, sc, _ := it.Next()
+		shapes[variant(sc.variant)+" "+strings.Join(sc.cells, ",")] += sc.n
+	}
+	out := map[string]interface{}{"shapes": shapes, "": index(x.claims)}
+	for it := x.variants.Iterator(); !it.Done(); {
+		v, ix, _ := it.Next()
+		out[variant(v)] = index(ix)
+	}
+	return out
 }
 
 // lists returns the policies and Dataplanes in key order.
@@ -416,4 +519,9 @@ func stats(agg map[*Policy]map[elemKey]*counts, touched map[*Policy]bool, skip *
 		}
 	}
 	return out
+}
+
+func has(set keySet, k string) bool {
+	_, ok := set.Get(k)
+	return ok
 }

@@ -16,16 +16,51 @@ type txn struct {
 	groups map[string]int   // groups of sources that appeared (1) or vanished (-1)
 	made   map[*source]bool // sources made by this txn, changed in place
 
-	members map[*Policy]keySet // the classes holding each policy whose classes changed
+	members map[*Policy]*moves // the classes leaving and joining the set of each policy whose classes changed
 	gone    *Policy            // a policy removed: its sums and classes go at finish
 	heads   headTxn
 	from    map[string]*class // a class a new one was made from (a policy's write)
+	outCls  map[string]*moves // outbound service → the classes leaving and joining its set
+}
+
+// moves are the class signatures leaving and joining a set of classes in a txn: each class once,
+// since finish publishes or removes each class once.
+type moves struct{ leave, join []string }
+
+// moved returns s with the moves made. When every member leaves (as when a mesh-level policy's
+// event moves every class to a new signature), or there is none, the set is built anew, in place.
+func (m *moves) moved(s keySet) keySet {
+	if len(m.leave) == s.Len() {
+		return keySetOf(m.join)
+	}
+	for _, sig := range m.leave {
+		s = *s.Delete(sig)
+	}
+	for _, sig := range m.join {
+		s = *s.Set(sig, struct{}{})
+	}
+	return s
+}
+
+// move records class sig leaving (add false) or joining the set under key in pending.
+func move[K comparable](pending map[K]*moves, key K, sig string, add bool) {
+	m := pending[key]
+	if m == nil {
+		m = &moves{}
+		pending[key] = m
+	}
+	if add {
+		m.join = append(m.join, sig)
+	} else {
+		m.leave = append(m.leave, sig)
+	}
 }
 
 func newTxn(x *Index) *txn {
 	return &txn{x: x, orig: map[string]*class{}, dirty: map[string]*class{}, force: map[string]bool{},
 		aggs: map[*Policy]map[elemKey]*counts{}, perms: map[permissionKey]*permCount{}, groups: map[string]int{},
-		made: map[*source]bool{}, members: map[*Policy]keySet{}, heads: newHeadTxn(), from: map[string]*class{}}
+		made: map[*source]bool{}, members: map[*Policy]*moves{}, heads: newHeadTxn(), from: map[string]*class{},
+		outCls: map[string]*moves{}}
 }
 
 // dataplane replaces Dataplane key old by e (either nil for none): its indexes (changing only the
@@ -151,6 +186,7 @@ func (t *txn) finish() {
 				t.addHeads(o, -1)
 				t.addPerm(o.perm, -1)
 				t.member(o, false)
+				t.outbounds(sig, o.outbounds, nil)
 				x.classes = *x.classes.Delete(sig)
 			}
 			continue
@@ -175,11 +211,17 @@ func (t *txn) finish() {
 				}
 				c.heads, c.variant = t.headsFrom(sig, c), x.variantOf(c.ordered)
 				t.addHeads(c, 1)
+				var was map[string]int
+				if o != nil {
+					was = o.outbounds
+				}
+				t.outbounds(sig, was, c.outbounds)
 			}
 		}
 		x.classes = *x.classes.Set(sig, c)
 	}
 	t.finishHeads()
+	t.finishOutbounds()
 	for p, m := range t.aggs {
 		if len(m) == 0 {
 			x.agg = *x.agg.Delete(p)
@@ -188,10 +230,18 @@ func (t *txn) finish() {
 		}
 	}
 	if t.gone != nil {
-		t.aggs[t.gone], t.members[t.gone] = nil, keySet{}
+		t.aggs[t.gone] = nil
+		x.member = *x.member.Delete(t.gone)
 	}
-	for p, s := range t.members {
-		if s.Len() == 0 {
+	for p, m := range t.members {
+		if p == t.gone {
+			continue
+		}
+		s, ok := x.member.Get(p)
+		if !ok {
+			s = newMap[string, struct{}]()
+		}
+		if s = m.moved(s); s.Len() == 0 {
 			x.member = *x.member.Delete(p)
 		} else {
 			x.member = *x.member.Set(p, s)
@@ -304,17 +354,7 @@ func (t *txn) addPerm(contrib map[permissionKey]*permCount, sign int) {
 // member records (add) or forgets that class c holds its policies, in t.members until finish.
 func (t *txn) member(c *class, add bool) {
 	for _, p := range c.ordered {
-		s, ok := t.members[p]
-		if !ok {
-			if s, ok = t.x.member.Get(p); !ok {
-				s = newMap[string, struct{}]()
-			}
-		}
-		if add {
-			t.members[p] = *s.Set(c.sig, struct{}{})
-		} else {
-			t.members[p] = *s.Delete(c.sig)
-		}
+		move(t.members, p, c.sig, add)
 	}
 }
 
@@ -401,4 +441,34 @@ func (t *txn) leave(g, key string) {
 		}
 	}
 	x.groups = *x.groups.Set(g, &group{members: members, rep: rep})
+}
+
+// outbounds records that class sig's outbound services change from was to now (nil: none).
+func (t *txn) outbounds(sig string, was, now map[string]int) {
+	for s := range was {
+		if _, ok := now[s]; !ok {
+			move(t.outCls, s, sig, false)
+		}
+	}
+	for s := range now {
+		if _, ok := was[s]; !ok {
+			move(t.outCls, s, sig, true)
+		}
+	}
+}
+
+// finishOutbounds publishes the classes' moves between the sets of outCls, each set once.
+func (t *txn) finishOutbounds() {
+	x := t.x
+	for s, m := range t.outCls {
+		set, ok := x.outCls.Get(s)
+		if !ok {
+			set = newMap[string, struct{}]()
+		}
+		if set = m.moved(set); set.Len() == 0 {
+			x.outCls = *x.outCls.Delete(s)
+		} else {
+			x.outCls = *x.outCls.Set(s, set)
+		}
+	}
 }

@@ -6,18 +6,35 @@ import "sort"
 const headMark = -2
 
 // tailMember says whether a mesh-level policy can sit in the tail of a write meshWrite answers:
-// each of its to elements targets the whole Mesh (selects every outbound).
+// each of its to elements targets the whole Mesh or one service by name (tailItem).
 func tailMember(p *Policy) bool {
 	if !meshLevel(p) {
 		return false
 	}
 	for i := range p.To {
-		if p.To[i].TargetRef.Kind != Mesh {
+		if !tailItem(&p.To[i].TargetRef) {
 			return false
 		}
 	}
 	return true
 }
+
+// tailItem says whether a to item selects every outbound (Mesh) or the outbounds to one service
+// (Service, or MeshService by name without a sectionName, as Kuma's tag rules and its resource
+// rules both read it): the targets meshWrite merges the tail for.
+func tailItem(r *TargetRef) bool {
+	switch r.Kind {
+	case Mesh:
+		return true
+	case Service, MeshService:
+		return r.Name != "" && r.SectionName == ""
+	}
+	return false
+}
+
+// otherService stands, in a merge of the tail's entries, for the outbounds to the services no
+// tail entry names: only the entries on the Mesh select it.
+var otherService = Selector{Service: "\x00"}
 
 // tailReady says whether a mesh-level policy is one whose write (or replacement) meshWrite
 // answers: a tail member that selects every Dataplane (no proxyTypes, no namespace rule) with no
@@ -37,6 +54,7 @@ func tailReady(p *Policy) bool {
 type tailStat struct {
 	selected, effective bool
 	head                map[string][]string
+	heads               map[elemKey]bool // the head elements that block an entry on named services only
 	by                  map[elemKey]bool
 	fixed               map[elemKey]int
 }
@@ -101,9 +119,11 @@ func (x *Index) meshWrite(written *Policy, advice []string, capped bool) (lines 
 // its members and the written policy in order; and per policy, the cells of the heads that can
 // block it.
 type tail struct {
-	members []*Policy
-	entries map[string][]Entry
-	claims  map[*Policy]claimIndex
+	members  []*Policy
+	entries  map[string][]Entry
+	claims   map[*Policy]claimIndex
+	named    map[string]bool // the services the to entries name
+	services []string        // named, sorted
 }
 
 // tailOf returns the tail of a write of written, or ok false when a mesh-level policy is no tail
@@ -126,6 +146,11 @@ func (x *Index) tailOf(written *Policy) (t tail, ok bool) {
 		t.members = append(t.members, pe.p)
 		bySlot[pe.slot] = pe.p
 	}
+	t.named = namedServices(Entries(append([]*Policy{written}, t.members...), To))
+	for s := range t.named {
+		t.services = append(t.services, s)
+	}
+	sort.Strings(t.services)
 	t.entries, t.claims = map[string][]Entry{}, map[*Policy]claimIndex{written: x.claims}
 	in := map[*Policy][]string{} // the variants each member is in
 	for it := x.shapes.Iterator(); !it.Done(); {
@@ -157,48 +182,103 @@ func (x *Index) tailOf(written *Policy) (t tail, ok bool) {
 	return t, true
 }
 
-// tailStats merges each variant's tail entries once per shape of the heads, on top of the shape's
-// claims, and sums each element's outcomes.
+// tailStats merges each variant's tail entries on top of the heads' claims, and sums each
+// element's outcomes: on each service the tail names, once per class with outbounds to it (the
+// classes such a write changes); on the other outbounds once per shape of the heads, leaving out
+// the shapes that only the visited classes' pairs on named services have.
 func (x *Index) tailStats(t tail) map[elemKey]*tailStat {
 	out := map[elemKey]*tailStat{}
-	for it := x.shapes.Iterator(); !it.Done(); {
-		_, sc, _ := it.Next()
-		entries := t.entries[sc.variant]
-		m := newMerger()
-		for _, c := range sc.cells {
-			m.claims[c[1:]] = claim{by: headMark, object: c[0] == 'O'}
-		}
-		for i := range entries {
-			e := &entries[i]
-			leaves := e.Element.leaves
-			if leaves == nil {
-				leaves = flatten(e.Element.Conf)
+	left := map[string]int{} // shape key → the visited classes' pairs on named services of that shape
+	visited := map[string]bool{}
+	for _, s := range t.services {
+		set, _ := x.outCls.Get(s)
+		target := Selector{Service: s}
+		for it := set.Iterator(); !it.Done(); {
+			sig, _, _ := it.Next()
+			c, _ := x.classes.Get(sig)
+			h := c.headOn(s)
+			cells := make([]string, len(h.claims))
+			for i, cl := range h.claims {
+				cells[i] = cl.cell
 			}
-			if len(leaves) == 0 {
-				continue
-			}
-			k := e.key(To)
-			s := out[k]
-			if s == nil {
-				s = &tailStat{head: map[string][]string{}, by: map[elemKey]bool{}}
-				out[k] = s
-			}
-			s.selected = true
-			for li := range leaves {
-				l := &leaves[li]
-				switch by := m.claimer(l); by {
-				case -1:
-					m.claim(i, l)
-					s.effective = true
-				case headMark:
-					s.head[l.path] = l.prefixes
-				default:
-					s.by[entries[by].key(To)] = true
-				}
+			mergeTail(out, t.entries[c.variant], &target, cells, h.claims)
+			if !visited[sig] {
+				visited[sig] = true
+				c.namedPairs(t.named, left)
 			}
 		}
 	}
+	for it := x.shapes.Iterator(); !it.Done(); {
+		key, sc, _ := it.Next()
+		if sc.n-left[key] > 0 {
+			mergeTail(out, t.entries[sc.variant], &otherService, sc.cells, nil)
+		}
+	}
 	return out
+}
+
+// mergeTail merges the tail entries that select target after a head that claims cells, and adds
+// each entry's outcome to out. A leaf of an entry on the Mesh that the head claims is kept in head
+// (the head elements claiming its cells anywhere block it); one of an entry on named services is
+// blocked by the element claims names (given for the pairs of one class).
+func mergeTail(out map[elemKey]*tailStat, entries []Entry, target *Selector, cells []string, claims []headClaim) {
+	m := newMerger()
+	for j, c := range cells {
+		m.claims[c[1:]] = claim{by: headMark - j, object: c[0] == 'O'}
+	}
+	for i := range entries {
+		e := &entries[i]
+		if !e.selects(target) {
+			continue
+		}
+		leaves := e.Element.leaves
+		if leaves == nil {
+			leaves = flatten(e.Element.Conf)
+		}
+		if len(leaves) == 0 {
+			continue
+		}
+		everywhere := e.selects(&otherService)
+		k := e.key(To)
+		s := out[k]
+		if s == nil {
+			s = &tailStat{head: map[string][]string{}, heads: map[elemKey]bool{}, by: map[elemKey]bool{}}
+			out[k] = s
+		}
+		s.selected = true
+		for li := range leaves {
+			l := &leaves[li]
+			switch by := m.claimer(l); {
+			case by == -1:
+				m.claim(i, l)
+				s.effective = true
+			case by <= headMark && everywhere:
+				s.head[l.path] = l.prefixes
+			case by <= headMark:
+				s.heads[claims[headMark-by].by] = true
+			default:
+				s.by[entries[by].key(To)] = true
+			}
+		}
+	}
+}
+
+// namedPairs counts into left the shapes of class c's pairs on the services in named: its head's
+// target on each of them the head names, and the one standing for the others when every outbound
+// the head names none of is named.
+func (c *class) namedPairs(named map[string]bool, left map[string]int) {
+	other := false // an outbound neither the head nor the tail names
+	for s := range c.outbounds {
+		if !named[s] && c.headOn(s).service == "" {
+			other = true
+			break
+		}
+	}
+	for _, h := range c.heads {
+		if h.service != "" && named[h.service] || h.service == "" && !other {
+			left[c.variant+"\x01"+h.shape]++
+		}
+	}
 }
 
 // headCells are the cells whose claimers block these leaves somewhere: the leaf's path claimed
@@ -238,6 +318,9 @@ func tailWarnings(p *Policy, ix claimIndex, keys []elemKey, stats map[elemKey]*t
 	for _, k := range elems {
 		s := stats[k]
 		headCells(cells, s.head)
+		for b := range s.heads {
+			others[b.p] = true
+		}
 		for b := range s.by {
 			if b.p != p {
 				others[b.p], names = true, names || same(b.p)
@@ -291,6 +374,9 @@ func elementWarnings(p *Policy, ix claimIndex, elems []elemKey, stats map[elemKe
 		headCells(cells, s.head)
 		total, first := ix.elems.claiming(cells, maxBy)
 		for _, b := range first {
+			by[b] = true
+		}
+		for b := range s.heads {
 			by[b] = true
 		}
 		for _, b := range sortElems(by) {

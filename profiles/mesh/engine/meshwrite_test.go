@@ -10,8 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
-// meshPolicy returns a mesh-level policy of the world's kind named name whose to items all
-// target the Mesh (the writes meshWrite answers), setting overlapping fields, so that it often
+// meshPolicy returns a mesh-level policy of the world's kind named name whose to items target
+// the Mesh or one service by name (the writes meshWrite answers), setting overlapping fields, so that it often
 // blocks and is blocked by the others; with a from item in fromPct cases in a hundred (a policy
 // meshWrite reads from the index's sums, and whose write it leaves to the classes), and for Kuma's
 // kinds with proxyTypes in restrictPct (a policy of one variant of the classes).
@@ -25,8 +25,16 @@ func (w *meshWorld) meshPolicy(name string, fromPct, restrictPct int) Policy {
 			"default: {idleTimeout: 3s, http: {requestTimeout: 4s}}", "default: {connectionTimeout: 5s, idleTimeout: 6s}"}
 	}
 	var items []string
+	svcKind := "Service"
+	if kuma {
+		svcKind = "MeshService"
+	}
 	for n := 1 + w.rng.Intn(3); n > 0; n-- {
-		items = append(items, "{targetRef: {kind: Mesh}, "+w.pick(fields...)+"}")
+		ref := "{kind: Mesh}"
+		if w.chance(40) {
+			ref = "{kind: " + svcKind + ", name: " + w.pick("svc-0", "svc-1", "svc-2", "svc-5") + "}"
+		}
+		items = append(items, "{targetRef: "+ref+", "+w.pick(fields...)+"}")
 	}
 	top := "{kind: Mesh}"
 	if kuma && w.chance(restrictPct) {
@@ -61,13 +69,15 @@ func (w *meshWorld) otherPolicy() Policy {
 	}
 }
 
-// meshWriteCounts are how many probe writes meshWrite answered, and of their warning lines how many
-// there were, how many counted blockers left out of their list ("and N more") and how many were
-// about another policy that the write newly shadows.
-type meshWriteCounts struct{ fast, lines, more, others int }
+// meshWriteCounts are how many probe writes meshWrite answered (named: with to items on named
+// services in the written policy), and of their warning lines how many there were, how many
+// counted blockers left out of their list ("and N more"), how many were about another policy that
+// the write newly shadows, and how many named a head through a to item on a service.
+type meshWriteCounts struct{ fast, named, lines, more, others, serviceItems int }
 
 func (c *meshWriteCounts) add(d meshWriteCounts) {
-	c.fast, c.lines, c.more, c.others = c.fast+d.fast, c.lines+d.lines, c.more+d.more, c.others+d.others
+	c.fast, c.named, c.lines, c.more, c.others = c.fast+d.fast, c.named+d.named, c.lines+d.lines, c.more+d.more, c.others+d.others
+	c.serviceItems += d.serviceItems
 }
 
 // TestMeshWriteAgreesWithWholeRecomputation applies random events (Dataplanes, policies at every
@@ -93,7 +103,7 @@ func TestMeshWriteAgreesWithWholeRecomputation(t *testing.T) {
 			})
 		}
 		t.Logf("%s on %s: %+v", r.kind, r.v, n)
-		if r.kind != KindMeshTrafficPermission+"."+PrecedentGroup && (n.fast == 0 || n.lines == 0 || n.more == 0 || n.others == 0) {
+		if r.kind != KindMeshTrafficPermission+"."+PrecedentGroup && (n.fast == 0 || n.named == 0 || n.lines == 0 || n.more == 0 || n.others == 0 || n.serviceItems == 0) {
 			t.Errorf("%s on %s: %+v: the comparisons say little", r.kind, r.v, n)
 		}
 	}
@@ -173,7 +183,21 @@ func compareMeshWrite(x *Index, p Policy, pl []Policy, dl []Dataplane, capped bo
 		return ""
 	}
 	n.fast++
+	svc := map[int]bool{}
+	for i := range p.To {
+		if p.To[i].TargetRef.Kind != Mesh {
+			svc[i] = true
+		}
+	}
+	if len(svc) > 0 {
+		n.named++
+	}
 	for _, l := range got {
+		for i := range svc {
+			if strings.Contains(l, fmt.Sprintf("/%s: spec.to[%d] never", p.Name, i)) {
+				n.serviceItems++
+			}
+		}
 		n.lines++
 		if strings.Contains(l, " more") {
 			n.more++
@@ -221,6 +245,26 @@ func TestMeshWriteHeads(t *testing.T) {
 		return policy(t, "apiVersion: kuma.io/v1alpha1\nkind: MeshTimeout\nmetadata: {name: "+name+", namespace: kuma-system}\nspec:\n  targetRef: "+top+
 			"\n  to:\n  - {targetRef: {kind: Mesh}, default: {"+conf+"}}\n")
 	}
+	// to items on the service backend, of policies on the Mesh (svcItems) or on a service
+	onBackend := func(name string, top TargetRef, confs ...map[string]interface{}) Policy {
+		p := Policy{Kind: KindMeshTimeout, Namespace: "kuma-system", Name: name, TargetRef: top}
+		for _, c := range confs {
+			p.To = append(p.To, NewElement(TargetRef{Kind: Service, Name: "backend"}, c))
+		}
+		return p
+	}
+	webAndAPI := []Policy{
+		onBackend("web-timeouts", TargetRef{Kind: Service, Name: "web"}, obj("connectTimeout", "1s")),
+		mt("api-timeouts", TargetRef{Kind: Service, Name: "api"}, obj("connectTimeout", "1s")),
+	}
+	webToBackend := []Dataplane{proxy("web-1", map[string]string{ServiceTag: "web"}, "backend"), proxy("api-1", map[string]string{ServiceTag: "api"}, "other")}
+	var manyOnBackend []Policy
+	for i := 0; i < 5; i++ {
+		svc := fmt.Sprintf("svc-%d", i)
+		manyOnBackend = append(manyOnBackend, onBackend(svc+"-timeouts", TargetRef{Kind: Service, Name: svc}, obj("connectTimeout", "1s")))
+	}
+	mixed := onBackend("base", TargetRef{Kind: Mesh}, obj("connectTimeout", "2s"))
+	mixed.To = append(mixed.To, NewElement(TargetRef{Kind: Mesh}, obj("http", obj("idleTimeout", "2s"))))
 	gateway := proxy("gw-1", map[string]string{ServiceTag: "gw"}, "backend")
 	gateway.Gateway = true
 	tests := []struct {
@@ -275,6 +319,42 @@ func TestMeshWriteHeads(t *testing.T) {
 			want:    []string{"PRC-W014 MeshTimeout kuma-system/base never takes effect on any Dataplane: every field it sets is decided by kuma-system/svc-4-timeouts, kuma-system/svc-3-timeouts, kuma-system/svc-2-timeouts and 2 more"},
 		},
 	}
+	tests = append(tests, []struct {
+		name    string
+		kind    string
+		heads   []Policy
+		dps     []Dataplane
+		written Policy
+		want    []string
+	}{
+		{
+			// api-timeouts claims the field on every outbound of its class, which has none to
+			// backend: it blocks nothing there.
+			name: "a to item on a service blocked by the heads on that service only", heads: webAndAPI, dps: webToBackend,
+			written: onBackend("base", TargetRef{Kind: Mesh}, obj("connectTimeout", "2s")),
+			want:    []string{"PRC-W014 MeshTimeout kuma-system/base never takes effect on any Dataplane: every field it sets is decided by kuma-system/web-timeouts"},
+		},
+		{
+			name: "the heads on a service named first three, the others counted", heads: manyOnBackend, dps: manyServices,
+			written: onBackend("base", TargetRef{Kind: Mesh}, obj("connectTimeout", "2s")),
+			want:    []string{"PRC-W014 MeshTimeout kuma-system/base never takes effect on any Dataplane: every field it sets is decided by kuma-system/svc-4-timeouts, kuma-system/svc-3-timeouts, kuma-system/svc-2-timeouts and 2 more"},
+		},
+		{
+			// to[0] is blocked on backend by web-timeouts, to[1] everywhere by v1-http's cells.
+			name: "a to item on a service and one on the Mesh blocked by different heads", heads: append(webAndAPI,
+				mt("v1-http", TargetRef{Kind: MeshSubset, Tags: map[string]string{"version": "v1"}}, obj("http", obj("idleTimeout", "1s")))),
+			dps: []Dataplane{proxy("web-1", map[string]string{ServiceTag: "web", "version": "v1"}, "backend"),
+				proxy("api-1", map[string]string{ServiceTag: "api", "version": "v1"}, "other")},
+			written: mixed,
+			want:    []string{"PRC-W014 MeshTimeout kuma-system/base never takes effect on any Dataplane: every field it sets is decided by kuma-system/web-timeouts, kuma-system/v1-http"},
+		},
+		{
+			name: "a mesh-level to item on a service newly shadowed by the write", heads: []Policy{onBackend("m-low", TargetRef{Kind: Mesh}, obj("connectTimeout", "3s"))},
+			dps:     webToBackend,
+			written: mt("z-new", TargetRef{Kind: Mesh}, obj("connectTimeout", "1s")),
+			want:    []string{"PRC-W014 MeshTimeout kuma-system/m-low never takes effect on any Dataplane: every field it sets is decided by kuma-system/z-new"},
+		},
+	}...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			kind := tt.kind

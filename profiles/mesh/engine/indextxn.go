@@ -179,49 +179,64 @@ func (t *txn) finish() {
 		}
 	}
 	for sig, c := range t.dirty {
-		o := t.orig[sig]
-		if c.n <= 0 {
-			if o != nil {
-				t.addCounts(o.contrib, -1)
-				t.addHeads(o, -1)
-				t.addPerm(o.perm, -1)
-				t.member(o, false)
-				t.outbounds(sig, o.outbounds, nil)
-				x.classes = *x.classes.Delete(sig)
-			}
-			continue
-		}
-		if o == nil {
-			c.from = hasFrom(c.ordered)
-			if x.perms {
-				c.perm = classPermissions(x.version, c.ordered)
-			}
-			t.addPerm(c.perm, 1)
-			t.member(c, true)
-		}
-		if o == nil || t.force[sig] || !sameKeys(o.outbounds, c.outbounds) {
-			if o != nil {
-				t.addCounts(o.contrib, -1)
-			}
-			c.contrib = simulateClass(x.version, c.ordered, c.outbounds, x.repSources())
-			t.addCounts(c.contrib, 1)
-			if o == nil || !sameKeys(o.outbounds, c.outbounds) {
-				if o != nil {
-					t.addHeads(o, -1)
-				}
-				c.heads, c.variant = t.headsFrom(sig, c), x.variantOf(c.ordered)
-				t.addHeads(c, 1)
-				var was map[string]int
-				if o != nil {
-					was = o.outbounds
-				}
-				t.outbounds(sig, was, c.outbounds)
-			}
-		}
-		x.classes = *x.classes.Set(sig, c)
+		t.finishClass(sig, c)
 	}
 	t.finishHeads()
 	t.finishOutbounds()
+	t.finishSums()
+}
+
+// finishClass publishes edited class c of signature sig: it leaves when empty; a new one, or one
+// whose outbound services changed or that force names, gets its outcomes recomputed (and its heads,
+// when new or its outbounds changed), and the sums follow.
+func (t *txn) finishClass(sig string, c *class) {
+	x := t.x
+	o := t.orig[sig]
+	if c.n <= 0 {
+		if o != nil {
+			t.addCounts(o.contrib, -1)
+			t.addHeads(o, -1)
+			t.addPerm(o.perm, -1)
+			t.member(o, false)
+			t.outbounds(sig, o.outbounds, nil)
+			x.classes = *x.classes.Delete(sig)
+		}
+		return
+	}
+	if o == nil {
+		c.from = hasFrom(c.ordered)
+		if x.perms {
+			c.perm = classPermissions(x.version, c.ordered)
+		}
+		t.addPerm(c.perm, 1)
+		t.member(c, true)
+	}
+	if o == nil || t.force[sig] || !sameKeys(o.outbounds, c.outbounds) {
+		if o != nil {
+			t.addCounts(o.contrib, -1)
+		}
+		c.contrib = simulateClass(x.version, c.ordered, c.outbounds, x.repSources())
+		t.addCounts(c.contrib, 1)
+		if o == nil || !sameKeys(o.outbounds, c.outbounds) {
+			if o != nil {
+				t.addHeads(o, -1)
+			}
+			c.heads, c.variant = t.headsFrom(sig, c), x.variantOf(c.ordered)
+			t.addHeads(c, 1)
+			var was map[string]int
+			if o != nil {
+				was = o.outbounds
+			}
+			t.outbounds(sig, was, c.outbounds)
+		}
+	}
+	x.classes = *x.classes.Set(sig, c)
+}
+
+// finishSums publishes the transaction's sums: the aggregates per policy, the classes each policy
+// is a member of (none for a policy gone), and the permissions' counts.
+func (t *txn) finishSums() {
+	x := t.x
 	for p, m := range t.aggs {
 		if len(m) == 0 {
 			x.agg = *x.agg.Delete(p)

@@ -45,11 +45,12 @@ type Changes struct {
 // what the webhook answers to its write: the same profile's Review, over a source built from the
 // objects instead of informers (package memory). A create is reviewed in a cluster holding the other
 // objects, an update in one holding the object it replaces (and gets it as Request.Old), a delete in
-// one holding the deleted object too. Each error and warning is a finding about its object (errors
-// with the code of the check that found them, warnings with the code their line starts with); its
-// Text is the CLI contract's line. Objects are reviewed in the order of the table's profiles, then
-// of the registry's kinds, then by namespace/name (deletes after writes), so the answer is a function
-// of the input alone.
+// one holding the deleted object too; a write its profile answers the same in the cluster after the
+// change set (profile.InPlace) is reviewed there, without a trial. Each error and warning is a
+// finding about its object (errors with the code of the check that found them, warnings with the
+// code their line starts with); its Text is the CLI contract's line. Objects are reviewed in the
+// order of the table's profiles, then of the registry's kinds, then by namespace/name (deletes after
+// writes), so the answer is a function of the input alone.
 func ReviewChanges(ctx context.Context, c Changes, s settings.Settings) ([]finding.Finding, error) {
 	r, err := NewSession(ctx, c, s)
 	if err != nil {

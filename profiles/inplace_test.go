@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/precedent-dev/precedent/internal/finding"
@@ -101,6 +102,30 @@ func changeSet(base, head []*unstructured.Unstructured) Changes {
 	return c
 }
 
+// undatedPairs is objs with their TrafficPolicies undated, and beside each of the first n on its
+// target another undated one (named -b) and a dated one (-c, the original's date): which of the
+// pair is created first decides which one's fields win, over the other's and over -c's.
+func undatedPairs(objs []*unstructured.Unstructured, n int) []*unstructured.Unstructured {
+	out := make([]*unstructured.Unstructured, 0, len(objs)+2*n)
+	for _, u := range objs {
+		if u.GetKind() != "TrafficPolicy" {
+			out = append(out, u)
+			continue
+		}
+		a := u.DeepCopy()
+		a.SetCreationTimestamp(metav1.Time{})
+		out = append(out, a)
+		if n > 0 {
+			n--
+			b, c := a.DeepCopy(), u.DeepCopy()
+			b.SetName(u.GetName() + "-b")
+			c.SetName(u.GetName() + "-c")
+			out = append(out, b, c)
+		}
+	}
+	return out
+}
+
 // answer is what validate -f says of change set c: every write's findings, then the lines of each
 // pair of undated policies whose order of creation changes them (reviewed again on the session,
 // the pair swapped in a trial).
@@ -147,6 +172,7 @@ func TestInPlaceAnswersAsTrials(t *testing.T) {
 	base, _ := readOrderCase(t, filepath.Join("testdata", "inplace", "diff", "base.yaml"))
 	head, _ := readOrderCase(t, filepath.Join("testdata", "inplace", "diff", "head.yaml"))
 	world, ws := generatedKGateway(t, gen.Size{Gateways: 10, Routes: 100, Policies: 50})
+	undated := undatedPairs(world, 12)
 	cases := []struct {
 		name string
 		c    Changes
@@ -157,6 +183,7 @@ func TestInPlaceAnswersAsTrials(t *testing.T) {
 		{"creates giving every warning of a create", Changes{Objects: creates}, s, 12},
 		{"updates and deletes", changeSet(base, head), s, 11},
 		{"generated world of 100 routes", Changes{Objects: world}, ws, 120},
+		{"generated world with undated TrafficPolicies, pairs on one target", Changes{Objects: undated}, ws, 233},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

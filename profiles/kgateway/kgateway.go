@@ -39,6 +39,7 @@ var (
 	_ profile.Configurable    = Profile{}
 	_ profile.PolicyExplainer = Profile{}
 	_ profile.Annotated       = Profile{}
+	_ profile.InPlace         = Profile{}
 )
 
 // The Gateway API kinds whose writes carry the annotation (reviewed when the profile is in use),
@@ -89,42 +90,49 @@ func (p Profile) Review(r profile.Request) profile.Decision {
 		}
 		return profile.Decision{Unavailable: err}
 	}
-	w := p.world(r.Source, r.Registry)
 	var ws []string
 	if pol != nil {
-		ws = w.WriteWarnings(pol)
+		ws = p.world(r.Source, r.Registry).WriteWarnings(pol)
 	} else {
-		ws = modeChange(w, r.GroupKind.Kind, r.Object, r.Old)
+		ws = modeChange(func() *engine.World { return p.world(r.Source, r.Registry) }, r.GroupKind.Kind, r.Object, r.Old)
 	}
 	return profile.Decision{Warnings: validate.Limit(ws, r.Settings.WarningLimit)}
 }
 
 // modeChange projects a change of a route's annotation: from old's (the object an update replaces)
 // when the write names it, else from the stored one. A Gateway's is not read (gatewayModeUnread).
-func modeChange(w *engine.World, kind string, u, old *unstructured.Unstructured) []string {
-	k := engine.Key{Namespace: u.GetNamespace(), Name: u.GetName()}
-	now := engine.ParseMode(u.GetAnnotations()[engine.Annotation])
-	owner, was := "", engine.ShallowPreferChild
-	switch kind {
-	case "HTTPRoute":
-		r := w.Routes[k]
-		if r == nil {
-			return nil // a new route has no children yet whose policies change
-		}
-		owner, was = "route "+k.String(), r.Priority
-	default:
+// world derives the world only when the annotation may have changed: an update that keeps it
+// answers nothing without it (each route a diff changes would derive it anew in its update's trial).
+func modeChange(world func() *engine.World, kind string, u, old *unstructured.Unstructured) []string {
+	if kind != "HTTPRoute" {
 		return gatewayModeUnread(u, old)
 	}
-	if old == nil {
+	k := engine.Key{Namespace: u.GetNamespace(), Name: u.GetName()}
+	owner, now := "route "+k.String(), engine.ParseMode(u.GetAnnotations()[engine.Annotation])
+	if old != nil {
+		was := engine.ParseMode(old.GetAnnotations()[engine.Annotation])
 		if now == was {
 			return nil
 		}
-		return w.ChangeMode(owner, now).Warnings()
-	}
-	if was = engine.ParseMode(old.GetAnnotations()[engine.Annotation]); now == was {
+		if w := world(); w.Routes[k] != nil {
+			return w.ChangeModeFrom(owner, was, now).Warnings()
+		}
 		return nil
 	}
-	return w.ChangeModeFrom(owner, was, now).Warnings()
+	w := world()
+	if stored := w.Routes[k]; stored == nil || now == stored.Priority {
+		return nil // a new route has no children yet whose policies change (offline, the stored one is itself: InPlace)
+	}
+	return w.ChangeMode(owner, now).Warnings()
+}
+
+// InPlace: a TrafficPolicy write is projected with the stored policy of its name replaced by it
+// (engine.View), a Gateway write reads nothing stored (gatewayModeUnread), a delete is admitted
+// without a word, and a route's create projects nothing when the stored route of its name is
+// itself, as when none is stored (modeChange). A route's update projects its annotation's change on
+// the world holding the route it replaces, whose rules may differ.
+func (Profile) InPlace(gk schema.GroupKind, op profile.Operation) bool {
+	return gk != httpRouteKind || op != profile.Update
 }
 
 // gatewayModeUnread warns a Gateway write that sets or changes the annotation that the kgateway

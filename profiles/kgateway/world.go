@@ -12,13 +12,29 @@ import (
 )
 
 // world is the engine's world over the state: the Gateways and HTTPRoutes of the topology, the
-// ListenerSets and the configured TrafficPolicies, derived once per change of any of them.
-func (Profile) world(st source.Source, reg *policy.Registry) *engine.World {
-	gks := append([]schema.GroupKind(nil), reads...)
+// ListenerSets and the configured TrafficPolicies, derived once per change of any of them. The
+// topology's part (topologyWorld) is derived apart: a change of the policies alone (a policy's
+// write, or validate -f's trial of two policies created the other way round) reads the policies
+// again, not the topology.
+func (p Profile) world(st source.Source, reg *policy.Registry) *engine.World {
+	var gks []schema.GroupKind
 	for _, k := range profile.KindsOf(Name, reg) {
 		gks = append(gks, k.GVK.GroupKind())
 	}
-	v := st.Derive(source.Derivation{Key: string(Name), Kinds: gks, Topology: true, Build: func() any {
+	v := st.Derive(source.Derivation{Key: string(Name), Kinds: append(gks, reads...), Topology: true, Build: func() any {
+		var objs []*unstructured.Unstructured
+		for _, gk := range gks {
+			objs = append(objs, st.Objects(gk)...)
+		}
+		return p.topologyWorld(st).WithPolicies(objs)
+	}})
+	return v.(*engine.World)
+}
+
+// topologyWorld is the engine's world of the Gateways, HTTPRoutes and ListenerSets of the state,
+// without policies.
+func (Profile) topologyWorld(st source.Source) *engine.World {
+	v := st.Derive(source.Derivation{Key: string(Name) + "/topology", Kinds: reads, Topology: true, Build: func() any {
 		gws, routes, _ := st.HTTPTopology()
 		objs := make([]*unstructured.Unstructured, 0, len(gws)+len(routes))
 		for _, g := range gws {
@@ -27,10 +43,10 @@ func (Profile) world(st source.Source, reg *policy.Registry) *engine.World {
 		for _, r := range routes {
 			objs = append(objs, typed(r, "HTTPRoute"))
 		}
-		for _, gk := range gks {
+		for _, gk := range reads {
 			objs = append(objs, st.Objects(gk)...)
 		}
-		return engine.New(objs)
+		return engine.NewTopology(objs)
 	}})
 	return v.(*engine.World)
 }

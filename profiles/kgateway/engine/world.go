@@ -88,7 +88,12 @@ type edge struct {
 
 // New indexes objs: Gateways, ListenerSets, HTTPRoutes and TrafficPolicies (others are ignored).
 func New(objs []*unstructured.Unstructured) *World {
-	w := &World{Routes: map[Key]*Route{}, Gateways: map[Key]*Owner{}, ListenerSets: map[Key]*Owner{}, Policies: map[Key]*Policy{}}
+	return NewTopology(objs).WithPolicies(objs)
+}
+
+// NewTopology indexes the Gateways, ListenerSets and HTTPRoutes of objs: a world without policies.
+func NewTopology(objs []*unstructured.Unstructured) *World {
+	w := &World{Routes: map[Key]*Route{}, Gateways: map[Key]*Owner{}, ListenerSets: map[Key]*Owner{}}
 	for _, u := range objs {
 		k := Key{u.GetNamespace(), u.GetName()}
 		switch u.GetKind() {
@@ -103,14 +108,31 @@ func New(objs []*unstructured.Unstructured) *World {
 			w.ListenerSets[k] = &Owner{Key: k, Labels: u.GetLabels(), Parent: Key{ns, str(ref, "name")}, Listeners: readListeners(u)}
 		case "HTTPRoute":
 			w.Routes[k] = readRoute(u)
-		case TrafficPolicy:
-			if p, errs := Read(u); len(errs) == 0 {
-				w.Policies[k] = p
-			}
 		}
 	}
 	w.index()
 	return w
+}
+
+// WithPolicies is w's topology with the TrafficPolicies of objs (and none of w's): a new world
+// sharing w's routes, Gateways, ListenerSets and their indexes, which neither changes. A change of
+// the policies alone is indexed at the cost of the policies, not of the topology.
+func (w *World) WithPolicies(objs []*unstructured.Unstructured) *World {
+	n := *w
+	n.Policies = map[Key]*Policy{}
+	for _, u := range objs {
+		if u.GetKind() != TrafficPolicy {
+			continue
+		}
+		if p, errs := Read(u); len(errs) == 0 {
+			n.Policies[Key{u.GetNamespace(), u.GetName()}] = p
+		}
+	}
+	n.attached = map[Target]map[Key][]*Policy{}
+	for _, pk := range n.policyKeys() {
+		n.attach(n.Policies[pk])
+	}
+	return &n
 }
 
 func modeOf(u *unstructured.Unstructured) Mode {
@@ -167,7 +189,7 @@ func readRoute(u *unstructured.Unstructured) *Route {
 	return r
 }
 
-// index builds the delegation edges and the attachments.
+// index builds the delegation edges and the routes' indexes (WithPolicies the attachments).
 func (w *World) index() {
 	w.byLabel = map[string][]Key{}
 	for k, r := range w.Routes {
@@ -204,10 +226,6 @@ func (w *World) index() {
 				}
 			}
 		}
-	}
-	w.attached = map[Target]map[Key][]*Policy{}
-	for _, pk := range w.policyKeys() {
-		w.attach(w.Policies[pk])
 	}
 }
 

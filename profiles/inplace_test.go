@@ -1,0 +1,234 @@
+package profiles
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/precedent-dev/precedent/internal/finding"
+	"github.com/precedent-dev/precedent/internal/order"
+	"github.com/precedent-dev/precedent/internal/profile"
+	"github.com/precedent-dev/precedent/internal/settings"
+	"github.com/precedent-dev/precedent/internal/source"
+	"github.com/precedent-dev/precedent/profiles/kgateway"
+	"github.com/precedent-dev/precedent/test/gen"
+)
+
+// trialOnly is a profile with its InPlace hidden (the embedded interface has no such method): the
+// session reviews every write it claims in a trial, as the API server holds the cluster when the
+// write arrives.
+type trialOnly struct{ profile.Profile }
+
+// counted is kgateway's profile with the builds of the caches its reviews derive counted, by key.
+type counted struct {
+	kgateway.Profile
+	builds map[string]int
+}
+
+func (c counted) Review(r profile.Request) profile.Decision {
+	r.Source = countedSource{Source: r.Source, builds: c.builds}
+	return c.Profile.Review(r)
+}
+
+// countedSource counts the builds of the values derived through it.
+type countedSource struct {
+	source.Source
+	builds map[string]int
+}
+
+func (s countedSource) Derive(d source.Derivation) any {
+	build := d.Build
+	d.Build = func() any { s.builds[d.Key]++; return build() }
+	return s.Source.Derive(d)
+}
+
+// withKGateway registers, for the test, wrap(kgateway's profile) in its place.
+func withKGateway(t *testing.T, wrap func(profile.Profile) profile.Profile) {
+	t.Helper()
+	saved := registered
+	registered = append([]profile.Profile(nil), registered...)
+	for i, p := range registered {
+		if p.Name() == kgateway.Name {
+			registered[i] = wrap(p)
+		}
+	}
+	t.Cleanup(func() { registered = saved })
+}
+
+// generatedKGateway is test/gen's world of sz with its policies as kgateway's TrafficPolicies, and
+// the settings that manage them (config/kgateway's).
+func generatedKGateway(t *testing.T, sz gen.Size) ([]*unstructured.Unstructured, settings.Settings) {
+	t.Helper()
+	_, s := readOrderCase(t, filepath.Join("..", "config", "kgateway", "precedentconfig.yaml"))
+	w := gen.Generate(sz)
+	objs, err := w.Objects()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(objs, gen.KGateway(w)...), s
+}
+
+// changeSet is head as a change set over base, as `precedent diff --base --head` reviews it: the
+// objects of head that differ from base's of the same kind and name are updates, base's objects
+// that head lacks are deletes.
+func changeSet(base, head []*unstructured.Unstructured) Changes {
+	key := func(u *unstructured.Unstructured) string {
+		return u.GroupVersionKind().GroupKind().String() + " " + profile.NSName(u)
+	}
+	stored := map[string]*unstructured.Unstructured{}
+	for _, u := range base {
+		stored[key(u)] = u
+	}
+	c := Changes{Objects: head, Old: map[*unstructured.Unstructured]*unstructured.Unstructured{}}
+	for _, u := range head {
+		if b, ok := stored[key(u)]; ok {
+			if !reflect.DeepEqual(b.Object, u.Object) {
+				c.Old[u] = b
+			}
+			delete(stored, key(u))
+		}
+	}
+	for _, u := range base {
+		if _, ok := stored[key(u)]; ok {
+			c.Deleted = append(c.Deleted, u)
+		}
+	}
+	return c
+}
+
+// undatedPairs is objs with their TrafficPolicies undated, and beside each of the first n on its
+// target another undated one (named -b) and a dated one (-c, the original's date): which of the
+// pair is created first decides which one's fields win, over the other's and over -c's.
+func undatedPairs(objs []*unstructured.Unstructured, n int) []*unstructured.Unstructured {
+	out := make([]*unstructured.Unstructured, 0, len(objs)+2*n)
+	for _, u := range objs {
+		if u.GetKind() != "TrafficPolicy" {
+			out = append(out, u)
+			continue
+		}
+		a := u.DeepCopy()
+		a.SetCreationTimestamp(metav1.Time{})
+		out = append(out, a)
+		if n > 0 {
+			n--
+			b, c := a.DeepCopy(), u.DeepCopy()
+			b.SetName(u.GetName() + "-b")
+			c.SetName(u.GetName() + "-c")
+			out = append(out, b, c)
+		}
+	}
+	return out
+}
+
+// answer is what validate -f says of change set c: every write's findings, then the lines of each
+// pair of undated policies whose order of creation changes them (reviewed again on the session,
+// the pair swapped in a trial).
+func answer(t *testing.T, c Changes, s settings.Settings) []string {
+	t.Helper()
+	session, err := NewSession(context.Background(), c, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer session.Close()
+	lines := func(fs []finding.Finding, err error) ([]string, error) {
+		out := make([]string, len(fs))
+		for i, f := range fs {
+			out[i] = f.Text()
+		}
+		return out, err
+	}
+	out, err := lines(session.Findings())
+	if err != nil {
+		t.Fatal(err)
+	}
+	deps, _, err := order.Depends(c.Objects, order.Zero, func(p *order.Pair) ([]string, error) {
+		if p == nil {
+			return lines(session.Findings())
+		}
+		first, second := p.Dated()
+		return lines(session.Swapped(map[*unstructured.Unstructured]*unstructured.Unstructured{p.First: first, p.Second: second}))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range deps {
+		out = append(out, d.Lines()...)
+	}
+	return out
+}
+
+// TestInPlaceAnswersAsTrials: the writes kgateway reviews in place (its TrafficPolicies, Gateways,
+// route creates and every delete) get the answer they get in a trial each, on inputs that give
+// every warning of the profile, a change set of updates and deletes, and a generated world of many
+// routes.
+func TestInPlaceAnswersAsTrials(t *testing.T) {
+	creates, s := readOrderCase(t, filepath.Join("testdata", "inplace", "kgateway.yaml"))
+	base, _ := readOrderCase(t, filepath.Join("testdata", "inplace", "diff", "base.yaml"))
+	head, _ := readOrderCase(t, filepath.Join("testdata", "inplace", "diff", "head.yaml"))
+	world, ws := generatedKGateway(t, gen.Size{Gateways: 10, Routes: 100, Policies: 50})
+	undated := undatedPairs(world, 12)
+	cases := []struct {
+		name string
+		c    Changes
+		s    settings.Settings
+		// lines is how many lines the answer has at least: the case gives findings to compare.
+		lines int
+	}{
+		{"creates giving every warning of a create", Changes{Objects: creates}, s, 12},
+		{"updates and deletes", changeSet(base, head), s, 11},
+		{"generated world of 100 routes", Changes{Objects: world}, ws, 120},
+		{"generated world with undated TrafficPolicies, pairs on one target", Changes{Objects: undated}, ws, 233},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			inPlace := answer(t, c.c, c.s)
+			withKGateway(t, func(p profile.Profile) profile.Profile { return trialOnly{p} })
+			trials := answer(t, c.c, c.s)
+			if d := cmp.Diff(trials, inPlace); d != "" {
+				t.Errorf("in place (-trials +in place):\n%s", d)
+			}
+			if len(inPlace) < c.lines {
+				t.Errorf("%d lines, want at least %d:\n%v", len(inPlace), c.lines, inPlace)
+			}
+		})
+	}
+}
+
+// TestInPlaceDerivesTheWorldOnce: reviewing every TrafficPolicy, route and Gateway of a world
+// builds kgateway's world (and its topology's part) at most once, whatever the number of routes (in
+// a trial each, once per route and TrafficPolicy: quadratic in the input).
+func TestInPlaceDerivesTheWorldOnce(t *testing.T) {
+	for _, n := range []int{1, 4} {
+		t.Run(fmt.Sprintf("%d routes", 100*n), func(t *testing.T) {
+			objs, s := generatedKGateway(t, gen.Size{Gateways: 10 * n, Routes: 100 * n, Policies: 50 * n})
+			builds := map[string]int{}
+			withKGateway(t, func(p profile.Profile) profile.Profile { return counted{Profile: p.(kgateway.Profile), builds: builds} })
+			if _, err := ReviewChanges(context.Background(), Changes{Objects: objs}, s); err != nil {
+				t.Fatal(err)
+			}
+			for key, c := range builds {
+				if c > 1 {
+					t.Errorf("%s was built %d times in the review of %d objects, want at most once", key, c, len(objs))
+				}
+			}
+			if n > 1 {
+				return
+			}
+			// What is counted: the builds the reviews cause, one per route and TrafficPolicy in trials.
+			clear(builds)
+			withKGateway(t, func(p profile.Profile) profile.Profile { return trialOnly{p} })
+			if _, err := ReviewChanges(context.Background(), Changes{Objects: objs}, s); err != nil {
+				t.Fatal(err)
+			}
+			if got := builds[string(kgateway.Name)]; got != 100+50 {
+				t.Errorf("in a trial each, the world was built %d times, want %d (100 routes, 50 TrafficPolicies)", got, 100+50)
+			}
+		})
+	}
+}

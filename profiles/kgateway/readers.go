@@ -1,0 +1,55 @@
+package kgateway
+
+import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/precedent-dev/precedent/internal/policy"
+	"github.com/precedent-dev/precedent/internal/profile"
+	"github.com/precedent-dev/precedent/internal/settings"
+	"github.com/precedent-dev/precedent/internal/source"
+	"github.com/precedent-dev/precedent/profiles/kgateway/engine"
+)
+
+var _ profile.Readers = Profile{}
+
+// Readers: a TrafficPolicy's review reads the policies on the paths of the routes it reaches
+// (engine.View.Reached: a policy on a level of a route's path reaches that route), so the reviews
+// that may read one of objs are those of the TrafficPolicies that reach a route one of objs
+// reaches, and of objs themselves. A route's review may fold the paths beneath it (an annotation
+// change), a Gateway's reads no policy.
+func (p Profile) Readers(st source.Source, s settings.Settings, reg *policy.Registry, objs []*unstructured.Unstructured) func(schema.GroupKind, policy.Ref) bool {
+	if profile.Listed(st, Name, reg, reads...) != nil {
+		return nil
+	}
+	v := engine.View{World: p.world(st, reg)}
+	reached := map[engine.Key]bool{}
+	refs := map[policy.Ref]bool{}
+	for _, u := range objs {
+		pol, errs := engine.Read(u)
+		if len(errs) > 0 {
+			return nil
+		}
+		refs[policy.Ref{Namespace: pol.Ref.Namespace, Name: pol.Ref.Name}] = true
+		for _, k := range v.Reached(pol) {
+			reached[k] = true
+		}
+	}
+	for k, q := range v.Policies {
+		for _, rk := range v.Reached(q) {
+			if reached[rk] {
+				refs[policy.Ref{Namespace: k.Namespace, Name: k.Name}] = true
+				break
+			}
+		}
+	}
+	return func(gk schema.GroupKind, r policy.Ref) bool {
+		switch {
+		case gk == gatewayKind:
+			return false
+		case gk.Kind == engine.TrafficPolicy:
+			return refs[r]
+		}
+		return true // a route, or a configured kind the world does not hold
+	}
+}

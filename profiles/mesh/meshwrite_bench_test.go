@@ -146,3 +146,79 @@ func TestGenMeshServiceWrites(t *testing.T) {
 		}
 	}
 }
+
+// precedentPolicy is Precedent's policy of kind name in kuma-system on the Dataplanes of service
+// on (the whole mesh when ""), with one from item: fields on the sources of service from (every
+// source when "").
+func precedentPolicy(tb testing.TB, kind, name, on, from string, fields map[string]interface{}) mesh.Policy {
+	ref := func(svc string) map[string]interface{} {
+		if svc == "" {
+			return map[string]interface{}{"kind": "Mesh"}
+		}
+		return map[string]interface{}{"kind": "Service", "name": svc}
+	}
+	item := map[string]interface{}{"targetRef": ref(from)}
+	for k, v := range fields {
+		item[k] = v
+	}
+	p, errs := mesh.Parse(&unstructured.Unstructured{Object: map[string]interface{}{
+		"apiVersion": "policy.precedent.dev/v1alpha1", "kind": kind,
+		"metadata": map[string]interface{}{"name": name, "namespace": "kuma-system"},
+		"spec":     map[string]interface{}{"targetRef": ref(on), "from": []interface{}{item}},
+	}})
+	if len(errs) > 0 {
+		tb.Fatal(errs.ToAggregate())
+	}
+	return p
+}
+
+// fromWorld is a Mesh-level write with a from item on the Mesh and the index it meets over
+// test/gen's mesh at n Dataplanes: "timeout", a MeshTimeout (connect timeout from every source)
+// among genMesh's MeshTimeouts; "permission", the most common MeshTrafficPermission (every source
+// allowed) among one per service that allows the previous service and denies the Mesh, and
+// (as Kuma's default mesh's allow-all) one Mesh-level policy allowing every source.
+func fromWorld(tb testing.TB, kind string, n int) (*mesh.Index, []mesh.Policy, []mesh.Dataplane, mesh.Policy) {
+	ps, dps, _ := genMesh(tb, n)
+	if kind == "timeout" {
+		w := precedentPolicy(tb, mesh.KindMeshTimeout, "bench-0", "", "", map[string]interface{}{"connectTimeout": "5s"})
+		return mesh.NewIndex(mesh.KindMeshTimeout, ps, dps), ps, dps, w
+	}
+	services := max(n/10, 1)
+	ps = nil
+	for i := 0; i < services; i++ {
+		svc, prev := fmt.Sprintf("svc-%d", i), fmt.Sprintf("svc-%d", (i+services-1)%services)
+		ps = append(ps, precedentPolicy(tb, mesh.KindMeshTrafficPermission, svc+"-permission", svc, prev, map[string]interface{}{"action": "ALLOW"}))
+	}
+	ps = append(ps, precedentPolicy(tb, mesh.KindMeshTrafficPermission, "allow-all", "", "", map[string]interface{}{"action": "ALLOW"}))
+	w := precedentPolicy(tb, mesh.KindMeshTrafficPermission, "bench-0", "", "", map[string]interface{}{"action": "ALLOW"})
+	return mesh.NewIndex(mesh.KindMeshTrafficPermission, ps, dps), ps, dps, w
+}
+
+// BenchmarkIndexWriteMeshLevelFrom is BenchmarkIndexWriteMeshLevel for the writes of fromWorld,
+// which the index leaves to the recomputation of every class.
+func BenchmarkIndexWriteMeshLevelFrom(b *testing.B) {
+	for _, kind := range []string{"timeout", "permission"} {
+		for _, n := range []int{5000, 50000} {
+			b.Run(fmt.Sprintf("kind=%s/dataplanes=%d", kind, n), func(b *testing.B) {
+				x, _, _, w := fromWorld(b, kind, n)
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					_ = x.WriteWarnings(w, false)
+				}
+			})
+		}
+	}
+}
+
+// TestGenMeshFromWrites: the index answers fromWorld's writes as the plain analysis does.
+func TestGenMeshFromWrites(t *testing.T) {
+	for _, kind := range []string{"timeout", "permission"} {
+		x, ps, dps, w := fromWorld(t, kind, 200)
+		got := x.WriteWarnings(w, false)
+		if diff := cmp.Diff(mesh.WriteWarnings(w, ps, dps, false), got); diff != "" {
+			t.Errorf("%s: the index differs from the plain analysis (-plain +index):\n%s", kind, diff)
+		}
+		t.Logf("%s: %q", kind, got)
+	}
+}

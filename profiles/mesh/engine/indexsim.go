@@ -2,7 +2,8 @@ package engine
 
 // simulateClass merges, for ordered policies, every target a class can meet, and counts each element's
 // outcomes. Outbounds to services that no to element names behave alike: one of them stands for
-// all. Sources are taken one per group (reps).
+// all. Sources are taken one per group (reps), and the groups the same from entries select are
+// merged once, weighted by their number (sourceSets).
 func simulateClass(v Version, ordered []*Policy, outbounds map[string]int, reps []Selector) map[elemKey]*counts {
 	out := map[elemKey]*counts{}
 	if len(ordered) == 0 {
@@ -10,12 +11,12 @@ func simulateClass(v Version, ordered []*Policy, outbounds map[string]int, reps 
 	}
 	if entries := EntriesAt(v, ordered, To); len(entries) > 0 && len(outbounds) > 0 {
 		for _, t := range outboundTargets(entries, outbounds) {
-			count(entries, To, t, out)
+			count(entries, To, t, 1, out)
 		}
 	}
 	if entries := Entries(ordered, From); len(entries) > 0 {
-		for _, s := range reps {
-			count(entries, From, s, out)
+		for _, set := range sourceSets(entries, reps) {
+			count(entries, From, set.rep, set.n, out)
 		}
 	}
 	return out
@@ -59,12 +60,45 @@ func namedServices(entries []Entry) map[string]bool {
 	return named
 }
 
+// sourceSet is the groups of sources (reps) that one set of from entries selects: one of them,
+// and how many.
+type sourceSet struct {
+	rep Selector
+	n   int
+}
+
+// sourceSets partitions reps by the set of from entries that select each: the merge of the
+// entries, which reads only which entries select its target, is the same within a set. A class
+// then costs its distinct sets, not the mesh's groups, and the counts stay those of one merge per
+// group.
+func sourceSets(entries []Entry, reps []Selector) []sourceSet {
+	var sets []sourceSet
+	at := map[string]int{}
+	key := make([]byte, len(entries))
+	for _, s := range reps {
+		for i := range entries {
+			key[i] = 0
+			if entries[i].selects(&s) {
+				key[i] = 1
+			}
+		}
+		if j, ok := at[string(key)]; ok {
+			sets[j].n++
+			continue
+		}
+		at[string(key)] = len(sets)
+		sets = append(sets, sourceSet{rep: s, n: 1})
+	}
+	return sets
+}
+
 // hasFrom says whether ordered policies have from entries (then their outcomes depend on the
 // groups of sources).
 func hasFrom(ordered []*Policy) bool { return len(Entries(ordered, From)) > 0 }
 
-// count merges the entries for one target and adds each element's outcome.
-func count(entries []Entry, d Direction, t Selector, into map[elemKey]*counts) {
+// count merges the entries for one target and adds each element's outcome, n times (the number of
+// targets the merge stands for).
+func count(entries []Entry, d Direction, t Selector, n int, into map[elemKey]*counts) {
 	res := make([]outcome, len(entries))
 	newMerger().run(entries, t, res)
 	for i, o := range res {
@@ -78,16 +112,16 @@ func count(entries []Entry, d Direction, t Selector, into map[elemKey]*counts) {
 			c = &counts{}
 			into[k] = c
 		}
-		c.selected++
+		c.selected += n
 		if o.set {
-			c.effective++
+			c.effective += n
 			continue
 		}
 		if c.by == nil {
 			c.by = map[elemKey]int{}
 		}
 		for _, b := range o.blocked {
-			c.by[entries[b].key(d)]++
+			c.by[entries[b].key(d)] += n
 		}
 	}
 }

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"cmp"
-	"slices"
 	"strings"
 )
 
@@ -71,20 +70,18 @@ func principalKey(p Principal) string {
 // target no Backend behind gw sorting before b; nil when there are none (or b is not behind gw).
 // seen is scratch space.
 func (g *Grants) chunkOf(topo *Topology, gw, b string, seen map[grant]bool) *grantChunk {
-	behind := topo.BackendsBehind(gw)
-	i, ok := slices.BinarySearch(behind, b)
-	if !ok {
+	if _, ok := topo.links.Get(pairKey(gw, b)); !ok {
 		return nil
 	}
-	return g.chunkIn(behind[:i], b, valueAt(&g.backends, b), seen, nil)
+	return g.chunkIn(topo, gw, b, valueAt(&g.backends, b), seen, nil)
 }
 
-// chunkIn is chunkOf for Backend b, whose policies are ps, with before the Backends behind the same
-// Gateway that sort before b; it takes its memory from build (nil: the heap).
-func (g *Grants) chunkIn(before []string, b string, ps []*Policy, seen map[grant]bool, build *grantsBuild) *grantChunk {
+// chunkIn is chunkOf for a Backend b behind gw whose policies are ps, taking its memory from build
+// (nil: the heap).
+func (g *Grants) chunkIn(topo *Topology, gw, b string, ps []*Policy, seen map[grant]bool, build *grantsBuild) *grantChunk {
 	var c *grantChunk
 	for _, p := range ps {
-		if g.targetsAny(p, before) {
+		if g.behindBefore(topo, p, gw, b) {
 			continue
 		}
 		if c == nil {
@@ -98,37 +95,25 @@ func (g *Grants) chunkIn(before []string, b string, ps []*Policy, seen map[grant
 	return c
 }
 
-// targetsAny reports whether p targets a Backend of before (sorted). It searches the Gateway's own
-// short list, where looking each pair up in the topology's links (a map as large as the cluster's
-// routes) missed the caches at 10x.
-func (g *Grants) targetsAny(p *Policy, before []string) bool {
+// behindBefore reports whether p targets a Backend behind gw that sorts before b.
+func (g *Grants) behindBefore(topo *Topology, p *Policy, gw, b string) bool {
 	s := g.settings
 	for _, t := range p.Targets {
-		if t.Group != s.BackendGroup || t.Kind != s.BackendKind {
+		if t.Group != s.BackendGroup || t.Kind != s.BackendKind || keyIs(b, p.Namespace, t.Name) {
 			continue
 		}
-		if _, ok := slices.BinarySearchFunc(before, t.Name, func(k, name string) int { return compareKey(k, p.Namespace, name) }); ok {
-			return true
+		if k := p.Namespace + "/" + t.Name; k < b {
+			if _, ok := topo.links.Get(pairKey(gw, k)); ok {
+				return true
+			}
 		}
 	}
 	return false
 }
 
-// compareKey compares key with namespace+"/"+name as strings.Compare would, without building the latter.
-func compareKey(key, namespace, name string) int {
-	if len(key) <= len(namespace) {
-		if c := strings.Compare(key, namespace[:len(key)]); c != 0 {
-			return c
-		}
-		return -1 // a prefix of namespace+"/"+name
-	}
-	if c := strings.Compare(key[:len(namespace)], namespace); c != 0 {
-		return c
-	}
-	if key = key[len(namespace):]; key[0] != '/' {
-		return cmp.Compare(key[0], '/')
-	}
-	return strings.Compare(key[1:], name)
+// keyIs reports whether key is namespace/name.
+func keyIs(key, namespace, name string) bool {
+	return len(key) == len(namespace)+1+len(name) && key[:len(namespace)] == namespace && key[len(namespace)] == '/' && key[len(namespace)+1:] == name
 }
 
 // grantsOf is the most grants ps can have.

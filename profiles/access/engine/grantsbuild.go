@@ -7,15 +7,14 @@ import "github.com/benbjohnson/immutable"
 func (g *Grants) grantsBehindOf(topo *Topology, gw string, seen map[grant]bool, idx map[string][]*Policy) *gatewayGrants {
 	build := &grantsBuild{}
 	chunks := immutable.NewSortedMapBuilder[string, *grantChunk](nil)
-	behind := topo.BackendsBehind(gw)
-	for i, b := range behind {
+	for _, b := range topo.BackendsBehind(gw) {
 		var ps []*Policy
 		if idx != nil {
 			ps = idx[b]
 		} else {
 			ps = valueAt(&g.backends, b)
 		}
-		if c := g.chunkIn(behind[:i], b, ps, seen, build); c != nil {
+		if c := g.chunkIn(topo, gw, b, ps, seen, build); c != nil {
 			chunks.Set(b, c)
 			build.add(b, c)
 		}

@@ -142,12 +142,13 @@ func TopologyOf(gateways []*gatewayv1.Gateway, routes []*gatewayv1.HTTPRoute, ns
 	// build a pass over each table at each doubling.
 	byParent, byNS := make(map[string][]string, len(gateways)), map[string][]string{}
 	backends, fronts, links := make(map[string][]string, len(gateways)), make(map[string][]string, len(routes)), make(map[string]int32, len(routes))
+	memo := map[admission]bool{}
 	for _, r := range routes {
 		e := newRouteEntry(r, t.settings)
 		if e == nil {
 			continue
 		}
-		e.linked = t.linkedOf(e)
+		e.linked = t.linkedIn(e, memo)
 		key := r.Namespace + "/" + r.Name
 		entries[key] = e
 		for _, p := range e.parents {
@@ -221,15 +222,44 @@ func newRouteEntry(r *gatewayv1.HTTPRoute, s Settings) *routeEntry {
 }
 
 // linkedOf returns the Gateways of e's parentRefs that admit it: a Gateway not known admits it.
-func (t *Topology) linkedOf(e *routeEntry) []string {
+func (t *Topology) linkedOf(e *routeEntry) []string { return t.linkedIn(e, nil) }
+
+// admission is what admits reads of a parentRef to a Gateway and its route: which Gateway, which of
+// its listeners (the parentRef's sectionName and port; port -1: none), and the route's namespace.
+type admission struct {
+	gateway, section, namespace string
+	port                        int32
+}
+
+// linkedIn is linkedOf with memo (nil: none) holding the answers for the admissions met so far:
+// routes met in no order, reading each one's Gateway and its listeners missed the caches at 10x.
+func (t *Topology) linkedIn(e *routeEntry, memo map[admission]bool) []string {
 	var out []string
 	for _, p := range e.parents {
-		if gw, ok := t.gws.Get(p.gateway); ok && !admits(gw, p.ref, e.namespace, valueAt(&t.ns, e.namespace), t.nsKnown) {
+		if !t.admitted(p, e.namespace, memo) {
 			continue
 		}
 		out = append(out, p.gateway)
 	}
 	return compact(out)
+}
+
+// admitted reports whether the Gateway of p admits a route of namespace through p (a Gateway not
+// known does), through memo (nil: none).
+func (t *Topology) admitted(p routeParent, namespace string, memo map[admission]bool) bool {
+	a := admission{gateway: p.gateway, section: string(deref(p.ref.SectionName, "")), namespace: namespace, port: -1}
+	if p.ref.Port != nil {
+		a.port = int32(*p.ref.Port)
+	}
+	if ok, found := memo[a]; found {
+		return ok
+	}
+	gw, known := t.gws.Get(p.gateway)
+	ok := !known || admits(gw, p.ref, namespace, valueAt(&t.ns, namespace), t.nsKnown)
+	if memo != nil {
+		memo[a] = ok
+	}
+	return ok
 }
 
 // index adds the route keyed as key (e, nil for none) to the indexes by parent and by namespace.

@@ -138,9 +138,10 @@ func (w *World) sharingOf(version string) map[string][]topology.Key {
 	// Sized for a key per route (each route has one per hostname, port and path it serves): grown by
 	// rehashing, a 10x world's index cost a pass over its table at each doubling.
 	idx := make(map[string][]topology.Key, len(w.HTTPRoutes)+len(w.GRPCRoutes))
+	lc := newListenerCache(w.Graph)
 	for kind, ks := range map[string][]topology.Key{"HTTPRoute": keys(w.HTTPRoutes), "GRPCRoute": keys(w.GRPCRoutes)} {
 		for _, k := range ks {
-			for _, hp := range w.hostPortPaths(kind, k, version) {
+			for _, hp := range w.hostPortPaths(kind, k, version, lc) {
 				idx[hp] = append(idx[hp], k)
 			}
 		}
@@ -287,7 +288,7 @@ func (w *World) overlap(p *Policy) (int, string) {
 		if !routeKind(t.Kind) {
 			continue
 		}
-		for _, hp := range w.hostPortPaths(t.Kind, k, version) {
+		for _, hp := range w.hostPortPaths(t.Kind, k, version, nil) {
 			for _, other := range idx[hp] {
 				if !targeted[other] {
 					return i, fmt.Sprintf("Policy cannot be applied to target %q since another Route %q shares a namespace/gateway-name:hostname:port/path combination with this target (%s)", k.String(), other.String(), hp)
@@ -303,13 +304,14 @@ func routeKind(kind string) bool { return kind == "HTTPRoute" || kind == "GRPCRo
 // hostPortPaths are the overlap keys of an HTTPRoute or GRPCRoute as buildGatewayHostPortPaths of
 // version makes them: per listener the route attaches to, per path of its matches, on main per
 // hostname it accepts there (gateway:hostname:port/path), on 2.6 its accepted hostnames as one list
-// (gateway:[h1 h2]:port/path, the %s of a []string); none for a route not in the world.
-func (w *World) hostPortPaths(kind string, k topology.Key, version string) []string {
+// (gateway:[h1 h2]:port/path, the %s of a []string); none for a route not in the world. lc, when
+// not nil, holds the listeners met so far.
+func (w *World) hostPortPaths(kind string, k topology.Key, version string, lc *listenerCache) []string {
 	hostnames, paths := w.routeMatches(kind, k)
 	var out []string
 	for _, i := range w.Graph.ServedPaths(w.Graph.PathsFor(topology.Target{Kind: kind, Namespace: k.Namespace, Name: k.Name}), w.Controllers) {
 		path := w.Graph.Paths[i]
-		port, lh, ok := w.listener(path)
+		port, lh, ok := w.pathListener(i, lc)
 		if !ok {
 			continue
 		}

@@ -13,10 +13,12 @@ import (
 
 	"github.com/precedent-dev/precedent/internal/finding"
 	"github.com/precedent-dev/precedent/internal/order"
+	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/profile"
 	"github.com/precedent-dev/precedent/internal/settings"
 	"github.com/precedent-dev/precedent/internal/source"
 	"github.com/precedent-dev/precedent/profiles/kgateway"
+	"github.com/precedent-dev/precedent/profiles/nginxgatewayfabric"
 	"github.com/precedent-dev/precedent/test/gen"
 )
 
@@ -32,8 +34,23 @@ type counted struct {
 }
 
 func (c counted) Review(r profile.Request) profile.Decision {
-	r.Source = countedSource{Source: r.Source, builds: c.builds}
-	return c.Profile.Review(r)
+	return c.Profile.Review(countIn(r, c.builds))
+}
+
+// countedNGF is NGINX Gateway Fabric's profile with the builds of its reviews' caches counted.
+type countedNGF struct {
+	nginxgatewayfabric.Profile
+	builds map[string]int
+}
+
+func (c countedNGF) Review(r profile.Request) profile.Decision {
+	return c.Profile.Review(countIn(r, c.builds))
+}
+
+// countIn is r read through a source that counts, in builds, the values derived through it.
+func countIn(r profile.Request, builds map[string]int) profile.Request {
+	r.Source = countedSource{Source: r.Source, builds: builds}
+	return r
 }
 
 // countedSource counts the builds of the values derived through it.
@@ -51,10 +68,16 @@ func (s countedSource) Derive(d source.Derivation) any {
 // withKGateway registers, for the test, wrap(kgateway's profile) in its place.
 func withKGateway(t *testing.T, wrap func(profile.Profile) profile.Profile) {
 	t.Helper()
+	withProfile(t, kgateway.Name, wrap)
+}
+
+// withProfile registers, for the test, wrap(the profile of name) in its place.
+func withProfile(t *testing.T, name policy.ProfileName, wrap func(profile.Profile) profile.Profile) {
+	t.Helper()
 	saved := registered
 	registered = append([]profile.Profile(nil), registered...)
 	for i, p := range registered {
-		if p.Name() == kgateway.Name {
+		if p.Name() == name {
 			registered[i] = wrap(p)
 		}
 	}

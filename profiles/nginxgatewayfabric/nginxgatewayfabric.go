@@ -38,6 +38,7 @@ func (spec) ReadKinds() []schema.GroupKind { return reads }
 var (
 	_ profile.Profile      = Profile{}
 	_ profile.Configurable = Profile{}
+	_ profile.InPlace      = Profile{}
 )
 
 // services is the kind UpstreamSettingsPolicies target, grpcRoutes the GRPCRoutes whole (their
@@ -79,12 +80,37 @@ func (p Profile) Review(r profile.Request) profile.Decision {
 		return profile.Decision{Unavailable: err}
 	}
 	w := p.world(r.Source, r.Registry)
-	write := engine.Write{Old: w.Find(pol.Kind, pol.Ref), New: pol}
+	write := engine.Write{Old: replaced(r, w, pol), New: pol}
 	if r.Deleting() {
 		write = engine.Write{Old: pol}
 	}
 	pr := w.Project(write)
 	return profile.Decision{Errs: pr.Errs, CheckIDs: ids(len(pr.Errs), "ngf-target-conflict"), Warnings: validate.Limit(pr.Warnings, r.Settings.WarningLimit)}
+}
+
+// replaced is the policy an update replaces: the request's old object, as the API server sends it
+// (the stored one when the request has none); nil when it does not read, as the world leaves out a
+// policy that does not read, and for a create.
+func replaced(r profile.Request, w *engine.World, pol *engine.Policy) *engine.Policy {
+	switch {
+	case r.Operation != profile.Update:
+		return nil
+	case r.Old == nil:
+		return w.Find(pol.Kind, pol.Ref)
+	}
+	old, errs := engine.Read(r.Old)
+	if len(errs) > 0 {
+		return nil
+	}
+	return old
+}
+
+// InPlace: a write of a policy is projected on the world with the policy it replaces (none for a
+// create, the deleted one for a delete) in place of the stored one of its kind and name
+// (engine.Write), so the world after the write answers as the one it arrives in.
+func (Profile) InPlace(gk schema.GroupKind, _ profile.Operation) bool {
+	_, ok := engine.Kinds[gk.Kind]
+	return ok && gk.Group == engine.Group
 }
 
 func ids(n int, id string) []string {

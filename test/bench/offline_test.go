@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
 	"github.com/precedent-dev/precedent/test/gen"
@@ -166,31 +167,42 @@ func writeWorldApart(t *testing.T, dir string, n int) (string, int) {
 }
 
 // TestOfflineWriteWorld is the child process of writeWorldApart: it writes the world that
-// PRECEDENT_OFFLINE_WORLD names ("n:dir") and prints its number of objects. Without it, it has
-// nothing to write and passes at once (TestOfflineScale runs it).
+// PRECEDENT_OFFLINE_WORLD names ("n:dir", or "n:dir:nginx-gateway-fabric" for the world with NGINX
+// Gateway Fabric's policies and Services in place of the RateLimitPolicies: gen.NGINXGatewayFabric)
+// and prints its number of objects. Without it, it has nothing to write and passes at once
+// (TestOfflineScale runs it).
 func TestOfflineWriteWorld(t *testing.T) {
 	spec, ok := os.LookupEnv(worldEnv)
 	if !ok {
 		return
 	}
 	n, dir, found := strings.Cut(spec, ":")
+	dir, flavour, _ := strings.Cut(dir, ":")
 	var scale int
-	if _, err := fmt.Sscan(n, &scale); !found || err != nil || scale < 1 {
-		t.Fatalf("%s=%q: want n:dir, n a positive integer", worldEnv, spec)
+	if _, err := fmt.Sscan(n, &scale); !found || err != nil || scale < 1 || (flavour != "" && flavour != "nginx-gateway-fabric") {
+		t.Fatalf("%s=%q: want n:dir or n:dir:nginx-gateway-fabric, n a positive integer", worldEnv, spec)
 	}
-	_, objects := writeWorld(t, dir, scale)
+	_, objects := writeWorld(t, dir, scale, flavour != "")
 	fmt.Printf("objects %d\n", objects)
 }
 
 // writeWorld writes the world of scale n (n × 1,000 Gateways, 10,000 routes, 5,000 policies) into
-// dir, one file per kind, and returns dir and the number of objects.
-func writeWorld(t *testing.T, dir string, n int) (string, int) {
+// dir, one file per kind, and returns dir and the number of objects; with ngf, NGINX Gateway
+// Fabric's policies and the routes' Services in place of the RateLimitPolicies.
+func writeWorld(t *testing.T, dir string, n int, ngf bool) (string, int) {
 	t.Helper()
 	w := gen.Generate(gen.Size{Gateways: 1000 * n, Routes: 10000 * n, Policies: 5000 * n})
+	var extra []*unstructured.Unstructured
+	if ngf {
+		services, policies := gen.NGINXGatewayFabric(w)
+		extra = append(services, policies...)
+		w.Policies = nil
+	}
 	objs, err := w.Objects()
 	if err != nil {
 		t.Fatal(err)
 	}
+	objs = append(objs, extra...)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}

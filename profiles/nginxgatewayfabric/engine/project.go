@@ -30,8 +30,10 @@ var (
 		Fix:     "nothing, if the routes should decide; else remove the field from the route policies"})
 )
 
-// Write is one write of a policy: Old is the stored version (nil for a create), New the written one
-// (nil for a delete).
+// Write is one write of a policy: Old is the version it replaces (nil for a create), New the written
+// one (nil for a delete). Project reads the world as it is before the write: with Old in place of the
+// world's policy of the written kind and name, whether the world holds that one, the written one (as
+// in the cluster after the write, validate -f's) or none.
 type Write struct{ Old, New *Policy }
 
 // Projection is what a write gets: errors deny it, warnings go back either way.
@@ -110,12 +112,13 @@ func (w *World) related(wr Write) []*Policy {
 			queue = append(queue, targetKey{p.Kind, p.Ref.Namespace, t.Kind, t.Name})
 		}
 	}
-	return w.relatedTo(queue)
+	return w.relatedTo(queue, wr)
 }
 
 // relatedTo are the policies on the targets queue and those that share a target with them, and so
-// on, in precedence order: a set whose statuses depend on its policies alone.
-func (w *World) relatedTo(queue []targetKey) []*Policy {
+// on, in precedence order: a set whose statuses depend on its policies alone. The world is read as
+// it is before wr (policiesOn).
+func (w *World) relatedTo(queue []targetKey, wr Write) []*Policy {
 	idx := w.targets()
 	seen := map[*Policy]bool{}
 	done := map[targetKey]bool{}
@@ -127,7 +130,7 @@ func (w *World) relatedTo(queue []targetKey) []*Policy {
 			continue
 		}
 		done[tk] = true
-		for _, q := range idx[tk] {
+		for _, q := range policiesOn(idx, tk, wr) {
 			if seen[q] {
 				continue
 			}
@@ -140,6 +143,39 @@ func (w *World) relatedTo(queue []targetKey) []*Policy {
 	}
 	sort.Slice(out, func(i, j int) bool { return Less(out[i], out[j]) })
 	return out
+}
+
+// policiesOn are the policies on tk before wr: the world's, with wr.Old in place of the world's
+// policy of wr's kind and name.
+func policiesOn(idx map[targetKey][]*Policy, tk targetKey, wr Write) []*Policy {
+	name := wr.New
+	if name == nil {
+		name = wr.Old
+	}
+	ps := idx[tk]
+	if name == nil || name.Kind != tk.kind || name.Ref.Namespace != tk.ns {
+		return ps
+	}
+	out := make([]*Policy, 0, len(ps)+1)
+	for _, q := range ps {
+		if !same(q, name) {
+			out = append(out, q)
+		}
+	}
+	if wr.Old != nil && on(wr.Old, tk) {
+		out = append(out, wr.Old)
+	}
+	return out
+}
+
+// on reports whether tk is one of p's targets.
+func on(p *Policy, tk targetKey) bool {
+	for _, t := range p.Targets {
+		if (targetKey{p.Kind, p.Ref.Namespace, t.Kind, t.Name}) == tk {
+			return true
+		}
+	}
+	return false
 }
 
 // routesOnly is the world's routes and Services without policies, sharing the route indexes.
@@ -199,7 +235,7 @@ func (w *World) overridden(wr Write) []string {
 		}
 	}
 	var pols []*Policy
-	for _, q := range w.relatedTo(queue) {
+	for _, q := range w.relatedTo(queue, wr) {
 		if !same(q, wr.Old) && !same(q, wr.New) {
 			pols = append(pols, q)
 		}

@@ -1,0 +1,132 @@
+package profiles
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/precedent-dev/precedent/internal/profile"
+	"github.com/precedent-dev/precedent/internal/settings"
+	"github.com/precedent-dev/precedent/profiles/nginxgatewayfabric"
+	"github.com/precedent-dev/precedent/test/gen"
+)
+
+// generatedNGF is test/gen's world of sz with NGINX Gateway Fabric's policies and Services in place
+// of its own policies, and the settings that manage them (config/nginx-gateway-fabric's).
+func generatedNGF(t *testing.T, sz gen.Size) ([]*unstructured.Unstructured, settings.Settings) {
+	t.Helper()
+	_, s := readOrderCase(t, filepath.Join("..", "config", "nginx-gateway-fabric", "precedentconfig.yaml"))
+	w := gen.Generate(sz)
+	services, policies := gen.NGINXGatewayFabric(w)
+	w.Policies = nil
+	objs, err := w.Objects()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(append(objs, services...), policies...), s
+}
+
+// ngfHead is the NGINX Gateway Fabric in-place case's objects as a later state: the Gateway's
+// policy and the oldest tea policy updated (the latter moved to the coffee route: tea-client-a
+// holds the tea route again), tea-client-b and the coffee route's policy deleted, and a policy
+// created that conflicts with the one on the coffee route.
+func ngfHead(t *testing.T, base []*unstructured.Unstructured) []*unstructured.Unstructured {
+	t.Helper()
+	var head []*unstructured.Unstructured
+	for _, u := range base {
+		u = u.DeepCopy()
+		var err error
+		switch u.GetName() {
+		case "tea-client-b", "coffee-client-settings":
+			continue
+		case "gateway-client-settings":
+			err = unstructured.SetNestedField(u.Object, int64(200), "spec", "keepAlive", "requests")
+		case "tea-client-early":
+			err = unstructured.SetNestedField(u.Object, "coffee", "spec", "targetRef", "name")
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		head = append(head, u)
+	}
+	late := base[len(base)-1].DeepCopy()
+	for _, u := range base {
+		if u.GetName() == "tea-client-a" {
+			late = u.DeepCopy()
+		}
+	}
+	late.SetName("coffee-client-late")
+	if err := unstructured.SetNestedField(late.Object, "coffee", "spec", "targetRef", "name"); err != nil {
+		t.Fatal(err)
+	}
+	return append(head, late)
+}
+
+// TestInPlaceNGFAnswersAsTrials: NGINX Gateway Fabric's policy writes, reviewed in place, get the
+// answer they get in a trial each, on inputs that give every finding of a policy write, a change
+// set of creates, updates and deletes, and a generated world of many routes.
+func TestInPlaceNGFAnswersAsTrials(t *testing.T) {
+	base, s := readOrderCase(t, filepath.Join("testdata", "inplace", "nginx-gateway-fabric.yaml"))
+	world, ws := generatedNGF(t, gen.Size{Gateways: 10, Routes: 100, Policies: 50})
+	cases := []struct {
+		name string
+		c    Changes
+		s    settings.Settings
+		// lines is how many lines the answer has at least: the case gives findings to compare.
+		lines int
+	}{
+		{"creates giving every finding of a policy write", Changes{Objects: base}, s, 12},
+		{"creates, updates and deletes", changeSet(base, ngfHead(t, base)), s, 8},
+		{"generated world of 100 routes", Changes{Objects: world}, ws, 5},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			inPlace := answer(t, c.c, c.s)
+			withProfile(t, nginxgatewayfabric.Name, func(p profile.Profile) profile.Profile { return trialOnly{p} })
+			trials := answer(t, c.c, c.s)
+			if d := cmp.Diff(trials, inPlace); d != "" {
+				t.Errorf("in place (-trials +in place):\n%s", d)
+			}
+			if len(inPlace) < c.lines {
+				t.Errorf("%d lines, want at least %d:\n%v", len(inPlace), c.lines, inPlace)
+			}
+		})
+	}
+}
+
+// TestInPlaceNGFDerivesTheWorldOnce: reviewing every NGINX Gateway Fabric policy of a world builds
+// the profile's world at most once, whatever the number of policies (in a trial each, once per policy:
+// quadratic in the input).
+func TestInPlaceNGFDerivesTheWorldOnce(t *testing.T) {
+	for _, n := range []int{1, 4} {
+		t.Run(fmt.Sprintf("%d routes", 100*n), func(t *testing.T) {
+			objs, s := generatedNGF(t, gen.Size{Gateways: 10 * n, Routes: 100 * n, Policies: 50 * n})
+			builds := map[string]int{}
+			withProfile(t, nginxgatewayfabric.Name, func(p profile.Profile) profile.Profile {
+				return countedNGF{Profile: p.(nginxgatewayfabric.Profile), builds: builds}
+			})
+			if _, err := ReviewChanges(context.Background(), Changes{Objects: objs}, s); err != nil {
+				t.Fatal(err)
+			}
+			if got := builds[string(nginxgatewayfabric.Name)]; got > 1 {
+				t.Errorf("the world was built %d times in the review of %d objects, want at most once", got, len(objs))
+			}
+			if n > 1 {
+				return
+			}
+			// What is counted: the builds the reviews cause, one per policy in trials.
+			clear(builds)
+			withProfile(t, nginxgatewayfabric.Name, func(p profile.Profile) profile.Profile { return trialOnly{p} })
+			if _, err := ReviewChanges(context.Background(), Changes{Objects: objs}, s); err != nil {
+				t.Fatal(err)
+			}
+			if got := builds[string(nginxgatewayfabric.Name)]; got != 50 {
+				t.Errorf("in a trial each, the world was built %d times, want 50 (one per policy)", got)
+			}
+		})
+	}
+}

@@ -281,7 +281,7 @@ func (r *Session) Swapped(stand map[*unstructured.Unstructured]*unstructured.Uns
 // claims or reads one of the kinds.
 func (r *Session) readers(objs []*unstructured.Unstructured, kinds map[schema.GroupKind]bool) func(job) bool {
 	scoped := -1 // the profile that claims objs, by index in the table, when it says whose reviews read them
-	var near func(schema.GroupKind, policy.Ref) bool
+	var near func(schema.GroupKind, policy.Ref, profile.Operation) bool
 	reads := map[int]bool{}
 	for i, p := range registered {
 		for gk := range kinds {
@@ -295,7 +295,7 @@ func (r *Session) readers(objs []*unstructured.Unstructured, kinds map[schema.Gr
 	}
 	return func(j job) bool {
 		if near != nil && j.profile == scoped {
-			return near(j.gk, policy.Ref{Namespace: j.u.GetNamespace(), Name: j.u.GetName()})
+			return near(j.gk, policy.Ref{Namespace: j.u.GetNamespace(), Name: j.u.GetName()}, j.op)
 		}
 		return reads[j.profile]
 	}

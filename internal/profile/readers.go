@@ -15,7 +15,7 @@ import (
 // reads.
 type Readers interface {
 	// Readers returns, for policies objs of one kind the profile claims (as st holds them), which
-	// policies' reviews may read one of them (any of their fields but their targets): nil when it
-	// cannot tell (every policy's may).
-	Readers(st source.Source, s settings.Settings, reg *policy.Registry, objs []*unstructured.Unstructured) func(schema.GroupKind, policy.Ref) bool
+	// writes' reviews may read one of them (any of their fields but their targets), by the written
+	// object's kind and name and the write's operation: nil when it cannot tell (every review may).
+	Readers(st source.Source, s settings.Settings, reg *policy.Registry, objs []*unstructured.Unstructured) func(schema.GroupKind, policy.Ref, Operation) bool
 }

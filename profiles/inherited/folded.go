@@ -87,7 +87,7 @@ var _ profile.Readers = Folded{}
 // Readers says, for the engine's review, which reads the snapshot of the written kind only, over
 // the paths the write reaches: the policies of that kind on a path of one of objs (at any level
 // of it, served by the kind's GatewayClasses or not) or at one of their targets.
-func (Folded) Readers(st source.Source, s settings.Settings, reg *policy.Registry, objs []*unstructured.Unstructured) func(schema.GroupKind, policy.Ref) bool {
+func (Folded) Readers(st source.Source, s settings.Settings, reg *policy.Registry, objs []*unstructured.Unstructured) func(schema.GroupKind, policy.Ref, profile.Operation) bool {
 	if len(objs) == 0 {
 		return nil
 	}
@@ -121,5 +121,5 @@ func (Folded) Readers(st source.Source, s settings.Settings, reg *policy.Registr
 			}
 		}
 	}
-	return func(g schema.GroupKind, r policy.Ref) bool { return g == gk && refs[r] }
+	return func(g schema.GroupKind, r policy.Ref, _ profile.Operation) bool { return g == gk && refs[r] }
 }

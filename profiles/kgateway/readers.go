@@ -16,9 +16,10 @@ var _ profile.Readers = Profile{}
 // Readers: a TrafficPolicy's review reads the policies on the paths of the routes it reaches
 // (engine.View.Reached: a policy on a level of a route's path reaches that route), so the reviews
 // that may read one of objs are those of the TrafficPolicies that reach a route one of objs
-// reaches, and of objs themselves. A route's review may fold the paths beneath it (an annotation
-// change), a Gateway's reads no policy.
-func (p Profile) Readers(st source.Source, s settings.Settings, reg *policy.Registry, objs []*unstructured.Unstructured) func(schema.GroupKind, policy.Ref) bool {
+// reaches, and of objs themselves. A route's update may fold the paths beneath it (an annotation
+// change); a route's create reads no policy where the stored route is itself, as in the offline
+// review that asks (modeChange); a Gateway's write and every delete read none.
+func (p Profile) Readers(st source.Source, s settings.Settings, reg *policy.Registry, objs []*unstructured.Unstructured) func(schema.GroupKind, policy.Ref, profile.Operation) bool {
 	if profile.Listed(st, Name, reg, reads...) != nil {
 		return nil
 	}
@@ -43,9 +44,9 @@ func (p Profile) Readers(st source.Source, s settings.Settings, reg *policy.Regi
 			}
 		}
 	}
-	return func(gk schema.GroupKind, r policy.Ref) bool {
+	return func(gk schema.GroupKind, r policy.Ref, op profile.Operation) bool {
 		switch {
-		case gk == gatewayKind:
+		case gk == gatewayKind, op == profile.Delete, gk == httpRouteKind && op == profile.Create:
 			return false
 		case gk.Kind == engine.TrafficPolicy:
 			return refs[r]

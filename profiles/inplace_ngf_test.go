@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/precedent-dev/precedent/internal/profile"
@@ -72,30 +71,11 @@ func ngfHead(t *testing.T, base []*unstructured.Unstructured) []*unstructured.Un
 func TestInPlaceNGFAnswersAsTrials(t *testing.T) {
 	base, s := readOrderCase(t, filepath.Join("testdata", "inplace", "nginx-gateway-fabric.yaml"))
 	world, ws := generatedNGF(t, gen.Size{Gateways: 10, Routes: 100, Policies: 50})
-	cases := []struct {
-		name string
-		c    Changes
-		s    settings.Settings
-		// lines is how many lines the answer has at least: the case gives findings to compare.
-		lines int
-	}{
+	answersAsTrials(t, nginxgatewayfabric.Name, []inPlaceCase{
 		{"creates giving every finding of a policy write", Changes{Objects: base}, s, 12},
 		{"creates, updates and deletes", changeSet(base, ngfHead(t, base)), s, 8},
 		{"generated world of 100 routes", Changes{Objects: world}, ws, 5},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			inPlace := answer(t, c.c, c.s)
-			withProfile(t, nginxgatewayfabric.Name, func(p profile.Profile) profile.Profile { return trialOnly{p} })
-			trials := answer(t, c.c, c.s)
-			if d := cmp.Diff(trials, inPlace); d != "" {
-				t.Errorf("in place (-trials +in place):\n%s", d)
-			}
-			if len(inPlace) < c.lines {
-				t.Errorf("%d lines, want at least %d:\n%v", len(inPlace), c.lines, inPlace)
-			}
-		})
-	}
+	})
 }
 
 // TestInPlaceNGFDerivesTheWorldOnce: reviewing every NGINX Gateway Fabric policy of a world builds

@@ -196,22 +196,32 @@ func TestInPlaceAnswersAsTrials(t *testing.T) {
 	head, _ := readOrderCase(t, filepath.Join("testdata", "inplace", "diff", "head.yaml"))
 	world, ws := generatedKGateway(t, gen.Size{Gateways: 10, Routes: 100, Policies: 50})
 	undated := undatedPairs(world, 12)
-	cases := []struct {
-		name string
-		c    Changes
-		s    settings.Settings
-		// lines is how many lines the answer has at least: the case gives findings to compare.
-		lines int
-	}{
+	answersAsTrials(t, kgateway.Name, []inPlaceCase{
 		{"creates giving every warning of a create", Changes{Objects: creates}, s, 12},
 		{"updates and deletes", changeSet(base, head), s, 11},
 		{"generated world of 100 routes", Changes{Objects: world}, ws, 120},
 		{"generated world with undated TrafficPolicies, pairs on one target", Changes{Objects: undated}, ws, 233},
-	}
+	})
+}
+
+// inPlaceCase is an input of answersAsTrials.
+type inPlaceCase struct {
+	name string
+	c    Changes
+	s    settings.Settings
+	// lines is how many lines the answer has at least: the case gives findings to compare.
+	lines int
+}
+
+// answersAsTrials checks, for each case, that the answer with the profile of name reviewing in
+// place equals the answer with it reviewing every write in a trial (and every pair's readers all
+// again), and has at least the case's lines.
+func answersAsTrials(t *testing.T, name policy.ProfileName, cases []inPlaceCase) {
+	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			inPlace := answer(t, c.c, c.s)
-			withKGateway(t, func(p profile.Profile) profile.Profile { return trialOnly{p} })
+			withProfile(t, name, func(p profile.Profile) profile.Profile { return trialOnly{p} })
 			trials := answer(t, c.c, c.s)
 			if d := cmp.Diff(trials, inPlace); d != "" {
 				t.Errorf("in place (-trials +in place):\n%s", d)

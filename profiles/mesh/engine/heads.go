@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	"fmt"
 	"sort"
 	"strings"
 	"unsafe"
@@ -11,34 +12,41 @@ import (
 
 // A mesh-level policy (top-level targetRef Mesh) has the lowest priority there is: on every
 // outbound of every class the to entries of the class's other policies, its head, come first, and
-// the mesh-level policies' entries after them. A write of a mesh-level policy that selects every
-// Dataplane changes only the outcomes of the mesh-level entries, and those depend on a class only
-// through what its head has claimed on each outbound. So the Index keeps, per class and outbound,
-// the cells its head claims (a leaf path, or an object above a leaf, with the element that claimed
-// it), and over the mesh: the shapes (sets of cells) with how many (class, outbound) pairs have
-// each, and per head element and head policy the cells it claims somewhere. meshwrite.go answers
-// such a write from these, whatever the number of classes.
+// the mesh-level policies' entries after them; so too on every source for the from entries. A
+// write of a mesh-level policy that selects every Dataplane changes only the outcomes of the
+// mesh-level entries, and those depend on a class only through what its head has claimed on each
+// outbound and each source. So the Index keeps, per class and outbound, and per class and set of
+// head from entries that selects some group of sources, the cells its head claims (a leaf path, or
+// an object above a leaf, with the element that claimed it), and over the mesh: the shapes (sets
+// of cells) with how many (class, outbound) or (class, set) pairs have each, and per head element
+// and head policy the cells it claims somewhere. meshwrite.go answers such a write from these,
+// whatever the number of classes.
 
-// headTarget is what the head of a class claims on one outbound the class can meet: its cells,
-// sorted, and their key; service is the outbound's, or "" for the one that stands for the services
-// the head names none of.
+// headTarget is what the head of a class claims on one outbound the class can meet (or, from, on
+// the sources one set of its from entries selects): its cells, sorted, and their key; service is
+// the outbound's, or "" for the one that stands for the services the head names none of (and for
+// the sources).
 type headTarget struct {
 	service string
+	from    bool
 	shape   string
 	claims  []headClaim
 }
 
-// headClaim is a cell ("L"+path for a leaf, "O"+path for an object above a leaf) and the head
-// element that claimed it.
+// headClaim is a cell and the head element that claimed it. A cell is "L"+path for a leaf and
+// "O"+path for an object above a leaf on an outbound, "l"+path and "o"+path on a source
+// (cellOf).
 type headClaim struct {
 	cell string
 	by   elemKey
 }
 
 // shapeCount is one shape of one variant (the slots of the mesh-level policies of a class, which
-// its Dataplanes share): its cells and how many (class, outbound) pairs have it.
+// its Dataplanes share): its cells and how many (class, outbound) pairs have it, or for a from
+// shape how many (class, set of head from entries) pairs.
 type shapeCount struct {
 	variant string
+	from    bool
 	cells   []string
 	n       int
 }
@@ -67,58 +75,122 @@ func (x *Index) variantOf(ordered []*Policy) string {
 	return signature(slots)
 }
 
-func leafCell(path string) string   { return "L" + path }
-func objectCell(path string) string { return "O" + path }
+// cellOf is the cell of a path claimed as a leaf (or, object, as an object above one) in direction
+// d: upper case on the outbounds, lower case on the sources (From, and Kuma's catch-all Rules).
+func cellOf(d Direction, object bool, path string) string {
+	k := "L"
+	switch {
+	case object && d == To:
+		k = "O"
+	case object:
+		k = "o"
+	case d != To:
+		k = "l"
+	}
+	return k + path
+}
+
+// cellObject says whether a cell is an object's.
+func cellObject(cell string) bool { return cell[0] == 'O' || cell[0] == 'o' }
 
 // meshLevel says whether a policy's top-level targetRef is the Mesh, the lowest level: every other
 // policy that selects a proxy has priority over it (level, kumaLevel).
 func meshLevel(p *Policy) bool { return p.TargetRef.Kind == Mesh }
 
 // headsOf returns, per outbound a class of ordered policies with these outbounds can meet (the
-// services its head's to entries name, and one of the others), the cells its head claims.
-func headsOf(v Version, ordered []*Policy, outbounds map[string]int) []headTarget {
+// services its head's to entries name, and one of the others), the cells its head claims; then
+// those its head's from entries claim on the sources (fromHeads).
+func headsOf(v Version, ordered []*Policy, outbounds map[string]int, reps []Selector) []headTarget {
+	head := headOf(ordered)
+	out := fromHeads(head, reps)
 	if len(outbounds) == 0 {
-		return nil
+		return out
 	}
+	entries := EntriesAt(v, head, To)
+	named := namedServices(entries)
+	for _, t := range outboundTargets(entries, outbounds) {
+		m := newMerger()
+		m.run(entries, t, nil)
+		h := targetOf(m, entries, To)
+		if named[t.Service] {
+			h.service = t.Service
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+// headOf is the policies of ordered above the mesh level.
+func headOf(ordered []*Policy) []*Policy {
 	var head []*Policy
 	for _, p := range ordered {
 		if !meshLevel(p) {
 			head = append(head, p)
 		}
 	}
-	entries := EntriesAt(v, head, To)
-	named := namedServices(entries)
-	targets := outboundTargets(entries, outbounds)
-	out := make([]headTarget, 0, len(targets))
-	for _, t := range targets {
+	return head
+}
+
+// fromHeads returns what the from entries of a head claim on the sources: one target per distinct
+// claims of the sets of its from entries that select some group (sourceSets, one source of each
+// group given in reps), or, when it has none, one without cells (whatever the groups: meshWrite
+// reads the from shapes only when there are sources).
+func fromHeads(head []*Policy, reps []Selector) []headTarget {
+	entries := Entries(head, From)
+	if len(entries) == 0 {
+		return []headTarget{{from: true, shape: fromShape}}
+	}
+	var out []headTarget
+	seen := map[string]bool{}
+	for _, set := range sourceSets(entries, reps) {
 		m := newMerger()
-		m.run(entries, t, nil)
-		h := headTarget{claims: make([]headClaim, 0, len(m.claims))}
-		if named[t.Service] {
-			h.service = t.Service
+		m.run(entries, set.rep, nil)
+		h := targetOf(m, entries, From)
+		if k := claimsKey(h.claims); !seen[k] {
+			seen[k] = true
+			out = append(out, h)
 		}
-		for path, c := range m.claims {
-			cell := leafCell(path)
-			if c.object {
-				cell = objectCell(path)
-			}
-			h.claims = append(h.claims, headClaim{cell: cell, by: entries[c.by].key(To)})
-		}
-		sort.Slice(h.claims, func(i, j int) bool { return h.claims[i].cell < h.claims[j].cell })
-		cells := make([]string, len(h.claims))
-		for i, c := range h.claims {
-			cells[i] = c.cell
-		}
-		h.shape = strings.Join(cells, "\x00")
-		out = append(out, h)
 	}
 	return out
+}
+
+// fromShape starts the shape of a from target, so that no from shape is a to shape.
+const fromShape = "\x02"
+
+// targetOf is the target of the claims a merge of the head's entries in direction d made.
+func targetOf(m *merger, entries []Entry, d Direction) headTarget {
+	h := headTarget{from: d != To, claims: make([]headClaim, 0, len(m.claims))}
+	for path, c := range m.claims {
+		h.claims = append(h.claims, headClaim{cell: cellOf(d, c.object, path), by: entries[c.by].key(d)})
+	}
+	sort.Slice(h.claims, func(i, j int) bool { return h.claims[i].cell < h.claims[j].cell })
+	cells := make([]string, len(h.claims))
+	for i, c := range h.claims {
+		cells[i] = c.cell
+	}
+	h.shape = strings.Join(cells, "\x00")
+	if h.from {
+		h.shape = fromShape + h.shape
+	}
+	return h
+}
+
+// claimsKey is the key of a list of claims: its cells and their claimers.
+func claimsKey(claims []headClaim) string {
+	var b strings.Builder
+	for _, c := range claims {
+		fmt.Fprintf(&b, "%s\x00%p\x00%d\x00%d\x01", c.cell, c.by.p, c.by.d, c.by.i)
+	}
+	return b.String()
 }
 
 // headOn is what the head of class c claims on its outbound to service s.
 func (c *class) headOn(s string) *headTarget {
 	var other *headTarget
 	for i := range c.heads {
+		if c.heads[i].from {
+			continue
+		}
 		switch c.heads[i].service {
 		case s:
 			return &c.heads[i]
@@ -337,7 +409,7 @@ func (t *txn) addHeads(c *class, sign int) {
 		key := c.variant + "\x01" + ht.shape
 		h.shapes[key] += sign
 		if _, ok := t.x.shapes.Get(key); !ok && sign > 0 && h.made[key] == nil {
-			sc := &shapeCount{variant: c.variant}
+			sc := &shapeCount{variant: c.variant, from: ht.from}
 			for _, cl := range ht.claims {
 				sc.cells = append(sc.cells, cl.cell)
 			}
@@ -418,7 +490,7 @@ func (t *txn) finishHeads() {
 			sc = t.heads.made[key]
 		}
 		if n := sc.n + d; n > 0 {
-			x.shapes = *x.shapes.Set(key, &shapeCount{variant: sc.variant, cells: sc.cells, n: n})
+			x.shapes = *x.shapes.Set(key, &shapeCount{variant: sc.variant, from: sc.from, cells: sc.cells, n: n})
 		} else {
 			x.shapes = *x.shapes.Delete(key)
 		}

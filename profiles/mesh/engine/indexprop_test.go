@@ -357,8 +357,9 @@ func outClasses(x *Index) map[string][]string {
 }
 
 // headSums are the index's sums of the heads (heads.go) with the variants named by their policies'
-// IDs and the elements by ID and path: the shapes' counts, and per variant ("" for every class) the
-// cells of each element and policy with their counts, the buckets and the number of heads lists.
+// IDs and the elements by ID and path: the shapes' counts (to and from shapes apart), and per
+// variant ("" for every class) the cells of each element and policy with their counts (the from
+// cells among them), the buckets and the number of heads lists.
 func headSums(x *Index) map[string]interface{} {
 	ids := map[int]string{}
 	for it := x.pols.Iterator(); !it.Done(); {
@@ -410,7 +411,11 @@ func headSums(x *Index) map[string]interface{} {
 	shapes := map[string]int{}
 	for it := x.shapes.Iterator(); !it.Done(); {
 		_, sc, _ := it.Next()
-		shapes[variant(sc.variant)+" "+strings.Join(sc.cells, ",")] += sc.n
+		dir := "to "
+		if sc.from {
+			dir = "from "
+		}
+		shapes[dir+variant(sc.variant)+" "+strings.Join(sc.cells, ",")] += sc.n
 	}
 	out := map[string]interface{}{"shapes": shapes, "": index(x.claims)}
 	for it := x.variants.Iterator(); !it.Done(); {

@@ -228,9 +228,37 @@ func (t *txn) finishClass(sig string, c *class) {
 				was = o.outbounds
 			}
 			t.outbounds(sig, was, c.outbounds)
+		} else {
+			t.refreshFromHeads(o, c)
 		}
 	}
 	x.classes = *x.classes.Set(sig, c)
+}
+
+// refreshFromHeads recomputes the from heads of class c, forced when the groups of sources
+// changed, when its head has from entries (the sets of them that select some group may have
+// changed; a head without any has one target whatever the groups), and publishes them when they
+// differ from those of o, the class it replaces.
+func (t *txn) refreshFromHeads(o, c *class) {
+	head := headOf(c.ordered)
+	if !hasFrom(head) {
+		return
+	}
+	from := fromHeads(head, t.x.repSources())
+	var was, to []headTarget
+	for _, h := range o.heads {
+		if h.from {
+			was = append(was, h)
+		} else {
+			to = append(to, h)
+		}
+	}
+	if sameClaims(was, from) {
+		return
+	}
+	t.addHeads(o, -1)
+	c.heads = append(from, to...)
+	t.addHeads(c, 1)
 }
 
 // finishSums publishes the transaction's sums: the aggregates per policy, the classes each policy
@@ -278,7 +306,20 @@ func (t *txn) headsFrom(sig string, c *class) []headTarget {
 	if src := t.from[sig]; src != nil && sameKeys(src.outbounds, c.outbounds) && sameHead(src.ordered, c.ordered) {
 		return src.heads
 	}
-	return headsOf(t.x.version, c.ordered, c.outbounds)
+	return headsOf(t.x.version, c.ordered, c.outbounds, t.x.repSources())
+}
+
+// sameClaims says whether two lists of targets claim the same cells by the same elements.
+func sameClaims(a, b []headTarget) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if claimsKey(a[i].claims) != claimsKey(b[i].claims) {
+			return false
+		}
+	}
+	return true
 }
 
 // sameHead says whether two lists of ordered policies have the same policies above the mesh level.

@@ -37,20 +37,34 @@ func tailItem(r *TargetRef) bool {
 var otherService = Selector{Service: "\x00"}
 
 // tailReady says whether a mesh-level policy is one whose write (or replacement) meshWrite
-// answers: a tail member that selects every Dataplane (no proxyTypes, no namespace rule) with no
-// from entries (from items, or Kuma's MeshTimeout catch-all rules), so that the write joins every
-// class and leaves every from entry's outcome as it is.
+// answers: a tail member that selects every Dataplane (no proxyTypes, no namespace rule), so that
+// the write joins every class, whose from entries (from items, or Kuma's MeshTimeout catch-all
+// rules) all select every source (fromOnMesh).
 func tailReady(p *Policy) bool {
 	if len(p.TargetRef.ProxyTypes) > 0 || p.Kuma() && (p.Role == RoleConsumer || p.Role == RoleWorkloadOwner) {
 		return false
 	}
-	return tailMember(p) && len(Entries([]*Policy{p}, From)) == 0
+	return tailMember(p) && fromOnMesh(p)
 }
 
-// tailStat is one tail element's outcome over every (class, outbound) pair: whether it selected
-// one with fields to set, whether it set a field, the leaves that a head claimed somewhere (with
-// their prefixes) and the tail elements that blocked it. A from entry of a tail member keeps its
-// outcome from the index's sums: fixed are the elements that block it there.
+// fromOnMesh says whether every from entry of p targets the Mesh (Kuma's `from: [{targetRef:
+// {kind: Mesh}}]`, and its catch-all rules): merged on every source after the head's, once per
+// from shape of the heads.
+func fromOnMesh(p *Policy) bool {
+	for _, e := range Entries([]*Policy{p}, From) {
+		if e.Element.TargetRef.Kind != Mesh {
+			return false
+		}
+	}
+	return true
+}
+
+// tailStat is one tail element's outcome over every (class, outbound) pair, or for a from entry
+// every (class, group of sources) pair: whether it selected one with fields to set, whether it set
+// a field, the leaves that a head claimed somewhere (with their prefixes) and the tail elements
+// that blocked it. A from entry of a tail member keeps its outcome from the index's sums when a
+// tail member has from entries not on the Mesh (the write has none): fixed are the elements that
+// block it there.
 type tailStat struct {
 	selected, effective bool
 	head                map[string][]string
@@ -62,10 +76,11 @@ type tailStat struct {
 // meshWrite answers WriteWarnings for a write of a mesh-level policy that selects every Dataplane
 // (tailReady), in a mesh whose mesh-level policies are all tail members, from the heads' sums: it
 // merges the tail (the mesh-level policies of a variant, with the write) once per shape of the
-// heads, and names the head elements that block the tail through the cells they claim: over
-// every class for a policy in every variant, over its variant's for one in a single variant. Its
-// cost follows the number of shapes and mesh-level policies, not of classes. ok is false when the
-// write or the mesh is not of that form (or the index keeps Kuma's MeshTrafficPermission rules).
+// heads, to entries on the to shapes and from entries on the from shapes, and names the head
+// elements that block the tail through the cells they claim: over every class for a policy in
+// every variant, over its variant's for one in a single variant. Its cost follows the number of
+// shapes and mesh-level policies, not of classes. ok is false when the write or the mesh is not of
+// that form (or the index keeps Kuma's MeshTrafficPermission rules).
 func (x *Index) meshWrite(written *Policy, advice []string, capped bool) (lines []string, ok bool) {
 	if x.perms || !tailReady(written) {
 		return nil, false
@@ -90,7 +105,7 @@ func (x *Index) meshWrite(written *Policy, advice []string, capped bool) (lines 
 			was[w.w.Ref.Kind+" "+w.w.ID()+" "+w.w.Path] = true
 		}
 		for k, c := range base {
-			if k.d != To && c.selected > 0 {
+			if !t.fromShapes && k.d != To && c.selected > 0 {
 				stats[k] = &tailStat{selected: true, effective: c.effective > 0, fixed: c.by}
 			}
 		}
@@ -119,21 +134,26 @@ func (x *Index) meshWrite(written *Policy, advice []string, capped bool) (lines 
 // its members and the written policy in order; and per policy, the cells of the heads that can
 // block it.
 type tail struct {
-	members  []*Policy
-	entries  map[string][]Entry
-	claims   map[*Policy]claimIndex
-	named    map[string]bool // the services the to entries name
-	services []string        // named, sorted
+	members []*Policy
+	entries map[string][]Entry
+	from    map[string][]Entry // per variant, the from entries of its members and the written policy
+	// every member's from entries are on the Mesh: their outcomes come from the from shapes
+	fromShapes bool
+	claims     map[*Policy]claimIndex
+	named      map[string]bool // the services the to entries name
+	services   []string        // named, sorted
 }
 
 // tailOf returns the tail of a write of written, or ok false when a mesh-level policy is no tail
 // member, or reaches more than one variant and not all of them, or written replaces a policy
-// whose write meshWrite would not answer.
+// whose write meshWrite would not answer, or written or the policy it replaces has from entries
+// and a member has some not on the Mesh.
 func (x *Index) tailOf(written *Policy) (t tail, ok bool) {
 	oldE, _ := x.pols.Get(written.ID())
 	if oldE.p != nil && !tailReady(oldE.p) {
 		return t, false
 	}
+	t.fromShapes = true
 	wild, _ := x.polBy.Get(selKey{kind: '*'})
 	bySlot := map[int]*Policy{}
 	for _, pe := range wild {
@@ -144,14 +164,18 @@ func (x *Index) tailOf(written *Policy) (t tail, ok bool) {
 			return t, false
 		}
 		t.members = append(t.members, pe.p)
+		t.fromShapes = t.fromShapes && fromOnMesh(pe.p)
 		bySlot[pe.slot] = pe.p
+	}
+	if !t.fromShapes && (hasFrom([]*Policy{written}) || oldE.p != nil && hasFrom([]*Policy{oldE.p})) {
+		return t, false
 	}
 	t.named = namedServices(Entries(append([]*Policy{written}, t.members...), To))
 	for s := range t.named {
 		t.services = append(t.services, s)
 	}
 	sort.Strings(t.services)
-	t.entries, t.claims = map[string][]Entry{}, map[*Policy]claimIndex{written: x.claims}
+	t.entries, t.from, t.claims = map[string][]Entry{}, map[string][]Entry{}, map[*Policy]claimIndex{written: x.claims}
 	in := map[*Policy][]string{} // the variants each member is in
 	for it := x.shapes.Iterator(); !it.Done(); {
 		_, sc, _ := it.Next()
@@ -168,6 +192,9 @@ func (x *Index) tailOf(written *Policy) (t tail, ok bool) {
 		}
 		sort.SliceStable(pols, func(a, b int) bool { return higher(pols[a], pols[b]) })
 		t.entries[sc.variant] = EntriesAt(x.version, pols, To)
+		if t.fromShapes {
+			t.from[sc.variant] = Entries(pols, From)
+		}
 	}
 	for _, p := range t.members {
 		switch vs := in[p]; {
@@ -185,7 +212,8 @@ func (x *Index) tailOf(written *Policy) (t tail, ok bool) {
 // tailStats merges each variant's tail entries on top of the heads' claims, and sums each
 // element's outcomes: on each service the tail names, once per class with outbounds to it (the
 // classes such a write changes); on the other outbounds once per shape of the heads, leaving out
-// the shapes that only the visited classes' pairs on named services have.
+// the shapes that only the visited classes' pairs on named services have; and, when the tail's
+// from entries are all on the Mesh and there are sources, its from entries once per from shape.
 func (x *Index) tailStats(t tail) map[elemKey]*tailStat {
 	out := map[elemKey]*tailStat{}
 	left := map[string]int{} // shape key → the visited classes' pairs on named services of that shape
@@ -201,30 +229,34 @@ func (x *Index) tailStats(t tail) map[elemKey]*tailStat {
 			for i, cl := range h.claims {
 				cells[i] = cl.cell
 			}
-			mergeTail(out, t.entries[c.variant], &target, cells, h.claims)
+			mergeTail(out, t.entries[c.variant], To, &target, cells, h.claims)
 			if !visited[sig] {
 				visited[sig] = true
 				c.namedPairs(t.named, left)
 			}
 		}
 	}
+	sources := t.fromShapes && x.groups.Len() > 0
 	for it := x.shapes.Iterator(); !it.Done(); {
 		key, sc, _ := it.Next()
-		if sc.n-left[key] > 0 {
-			mergeTail(out, t.entries[sc.variant], &otherService, sc.cells, nil)
+		switch {
+		case sc.from && sources:
+			mergeTail(out, t.from[sc.variant], From, &otherService, sc.cells, nil)
+		case !sc.from && sc.n-left[key] > 0:
+			mergeTail(out, t.entries[sc.variant], To, &otherService, sc.cells, nil)
 		}
 	}
 	return out
 }
 
-// mergeTail merges the tail entries that select target after a head that claims cells, and adds
-// each entry's outcome to out. A leaf of an entry on the Mesh that the head claims is kept in head
-// (the head elements claiming its cells anywhere block it); one of an entry on named services is
-// blocked by the element claims names (given for the pairs of one class).
-func mergeTail(out map[elemKey]*tailStat, entries []Entry, target *Selector, cells []string, claims []headClaim) {
+// mergeTail merges the tail entries in direction d that select target after a head that claims
+// cells, and adds each entry's outcome to out. A leaf of an entry on the Mesh that the head claims
+// is kept in head (the head elements claiming its cells anywhere block it); one of an entry on
+// named services is blocked by the element claims names (given for the pairs of one class).
+func mergeTail(out map[elemKey]*tailStat, entries []Entry, d Direction, target *Selector, cells []string, claims []headClaim) {
 	m := newMerger()
 	for j, c := range cells {
-		m.claims[c[1:]] = claim{by: headMark - j, object: c[0] == 'O'}
+		m.claims[c[1:]] = claim{by: headMark - j, object: cellObject(c)}
 	}
 	for i := range entries {
 		e := &entries[i]
@@ -239,7 +271,7 @@ func mergeTail(out map[elemKey]*tailStat, entries []Entry, target *Selector, cel
 			continue
 		}
 		everywhere := e.selects(&otherService)
-		k := e.key(To)
+		k := e.key(d)
 		s := out[k]
 		if s == nil {
 			s = &tailStat{head: map[string][]string{}, heads: map[elemKey]bool{}, by: map[elemKey]bool{}}
@@ -257,7 +289,7 @@ func mergeTail(out map[elemKey]*tailStat, entries []Entry, target *Selector, cel
 			case by <= headMark:
 				s.heads[claims[headMark-by].by] = true
 			default:
-				s.by[entries[by].key(To)] = true
+				s.by[entries[by].key(d)] = true
 			}
 		}
 	}
@@ -275,19 +307,22 @@ func (c *class) namedPairs(named map[string]bool, left map[string]int) {
 		}
 	}
 	for _, h := range c.heads {
+		if h.from {
+			continue
+		}
 		if h.service != "" && named[h.service] || h.service == "" && !other {
 			left[c.variant+"\x01"+h.shape]++
 		}
 	}
 }
 
-// headCells are the cells whose claimers block these leaves somewhere: the leaf's path claimed
-// (by a leaf or below it), or a prefix of it claimed by a leaf.
-func headCells(into map[string]bool, leaves map[string][]string) {
+// headCells are the cells in direction d whose claimers block these leaves somewhere: the leaf's
+// path claimed (by a leaf or below it), or a prefix of it claimed by a leaf.
+func headCells(into map[string]bool, d Direction, leaves map[string][]string) {
 	for path, prefixes := range leaves {
-		into[leafCell(path)], into[objectCell(path)] = true, true
+		into[cellOf(d, false, path)], into[cellOf(d, true, path)] = true, true
 		for _, p := range prefixes {
-			into[leafCell(p)] = true
+			into[cellOf(d, false, p)] = true
 		}
 	}
 }
@@ -317,7 +352,7 @@ func tailWarnings(p *Policy, ix claimIndex, keys []elemKey, stats map[elemKey]*t
 	names := false
 	for _, k := range elems {
 		s := stats[k]
-		headCells(cells, s.head)
+		headCells(cells, k.d, s.head)
 		for b := range s.heads {
 			others[b.p] = true
 		}
@@ -365,13 +400,13 @@ func elementWarnings(p *Policy, ix claimIndex, elems []elemKey, stats map[elemKe
 		for b := range s.by {
 			by[b], names = true, names || same(b.p)
 		}
-		// A from entry (fixed) is never kept: the written policy has none, so it names no from
-		// entry's blocker.
+		// A from entry kept from the index's sums (fixed) is never kept here: the written policy
+		// then has no from entries, so it names no such entry's blocker.
 		if !keep(w.Ref, names) {
 			continue
 		}
 		cells := map[string]bool{}
-		headCells(cells, s.head)
+		headCells(cells, k.d, s.head)
 		total, first := ix.elems.claiming(cells, maxBy)
 		for _, b := range first {
 			by[b] = true

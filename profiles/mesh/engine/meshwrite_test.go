@@ -12,9 +12,12 @@ import (
 
 // meshPolicy returns a mesh-level policy of the world's kind named name whose to items target
 // the Mesh or one service by name (the writes meshWrite answers), setting overlapping fields, so that it often
-// blocks and is blocked by the others; with a from item in fromPct cases in a hundred (a policy
-// meshWrite reads from the index's sums, and whose write it leaves to the classes), and for Kuma's
-// kinds with proxyTypes in restrictPct (a policy of one variant of the classes).
+// blocks and is blocked by the others; with from items in fromPct cases in a hundred (on the Mesh,
+// which meshWrite answers from the from shapes, or for Precedent's MeshTimeout now and then on a
+// service, which leaves the write to the classes; Kuma's MeshTimeout gets catch-all rules instead
+// of to items in some of those cases), and for Kuma's kinds with proxyTypes in restrictPct (a
+// policy of one variant of the classes). A MeshTrafficPermission has from items only: on the
+// Mesh, or now and then on a service.
 func (w *meshWorld) meshPolicy(name string, fromPct, restrictPct int) Policy {
 	kind, group, _ := strings.Cut(w.kind, ".")
 	kuma := group == KumaGroup
@@ -41,14 +44,30 @@ func (w *meshWorld) meshPolicy(name string, fromPct, restrictPct int) Policy {
 		top = w.pick("{kind: Mesh, proxyTypes: [Sidecar]}", "{kind: Mesh, proxyTypes: [Gateway]}")
 	}
 	spec := "targetRef: " + top + ", to: [" + strings.Join(items, ", ") + "]"
-	if kind == KindMeshTrafficPermission { // inbound only: a write meshWrite leaves to the classes
-		spec = "targetRef: {kind: Mesh}, from: [{targetRef: {kind: Mesh}, action: " + w.pick("ALLOW", "DENY") + "}]"
-	} else if w.chance(fromPct) {
-		from := "{targetRef: {kind: Mesh}, connectTimeout: 7s}"
-		if kuma {
-			from = "{targetRef: {kind: Mesh}, default: {idleTimeout: 7s}}"
+	fromRef := "{kind: Mesh}"
+	if !kuma && w.chance(15) {
+		fromRef = "{kind: Service, name: " + w.pick("svc-0", "svc-1") + "}"
+	}
+	switch {
+	case kind == KindMeshTrafficPermission: // inbound only
+		var from []string
+		for n := 1 + w.rng.Intn(2); n > 0; n-- {
+			from = append(from, "{targetRef: "+fromRef+", action: "+w.pick("ALLOW", "DENY")+"}")
 		}
-		spec += ", from: [" + from + "]"
+		spec = "targetRef: {kind: Mesh}, from: [" + strings.Join(from, ", ") + "]"
+	case !w.chance(fromPct):
+	case kuma && w.chance(30):
+		spec = "targetRef: " + top + ", rules: [{default: {" + w.pick("idleTimeout: 7s", "http: {requestTimeout: 3s}", "idleTimeout: 1s, http: {requestTimeout: 8s}") + "}}]"
+	default:
+		fields := []string{"connectTimeout: 7s", "http: {requestTimeout: 8s}", "connectTimeout: 5s, http: {idleTimeout: 6s}"}
+		if kuma {
+			fields = []string{"default: {idleTimeout: 7s}", "default: {connectionTimeout: 1s}", "default: {idleTimeout: 3s, http: {requestTimeout: 4s}}"}
+		}
+		var from []string
+		for n := 1 + w.rng.Intn(2); n > 0; n-- {
+			from = append(from, "{targetRef: "+fromRef+", "+w.pick(fields...)+"}")
+		}
+		spec += ", from: [" + strings.Join(from, ", ") + "]"
 	}
 	doc := fmt.Sprintf("apiVersion: %s/v1alpha1\nkind: %s\nmetadata: {name: %s, namespace: kuma-system, labels: {kuma.io/mesh: default}}\nspec: {%s}\n",
 		group, kind, name, spec)
@@ -70,14 +89,15 @@ func (w *meshWorld) otherPolicy() Policy {
 }
 
 // meshWriteCounts are how many probe writes meshWrite answered (named: with to items on named
-// services in the written policy), and of their warning lines how many there were, how many
-// counted blockers left out of their list ("and N more"), how many were about another policy that
-// the write newly shadows, and how many named a head through a to item on a service.
-type meshWriteCounts struct{ fast, named, lines, more, others, serviceItems int }
+// services in the written policy; from: with from entries, answered from the from shapes), and of
+// their warning lines how many there were, how many counted blockers left out of their list ("and
+// N more"), how many were about another policy that the write newly shadows, how many named a head
+// through a to item on a service, and how many were about a from entry of the written policy.
+type meshWriteCounts struct{ fast, named, from, lines, more, others, serviceItems, fromItems int }
 
 func (c *meshWriteCounts) add(d meshWriteCounts) {
 	c.fast, c.named, c.lines, c.more, c.others = c.fast+d.fast, c.named+d.named, c.lines+d.lines, c.more+d.more, c.others+d.others
-	c.serviceItems += d.serviceItems
+	c.serviceItems, c.from, c.fromItems = c.serviceItems+d.serviceItems, c.from+d.from, c.fromItems+d.fromItems
 }
 
 // TestMeshWriteAgreesWithWholeRecomputation applies random events (Dataplanes, policies at every
@@ -86,7 +106,9 @@ func (c *meshWriteCounts) add(d meshWriteCounts) {
 // and the others rewritten), what the index answers (meshWrite where it applies) with the
 // recomputation of the classes the write changes (classWrite) and with the plain analysis of the
 // whole mesh before and after the write (WriteWarningsAt), capped and uncapped.
-// MeshTrafficPermission has no to items: its writes are left to the classes, and compared too.
+// Writes with from entries on the Mesh are answered from the from shapes: every run must have
+// some, and some warned about a from entry of the written policy. MeshTrafficPermission has from
+// items only.
 func TestMeshWriteAgreesWithWholeRecomputation(t *testing.T) {
 	runs := []struct {
 		kind string
@@ -105,6 +127,9 @@ func TestMeshWriteAgreesWithWholeRecomputation(t *testing.T) {
 		t.Logf("%s on %s: %+v", r.kind, r.v, n)
 		if r.kind != KindMeshTrafficPermission+"."+PrecedentGroup && (n.fast == 0 || n.named == 0 || n.lines == 0 || n.more == 0 || n.others == 0 || n.serviceItems == 0) {
 			t.Errorf("%s on %s: %+v: the comparisons say little", r.kind, r.v, n)
+		}
+		if n.from == 0 || n.fromItems == 0 || n.lines == 0 || n.others == 0 {
+			t.Errorf("%s on %s: %+v: no write with from items on the Mesh was answered from the heads, or none warned", r.kind, r.v, n)
 		}
 	}
 }
@@ -148,7 +173,7 @@ func runMeshWrites(t *testing.T, kind string, v Version, seed int64, steps int) 
 		var event string
 		x, event = w.meshEvent(x, policies, dps, meshNames)
 		pl, dl := lists(policies, dps)
-		probes := []Policy{w.meshPolicy("a-new", 8, 0), w.meshPolicy("n-new", 8, 5), w.meshPolicy("z-new", 8, 0), w.meshPolicy(w.pick(meshNames...), 8, 5)}
+		probes := []Policy{w.meshPolicy("a-new", 25, 0), w.meshPolicy("n-new", 25, 5), w.meshPolicy("z-new", 25, 0), w.meshPolicy(w.pick(meshNames...), 25, 5)}
 		for _, p := range pl {
 			if meshLevel(&p) {
 				probes = append(probes, p)
@@ -192,11 +217,18 @@ func compareMeshWrite(x *Index, p Policy, pl []Policy, dl []Dataplane, capped bo
 	if len(svc) > 0 {
 		n.named++
 	}
+	from := hasFrom([]*Policy{&p})
+	if from {
+		n.from++
+	}
 	for _, l := range got {
 		for i := range svc {
 			if strings.Contains(l, fmt.Sprintf("/%s: spec.to[%d] never", p.Name, i)) {
 				n.serviceItems++
 			}
+		}
+		if from && (strings.Contains(l, "/"+p.Name+": spec.from[") || strings.Contains(l, "/"+p.Name+": spec.rules[") || strings.Contains(l, "/"+p.Name+" never")) {
+			n.fromItems++
 		}
 		n.lines++
 		if strings.Contains(l, " more") {

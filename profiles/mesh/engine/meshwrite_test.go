@@ -241,6 +241,95 @@ func compareMeshWrite(x *Index, p Policy, pl []Policy, dl []Dataplane, capped bo
 	return ""
 }
 
+// headCase is a case of TestMeshWriteHeads: a write of written over the heads and Dataplanes, and
+// the warnings meshWrite must answer.
+type headCase struct {
+	name    string
+	kind    string // KindMeshTimeout when ""
+	heads   []Policy
+	dps     []Dataplane
+	written Policy
+	want    []string
+}
+
+// fromHeadCases are TestMeshWriteHeads's cases for from entries on the Mesh: blocked where a head's
+// from entries claim their fields on some source (one set of them, not every source), named from
+// the buckets of from cells.
+func fromHeadCases(t *testing.T) []headCase {
+	obj := func(k string, v interface{}) map[string]interface{} { return map[string]interface{}{k: v} }
+	// mt is a MeshTimeout in kuma-system on top with from items on the refs (the Mesh when "").
+	mt := func(name string, top TargetRef, from ...interface{}) Policy {
+		p := Policy{Kind: KindMeshTimeout, Namespace: "kuma-system", Name: name, TargetRef: top}
+		for i := 0; i < len(from); i += 2 {
+			ref := TargetRef{Kind: Mesh}
+			if svc := from[i].(string); svc != "" {
+				ref = TargetRef{Kind: Service, Name: svc}
+			}
+			p.From = append(p.From, NewElement(ref, from[i+1].(map[string]interface{})))
+		}
+		return p
+	}
+	svc := func(s string) TargetRef { return TargetRef{Kind: Service, Name: s} }
+	mesh := TargetRef{Kind: Mesh}
+	twoServices := []Dataplane{proxy("web-1", map[string]string{ServiceTag: "web"}, "backend"), proxy("api-1", map[string]string{ServiceTag: "api"})}
+	// web's head claims connectTimeout on the sources of api with one policy and on those of web
+	// with another, api's on every source.
+	heads := []Policy{
+		mt("web-from-api", svc("web"), "api", obj("connectTimeout", "1s")),
+		mt("web-from-web", svc("web"), "web", obj("connectTimeout", "1s")),
+		mt("api-from-all", svc("api"), "", obj("connectTimeout", "1s"), "", obj("http", obj("idleTimeout", "1s"))),
+	}
+	var many []Policy
+	var manyServices []Dataplane
+	for i := 0; i < 5; i++ {
+		s := fmt.Sprintf("svc-%d", i)
+		many = append(many, mt(s+"-from", svc(s), "", obj("http", "5s")))
+		manyServices = append(manyServices, proxy(s+"-1", map[string]string{ServiceTag: s}))
+	}
+	rules := func(name, top, conf string) Policy {
+		return policy(t, "apiVersion: kuma.io/v1alpha1\nkind: MeshTimeout\nmetadata: {name: "+name+", namespace: kuma-system}\nspec:\n  targetRef: "+top+
+			"\n  rules:\n  - default: {"+conf+"}\n")
+	}
+	return []headCase{
+		{
+			// On web's Dataplanes only the sources of api are claimed: base's from[0] sets
+			// connectTimeout on the others.
+			name: "a from item claimed on some sources only takes effect on the others", heads: heads[:1], dps: twoServices,
+			written: mt("base", mesh, "", obj("connectTimeout", "2s")),
+		},
+		{
+			name: "a from field claimed on every source, by heads of some sources", heads: heads, dps: twoServices,
+			written: mt("base", mesh, "", obj("connectTimeout", "2s")),
+			want:    []string{"PRC-W014 MeshTimeout kuma-system/base never takes effect on any Dataplane: every field it sets is decided by kuma-system/web-from-web, kuma-system/web-from-api, kuma-system/api-from-all"},
+		},
+		{
+			// from[0] is blocked by the three heads' claims of connectTimeout; from[1] sets
+			// http.requestTimeout everywhere.
+			name: "a from item blocked by the heads claiming its field, named by element", heads: heads, dps: twoServices,
+			written: mt("base", mesh, "", obj("connectTimeout", "2s"), "", obj("http", obj("requestTimeout", "2s"))),
+			want:    []string{"PRC-W014 MeshTimeout kuma-system/base: spec.from[0] never takes effect on any Dataplane: every field it sets is decided by spec.from[0] of kuma-system/web-from-web, spec.from[0] of kuma-system/web-from-api, spec.from[0] of kuma-system/api-from-all"},
+		},
+		{
+			name: "the first three from heads named, the others counted", heads: many, dps: manyServices,
+			written: mt("base", mesh, "", obj("http", obj("idleTimeout", "2s"))),
+			want:    []string{"PRC-W014 MeshTimeout kuma-system/base never takes effect on any Dataplane: every field it sets is decided by kuma-system/svc-4-from, kuma-system/svc-3-from, kuma-system/svc-2-from and 2 more"},
+		},
+		{
+			name: "a mesh-level from item newly shadowed by the write", heads: []Policy{mt("m-low", mesh, "", obj("connectTimeout", "3s"))},
+			dps:     twoServices,
+			written: mt("z-new", mesh, "", obj("connectTimeout", "1s")),
+			want:    []string{"PRC-W014 MeshTimeout kuma-system/m-low never takes effect on any Dataplane: every field it sets is decided by kuma-system/z-new"},
+		},
+		{
+			name: "a catch-all rule blocked by a head's catch-all rule", kind: kumaTimeout,
+			heads:   []Policy{rules("web-rules", "{kind: MeshService, name: web}", "idleTimeout: 1s"), rules("api-rules", "{kind: MeshService, name: api}", "idleTimeout: 1s, connectionTimeout: 1s")},
+			dps:     twoServices,
+			written: rules("base", "{kind: Mesh}", "idleTimeout: 2s"),
+			want:    []string{"PRC-W014 MeshTimeout kuma-system/base never takes effect on any Dataplane: every field it sets is decided by kuma-system/api-rules, kuma-system/web-rules"},
+		},
+	}
+}
+
 // TestMeshWriteHeads: a mesh-level element is blocked where a head set a leaf at a prefix of its
 // field, or a leaf below it (an object at its path), and a warning names the first heads and counts
 // the others; meshWrite says what the plain analysis says. Parse's schemas have no fields that are
@@ -299,14 +388,7 @@ func TestMeshWriteHeads(t *testing.T) {
 	mixed.To = append(mixed.To, NewElement(TargetRef{Kind: Mesh}, obj("http", obj("idleTimeout", "2s"))))
 	gateway := proxy("gw-1", map[string]string{ServiceTag: "gw"}, "backend")
 	gateway.Gateway = true
-	tests := []struct {
-		name    string
-		kind    string // KindMeshTimeout when ""
-		heads   []Policy
-		dps     []Dataplane
-		written Policy
-		want    []string
-	}{
+	tests := []headCase{
 		{
 			// m-low reaches the sidecars only: the gateway's head, which claims the same field on
 			// the gateway, does not block it.
@@ -351,14 +433,7 @@ func TestMeshWriteHeads(t *testing.T) {
 			want:    []string{"PRC-W014 MeshTimeout kuma-system/base never takes effect on any Dataplane: every field it sets is decided by kuma-system/svc-4-timeouts, kuma-system/svc-3-timeouts, kuma-system/svc-2-timeouts and 2 more"},
 		},
 	}
-	tests = append(tests, []struct {
-		name    string
-		kind    string
-		heads   []Policy
-		dps     []Dataplane
-		written Policy
-		want    []string
-	}{
+	tests = append(tests, []headCase{
 		{
 			// api-timeouts claims the field on every outbound of its class, which has none to
 			// backend: it blocks nothing there.
@@ -387,6 +462,7 @@ func TestMeshWriteHeads(t *testing.T) {
 			want:    []string{"PRC-W014 MeshTimeout kuma-system/m-low never takes effect on any Dataplane: every field it sets is decided by kuma-system/z-new"},
 		},
 	}...)
+	tests = append(tests, fromHeadCases(t)...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			kind := tt.kind

@@ -195,7 +195,7 @@ func fromWorld(tb testing.TB, kind string, n int) (*mesh.Index, []mesh.Policy, [
 }
 
 // BenchmarkIndexWriteMeshLevelFrom is BenchmarkIndexWriteMeshLevel for the writes of fromWorld,
-// which the index leaves to the recomputation of every class.
+// whose from items are on the Mesh: the index answers them from its heads' from shapes.
 func BenchmarkIndexWriteMeshLevelFrom(b *testing.B) {
 	for _, kind := range []string{"timeout", "permission"} {
 		for _, n := range []int{5000, 50000} {
@@ -220,5 +220,24 @@ func TestGenMeshFromWrites(t *testing.T) {
 			t.Errorf("%s: the index differs from the plain analysis (-plain +index):\n%s", kind, diff)
 		}
 		t.Logf("%s: %q", kind, got)
+	}
+}
+
+// BenchmarkIndexFromGroupEvent is what the informer pays for the from heads where they cost most:
+// in fromWorld's MeshTrafficPermission mesh, a Dataplane of a service no from item names, whose
+// sources make a group appear, so that every class with from entries (all of them: allow-all is
+// on the Mesh) is recomputed, its from heads too.
+func BenchmarkIndexFromGroupEvent(b *testing.B) {
+	for _, n := range []int{5000, 50000} {
+		b.Run(fmt.Sprintf("dataplanes=%d", n), func(b *testing.B) {
+			x, _, _, _ := fromWorld(b, "permission", n)
+			dp := mesh.Dataplane{Namespace: "kuma-demo", Name: "new-1", Inbound: []map[string]string{{mesh.ServiceTag: "svc-new"}},
+				Outbound: []map[string]string{{mesh.ServiceTag: "svc-0"}}}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				_ = x.WithDataplane(mesh.DataplaneKey(&dp), &dp)
+			}
+		})
 	}
 }

@@ -2,7 +2,7 @@ package engine
 
 import (
 	"cmp"
-	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unsafe"
@@ -99,14 +99,14 @@ func meshLevel(p *Policy) bool { return p.TargetRef.Kind == Mesh }
 
 // headsOf returns, per outbound a class of ordered policies with these outbounds can meet (the
 // services its head's to entries name, and one of the others), the cells its head claims; then
-// those its head's from entries claim on the sources (fromHeads).
-func headsOf(v Version, ordered []*Policy, outbounds map[string]int, reps []Selector) []headTarget {
-	head := headOf(ordered)
-	out := fromHeads(head, reps)
+// those its head's from entries claim on the sources (fromHeads; from and sets are the class's
+// from entries and the sets of groups they select, classSources).
+func headsOf(v Version, ordered []*Policy, outbounds map[string]int, from []Entry, sets []sourceSet) []headTarget {
+	out := fromHeads(from, sets)
 	if len(outbounds) == 0 {
 		return out
 	}
-	entries := EntriesAt(v, head, To)
+	entries := EntriesAt(v, headOf(ordered), To)
 	named := namedServices(entries)
 	for _, t := range outboundTargets(entries, outbounds) {
 		m := newMerger()
@@ -131,23 +131,46 @@ func headOf(ordered []*Policy) []*Policy {
 	return head
 }
 
-// fromHeads returns what the from entries of a head claim on the sources: one target per distinct
-// claims of the sets of its from entries that select some group (sourceSets, one source of each
-// group given in reps), or, when it has none, one without cells (whatever the groups: meshWrite
-// reads the from shapes only when there are sources).
-func fromHeads(head []*Policy, reps []Selector) []headTarget {
-	entries := Entries(head, From)
-	if len(entries) == 0 {
+// headFrom is the head's part of a class's from entries: those of the policies above the mesh
+// level, which come first.
+func headFrom(from []Entry) []Entry {
+	n := 0
+	for n < len(from) && !meshLevel(from[n].Policy) {
+		n++
+	}
+	return from[:n]
+}
+
+// fromHeads returns what the head's from entries claim on the sources: one target per distinct
+// claims of the sets of them that select some group, or, when the head has none, one without
+// cells (whatever the groups: meshWrite reads the from shapes only when there are sources). The
+// sets of all the class's from entries (sets) refine those of the head's, so one source of each
+// stands for the head's sets too.
+func fromHeads(from []Entry, sets []sourceSet) []headTarget {
+	head := headFrom(from)
+	if len(head) == 0 {
 		return []headTarget{{from: true, shape: fromShape}}
 	}
 	var out []headTarget
-	seen := map[string]bool{}
-	for _, set := range sourceSets(entries, reps) {
+	seen := map[string][]int{} // shape → the targets of out with it
+	key := make([]byte, len(head))
+	done := map[string]bool{} // the head's sets merged
+	for si := range sets {
+		for i := range head {
+			key[i] = 0
+			if head[i].selects(&sets[si].rep) {
+				key[i] = 1
+			}
+		}
+		if done[string(key)] {
+			continue
+		}
+		done[string(key)] = true
 		m := newMerger()
-		m.run(entries, set.rep, nil)
-		h := targetOf(m, entries, From)
-		if k := claimsKey(h.claims); !seen[k] {
-			seen[k] = true
+		m.run(head, sets[si].rep, nil)
+		h := targetOf(m, head, From)
+		if !slices.ContainsFunc(seen[h.shape], func(j int) bool { return slices.Equal(out[j].claims, h.claims) }) {
+			seen[h.shape] = append(seen[h.shape], len(out))
 			out = append(out, h)
 		}
 	}
@@ -173,15 +196,6 @@ func targetOf(m *merger, entries []Entry, d Direction) headTarget {
 		h.shape = fromShape + h.shape
 	}
 	return h
-}
-
-// claimsKey is the key of a list of claims: its cells and their claimers.
-func claimsKey(claims []headClaim) string {
-	var b strings.Builder
-	for _, c := range claims {
-		fmt.Fprintf(&b, "%s\x00%p\x00%d\x00%d\x01", c.cell, c.by.p, c.by.d, c.by.i)
-	}
-	return b.String()
 }
 
 // headOn is what the head of class c claims on its outbound to service s.

@@ -5,6 +5,21 @@ package engine
 // all. Sources are taken one per group (reps), and the groups the same from entries select are
 // merged once, weighted by their number (sourceSets).
 func simulateClass(v Version, ordered []*Policy, outbounds map[string]int, reps []Selector) map[elemKey]*counts {
+	from, sets := classSources(ordered, reps)
+	return simulateSets(v, ordered, outbounds, from, sets)
+}
+
+// classSources are the from entries of ordered policies and the sets of groups (reps) they select.
+func classSources(ordered []*Policy, reps []Selector) ([]Entry, []sourceSet) {
+	from := Entries(ordered, From)
+	if len(from) == 0 {
+		return nil, nil
+	}
+	return from, sourceSets(from, reps)
+}
+
+// simulateSets is simulateClass given the from entries and their sets (classSources).
+func simulateSets(v Version, ordered []*Policy, outbounds map[string]int, from []Entry, sets []sourceSet) map[elemKey]*counts {
 	out := map[elemKey]*counts{}
 	if len(ordered) == 0 {
 		return out
@@ -14,10 +29,8 @@ func simulateClass(v Version, ordered []*Policy, outbounds map[string]int, reps 
 			count(entries, To, t, 1, out)
 		}
 	}
-	if entries := Entries(ordered, From); len(entries) > 0 {
-		for _, set := range sourceSets(entries, reps) {
-			count(entries, From, set.rep, set.n, out)
-		}
+	for _, set := range sets {
+		count(from, From, set.rep, set.n, out)
 	}
 	return out
 }

@@ -1,6 +1,9 @@
 package engine
 
-import "sort"
+import (
+	"slices"
+	"sort"
+)
 
 // txn derives the next version of an Index in place of a clone: the classes it touches are copied
 // once, and their outcomes recomputed once, at finish. The version the clone was taken from shares
@@ -215,13 +218,14 @@ func (t *txn) finishClass(sig string, c *class) {
 		if o != nil {
 			t.addCounts(o.contrib, -1)
 		}
-		c.contrib = simulateClass(x.version, c.ordered, c.outbounds, x.repSources())
+		from, sets := classSources(c.ordered, x.repSources())
+		c.contrib = simulateSets(x.version, c.ordered, c.outbounds, from, sets)
 		t.addCounts(c.contrib, 1)
 		if o == nil || !sameKeys(o.outbounds, c.outbounds) {
 			if o != nil {
 				t.addHeads(o, -1)
 			}
-			c.heads, c.variant = t.headsFrom(sig, c), x.variantOf(c.ordered)
+			c.heads, c.variant = t.headsFrom(sig, c, from, sets), x.variantOf(c.ordered)
 			t.addHeads(c, 1)
 			var was map[string]int
 			if o != nil {
@@ -229,22 +233,22 @@ func (t *txn) finishClass(sig string, c *class) {
 			}
 			t.outbounds(sig, was, c.outbounds)
 		} else {
-			t.refreshFromHeads(o, c)
+			t.refreshFromHeads(o, c, from, sets)
 		}
 	}
 	x.classes = *x.classes.Set(sig, c)
 }
 
 // refreshFromHeads recomputes the from heads of class c, forced when the groups of sources
-// changed, when its head has from entries (the sets of them that select some group may have
-// changed; a head without any has one target whatever the groups), and publishes them when they
-// differ from those of o, the class it replaces.
-func (t *txn) refreshFromHeads(o, c *class) {
-	head := headOf(c.ordered)
-	if !hasFrom(head) {
+// changed, from its from entries and their sets (classSources) when its head has from entries
+// (the sets of them that select some group may have changed; a head without any has one target
+// whatever the groups), and publishes them when they differ from those of o, the class it
+// replaces.
+func (t *txn) refreshFromHeads(o, c *class, entries []Entry, sets []sourceSet) {
+	if len(headFrom(entries)) == 0 {
 		return
 	}
-	from := fromHeads(head, t.x.repSources())
+	from := fromHeads(entries, sets)
 	var was, to []headTarget
 	for _, h := range o.heads {
 		if h.from {
@@ -302,11 +306,11 @@ func (t *txn) finishSums() {
 // headsFrom returns the heads of class c: those of the class it was made from when that class
 // has the same head (the policies above the mesh level) and the same outbound services, as when a
 // mesh-level policy is written and every class gets it; else computed.
-func (t *txn) headsFrom(sig string, c *class) []headTarget {
+func (t *txn) headsFrom(sig string, c *class, from []Entry, sets []sourceSet) []headTarget {
 	if src := t.from[sig]; src != nil && sameKeys(src.outbounds, c.outbounds) && sameHead(src.ordered, c.ordered) {
 		return src.heads
 	}
-	return headsOf(t.x.version, c.ordered, c.outbounds, t.x.repSources())
+	return headsOf(t.x.version, c.ordered, c.outbounds, from, sets)
 }
 
 // sameClaims says whether two lists of targets claim the same cells by the same elements.
@@ -315,7 +319,7 @@ func sameClaims(a, b []headTarget) bool {
 		return false
 	}
 	for i := range a {
-		if claimsKey(a[i].claims) != claimsKey(b[i].claims) {
+		if !slices.Equal(a[i].claims, b[i].claims) {
 			return false
 		}
 	}

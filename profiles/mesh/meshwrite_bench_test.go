@@ -241,3 +241,72 @@ func BenchmarkIndexFromGroupEvent(b *testing.B) {
 		})
 	}
 }
+
+// kumaPolicy is Kuma's MeshTimeout name in kuma-system on top (a targetRef), with one to item on
+// the Mesh setting conf.
+func kumaPolicy(tb testing.TB, name string, top, conf map[string]interface{}) mesh.Policy {
+	p, errs := mesh.Parse(&unstructured.Unstructured{Object: map[string]interface{}{
+		"apiVersion": "kuma.io/v1alpha1", "kind": mesh.KindMeshTimeout,
+		"metadata": map[string]interface{}{"name": name, "namespace": "kuma-system", "labels": map[string]interface{}{"kuma.io/mesh": "default"}},
+		"spec": map[string]interface{}{"targetRef": top, "to": []interface{}{
+			map[string]interface{}{"targetRef": map[string]interface{}{"kind": "Mesh"}, "default": conf},
+		}},
+	}})
+	if len(errs) > 0 {
+		tb.Fatal(errs.ToAggregate())
+	}
+	return p
+}
+
+// proxyTypesWorld is test/gen's Dataplanes at n, every fiftieth a gateway, with Kuma's MeshTimeouts:
+// one per service and Kuma's two defaults (mesh-timeout-all-default for the sidecars,
+// mesh-gateways-timeout-all-default for the gateways); and a write of a Mesh-level MeshTimeout for
+// the sidecars, which joins the classes of the sidecars' default.
+func proxyTypesWorld(tb testing.TB, n int) (*mesh.Index, []mesh.Policy, []mesh.Dataplane, mesh.Policy) {
+	_, dps, _ := genMesh(tb, n)
+	for i := range dps {
+		dps[i].Gateway = i%50 == 0
+	}
+	meshRef := func(types ...interface{}) map[string]interface{} {
+		return map[string]interface{}{"kind": "Mesh", "proxyTypes": types}
+	}
+	var ps []mesh.Policy
+	for i := 0; i < max(n/10, 1); i++ {
+		svc := fmt.Sprintf("svc-%d", i)
+		ps = append(ps, kumaPolicy(tb, svc+"-timeouts", map[string]interface{}{"kind": "MeshService", "name": svc},
+			map[string]interface{}{"connectionTimeout": "1s"}))
+	}
+	ps = append(ps, kumaPolicy(tb, "mesh-timeout-all-default", meshRef("Sidecar"), map[string]interface{}{"idleTimeout": "1h"}),
+		kumaPolicy(tb, "mesh-gateways-timeout-all-default", meshRef("Gateway"), map[string]interface{}{"idleTimeout": "1h"}))
+	w := kumaPolicy(tb, "bench-0", meshRef("Sidecar"), map[string]interface{}{"connectionTimeout": "5s"})
+	return mesh.NewIndex(mesh.KindMeshTimeout+"."+mesh.KumaGroup, ps, dps), ps, dps, w
+}
+
+// BenchmarkIndexWriteMeshLevelProxyTypes is BenchmarkIndexWriteMeshLevel for proxyTypesWorld's
+// write, a Mesh-level policy for the sidecars only: the index answers it from the heads of the
+// sidecars' variant.
+func BenchmarkIndexWriteMeshLevelProxyTypes(b *testing.B) {
+	for _, n := range []int{5000, 50000} {
+		b.Run(fmt.Sprintf("dataplanes=%d", n), func(b *testing.B) {
+			x, _, _, w := proxyTypesWorld(b, n)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				_ = x.WriteWarnings(w, false)
+			}
+		})
+	}
+}
+
+// TestGenMeshProxyTypesWrite: the index answers proxyTypesWorld's write as the plain analysis does.
+func TestGenMeshProxyTypesWrite(t *testing.T) {
+	x, ps, dps, w := proxyTypesWorld(t, 200)
+	got := x.WriteWarnings(w, false)
+	if diff := cmp.Diff(mesh.WriteWarnings(w, ps, dps, false), got); diff != "" {
+		t.Errorf("the index differs from the plain analysis (-plain +index):\n%s", diff)
+	}
+	if len(got) == 0 {
+		t.Error("the write is not warned about: the comparison says little")
+	}
+	t.Logf("%q", got)
+}

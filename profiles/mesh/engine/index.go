@@ -32,10 +32,11 @@ type Index struct {
 	polBy    immutable.Map[selKey, []polEntry] // polKey → policies whose targetRef may select what has it
 	fromBy   immutable.Map[selKey, []fromRef]  // fromKey → from elements that may select a source that has it
 
-	dps    immutable.Map[string, *dpEntry] // by "namespace/name"
-	inTags immutable.Map[string, keySet]   // inbound tags "k=v" → Dataplanes
-	names  immutable.Map[string, keySet]   // "name=NAME" → Dataplanes
-	labels immutable.Map[string, keySet]   // metadata labels "k=v" → Dataplanes
+	dps      immutable.Map[string, *dpEntry] // by "namespace/name"
+	gateways int                             // the Dataplanes that are gateways (proxyTypes Gateway)
+	inTags   immutable.Map[string, keySet]   // inbound tags "k=v" → Dataplanes
+	names    immutable.Map[string, keySet]   // "name=NAME" → Dataplanes
+	labels   immutable.Map[string, keySet]   // metadata labels "k=v" → Dataplanes
 
 	classes immutable.Map[string, *class]  // by signature
 	member  immutable.Map[*Policy, keySet] // policy → signatures of the classes holding it

@@ -21,6 +21,9 @@ func (x *Index) buildDataplanes(t *txn, dataplanes []Dataplane) {
 		}
 		e := newDPEntry(&dataplanes[i])
 		dps.Set(key, e)
+		if e.dp.Gateway {
+			x.gateways++
+		}
 		in, name, label := e.indexKeys()
 		addAll(ins, in, key)
 		addAll(names, name, key)

@@ -86,9 +86,15 @@ func (t *txn) dataplane(key string, old, e *dpEntry) {
 	x.labels = reindex(x.labels, key, labels)
 	if old != nil {
 		t.place(old, -1)
+		if old.dp.Gateway {
+			x.gateways--
+		}
 	}
 	if e != nil {
 		t.place(e, 1)
+		if e.dp.Gateway {
+			x.gateways++
+		}
 	}
 }
 

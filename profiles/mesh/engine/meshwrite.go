@@ -37,11 +37,11 @@ func tailItem(r *TargetRef) bool {
 var otherService = Selector{Service: "\x00"}
 
 // tailReady says whether a mesh-level policy is one whose write (or replacement) meshWrite
-// answers: a tail member that selects every Dataplane (no proxyTypes, no namespace rule), so that
-// the write joins every class, whose from entries (from items, or Kuma's MeshTimeout catch-all
-// rules) all select every source (fromOnMesh).
+// answers: a tail member that selects every Dataplane of the proxy types it lists (proxyTypes, all
+// when none; no namespace rule), so that the write joins whole classes (joins), whose from entries
+// (from items, or Kuma's MeshTimeout catch-all rules) all select every source (fromOnMesh).
 func tailReady(p *Policy) bool {
-	if len(p.TargetRef.ProxyTypes) > 0 || p.Kuma() && (p.Role == RoleConsumer || p.Role == RoleWorkloadOwner) {
+	if p.Kuma() && (p.Role == RoleConsumer || p.Role == RoleWorkloadOwner) {
 		return false
 	}
 	return tailMember(p) && fromOnMesh(p)
@@ -147,7 +147,8 @@ type tail struct {
 // tailOf returns the tail of a write of written, or ok false when a mesh-level policy is no tail
 // member, or reaches more than one variant and not all of them, or written replaces a policy
 // whose write meshWrite would not answer, or written or the policy it replaces has from entries
-// and a member has some not on the Mesh.
+// and a member has some not on the Mesh, or written has proxyTypes and meshWrite cannot tell which
+// classes it joins (joins).
 func (x *Index) tailOf(written *Policy) (t tail, ok bool) {
 	oldE, _ := x.pols.Get(written.ID())
 	if oldE.p != nil && !tailReady(oldE.p) {
@@ -156,8 +157,15 @@ func (x *Index) tailOf(written *Policy) (t tail, ok bool) {
 	t.fromShapes = true
 	wild, _ := x.polBy.Get(selKey{kind: '*'})
 	bySlot := map[int]*Policy{}
+	types := map[int]proxyKinds{} // the slots of the mesh-level policies of one proxy type, old's too
 	for _, pe := range wild {
-		if pe.p == oldE.p || !meshLevel(pe.p) {
+		if !meshLevel(pe.p) {
+			continue
+		}
+		if pt := proxyKindsOf(pe.p); pt.sidecar != pt.gateway {
+			types[pe.slot] = pt
+		}
+		if pe.p == oldE.p {
 			continue
 		}
 		if !tailMember(pe.p) {
@@ -175,20 +183,40 @@ func (x *Index) tailOf(written *Policy) (t tail, ok bool) {
 		t.services = append(t.services, s)
 	}
 	sort.Strings(t.services)
-	t.entries, t.from, t.claims = map[string][]Entry{}, map[string][]Entry{}, map[*Policy]claimIndex{written: x.claims}
-	in := map[*Policy][]string{} // the variants each member is in
+	return t, x.tailVariants(&t, written, bySlot, types)
+}
+
+// tailVariants fills in the tail's entries per variant, with written in the variants whose classes
+// it joins, and the cells of the heads that can block each member and written: over every class
+// for a policy in every variant, over its variant's for one in a single variant. It returns false
+// for a policy in several variants but not all, or when written's variants are not known.
+func (x *Index) tailVariants(t *tail, written *Policy, bySlot map[int]*Policy, types map[int]proxyKinds) bool {
+	t.entries, t.from, t.claims = map[string][]Entry{}, map[string][]Entry{}, map[*Policy]claimIndex{}
+	in := map[*Policy][]string{} // the variants each policy is in
 	for it := x.shapes.Iterator(); !it.Done(); {
 		_, sc, _ := it.Next()
 		if _, done := t.entries[sc.variant]; done {
 			continue
 		}
-		pols := []*Policy{written}
+		var pols []*Policy
+		var vt proxyKinds // the variant's one proxy type, if a policy of it says
 		for i := 0; i+4 <= len(sc.variant); i += 4 {
 			v := sc.variant[i : i+4]
-			if p := bySlot[int(v[0])<<24|int(v[1])<<16|int(v[2])<<8|int(v[3])]; p != nil {
+			slot := int(v[0])<<24 | int(v[1])<<16 | int(v[2])<<8 | int(v[3])
+			if p := bySlot[slot]; p != nil {
 				pols = append(pols, p)
 				in[p] = append(in[p], sc.variant)
 			}
+			if pt, ok := types[slot]; ok {
+				vt = pt
+			}
+		}
+		switch x.joins(written, vt) {
+		case joinUnknown:
+			return false
+		case joinYes:
+			pols = append(pols, written)
+			in[written] = append(in[written], sc.variant)
 		}
 		sort.SliceStable(pols, func(a, b int) bool { return higher(pols[a], pols[b]) })
 		t.entries[sc.variant] = EntriesAt(x.version, pols, To)
@@ -196,17 +224,58 @@ func (x *Index) tailOf(written *Policy) (t tail, ok bool) {
 			t.from[sc.variant] = Entries(pols, From)
 		}
 	}
-	for _, p := range t.members {
+	for _, p := range append(t.members, written) {
 		switch vs := in[p]; {
-		case len(vs) == len(t.entries) || len(vs) == 0: // every variant, or none (no to outcome)
+		case len(vs) == len(t.entries) || len(vs) == 0: // every variant, or none (no outcome)
 			t.claims[p] = x.claims
 		case len(vs) == 1:
 			t.claims[p], _ = x.variants.Get(vs[0])
-		case len(vs) > 1:
-			return t, false
+		default:
+			return false
 		}
 	}
-	return t, true
+	return true
+}
+
+// proxyKinds are the proxy types a mesh-level policy selects (proxyTypes, both when it lists none).
+type proxyKinds struct{ sidecar, gateway bool }
+
+func proxyKindsOf(p *Policy) proxyKinds {
+	l := p.TargetRef.ProxyTypes
+	if len(l) == 0 {
+		return proxyKinds{true, true}
+	}
+	return proxyKinds{sidecar: contains(l, "Sidecar"), gateway: contains(l, "Gateway")}
+}
+
+// join says whether written joins the classes of a variant.
+type join int
+
+const (
+	joinNo join = iota
+	joinYes
+	joinUnknown
+)
+
+// joins says whether written (tailReady: no namespace rule) joins the classes of a variant whose
+// classes are all of one proxy type when a mesh-level policy of it has that type only (vt, zero
+// when none has): it selects every Dataplane of the types it lists. It joins a variant of one type
+// when it lists that type; one of either type when it lists both, or when every Dataplane of the
+// mesh is of a type it lists; none when no Dataplane is.
+func (x *Index) joins(written *Policy, vt proxyKinds) join {
+	w := proxyKindsOf(written)
+	gateways, all := x.gateways, x.dps.Len()
+	switch {
+	case vt.sidecar != vt.gateway && (vt.sidecar && w.sidecar || vt.gateway && w.gateway):
+		return joinYes
+	case vt.sidecar != vt.gateway:
+		return joinNo
+	case w.sidecar && w.gateway, w.sidecar && gateways == 0, w.gateway && gateways == all:
+		return joinYes
+	case w.sidecar && gateways == all, w.gateway && gateways == 0:
+		return joinNo
+	}
+	return joinUnknown
 }
 
 // tailStats merges each variant's tail entries on top of the heads' claims, and sums each

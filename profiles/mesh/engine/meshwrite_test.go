@@ -92,12 +92,14 @@ func (w *meshWorld) otherPolicy() Policy {
 // services in the written policy; from: with from entries, answered from the from shapes), and of
 // their warning lines how many there were, how many counted blockers left out of their list ("and
 // N more"), how many were about another policy that the write newly shadows, how many named a head
-// through a to item on a service, and how many were about a from entry of the written policy.
-type meshWriteCounts struct{ fast, named, from, lines, more, others, serviceItems, fromItems int }
+// through a to item on a service, and how many were about a from entry of the written policy;
+// restricted: written policies with proxyTypes answered.
+type meshWriteCounts struct{ fast, named, from, restricted, lines, more, others, serviceItems, fromItems int }
 
 func (c *meshWriteCounts) add(d meshWriteCounts) {
 	c.fast, c.named, c.lines, c.more, c.others = c.fast+d.fast, c.named+d.named, c.lines+d.lines, c.more+d.more, c.others+d.others
 	c.serviceItems, c.from, c.fromItems = c.serviceItems+d.serviceItems, c.from+d.from, c.fromItems+d.fromItems
+	c.restricted += d.restricted
 }
 
 // TestMeshWriteAgreesWithWholeRecomputation applies random events (Dataplanes, policies at every
@@ -130,6 +132,9 @@ func TestMeshWriteAgreesWithWholeRecomputation(t *testing.T) {
 		}
 		if n.from == 0 || n.fromItems == 0 || n.lines == 0 || n.others == 0 {
 			t.Errorf("%s on %s: %+v: no write with from items on the Mesh was answered from the heads, or none warned", r.kind, r.v, n)
+		}
+		if r.kind == kumaTimeout && n.restricted == 0 {
+			t.Errorf("%s on %s: %+v: no write with proxyTypes was answered from the heads", r.kind, r.v, n)
 		}
 	}
 }
@@ -173,7 +178,7 @@ func runMeshWrites(t *testing.T, kind string, v Version, seed int64, steps int) 
 		var event string
 		x, event = w.meshEvent(x, policies, dps, meshNames)
 		pl, dl := lists(policies, dps)
-		probes := []Policy{w.meshPolicy("a-new", 25, 0), w.meshPolicy("n-new", 25, 5), w.meshPolicy("z-new", 25, 0), w.meshPolicy(w.pick(meshNames...), 25, 5)}
+		probes := []Policy{w.meshPolicy("a-new", 25, 0), w.meshPolicy("n-new", 25, 30), w.meshPolicy("z-new", 25, 0), w.meshPolicy(w.pick(meshNames...), 25, 30)}
 		for _, p := range pl {
 			if meshLevel(&p) {
 				probes = append(probes, p)
@@ -220,6 +225,9 @@ func compareMeshWrite(x *Index, p Policy, pl []Policy, dl []Dataplane, capped bo
 	from := hasFrom([]*Policy{&p})
 	if from {
 		n.from++
+	}
+	if len(p.TargetRef.ProxyTypes) > 0 {
+		n.restricted++
 	}
 	for _, l := range got {
 		for i := range svc {
@@ -326,6 +334,48 @@ func fromHeadCases(t *testing.T) []headCase {
 			dps:     twoServices,
 			written: rules("base", "{kind: Mesh}", "idleTimeout: 2s"),
 			want:    []string{"PRC-W014 MeshTimeout kuma-system/base never takes effect on any Dataplane: every field it sets is decided by kuma-system/api-rules, kuma-system/web-rules"},
+		},
+	}
+}
+
+// proxyTypeCases are TestMeshWriteHeads's cases for a written policy with proxyTypes: it joins the
+// classes of the variants of its proxy type (those holding Kuma's default of that type), or every
+// class when every Dataplane is of its type, or none when none is.
+func proxyTypeCases(t *testing.T) []headCase {
+	kmt := func(name, top, conf string) Policy {
+		return policy(t, "apiVersion: kuma.io/v1alpha1\nkind: MeshTimeout\nmetadata: {name: "+name+", namespace: kuma-system}\nspec:\n  targetRef: "+top+
+			"\n  to:\n  - {targetRef: {kind: Mesh}, default: {"+conf+"}}\n")
+	}
+	gateway := proxy("gw-1", map[string]string{ServiceTag: "gw"}, "backend")
+	gateway.Gateway = true
+	web := proxy("web-1", map[string]string{ServiceTag: "web"}, "backend")
+	heads := []Policy{
+		kmt("web-timeouts", "{kind: MeshService, name: web}", "connectionTimeout: 1s"),
+		kmt("gw-timeouts", "{kind: MeshService, name: gw}", "connectionTimeout: 1s"),
+	}
+	defaults := append(heads[:2:2], kmt("mesh-timeout-all-default", "{kind: Mesh, proxyTypes: [Sidecar]}", "idleTimeout: 2s"),
+		kmt("mesh-gateways-timeout-all-default", "{kind: Mesh, proxyTypes: [Gateway]}", "idleTimeout: 2s"))
+	return []headCase{
+		{
+			name: "a policy of one proxy type blocked by the heads of that type's variant only", kind: kumaTimeout,
+			heads: defaults, dps: []Dataplane{web, gateway},
+			written: kmt("a-new", "{kind: Mesh, proxyTypes: [Gateway]}", "connectionTimeout: 3s"),
+			want:    []string{"PRC-W014 MeshTimeout kuma-system/a-new never takes effect on any Dataplane: every field it sets is decided by kuma-system/gw-timeouts"},
+		},
+		{
+			name: "a policy of one proxy type newly shadowing that type's default", kind: kumaTimeout,
+			heads: defaults, dps: []Dataplane{web, gateway},
+			written: kmt("a-new", "{kind: Mesh, proxyTypes: [Sidecar]}", "idleTimeout: 3s"),
+			want:    []string{"PRC-W014 MeshTimeout kuma-system/mesh-timeout-all-default never takes effect on any Dataplane: every field it sets is decided by kuma-system/a-new"},
+		},
+		{
+			name: "a policy of sidecars in a mesh of sidecars only", kind: kumaTimeout, heads: heads, dps: []Dataplane{web},
+			written: kmt("a-new", "{kind: Mesh, proxyTypes: [Sidecar]}", "connectionTimeout: 3s"),
+			want:    []string{"PRC-W014 MeshTimeout kuma-system/a-new never takes effect on any Dataplane: every field it sets is decided by kuma-system/web-timeouts"},
+		},
+		{
+			name: "a policy of gateways in a mesh of sidecars only", kind: kumaTimeout, heads: heads, dps: []Dataplane{web},
+			written: kmt("a-new", "{kind: Mesh, proxyTypes: [Gateway]}", "connectionTimeout: 3s"),
 		},
 	}
 }
@@ -463,6 +513,7 @@ func TestMeshWriteHeads(t *testing.T) {
 		},
 	}...)
 	tests = append(tests, fromHeadCases(t)...)
+	tests = append(tests, proxyTypeCases(t)...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			kind := tt.kind

@@ -100,11 +100,11 @@ func meshLevel(p *Policy) bool { return p.TargetRef.Kind == Mesh }
 // headsOf returns, per outbound a class of ordered policies with these outbounds can meet (the
 // services its head's to entries name, and one of the others), the cells its head claims; then
 // those its head's from entries claim on the sources (fromHeads; from and sets are the class's
-// from entries and the sets of groups they select, classSources).
-func headsOf(v Version, ordered []*Policy, outbounds map[string]int, from []Entry, sets []sourceSet) []headTarget {
-	out := fromHeads(from, sets)
+// from entries and the sets of groups they select, classSources), and the key of the head's sets.
+func headsOf(v Version, ordered []*Policy, outbounds map[string]int, from []Entry, sets []sourceSet) ([]headTarget, string) {
+	out, key := fromHeads(from, sets)
 	if len(outbounds) == 0 {
-		return out
+		return out, key
 	}
 	entries := EntriesAt(v, headOf(ordered), To)
 	named := namedServices(entries)
@@ -117,7 +117,7 @@ func headsOf(v Version, ordered []*Policy, outbounds map[string]int, from []Entr
 		}
 		out = append(out, h)
 	}
-	return out
+	return out, key
 }
 
 // headOf is the policies of ordered above the mesh level.
@@ -142,32 +142,55 @@ func headFrom(from []Entry) []Entry {
 }
 
 // fromHeads returns what the head's from entries claim on the sources: one target per distinct
-// claims of the sets of them that select some group, or, when the head has none, one without
-// cells (whatever the groups: meshWrite reads the from shapes only when there are sources). The
-// sets of all the class's from entries (sets) refine those of the head's, so one source of each
-// stands for the head's sets too.
-func fromHeads(from []Entry, sets []sourceSet) []headTarget {
+// claims of the sets of them that select some group (headSets), or, when the head has none, one
+// without cells (whatever the groups: meshWrite reads the from shapes only when there are
+// sources); and the key of those sets.
+func fromHeads(from []Entry, sets []sourceSet) ([]headTarget, string) {
 	head := headFrom(from)
 	if len(head) == 0 {
-		return []headTarget{{from: true, shape: fromShape}}
+		return []headTarget{{from: true, shape: fromShape}}, ""
 	}
-	var out []headTarget
-	seen := map[string][]int{} // shape → the targets of out with it
+	reps, key := headSets(head, sets)
+	return mergeHeads(head, reps), key
+}
+
+// headSets returns one source per set of the head's from entries that selects some group, and
+// the key of those sets. The sets of all the class's from entries (sets) refine the head's, so one
+// source of each stands for the head's sets too.
+func headSets(head []Entry, sets []sourceSet) ([]*Selector, string) {
+	byKey := map[string]*Selector{}
 	key := make([]byte, len(head))
-	done := map[string]bool{} // the head's sets merged
 	for si := range sets {
 		for i := range head {
-			key[i] = 0
+			key[i] = '0'
 			if head[i].selects(&sets[si].rep) {
-				key[i] = 1
+				key[i] = '1'
 			}
 		}
-		if done[string(key)] {
-			continue
+		if _, ok := byKey[string(key)]; !ok {
+			byKey[string(key)] = &sets[si].rep
 		}
-		done[string(key)] = true
+	}
+	keys := make([]string, 0, len(byKey))
+	for k := range byKey {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	reps := make([]*Selector, len(keys))
+	for i, k := range keys {
+		reps[i] = byKey[k]
+	}
+	return reps, strings.Join(keys, ",")
+}
+
+// mergeHeads merges the head's from entries on each source of reps, and returns the targets of
+// distinct claims.
+func mergeHeads(head []Entry, reps []*Selector) []headTarget {
+	var out []headTarget
+	seen := map[string][]int{} // shape → the targets of out with it
+	for _, rep := range reps {
 		m := newMerger()
-		m.run(head, sets[si].rep, nil)
+		m.run(head, *rep, nil)
 		h := targetOf(m, head, From)
 		if !slices.ContainsFunc(seen[h.shape], func(j int) bool { return slices.Equal(out[j].claims, h.claims) }) {
 			seen[h.shape] = append(seen[h.shape], len(out))

@@ -113,6 +113,7 @@ type class struct {
 	contrib   map[elemKey]*counts
 	perm      map[permissionKey]*permCount // classPermissions(ordered), when the index keeps perm
 	heads     []headTarget                 // headsOf(ordered, outbounds)
+	fromKey   string                       // the key of the sets of its head's from entries (headSets)
 	variant   string                       // variantOf(ordered)
 }
 

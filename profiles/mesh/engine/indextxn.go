@@ -231,7 +231,8 @@ func (t *txn) finishClass(sig string, c *class) {
 			if o != nil {
 				t.addHeads(o, -1)
 			}
-			c.heads, c.variant = t.headsFrom(sig, c, from, sets), x.variantOf(c.ordered)
+			c.heads, c.fromKey = t.headsFrom(sig, c, from, sets)
+			c.variant = x.variantOf(c.ordered)
 			t.addHeads(c, 1)
 			var was map[string]int
 			if o != nil {
@@ -246,15 +247,20 @@ func (t *txn) finishClass(sig string, c *class) {
 }
 
 // refreshFromHeads recomputes the from heads of class c, forced when the groups of sources
-// changed, from its from entries and their sets (classSources) when its head has from entries
-// (the sets of them that select some group may have changed; a head without any has one target
-// whatever the groups), and publishes them when they differ from those of o, the class it
-// replaces.
+// changed, from its from entries and their sets (classSources) when its head has from entries and
+// the sets of them that select some group changed (a head without any has one target whatever the
+// groups), and publishes them when they differ from those of o, the class it replaces.
 func (t *txn) refreshFromHeads(o, c *class, entries []Entry, sets []sourceSet) {
-	if len(headFrom(entries)) == 0 {
+	head := headFrom(entries)
+	if len(head) == 0 {
 		return
 	}
-	from := fromHeads(entries, sets)
+	reps, key := headSets(head, sets)
+	if key == o.fromKey {
+		return // the same sets: the same claims
+	}
+	c.fromKey = key
+	from := mergeHeads(head, reps)
 	var was, to []headTarget
 	for _, h := range o.heads {
 		if h.from {
@@ -312,9 +318,9 @@ func (t *txn) finishSums() {
 // headsFrom returns the heads of class c: those of the class it was made from when that class
 // has the same head (the policies above the mesh level) and the same outbound services, as when a
 // mesh-level policy is written and every class gets it; else computed.
-func (t *txn) headsFrom(sig string, c *class, from []Entry, sets []sourceSet) []headTarget {
+func (t *txn) headsFrom(sig string, c *class, from []Entry, sets []sourceSet) ([]headTarget, string) {
 	if src := t.from[sig]; src != nil && sameKeys(src.outbounds, c.outbounds) && sameHead(src.ordered, c.ordered) {
-		return src.heads
+		return src.heads, src.fromKey
 	}
 	return headsOf(t.x.version, c.ordered, c.outbounds, from, sets)
 }

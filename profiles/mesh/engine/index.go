@@ -51,6 +51,9 @@ type Index struct {
 	// the rules (ruleshadow.go), summed over the classes like agg.
 	perms bool
 	perm  immutable.Map[permissionKey, *permCount]
+	// the indexed Kuma MeshTrafficPermissions with rules: where there are none, no class's rules
+	// replace a written policy's from items (meshWrite)
+	withRules int
 
 	reps *repCache // one source per group, computed on first use
 
@@ -186,6 +189,12 @@ func (x *Index) setPolicy(old polEntry, p *Policy) {
 	var e polEntry
 	if old.p != nil && (p == nil || p.ID() != old.p.ID()) {
 		x.pols = *x.pols.Delete(old.p.ID())
+	}
+	if old.p != nil && permRules(old.p) {
+		x.withRules--
+	}
+	if p != nil && permRules(p) {
+		x.withRules++
 	}
 	if p != nil {
 		e = polEntry{p, x.nextSlot}

@@ -417,7 +417,7 @@ func headSums(x *Index) map[string]interface{} {
 		}
 		shapes[dir+variant(sc.variant)+" "+strings.Join(sc.cells, ",")] += sc.n
 	}
-	out := map[string]interface{}{"shapes": shapes, "": index(x.claims)}
+	out := map[string]interface{}{"shapes": shapes, "": index(x.claims), "withRules": x.withRules}
 	for it := x.variants.Iterator(); !it.Done(); {
 		v, ix, _ := it.Next()
 		out[variant(v)] = index(ix)

@@ -80,9 +80,9 @@ type tailStat struct {
 // elements that block the tail through the cells they claim: over every class for a policy in
 // every variant, over its variant's for one in a single variant. Its cost follows the number of
 // shapes and mesh-level policies, not of classes. ok is false when the write or the mesh is not of
-// that form (or the index keeps Kuma's MeshTrafficPermission rules).
+// that form, or when the rules of Kuma's MeshTrafficPermissions may change its answer (permsQuiet).
 func (x *Index) meshWrite(written *Policy, advice []string, capped bool) (lines []string, ok bool) {
-	if x.perms || !tailReady(written) {
+	if x.perms && !x.permsQuiet(written) || !tailReady(written) {
 		return nil, false
 	}
 	t, ok := x.tailOf(written)
@@ -127,6 +127,22 @@ func (x *Index) meshWrite(written *Policy, advice []string, capped bool) (lines 
 		more[i] = after[i].more
 	}
 	return writeLines(written, advice, before, afterW, more, capped), true
+}
+
+// permsQuiet says whether, in an index of Kuma's MeshTrafficPermissions, the rules warnings
+// (classPermissions) add nothing to a write of written: written has no rules, so it denies no
+// allow match and replaces no from items, and no warning of another policy names it; and its own
+// from items are replaced nowhere, since the Kuma version merges them with the rules
+// (mergesFromWithRules) or no indexed policy has rules. Then its from items are analysed as any
+// from entries (Entries leaves a MeshTrafficPermission's rules out), from the heads.
+func (x *Index) permsQuiet(written *Policy) bool {
+	return len(written.Rules) == 0 && (x.version.mergesFromWithRules() || x.withRules == 0)
+}
+
+// permRules says whether p is a Kuma MeshTrafficPermission with rules: one that classPermissions
+// reads as replacing the from items of the others on Kuma 2.14.
+func permRules(p *Policy) bool {
+	return p.Kuma() && p.Kind == KindMeshTrafficPermission && len(p.Rules) > 0
 }
 
 // tail is the mesh-level policies a write of a mesh-level policy meets: the index's (members,

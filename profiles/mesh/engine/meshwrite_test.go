@@ -45,14 +45,20 @@ func (w *meshWorld) meshPolicy(name string, fromPct, restrictPct int) Policy {
 	}
 	spec := "targetRef: " + top + ", to: [" + strings.Join(items, ", ") + "]"
 	fromRef := "{kind: Mesh}"
-	if !kuma && w.chance(15) {
-		fromRef = "{kind: Service, name: " + w.pick("svc-0", "svc-1") + "}"
+	if (!kuma || kind == KindMeshTrafficPermission) && w.chance(15) { // Kuma's MeshTimeout: from Mesh only
+		fromRef = "{kind: " + svcKind + ", name: " + w.pick("svc-0", "svc-1") + "}"
 	}
 	switch {
+	case kind == KindMeshTrafficPermission && kuma && w.chance(20): // rules, which meshWrite leaves to the classes
+		spec = "targetRef: {kind: Mesh}, rules: [" + w.rule(kind) + "]"
 	case kind == KindMeshTrafficPermission: // inbound only
+		action := func() string { return "action: " + w.pick("ALLOW", "DENY") }
+		if kuma {
+			action = func() string { return "default: {action: " + w.pick("Allow", "Deny", "AllowWithShadowDeny") + "}" }
+		}
 		var from []string
 		for n := 1 + w.rng.Intn(2); n > 0; n-- {
-			from = append(from, "{targetRef: "+fromRef+", action: "+w.pick("ALLOW", "DENY")+"}")
+			from = append(from, "{targetRef: "+fromRef+", "+action()+"}")
 		}
 		spec = "targetRef: {kind: Mesh}, from: [" + strings.Join(from, ", ") + "]"
 	case !w.chance(fromPct):
@@ -117,7 +123,7 @@ func TestMeshWriteAgreesWithWholeRecomputation(t *testing.T) {
 		v    Version
 	}{
 		{KindMeshTimeout + "." + PrecedentGroup, Kuma30}, {kumaTimeout, Kuma30}, {kumaTimeout, Kuma214},
-		{KindMeshTrafficPermission + "." + PrecedentGroup, Kuma30},
+		{KindMeshTrafficPermission + "." + PrecedentGroup, Kuma30}, {kumaPermission, Kuma30}, {kumaPermission, Kuma214},
 	}
 	for _, r := range runs {
 		var n meshWriteCounts
@@ -127,7 +133,7 @@ func TestMeshWriteAgreesWithWholeRecomputation(t *testing.T) {
 			})
 		}
 		t.Logf("%s on %s: %+v", r.kind, r.v, n)
-		if r.kind != KindMeshTrafficPermission+"."+PrecedentGroup && (n.fast == 0 || n.named == 0 || n.lines == 0 || n.more == 0 || n.others == 0 || n.serviceItems == 0) {
+		if !strings.HasPrefix(r.kind, KindMeshTrafficPermission+".") && (n.fast == 0 || n.named == 0 || n.lines == 0 || n.more == 0 || n.others == 0 || n.serviceItems == 0) {
 			t.Errorf("%s on %s: %+v: the comparisons say little", r.kind, r.v, n)
 		}
 		if n.from == 0 || n.fromItems == 0 || n.lines == 0 || n.others == 0 {
@@ -380,6 +386,83 @@ func proxyTypeCases(t *testing.T) []headCase {
 	}
 }
 
+// kumaMTP is Kuma's MeshTrafficPermission name in kuma-system on top with spec's from or rules.
+func kumaMTP(t *testing.T, name, top, spec string) Policy {
+	return policy(t, "apiVersion: kuma.io/v1alpha1\nkind: MeshTrafficPermission\nmetadata: {name: "+name+", namespace: kuma-system}\nspec:\n  targetRef: "+top+
+		"\n  "+spec+"\n")
+}
+
+// kumaPermissionCases are TestMeshWriteHeads's cases for Kuma's MeshTrafficPermission (Kuma 3.0,
+// which merges the from items with the rules): its most common write, a mesh-wide allow, is
+// answered from the from shapes like any from entries.
+func kumaPermissionCases(t *testing.T) []headCase {
+	allowAll := "from: [{targetRef: {kind: Mesh}, default: {action: Allow}}]"
+	fromPrev := func(svc string) string {
+		return "from: [{targetRef: {kind: MeshService, name: " + svc + "}, default: {action: Deny}}, {targetRef: {kind: Mesh}, default: {action: Allow}}]"
+	}
+	dps := []Dataplane{proxy("web-1", map[string]string{ServiceTag: "web"}, "api"), proxy("api-1", map[string]string{ServiceTag: "api"}, "web")}
+	perService := []Policy{
+		kumaMTP(t, "web-permission", "{kind: MeshService, name: web}", fromPrev("api")),
+		kumaMTP(t, "api-permission", "{kind: MeshService, name: api}", fromPrev("web")),
+	}
+	return []headCase{
+		{
+			name: "a mesh-wide allow decided on every source by the services' permissions", kind: kumaPermission,
+			heads: perService, dps: dps,
+			written: kumaMTP(t, "allow-all", "{kind: Mesh}", allowAll),
+			want:    []string{"PRC-W014 MeshTrafficPermission kuma-system/allow-all never takes effect on any Dataplane: every field it sets is decided by kuma-system/api-permission, kuma-system/web-permission"},
+		},
+		{
+			// The smaller display name wins between two Mesh-level policies.
+			name: "a mesh-wide allow newly shadowing Kuma's allow-all", kind: kumaPermission,
+			heads: []Policy{kumaMTP(t, "allow-all", "{kind: Mesh}", allowAll)}, dps: dps,
+			written: kumaMTP(t, "a-new", "{kind: Mesh}", "from: [{targetRef: {kind: Mesh}, default: {action: Deny}}]"),
+			want:    []string{"PRC-W014 MeshTrafficPermission kuma-system/allow-all never takes effect on any Dataplane: every field it sets is decided by kuma-system/a-new"},
+		},
+		{
+			// On 3.0 web's rules replace no from item: the write allows api's sources on web.
+			name: "a mesh-wide allow beside rules, which replace nothing on 3.0", kind: kumaPermission,
+			heads: []Policy{perService[1], kumaMTP(t, "web-rules", "{kind: MeshService, name: web}",
+				`rules: [{default: {deny: [{spiffeID: {type: Prefix, value: "spiffe://td"}}]}}]`)},
+			dps:     dps,
+			written: kumaMTP(t, "allow-all", "{kind: Mesh}", allowAll),
+		},
+	}
+}
+
+// TestMeshWriteLeavesKumaRulesToClasses: in an index of Kuma's MeshTrafficPermissions, meshWrite
+// leaves to the classes a written policy with rules, and on Kuma 2.14 (where rules replace the
+// from items) any write once some indexed policy has rules; the index still answers as the plain
+// analysis does.
+func TestMeshWriteLeavesKumaRulesToClasses(t *testing.T) {
+	dps := []Dataplane{proxy("web-1", map[string]string{ServiceTag: "web"}, "api"), proxy("api-1", map[string]string{ServiceTag: "api"}, "web")}
+	rules := kumaMTP(t, "web-rules", "{kind: Mesh}", `rules: [{default: {allow: [{spiffeID: {type: Prefix, value: "spiffe://td"}}]}}]`)
+	allow := kumaMTP(t, "allow-all", "{kind: Mesh}", "from: [{targetRef: {kind: Mesh}, default: {action: Allow}}]")
+	tests := []struct {
+		name    string
+		v       Version
+		heads   []Policy
+		written Policy
+		fast    bool
+	}{
+		{"a written policy with rules", Kuma30, nil, rules, false},
+		{"from items beside rules on 3.0", Kuma30, []Policy{rules}, allow, true},
+		{"from items beside rules on 2.14", Kuma214, []Policy{rules}, allow, false},
+		{"from items without rules on 2.14", Kuma214, nil, allow, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			x := NewIndexAt(tt.v, kumaPermission, tt.heads, dps)
+			if _, ok := x.meshWrite(&tt.written, nil, false); ok != tt.fast {
+				t.Errorf("meshWrite answered: %v, want %v", ok, tt.fast)
+			}
+			if diff := cmp.Diff(WriteWarningsAt(tt.v, tt.written, tt.heads, dps, false), x.WriteWarnings(tt.written, false), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("the index differs from the plain analysis (-plain +index):\n%s", diff)
+			}
+		})
+	}
+}
+
 // TestMeshWriteHeads: a mesh-level element is blocked where a head set a leaf at a prefix of its
 // field, or a leaf below it (an object at its path), and a warning names the first heads and counts
 // the others; meshWrite says what the plain analysis says. Parse's schemas have no fields that are
@@ -514,6 +597,7 @@ func TestMeshWriteHeads(t *testing.T) {
 	}...)
 	tests = append(tests, fromHeadCases(t)...)
 	tests = append(tests, proxyTypeCases(t)...)
+	tests = append(tests, kumaPermissionCases(t)...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			kind := tt.kind

@@ -48,7 +48,7 @@ func permissionShadowed(v Version, classes [][]*Policy) []Warning {
 func classPermissions(v Version, class []*Policy) map[permissionKey]*permCount {
 	var withRules []*Policy
 	for _, p := range class {
-		if p.Kuma() && p.Kind == KindMeshTrafficPermission && len(p.Rules) > 0 {
+		if permRules(p) {
 			withRules = append(withRules, p)
 		}
 	}

@@ -10,8 +10,9 @@ import (
 	mesh "github.com/precedent-dev/precedent/profiles/mesh/engine"
 )
 
-// The mesh-level writes the heads do not answer yet (engine/README.md, "What is left"), each with
-// the world it meets over test/gen's Dataplanes: their cost is that of recomputing every class.
+// The mesh-level writes the heads did not answer after their from shapes (engine/README.md), each
+// with the world it meets over test/gen's Dataplanes: Kuma's mesh-wide MeshTrafficPermission,
+// answered from the heads since, and two that still cost the recomputation of every class.
 
 // kumaSpec is Kuma's policy of kind name in ns (kuma.io/mesh default) with spec.
 func kumaSpec(tb testing.TB, kind, ns, name string, spec map[string]interface{}) mesh.Policy {
@@ -95,9 +96,9 @@ func fromServiceWorld(tb testing.TB, kind string, n int) (*mesh.Index, []mesh.Po
 	return x, ps, dps, precedentPolicy(tb, mesh.KindMeshTrafficPermission, "bench-0", "", "svc-0", map[string]interface{}{"action": "ALLOW"})
 }
 
-// leftWorlds are the worlds of the writes left to the classes, by name: (a) Kuma's
-// MeshTrafficPermission, (b) a written policy with a namespace role, (c) a mesh-level from item on
-// a service, for both kinds.
+// leftWorlds are the worlds of those writes, by name: (a) Kuma's MeshTrafficPermission (from the
+// heads), (b) a written policy with a namespace role, (c) a mesh-level from item on a service, for
+// both kinds (both left to the classes).
 var leftWorlds = []struct {
 	name  string
 	world func(testing.TB, int) (*mesh.Index, []mesh.Policy, []mesh.Dataplane, mesh.Policy)

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"maps"
+	"slices"
 	"sort"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -230,18 +232,31 @@ func (w *World) index() {
 }
 
 func (w *World) attach(p *Policy) {
+	for _, pl := range w.places(p) {
+		m := w.attached[pl.target]
+		if m == nil {
+			m = map[Key][]*Policy{}
+			w.attached[pl.target] = m
+		}
+		m[pl.key] = append(m[pl.key], p)
+	}
+}
+
+// place is where a policy attaches: an object of a kind (and section) of the world.
+type place struct {
+	target Target
+	key    Key
+}
+
+// places are where p attaches, once for each of its targetRefs and of the objects its selectors
+// select, in that order.
+func (w *World) places(p *Policy) []place {
+	var out []place
 	add := func(kind, name, section string) {
 		if kind == "XListenerSet" {
 			kind = "ListenerSet"
 		}
-		t := Target{Kind: kind, Section: section}
-		m := w.attached[t]
-		if m == nil {
-			m = map[Key][]*Policy{}
-			w.attached[t] = m
-		}
-		k := Key{p.Ref.Namespace, name}
-		m[k] = append(m[k], p)
+		out = append(out, place{Target{Kind: kind, Section: section}, Key{p.Ref.Namespace, name}})
 	}
 	for _, t := range p.Targets {
 		add(t.Kind, t.Name, t.Section)
@@ -251,6 +266,70 @@ func (w *World) attach(p *Policy) {
 			add(s.Kind, k.Name, s.Section)
 		}
 	}
+	return out
+}
+
+// WithPolicy is w with the TrafficPolicy of key k read as p (nil: none): the world WithPolicies
+// gives for w's policies with that one changed, sharing w's indexes but the lists of the objects
+// the old and the new p attach to, which it copies (w is unchanged). A policy's write is indexed at
+// the cost of those lists (and of a copy of the map of policies), not of reading every policy.
+func (w *World) WithPolicy(k Key, p *Policy) *World {
+	n := *w
+	n.Policies = maps.Clone(w.Policies)
+	n.attached = maps.Clone(w.attached)
+	if n.attached == nil {
+		n.attached = map[Target]map[Key][]*Policy{}
+	}
+	copied := map[Target]bool{}
+	list := func(pl place) []*Policy {
+		m := n.attached[pl.target]
+		if !copied[pl.target] {
+			copied[pl.target] = true
+			m = maps.Clone(m)
+		}
+		if m == nil {
+			m = map[Key][]*Policy{}
+		}
+		n.attached[pl.target] = m
+		return m[pl.key]
+	}
+	set := func(pl place, ps []*Policy) { // as WithPolicies leaves them: no empty list or map
+		m := n.attached[pl.target]
+		if len(ps) > 0 {
+			m[pl.key] = ps
+			return
+		}
+		delete(m, pl.key)
+		if len(m) == 0 {
+			delete(n.attached, pl.target)
+		}
+	}
+	if old := w.Policies[k]; old != nil {
+		delete(n.Policies, k)
+		for _, pl := range w.places(old) {
+			set(pl, slices.DeleteFunc(slices.Clone(list(pl)), func(q *Policy) bool { return q == old }))
+		}
+	}
+	if p == nil {
+		return &n
+	}
+	n.Policies[k] = p
+	for _, pl := range n.places(p) {
+		// The lists hold the policies in the order of their keys (WithPolicies attaches them so),
+		// each policy's places together.
+		ps := list(pl)
+		i := sort.Search(len(ps), func(i int) bool { return !keyLess(ps[i].Ref, k) })
+		set(pl, slices.Insert(slices.Clone(ps), i, p))
+	}
+	return &n
+}
+
+// keyLess is sortKeys's order.
+func keyLess(a, b Key) bool {
+	if a.Namespace != b.Namespace {
+		return a.Namespace < b.Namespace
+	}
+	return a.Name < b.Name
 }
 
 // selected are the objects of s's kind (HTTPRoute, Gateway or ListenerSet) in ns whose labels
@@ -307,10 +386,5 @@ func mapKeys[V any](m map[Key]V) []Key {
 }
 
 func sortKeys(ks []Key) {
-	sort.Slice(ks, func(i, j int) bool {
-		if ks[i].Namespace != ks[j].Namespace {
-			return ks[i].Namespace < ks[j].Namespace
-		}
-		return ks[i].Name < ks[j].Name
-	})
+	sort.Slice(ks, func(i, j int) bool { return keyLess(ks[i], ks[j]) })
 }

@@ -314,65 +314,86 @@ func TestSwappedPairsReviewNoRouteCreateAgain(t *testing.T) {
 
 // TestSwappedPairsWorkIsBounded: the creation-order check's work for each swapped pair does not grow
 // with the input. Over worlds of 400 and 1,600 routes with 12 undated pairs each (on Gateways of ten
-// routes, five of them with a policy, in both), the writes reviewed again for the pairs, and the
+// routes, five of them with a policy, in both), the writes reviewed again for a pair, and the
 // findings they give (the only lines order.DependsIn renders and compares for a pair), are no more
-// in the larger world; and kgateway's world, and who reaches each
-// route, are derived at most once for the whole check: a pair's trial steps the world
-// (engine.World.WithPolicy). Before, each pair read every policy again, and every finding's line of
-// the input was rendered and compared once per pair.
+// in the larger world; and kgateway's world, and who reaches each route, are derived at most once
+// for the whole check: a pair's trial steps the world (engine.World.WithPolicy). Before, each pair
+// read every policy again, and every finding's line of the input was rendered and compared once
+// per pair.
 func TestSwappedPairsWorkIsBounded(t *testing.T) {
-	type work struct{ pairs, reviews, lines int }
-	measure := func(t *testing.T, n int) work {
+	measure := func(t *testing.T, n int) pairWork {
 		world, s := generatedKGateway(t, gen.Size{Gateways: 10 * n, Routes: 100 * n, Policies: 50 * n})
-		undated := undatedPairs(world, 12)
 		builds := map[string]int{}
 		withKGateway(t, func(p profile.Profile) profile.Profile { return counted{Profile: p.(kgateway.Profile), builds: builds} })
-		session, err := NewSession(context.Background(), Changes{Objects: undated}, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer session.Close()
-		var w work
-		deps, _, err := order.DependsIn(undated, order.Zero, func() ([][]string, error) {
-			fs, err := session.ByWrite()
-			out := make([][]string, len(fs))
-			for i, f := range fs {
-				out[i] = texts(f)
-			}
-			return out, err
-		}, func(p order.Pair) (map[int][]string, error) {
-			first, second := p.Dated()
-			again, err := session.SwappedWrites(map[*unstructured.Unstructured]*unstructured.Unstructured{p.First: first, p.Second: second})
-			out := map[int][]string{}
-			for i, fs := range again {
-				out[i] = texts(fs)
-				w.lines += len(fs)
-			}
-			w.pairs++
-			w.reviews += len(again)
-			return out, err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(deps) == 0 {
-			t.Fatalf("%d routes: no pair changes the answer: the case checks nothing", 100*n)
-		}
+		w := swappedWork(t, undatedPairs(world, 12), s)
 		for _, key := range []string{string(kgateway.Name), string(kgateway.Name) + "/reachers"} {
 			if builds[key] > 1 {
-				t.Errorf("%d routes: %s was built %d times for %d pairs, want at most once", 100*n, key, builds[key], w.pairs)
+				t.Errorf("%s was built %d times for %d pairs, want at most once", key, builds[key], w.pairs)
 			}
 		}
 		return w
 	}
-	var small, large work
+	var small, large pairWork
 	t.Run("400 routes", func(t *testing.T) { small = measure(t, 4) })
 	t.Run("1,600 routes", func(t *testing.T) { large = measure(t, 16) })
-	if small.pairs != 12 || large.pairs != 12 {
-		t.Fatalf("pairs checked: %d and %d, want 12 in each world", small.pairs, large.pairs)
+	boundedWork(t, 12, small, large)
+}
+
+// pairWork is the work of the creation-order check's swapped pairs: the pairs, the writes
+// reviewed again for them, and the lines of those reviews (those compared), in all and for the
+// costliest pair.
+type pairWork struct{ pairs, reviews, lines, mostReviews, mostLines int }
+
+// swappedWork runs the creation-order check over objs as validate -f does, and counts its work for
+// the pairs.
+func swappedWork(t *testing.T, objs []*unstructured.Unstructured, s settings.Settings) pairWork {
+	t.Helper()
+	session, err := NewSession(context.Background(), Changes{Objects: objs}, s)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if large.reviews > small.reviews || large.lines > small.lines {
-		t.Errorf("the pairs' work grew with the input: %+v at 400 routes, %+v at 1,600", small, large)
+	defer session.Close()
+	var w pairWork
+	deps, _, err := order.DependsIn(objs, order.Zero, func() ([][]string, error) {
+		fs, err := session.ByWrite()
+		out := make([][]string, len(fs))
+		for i, f := range fs {
+			out[i] = texts(f)
+		}
+		return out, err
+	}, func(p order.Pair) (map[int][]string, error) {
+		first, second := p.Dated()
+		again, err := session.SwappedWrites(map[*unstructured.Unstructured]*unstructured.Unstructured{p.First: first, p.Second: second})
+		out := map[int][]string{}
+		lines := 0
+		for i, fs := range again {
+			out[i] = texts(fs)
+			lines += len(fs)
+		}
+		w.pairs++
+		w.reviews += len(again)
+		w.lines += lines
+		w.mostReviews, w.mostLines = max(w.mostReviews, len(again)), max(w.mostLines, lines)
+		return out, err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(deps) == 0 {
+		t.Fatal("no pair changes the answer: the case checks nothing")
+	}
+	return w
+}
+
+// boundedWork checks that no pair of a larger input costs more than the costliest of a smaller one,
+// as many pairs in each.
+func boundedWork(t *testing.T, pairs int, small, large pairWork) {
+	t.Helper()
+	if small.pairs != pairs || large.pairs != pairs {
+		t.Fatalf("pairs checked: %d and %d, want %d in each world", small.pairs, large.pairs, pairs)
+	}
+	if large.mostReviews > small.mostReviews || large.mostLines > small.mostLines {
+		t.Errorf("the pairs' work grew with the input: %+v in the smaller world, %+v in the larger", small, large)
 	}
 	if small.reviews == 0 || small.lines == 0 {
 		t.Errorf("%+v: the pairs reviewed nothing again", small)

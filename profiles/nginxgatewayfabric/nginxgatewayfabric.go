@@ -39,6 +39,7 @@ var (
 	_ profile.Profile      = Profile{}
 	_ profile.Configurable = Profile{}
 	_ profile.InPlace      = Profile{}
+	_ profile.Readers      = Profile{}
 )
 
 // services is the kind UpstreamSettingsPolicies target, grpcRoutes the GRPCRoutes whole (their
@@ -111,6 +112,33 @@ func replaced(r profile.Request, w *engine.World, pol *engine.Policy) *engine.Po
 func (Profile) InPlace(gk schema.GroupKind, _ profile.Operation) bool {
 	_, ok := engine.Kinds[gk.Kind]
 	return ok && gk.Group == engine.Group
+}
+
+// Readers: a policy's create is projected over the policies related to it (sharing a target of its
+// kind, and so on) and, for a Gateway's policy of a kind routes override, over those of the routes
+// beneath the Gateway (engine.World.Readers), so the creates whose review may read one of objs are
+// those. An update projects the version it replaces too, and a delete the deleted policy, which
+// the world may not hold: those are reviewed again.
+func (p Profile) Readers(st source.Source, s settings.Settings, reg *policy.Registry, objs []*unstructured.Unstructured) func(schema.GroupKind, policy.Ref, profile.Operation) bool {
+	if profile.Listed(st, Name, reg, reads...) != nil {
+		return nil
+	}
+	w := p.world(st, reg)
+	var ps []*engine.Policy
+	for _, u := range objs {
+		pol, errs := engine.Read(u)
+		if len(errs) > 0 {
+			return nil
+		}
+		ps = append(ps, pol)
+	}
+	readers := w.Readers(ps)
+	return func(gk schema.GroupKind, r policy.Ref, op profile.Operation) bool {
+		if op != profile.Create {
+			return true
+		}
+		return readers(gk.Kind, engine.Ref{Namespace: r.Namespace, Name: r.Name})
+	}
 }
 
 func ids(n int, id string) []string {

@@ -273,3 +273,37 @@ func sortedCopy(l []string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// Readers says whose projection of a create may read one of ps (policies of the world): those
+// related to them (sharing a target of their kind, and so on: related), and those of a Gateway
+// whose paths hold a route one of these targets, which overridden reads with the route's related
+// policies. A projection reads no other stored policy, and a policy of another kind never.
+func (w *World) Readers(ps []*Policy) func(kind string, ref Ref) bool {
+	var queue []targetKey
+	for _, p := range ps {
+		for _, t := range p.Targets {
+			queue = append(queue, targetKey{p.Kind, p.Ref.Namespace, t.Kind, t.Name})
+		}
+	}
+	out := map[key]bool{}
+	for _, p := range ps {
+		out[key{p.Kind, p.Ref}] = true
+	}
+	var gateways []targetKey
+	for _, q := range w.relatedTo(queue, Write{}) {
+		out[key{q.Kind, q.Ref}] = true
+		for _, t := range q.Targets {
+			if !routeKind(t.Kind) {
+				continue
+			}
+			for _, i := range w.Graph.PathsFor(topology.Target{Kind: t.Kind, Namespace: q.Ref.Namespace, Name: t.Name}) {
+				gw := w.Graph.Paths[i].Gateway
+				gateways = append(gateways, targetKey{q.Kind, gw.Namespace, "Gateway", gw.Name})
+			}
+		}
+	}
+	for _, q := range w.relatedTo(gateways, Write{}) {
+		out[key{q.Kind, q.Ref}] = true
+	}
+	return func(kind string, ref Ref) bool { return out[key{kind, ref}] }
+}

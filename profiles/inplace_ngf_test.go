@@ -115,12 +115,21 @@ func ngfPairs(objs []*unstructured.Unstructured) []*unstructured.Unstructured {
 // creation-order check's work for each pair does not grow with the input: over worlds of 400 and
 // 1,600 routes with every policy in an undated pair (32 pairs checked), the writes reviewed again
 // for a pair and their lines are no more in the larger world (every policy was reviewed again for each pair
-// before: 32 times 400 reviews in the smaller world). TestInPlaceNGFAnswersAsTrials compares the
-// answers with every policy reviewed again.
+// before: 32 times 400 reviews in the smaller world), and the world is built once for the whole
+// check (each pair's trial built it anew before: engine.World.WithPolicy steps it).
+// TestInPlaceNGFAnswersAsTrials compares the answers with every policy reviewed again.
 func TestSwappedNGFPairsWorkIsBounded(t *testing.T) {
 	measure := func(t *testing.T, n int) pairWork {
 		world, s := generatedNGF(t, gen.Size{Gateways: 10 * n, Routes: 100 * n, Policies: 50 * n})
-		return swappedWork(t, ngfPairs(world), s)
+		builds := map[string]int{}
+		withProfile(t, nginxgatewayfabric.Name, func(p profile.Profile) profile.Profile {
+			return countedNGF{Profile: p.(nginxgatewayfabric.Profile), builds: builds}
+		})
+		w := swappedWork(t, ngfPairs(world), s)
+		if got := builds[string(nginxgatewayfabric.Name)]; got != 1 {
+			t.Errorf("the world was built %d times for %d pairs, want once (Prepare): the pairs' trials step it", got, w.pairs)
+		}
+		return w
 	}
 	var small, large pairWork
 	t.Run("400 routes", func(t *testing.T) { small = measure(t, 4) })
@@ -132,8 +141,8 @@ func TestSwappedNGFPairsWorkIsBounded(t *testing.T) {
 }
 
 // TestInPlaceNGFDerivesTheWorldOnce: reviewing every NGINX Gateway Fabric policy of a world builds
-// the profile's world at most once, whatever the number of policies (in a trial each, once per policy:
-// quadratic in the input).
+// the profile's world at most once, whatever the number of policies (in a trial each, it was built
+// once per policy, quadratic in the input, until the trials stepped it: engine.World.WithPolicy).
 func TestInPlaceNGFDerivesTheWorldOnce(t *testing.T) {
 	for _, n := range []int{1, 4} {
 		t.Run(fmt.Sprintf("%d routes", 100*n), func(t *testing.T) {
@@ -145,20 +154,22 @@ func TestInPlaceNGFDerivesTheWorldOnce(t *testing.T) {
 			if _, err := ReviewChanges(context.Background(), Changes{Objects: objs}, s); err != nil {
 				t.Fatal(err)
 			}
-			if got := builds[string(nginxgatewayfabric.Name)]; got > 1 {
-				t.Errorf("the world was built %d times in the review of %d objects, want at most once", got, len(objs))
+			if got := builds[string(nginxgatewayfabric.Name)]; got != 1 {
+				t.Errorf("the world was built %d times in the review of %d objects, want once (Prepare)", got, len(objs))
 			}
 			if n > 1 {
 				return
 			}
-			// What is counted: the builds the reviews cause, one per policy in trials.
+			// What is counted: in a trial each, the world is stepped with each policy taken out, once
+			// per policy (it was built once per policy before it was stepped: quadratic in the input).
 			clear(builds)
 			withProfile(t, nginxgatewayfabric.Name, func(p profile.Profile) profile.Profile { return trialOnly{p} })
 			if _, err := ReviewChanges(context.Background(), Changes{Objects: objs}, s); err != nil {
 				t.Fatal(err)
 			}
-			if got := builds[string(nginxgatewayfabric.Name)]; got != 50 {
-				t.Errorf("in a trial each, the world was built %d times, want 50 (one per policy)", got)
+			key := string(nginxgatewayfabric.Name)
+			if got, steps := builds[key], builds[key+" stepped"]; got != 1 || steps != 50 {
+				t.Errorf("in a trial each, the world was built %d times and stepped %d times, want once (Prepare) and 50 (one per policy)", got, steps)
 			}
 		})
 	}

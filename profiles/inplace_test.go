@@ -52,21 +52,30 @@ func (c countedNGF) Review(r profile.Request) profile.Decision {
 	return c.Profile.Review(countIn(r, c.builds))
 }
 
+// Prepare derives the world through the counting source, as a replica does before it reports ready.
+func (c countedNGF) Prepare(st source.Source, s settings.Settings) error {
+	return c.Profile.Prepare(countedSource{Source: st, builds: c.builds}, s)
+}
+
 // countIn is r read through a source that counts, in builds, the values derived through it.
 func countIn(r profile.Request, builds map[string]int) profile.Request {
 	r.Source = countedSource{Source: r.Source, builds: builds}
 	return r
 }
 
-// countedSource counts the builds of the values derived through it.
+// countedSource counts the builds of the values derived through it, by key, and their steps (an
+// event brought them forward: source.Derivation.Next) under the key and " stepped".
 type countedSource struct {
 	source.Source
 	builds map[string]int
 }
 
 func (s countedSource) Derive(d source.Derivation) any {
-	build := d.Build
+	build, next := d.Build, d.Next
 	d.Build = func() any { s.builds[d.Key]++; return build() }
+	if next != nil {
+		d.Next = func(prev any, e source.Event) any { s.builds[d.Key+" stepped"]++; return next(prev, e) }
+	}
 	return s.Source.Derive(d)
 }
 

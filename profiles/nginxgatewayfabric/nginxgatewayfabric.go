@@ -2,6 +2,7 @@ package nginxgatewayfabric
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -149,8 +150,10 @@ func ids(n int, id string) []string {
 	return out
 }
 
-// world is the engine's world over the state, derived once per change of the topology, of the
-// profile's kinds or of Services.
+// world is the engine's world over the state, derived once per change of the topology or of
+// Services, GRPCRoutes or ReferenceGrants, and stepped with each event of a policy of the profile's
+// kinds (nextWorld): a policy's write, or validate -f's trial of two policies created the other way
+// round, reads that policy again, not the others nor the routes.
 func (Profile) world(st source.Source, reg *policy.Registry) *engine.World {
 	gks := append([]schema.GroupKind(nil), reads...)
 	for _, k := range profile.KindsOf(Name, reg) {
@@ -167,8 +170,25 @@ func (Profile) world(st source.Source, reg *policy.Registry) *engine.World {
 		w := newWorld(st.Graph(), routes, objs)
 		w.Controllers, w.Versions = ctl, versions
 		return w.Prepared() // built here, off the request path, not by the first write
-	}})
+	}, Next: func(prev any, e source.Event) any { return nextWorld(prev.(*engine.World), e, gks) }})
 	return v.(*engine.World)
+}
+
+// nextWorld is w after event e when e is of one of the profile's kinds among gks: its policy read
+// again (engine.World.WithPolicy); nil for another kind's (a Service, a route, a ReferenceGrant), to
+// build the world whole.
+func nextWorld(w *engine.World, e source.Event, gks []schema.GroupKind) any {
+	u, ok := e.Object.(*unstructured.Unstructured)
+	if _, kind := engine.Kinds[e.GroupKind.Kind]; e.Topology || !kind || e.GroupKind.Group != engine.Group || !slices.Contains(gks, e.GroupKind) || !ok {
+		return nil
+	}
+	var pol *engine.Policy
+	if !e.Deleted {
+		if read, errs := engine.Read(u); len(errs) == 0 {
+			pol = read // newWorld leaves out a policy that does not read
+		}
+	}
+	return w.WithPolicy(e.GroupKind.Kind, engine.Ref{Namespace: u.GetNamespace(), Name: u.GetName()}, pol)
 }
 
 // newWorld reads the policies, Services and GRPCRoutes among objs (policies that do not read are
@@ -204,7 +224,7 @@ func newWorld(g *topology.Graph, routes []*gwv1.HTTPRoute, objs []*unstructured.
 			w.Policies = append(w.Policies, p)
 		}
 	}
-	sort.Slice(w.Policies, func(i, j int) bool { return engine.Less(w.Policies[i], w.Policies[j]) }) // the same decision for the same state
+	sort.Slice(w.Policies, func(i, j int) bool { return engine.Before(w.Policies[i], w.Policies[j]) }) // the same decision for the same state
 	return w.Index()
 }
 

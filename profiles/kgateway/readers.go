@@ -56,7 +56,7 @@ func (p Profile) reachers(st source.Source, reg *policy.Registry) map[engine.Key
 	v := st.Derive(source.Derivation{Key: string(Name) + "/reachers", Kinds: append(policyKinds(reg), reads...), Topology: true, Build: func() any {
 		w := engine.View{World: p.world(st, reg)}
 		out := map[engine.Key][]engine.Key{}
-		for k, q := range w.Policies {
+		for k, q := range w.Policies() {
 			for _, rk := range w.Reached(q) {
 				out[rk] = append(out[rk], k)
 			}

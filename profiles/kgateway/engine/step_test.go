@@ -57,12 +57,32 @@ func TestWithPolicyIsWithPolicies(t *testing.T) {
 			}
 		}
 		next := w.WithPolicy(Key{"infra", name}, p)
-		if want := worldOf(); !reflect.DeepEqual(next, want) {
-			t.Fatalf("step %d (%s): the stepped world differs from WithPolicies's:\n got %+v\nwant %+v", step, name, next.attached, want.attached)
+		if got, want := contents(next), contents(worldOf()); !reflect.DeepEqual(got, want) {
+			t.Fatalf("step %d (%s): the stepped world differs from WithPolicies's:\n got %+v\nwant %+v", step, name, got, want)
 		}
-		if !reflect.DeepEqual(w.Policies, before.Policies) || !reflect.DeepEqual(w.attached, before.attached) {
+		if !reflect.DeepEqual(contents(w), contents(before)) {
 			t.Fatalf("step %d (%s): the world stepped from changed", step, name)
 		}
 		w = next
 	}
+}
+
+// worldContents are a world's policies and attachments as plain maps, to compare.
+type worldContents struct {
+	Policies map[Key]*Policy
+	Attached map[Target]map[Key][]*Policy
+}
+
+func contents(w *World) worldContents {
+	c := worldContents{Policies: map[Key]*Policy{}, Attached: map[Target]map[Key][]*Policy{}}
+	for k, p := range w.Policies() {
+		c.Policies[k] = p
+	}
+	for t, m := range w.attached {
+		c.Attached[t] = map[Key][]*Policy{}
+		for k, ps := range m.All() {
+			c.Attached[t][k] = ps
+		}
+	}
+	return c
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/precedent-dev/precedent/internal/topology"
 	"github.com/precedent-dev/precedent/internal/warning"
+	"github.com/precedent-dev/precedent/profiles/internal/pmap"
 )
 
 // The codes of what a write of NGINX Gateway Fabric's policies gets.
@@ -147,12 +148,12 @@ func (w *World) relatedTo(queue []targetKey, wr Write) []*Policy {
 
 // policiesOn are the policies on tk before wr: the world's, with wr.Old in place of the world's
 // policy of wr's kind and name.
-func policiesOn(idx map[targetKey][]*Policy, tk targetKey, wr Write) []*Policy {
+func policiesOn(idx *pmap.Map[targetKey, []*Policy], tk targetKey, wr Write) []*Policy {
 	name := wr.New
 	if name == nil {
 		name = wr.Old
 	}
-	ps := idx[tk]
+	ps, _ := idx.Get(tk)
 	if name == nil || name.Kind != tk.kind || name.Ref.Namespace != tk.ns {
 		return ps
 	}

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"maps"
 	"slices"
 	"sort"
 )
@@ -17,13 +16,13 @@ func Before(a, b *Policy) bool {
 
 // WithPolicy is w with the policy of kind named ref read as p (nil: none): the world of w's policies
 // with that one changed, in the order Before, sharing w's routes, Services and the indexes derived
-// from them; its indexes of the policies are w's, copied with the change (w is unchanged). A
-// policy's write is indexed at the cost of a copy of those indexes, not of reading every policy and
-// indexing the routes again.
+// from them, and its indexes of the policies but for the change (persistent maps: w is unchanged).
+// A policy's write is indexed at the cost of a copy of the list of policies, not of reading every
+// policy and indexing the routes again.
 func (w *World) WithPolicy(kind string, ref Ref, p *Policy) *World {
-	byTarget := w.targets()
+	byTarget := *w.targets()
 	k := key{kind, ref}
-	old := w.idx.byRef[k]
+	old, _ := w.idx.byRef.Get(k)
 	n := w.sameRoutes()
 	n.Policies = make([]*Policy, 0, len(w.Policies)+1)
 	for _, q := range w.Policies {
@@ -31,27 +30,31 @@ func (w *World) WithPolicy(kind string, ref Ref, p *Policy) *World {
 			n.Policies = append(n.Policies, q)
 		}
 	}
-	byRef, targets := maps.Clone(w.idx.byRef), maps.Clone(byTarget)
-	delete(byRef, k)
+	byRef := w.idx.byRef.Delete(k)
+	set := func(tk targetKey, ps []*Policy) {
+		if len(ps) > 0 {
+			byTarget = *byTarget.Set(tk, ps)
+		} else {
+			byTarget = *byTarget.Delete(tk)
+		}
+	}
 	if old != nil {
 		for _, t := range old.Targets {
 			tk := targetKey{old.Kind, old.Ref.Namespace, t.Kind, t.Name}
-			if l := slices.DeleteFunc(slices.Clone(targets[tk]), func(q *Policy) bool { return q == old }); len(l) > 0 {
-				targets[tk] = l
-			} else {
-				delete(targets, tk)
-			}
+			ps, _ := byTarget.Get(tk)
+			set(tk, slices.DeleteFunc(slices.Clone(ps), func(q *Policy) bool { return q == old }))
 		}
 	}
 	if p != nil {
 		n.Policies = insert(n.Policies, p)
-		byRef[k] = p
+		byRef = byRef.Set(k, p)
 		for _, t := range p.Targets {
 			tk := targetKey{p.Kind, p.Ref.Namespace, t.Kind, t.Name}
-			targets[tk] = insert(slices.Clone(targets[tk]), p)
+			ps, _ := byTarget.Get(tk)
+			set(tk, insert(slices.Clone(ps), p))
 		}
 	}
-	n.idx.targetOnce.Do(func() { n.idx.byTarget, n.idx.byRef = targets, byRef })
+	n.idx.targetOnce.Do(func() { n.idx.byTarget, n.idx.byRef = byTarget, *byRef })
 	return n
 }
 

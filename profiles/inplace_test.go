@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/precedent-dev/precedent/internal/finding"
 	"github.com/precedent-dev/precedent/internal/order"
@@ -37,6 +38,10 @@ func (c counted) Review(r profile.Request) profile.Decision {
 	return c.Profile.Review(countIn(r, c.builds))
 }
 
+func (c counted) Readers(st source.Source, s settings.Settings, reg *policy.Registry, objs []*unstructured.Unstructured) func(schema.GroupKind, policy.Ref, profile.Operation) bool {
+	return c.Profile.Readers(countedSource{Source: st, builds: c.builds}, s, reg, objs)
+}
+
 // countedNGF is NGINX Gateway Fabric's profile with the builds of its reviews' caches counted.
 type countedNGF struct {
 	nginxgatewayfabric.Profile
@@ -47,21 +52,30 @@ func (c countedNGF) Review(r profile.Request) profile.Decision {
 	return c.Profile.Review(countIn(r, c.builds))
 }
 
+// Prepare derives the world through the counting source, as a replica does before it reports ready.
+func (c countedNGF) Prepare(st source.Source, s settings.Settings) error {
+	return c.Profile.Prepare(countedSource{Source: st, builds: c.builds}, s)
+}
+
 // countIn is r read through a source that counts, in builds, the values derived through it.
 func countIn(r profile.Request, builds map[string]int) profile.Request {
 	r.Source = countedSource{Source: r.Source, builds: builds}
 	return r
 }
 
-// countedSource counts the builds of the values derived through it.
+// countedSource counts the builds of the values derived through it, by key, and their steps (an
+// event brought them forward: source.Derivation.Next) under the key and " stepped".
 type countedSource struct {
 	source.Source
 	builds map[string]int
 }
 
 func (s countedSource) Derive(d source.Derivation) any {
-	build := d.Build
+	build, next := d.Build, d.Next
 	d.Build = func() any { s.builds[d.Key]++; return build() }
+	if next != nil {
+		d.Next = func(prev any, e source.Event) any { s.builds[d.Key+" stepped"]++; return next(prev, e) }
+	}
 	return s.Source.Derive(d)
 }
 
@@ -305,4 +319,101 @@ func TestSwappedPairsReviewNoRouteCreateAgain(t *testing.T) {
 	if reviews["TrafficPolicy"] <= kinds["TrafficPolicy"] {
 		t.Errorf("%d reviews of TrafficPolicies for %d: no pair was reviewed again", reviews["TrafficPolicy"], kinds["TrafficPolicy"])
 	}
+}
+
+// TestSwappedPairsWorkIsBounded: the creation-order check's work for each swapped pair does not grow
+// with the input. Over worlds of 400 and 1,600 routes with 12 undated pairs each (on Gateways of ten
+// routes, five of them with a policy, in both), the writes reviewed again for a pair, and the
+// findings they give (the only lines order.DependsIn renders and compares for a pair), are no more
+// in the larger world; and kgateway's world, and who reaches each route, are derived at most once
+// for the whole check: a pair's trial steps the world (engine.World.WithPolicy). Before, each pair
+// read every policy again, and every finding's line of the input was rendered and compared once
+// per pair.
+func TestSwappedPairsWorkIsBounded(t *testing.T) {
+	measure := func(t *testing.T, n int) pairWork {
+		world, s := generatedKGateway(t, gen.Size{Gateways: 10 * n, Routes: 100 * n, Policies: 50 * n})
+		builds := map[string]int{}
+		withKGateway(t, func(p profile.Profile) profile.Profile { return counted{Profile: p.(kgateway.Profile), builds: builds} })
+		w := swappedWork(t, undatedPairs(world, 12), s)
+		for _, key := range []string{string(kgateway.Name), string(kgateway.Name) + "/reachers"} {
+			if builds[key] > 1 {
+				t.Errorf("%s was built %d times for %d pairs, want at most once", key, builds[key], w.pairs)
+			}
+		}
+		return w
+	}
+	var small, large pairWork
+	t.Run("400 routes", func(t *testing.T) { small = measure(t, 4) })
+	t.Run("1,600 routes", func(t *testing.T) { large = measure(t, 16) })
+	boundedWork(t, 12, small, large)
+}
+
+// pairWork is the work of the creation-order check's swapped pairs: the pairs, the writes
+// reviewed again for them, and the lines of those reviews (those compared), in all and for the
+// costliest pair.
+type pairWork struct{ pairs, reviews, lines, mostReviews, mostLines int }
+
+// swappedWork runs the creation-order check over objs as validate -f does, and counts its work for
+// the pairs.
+func swappedWork(t *testing.T, objs []*unstructured.Unstructured, s settings.Settings) pairWork {
+	t.Helper()
+	session, err := NewSession(context.Background(), Changes{Objects: objs}, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer session.Close()
+	var w pairWork
+	deps, _, err := order.DependsIn(objs, order.Zero, func() ([][]string, error) {
+		fs, err := session.ByWrite()
+		out := make([][]string, len(fs))
+		for i, f := range fs {
+			out[i] = texts(f)
+		}
+		return out, err
+	}, func(p order.Pair) (map[int][]string, error) {
+		first, second := p.Dated()
+		again, err := session.SwappedWrites(map[*unstructured.Unstructured]*unstructured.Unstructured{p.First: first, p.Second: second})
+		out := map[int][]string{}
+		lines := 0
+		for i, fs := range again {
+			out[i] = texts(fs)
+			lines += len(fs)
+		}
+		w.pairs++
+		w.reviews += len(again)
+		w.lines += lines
+		w.mostReviews, w.mostLines = max(w.mostReviews, len(again)), max(w.mostLines, lines)
+		return out, err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(deps) == 0 {
+		t.Fatal("no pair changes the answer: the case checks nothing")
+	}
+	return w
+}
+
+// boundedWork checks that no pair of a larger input costs more than the costliest of a smaller one,
+// as many pairs in each.
+func boundedWork(t *testing.T, pairs int, small, large pairWork) {
+	t.Helper()
+	if small.pairs != pairs || large.pairs != pairs {
+		t.Fatalf("pairs checked: %d and %d, want %d in each world", small.pairs, large.pairs, pairs)
+	}
+	if large.mostReviews > small.mostReviews || large.mostLines > small.mostLines {
+		t.Errorf("the pairs' work grew with the input: %+v in the smaller world, %+v in the larger", small, large)
+	}
+	if small.reviews == 0 || small.lines == 0 {
+		t.Errorf("%+v: the pairs reviewed nothing again", small)
+	}
+}
+
+// texts are the findings' lines.
+func texts(fs []finding.Finding) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = f.Text()
+	}
+	return out
 }

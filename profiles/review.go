@@ -84,8 +84,10 @@ type job struct {
 	p       profile.Profile
 	profile int
 	kind    int
-	// name and group are profile.NSName(u) and gk.String(), made once for the order of the jobs.
+	// name and group are profile.NSName(u) and gk.String(), made once for the order of the jobs;
+	// ref is u's namespace and name, made once for the readers of each swapped pair.
 	name, group string
+	ref         policy.Ref
 }
 
 // NewSession builds the source of change set c and the reviews it calls for (package memory):
@@ -137,7 +139,8 @@ func jobsOf(c Changes, reg *policy.Registry) []job {
 		gk := u.GroupVersionKind().GroupKind()
 		for i, p := range registered {
 			if p.Claims(gk, reg) {
-				jobs = append(jobs, job{u: u, op: op, gk: gk, p: p, profile: i, kind: kindOrder[gk], name: profile.NSName(u), group: gk.String()})
+				jobs = append(jobs, job{u: u, op: op, gk: gk, p: p, profile: i, kind: kindOrder[gk], name: profile.NSName(u), group: gk.String(),
+					ref: policy.Ref{Namespace: u.GetNamespace(), Name: u.GetName()}})
 				return
 			}
 		}
@@ -225,15 +228,48 @@ func (r *Session) review(j job, u *unstructured.Unstructured) ([]finding.Finding
 }
 
 // Swapped answers ReviewChanges for the change set with stand-ins for two of its objects (the pair
-// with its creation order swapped: order.Pair.Dated): the stand-ins are written in a trial on the
-// session's source, and the writes whose review may read them (profile.Readers; every write of
-// the profiles that claim or read their kind when the profile cannot tell) are reviewed again in
-// it; the others' findings are those of Findings. The stand-ins keep the objects' kind, namespace,
-// name and targets.
+// with its creation order swapped: order.Pair.Dated): Findings with SwappedWrites's in place.
 func (r *Session) Swapped(stand map[*unstructured.Unstructured]*unstructured.Unstructured) ([]finding.Finding, error) {
-	fs, err := r.Findings()
-	if err != nil || r.src == nil {
-		return fs, err // nothing claimed: nothing to review again
+	again, err := r.SwappedWrites(stand)
+	if err != nil {
+		return nil, err
+	}
+	fs, err := r.ByWrite()
+	if err != nil {
+		return nil, err
+	}
+	var out []finding.Finding
+	for i, f := range fs {
+		if g, ok := again[i]; ok {
+			f = g
+		}
+		out = append(out, f...)
+	}
+	return out, nil
+}
+
+// ByWrite are the findings of Findings, one list for each write reviewed, in order (their
+// concatenation is Findings).
+func (r *Session) ByWrite() ([][]finding.Finding, error) {
+	if _, err := r.Findings(); err != nil {
+		return nil, err
+	}
+	out := make([][]finding.Finding, len(r.jobs))
+	for i := range r.jobs {
+		out[i] = slices.Clip(r.foundOf(i))
+	}
+	return out, nil
+}
+
+// SwappedWrites answers ReviewChanges for the change set with stand-ins for two of its objects (the
+// pair with its creation order swapped: order.Pair.Dated) as the findings of the writes reviewed
+// again, by index in ByWrite's order; the others' findings are ByWrite's. The stand-ins are written
+// in a trial on the session's source, and the writes whose review may read them (profile.Readers;
+// every write of the profiles that claim or read their kind when the profile cannot tell) are
+// reviewed again in it. The stand-ins keep the objects' kind, namespace, name and targets.
+func (r *Session) SwappedWrites(stand map[*unstructured.Unstructured]*unstructured.Unstructured) (map[int][]finding.Finding, error) {
+	if _, err := r.Findings(); err != nil || r.src == nil {
+		return nil, err // nothing claimed: nothing to review again
 	}
 	var changes []memory.Change
 	var objs []*unstructured.Unstructured
@@ -245,16 +281,20 @@ func (r *Session) Swapped(stand map[*unstructured.Unstructured]*unstructured.Uns
 	}
 	sort.Slice(objs, func(i, j int) bool { return profile.NSName(objs[i]) < profile.NSName(objs[j]) })
 	again := r.readers(objs, kinds)
-	if !slices.ContainsFunc(r.jobs, again) {
-		return fs, nil // no review reads them
+	var redo []int
+	for i, j := range r.jobs {
+		if again(j) {
+			redo = append(redo, i)
+		}
 	}
-	found := make([][]finding.Finding, len(r.jobs))
+	if len(redo) == 0 {
+		return nil, nil // no review reads them
+	}
+	found := make(map[int][]finding.Finding, len(redo))
+	var err error
 	if terr := r.src.Try(changes, func() {
-		for i, j := range r.jobs {
-			if !again(j) {
-				found[i] = r.foundOf(i)
-				continue
-			}
+		for _, i := range redo {
+			j := r.jobs[i]
 			u := j.u
 			if v, ok := stand[u]; ok {
 				u = v
@@ -269,11 +309,7 @@ func (r *Session) Swapped(stand map[*unstructured.Unstructured]*unstructured.Uns
 	if err != nil {
 		return nil, err
 	}
-	var out []finding.Finding
-	for _, fs := range found {
-		out = append(out, fs...)
-	}
-	return out, nil
+	return found, nil
 }
 
 // readers says which jobs' reviews may read objs, policies of kinds: a job of the profile that
@@ -295,7 +331,7 @@ func (r *Session) readers(objs []*unstructured.Unstructured, kinds map[schema.Gr
 	}
 	return func(j job) bool {
 		if near != nil && j.profile == scoped {
-			return near(j.gk, policy.Ref{Namespace: j.u.GetNamespace(), Name: j.u.GetName()}, j.op)
+			return near(j.gk, j.ref, j.op)
 		}
 		return reads[j.profile]
 	}

@@ -31,7 +31,7 @@ func (o *input) undatedOf() func(*unstructured.Unstructured) bool {
 // says: both policies, and the outcome of the other order. The review of every policy as a create
 // is session's when it reviewed the input so (validate -f), else one of its own; each pair is
 // swapped in a trial on its source, and only the policies whose review may read the pair are
-// reviewed again (profiles.Session.Swapped).
+// reviewed again (profiles.Session.SwappedWrites), and only their lines compared (order.DependsIn).
 func (o *input) orderWarnings(ctx context.Context, session *profiles.Session) ([]finding.Finding, error) {
 	creates := session
 	if len(o.replaced) > 0 || len(o.deleted) > 0 {
@@ -42,25 +42,35 @@ func (o *input) orderWarnings(ctx context.Context, session *profiles.Session) ([
 			}
 		}()
 	}
-	lines := func(fs []finding.Finding, err error) ([]string, error) {
-		out := make([]string, len(fs))
+	open := func() (*profiles.Session, error) {
+		var err error
+		if creates == nil {
+			creates, err = profiles.NewSession(ctx, profiles.Changes{Objects: o.objects, Typed: o.typed}, o.settings)
+		}
+		return creates, err
+	}
+	// The lines of each write's review: a swapped pair changes only those of the writes reviewed
+	// again, and only those are rendered and compared (order.DependsIn).
+	all := func() ([][]string, error) {
+		s, err := open()
+		if err != nil {
+			return nil, err
+		}
+		fs, err := s.ByWrite()
+		out := make([][]string, len(fs))
 		for i, f := range fs {
-			out[i] = f.Text()
+			out[i] = texts(f)
 		}
 		return out, err
 	}
-	deps, more, err := order.Depends(o.objects, o.undatedOf(), func(p *order.Pair) ([]string, error) {
-		if creates == nil {
-			var err error
-			if creates, err = profiles.NewSession(ctx, profiles.Changes{Objects: o.objects, Typed: o.typed}, o.settings); err != nil {
-				return nil, err
-			}
-		}
-		if p == nil {
-			return lines(creates.Findings())
-		}
+	deps, more, err := order.DependsIn(o.objects, o.undatedOf(), all, func(p order.Pair) (map[int][]string, error) {
 		first, second := p.Dated()
-		return lines(creates.Swapped(map[*unstructured.Unstructured]*unstructured.Unstructured{p.First: first, p.Second: second}))
+		fs, err := creates.SwappedWrites(map[*unstructured.Unstructured]*unstructured.Unstructured{p.First: first, p.Second: second})
+		out := make(map[int][]string, len(fs))
+		for i, f := range fs {
+			out[i] = texts(f)
+		}
+		return out, err
 	})
 	if err != nil {
 		return nil, err
@@ -79,6 +89,15 @@ func (o *input) orderWarnings(ctx context.Context, session *profiles.Session) ([
 		out = append(out, finding.Warning(finding.Object{}, order.Note()))
 	}
 	return out, nil
+}
+
+// texts are the findings' lines (finding.Finding.Text).
+func texts(fs []finding.Finding) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = f.Text()
+	}
+	return out
 }
 
 // newInChangeSet is undated for diff -f: objects new in the change set are newer than every

@@ -145,47 +145,19 @@ func (p Pair) Dated() (first, second *unstructured.Unstructured) {
 }
 
 // Depends computes lines over objs as they are (run(nil)), then over each tied pair swapped (run(p):
-// the objects of Swapped), and returns the pairs whose order changes the lines. run must not keep
-// or change the objects.
+// the objects of Swapped), and returns the pairs whose order changes the lines: Assumed are the
+// lines of the assumed order that the other lacks (as a multiset: of a line it has k more times,
+// its last k), Other the other order's that it lacks. run must not keep or change the objects.
+// DependsIn is the same for a computation whose reruns change only some of its lines.
 func Depends(objs []*unstructured.Unstructured, unknown func(*unstructured.Unstructured) bool, run func(p *Pair) ([]string, error)) (deps []Dependence, more bool, err error) {
-	pairs, more := Ties(objs, unknown)
-	if len(pairs) == 0 {
-		return nil, false, nil
+	all := func() ([][]string, error) {
+		ls, err := run(nil)
+		return [][]string{ls}, err
 	}
-	assumed, err := run(nil)
-	if err != nil {
-		return nil, false, err
-	}
-	for i := range pairs {
-		p := pairs[i]
-		other, err := run(&p)
-		if err != nil {
-			return nil, false, err
-		}
-		a, o := only(assumed, other), only(other, assumed)
-		if len(a) == 0 && len(o) == 0 {
-			continue
-		}
-		deps = append(deps, Dependence{Pair: p, Assumed: a, Other: o})
-	}
-	return deps, more, nil
-}
-
-// only returns the lines of a that b lacks (as a multiset), in a's order.
-func only(a, b []string) []string {
-	n := map[string]int{}
-	for _, l := range b {
-		n[l]++
-	}
-	var out []string
-	for _, l := range a {
-		if n[l] > 0 {
-			n[l]--
-			continue
-		}
-		out = append(out, l)
-	}
-	return out
+	return DependsIn(objs, unknown, all, func(p Pair) (map[int][]string, error) {
+		ls, err := run(&p)
+		return map[int][]string{0: ls}, err
+	})
 }
 
 // Lines are the warnings of d (with code PRC-W100), each with one subject: the first names the

@@ -101,7 +101,7 @@ func topField(rule string) string {
 // TrafficPolicy sets it.
 func declaring(in *profile.Offline, k policy.Kind, rule string) (*engine.World, string, error) {
 	w, field := engine.New(in.Objects), topField(rule)
-	for _, p := range w.Policies {
+	for _, p := range w.Policies() {
 		if _, ok := p.Fields[field]; ok {
 			return w, field, nil
 		}

@@ -24,7 +24,7 @@ func (p Profile) Readers(st source.Source, s settings.Settings, reg *policy.Regi
 		return nil
 	}
 	v := engine.View{World: p.world(st, reg)}
-	reached := map[engine.Key]bool{}
+	reachers := p.reachers(st, reg)
 	refs := map[policy.Ref]bool{}
 	for _, u := range objs {
 		pol, errs := engine.Read(u)
@@ -32,15 +32,9 @@ func (p Profile) Readers(st source.Source, s settings.Settings, reg *policy.Regi
 			return nil
 		}
 		refs[policy.Ref{Namespace: pol.Ref.Namespace, Name: pol.Ref.Name}] = true
-		for _, k := range v.Reached(pol) {
-			reached[k] = true
-		}
-	}
-	for k, q := range v.Policies {
-		for _, rk := range v.Reached(q) {
-			if reached[rk] {
+		for _, rk := range v.Reached(pol) {
+			for _, k := range reachers[rk] {
 				refs[policy.Ref{Namespace: k.Namespace, Name: k.Name}] = true
-				break
 			}
 		}
 	}
@@ -53,4 +47,21 @@ func (p Profile) Readers(st source.Source, s settings.Settings, reg *policy.Regi
 		}
 		return true // a route, or a configured kind the world does not hold
 	}
+}
+
+// reachers are, for each route of the world, the TrafficPolicies that reach it (engine.View.Reached),
+// derived once per world: the readers of each swapped pair are looked up at the cost of the routes
+// it reaches, not of reaching from every policy again.
+func (p Profile) reachers(st source.Source, reg *policy.Registry) map[engine.Key][]engine.Key {
+	v := st.Derive(source.Derivation{Key: string(Name) + "/reachers", Kinds: append(policyKinds(reg), reads...), Topology: true, Build: func() any {
+		w := engine.View{World: p.world(st, reg)}
+		out := map[engine.Key][]engine.Key{}
+		for k, q := range w.Policies() {
+			for _, rk := range w.Reached(q) {
+				out[rk] = append(out[rk], k)
+			}
+		}
+		return out
+	}})
+	return v.(map[engine.Key][]engine.Key)
 }

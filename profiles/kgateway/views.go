@@ -61,7 +61,7 @@ func (p Profile) Diff(base, head *profile.Offline, kind string) ([]diff.Change, 
 func (Profile) ExplainPolicy(in *profile.Offline, k policy.Kind, ref policy.Ref) (*profile.PolicyExplanation, error) {
 	w := engine.New(in.Objects)
 	key := engine.Key{Namespace: ref.Namespace, Name: ref.Name}
-	pol := w.Policies[key]
+	pol := w.Policy(key)
 	if pol == nil {
 		return nil, fmt.Errorf("no %s %s in the input (or it does not parse)", k.GVK.Kind, key)
 	}

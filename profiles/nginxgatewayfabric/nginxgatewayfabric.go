@@ -2,6 +2,7 @@ package nginxgatewayfabric
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -39,6 +40,7 @@ var (
 	_ profile.Profile      = Profile{}
 	_ profile.Configurable = Profile{}
 	_ profile.InPlace      = Profile{}
+	_ profile.Readers      = Profile{}
 )
 
 // services is the kind UpstreamSettingsPolicies target, grpcRoutes the GRPCRoutes whole (their
@@ -113,6 +115,33 @@ func (Profile) InPlace(gk schema.GroupKind, _ profile.Operation) bool {
 	return ok && gk.Group == engine.Group
 }
 
+// Readers: a policy's create is projected over the policies related to it (sharing a target of its
+// kind, and so on) and, for a Gateway's policy of a kind routes override, over those of the routes
+// beneath the Gateway (engine.World.Readers), so the creates whose review may read one of objs are
+// those. An update projects the version it replaces too, and a delete the deleted policy, which
+// the world may not hold: those are reviewed again.
+func (p Profile) Readers(st source.Source, s settings.Settings, reg *policy.Registry, objs []*unstructured.Unstructured) func(schema.GroupKind, policy.Ref, profile.Operation) bool {
+	if profile.Listed(st, Name, reg, reads...) != nil {
+		return nil
+	}
+	w := p.world(st, reg)
+	var ps []*engine.Policy
+	for _, u := range objs {
+		pol, errs := engine.Read(u)
+		if len(errs) > 0 {
+			return nil
+		}
+		ps = append(ps, pol)
+	}
+	readers := w.Readers(ps)
+	return func(gk schema.GroupKind, r policy.Ref, op profile.Operation) bool {
+		if op != profile.Create {
+			return true
+		}
+		return readers(gk.Kind, engine.Ref{Namespace: r.Namespace, Name: r.Name})
+	}
+}
+
 func ids(n int, id string) []string {
 	out := make([]string, n)
 	for i := range out {
@@ -121,8 +150,10 @@ func ids(n int, id string) []string {
 	return out
 }
 
-// world is the engine's world over the state, derived once per change of the topology, of the
-// profile's kinds or of Services.
+// world is the engine's world over the state, derived once per change of the topology or of
+// Services, GRPCRoutes or ReferenceGrants, and stepped with each event of a policy of the profile's
+// kinds (nextWorld): a policy's write, or validate -f's trial of two policies created the other way
+// round, reads that policy again, not the others nor the routes.
 func (Profile) world(st source.Source, reg *policy.Registry) *engine.World {
 	gks := append([]schema.GroupKind(nil), reads...)
 	for _, k := range profile.KindsOf(Name, reg) {
@@ -139,8 +170,25 @@ func (Profile) world(st source.Source, reg *policy.Registry) *engine.World {
 		w := newWorld(st.Graph(), routes, objs)
 		w.Controllers, w.Versions = ctl, versions
 		return w.Prepared() // built here, off the request path, not by the first write
-	}})
+	}, Next: func(prev any, e source.Event) any { return nextWorld(prev.(*engine.World), e, gks) }})
 	return v.(*engine.World)
+}
+
+// nextWorld is w after event e when e is of one of the profile's kinds among gks: its policy read
+// again (engine.World.WithPolicy); nil for another kind's (a Service, a route, a ReferenceGrant), to
+// build the world whole.
+func nextWorld(w *engine.World, e source.Event, gks []schema.GroupKind) any {
+	u, ok := e.Object.(*unstructured.Unstructured)
+	if _, kind := engine.Kinds[e.GroupKind.Kind]; e.Topology || !kind || e.GroupKind.Group != engine.Group || !slices.Contains(gks, e.GroupKind) || !ok {
+		return nil
+	}
+	var pol *engine.Policy
+	if !e.Deleted {
+		if read, errs := engine.Read(u); len(errs) == 0 {
+			pol = read // newWorld leaves out a policy that does not read
+		}
+	}
+	return w.WithPolicy(e.GroupKind.Kind, engine.Ref{Namespace: u.GetNamespace(), Name: u.GetName()}, pol)
 }
 
 // newWorld reads the policies, Services and GRPCRoutes among objs (policies that do not read are
@@ -176,7 +224,7 @@ func newWorld(g *topology.Graph, routes []*gwv1.HTTPRoute, objs []*unstructured.
 			w.Policies = append(w.Policies, p)
 		}
 	}
-	sort.Slice(w.Policies, func(i, j int) bool { return engine.Less(w.Policies[i], w.Policies[j]) }) // the same decision for the same state
+	sort.Slice(w.Policies, func(i, j int) bool { return engine.Before(w.Policies[i], w.Policies[j]) }) // the same decision for the same state
 	return w.Index()
 }
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -158,7 +159,7 @@ func (c *lineCounter) Write(p []byte) (int, error) {
 // "n:dir".
 const worldEnv = "PRECEDENT_OFFLINE_WORLD"
 
-// writeWorldApart is writeWorld (of flavour: "" or "nginx-gateway-fabric") in a child process (this test binary, TestOfflineWriteWorld), so
+// writeWorldApart is writeWorld (of flavour: "" or one of writeWorld's) in a child process (this test binary, TestOfflineWriteWorld), so
 // that this process stays small. os/exec starts a command in this process's address space
 // (CLONE_VM|CLONE_VFORK) and Linux keeps, at the command's exec, that address space's peak RSS as the
 // command's own starting maxrss: with the world generated here, every command whose own peak was
@@ -188,9 +189,11 @@ func writeWorldApart(t *testing.T, dir string, n int, flavour string) (string, i
 
 // TestOfflineWriteWorld is the child process of writeWorldApart: it writes the world that
 // PRECEDENT_OFFLINE_WORLD names ("n:dir", or "n:dir:nginx-gateway-fabric" for the world with NGINX
-// Gateway Fabric's policies and Services in place of the RateLimitPolicies: gen.NGINXGatewayFabric)
-// and prints its number of objects. Without it, it has nothing to write and passes at once
-// (TestOfflineScale runs it).
+// Gateway Fabric's policies and Services in place of the RateLimitPolicies: gen.NGINXGatewayFabric,
+// "n:dir:kgateway-undated-pairs" for the world with two undated TrafficPolicies on each policy's
+// target besides: gen.KGatewayUndatedPairs, or "n:dir:nginx-gateway-fabric-undated-pairs" for NGINX
+// // Gateway Fabric's with its policies in undated pairs: gen.NGINXUndatedPairs) and prints its number
+// of objects. Without it, it has nothing to write and passes at once (TestOfflineScale runs it).
 func TestOfflineWriteWorld(t *testing.T) {
 	spec, ok := os.LookupEnv(worldEnv)
 	if !ok {
@@ -199,24 +202,39 @@ func TestOfflineWriteWorld(t *testing.T) {
 	n, dir, found := strings.Cut(spec, ":")
 	dir, flavour, _ := strings.Cut(dir, ":")
 	var scale int
-	if _, err := fmt.Sscan(n, &scale); !found || err != nil || scale < 1 || (flavour != "" && flavour != "nginx-gateway-fabric") {
-		t.Fatalf("%s=%q: want n:dir or n:dir:nginx-gateway-fabric, n a positive integer", worldEnv, spec)
+	if _, err := fmt.Sscan(n, &scale); !found || err != nil || scale < 1 || !slices.Contains([]string{"", ngfWorld, undatedPairsWorld, ngfUndatedPairsWorld}, flavour) {
+		t.Fatalf("%s=%q: want n:dir or n:dir:flavour (%s, %s or %s), n a positive integer", worldEnv, spec, ngfWorld, undatedPairsWorld, ngfUndatedPairsWorld)
 	}
-	_, objects := writeWorld(t, dir, scale, flavour != "")
+	_, objects := writeWorld(t, dir, scale, flavour)
 	fmt.Printf("objects %d\n", objects)
 }
 
+// The flavours of the world besides the plain one (writeWorld).
+const (
+	ngfWorld             = "nginx-gateway-fabric"
+	undatedPairsWorld    = "kgateway-undated-pairs"
+	ngfUndatedPairsWorld = "nginx-gateway-fabric-undated-pairs"
+)
+
 // writeWorld writes the world of scale n (n × 1,000 Gateways, 10,000 routes, 5,000 policies) into
-// dir, one file per kind, and returns dir and the number of objects; with ngf, NGINX Gateway
-// Fabric's policies and the routes' Services in place of the RateLimitPolicies.
-func writeWorld(t *testing.T, dir string, n int, ngf bool) (string, int) {
+// dir, one file per kind, and returns dir and the number of objects; of flavour ngfWorld, NGINX
+// Gateway Fabric's policies and the routes' Services in place of the RateLimitPolicies; of flavour
+// undatedPairsWorld, two undated TrafficPolicies on each policy's target besides; of flavour
+// ngfUndatedPairsWorld, ngfWorld's with each of its policies undated and an undated copy beside it.
+func writeWorld(t *testing.T, dir string, n int, flavour string) (string, int) {
 	t.Helper()
 	w := gen.Generate(gen.Size{Gateways: 1000 * n, Routes: 10000 * n, Policies: 5000 * n})
 	var extra []*unstructured.Unstructured
-	if ngf {
+	switch flavour {
+	case ngfWorld, ngfUndatedPairsWorld:
 		services, policies := gen.NGINXGatewayFabric(w)
+		if flavour == ngfUndatedPairsWorld {
+			policies = gen.NGINXUndatedPairs(policies)
+		}
 		extra = append(services, policies...)
 		w.Policies = nil
+	case undatedPairsWorld:
+		extra = gen.KGatewayUndatedPairs(w)
 	}
 	objs, err := w.Objects()
 	if err != nil {

@@ -42,3 +42,16 @@ func TrafficPolicy(ns, name, targetKind, target string) *unstructured.Unstructur
 	return &unstructured.Unstructured{Object: map[string]interface{}{"apiVersion": KGatewayGroup + "/v1alpha1", "kind": "TrafficPolicy",
 		"metadata": map[string]interface{}{"namespace": ns, "name": name}, "spec": spec}}
 }
+
+// KGatewayUndatedPairs is w's policies as pairs of kgateway's TrafficPolicies without
+// creationTimestamp on the policy's target (the policy's name and that name with -b): the order of
+// each pair is unknown, so validate -f checks whether it changes the answer (PRC-W100).
+func KGatewayUndatedPairs(w World) []*unstructured.Unstructured {
+	out := make([]*unstructured.Unstructured, 0, 2*len(w.Policies))
+	for _, p := range w.Policies {
+		for _, name := range []string{p.Ref.Name, p.Ref.Name + "-b"} {
+			out = append(out, TrafficPolicy(p.Ref.Namespace, name, p.Targets[0].Kind, p.Targets[0].Name))
+		}
+	}
+	return out
+}

@@ -81,3 +81,18 @@ func NGINXPolicy(k, ns, name, targetKind, target string) *unstructured.Unstructu
 	return &unstructured.Unstructured{Object: map[string]interface{}{"apiVersion": NGINXGroup + "/" + version, "kind": k,
 		"metadata": map[string]interface{}{"namespace": ns, "name": name}, "spec": spec}}
 }
+
+// NGINXUndatedPairs is policies (NGINXGatewayFabric's) in undated pairs: each one without
+// creationTimestamp, and beside it a copy named with -b on the same target: the order of each pair
+// is unknown, so validate -f checks whether it changes the answer (PRC-W100).
+func NGINXUndatedPairs(policies []*unstructured.Unstructured) []*unstructured.Unstructured {
+	out := make([]*unstructured.Unstructured, 0, 2*len(policies))
+	for _, p := range policies {
+		a := p.DeepCopy()
+		a.SetCreationTimestamp(metav1.Time{})
+		b := a.DeepCopy()
+		b.SetName(a.GetName() + "-b")
+		out = append(out, a, b)
+	}
+	return out
+}

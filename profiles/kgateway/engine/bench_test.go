@@ -84,3 +84,23 @@ func BenchmarkWrite(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkWithPolicy steps flat worlds of 10,000 and 100,000 routes (11,000 and 110,000
+// TrafficPolicies) with one route policy's write, as a policy's event or a swapped pair's trial
+// does: it copies the map of policies and the lists of the object it attaches to, so it grows with
+// the policies (a build reads every one of them: WithPolicies).
+func BenchmarkWithPolicy(b *testing.B) {
+	for _, n := range []int{10000, 100000} {
+		w := New(flatWorld(n))
+		p, errs := Read(tp("ns1", "r3-tp", 5, list{ref("HTTPRoute", "r3", "")}, obj{"rateLimit": obj{}}))
+		if len(errs) > 0 {
+			b.Fatal(errs)
+		}
+		b.Run(fmt.Sprintf("routes=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = w.WithPolicy(Key{"ns1", "r3-tp"}, p)
+			}
+		})
+	}
+}

@@ -149,7 +149,7 @@ func (v View) policy(k Key) *Policy {
 	if k == v.Drop {
 		return nil
 	}
-	return v.Policies[k]
+	return v.Policy(k)
 }
 
 func (v View) mode(owner string, m Mode) Mode {

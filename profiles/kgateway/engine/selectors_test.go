@@ -45,7 +45,7 @@ func TestTargetSelectors(t *testing.T) {
 			if d := cmp.Diff(c.want, got); d != "" {
 				t.Errorf("(-want +got):\n%s", d)
 			}
-			reached := len(v.Reached(w.Policies[Key{"infra", "sel"}])) > 0
+			reached := len(v.Reached(w.Policy(Key{"infra", "sel"}))) > 0
 			if want := c.name != "labels that do not match select nothing"; reached != want {
 				t.Errorf("Reached: got %v, want %v", reached, want)
 			}

@@ -1,9 +1,14 @@
 package engine
 
 import (
+	"iter"
+	"maps"
+	"slices"
 	"sort"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/precedent-dev/precedent/profiles/internal/pmap"
 )
 
 // Route is an HTTPRoute as the engine reads it.
@@ -69,14 +74,16 @@ type World struct {
 	Routes       map[Key]*Route
 	Gateways     map[Key]*Owner
 	ListenerSets map[Key]*Owner
-	Policies     map[Key]*Policy
+	// policies are the TrafficPolicies by key (Policy, Policies), persistent: a step (WithPolicy)
+	// shares all but the policy it changes.
+	policies pmap.Map[Key, *Policy]
 
-	byLabel  map[string][]Key             // delegation label value → routes
-	parents  map[Key][]edge               // child route → delegating routes and rules
-	children map[Key][]Key                // parent route → child routes
-	attached map[Target]map[Key][]*Policy // (kind, section) → object → policies
-	roots    map[Key][]Key                // Gateway or ListenerSet → routes attached to it
-	extUsers map[Key][]Key                // TrafficPolicy → routes whose extensionRef filters name it
+	byLabel  map[string][]Key                     // delegation label value → routes
+	parents  map[Key][]edge                       // child route → delegating routes and rules
+	children map[Key][]Key                        // parent route → child routes
+	attached map[Target]*pmap.Map[Key, []*Policy] // (kind, section) → object → policies
+	roots    map[Key][]Key                        // Gateway or ListenerSet → routes attached to it
+	extUsers map[Key][]Key                        // TrafficPolicy → routes whose extensionRef filters name it
 }
 
 // edge is a delegation from a parent route's rule to a child, with the child's rules that attach.
@@ -119,21 +126,44 @@ func NewTopology(objs []*unstructured.Unstructured) *World {
 // the policies alone is indexed at the cost of the policies, not of the topology.
 func (w *World) WithPolicies(objs []*unstructured.Unstructured) *World {
 	n := *w
-	n.Policies = map[Key]*Policy{}
+	policies := map[Key]*Policy{}
 	for _, u := range objs {
 		if u.GetKind() != TrafficPolicy {
 			continue
 		}
 		if p, errs := Read(u); len(errs) == 0 {
-			n.Policies[Key{u.GetNamespace(), u.GetName()}] = p
+			policies[Key{u.GetNamespace(), u.GetName()}] = p
 		}
 	}
-	n.attached = map[Target]map[Key][]*Policy{}
-	for _, pk := range n.policyKeys() {
-		n.attach(n.Policies[pk])
+	n.policies = pmap.Of(policies)
+	attached := map[Target]map[Key][]*Policy{}
+	for _, pk := range mapKeys(policies) {
+		p := policies[pk]
+		for _, pl := range n.places(p) {
+			m := attached[pl.target]
+			if m == nil {
+				m = map[Key][]*Policy{}
+				attached[pl.target] = m
+			}
+			m[pl.key] = append(m[pl.key], p)
+		}
+	}
+	n.attached = make(map[Target]*pmap.Map[Key, []*Policy], len(attached))
+	for t, m := range attached {
+		pm := pmap.Of(m)
+		n.attached[t] = &pm
 	}
 	return &n
 }
+
+// Policy is the TrafficPolicy of key k, nil if the world has none.
+func (w *World) Policy(k Key) *Policy {
+	p, _ := w.policies.Get(k)
+	return p
+}
+
+// Policies yields the world's TrafficPolicies by key, in no particular order.
+func (w *World) Policies() iter.Seq2[Key, *Policy] { return w.policies.All() }
 
 func modeOf(u *unstructured.Unstructured) Mode {
 	return ParseMode(u.GetAnnotations()[Annotation])
@@ -229,19 +259,21 @@ func (w *World) index() {
 	}
 }
 
-func (w *World) attach(p *Policy) {
+// place is where a policy attaches: an object of a kind (and section) of the world.
+type place struct {
+	target Target
+	key    Key
+}
+
+// places are where p attaches, once for each of its targetRefs and of the objects its selectors
+// select, in that order.
+func (w *World) places(p *Policy) []place {
+	var out []place
 	add := func(kind, name, section string) {
 		if kind == "XListenerSet" {
 			kind = "ListenerSet"
 		}
-		t := Target{Kind: kind, Section: section}
-		m := w.attached[t]
-		if m == nil {
-			m = map[Key][]*Policy{}
-			w.attached[t] = m
-		}
-		k := Key{p.Ref.Namespace, name}
-		m[k] = append(m[k], p)
+		out = append(out, place{Target{Kind: kind, Section: section}, Key{p.Ref.Namespace, name}})
 	}
 	for _, t := range p.Targets {
 		add(t.Kind, t.Name, t.Section)
@@ -251,6 +283,65 @@ func (w *World) attach(p *Policy) {
 			add(s.Kind, k.Name, s.Section)
 		}
 	}
+	return out
+}
+
+// WithPolicy is w with the TrafficPolicy of key k read as p (nil: none): the world WithPolicies
+// gives for w's policies with that one changed, sharing w's indexes but for the policy and the
+// lists of the objects the old and the new p attach to (persistent maps: w is unchanged). A
+// policy's write is indexed at the cost of those, not of reading every policy again.
+func (w *World) WithPolicy(k Key, p *Policy) *World {
+	n := *w
+	n.attached = maps.Clone(w.attached)
+	list := func(pl place) []*Policy {
+		if m := n.attached[pl.target]; m != nil {
+			ps, _ := m.Get(pl.key)
+			return ps
+		}
+		return nil
+	}
+	set := func(pl place, ps []*Policy) { // as WithPolicies leaves them: no empty list or map
+		m := n.attached[pl.target]
+		if m == nil {
+			m = &pmap.Map[Key, []*Policy]{}
+		}
+		if len(ps) > 0 {
+			m = m.Set(pl.key, ps)
+		} else {
+			m = m.Delete(pl.key)
+		}
+		if m.Len() == 0 {
+			delete(n.attached, pl.target)
+			return
+		}
+		n.attached[pl.target] = m
+	}
+	if old := w.Policy(k); old != nil {
+		n.policies = *n.policies.Delete(k)
+		for _, pl := range w.places(old) {
+			set(pl, slices.DeleteFunc(slices.Clone(list(pl)), func(q *Policy) bool { return q == old }))
+		}
+	}
+	if p == nil {
+		return &n
+	}
+	n.policies = *n.policies.Set(k, p)
+	for _, pl := range n.places(p) {
+		// The lists hold the policies in the order of their keys (WithPolicies attaches them so),
+		// each policy's places together.
+		ps := list(pl)
+		i := sort.Search(len(ps), func(i int) bool { return !keyLess(ps[i].Ref, k) })
+		set(pl, slices.Insert(slices.Clone(ps), i, p))
+	}
+	return &n
+}
+
+// keyLess is sortKeys's order.
+func keyLess(a, b Key) bool {
+	if a.Namespace != b.Namespace {
+		return a.Namespace < b.Namespace
+	}
+	return a.Name < b.Name
 }
 
 // selected are the objects of s's kind (HTTPRoute, Gateway or ListenerSet) in ns whose labels
@@ -290,12 +381,15 @@ func matches(labels, want map[string]string) bool {
 
 // On returns the policies attached to the object (kind, key) at section ("" for the whole object).
 func (w *World) On(kind string, k Key, section string) []*Policy {
-	return w.attached[Target{Kind: kind, Section: section}][k]
+	m := w.attached[Target{Kind: kind, Section: section}]
+	if m == nil {
+		return nil
+	}
+	ps, _ := m.Get(k)
+	return ps
 }
 
 func (w *World) routeKeys() []Key { return mapKeys(w.Routes) }
-
-func (w *World) policyKeys() []Key { return mapKeys(w.Policies) }
 
 func mapKeys[V any](m map[Key]V) []Key {
 	out := make([]Key, 0, len(m))
@@ -307,10 +401,5 @@ func mapKeys[V any](m map[Key]V) []Key {
 }
 
 func sortKeys(ks []Key) {
-	sort.Slice(ks, func(i, j int) bool {
-		if ks[i].Namespace != ks[j].Namespace {
-			return ks[i].Namespace < ks[j].Namespace
-		}
-		return ks[i].Name < ks[j].Name
-	})
+	sort.Slice(ks, func(i, j int) bool { return keyLess(ks[i], ks[j]) })
 }

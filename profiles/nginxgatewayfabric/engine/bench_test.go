@@ -47,13 +47,7 @@ spec:
 func BenchmarkWrite(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
 		w := benchWorld(b, n)
-		p := policy(&testing.T{}, `
-apiVersion: gateway.nginx.org/v1alpha1
-kind: ClientSettingsPolicy
-metadata: {name: new, namespace: shop}
-spec:
-  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: r5}
-  keepAlive: {requests: 10}`)
+		p := routeCSP("new", "r5")
 		w.Project(Write{New: p}) // the index, once
 		b.Run(fmt.Sprintf("routes=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
@@ -62,4 +56,34 @@ spec:
 			}
 		})
 	}
+}
+
+// BenchmarkWithPolicy steps worlds of 1,000 and 10,000 routes (101 and 1,001 policies) with one
+// route policy's write, as a policy's event or a swapped pair's trial does: it copies the policies
+// and their indexes, so it grows with the policies (a build reads every one of them and indexes the
+// routes again).
+func BenchmarkWithPolicy(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		w := benchWorld(b, n)
+		p := routeCSP("csp10", "r10") // one the world holds: a write replaces it
+		w.targets()                   // the index, once
+		b.Run(fmt.Sprintf("routes=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = w.WithPolicy(p.Kind, p.Ref, p)
+			}
+		})
+	}
+}
+
+// routeCSP is a ClientSettingsPolicy of namespace shop named name on the route, setting keep-alive
+// requests.
+func routeCSP(name, route string) *Policy {
+	return policy(&testing.T{}, sprintf(`
+apiVersion: gateway.nginx.org/v1alpha1
+kind: ClientSettingsPolicy
+metadata: {name: %s, namespace: shop}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: %s}
+  keepAlive: {requests: 10}`, name, route))
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/precedent-dev/precedent/internal/topology"
 	"github.com/precedent-dev/precedent/internal/warning"
+	"github.com/precedent-dev/precedent/profiles/internal/pmap"
 )
 
 // The codes of what a write of NGINX Gateway Fabric's policies gets.
@@ -147,12 +148,12 @@ func (w *World) relatedTo(queue []targetKey, wr Write) []*Policy {
 
 // policiesOn are the policies on tk before wr: the world's, with wr.Old in place of the world's
 // policy of wr's kind and name.
-func policiesOn(idx map[targetKey][]*Policy, tk targetKey, wr Write) []*Policy {
+func policiesOn(idx *pmap.Map[targetKey, []*Policy], tk targetKey, wr Write) []*Policy {
 	name := wr.New
 	if name == nil {
 		name = wr.Old
 	}
-	ps := idx[tk]
+	ps, _ := idx.Get(tk)
 	if name == nil || name.Kind != tk.kind || name.Ref.Namespace != tk.ns {
 		return ps
 	}
@@ -272,4 +273,38 @@ func sortedCopy(l []string) []string {
 	out := append([]string(nil), l...)
 	sort.Strings(out)
 	return out
+}
+
+// Readers says whose projection of a create may read one of ps (policies of the world): those
+// related to them (sharing a target of their kind, and so on: related), and those of a Gateway
+// whose paths hold a route one of these targets, which overridden reads with the route's related
+// policies. A projection reads no other stored policy, and a policy of another kind never.
+func (w *World) Readers(ps []*Policy) func(kind string, ref Ref) bool {
+	var queue []targetKey
+	for _, p := range ps {
+		for _, t := range p.Targets {
+			queue = append(queue, targetKey{p.Kind, p.Ref.Namespace, t.Kind, t.Name})
+		}
+	}
+	out := map[key]bool{}
+	for _, p := range ps {
+		out[key{p.Kind, p.Ref}] = true
+	}
+	var gateways []targetKey
+	for _, q := range w.relatedTo(queue, Write{}) {
+		out[key{q.Kind, q.Ref}] = true
+		for _, t := range q.Targets {
+			if !routeKind(t.Kind) {
+				continue
+			}
+			for _, i := range w.Graph.PathsFor(topology.Target{Kind: t.Kind, Namespace: q.Ref.Namespace, Name: t.Name}) {
+				gw := w.Graph.Paths[i].Gateway
+				gateways = append(gateways, targetKey{q.Kind, gw.Namespace, "Gateway", gw.Name})
+			}
+		}
+	}
+	for _, q := range w.relatedTo(gateways, Write{}) {
+		out[key{q.Kind, q.Ref}] = true
+	}
+	return func(kind string, ref Ref) bool { return out[key{kind, ref}] }
 }

@@ -10,6 +10,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/precedent-dev/precedent/internal/topology"
+	"github.com/precedent-dev/precedent/profiles/internal/pmap"
 )
 
 // World is what the engine decides over: the topology graph, the HTTPRoutes and GRPCRoutes whole
@@ -36,8 +37,8 @@ type World struct {
 // indexes are a world's policies by target and by reference, and the indexes of its routes.
 type indexes struct {
 	targetOnce sync.Once
-	byTarget   map[targetKey][]*Policy
-	byRef      map[key]*Policy
+	byTarget   pmap.Map[targetKey, []*Policy] // persistent: a step (WithPolicy) shares all but its change
+	byRef      pmap.Map[key, *Policy]
 	routes     *routeIndexes
 }
 
@@ -117,7 +118,8 @@ func (w *World) Prepared() *World {
 // Find returns the policy of kind named ref, nil if the world has none.
 func (w *World) Find(kind string, ref Ref) *Policy {
 	w.targets()
-	return w.idx.byRef[key{kind, ref}]
+	p, _ := w.idx.byRef.Get(key{kind, ref})
+	return p
 }
 
 func (w *World) indexes() *indexes {
@@ -162,20 +164,21 @@ func keys[V any](m map[topology.Key]V) []topology.Key {
 }
 
 // targets returns the index of the policies by target.
-func (w *World) targets() map[targetKey][]*Policy {
+func (w *World) targets() *pmap.Map[targetKey, []*Policy] {
 	idx := w.indexes()
 	idx.targetOnce.Do(func() {
-		idx.byTarget = map[targetKey][]*Policy{}
-		idx.byRef = make(map[key]*Policy, len(w.Policies))
+		byTarget := map[targetKey][]*Policy{}
+		byRef := make(map[key]*Policy, len(w.Policies))
 		for _, p := range w.Policies {
-			idx.byRef[key{p.Kind, p.Ref}] = p
+			byRef[key{p.Kind, p.Ref}] = p
 			for _, t := range p.Targets {
 				tk := targetKey{p.Kind, p.Ref.Namespace, t.Kind, t.Name}
-				idx.byTarget[tk] = append(idx.byTarget[tk], p)
+				byTarget[tk] = append(byTarget[tk], p)
 			}
 		}
+		idx.byTarget, idx.byRef = pmap.Of(byTarget), pmap.Of(byRef)
 	})
-	return idx.byTarget
+	return &idx.byTarget
 }
 
 // The reasons of a status, as NGINX Gateway Fabric writes them (internal/controller/state/conditions).

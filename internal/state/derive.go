@@ -46,7 +46,7 @@ func (s *State) Graph() *topology.Graph {
 }
 
 // Objects returns the stored objects of a watched kind gk (a managed kind's policies, or a kind a
-// profile watches: WatchProfiles), in no order. They are shared: read only.
+// profile watches: WatchProfiles), in address order (values). They are shared: read only.
 func (s *State) Objects(gk schema.GroupKind) []*unstructured.Unstructured {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -89,19 +89,20 @@ func (s *State) WatchRead(gk schema.GroupKind) (ready bool, err error) {
 // Labeled is source.Labeled: a topology object with its labels, what label selectors select.
 type Labeled = source.Labeled
 
-// Labeled lists the Gateways and routes with their labels, and the labels of each namespace.
+// Labeled lists the Gateways and routes with their labels (in address order: values), and the
+// labels of each namespace.
 func (s *State) Labeled() ([]Labeled, map[string]map[string]string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]Labeled, 0, len(s.gateways)+len(s.httpRoutes)+len(s.grpcRoutes))
-	for n, o := range s.gateways {
-		out = append(out, Labeled{Kind: "Gateway", Namespace: n.Namespace, Name: n.Name, Labels: o.Labels})
+	for _, o := range values(s.gateways) {
+		out = append(out, Labeled{Kind: "Gateway", Namespace: o.Namespace, Name: o.Name, Labels: o.Labels})
 	}
-	for n, o := range s.httpRoutes {
-		out = append(out, Labeled{Kind: "HTTPRoute", Namespace: n.Namespace, Name: n.Name, Labels: o.Labels})
+	for _, o := range values(s.httpRoutes) {
+		out = append(out, Labeled{Kind: "HTTPRoute", Namespace: o.Namespace, Name: o.Name, Labels: o.Labels})
 	}
-	for n, o := range s.grpcRoutes {
-		out = append(out, Labeled{Kind: "GRPCRoute", Namespace: n.Namespace, Name: n.Name, Labels: o.Labels})
+	for _, o := range values(s.grpcRoutes) {
+		out = append(out, Labeled{Kind: "GRPCRoute", Namespace: o.Namespace, Name: o.Name, Labels: o.Labels})
 	}
 	ns := make(map[string]map[string]string, len(s.nsLabels))
 	for n, l := range s.nsLabels {

@@ -219,13 +219,7 @@ func TestReadsDuringChanges(t *testing.T) {
 			k = x
 		}
 	}
-	inf := statetest.New(t)
-	st := state.New(logr.Discard())
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	if err := st.Watch(ctx, inf, []policy.Kind{k}); err != nil {
-		t.Fatal(err)
-	}
+	st, inf := watching(t, k)
 	cond, err := cel.New(0)
 	if err != nil {
 		t.Fatal(err)
@@ -277,4 +271,18 @@ func TestReadsDuringChanges(t *testing.T) {
 	if diff := cmp.Diff(answers(have.snapshot(k, cond), probe), answers(st.Snapshot(k, cond), probe)); diff != "" {
 		t.Fatalf("after the changes, the state differs from a full build (-full +incremental):\n%s", diff)
 	}
+}
+
+// watching is a State watching kind k through fake informers; its background work stops when the
+// test ends.
+func watching(t *testing.T, k policy.Kind) (*state.State, *statetest.Informers) {
+	t.Helper()
+	inf := statetest.New(t)
+	st := state.New(logr.Discard())
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	if err := st.Watch(ctx, inf, []policy.Kind{k}); err != nil {
+		t.Fatal(err)
+	}
+	return st, inf
 }

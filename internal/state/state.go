@@ -699,14 +699,10 @@ func (s *State) builder(ctx context.Context) {
 	}
 }
 
-// policyObjects lists the stored policies of kind gk (mu held). Informer objects are never modified,
-// so they can be read after mu is released.
+// policyObjects lists the stored policies of kind gk in address order (values; mu held). Informer
+// objects are never modified, so they can be read after mu is released.
 func (s *State) policyObjects(gk schema.GroupKind) []*unstructured.Unstructured {
-	objs := make([]*unstructured.Unstructured, 0, len(s.policies[gk]))
-	for _, u := range s.policies[gk] {
-		objs = append(objs, u)
-	}
-	return objs
+	return values(s.policies[gk])
 }
 
 // topoRefs lists the topology objects (mu held). Informer objects are never modified, so they

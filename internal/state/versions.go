@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/precedent-dev/precedent/internal/addrorder"
 	"github.com/precedent-dev/precedent/internal/policy"
 	"github.com/precedent-dev/precedent/internal/topology"
 )
@@ -246,14 +247,9 @@ func (s *State) watchTopology(ctx context.Context, c cache.Informers, t topoKind
 	return nil
 }
 
-// values lists the objects of a map, in no order.
-func values[K comparable, T any](m map[K]*T) []*T {
-	out := make([]*T, 0, len(m))
-	for _, o := range m {
-		out = append(out, o)
-	}
-	return out
-}
+// values lists the objects of a map in address order (package addrorder): about the order the
+// informer delivered them in, so that a build reads the heap forward.
+func values[K comparable, T any](m map[K]*T) []*T { return addrorder.Values(m) }
 
 // TopologyKinds are the kinds the state watches for the topology whatever the profiles and the
 // settings say: the Gateway API kinds (the optional ones once their CRDs are installed) and the

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -58,7 +60,7 @@ spec:
 `).Index()
 	for _, version := range []string{Version26, VersionMain} {
 		want := map[string][]topology.Key{}
-		for kind, routes := range map[string][]topology.Key{"HTTPRoute": keys(w.HTTPRoutes), "GRPCRoute": keys(w.GRPCRoutes)} {
+		for kind, routes := range map[string][]topology.Key{"HTTPRoute": slices.Collect(maps.Keys(w.HTTPRoutes)), "GRPCRoute": slices.Collect(maps.Keys(w.GRPCRoutes))} {
 			for _, k := range routes {
 				for _, hp := range w.hostPortPaths(kind, k, version, nil) {
 					want[hp] = append(want[hp], k)

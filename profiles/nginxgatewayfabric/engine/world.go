@@ -9,6 +9,7 @@ import (
 
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/precedent-dev/precedent/internal/addrorder"
 	"github.com/precedent-dev/precedent/internal/topology"
 	"github.com/precedent-dev/precedent/profiles/internal/pmap"
 )
@@ -141,7 +142,9 @@ func (w *World) sharingOf(version string) map[string][]topology.Key {
 	// rehashing, a 10x world's index cost a pass over its table at each doubling.
 	idx := make(map[string][]topology.Key, len(w.HTTPRoutes)+len(w.GRPCRoutes))
 	lc := newListenerCache(w.Graph)
-	for kind, ks := range map[string][]topology.Key{"HTTPRoute": keys(w.HTTPRoutes), "GRPCRoute": keys(w.GRPCRoutes)} {
+	// The routes in the address order of their objects (package addrorder): the walk reads the
+	// routes' matches from the heap forward, not at a random place per route.
+	for kind, ks := range map[string][]topology.Key{"HTTPRoute": addrorder.Keys(w.HTTPRoutes), "GRPCRoute": addrorder.Keys(w.GRPCRoutes)} {
 		for _, k := range ks {
 			for _, hp := range w.hostPortPaths(kind, k, version, lc) {
 				idx[hp] = append(idx[hp], k)
@@ -153,14 +156,6 @@ func (w *World) sharingOf(version string) map[string][]topology.Key {
 	}
 	sh.by[version] = idx
 	return idx
-}
-
-func keys[V any](m map[topology.Key]V) []topology.Key {
-	out := make([]topology.Key, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
 }
 
 // targets returns the index of the policies by target.

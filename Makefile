@@ -223,7 +223,7 @@ bench-scale: ## A replica at 1x and 10x the benchmark world: ready time (informe
 	$(GO) test -run '^$$' -bench '^BenchmarkScale(Profiles)?$$' -benchtime 1x -timeout 30m ./webhook
 
 .PHONY: bench-offline
-bench-offline: ## The CI path at real size: validate -f (also with config/kgateway's settings) and effective -o json over the generated world at 1x (16,051 objects) and 10x (160,051), and validate -f with config/nginx-gateway-fabric's over the world with its policies (26,051 and 260,051), wall time and peak RSS, against d6284c5's binary in the same run (but for kgateway's and NGINX Gateway Fabric's) (BENCH_ARGS='-offline-scales 1 -offline-against ""').
+bench-offline: ## The CI path at real size: validate -f (also with config/kgateway's settings) and effective -o json over the generated world at 1x (16,051 objects) and 10x (160,051), and validate -f with config/nginx-gateway-fabric's over the world with its policies (26,051 and 260,051), and both profiles' validate over worlds with their policies in undated pairs (the creation-order check), wall time and peak RSS, against d6284c5's binary in the same run (but for kgateway's and NGINX Gateway Fabric's) (BENCH_ARGS='-offline-scales 1 -offline-against ""').
 	$(GO) test $(BENCH_FLAGS) -timeout 60m -run '^TestOfflineScale$$' ./test/bench $(if $(BENCH_ARGS),-args $(BENCH_ARGS))
 
 # Go minimizes each new interesting input for up to -fuzzminimizetime (default 60s) before fuzzing

@@ -39,12 +39,36 @@ var otherService = Selector{Service: "\x00"}
 // tailReady says whether a mesh-level policy is one whose write (or replacement) meshWrite
 // answers: a tail member that selects every Dataplane of the proxy types it lists (proxyTypes, all
 // when none; no namespace rule), so that the write joins whole classes (joins), whose from entries
-// (from items, or Kuma's MeshTimeout catch-all rules) all select every source (fromOnMesh).
+// (from items, or Kuma's MeshTimeout catch-all rules) select every source or the sources of one
+// service by name (fromTail).
 func tailReady(p *Policy) bool {
 	if p.Kuma() && (p.Role == RoleConsumer || p.Role == RoleWorkloadOwner) {
 		return false
 	}
-	return tailMember(p) && fromOnMesh(p)
+	return tailMember(p) && fromTail(p)
+}
+
+// fromTail says whether every from entry of p targets the Mesh or one service by name (tailItem):
+// a written policy's from entries meshWrite merges once per from shape and service they name,
+// when no head claims anything on a source (bareFrom).
+func fromTail(p *Policy) bool {
+	for _, e := range Entries([]*Policy{p}, From) {
+		if r := &e.Element.TargetRef; r.Kind != Mesh && !tailItem(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// fromServices are the services p's from entries name (fromTail).
+func fromServices(p *Policy) map[string]bool {
+	named := map[string]bool{}
+	for _, e := range Entries([]*Policy{p}, From) {
+		if r := &e.Element.TargetRef; r.Kind != Mesh {
+			named[r.Name] = true
+		}
+	}
+	return named
 }
 
 // fromOnMesh says whether every from entry of p targets the Mesh (Kuma's `from: [{targetRef:
@@ -156,6 +180,7 @@ type tail struct {
 	// every member's from entries are on the Mesh: their outcomes come from the from shapes
 	fromShapes bool
 	claims     map[*Policy]claimIndex
+	fromNamed  map[string]bool // the services the written policy's from entries name
 	named      map[string]bool // the services the to entries name
 	services   []string        // named, sorted
 }
@@ -192,6 +217,9 @@ func (x *Index) tailOf(written *Policy) (t tail, ok bool) {
 		bySlot[pe.slot] = pe.p
 	}
 	if !t.fromShapes && (hasFrom([]*Policy{written}) || oldE.p != nil && hasFrom([]*Policy{oldE.p})) {
+		return t, false
+	}
+	if t.fromNamed = fromServices(written); len(t.fromNamed) > 0 && !x.bareFrom() {
 		return t, false
 	}
 	t.named = namedServices(Entries(append([]*Policy{written}, t.members...), To))
@@ -321,15 +349,65 @@ func (x *Index) tailStats(t tail) map[elemKey]*tailStat {
 			}
 		}
 	}
-	sources := t.fromShapes && x.groups.Len() > 0
+	var sources []*Selector
+	if t.fromShapes && x.groups.Len() > 0 {
+		sources = x.fromTargets(t.fromNamed)
+	}
 	for it := x.shapes.Iterator(); !it.Done(); {
 		key, sc, _ := it.Next()
 		switch {
-		case sc.from && sources:
-			mergeTail(out, t.from[sc.variant], From, &otherService, sc.cells, nil)
+		case sc.from:
+			for _, target := range sources {
+				mergeTail(out, t.from[sc.variant], From, target, sc.cells, nil)
+			}
 		case !sc.from && sc.n-left[key] > 0:
 			mergeTail(out, t.entries[sc.variant], To, &otherService, sc.cells, nil)
 		}
+	}
+	return out
+}
+
+// bareFrom says whether no head claims anything on any source: every from shape is without
+// cells. Then every (class, group of sources) pair has the same head claims, none, and a tail from
+// entry on a service meets them on the sources of its service, whatever the class.
+func (x *Index) bareFrom() bool {
+	for it := x.shapes.Iterator(); !it.Done(); {
+		if _, sc, _ := it.Next(); sc.from && len(sc.cells) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// fromTargets are the sources the tail's from entries tell apart, one selector each: the services
+// named (sorted) that have sources, and otherService when some source is of none of them. With
+// none named, otherService stands for every source. Every class meets each of them (a class's
+// from entries are merged for every group of sources), so with bare from shapes (bareFrom) the
+// tail's from entries are merged once per from shape and target.
+func (x *Index) fromTargets(named map[string]bool) []*Selector {
+	services := make([]string, 0, len(named))
+	for s := range named {
+		services = append(services, s)
+	}
+	sort.Strings(services)
+	var out []*Selector
+	of := 0 // the sources of the services named
+	for _, s := range services {
+		set, _ := x.srcTags.Get(ServiceTag + "=" + s)
+		n := 0
+		for it := set.Iterator(); !it.Done(); {
+			k, _, _ := it.Next()
+			if src, ok := x.sources.Get(k); ok && src.sel.service() == s {
+				n++
+			}
+		}
+		if n > 0 {
+			out = append(out, &Selector{Service: s})
+		}
+		of += n
+	}
+	if x.sources.Len() > of {
+		out = append(out, &otherService)
 	}
 	return out
 }

@@ -99,13 +99,16 @@ func (w *meshWorld) otherPolicy() Policy {
 // their warning lines how many there were, how many counted blockers left out of their list ("and
 // N more"), how many were about another policy that the write newly shadows, how many named a head
 // through a to item on a service, and how many were about a from entry of the written policy;
-// restricted: written policies with proxyTypes answered.
-type meshWriteCounts struct{ fast, named, from, restricted, lines, more, others, serviceItems, fromItems int }
+// restricted: written policies with proxyTypes answered; fromService: with from items on a
+// service, answered from bare from shapes (bareFrom).
+type meshWriteCounts struct {
+	fast, named, from, fromService, restricted, lines, more, others, serviceItems, fromItems int
+}
 
 func (c *meshWriteCounts) add(d meshWriteCounts) {
 	c.fast, c.named, c.lines, c.more, c.others = c.fast+d.fast, c.named+d.named, c.lines+d.lines, c.more+d.more, c.others+d.others
 	c.serviceItems, c.from, c.fromItems = c.serviceItems+d.serviceItems, c.from+d.from, c.fromItems+d.fromItems
-	c.restricted += d.restricted
+	c.restricted, c.fromService = c.restricted+d.restricted, c.fromService+d.fromService
 }
 
 // TestMeshWriteAgreesWithWholeRecomputation applies random events (Dataplanes, policies at every
@@ -115,7 +118,9 @@ func (c *meshWriteCounts) add(d meshWriteCounts) {
 // recomputation of the classes the write changes (classWrite) and with the plain analysis of the
 // whole mesh before and after the write (WriteWarningsAt), capped and uncapped.
 // Writes with from entries on the Mesh are answered from the from shapes: every run must have
-// some, and some warned about a from entry of the written policy. MeshTrafficPermission has from
+// some, and some warned about a from entry of the written policy; and, where from items on a
+// service are generated, some writes with them answered from bare from shapes (no head claims on
+// any source). MeshTrafficPermission has from
 // items only.
 func TestMeshWriteAgreesWithWholeRecomputation(t *testing.T) {
 	runs := []struct {
@@ -138,6 +143,9 @@ func TestMeshWriteAgreesWithWholeRecomputation(t *testing.T) {
 		}
 		if n.from == 0 || n.fromItems == 0 || n.lines == 0 || n.others == 0 {
 			t.Errorf("%s on %s: %+v: no write with from items on the Mesh was answered from the heads, or none warned", r.kind, r.v, n)
+		}
+		if r.kind != kumaTimeout && n.fromService == 0 { // Kuma's MeshTimeout: from Mesh only
+			t.Errorf("%s on %s: %+v: no write with from items on a service was answered from the heads", r.kind, r.v, n)
 		}
 		if r.kind == kumaTimeout && n.restricted == 0 {
 			t.Errorf("%s on %s: %+v: no write with proxyTypes was answered from the heads", r.kind, r.v, n)
@@ -231,6 +239,9 @@ func compareMeshWrite(x *Index, p Policy, pl []Policy, dl []Dataplane, capped bo
 	from := hasFrom([]*Policy{&p})
 	if from {
 		n.from++
+	}
+	if len(fromServices(&p)) > 0 {
+		n.fromService++
 	}
 	if len(p.TargetRef.ProxyTypes) > 0 {
 		n.restricted++
@@ -341,6 +352,51 @@ func fromHeadCases(t *testing.T) []headCase {
 			written: rules("base", "{kind: Mesh}", "idleTimeout: 2s"),
 			want:    []string{"PRC-W014 MeshTimeout kuma-system/base never takes effect on any Dataplane: every field it sets is decided by kuma-system/api-rules, kuma-system/web-rules"},
 		},
+		// No head claims anything on a source (bareFrom): a from item on a service meets every
+		// class on that service's sources.
+		{
+			// z-new comes first (the later name) and claims connectTimeout on web's sources only.
+			name: "a from item on a service leaves a mesh-level from item the other sources", heads: []Policy{mt("m-low", mesh, "", obj("connectTimeout", "3s"))},
+			dps:     twoServices,
+			written: mt("z-new", mesh, "web", obj("connectTimeout", "1s")),
+		},
+		{
+			name: "a from item on a service blocked by a mesh-level from item on the Mesh", heads: []Policy{mt("z-high", mesh, "", obj("connectTimeout", "3s"))},
+			dps:     twoServices,
+			written: mt("a-new", mesh, "web", obj("connectTimeout", "1s")),
+			want:    []string{"PRC-W014 MeshTimeout kuma-system/a-new never takes effect on any Dataplane: every field it sets is decided by kuma-system/z-high"},
+		},
+		{
+			name: "a mesh-level from item newly shadowed by from items on each service", heads: []Policy{mt("m-low", mesh, "", obj("connectTimeout", "3s"))},
+			dps:     twoServices,
+			written: mt("z-new", mesh, "web", obj("connectTimeout", "1s"), "api", obj("connectTimeout", "2s")),
+			want:    []string{"PRC-W014 MeshTimeout kuma-system/m-low never takes effect on any Dataplane: every field it sets is decided by kuma-system/z-new"},
+		},
+		{
+			name: "a from item on a service without sources", heads: []Policy{mt("m-low", mesh, "", obj("connectTimeout", "3s"))},
+			dps:     twoServices,
+			written: mt("z-new", mesh, "backend", obj("connectTimeout", "1s")),
+		},
+	}
+}
+
+// TestMeshWriteLeavesClaimedFromServiceToClasses: a written from item on a service where a head
+// claims something on some source is left to the classes (the shapes per group it names are not
+// kept), and the index still answers as the plain analysis does.
+func TestMeshWriteLeavesClaimedFromServiceToClasses(t *testing.T) {
+	dps := []Dataplane{proxy("web-1", map[string]string{ServiceTag: "web"}, "backend"), proxy("api-1", map[string]string{ServiceTag: "api"})}
+	conf := map[string]interface{}{"connectTimeout": "1s"}
+	head := Policy{Kind: KindMeshTimeout, Namespace: "kuma-system", Name: "web-from-api", TargetRef: TargetRef{Kind: Service, Name: "web"},
+		From: []Element{NewElement(TargetRef{Kind: Service, Name: "api"}, conf)}}
+	written := Policy{Kind: KindMeshTimeout, Namespace: "kuma-system", Name: "base", TargetRef: TargetRef{Kind: Mesh},
+		From: []Element{NewElement(TargetRef{Kind: Service, Name: "api"}, conf)}}
+	heads := []Policy{head}
+	x := NewIndex(KindMeshTimeout, heads, dps)
+	if _, ok := x.meshWrite(&written, nil, false); ok {
+		t.Error("meshWrite answered a from item on a service where a head claims on the sources")
+	}
+	if diff := cmp.Diff(WriteWarnings(written, heads, dps, false), x.WriteWarnings(written, false), cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("the index differs from the plain analysis (-plain +index):\n%s", diff)
 	}
 }
 

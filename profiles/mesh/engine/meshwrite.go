@@ -181,6 +181,7 @@ type tail struct {
 	fromShapes bool
 	claims     map[*Policy]claimIndex
 	fromNamed  map[string]bool // the services the written policy's from entries name
+	plan       *fromPlan       // how the from entries meet those services' sources (fromNamed set)
 	named      map[string]bool // the services the to entries name
 	services   []string        // named, sorted
 }
@@ -219,8 +220,15 @@ func (x *Index) tailOf(written *Policy) (t tail, ok bool) {
 	if !t.fromShapes && (hasFrom([]*Policy{written}) || oldE.p != nil && hasFrom([]*Policy{oldE.p})) {
 		return t, false
 	}
-	if t.fromNamed = fromServices(written); len(t.fromNamed) > 0 && !x.bareFrom() {
-		return t, false
+	if t.fromNamed = fromServices(written); len(t.fromNamed) > 0 {
+		if !t.fromShapes {
+			return t, false
+		}
+		plan, ok := x.planFrom(written, t.fromNamed)
+		if !ok {
+			return t, false
+		}
+		t.plan = &plan
 	}
 	t.named = namedServices(Entries(append([]*Policy{written}, t.members...), To))
 	for s := range t.named {
@@ -349,17 +357,19 @@ func (x *Index) tailStats(t tail) map[elemKey]*tailStat {
 			}
 		}
 	}
-	var sources []*Selector
-	if t.fromShapes && x.groups.Len() > 0 {
-		sources = x.fromTargets(t.fromNamed)
+	sources := t.fromShapes && x.groups.Len() > 0
+	if sources && t.plan != nil {
+		for _, p := range t.plan.visit {
+			mergeTail(out, t.from[p.variant], From, p.target, p.cells, p.claims)
+		}
 	}
 	for it := x.shapes.Iterator(); !it.Done(); {
 		key, sc, _ := it.Next()
 		switch {
-		case sc.from:
-			for _, target := range sources {
-				mergeTail(out, t.from[sc.variant], From, target, sc.cells, nil)
-			}
+		case sc.from && sources && t.plan != nil:
+			t.plan.mergeShape(out, t.from[sc.variant], key, sc)
+		case sc.from && sources:
+			mergeTail(out, t.from[sc.variant], From, &otherService, sc.cells, nil)
 		case !sc.from && sc.n-left[key] > 0:
 			mergeTail(out, t.entries[sc.variant], To, &otherService, sc.cells, nil)
 		}
@@ -377,39 +387,6 @@ func (x *Index) bareFrom() bool {
 		}
 	}
 	return true
-}
-
-// fromTargets are the sources the tail's from entries tell apart, one selector each: the services
-// named (sorted) that have sources, and otherService when some source is of none of them. With
-// none named, otherService stands for every source. Every class meets each of them (a class's
-// from entries are merged for every group of sources), so with bare from shapes (bareFrom) the
-// tail's from entries are merged once per from shape and target.
-func (x *Index) fromTargets(named map[string]bool) []*Selector {
-	services := make([]string, 0, len(named))
-	for s := range named {
-		services = append(services, s)
-	}
-	sort.Strings(services)
-	var out []*Selector
-	of := 0 // the sources of the services named
-	for _, s := range services {
-		set, _ := x.srcTags.Get(ServiceTag + "=" + s)
-		n := 0
-		for it := set.Iterator(); !it.Done(); {
-			k, _, _ := it.Next()
-			if src, ok := x.sources.Get(k); ok && src.sel.service() == s {
-				n++
-			}
-		}
-		if n > 0 {
-			out = append(out, &Selector{Service: s})
-		}
-		of += n
-	}
-	if x.sources.Len() > of {
-		out = append(out, &otherService)
-	}
-	return out
 }
 
 // mergeTail merges the tail entries in direction d that select target after a head that claims

@@ -103,7 +103,8 @@ type tailStat struct {
 // heads, to entries on the to shapes and from entries on the from shapes, and names the head
 // elements that block the tail through the cells they claim: over every class for a policy in
 // every variant, over its variant's for one in a single variant. Its cost follows the number of
-// shapes and mesh-level policies, not of classes. ok is false when the write or the mesh is not of
+// shapes and mesh-level policies, not of classes (a from item on a service adds the classes whose
+// heads' from elements select its sources, meshfrom.go). ok is false when the write or the mesh is not of
 // that form, or when the rules of Kuma's MeshTrafficPermissions may change its answer (permsQuiet).
 func (x *Index) meshWrite(written *Policy, advice []string, capped bool) (lines []string, ok bool) {
 	if x.perms && !x.permsQuiet(written) || !tailReady(written) {
@@ -333,8 +334,10 @@ func (x *Index) joins(written *Policy, vt proxyKinds) join {
 // tailStats merges each variant's tail entries on top of the heads' claims, and sums each
 // element's outcomes: on each service the tail names, once per class with outbounds to it (the
 // classes such a write changes); on the other outbounds once per shape of the heads, leaving out
-// the shapes that only the visited classes' pairs on named services have; and, when the tail's
-// from entries are all on the Mesh and there are sources, its from entries once per from shape.
+// the shapes that only the visited classes' pairs on named services have; and, when the members'
+// from entries are all on the Mesh and there are sources, its from entries once per from shape,
+// or, when the written policy's name services (fromPlan), once per visited class's pair and per
+// from shape the other classes have (mergeShape).
 func (x *Index) tailStats(t tail) map[elemKey]*tailStat {
 	out := map[elemKey]*tailStat{}
 	left := map[string]int{} // shape key → the visited classes' pairs on named services of that shape

@@ -220,19 +220,7 @@ func (x *Index) sourcesSelectedBy(r *TargetRef) []string {
 
 // groupKey names the group of a source: the indexed from elements that select it.
 func (x *Index) groupKey(s *Selector) string {
-	var refs []fromRef
-	visit := func(k selKey) {
-		l, _ := x.fromBy.Get(k)
-		for _, f := range l {
-			if f.p.From[f.i].TargetRef.Selects(s) {
-				refs = append(refs, f)
-			}
-		}
-	}
-	visit(selKey{kind: 's', k: s.service()})
-	for k, v := range s.Tags {
-		visit(selKey{'t', k, v})
-	}
+	refs := x.fromRefsSelecting(s)
 	sort.Slice(refs, func(i, j int) bool {
 		if refs[i].slot != refs[j].slot {
 			return refs[i].slot < refs[j].slot

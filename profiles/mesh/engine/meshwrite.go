@@ -39,12 +39,36 @@ var otherService = Selector{Service: "\x00"}
 // tailReady says whether a mesh-level policy is one whose write (or replacement) meshWrite
 // answers: a tail member that selects every Dataplane of the proxy types it lists (proxyTypes, all
 // when none; no namespace rule), so that the write joins whole classes (joins), whose from entries
-// (from items, or Kuma's MeshTimeout catch-all rules) all select every source (fromOnMesh).
+// (from items, or Kuma's MeshTimeout catch-all rules) select every source or the sources of one
+// service by name (fromTail).
 func tailReady(p *Policy) bool {
 	if p.Kuma() && (p.Role == RoleConsumer || p.Role == RoleWorkloadOwner) {
 		return false
 	}
-	return tailMember(p) && fromOnMesh(p)
+	return tailMember(p) && fromTail(p)
+}
+
+// fromTail says whether every from entry of p targets the Mesh or one service by name (tailItem):
+// a written policy's from entries meshWrite merges once per from shape and service they name,
+// when no head claims anything on a source (bareFrom).
+func fromTail(p *Policy) bool {
+	for _, e := range Entries([]*Policy{p}, From) {
+		if r := &e.Element.TargetRef; r.Kind != Mesh && !tailItem(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// fromServices are the services p's from entries name (fromTail).
+func fromServices(p *Policy) map[string]bool {
+	named := map[string]bool{}
+	for _, e := range Entries([]*Policy{p}, From) {
+		if r := &e.Element.TargetRef; r.Kind != Mesh {
+			named[r.Name] = true
+		}
+	}
+	return named
 }
 
 // fromOnMesh says whether every from entry of p targets the Mesh (Kuma's `from: [{targetRef:
@@ -79,7 +103,8 @@ type tailStat struct {
 // heads, to entries on the to shapes and from entries on the from shapes, and names the head
 // elements that block the tail through the cells they claim: over every class for a policy in
 // every variant, over its variant's for one in a single variant. Its cost follows the number of
-// shapes and mesh-level policies, not of classes. ok is false when the write or the mesh is not of
+// shapes and mesh-level policies, not of classes (a from item on a service adds the classes whose
+// heads' from elements select its sources, meshfrom.go). ok is false when the write or the mesh is not of
 // that form, or when the rules of Kuma's MeshTrafficPermissions may change its answer (permsQuiet).
 func (x *Index) meshWrite(written *Policy, advice []string, capped bool) (lines []string, ok bool) {
 	if x.perms && !x.permsQuiet(written) || !tailReady(written) {
@@ -156,6 +181,8 @@ type tail struct {
 	// every member's from entries are on the Mesh: their outcomes come from the from shapes
 	fromShapes bool
 	claims     map[*Policy]claimIndex
+	fromNamed  map[string]bool // the services the written policy's from entries name
+	plan       *fromPlan       // how the from entries meet those services' sources (fromNamed set)
 	named      map[string]bool // the services the to entries name
 	services   []string        // named, sorted
 }
@@ -193,6 +220,16 @@ func (x *Index) tailOf(written *Policy) (t tail, ok bool) {
 	}
 	if !t.fromShapes && (hasFrom([]*Policy{written}) || oldE.p != nil && hasFrom([]*Policy{oldE.p})) {
 		return t, false
+	}
+	if t.fromNamed = fromServices(written); len(t.fromNamed) > 0 {
+		if !t.fromShapes {
+			return t, false
+		}
+		plan, ok := x.planFrom(written, t.fromNamed)
+		if !ok {
+			return t, false
+		}
+		t.plan = &plan
 	}
 	t.named = namedServices(Entries(append([]*Policy{written}, t.members...), To))
 	for s := range t.named {
@@ -297,8 +334,10 @@ func (x *Index) joins(written *Policy, vt proxyKinds) join {
 // tailStats merges each variant's tail entries on top of the heads' claims, and sums each
 // element's outcomes: on each service the tail names, once per class with outbounds to it (the
 // classes such a write changes); on the other outbounds once per shape of the heads, leaving out
-// the shapes that only the visited classes' pairs on named services have; and, when the tail's
-// from entries are all on the Mesh and there are sources, its from entries once per from shape.
+// the shapes that only the visited classes' pairs on named services have; and, when the members'
+// from entries are all on the Mesh and there are sources, its from entries once per from shape,
+// or, when the written policy's name services (fromPlan), once per visited class's pair and per
+// from shape the other classes have (mergeShape).
 func (x *Index) tailStats(t tail) map[elemKey]*tailStat {
 	out := map[elemKey]*tailStat{}
 	left := map[string]int{} // shape key → the visited classes' pairs on named services of that shape
@@ -322,9 +361,16 @@ func (x *Index) tailStats(t tail) map[elemKey]*tailStat {
 		}
 	}
 	sources := t.fromShapes && x.groups.Len() > 0
+	if sources && t.plan != nil {
+		for _, p := range t.plan.visit {
+			mergeTail(out, t.from[p.variant], From, p.target, p.cells, p.claims)
+		}
+	}
 	for it := x.shapes.Iterator(); !it.Done(); {
 		key, sc, _ := it.Next()
 		switch {
+		case sc.from && sources && t.plan != nil:
+			t.plan.mergeShape(out, t.from[sc.variant], key, sc)
 		case sc.from && sources:
 			mergeTail(out, t.from[sc.variant], From, &otherService, sc.cells, nil)
 		case !sc.from && sc.n-left[key] > 0:
@@ -332,6 +378,18 @@ func (x *Index) tailStats(t tail) map[elemKey]*tailStat {
 		}
 	}
 	return out
+}
+
+// bareFrom says whether no head claims anything on any source: every from shape is without
+// cells. Then every (class, group of sources) pair has the same head claims, none, and a tail from
+// entry on a service meets them on the sources of its service, whatever the class.
+func (x *Index) bareFrom() bool {
+	for it := x.shapes.Iterator(); !it.Done(); {
+		if _, sc, _ := it.Next(); sc.from && len(sc.cells) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // mergeTail merges the tail entries in direction d that select target after a head that claims

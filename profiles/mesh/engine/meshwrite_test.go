@@ -99,13 +99,16 @@ func (w *meshWorld) otherPolicy() Policy {
 // their warning lines how many there were, how many counted blockers left out of their list ("and
 // N more"), how many were about another policy that the write newly shadows, how many named a head
 // through a to item on a service, and how many were about a from entry of the written policy;
-// restricted: written policies with proxyTypes answered.
-type meshWriteCounts struct{ fast, named, from, restricted, lines, more, others, serviceItems, fromItems int }
+// restricted: written policies with proxyTypes answered; fromService: with from items on a
+// service answered, fromClaimed: of those, where heads claim something on some source (planFrom).
+type meshWriteCounts struct {
+	fast, named, from, fromService, fromClaimed, restricted, lines, more, others, serviceItems, fromItems int
+}
 
 func (c *meshWriteCounts) add(d meshWriteCounts) {
 	c.fast, c.named, c.lines, c.more, c.others = c.fast+d.fast, c.named+d.named, c.lines+d.lines, c.more+d.more, c.others+d.others
 	c.serviceItems, c.from, c.fromItems = c.serviceItems+d.serviceItems, c.from+d.from, c.fromItems+d.fromItems
-	c.restricted += d.restricted
+	c.restricted, c.fromService, c.fromClaimed = c.restricted+d.restricted, c.fromService+d.fromService, c.fromClaimed+d.fromClaimed
 }
 
 // TestMeshWriteAgreesWithWholeRecomputation applies random events (Dataplanes, policies at every
@@ -115,7 +118,8 @@ func (c *meshWriteCounts) add(d meshWriteCounts) {
 // recomputation of the classes the write changes (classWrite) and with the plain analysis of the
 // whole mesh before and after the write (WriteWarningsAt), capped and uncapped.
 // Writes with from entries on the Mesh are answered from the from shapes: every run must have
-// some, and some warned about a from entry of the written policy. MeshTrafficPermission has from
+// some, and some warned about a from entry of the written policy; and, where from items on a
+// service are generated, some writes with them answered, some where heads claim on sources. MeshTrafficPermission has from
 // items only.
 func TestMeshWriteAgreesWithWholeRecomputation(t *testing.T) {
 	runs := []struct {
@@ -138,6 +142,9 @@ func TestMeshWriteAgreesWithWholeRecomputation(t *testing.T) {
 		}
 		if n.from == 0 || n.fromItems == 0 || n.lines == 0 || n.others == 0 {
 			t.Errorf("%s on %s: %+v: no write with from items on the Mesh was answered from the heads, or none warned", r.kind, r.v, n)
+		}
+		if r.kind != kumaTimeout && (n.fromService == 0 || n.fromClaimed == 0) { // Kuma's MeshTimeout: from Mesh only
+			t.Errorf("%s on %s: %+v: no write with from items on a service was answered from the heads", r.kind, r.v, n)
 		}
 		if r.kind == kumaTimeout && n.restricted == 0 {
 			t.Errorf("%s on %s: %+v: no write with proxyTypes was answered from the heads", r.kind, r.v, n)
@@ -231,6 +238,12 @@ func compareMeshWrite(x *Index, p Policy, pl []Policy, dl []Dataplane, capped bo
 	from := hasFrom([]*Policy{&p})
 	if from {
 		n.from++
+	}
+	if len(fromServices(&p)) > 0 {
+		n.fromService++
+		if !x.bareFrom() {
+			n.fromClaimed++
+		}
 	}
 	if len(p.TargetRef.ProxyTypes) > 0 {
 		n.restricted++
@@ -340,6 +353,49 @@ func fromHeadCases(t *testing.T) []headCase {
 			dps:     twoServices,
 			written: rules("base", "{kind: Mesh}", "idleTimeout: 2s"),
 			want:    []string{"PRC-W014 MeshTimeout kuma-system/base never takes effect on any Dataplane: every field it sets is decided by kuma-system/api-rules, kuma-system/web-rules"},
+		},
+		// No head claims anything on a source (bareFrom): a from item on a service meets every
+		// class on that service's sources.
+		{
+			// z-new comes first (the later name) and claims connectTimeout on web's sources only.
+			name: "a from item on a service leaves a mesh-level from item the other sources", heads: []Policy{mt("m-low", mesh, "", obj("connectTimeout", "3s"))},
+			dps:     twoServices,
+			written: mt("z-new", mesh, "web", obj("connectTimeout", "1s")),
+		},
+		{
+			name: "a from item on a service blocked by a mesh-level from item on the Mesh", heads: []Policy{mt("z-high", mesh, "", obj("connectTimeout", "3s"))},
+			dps:     twoServices,
+			written: mt("a-new", mesh, "web", obj("connectTimeout", "1s")),
+			want:    []string{"PRC-W014 MeshTimeout kuma-system/a-new never takes effect on any Dataplane: every field it sets is decided by kuma-system/z-high"},
+		},
+		{
+			name: "a mesh-level from item newly shadowed by from items on each service", heads: []Policy{mt("m-low", mesh, "", obj("connectTimeout", "3s"))},
+			dps:     twoServices,
+			written: mt("z-new", mesh, "web", obj("connectTimeout", "1s"), "api", obj("connectTimeout", "2s")),
+			want:    []string{"PRC-W014 MeshTimeout kuma-system/m-low never takes effect on any Dataplane: every field it sets is decided by kuma-system/z-new"},
+		},
+		// Heads that claim on some sources: the classes whose heads' from elements select the
+		// sources of the named service are visited (planFrom), the others meet them without claims.
+		{
+			name: "a from item on a service blocked only by heads that claim on that service's sources",
+			heads: []Policy{heads[0], mt("api-from-api", svc("api"), "api", obj("connectTimeout", "1s")),
+				mt("api-from-web", svc("api"), "web", obj("connectTimeout", "1s"), "web", obj("http", obj("idleTimeout", "1s")))},
+			dps:     twoServices,
+			written: mt("base", mesh, "api", obj("connectTimeout", "2s")),
+			want:    []string{"PRC-W014 MeshTimeout kuma-system/base never takes effect on any Dataplane: every field it sets is decided by kuma-system/web-from-api, kuma-system/api-from-api"},
+		},
+		{
+			name: "a from item on a service claimed in some classes only takes effect in the others", heads: heads[:1], dps: twoServices,
+			written: mt("base", mesh, "api", obj("connectTimeout", "2s")),
+		},
+		{
+			name: "a from item on a service beside one on the Mesh, blocked by heads on the other sources", heads: heads[1:2], dps: twoServices,
+			written: mt("base", mesh, "api", obj("http", obj("idleTimeout", "2s")), "", obj("connectTimeout", "2s")),
+		},
+		{
+			name: "a from item on a service without sources", heads: []Policy{mt("m-low", mesh, "", obj("connectTimeout", "3s"))},
+			dps:     twoServices,
+			written: mt("z-new", mesh, "backend", obj("connectTimeout", "1s")),
 		},
 	}
 }

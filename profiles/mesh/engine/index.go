@@ -34,6 +34,7 @@ type Index struct {
 
 	dps      immutable.Map[string, *dpEntry] // by "namespace/name"
 	gateways int                             // the Dataplanes that are gateways (proxyTypes Gateway)
+	inNs     immutable.Map[string, int]      // namespace → its Dataplanes (a namespace role's reach, meshWrite)
 	inTags   immutable.Map[string, keySet]   // inbound tags "k=v" → Dataplanes
 	names    immutable.Map[string, keySet]   // "name=NAME" → Dataplanes
 	labels   immutable.Map[string, keySet]   // metadata labels "k=v" → Dataplanes
@@ -144,7 +145,7 @@ func NewIndexAt(v Version, kind string, policies []Policy, dataplanes []Dataplan
 		sources: newMap[string, *source](), srcTags: newMap[string, keySet](), groups: newMap[string, *group](),
 		agg: newMap[*Policy, map[elemKey]*counts](), perm: newMap[permissionKey, *permCount](),
 		shapes: newMap[string, *shapeCount](), claims: newClaimIndex(), variants: newMap[string, claimIndex](),
-		outCls: newMap[string, keySet]()}
+		outCls: newMap[string, keySet](), inNs: newMap[string, int]()}
 	if g, k, _ := strings.Cut(kind, "."); g == KindMeshTrafficPermission && k == KumaGroup {
 		x.perms = true
 	}

@@ -11,6 +11,7 @@ func (x *Index) buildDataplanes(t *txn, dataplanes []Dataplane) {
 		last[DataplaneKey(&dataplanes[i])] = i
 	}
 	dps := immutable.NewMapBuilder[string, *dpEntry](hasher[string]{})
+	inNs := map[string]int{}
 	ins, names, labels := map[string][]string{}, map[string][]string{}, map[string][]string{}
 	sources := map[string]*source{}
 	srcTags, groups := map[string][]string{}, map[string][]string{}
@@ -24,6 +25,7 @@ func (x *Index) buildDataplanes(t *txn, dataplanes []Dataplane) {
 		if e.dp.Gateway {
 			x.gateways++
 		}
+		inNs[e.dp.Namespace]++
 		in, name, label := e.indexKeys()
 		addAll(ins, in, key)
 		addAll(names, name, key)
@@ -46,6 +48,7 @@ func (x *Index) buildDataplanes(t *txn, dataplanes []Dataplane) {
 	}
 	x.dps, x.inTags, x.names, x.labels = *dps.Map(), setsOf(ins), setsOf(names), setsOf(labels)
 	x.sources = *immutable.NewMapOf[string, *source](hasher[string]{}, sources)
+	x.inNs = *immutable.NewMapOf[string, int](hasher[string]{}, inNs)
 	x.srcTags = setsOf(srcTags)
 	gb := immutable.NewMapBuilder[string, *group](hasher[string]{})
 	for g, members := range groups {

@@ -25,6 +25,7 @@ type meshWorld struct {
 	kind string // index kind, Kind.group
 	rng  *rand.Rand
 	tops map[string]string // policy name → its last targetRef, reused by some updates
+	ns   string            // meshPolicy's namespace, kuma-system when ""
 }
 
 func (w *meshWorld) pick(list ...string) string { return list[w.rng.Intn(len(list))] }
@@ -359,7 +360,7 @@ func outClasses(x *Index) map[string][]string {
 // headSums are the index's sums of the heads (heads.go) with the variants named by their policies'
 // IDs and the elements by ID and path: the shapes' counts (to and from shapes apart), and per
 // variant ("" for every class) the cells of each element and policy with their counts (the from
-// cells among them), the buckets and the number of heads lists.
+// cells among them), the buckets and the number of heads lists; and the Dataplanes per namespace.
 func headSums(x *Index) map[string]interface{} {
 	ids := map[int]string{}
 	for it := x.pols.Iterator(); !it.Done(); {
@@ -417,7 +418,12 @@ func headSums(x *Index) map[string]interface{} {
 		}
 		shapes[dir+variant(sc.variant)+" "+strings.Join(sc.cells, ",")] += sc.n
 	}
-	out := map[string]interface{}{"shapes": shapes, "": index(x.claims), "withRules": x.withRules}
+	inNs := map[string]int{}
+	for it := x.inNs.Iterator(); !it.Done(); {
+		ns, n, _ := it.Next()
+		inNs[ns] = n
+	}
+	out := map[string]interface{}{"shapes": shapes, "": index(x.claims), "withRules": x.withRules, "inNs": inNs}
 	for it := x.variants.Iterator(); !it.Done(); {
 		v, ix, _ := it.Next()
 		out[variant(v)] = index(ix)

@@ -89,12 +89,23 @@ func (t *txn) dataplane(key string, old, e *dpEntry) {
 		if old.dp.Gateway {
 			x.gateways--
 		}
+		x.countNamespace(old.dp.Namespace, -1)
 	}
 	if e != nil {
 		t.place(e, 1)
 		if e.dp.Gateway {
 			x.gateways++
 		}
+		x.countNamespace(e.dp.Namespace, 1)
+	}
+}
+
+// countNamespace adds d to the Dataplanes of namespace ns (inNs), dropping it at none.
+func (x *Index) countNamespace(ns string, d int) {
+	if n, _ := x.inNs.Get(ns); n+d > 0 {
+		x.inNs = *x.inNs.Set(ns, n+d)
+	} else {
+		x.inNs = *x.inNs.Delete(ns)
 	}
 }
 

@@ -37,15 +37,39 @@ func tailItem(r *TargetRef) bool {
 var otherService = Selector{Service: "\x00"}
 
 // tailReady says whether a mesh-level policy is one whose write (or replacement) meshWrite
-// answers: a tail member that selects every Dataplane of the proxy types it lists (proxyTypes, all
-// when none; no namespace rule), so that the write joins whole classes (joins), whose from entries
-// (from items, or Kuma's MeshTimeout catch-all rules) select every source or the sources of one
-// service by name (fromTail).
+// answers: a tail member whose from entries (from items, or Kuma's MeshTimeout catch-all rules)
+// select every source or the sources of one service by name (fromTail). The index also asks that
+// it select every Dataplane of the proxy types it lists or none (reach), so that the write joins
+// whole classes (joins).
 func tailReady(p *Policy) bool {
-	if p.Kuma() && (p.Role == RoleConsumer || p.Role == RoleWorkloadOwner) {
-		return false
-	}
 	return tailMember(p) && fromTail(p)
+}
+
+// reachKind is how many of an index's Dataplanes a policy's namespace rule leaves it.
+type reachKind int
+
+const (
+	reachAll reachKind = iota
+	reachNone
+	reachSome
+)
+
+// reach says how many of the index's Dataplanes p's namespace rule leaves it (Kuma's consumer and
+// workload-owner policies select the Dataplanes of their namespace only, SelectsProxy): all when it
+// has none or every Dataplane is in its namespace, none when none is, else some (inNs). A written
+// policy that reaches some only would join parts of classes' variants: meshWrite leaves it to the
+// classes.
+func (x *Index) reach(p *Policy) reachKind {
+	if !p.Kuma() || p.Role != RoleConsumer && p.Role != RoleWorkloadOwner {
+		return reachAll
+	}
+	switch n, _ := x.inNs.Get(p.Namespace); {
+	case n == 0:
+		return reachNone
+	case n == x.dps.Len():
+		return reachAll
+	}
+	return reachSome
 }
 
 // fromTail says whether every from entry of p targets the Mesh or one service by name (tailItem):
@@ -107,7 +131,7 @@ type tailStat struct {
 // heads' from elements select its sources, meshfrom.go). ok is false when the write or the mesh is not of
 // that form, or when the rules of Kuma's MeshTrafficPermissions may change its answer (permsQuiet).
 func (x *Index) meshWrite(written *Policy, advice []string, capped bool) (lines []string, ok bool) {
-	if x.perms && !x.permsQuiet(written) || !tailReady(written) {
+	if x.perms && !x.permsQuiet(written) || !tailReady(written) || x.reach(written) == reachSome {
 		return nil, false
 	}
 	t, ok := x.tailOf(written)
@@ -194,7 +218,7 @@ type tail struct {
 // classes it joins (joins).
 func (x *Index) tailOf(written *Policy) (t tail, ok bool) {
 	oldE, _ := x.pols.Get(written.ID())
-	if oldE.p != nil && !tailReady(oldE.p) {
+	if oldE.p != nil && (!tailReady(oldE.p) || x.reach(oldE.p) == reachSome) {
 		return t, false
 	}
 	t.fromShapes = true
@@ -310,15 +334,18 @@ const (
 	joinUnknown
 )
 
-// joins says whether written (tailReady: no namespace rule) joins the classes of a variant whose
-// classes are all of one proxy type when a mesh-level policy of it has that type only (vt, zero
-// when none has): it selects every Dataplane of the types it lists. It joins a variant of one type
-// when it lists that type; one of either type when it lists both, or when every Dataplane of the
-// mesh is of a type it lists; none when no Dataplane is.
+// joins says whether written (tailReady, whose namespace rule leaves it every Dataplane or none,
+// reach) joins the classes of a variant whose classes are all of one proxy type when a mesh-level
+// policy of it has that type only (vt, zero when none has): it selects every Dataplane of the types
+// it lists. It joins none when its namespace holds no Dataplane; else a variant of one type when it
+// lists that type; one of either type when it lists both, or when every Dataplane of the mesh is of
+// a type it lists; none when no Dataplane is.
 func (x *Index) joins(written *Policy, vt proxyKinds) join {
 	w := proxyKindsOf(written)
 	gateways, all := x.gateways, x.dps.Len()
 	switch {
+	case x.reach(written) == reachNone:
+		return joinNo
 	case vt.sidecar != vt.gateway && (vt.sidecar && w.sidecar || vt.gateway && w.gateway):
 		return joinYes
 	case vt.sidecar != vt.gateway:

@@ -34,7 +34,7 @@ func (w *meshWorld) meshPolicy(name string, fromPct, restrictPct int) Policy {
 	}
 	for n := 1 + w.rng.Intn(3); n > 0; n-- {
 		ref := "{kind: Mesh}"
-		if w.chance(40) {
+		if w.ns == "" && w.chance(40) { // in an app namespace, on the Mesh: a consumer policy
 			ref = "{kind: " + svcKind + ", name: " + w.pick("svc-0", "svc-1", "svc-2", "svc-5") + "}"
 		}
 		items = append(items, "{targetRef: "+ref+", "+w.pick(fields...)+"}")
@@ -75,13 +75,27 @@ func (w *meshWorld) meshPolicy(name string, fromPct, restrictPct int) Policy {
 		}
 		spec += ", from: [" + strings.Join(from, ", ") + "]"
 	}
-	doc := fmt.Sprintf("apiVersion: %s/v1alpha1\nkind: %s\nmetadata: {name: %s, namespace: kuma-system, labels: {kuma.io/mesh: default}}\nspec: {%s}\n",
-		group, kind, name, spec)
+	ns := w.ns
+	if ns == "" {
+		ns = "kuma-system"
+	}
+	doc := fmt.Sprintf("apiVersion: %s/v1alpha1\nkind: %s\nmetadata: {name: %s, namespace: %s, labels: {kuma.io/mesh: default}}\nspec: {%s}\n",
+		group, kind, name, ns, spec)
 	p, errs := Parse(obj(w.tb, doc))
 	if len(errs) > 0 {
 		w.tb.Fatalf("generated policy is invalid: %v\n%s", errs.ToAggregate(), doc)
 	}
 	return p
+}
+
+// rolePolicy is a mesh-level policy of meshPolicy named name in namespace ns, not Kuma's system
+// namespace: a consumer policy (to items, all on the Mesh, no from items) or, for a
+// MeshTrafficPermission, a workload-owner one (from items or rules only), which selects the
+// Dataplanes of ns only.
+func (w *meshWorld) rolePolicy(name, ns string) Policy {
+	w.ns = ns
+	defer func() { w.ns = "" }()
+	return w.meshPolicy(name, 0, 30)
 }
 
 // otherPolicy is a random policy of meshWorld that does not keep every mesh-level write from
@@ -100,15 +114,17 @@ func (w *meshWorld) otherPolicy() Policy {
 // N more"), how many were about another policy that the write newly shadows, how many named a head
 // through a to item on a service, and how many were about a from entry of the written policy;
 // restricted: written policies with proxyTypes answered; fromService: with from items on a
-// service answered, fromClaimed: of those, where heads claim something on some source (planFrom).
+// service answered, fromClaimed: of those, where heads claim something on some source (planFrom);
+// role: with a namespace role (Kuma's consumer and workload-owner policies) answered.
 type meshWriteCounts struct {
-	fast, named, from, fromService, fromClaimed, restricted, lines, more, others, serviceItems, fromItems int
+	fast, named, from, fromService, fromClaimed, restricted, role, lines, more, others, serviceItems, fromItems int
 }
 
 func (c *meshWriteCounts) add(d meshWriteCounts) {
 	c.fast, c.named, c.lines, c.more, c.others = c.fast+d.fast, c.named+d.named, c.lines+d.lines, c.more+d.more, c.others+d.others
 	c.serviceItems, c.from, c.fromItems = c.serviceItems+d.serviceItems, c.from+d.from, c.fromItems+d.fromItems
 	c.restricted, c.fromService, c.fromClaimed = c.restricted+d.restricted, c.fromService+d.fromService, c.fromClaimed+d.fromClaimed
+	c.role += d.role
 }
 
 // TestMeshWriteAgreesWithWholeRecomputation applies random events (Dataplanes, policies at every
@@ -148,6 +164,9 @@ func TestMeshWriteAgreesWithWholeRecomputation(t *testing.T) {
 		}
 		if r.kind == kumaTimeout && n.restricted == 0 {
 			t.Errorf("%s on %s: %+v: no write with proxyTypes was answered from the heads", r.kind, r.v, n)
+		}
+		if strings.HasSuffix(r.kind, "."+KumaGroup) && n.role == 0 {
+			t.Errorf("%s on %s: %+v: no write with a namespace role was answered from the heads", r.kind, r.v, n)
 		}
 	}
 }
@@ -192,6 +211,9 @@ func runMeshWrites(t *testing.T, kind string, v Version, seed int64, steps int) 
 		x, event = w.meshEvent(x, policies, dps, meshNames)
 		pl, dl := lists(policies, dps)
 		probes := []Policy{w.meshPolicy("a-new", 25, 0), w.meshPolicy("n-new", 25, 30), w.meshPolicy("z-new", 25, 0), w.meshPolicy(w.pick(meshNames...), 25, 30)}
+		if strings.HasSuffix(kind, "."+KumaGroup) { // namespace roles: some, every or no Dataplane
+			probes = append(probes, w.rolePolicy(w.pick("r-new", "m-3"), w.pick("kong-mesh-demo", "other", "empty")))
+		}
 		for _, p := range pl {
 			if meshLevel(&p) {
 				probes = append(probes, p)
@@ -247,6 +269,9 @@ func compareMeshWrite(x *Index, p Policy, pl []Policy, dl []Dataplane, capped bo
 	}
 	if len(p.TargetRef.ProxyTypes) > 0 {
 		n.restricted++
+	}
+	if p.Role == RoleConsumer || p.Role == RoleWorkloadOwner {
+		n.role++
 	}
 	for _, l := range got {
 		for i := range svc {
@@ -438,6 +463,42 @@ func proxyTypeCases(t *testing.T) []headCase {
 		{
 			name: "a policy of gateways in a mesh of sidecars only", kind: kumaTimeout, heads: heads, dps: []Dataplane{web},
 			written: kmt("a-new", "{kind: Mesh, proxyTypes: [Gateway]}", "connectionTimeout: 3s"),
+		},
+	}
+}
+
+// roleCases are TestMeshWriteHeads's cases for a written policy with a namespace role (a Kuma
+// consumer MeshTimeout in an app namespace): it joins every class when every Dataplane is in its
+// namespace, none when none is.
+func roleCases(t *testing.T) []headCase {
+	kmt := func(ns, name, top, conf string) Policy {
+		return policy(t, "apiVersion: kuma.io/v1alpha1\nkind: MeshTimeout\nmetadata: {name: "+name+", namespace: "+ns+"}\nspec:\n  targetRef: "+top+
+			"\n  to:\n  - {targetRef: {kind: Mesh}, default: {"+conf+"}}\n")
+	}
+	web := proxy("web-1", map[string]string{ServiceTag: "web"}, "backend")
+	api := proxy("api-1", map[string]string{ServiceTag: "api"}, "backend")
+	web.Namespace, api.Namespace = "kuma-demo", "kuma-demo"
+	heads := []Policy{
+		kmt("kuma-system", "web-timeouts", "{kind: MeshService, name: web}", "connectionTimeout: 1s"),
+		kmt("kuma-system", "mesh-timeout-all-default", "{kind: Mesh}", "idleTimeout: 2s"),
+	}
+	return []headCase{
+		{
+			name: "a consumer policy of the namespace of every Dataplane blocked by the heads", kind: kumaTimeout,
+			heads: heads, dps: []Dataplane{web},
+			written: kmt("kuma-demo", "a-new", "{kind: Mesh}", "connectionTimeout: 3s"),
+			want:    []string{"PRC-W014 MeshTimeout kuma-demo/a-new never takes effect on any Dataplane: every field it sets is decided by kuma-system/web-timeouts"},
+		},
+		{
+			name: "a consumer policy of the namespace of every Dataplane newly shadowing Kuma's default", kind: kumaTimeout,
+			heads: heads, dps: []Dataplane{web, api},
+			written: kmt("kuma-demo", "a-new", "{kind: Mesh}", "idleTimeout: 3s"),
+			want:    []string{"PRC-W014 MeshTimeout kuma-system/mesh-timeout-all-default never takes effect on any Dataplane: every field it sets is decided by kuma-demo/a-new"},
+		},
+		{
+			name: "a consumer policy of a namespace without Dataplanes", kind: kumaTimeout,
+			heads: heads, dps: []Dataplane{web, api},
+			written: kmt("other", "a-new", "{kind: Mesh}", "idleTimeout: 3s"),
 		},
 	}
 }
@@ -653,6 +714,7 @@ func TestMeshWriteHeads(t *testing.T) {
 	}...)
 	tests = append(tests, fromHeadCases(t)...)
 	tests = append(tests, proxyTypeCases(t)...)
+	tests = append(tests, roleCases(t)...)
 	tests = append(tests, kumaPermissionCases(t)...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -672,5 +734,24 @@ func TestMeshWriteHeads(t *testing.T) {
 				t.Errorf("meshWrite differs from the plain analysis (-plain +meshWrite):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestMeshWriteLeavesPartRolesToClasses: a written policy with a namespace role whose namespace
+// holds some Dataplanes but not all joins parts of classes' variants, so meshWrite leaves it to the
+// classes; the index still answers as the plain analysis does.
+func TestMeshWriteLeavesPartRolesToClasses(t *testing.T) {
+	web := proxy("web-1", map[string]string{ServiceTag: "web"}, "backend")
+	api := proxy("api-1", map[string]string{ServiceTag: "api"}, "backend")
+	web.Namespace, api.Namespace = "kuma-demo", "other"
+	dps := []Dataplane{web, api}
+	written := policy(t, "apiVersion: kuma.io/v1alpha1\nkind: MeshTimeout\nmetadata: {name: a-new, namespace: kuma-demo}\n"+
+		"spec:\n  targetRef: {kind: Mesh}\n  to:\n  - {targetRef: {kind: Mesh}, default: {idleTimeout: 3s}}\n")
+	x := NewIndex(kumaTimeout, nil, dps)
+	if _, ok := x.meshWrite(&written, nil, false); ok {
+		t.Error("meshWrite answered a policy that reaches some Dataplanes only")
+	}
+	if diff := cmp.Diff(WriteWarnings(written, nil, dps, false), x.WriteWarnings(written, false), cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("the index differs from the plain analysis (-plain +index):\n%s", diff)
 	}
 }

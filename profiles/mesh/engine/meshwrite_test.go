@@ -247,32 +247,7 @@ func compareMeshWrite(x *Index, p Policy, pl []Policy, dl []Dataplane, capped bo
 	if _, ok := x.meshWrite(&p, ruleAdvice(&p), capped); !ok || capped || len(dl) == 0 {
 		return ""
 	}
-	n.fast++
-	svc := map[int]bool{}
-	for i := range p.To {
-		if p.To[i].TargetRef.Kind != Mesh {
-			svc[i] = true
-		}
-	}
-	if len(svc) > 0 {
-		n.named++
-	}
-	from := hasFrom([]*Policy{&p})
-	if from {
-		n.from++
-	}
-	if len(fromServices(&p)) > 0 {
-		n.fromService++
-		if !x.bareFrom() {
-			n.fromClaimed++
-		}
-	}
-	if len(p.TargetRef.ProxyTypes) > 0 {
-		n.restricted++
-	}
-	if p.Role == RoleConsumer || p.Role == RoleWorkloadOwner {
-		n.role++
-	}
+	svc, from := n.countWrite(x, &p)
 	for _, l := range got {
 		for i := range svc {
 			if strings.Contains(l, fmt.Sprintf("/%s: spec.to[%d] never", p.Name, i)) {
@@ -291,6 +266,37 @@ func compareMeshWrite(x *Index, p Policy, pl []Policy, dl []Dataplane, capped bo
 		}
 	}
 	return ""
+}
+
+// countWrite counts a write of p that meshWrite answered by its shape, and returns the indices of
+// its to items on a service and whether it has from entries.
+func (n *meshWriteCounts) countWrite(x *Index, p *Policy) (svc map[int]bool, from bool) {
+	n.fast++
+	svc = map[int]bool{}
+	for i := range p.To {
+		if p.To[i].TargetRef.Kind != Mesh {
+			svc[i] = true
+		}
+	}
+	if len(svc) > 0 {
+		n.named++
+	}
+	if from = hasFrom([]*Policy{p}); from {
+		n.from++
+	}
+	if len(fromServices(p)) > 0 {
+		n.fromService++
+		if !x.bareFrom() {
+			n.fromClaimed++
+		}
+	}
+	if len(p.TargetRef.ProxyTypes) > 0 {
+		n.restricted++
+	}
+	if p.Role == RoleConsumer || p.Role == RoleWorkloadOwner {
+		n.role++
+	}
+	return svc, from
 }
 
 // headCase is a case of TestMeshWriteHeads: a write of written over the heads and Dataplanes, and

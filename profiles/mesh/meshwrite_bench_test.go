@@ -42,6 +42,15 @@ func genMesh(tb testing.TB, n int) ([]mesh.Policy, []mesh.Dataplane, mesh.Policy
 	return ps, dps, w
 }
 
+// timeWrite times x's review of write w, the benchmark's loop of every mesh-level write benchmark.
+func timeWrite(b *testing.B, x *mesh.Index, w mesh.Policy) {
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_ = x.WriteWarnings(w, false)
+	}
+}
+
 // BenchmarkIndexWriteMeshLevel is the review of a Mesh-level MeshTimeout write through an Index
 // over test/gen's mesh at 5,000 and 50,000 Dataplanes (500 and 5,000 classes): the index answers
 // it from its heads' shapes (engine/meshwrite.go), whose cost does not grow with the classes.
@@ -50,11 +59,7 @@ func BenchmarkIndexWriteMeshLevel(b *testing.B) {
 		b.Run(fmt.Sprintf("dataplanes=%d", n), func(b *testing.B) {
 			ps, dps, w := genMesh(b, n)
 			x := mesh.NewIndex(mesh.KindMeshTimeout, ps, dps)
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				_ = x.WriteWarnings(w, false)
-			}
+			timeWrite(b, x, w)
 		})
 	}
 }
@@ -116,11 +121,7 @@ func BenchmarkIndexWriteMeshLevelService(b *testing.B) {
 				ps, dps, _ := genMesh(b, n)
 				w := serviceWrites(b)[to]
 				x := mesh.NewIndex(mesh.KindMeshTimeout, ps, dps)
-				b.ReportAllocs()
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					_ = x.WriteWarnings(w, false)
-				}
+				timeWrite(b, x, w)
 			})
 		}
 	}
@@ -201,11 +202,7 @@ func BenchmarkIndexWriteMeshLevelFrom(b *testing.B) {
 		for _, n := range []int{5000, 50000} {
 			b.Run(fmt.Sprintf("kind=%s/dataplanes=%d", kind, n), func(b *testing.B) {
 				x, _, _, w := fromWorld(b, kind, n)
-				b.ReportAllocs()
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					_ = x.WriteWarnings(w, false)
-				}
+				timeWrite(b, x, w)
 			})
 		}
 	}
@@ -289,11 +286,7 @@ func BenchmarkIndexWriteMeshLevelProxyTypes(b *testing.B) {
 	for _, n := range []int{5000, 50000} {
 		b.Run(fmt.Sprintf("dataplanes=%d", n), func(b *testing.B) {
 			x, _, _, w := proxyTypesWorld(b, n)
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				_ = x.WriteWarnings(w, false)
-			}
+			timeWrite(b, x, w)
 		})
 	}
 }

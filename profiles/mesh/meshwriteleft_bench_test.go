@@ -119,11 +119,7 @@ func BenchmarkIndexWriteMeshLevelLeft(b *testing.B) {
 		for _, n := range []int{5000, 50000} {
 			b.Run(fmt.Sprintf("write=%s/dataplanes=%d", lw.name, n), func(b *testing.B) {
 				x, _, _, w := lw.world(b, n)
-				b.ReportAllocs()
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					_ = x.WriteWarnings(w, false)
-				}
+				timeWrite(b, x, w)
 			})
 		}
 	}
